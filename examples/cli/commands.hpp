@@ -1,0 +1,17 @@
+// The provpol CLI's subcommands. Each lives in its own cmd_<name>.cpp and is listed once in main.cpp.
+#ifndef PROVPOL_CLI_COMMANDS_HPP
+#define PROVPOL_CLI_COMMANDS_HPP
+
+namespace provpol::cli {
+
+/// A subcommand: receives the arguments after its name; returns the exit status or throws usage_error
+/// (exit 2) or runtime_failure (exit 1).
+struct command {
+    const char* name;
+    const char* summary;
+    int (*run)(int argc, char** argv);
+};
+
+}  // namespace provpol::cli
+
+#endif  // PROVPOL_CLI_COMMANDS_HPP

@@ -1,0 +1,98 @@
+// provpol: the command-line face of the library. `provpol <command> --help` describes each command.
+//
+// Exit status: 0 success; 1 the work failed (I/O); 2 bad input (one line on stderr, nothing on stdout).
+#include "cli.hpp"
+#include "commands.hpp"
+
+#include <provpol/config.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
+
+namespace provpol::cli {
+// One declaration per subcommand (defined in cmd_<name>.cpp).
+}  // namespace provpol::cli
+
+namespace {
+
+using provpol::cli::command;
+
+// The registry: add a line here for a new subcommand.
+const command commands[] = {
+    {nullptr, nullptr, nullptr},
+};
+
+// Error text on exactly one line: control characters escaped.
+std::string one_line(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+void print_usage(std::FILE* out) {
+    std::fprintf(out, "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n");
+    for (const command& c : commands)
+        if (c.name != nullptr) std::fprintf(out, "  %-12s%s\n", c.name, c.summary);
+    std::fprintf(out, "\nprovpol %s - storage provisioning policies: thin-volume extend, filesystem log size, I/O chunk size\n",
+                 PROVPOL_VERSION_STRING);
+}
+
+// Flushes stdout and reports a write error (a full disk, a closed pipe) instead of exiting 0 on lost output.
+int finish(int status) {
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "provpol: writing the output failed: %s\n", std::strerror(errno));
+        return status == 0 ? 1 : status;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    const std::string_view name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+        print_usage(stdout);
+        return finish(0);
+    }
+    if (name == "--version") {
+        std::printf("provpol %s\n", PROVPOL_VERSION_STRING);
+        return finish(0);
+    }
+    for (const command& c : commands) {
+        if (c.name == nullptr || name != c.name) continue;
+        try {
+            return finish(c.run(argc - 2, argv + 2));
+        } catch (const provpol::cli::usage_error& e) {
+            std::fflush(stdout);
+            std::fprintf(stderr, "provpol %s: %s\n", c.name, one_line(e.what()).c_str());
+            return 2;
+        } catch (const provpol::cli::runtime_failure& e) {
+            std::fflush(stdout);
+            std::fprintf(stderr, "provpol %s: %s\n", c.name, one_line(e.what()).c_str());
+            return 1;
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "provpol %s: out of memory\n", c.name);
+            return 1;
+        }
+    }
+    std::fprintf(stderr, "provpol: unknown command '%s' (see provpol --help)\n",
+                 provpol::cli::args::printable(name).c_str());
+    return 2;
+}

@@ -1,0 +1,265 @@
+// provpol/bytes.hpp - the strong byte-count type, IEC literals, alignment with an explicit direction, and
+// overflow-aware arithmetic: checked_* returns a result, saturating_* clamps, and percent/ratio of a size
+// are exact for every uint64_t input.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_BYTES_HPP
+#define PROVPOL_BYTES_HPP
+
+#include "config.hpp"
+#include "result.hpp"
+
+#include <cstdint>
+#include <limits>
+
+namespace provpol {
+
+/// A number of bytes: a uint64_t that does not mix with plain integers by accident. Construction from an
+/// integer is explicit; there are no arithmetic operators, because every sum or product of sizes must say
+/// what happens on overflow (saturating_add, checked_add, ...).
+class bytes {
+public:
+    using rep = std::uint64_t;
+
+    constexpr bytes() noexcept = default;
+    constexpr explicit bytes(rep count) noexcept : n_(count) {}
+
+    /// The number of bytes.
+    PROVPOL_NODISCARD constexpr rep count() const noexcept { return n_; }
+    /// The largest representable size, 2^64 - 1 bytes: where saturating arithmetic stops.
+    PROVPOL_NODISCARD static constexpr bytes max() noexcept { return bytes(std::numeric_limits<rep>::max()); }
+    /// The size in MiB as a double (for reports and models, never for decisions).
+    PROVPOL_NODISCARD constexpr double mib() const noexcept { return static_cast<double>(n_) / 1048576.0; }
+
+    friend constexpr bool operator==(bytes a, bytes b) noexcept { return a.n_ == b.n_; }
+    friend constexpr bool operator!=(bytes a, bytes b) noexcept { return a.n_ != b.n_; }
+    friend constexpr bool operator<(bytes a, bytes b) noexcept { return a.n_ < b.n_; }
+    friend constexpr bool operator<=(bytes a, bytes b) noexcept { return a.n_ <= b.n_; }
+    friend constexpr bool operator>(bytes a, bytes b) noexcept { return a.n_ > b.n_; }
+    friend constexpr bool operator>=(bytes a, bytes b) noexcept { return a.n_ >= b.n_; }
+
+private:
+    rep n_ = 0;
+};
+
+/// Which way a division or an alignment rounds. Always written at the call site.
+enum class rounding : unsigned char { down, up };
+
+PROVPOL_NODISCARD constexpr bytes min(bytes a, bytes b) noexcept { return a < b ? a : b; }
+PROVPOL_NODISCARD constexpr bytes max(bytes a, bytes b) noexcept { return a < b ? b : a; }
+
+/// True when v is a power of two (0 is not).
+PROVPOL_NODISCARD constexpr bool is_power_of_two(std::uint64_t v) noexcept { return v != 0 && (v & (v - 1)) == 0; }
+
+// --- saturating arithmetic: clamps to [0, 2^64 - 1] instead of wrapping ---------------------------------------
+
+// Written without unsigned wrap-around, so that clang's -fsanitize=integer stays quiet on every input.
+PROVPOL_NODISCARD constexpr std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+PROVPOL_NODISCARD constexpr std::uint64_t saturating_sub(std::uint64_t a, std::uint64_t b) noexcept {
+    return a > b ? a - b : 0;
+}
+PROVPOL_NODISCARD constexpr std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    if (a == 0 || b == 0) return 0;
+    return a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max() : a * b;
+}
+PROVPOL_NODISCARD constexpr bytes saturating_add(bytes a, bytes b) noexcept {
+    return bytes(saturating_add(a.count(), b.count()));
+}
+PROVPOL_NODISCARD constexpr bytes saturating_sub(bytes a, bytes b) noexcept {
+    return bytes(saturating_sub(a.count(), b.count()));
+}
+PROVPOL_NODISCARD constexpr bytes saturating_mul(bytes a, std::uint64_t factor) noexcept {
+    return bytes(saturating_mul(a.count(), factor));
+}
+
+// --- checked arithmetic: an error instead of a wrong value ----------------------------------------------------
+
+/// a + b, or an overflow error.
+PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_add(std::uint64_t a, std::uint64_t b) noexcept {
+    if (a > std::numeric_limits<std::uint64_t>::max() - b)
+        return unexpected(error::arithmetic("+", error_value::of(a), error_value::of(b)));
+    return a + b;
+}
+/// a - b, or an error when b > a.
+PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_sub(std::uint64_t a, std::uint64_t b) noexcept {
+    if (b > a) return unexpected(error::arithmetic("-", error_value::of(a), error_value::of(b)));
+    return a - b;
+}
+/// a * b, or an overflow error.
+PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
+        return unexpected(error::arithmetic("*", error_value::of(a), error_value::of(b)));
+    return a * b;
+}
+PROVPOL_NODISCARD constexpr result<bytes> checked_add(bytes a, bytes b) noexcept {
+    if (a.count() > std::numeric_limits<std::uint64_t>::max() - b.count())
+        return unexpected(error::arithmetic("+", error_value::of_size(a.count()), error_value::of_size(b.count())));
+    return bytes(a.count() + b.count());
+}
+PROVPOL_NODISCARD constexpr result<bytes> checked_sub(bytes a, bytes b) noexcept {
+    if (b > a)
+        return unexpected(error::arithmetic("-", error_value::of_size(a.count()), error_value::of_size(b.count())));
+    return bytes(a.count() - b.count());
+}
+PROVPOL_NODISCARD constexpr result<bytes> checked_mul(bytes a, std::uint64_t factor) noexcept {
+    if (a.count() != 0 && factor > std::numeric_limits<std::uint64_t>::max() / a.count())
+        return unexpected(error::arithmetic("*", error_value::of_size(a.count()), error_value::of(factor)));
+    return bytes(a.count() * factor);
+}
+
+// --- division and alignment with a named direction ------------------------------------------------------------
+
+/// v / d rounded in the given direction. d == 0 is a precondition violation; it yields 2^64 - 1 (or 0 for
+/// v == 0) so that the function stays total.
+PROVPOL_NODISCARD constexpr std::uint64_t divide(std::uint64_t v, std::uint64_t d, rounding r) noexcept {
+    if (PROVPOL_UNLIKELY(d == 0)) return v == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t q = v / d;
+    return (r == rounding::up && q * d != v) ? q + 1 : q;
+}
+/// How many whole `unit`s fit in v (rounding down), or how many are needed to hold v (rounding up).
+PROVPOL_NODISCARD constexpr std::uint64_t divide(bytes v, bytes unit, rounding r) noexcept {
+    return divide(v.count(), unit.count(), r);
+}
+
+/// The largest multiple of a that is <= v. a == 0 means "no alignment" (returns v).
+PROVPOL_NODISCARD constexpr std::uint64_t align_down(std::uint64_t v, std::uint64_t a) noexcept {
+    return a == 0 ? v : v - v % a;
+}
+/// The smallest multiple of a that is >= v. a == 0 means "no alignment". When that multiple is not
+/// representable, the result saturates to the largest representable multiple of a (which is below v):
+/// alignment is kept, because a misaligned size is never valid for the caller.
+PROVPOL_NODISCARD constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_t a) noexcept {
+    if (a == 0) return v;
+    const std::uint64_t r = v % a;
+    if (r == 0) return v;
+    const std::uint64_t step = a - r;
+    return v > std::numeric_limits<std::uint64_t>::max() - step ? align_down(std::numeric_limits<std::uint64_t>::max(), a)
+                                                                : v + step;
+}
+/// True when v is a multiple of a (a == 0: always).
+PROVPOL_NODISCARD constexpr bool is_aligned(std::uint64_t v, std::uint64_t a) noexcept { return a == 0 || v % a == 0; }
+
+PROVPOL_NODISCARD constexpr bytes align_down(bytes v, bytes a) noexcept {
+    return bytes(align_down(v.count(), a.count()));
+}
+/// See align_up(std::uint64_t, std::uint64_t): saturates to the largest representable multiple of a.
+PROVPOL_NODISCARD constexpr bytes align_up(bytes v, bytes a) noexcept { return bytes(align_up(v.count(), a.count())); }
+PROVPOL_NODISCARD constexpr bool is_aligned(bytes v, bytes a) noexcept { return is_aligned(v.count(), a.count()); }
+/// align_up, or an overflow error when the aligned size is not representable.
+PROVPOL_NODISCARD constexpr result<bytes> checked_align_up(bytes v, bytes a) noexcept {
+    const bytes up = align_up(v, a);
+    if (up < v) return unexpected(error::overflow("", error_value::of_size(v.count()),
+                                                  error_value::of_size(align_down(bytes::max(), a).count())));
+    return up;
+}
+
+// --- exact ratios ---------------------------------------------------------------------------------------------
+
+/// v * num / den, rounded in the given direction, exact for every uint64_t v (no floating point, no
+/// 128-bit type): with v = q * den + r, the result is q * num + (r * num) / den, and r * num < 2^64 because
+/// num, den < 2^32. Saturates at 2^64 - 1. den == 0 is a precondition violation and yields 2^64 - 1.
+PROVPOL_NODISCARD constexpr std::uint64_t ratio_of(std::uint64_t v, std::uint32_t num, std::uint32_t den,
+                                                   rounding r) noexcept {
+    if (PROVPOL_UNLIKELY(den == 0)) return std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t q = v / den;
+    const std::uint64_t rem = v % den;
+    const std::uint64_t part = rem * num;  // < den * num < 2^64
+    const std::uint64_t frac = part / den + ((r == rounding::up && part % den != 0) ? 1 : 0);
+    return saturating_add(saturating_mul(q, num), frac);
+}
+PROVPOL_NODISCARD constexpr bytes ratio_of(bytes v, std::uint32_t num, std::uint32_t den, rounding r) noexcept {
+    return bytes(ratio_of(v.count(), num, den, r));
+}
+/// percent% of v, rounded in the given direction; exact, saturating (percent may exceed 100).
+PROVPOL_NODISCARD constexpr std::uint64_t percent_of(std::uint64_t v, std::uint32_t percent, rounding r) noexcept {
+    return ratio_of(v, percent, 100, r);
+}
+PROVPOL_NODISCARD constexpr bytes percent_of(bytes v, std::uint32_t percent, rounding r) noexcept {
+    return bytes(percent_of(v.count(), percent, r));
+}
+
+// --- rates ------------------------------------------------------------------------------------------------------
+
+/// A write rate in whole bytes per second. parse_rate reads "400MiB/s"; format_rate prints it back.
+class rate {
+public:
+    constexpr rate() noexcept = default;
+    constexpr explicit rate(std::uint64_t bytes_per_second) noexcept : bps_(bytes_per_second) {}
+    /// The rate in bytes per second.
+    PROVPOL_NODISCARD constexpr std::uint64_t bytes_per_second() const noexcept { return bps_; }
+    /// The rate in MiB/s (for models and reports).
+    PROVPOL_NODISCARD constexpr double mib_per_second() const noexcept { return static_cast<double>(bps_) / 1048576.0; }
+
+    friend constexpr bool operator==(rate a, rate b) noexcept { return a.bps_ == b.bps_; }
+    friend constexpr bool operator!=(rate a, rate b) noexcept { return a.bps_ != b.bps_; }
+    friend constexpr bool operator<(rate a, rate b) noexcept { return a.bps_ < b.bps_; }
+    friend constexpr bool operator<=(rate a, rate b) noexcept { return a.bps_ <= b.bps_; }
+    friend constexpr bool operator>(rate a, rate b) noexcept { return a.bps_ > b.bps_; }
+    friend constexpr bool operator>=(rate a, rate b) noexcept { return a.bps_ >= b.bps_; }
+
+private:
+    std::uint64_t bps_ = 0;
+};
+
+// --- literals ---------------------------------------------------------------------------------------------------
+
+namespace detail {
+
+struct literal_value {
+    std::uint64_t value;
+    bool overflow;
+    bool not_decimal;
+};
+
+// Reads a decimal integer literal's characters (digit separators allowed) times 2^shift, at compile time.
+template <char... Cs>
+constexpr literal_value parse_byte_literal(unsigned shift) noexcept {
+    constexpr char text[] = {Cs..., '\0'};
+    literal_value out{0, false, false};
+    const std::size_t n = sizeof...(Cs);
+    if (n > 1 && text[0] == '0') out.not_decimal = true;  // 0x.., 0b.., and octal 017 are not read as decimal
+    for (std::size_t i = 0; i < n; ++i) {
+        const char c = text[i];
+        if (c == '\'') continue;
+        if (c < '0' || c > '9') {
+            out.not_decimal = true;
+            continue;
+        }
+        const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+        if (out.value > (std::numeric_limits<std::uint64_t>::max() - d) / 10) out.overflow = true;
+        out.value = out.value * 10 + d;
+    }
+    if (shift != 0 && out.value > (std::numeric_limits<std::uint64_t>::max() >> shift)) out.overflow = true;
+    out.value <<= shift;
+    return out;
+}
+
+template <unsigned Shift, char... Cs>
+constexpr bytes byte_literal() noexcept {
+    constexpr literal_value v = parse_byte_literal<Cs...>(Shift);
+    static_assert(!v.not_decimal, "provpol byte literals must be decimal integers, e.g. 512_MiB");
+    static_assert(!v.overflow, "provpol byte literal does not fit in 2^64 - 1 bytes");
+    return bytes(v.value);
+}
+
+}  // namespace detail
+
+/// IEC size literals: 512_MiB == bytes(512 * 2^20). Overflow and non-decimal spellings are compile errors.
+inline namespace literals {
+template <char... Cs>
+constexpr bytes operator""_B() noexcept { return detail::byte_literal<0, Cs...>(); }
+template <char... Cs>
+constexpr bytes operator""_KiB() noexcept { return detail::byte_literal<10, Cs...>(); }
+template <char... Cs>
+constexpr bytes operator""_MiB() noexcept { return detail::byte_literal<20, Cs...>(); }
+template <char... Cs>
+constexpr bytes operator""_GiB() noexcept { return detail::byte_literal<30, Cs...>(); }
+template <char... Cs>
+constexpr bytes operator""_TiB() noexcept { return detail::byte_literal<40, Cs...>(); }
+}  // namespace literals
+
+}  // namespace provpol
+
+#endif  // PROVPOL_BYTES_HPP

@@ -1,0 +1,85 @@
+// provpol/config.hpp - language check, version, and the PROVPOL_* macros every header uses.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_CONFIG_HPP
+#define PROVPOL_CONFIG_HPP
+
+#if defined(_MSVC_LANG)
+#define PROVPOL_CPLUSPLUS _MSVC_LANG
+#else
+#define PROVPOL_CPLUSPLUS __cplusplus
+#endif
+
+#if PROVPOL_CPLUSPLUS < 201703L
+#error "provpol needs C++17 or later; compile with -std=c++17 (GCC, Clang) or /std:c++17 (MSVC)."
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+
+// Version of the library. tests/version_test.cpp checks these against project(VERSION) in CMakeLists.txt.
+#define PROVPOL_VERSION_MAJOR 0
+#define PROVPOL_VERSION_MINOR 1
+#define PROVPOL_VERSION_PATCH 0
+/// The version as one comparable number: major * 10000 + minor * 100 + patch.
+#define PROVPOL_VERSION (PROVPOL_VERSION_MAJOR * 10000 + PROVPOL_VERSION_MINOR * 100 + PROVPOL_VERSION_PATCH)
+#define PROVPOL_VERSION_STRING "0.1.0"
+
+/// 1 when the translation unit is compiled with exception support, 0 otherwise (-fno-exceptions).
+#ifndef PROVPOL_HAS_EXCEPTIONS
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define PROVPOL_HAS_EXCEPTIONS 1
+#else
+#define PROVPOL_HAS_EXCEPTIONS 0
+#endif
+#endif
+
+#define PROVPOL_NODISCARD [[nodiscard]]
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PROVPOL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PROVPOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PROVPOL_LIKELY(x) (x)
+#define PROVPOL_UNLIKELY(x) (x)
+#endif
+
+namespace provpol::detail {
+
+/// Prints where an assertion failed and aborts. Never returns; deliberately not constexpr, so a failed
+/// PROVPOL_ASSERT inside a constant expression is a compile error.
+[[noreturn]] inline void assert_fail(const char* file, int line, const char* message) noexcept {
+    std::fprintf(stderr, "%s:%d: provpol assertion failed: %s\n", file, line, message);
+    std::abort();
+}
+
+/// What PROVPOL_THROW does when exceptions are disabled: print the reason and abort.
+[[noreturn]] inline void throw_disabled(const char* what) noexcept {
+    std::fprintf(stderr, "provpol: %s (exceptions are disabled)\n", what);
+    std::abort();
+}
+
+}  // namespace provpol::detail
+
+/// PROVPOL_ASSERT(condition, message): checks an internal invariant or a documented precondition.
+/// Active unless NDEBUG is defined; a user may define it before including any provpol header.
+#ifndef PROVPOL_ASSERT
+#ifdef NDEBUG
+#define PROVPOL_ASSERT(condition, message) static_cast<void>(0)
+#else
+#define PROVPOL_ASSERT(condition, message) \
+    ((condition) ? static_cast<void>(0) : ::provpol::detail::assert_fail(__FILE__, __LINE__, (message)))
+#endif
+#endif
+
+/// PROVPOL_THROW(exception): every throw in provpol goes through here. Without exception support it prints
+/// the exception's what() and aborts, so the library builds with -fno-exceptions. A user may define it.
+#ifndef PROVPOL_THROW
+#if PROVPOL_HAS_EXCEPTIONS
+#define PROVPOL_THROW(exception) throw exception
+#else
+#define PROVPOL_THROW(exception) ::provpol::detail::throw_disabled((exception).what())
+#endif
+#endif
+
+#endif  // PROVPOL_CONFIG_HPP

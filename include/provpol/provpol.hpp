@@ -1,0 +1,12 @@
+// provpol/provpol.hpp - the umbrella header: includes every public header, and nothing else.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_PROVPOL_HPP
+#define PROVPOL_PROVPOL_HPP
+
+#include "config.hpp"
+#include "bytes.hpp"
+#include "result.hpp"
+#include "parse.hpp"
+
+#endif  // PROVPOL_PROVPOL_HPP

@@ -1,0 +1,160 @@
+// Tests of provpol/bytes.hpp: literals, alignment, saturating and checked arithmetic, exact ratios.
+#include <provpol/bytes.hpp>
+#include <provpol/detail/random.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
+}
+
+// --- compile-time checks of the constexpr paths -----------------------------------------------------------------
+
+static_assert(1_KiB == bytes(1024));
+static_assert(512_MiB == bytes(536870912));
+static_assert(2560_MiB == bytes(2684354560));
+static_assert(1_TiB == bytes(1099511627776));
+static_assert(1'024_B == 1_KiB);
+static_assert(16777215_TiB == bytes(0xFFFFFF0000000000ULL));  // the largest TiB literal that fits
+static_assert(bytes() == 0_B);
+static_assert(bytes::max().count() == max64);
+static_assert(!std::is_convertible_v<std::uint64_t, bytes>, "bytes must not be built from an integer implicitly");
+
+static_assert(align_up(bytes(1), 128_MiB) == 128_MiB);
+static_assert(align_up(128_MiB, 128_MiB) == 128_MiB);
+static_assert(align_down(bytes(128 * 1048576 - 1), 128_MiB) == 0_B);
+static_assert(align_up(bytes(5), 0_B) == bytes(5), "alignment 0 means none");
+static_assert(align_up(bytes::max(), 128_MiB) == align_down(bytes::max(), 128_MiB), "saturates aligned");
+static_assert(saturating_add(bytes::max(), 1_B) == bytes::max());
+static_assert(saturating_sub(1_B, 2_B) == 0_B);
+static_assert(saturating_mul(bytes(max64 / 2 + 1), 2) == bytes::max());
+static_assert(ratio_of(bytes(max64), 11, 10, rounding::down) == bytes::max());
+static_assert(ratio_of(10_GiB, 11, 10, rounding::down) == bytes(11811160064));
+static_assert(percent_of(2560_MiB, 80, rounding::down) == 2048_MiB);
+static_assert(percent_of(bytes(3), 50, rounding::up) == bytes(2));
+static_assert(percent_of(bytes(3), 50, rounding::down) == bytes(1));
+static_assert(divide(bytes(10), bytes(3), rounding::up) == 4);
+static_assert(divide(bytes(9), bytes(3), rounding::up) == 3);
+static_assert(is_power_of_two(1) && is_power_of_two(std::uint64_t{1} << 63) && !is_power_of_two(0) && !is_power_of_two(6));
+static_assert(checked_add(bytes::max(), 0_B).value() == bytes::max());
+static_assert(!checked_add(bytes::max(), 1_B).has_value());
+static_assert(!checked_sub(1_B, 2_B).has_value());
+static_assert(!checked_mul(bytes(max64), 2).has_value());
+
+TEST_CASE("byte literals and accessors") {
+    CHECK((2_GiB).count() == 2147483648ULL);
+    CHECK((2560_MiB).mib() == doctest::Approx(2560.0));
+    CHECK(min(1_MiB, 2_MiB) == 1_MiB);
+    CHECK(max(1_MiB, 2_MiB) == 2_MiB);
+}
+
+TEST_CASE("alignment names its direction and never wraps") {
+    SUBCASE("power-of-two and other alignments") {
+        CHECK(align_up(bytes(1), 1_MiB) == 1_MiB);
+        CHECK(align_up(bytes(3000), bytes(1000)) == bytes(3000));
+        CHECK(align_up(bytes(3001), bytes(1000)) == bytes(4000));
+        CHECK(align_down(bytes(3999), bytes(1000)) == bytes(3000));
+        CHECK(is_aligned(4_GiB, 128_MiB));
+        CHECK_FALSE(is_aligned(bytes((4_GiB).count() + 1), 128_MiB));
+    }
+    SUBCASE("near 2^64") {
+        const bytes top = align_down(bytes::max(), 128_MiB);
+        CHECK(align_up(bytes(top.count() + 1), 128_MiB) == top);  // saturated: the largest multiple, aligned
+        CHECK(is_aligned(align_up(bytes::max(), 128_MiB), 128_MiB));
+        CHECK_FALSE(checked_align_up(bytes(top.count() + 1), 128_MiB).has_value());
+        CHECK(checked_align_up(top, 128_MiB).value() == top);
+        // An alignment that is not a power of two, at the very top of the range.
+        CHECK(align_up(bytes(max64), bytes(3)) == bytes(max64));  // 2^64 - 1 is a multiple of 3
+        CHECK(align_up(bytes(max64 - 1), bytes(7)) == bytes(max64 - max64 % 7));
+    }
+}
+
+TEST_CASE("checked arithmetic reports the operands") {
+    const auto r = checked_add(bytes::max(), 1_B);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == errc::arithmetic);
+    CHECK(r.error().message() == "18446744073709551615 + 1 is outside [0, 2^64 - 1]");
+    CHECK(checked_sub(1_MiB, 2_MiB).error().message() == "1MiB - 2MiB is outside [0, 2^64 - 1]");
+    CHECK(checked_mul(std::uint64_t{1} << 32, std::uint64_t{1} << 32).error().code() == errc::arithmetic);
+    CHECK(checked_mul(std::uint64_t{1} << 31, std::uint64_t{1} << 32).value() == std::uint64_t{1} << 63);
+    CHECK(checked_add(std::uint64_t{1}, std::uint64_t{2}).value() == 3);
+}
+
+// The reference for ratio_of: exact 128-bit arithmetic where the compiler has it (tests only).
+#if defined(__SIZEOF_INT128__)
+__extension__ using u128 = unsigned __int128;
+static std::uint64_t reference_ratio(std::uint64_t v, std::uint32_t num, std::uint32_t den, rounding r) {
+    u128 p = static_cast<u128>(v) * num;
+    u128 q = p / den;
+    if (r == rounding::up && p % den != 0) ++q;
+    return q > max64 ? max64 : static_cast<std::uint64_t>(q);
+}
+
+TEST_CASE("ratio_of is exact for every input (seeded sweep against 128-bit arithmetic)") {
+    detail::xoshiro256 rng(20221130);
+    const std::uint64_t edges[] = {0, 1, 2, 9, 10, 11, 99, 100, 101, 1048575, 1048576, max64 / 11, max64 / 10,
+                                   max64 / 10 + 1, max64 - 1, max64};
+    const std::uint32_t dens[] = {1, 2, 3, 10, 100, 128, 4096, 0xFFFFFFFFu};
+    for (std::uint64_t v : edges)
+        for (std::uint32_t d : dens)
+            for (std::uint32_t n : {0u, 1u, 11u, 80u, 100u, 0xFFFFFFFFu})
+                for (rounding r : {rounding::down, rounding::up}) {
+                    CAPTURE(v);
+                    CAPTURE(n);
+                    CAPTURE(d);
+                    CHECK(ratio_of(v, n, d, r) == reference_ratio(v, n, d, r));
+                }
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t v = rng.next() >> rng.below(64);
+        const auto n = static_cast<std::uint32_t>(rng.next() >> (32 + rng.below(32)));
+        const auto d = static_cast<std::uint32_t>((rng.next() >> (32 + rng.below(32))) | 1);
+        const rounding r = (i & 1) ? rounding::up : rounding::down;
+        const std::uint64_t got = ratio_of(v, n, d, r);
+        const std::uint64_t want = reference_ratio(v, n, d, r);
+        if (got != want) {
+            CAPTURE(v);
+            CAPTURE(n);
+            CAPTURE(d);
+            CHECK(got == want);
+        }
+    }
+}
+#endif
+
+TEST_CASE("saturating arithmetic agrees with checked arithmetic wherever checked succeeds") {
+    detail::xoshiro256 rng(7);
+    for (int i = 0; i < 100000; ++i) {
+        const std::uint64_t a = rng.next() >> rng.below(64);
+        const std::uint64_t b = rng.next() >> rng.below(64);
+        const auto add = checked_add(a, b);
+        CHECK(saturating_add(a, b) == (add ? *add : max64));
+        const auto sub = checked_sub(a, b);
+        CHECK(saturating_sub(a, b) == (sub ? *sub : 0));
+        const auto mul = checked_mul(a, b);
+        CHECK(saturating_mul(a, b) == (mul ? *mul : max64));
+        if (!add) REQUIRE(a > max64 - b);
+        if (!mul) REQUIRE((a != 0 && b > max64 / a));
+    }
+}
+
+TEST_CASE("division rounds in the direction asked, and zero divisors stay total") {
+    CHECK(divide(std::uint64_t{7}, 2, rounding::down) == 3);
+    CHECK(divide(std::uint64_t{7}, 2, rounding::up) == 4);
+    CHECK(divide(max64, 1, rounding::up) == max64);
+    CHECK(divide(std::uint64_t{5}, 0, rounding::down) == max64);
+    CHECK(divide(std::uint64_t{0}, 0, rounding::down) == 0);
+    CHECK(ratio_of(std::uint64_t{5}, 1, 0, rounding::down) == max64);
+}
+
+TEST_CASE("rate") {
+    constexpr rate r(400ULL << 20);
+    static_assert(r.bytes_per_second() == 419430400);
+    CHECK(r.mib_per_second() == doctest::Approx(400.0));
+    CHECK(rate(1) < rate(2));
+}

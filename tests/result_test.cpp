@@ -1,0 +1,134 @@
+// Tests of provpol/result.hpp: result<T>, result<void>, error messages, bad_result_access.
+#include <provpol/result.hpp>
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+
+using namespace provpol;
+
+namespace {
+
+constexpr result<int> half(int v) {
+    if (v % 2 != 0) return unexpected(error::not_a_multiple("value", error_value::of(static_cast<std::uint64_t>(v)), error_value::of(2)));
+    return v / 2;
+}
+
+}  // namespace
+
+// result is a literal type for trivially copyable T, so validation runs in constant expressions.
+static_assert(half(8).value() == 4);
+static_assert(!half(7).has_value());
+static_assert(half(7).error().code() == errc::not_a_multiple);
+static_assert(half(7).value_or(-1) == -1);
+static_assert(half(16).and_then(half).value() == 4);
+static_assert(half(16).transform([](int v) { return v + 1; }).value() == 9);
+static_assert(std::is_trivially_copyable_v<result<int>>);
+static_assert(std::is_trivially_copyable_v<error>);
+
+TEST_CASE("error messages name the setting, the value and the allowed range") {
+    CHECK(error::out_of_range("volume_utilization_percent", error_value::of(120), error_value::of(0), error_value::of(99))
+              .message() == "volume_utilization_percent must be in [0, 99], got 120");
+    CHECK(error::out_of_range("chunk", error_value::of_size(0), error_value::of_size(1048576), {}).message() ==
+          "chunk must be at least 1MiB, got 0");
+    CHECK(error::out_of_range("x", error_value::of_signed(-3), {}, error_value::of_signed(-4)).message() ==
+          "x must be at most -4, got -3");
+    CHECK(error::out_of_range("p", error_value::of_real(1.5), error_value::of_real(0), error_value::of_real(1)).message() ==
+          "p must be in [0, 1], got 1.5");
+    CHECK(error::not_a_multiple("volume_utilization_chunk", error_value::of_size(1000), error_value::of_size(1048576))
+              .message() == "volume_utilization_chunk must be a multiple of 1MiB, got 1000");
+    CHECK(error::not_a_power_of_two("extent_size", error_value::of_size(3 << 20)).message() ==
+          "extent_size must be a power of two, got 3MiB");
+    CHECK(error::invalid_syntax("--chunk", "abc", "expected a size").message() ==
+          "--chunk: invalid value 'abc': expected a size");
+    CHECK(error::invalid_syntax("", "abc", "expected a size").message() == "invalid value 'abc': expected a size");
+    CHECK(error::overflow("size", "99EiB", error_value::of(18446744073709551615ULL)).message() ==
+          "size: '99EiB' is too large: the largest accepted value is 18446744073709551615");
+    CHECK(error::overflow("lv", error_value::of_size(5), error_value::of_size(4)).message() ==
+          "lv: 5 is too large: the largest accepted value is 4");
+    CHECK(error::unknown_name("--preset", "vdsm-2023", "one of vdsm-2022, vdsm-legacy").message() ==
+          "--preset: unknown value 'vdsm-2023': expected one of vdsm-2022, vdsm-legacy");
+    CHECK(error::conflict("optimal_io_size", error_value::of(512), "must be a multiple of", "logical_block_size",
+                          error_value::of(4096))
+              .message() == "optimal_io_size (512) must be a multiple of logical_block_size (4096)");
+    CHECK(error::unsupported("mode", "O_DIRECT needs a known logical block size").message() ==
+          "mode: O_DIRECT needs a known logical block size");
+    CHECK(error::arithmetic("*", error_value::of(3), error_value::of(4)).message() == "3 * 4 is outside [0, 2^64 - 1]");
+}
+
+TEST_CASE("error keeps at most 63 characters of user text and marks truncated messages") {
+    const std::string long_text(500, 'x');
+    const error e = error::invalid_syntax("s", long_text, "too long");
+    CHECK(e.text().size() == error::max_text);
+    const error_message m = e.message();
+    CHECK(m.size() <= error_message::capacity());
+    fixed_string<16> f;
+    f.append("0123456789abcdefghij");
+    CHECK(f.view() == "0123456789ab...");
+    CHECK(f.size() == 15);
+}
+
+TEST_CASE("with_setting and with_text rename without changing the rest") {
+    const error e = error::out_of_range("percent", error_value::of(120), error_value::of(0), error_value::of(99));
+    const error f = e.with_setting("--percent");
+    CHECK(f.setting() == "--percent");
+    CHECK(f.code() == errc::out_of_range);
+    CHECK(f.message() == "--percent must be in [0, 99], got 120");
+    CHECK(e.with_text("abc").text() == "abc");
+}
+
+TEST_CASE("value() on an error throws bad_result_access carrying the message") {
+    const result<int> r = half(3);
+    REQUIRE_FALSE(r);
+    CHECK_THROWS_AS(r.value(), bad_result_access<error>);
+    try {
+        (void)r.value();
+        FAIL("value() did not throw");
+    } catch (const bad_result_access<error>& e) {
+        CHECK(std::string(e.what()) == "value must be a multiple of 2, got 3");
+        CHECK(e.error().code() == errc::not_a_multiple);
+    }
+    CHECK_THROWS_AS(value_or_throw(half(5)), bad_result_access<error>);
+    CHECK(value_or_throw(half(6)) == 3);
+}
+
+TEST_CASE("result holds non-trivial values with correct lifetimes") {
+    auto counter = std::make_shared<int>(0);
+    {
+        result<std::shared_ptr<int>> a = counter;
+        CHECK(counter.use_count() == 2);
+        result<std::shared_ptr<int>> b = a;  // copy
+        CHECK(counter.use_count() == 3);
+        result<std::shared_ptr<int>> c = std::move(b);  // move
+        CHECK(counter.use_count() == 3);
+        result<std::shared_ptr<int>> d = unexpected(error::unsupported("x", "no value"));
+        d = c;  // error -> value
+        CHECK(counter.use_count() == 4);
+        d = result<std::shared_ptr<int>>(unexpected(error::unsupported("x", "no value")));  // value -> error
+        CHECK(counter.use_count() == 3);
+        CHECK_FALSE(d.has_value());
+        CHECK(d.error().detail() == "no value");
+        CHECK(**a == 0);
+        CHECK(a->get() == counter.get());
+    }
+    CHECK(counter.use_count() == 1);
+
+    const result<std::string> s = std::string("text");
+    CHECK(s.value() == "text");
+    CHECK(s.value_or("other") == "text");
+    const result<std::string> t = unexpected(error::unsupported("x", "none"));
+    CHECK(t.value_or("other") == "other");
+    CHECK(s.transform([](const std::string& v) { return v.size(); }).value() == 4);
+}
+
+TEST_CASE("result<void>") {
+    const result<void> ok;
+    CHECK(ok.has_value());
+    CHECK_NOTHROW(ok.value());
+    const result<void> bad = unexpected(error::unsupported("mode", "not supported"));
+    CHECK_FALSE(bad);
+    CHECK(bad.error().message() == "mode: not supported");
+    CHECK_THROWS_AS(bad.value(), bad_result_access<error>);
+}
