@@ -25,7 +25,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <string_view>
+
 
 namespace provpol {
 
@@ -40,7 +40,7 @@ inline constexpr const char* size_grammar =
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 // The shift of an IEC unit name, or -1. "" and "B" are bytes.
-constexpr int unit_shift(std::string_view u) noexcept {
+constexpr int unit_shift(text_view u) noexcept {
     if (u.empty() || u == "B") return 0;
     for (const iec_unit& iu : iec_units)
         if (u == iu.name) return static_cast<int>(iu.shift);
@@ -56,7 +56,7 @@ constexpr std::uint64_t pow5(unsigned k) noexcept {
 }  // namespace detail
 
 /// Reads a size (see the grammar above). `setting` names what is being read in error messages.
-PROVPOL_NODISCARD constexpr result<bytes> parse_size(std::string_view text, const char* setting = "size") noexcept {
+PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char* setting = "size") noexcept {
     using detail::is_digit;
     constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
     if (text.empty())
@@ -79,7 +79,7 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(std::string_view text, cons
     if (i == int_begin) return unexpected(error::invalid_syntax(setting, text, detail::size_grammar));
 
     // Fraction digits, trailing zeros dropped.
-    std::string_view frac;
+    text_view frac;
     if (i < text.size() && text[i] == '.') {
         const std::size_t f0 = ++i;
         while (i < text.size() && is_digit(text[i])) ++i;
@@ -121,18 +121,18 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(std::string_view text, cons
 }
 
 /// Reads a rate: a size followed by "/s" ("400MiB/s", "1048576/s").
-PROVPOL_NODISCARD constexpr result<rate> parse_rate(std::string_view text, const char* setting = "rate") noexcept {
-    constexpr std::string_view suffix = "/s";
+PROVPOL_NODISCARD constexpr result<rate> parse_rate(text_view text, const char* setting = "rate") noexcept {
+    constexpr text_view suffix = "/s";
     if (text.size() < suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
         return unexpected(error::invalid_syntax(setting, text, "expected a rate such as 400MiB/s"));
-    const std::string_view size_part = text.substr(0, text.size() - suffix.size());
+    const text_view size_part = text.substr(0, text.size() - suffix.size());
     const result<bytes> b = parse_size(size_part, setting);
     if (!b) return unexpected(b.error().with_text(text));  // quote all the user wrote, "/s" included
     return rate(b->count());
 }
 
 /// Reads an unsigned integer in [lo, hi].
-PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(std::string_view text, const char* setting,
+PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, const char* setting,
                                                               std::uint64_t lo = 0,
                                                               std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) noexcept {
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a whole number"));
@@ -153,7 +153,7 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(std::string_view t
 /// Reads a decimal number in [lo, hi] (see the grammar above; no "nan", "inf" or hexadecimal). The value is
 /// the double nearest to the decimal written: at most 15 significant digits and a decimal exponent within
 /// +-22 of them keep the conversion exact (one correctly rounded multiplication or division).
-PROVPOL_NODISCARD inline result<double> parse_decimal(std::string_view text, const char* setting, double lo,
+PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char* setting, double lo,
                                                       double hi) noexcept {
     using detail::is_digit;
     constexpr const char* grammar = "expected a decimal number such as 0.5, 3.7 or 1e-3";

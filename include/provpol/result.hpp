@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <new>
-#include <string_view>
+#include "detail/text_view.hpp"
 #include <type_traits>
 #include <utility>
 
@@ -113,7 +113,7 @@ public:
         return e;
     }
     /// "{setting}: invalid value '{text}': {detail}".
-    PROVPOL_NODISCARD static constexpr error invalid_syntax(const char* setting, std::string_view text,
+    PROVPOL_NODISCARD static constexpr error invalid_syntax(const char* setting, text_view text,
                                                             const char* detail) noexcept {
         error e(errc::invalid_syntax, setting);
         e.set_text(text);
@@ -121,7 +121,7 @@ public:
         return e;
     }
     /// "{setting}: '{text}' is too large: the largest accepted value is {max}".
-    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, std::string_view text,
+    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, text_view text,
                                                       error_value max) noexcept {
         error e(errc::overflow, setting);
         e.set_text(text);
@@ -136,7 +136,7 @@ public:
         return e;
     }
     /// "{setting}: unknown value '{text}': expected {expected}".
-    PROVPOL_NODISCARD static constexpr error unknown_name(const char* setting, std::string_view text,
+    PROVPOL_NODISCARD static constexpr error unknown_name(const char* setting, text_view text,
                                                           const char* expected) noexcept {
         error e(errc::unknown_name, setting);
         e.set_text(text);
@@ -173,7 +173,7 @@ public:
     }
 
     /// The same error quoting another text (e.g. the whole "400MiB/s" when only "400MiB" was parsed).
-    PROVPOL_NODISCARD constexpr error with_text(std::string_view text) const noexcept {
+    PROVPOL_NODISCARD constexpr error with_text(text_view text) const noexcept {
         error e = *this;
         e.set_text(text);
         return e;
@@ -189,18 +189,18 @@ public:
     // --- observers -------------------------------------------------------------------------------------
     PROVPOL_NODISCARD constexpr errc code() const noexcept { return code_; }
     /// The setting's name ("" when none was given).
-    PROVPOL_NODISCARD constexpr std::string_view setting() const noexcept { return setting_ ? setting_ : ""; }
+    PROVPOL_NODISCARD constexpr text_view setting() const noexcept { return setting_ ? setting_ : ""; }
     PROVPOL_NODISCARD constexpr const error_value& value() const noexcept { return value_; }
     PROVPOL_NODISCARD constexpr const error_value& lower_bound() const noexcept { return lo_; }
     PROVPOL_NODISCARD constexpr const error_value& upper_bound() const noexcept { return hi_; }
     /// The text the user gave, as far as it was kept (parse errors).
-    PROVPOL_NODISCARD constexpr std::string_view text() const noexcept { return {text_, text_size_}; }
-    PROVPOL_NODISCARD constexpr std::string_view detail() const noexcept { return detail_ ? detail_ : ""; }
+    PROVPOL_NODISCARD constexpr text_view text() const noexcept { return {text_, text_size_}; }
+    PROVPOL_NODISCARD constexpr text_view detail() const noexcept { return detail_ ? detail_ : ""; }
 
     /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range.
     PROVPOL_NODISCARD error_message message() const noexcept {
         error_message m;
-        const std::string_view name = setting();
+        const text_view name = setting();
         switch (code_) {
             case errc::out_of_range:
                 m.append(name).append(" must be ");
@@ -289,7 +289,7 @@ public:
 private:
     constexpr error(errc code, const char* setting) noexcept : code_(code), setting_(setting) {}
 
-    constexpr void set_text(std::string_view t) noexcept {
+    constexpr void set_text(text_view t) noexcept {
         const std::size_t n = t.size() < max_text ? t.size() : max_text;
         for (std::size_t i = 0; i < n; ++i) text_[i] = t[i];
         text_size_ = static_cast<unsigned char>(n);
@@ -302,7 +302,7 @@ private:
             m.append(", got '").append(text()).append('\'');
         }
     }
-    static void append_prefix(error_message& m, std::string_view name) noexcept {
+    static void append_prefix(error_message& m, text_view name) noexcept {
         if (!name.empty()) m.append(name).append(": ");
     }
 

@@ -1,5 +1,5 @@
 // provpol/detail/format.hpp - fixed-capacity text, and the integer and size formatting behind error
-// messages and format_size. No allocation, no <string>: error messages are formatted on demand into a
+// messages and format_size. No allocation, no <string> (text_view converts from a fixed_string): error messages are formatted on demand into a
 // buffer the caller holds by value.
 //
 // SPDX-License-Identifier: MIT
@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <string_view>
+#include "text_view.hpp"
 
 namespace provpol {
 
@@ -25,16 +25,14 @@ public:
     constexpr fixed_string() noexcept = default;
 
     /// The text, without the terminating NUL.
-    PROVPOL_NODISCARD constexpr std::string_view view() const noexcept { return {buf_, size_}; }
+    PROVPOL_NODISCARD constexpr text_view view() const noexcept { return {buf_, size_}; }
     PROVPOL_NODISCARD constexpr const char* c_str() const noexcept { return buf_; }
     PROVPOL_NODISCARD constexpr const char* data() const noexcept { return buf_; }
     PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return size_; }
     PROVPOL_NODISCARD constexpr bool empty() const noexcept { return size_ == 0; }
     PROVPOL_NODISCARD static constexpr std::size_t capacity() noexcept { return N - 1; }
-    // NOLINTNEXTLINE(google-explicit-constructor): a fixed_string is read as a string_view everywhere
-    constexpr operator std::string_view() const noexcept { return view(); }
 
-    constexpr fixed_string& append(std::string_view s) noexcept {
+    constexpr fixed_string& append(text_view s) noexcept {
         for (char c : s) push(c);
         return *this;
     }
@@ -65,12 +63,12 @@ public:
     fixed_string& append_double(double v, int digits = 6) noexcept {
         char tmp[40];
         const int n = std::snprintf(tmp, sizeof tmp, "%.*g", digits, v);
-        if (n > 0) append(std::string_view(tmp, static_cast<std::size_t>(n) < sizeof tmp ? static_cast<std::size_t>(n) : sizeof tmp - 1));
+        if (n > 0) append(text_view(tmp, static_cast<std::size_t>(n) < sizeof tmp ? static_cast<std::size_t>(n) : sizeof tmp - 1));
         return *this;
     }
 
-    friend constexpr bool operator==(const fixed_string& a, std::string_view b) noexcept { return a.view() == b; }
-    friend constexpr bool operator!=(const fixed_string& a, std::string_view b) noexcept { return a.view() != b; }
+    friend constexpr bool operator==(const fixed_string& a, text_view b) noexcept { return a.view() == b; }
+    friend constexpr bool operator!=(const fixed_string& a, text_view b) noexcept { return a.view() != b; }
 
 private:
     constexpr void push(char c) noexcept {
@@ -120,7 +118,7 @@ constexpr void append_size(fixed_string<N>& out, std::uint64_t v) noexcept {
                               static_cast<char>('0' + milli % 10)};
             int len = 3;
             while (len > 1 && digits[len - 1] == '0') --len;
-            out.append(std::string_view(digits, static_cast<std::size_t>(len)));
+            out.append(text_view(digits, static_cast<std::size_t>(len)));
         } else {
             out.append_uint(whole);
         }
