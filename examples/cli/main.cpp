@@ -15,6 +15,7 @@
 
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
+int run_extend(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -23,7 +24,7 @@ using provpol::cli::command;
 
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
-    {nullptr, nullptr, nullptr},
+    {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
 };
 
 // Error text on exactly one line: control characters escaped.

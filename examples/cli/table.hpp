@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,6 +179,19 @@ public:
                 line += (c ? "  " : "") + pad(shown[r][c], width[c], rows_[r][c].right_aligned());
             std::fprintf(out, "%s\n", rtrim(line).c_str());
         }
+    }
+
+    /// The table printed in the given format, as a string.
+    std::string str(format f) const {
+        char* buf = nullptr;
+        std::size_t len = 0;
+        std::FILE* mem = open_memstream(&buf, &len);
+        if (mem == nullptr) throw std::bad_alloc();
+        print(mem, f);
+        std::fclose(mem);
+        std::string out(buf, len);
+        std::free(buf);
+        return out;
     }
 
     /// One row shown as "name  value" lines (the text form of a single answer).

@@ -1,0 +1,265 @@
+// provpol extend: every thin-volume extend decision VDSM (or LVM thin-pool autoextend) takes for a drive, for
+// one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
+// the guest fills.
+#include "cli.hpp"
+#include "csv.hpp"
+#include "table.hpp"
+
+#include <provpol/extend.hpp>
+#include <provpol/parse.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+const char* const usage =
+    "provpol extend [--preset vdsm-2022|vdsm-legacy|lvm-thin-autoextend] [--chunk SIZE] [--percent N]\n"
+    "                      [--extent SIZE] [--threshold N --extend-percent N] [--replicating] [--threshold-exceeded]\n"
+    "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE --sequence)\n"
+    "                      [--format text|csv|json]";
+
+// The CSV columns, in the order the issue fixes (sizes in bytes, flags 0/1).
+const char* const columns[] = {"capacity",     "physical",   "allocation",     "chunk",
+                               "limit",        "block_threshold", "needs_extend", "improbable_allocation",
+                               "max_size",     "can_extend", "next_size",      "lv_size_after_extend",
+                               "next_block_threshold", "max_size_storage", "initial_size"};
+
+// Appends one row of a decision in CSV, JSON or text form to `out` (streaming: a million rows need no table).
+class row_writer {
+public:
+    row_writer(format f, std::string& out) : f_(f), out_(out) {}
+
+    void begin() {
+        if (f_ == format::csv) {
+            for (std::size_t i = 0; i < std::size(columns); ++i) (out_ += i ? "," : "") += columns[i];
+            out_ += '\n';
+        } else if (f_ == format::json) {
+            out_ += '[';
+        } else {
+            char line[512];
+            std::snprintf(line, sizeof line, "%14s %14s %14s %9s %9s %14s %5s %10s %14s %6s %14s %14s %14s %17s\n",
+                          "capacity", "physical", "allocation", "chunk", "limit", "threshold", "needs", "improbable",
+                          "max_size", "can", "next_size", "lv_after", "next_threshold", "action");
+            out_ += line;
+        }
+    }
+
+    void row(const drive_state& s, const extend_decision& d) {
+        const std::uint64_t v[] = {s.capacity.count(),          s.physical.count(),
+                                   s.allocation.count(),        d.chunk.count(),
+                                   d.limit.count(),             d.block_threshold.count(),
+                                   d.needs_extend,              d.improbable_allocation,
+                                   d.max_size.count(),          d.can_extend,
+                                   d.next_size.count(),         d.lv_size_after_extend.count(),
+                                   d.next_block_threshold.count(), d.max_size_storage.count(),
+                                   d.initial_size.count()};
+        if (f_ == format::csv) {
+            for (std::size_t i = 0; i < std::size(v); ++i) {
+                if (i) out_ += ',';
+                append_uint(v[i]);
+            }
+            out_ += '\n';
+        } else if (f_ == format::json) {
+            out_ += rows_++ ? ",\n  {" : "\n  {";
+            for (std::size_t i = 0; i < std::size(v); ++i) {
+                (((out_ += i ? ", \"" : "\"") += columns[i]) += "\": ");
+                const bool flag = i == 6 || i == 7 || i == 9;
+                if (flag) out_ += v[i] ? "true" : "false";
+                else append_uint(v[i]);
+            }
+            ((out_ += ", \"action\": \"") += to_string(d.action)) += "\"}";
+        } else {
+            auto sz = [](std::uint64_t b) { return std::string(format_size(bytes(b)).view()); };
+            char line[512];
+            std::snprintf(line, sizeof line, "%14s %14s %14s %9s %9s %14s %5s %10s %14s %6s %14s %14s %14s %17s\n",
+                          sz(v[0]).c_str(), sz(v[1]).c_str(), sz(v[2]).c_str(), sz(v[3]).c_str(), sz(v[4]).c_str(),
+                          sz(v[5]).c_str(), v[6] ? "yes" : "no", v[7] ? "yes" : "no", sz(v[8]).c_str(),
+                          v[9] ? "yes" : "no", sz(v[10]).c_str(), sz(v[11]).c_str(), sz(v[12]).c_str(),
+                          to_string(d.action));
+            out_ += line;
+        }
+    }
+
+    void end() {
+        if (f_ == format::json) out_ += rows_ ? "\n]\n" : "]\n";
+    }
+
+private:
+    void append_uint(std::uint64_t x) {
+        char buf[24];
+        const auto r = std::to_chars(buf, buf + sizeof buf, x);
+        out_.append(buf, r.ptr);
+    }
+    format f_;
+    std::string& out_;
+    std::size_t rows_ = 0;
+};
+
+// One drive given on the command line: a vertical "name value" list in text, one row in CSV and JSON.
+template <class Policy>
+std::string decide_one(const Policy& policy, const drive_state& s, format f) {
+    const extend_decision d = policy.decide(s);
+    if (f != format::text) {
+        std::string out;
+        row_writer w(f, out);
+        w.begin();
+        w.row(s, d);
+        w.end();
+        return out;
+    }
+    table t({"setting", "value"});
+    auto add = [&](const char* name, cell c) { t.add_row({cell::of_text(name), std::move(c)}); };
+    add("capacity", cell::of_size(s.capacity));
+    add("physical", cell::of_size(s.physical));
+    add("allocation", cell::of_size(s.allocation));
+    add("chunk", cell::of_size(d.chunk));
+    add("limit", cell::of_size(d.limit));
+    add("block_threshold", cell::of_text(std::to_string(d.block_threshold.count()) + " (" +
+                                         std::string(format_size(d.block_threshold).view()) + ")"));
+    add("needs_extend", cell::of_flag(d.needs_extend));
+    add("improbable_allocation", cell::of_flag(d.improbable_allocation));
+    add("max_size", cell::of_size(d.max_size));
+    add("can_extend", cell::of_flag(d.can_extend));
+    add("next_size", cell::of_size(d.next_size));
+    add("lv_size_after_extend", cell::of_size(d.lv_size_after_extend));
+    add("next_block_threshold", cell::of_size(d.next_block_threshold));
+    add("max_size_storage", cell::of_size(d.max_size_storage));
+    add("initial_size", cell::of_size(d.initial_size));
+    add("action", cell::of_text(to_string(d.action)));
+    std::string out;
+    for (const auto& row : t.rows()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%-22s %s\n", row[0].display().c_str(), row[1].display().c_str());
+        out += line;
+    }
+    return out;
+}
+
+// Every row of a CSV file with columns capacity, physical, allocation (bytes; other columns are ignored).
+template <class Policy>
+std::string decide_file(const Policy& policy, const std::string& path, bool replicating, bool exceeded, format f) {
+    csv_reader in(path, "--input");
+    const std::size_t c_cap = in.column("capacity"), c_phys = in.column("physical"), c_alloc = in.column("allocation");
+    std::string out;
+    row_writer w(f, out);
+    w.begin();
+    while (in.next()) {
+        drive_state s{in.size(c_cap), in.size(c_phys), in.size(c_alloc)};
+        s.replicating = replicating;
+        s.threshold_exceeded = exceeded;
+        w.row(s, policy.decide(s));
+    }
+    w.end();
+    return out;
+}
+
+// The extend sequence of a new disk that the guest keeps filling: initial size, each extend, the maximum.
+template <class Policy>
+std::string sequence(const Policy& policy, bytes capacity, bool replicating, format f) {
+    table t({"step", "physical", "block_threshold", "next_size", "lv_size_after_extend", "action"});
+    bytes lv = policy.initial_size(capacity);
+    for (std::uint64_t step = 0; step < 100000; ++step) {
+        drive_state s{capacity, lv, lv};
+        s.replicating = replicating;
+        const extend_decision d = policy.decide(s);
+        t.add_row({cell::of(step), cell::of_size(lv), cell::of_size(d.block_threshold),
+                   d.action == extend_action::extend ? cell::of_size(d.next_size) : cell(),
+                   d.action == extend_action::extend ? cell::of_size(d.lv_size_after_extend) : cell(),
+                   cell::of_text(to_string(d.action))});
+        if (d.action != extend_action::extend || d.lv_size_after_extend <= lv) break;
+        lv = d.lv_size_after_extend;
+    }
+    return t.str(f);
+}
+
+}  // namespace
+
+int run_extend(int argc, char** argv) {
+    const args a("extend", usage,
+                 {{"--preset", "NAME", "vdsm-2022 (default), vdsm-legacy or lvm-thin-autoextend"},
+                  {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset"},
+                  {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset"},
+                  {"--extent", "SIZE", "LVM extent size (default 128MiB for VDSM, 4MiB for LVM)"},
+                  {"--threshold", "N", "lvm-thin-autoextend: thin_pool_autoextend_threshold, 50-100"},
+                  {"--extend-percent", "N", "lvm-thin-autoextend: thin_pool_autoextend_percent, 1-1000"},
+                  {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
+                  {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
+                  {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},
+                  {"--physical", "SIZE", "size of the logical volume now"},
+                  {"--allocation", "SIZE", "highest written offset (libvirt allocation)"},
+                  {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
+                  {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
+                  {"--format", "FORMAT", "text (default), csv or json"}},
+                 argc, argv);
+    if (a.help_requested()) {
+        std::fputs(a.help().c_str(), stdout);
+        return 0;
+    }
+    const format f = a.output_format();
+    const std::string preset = a.value("--preset").value_or("vdsm-2022");
+    const bool replicating = a.has("--replicating");
+    const bool exceeded = a.has("--threshold-exceeded");
+    const auto capacity = a.size("--capacity");
+    const auto physical = a.size("--physical");
+    const auto allocation = a.size("--allocation");
+    const auto input = a.value("--input");
+    const bool seq = a.has("--sequence");
+
+    const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((physical || allocation) ? 1 : 0);
+    if (modes != 1 && !(modes == 0 && capacity))
+        throw usage_error("give --capacity, --physical and --allocation, or --input FILE.csv, or --capacity with --sequence");
+    if (modes == 0) throw usage_error("--capacity alone decides nothing: add --physical and --allocation, or --sequence");
+    if (input && capacity) throw usage_error("--input takes sizes from the file: drop --capacity");
+    if ((physical || allocation) && (!capacity || !physical || !allocation))
+        throw usage_error("a single drive needs all of --capacity, --physical and --allocation");
+    if (seq && !capacity) throw usage_error("--sequence needs --capacity");
+
+    auto run = [&](const auto& policy) -> std::string {
+        if (input) return decide_file(policy, *input, replicating, exceeded, f);
+        if (seq) return sequence(policy, *capacity, replicating, f);
+        drive_state s{*capacity, *physical, *allocation};
+        s.replicating = replicating;
+        s.threshold_exceeded = exceeded;
+        return decide_one(policy, s, f);
+    };
+
+    std::string out;
+    if (preset == "vdsm-2022" || preset == "vdsm-legacy") {
+        if (a.has("--threshold") || a.has("--extend-percent"))
+            throw usage_error("--threshold and --extend-percent belong to --preset lvm-thin-autoextend");
+        const vdsm_config base = (preset == "vdsm-2022" ? vdsm_2022() : vdsm_legacy()).trigger().config;
+        const bytes chunk = a.size("--chunk").value_or(base.chunk());
+        const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
+        const bytes extent = a.size("--extent").value_or(base.extent());
+        const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
+        if (!cfg) {
+            const auto& e = cfg.error();
+            const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
+            fail(e, opt);
+        }
+        out = run(make_vdsm_policy(*cfg));
+    } else if (preset == "lvm-thin-autoextend") {
+        if (a.has("--chunk") || a.has("--percent"))
+            throw usage_error("--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+        if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM thin pools");
+        const lvm_thin_config base = lvm_thin_autoextend().trigger().config;
+        const std::uint64_t threshold = a.count("--threshold", 50, 100).value_or(base.threshold_percent());
+        const std::uint64_t pct = a.count("--extend-percent", 1, 1000).value_or(base.extend_percent());
+        const bytes extent = a.size("--extent").value_or(base.extent());
+        const auto cfg = lvm_thin_config::make(threshold, pct, extent);
+        if (!cfg) fail(cfg.error(), "--extent");
+        out = run(make_lvm_thin_policy(*cfg));
+    } else {
+        throw usage_error("--preset: unknown value '" + args::printable(preset) +
+                          "': expected one of vdsm-2022, vdsm-legacy, lvm-thin-autoextend");
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+}  // namespace provpol::cli

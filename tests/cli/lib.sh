@@ -1,0 +1,56 @@
+# Assertions for CLI tests, sourced by tests/cli/*_test.sh. Each test script gets the provpol binary as $1.
+# Failures are counted and reported; the script exits 1 if any check failed.
+set -u
+PROVPOL=${1:?usage: $0 path/to/provpol}
+failures=0
+checks=0
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# run <args...>: runs provpol, capturing status, stdout and stderr (with a timeout: no hang passes).
+run() {
+  out="$scratch/out" err="$scratch/err"
+  timeout 60 "$PROVPOL" "$@" >"$out" 2>"$err" </dev/null
+  status=$?
+}
+fail() {
+  failures=$((failures + 1))
+  echo "FAIL: $*" >&2
+  echo "  stdout: $(head -c 400 "$out")" >&2
+  echo "  stderr: $(head -c 400 "$err")" >&2
+}
+# expect_ok <args...>: exit 0, nothing on stderr.
+expect_ok() {
+  checks=$((checks + 1))
+  run "$@"
+  [ "$status" -eq 0 ] && [ ! -s "$err" ] || fail "expected success: provpol $*"
+}
+# expect_usage <regex> <args...>: exit 2, exactly one line on stderr matching regex, nothing on stdout.
+expect_usage() {
+  local pattern=$1
+  shift
+  checks=$((checks + 1))
+  run "$@"
+  local lines
+  lines=$(wc -l <"$err")
+  if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$out" ] || ! grep -Eq -- "$pattern" "$err"; then
+    fail "expected exit 2, one stderr line matching /$pattern/, empty stdout (status $status, $lines lines): provpol $*"
+  fi
+}
+# expect_stdout <regex>: the last run's stdout matches.
+expect_stdout() {
+  checks=$((checks + 1))
+  grep -Eq -- "$1" "$out" || fail "stdout does not match /$1/"
+}
+# expect_stdout_line <n> <exact text>: line n of the last run's stdout is exactly the text.
+expect_stdout_line() {
+  checks=$((checks + 1))
+  local got
+  got=$(sed -n "${1}p" "$out")
+  [ "$got" = "$2" ] || fail "stdout line $1 is '$got', expected '$2'"
+}
+finish() {
+  echo "$checks checks, $failures failed"
+  [ "$failures" -eq 0 ]
+  exit
+}

@@ -1,0 +1,365 @@
+// Tests of provpol/extend.hpp: VDSM's vectors from its own tests and from the issue, LVM thin-pool
+// autoextend, an independent reference of VDSM's Python arithmetic, and seeded invariant sweeps.
+#include <provpol/detail/random.hpp>
+#include <provpol/extend.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
+
+constexpr extend_decision vdsm(const vdsm_policy& p, bytes capacity, bytes physical, bytes allocation = 0_B,
+                               bool replicating = false) {
+    return p.decide(drive_state{capacity, physical, allocation, replicating});
+}
+
+}  // namespace
+
+// --- the constexpr path, checked at compile time ------------------------------------------------------------------
+
+static_assert(vdsm_2022().trigger().config.limit(false) == 2048_MiB);
+static_assert(vdsm_legacy().trigger().config.limit(false) == 512_MiB);
+static_assert(vdsm(vdsm_2022(), 10_GiB, 5_GiB).next_size == bytes(8053063680));
+static_assert(vdsm(vdsm_2022(), 10_GiB, 5_GiB).block_threshold == 3_GiB);
+static_assert(vdsm_2022().initial_size(10_GiB) == 2560_MiB);
+static_assert(vdsm_legacy().initial_size(10_GiB) == 1_GiB);
+static_assert(!vdsm_config::make(1024, 100).has_value());
+
+TEST_CASE("configuration: VDSM's settings are validated with the setting, the value and the range") {
+    CHECK(vdsm_config::make(2560, 120).error().message() == "volume_utilization_percent must be in [0, 99], got 120");
+    CHECK(vdsm_config::make(0, 20).error().message() ==
+          "volume_utilization_chunk_mb must be in [1, 1073741824], got 0");
+    CHECK(vdsm_config::make(2560, 20, bytes(3_MiB)).error().message() == "extent_size must be a power of two, got 3MiB");
+    CHECK(vdsm_config::make(2560, 20, 512_KiB).error().message() == "extent_size must be in [1MiB, 16GiB], got 512KiB");
+    CHECK(vdsm_config::make_bytes(bytes(1000), 20).error().message() ==
+          "volume_utilization_chunk must be a multiple of 1MiB, got 1000");
+    CHECK(vdsm_config::make_bytes(2560_MiB, 20).value() == vdsm_config::make(2560, 20).value());
+    const vdsm_config c = vdsm_config::make(1024, 0).value();
+    CHECK(c.limit(false) == 1_GiB);  // percent 0: extend whenever less than a whole chunk is free
+    CHECK(vdsm_config::make(1024, 99).value().limit(false) == bytes(1073741824ULL / 100));  // floor division
+    // (100 - percent) * chunk // 100 in bytes, floor: 1 MiB * 67 // 100 = 702545.92 -> 702545
+    CHECK(vdsm_config::make(1, 33).value().limit(false) == bytes(702545));
+    CHECK(vdsm_config::make(1, 33).value().limit(true) == bytes(1405091));  // 2 MiB * 67 // 100
+}
+
+TEST_CASE("VDSM's test vectors: block threshold") {
+    // physical 4 GiB -> threshold 2 GiB (2560 MiB / 20%) and 3.5 GiB (1024 MiB / 50%)
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 4_GiB).block_threshold == 2_GiB);
+    CHECK(vdsm(vdsm_legacy(), 10_GiB, 4_GiB).block_threshold == 3584_MiB);
+    // physical 128 MiB -> threshold 1 (never 0: 0 clears the threshold)
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 128_MiB).block_threshold == bytes(1));
+    CHECK(vdsm(vdsm_legacy(), 10_GiB, 128_MiB).block_threshold == bytes(1));
+    // capacity 10 GiB, physical 5 GiB -> threshold 3 GiB; replicating doubles the chunk and the limit -> 1 GiB
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 5_GiB).block_threshold == 3_GiB);
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 5_GiB, 0_B, true).block_threshold == 1_GiB);
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 5_GiB, 0_B, true).chunk == 5_GiB);
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 5_GiB, 0_B, true).limit == 4_GiB);
+}
+
+TEST_CASE("VDSM's test vectors: next size and maximum size") {
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 5_GiB).next_size == bytes(8053063680));  // 7.5 GiB
+    CHECK(vdsm(vdsm_2022(), 8_GiB, 1_GiB).next_size == 3584_MiB);
+    CHECK(vdsm(vdsm_2022(), 8_GiB, 2_GiB).next_size == 4608_MiB);
+    CHECK(vdsm(vdsm_legacy(), 8_GiB, 1_GiB).next_size == 2_GiB);
+    CHECK(vdsm(vdsm_legacy(), 8_GiB, 2_GiB).next_size == 3_GiB);
+    const extend_decision near_max = vdsm(vdsm_2022(), 8_GiB, bytes((8_GiB).count() - 1));
+    CHECK(near_max.next_size == bytes(9449766912));
+    CHECK(near_max.next_size == near_max.max_size);
+    CHECK(vdsm(vdsm_2022(), 10_GiB, 0_B).max_size == bytes(11811160064));
+    CHECK(vdsm(vdsm_2022(), 1_GiB, 0_B).max_size == bytes(1181745152));
+    CHECK(vdsm(vdsm_2022(), 1_GiB, 0_B).max_size_storage == bytes(1207959552));
+    const extend_decision big = vdsm(vdsm_2022(), 22_GiB, 22_GiB);
+    CHECK(big.max_size == bytes(25984761856));
+    CHECK(big.next_size == bytes(25984761856));
+    CHECK(big.lv_size_after_extend == 24832_MiB);
+    CHECK(extend_succeeded(big.next_size, big.lv_size_after_extend));
+    CHECK_FALSE(extend_succeeded(big.next_size, 24_GiB));
+}
+
+TEST_CASE("VDSM: needs extension is strict and never wraps") {
+    const vdsm_policy p = vdsm_2022();
+    // free == limit does not extend; one byte less does.
+    CHECK_FALSE(vdsm(p, 10_GiB, 5_GiB, 3_GiB).needs_extend);
+    CHECK(vdsm(p, 10_GiB, 5_GiB, bytes((3_GiB).count() + 1)).needs_extend);
+    CHECK(vdsm(p, 10_GiB, 5_GiB, bytes((3_GiB).count() + 1)).action == extend_action::extend);
+    CHECK(vdsm(p, 10_GiB, 5_GiB, 3_GiB).action == extend_action::none);
+    // Allocation above physical (the guest wrote past the LV end as libvirt reports it): no free space.
+    const extend_decision over = vdsm(p, 10_GiB, 5_GiB, 6_GiB);
+    CHECK(over.needs_extend);
+    CHECK_FALSE(over.improbable_allocation);  // 6 GiB <= next size 7.5 GiB
+    CHECK(over.action == extend_action::extend);
+    CHECK(vdsm(p, bytes::max(), bytes::max(), bytes::max()).needs_extend);
+    CHECK(vdsm(p, bytes::max(), 0_B, bytes::max()).needs_extend);
+}
+
+TEST_CASE("VDSM: improbable allocation pauses instead of extending") {
+    const extend_decision d = vdsm(vdsm_2022(), 10_GiB, 5_GiB, bytes(8053063680 + 1));
+    CHECK(d.improbable_allocation);
+    CHECK(d.action == extend_action::pause_improbable);
+    CHECK_FALSE(vdsm(vdsm_2022(), 10_GiB, 5_GiB, bytes(8053063680)).improbable_allocation);  // strict
+    // After a threshold event VDSM extends regardless of the allocation libvirt reports.
+    drive_state s{10_GiB, 5_GiB, bytes(8053063680 + 1)};
+    s.threshold_exceeded = true;
+    CHECK(vdsm_2022().decide(s).action == extend_action::extend);
+    s.allocation = 0_B;
+    CHECK(vdsm_2022().decide(s).action == extend_action::extend);
+}
+
+TEST_CASE("VDSM: a 10 GiB disk goes 2.5, 5, 7.5, 10, 11 GiB, then cannot extend") {
+    const vdsm_policy p = vdsm_2022();
+    bytes lv = p.initial_size(10_GiB);
+    CHECK(lv == 2560_MiB);
+    const bytes expected[] = {5_GiB, 7680_MiB, 10_GiB, 11_GiB};
+    for (bytes want : expected) {
+        const extend_decision d = vdsm(p, 10_GiB, lv, lv);  // the guest filled the volume
+        REQUIRE(d.action == extend_action::extend);
+        lv = d.lv_size_after_extend;
+        CHECK(lv == want);
+        // The next threshold comes from the real LV size.
+        CHECK(d.next_block_threshold == block_threshold(lv, 2048_MiB));
+    }
+    const extend_decision last = vdsm(p, 10_GiB, lv, lv);
+    CHECK_FALSE(last.can_extend);
+    CHECK(last.action == extend_action::at_maximum);
+    CHECK(vdsm(p, 10_GiB, lv, 0_B).action == extend_action::at_maximum);  // at the maximum whatever the allocation
+    // The legacy configuration goes by 1 GiB: 1, 2, ..., 10, 11 GiB.
+    bytes lv2 = vdsm_legacy().initial_size(10_GiB);
+    int extends = 0;
+    while (vdsm(vdsm_legacy(), 10_GiB, lv2, lv2).action == extend_action::extend) {
+        lv2 = vdsm(vdsm_legacy(), 10_GiB, lv2, lv2).lv_size_after_extend;
+        ++extends;
+    }
+    CHECK(extends == 10);
+    CHECK(lv2 == 11_GiB);
+}
+
+TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
+    CHECK(vdsm_2022().initial_size(100_GiB) == 2560_MiB);   // the seed: 2.5 GiB instead of 1 GiB
+    CHECK(vdsm_legacy().initial_size(100_GiB) == 1_GiB);
+    CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);         // min(chunk, capacity)
+    CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);     // rounded up to the extent
+    CHECK(vdsm(vdsm_2022(), 100_GiB, 0_B, 0_B, true).initial_size == 2560_MiB);  // never doubled
+    const qcow2_lvm_limits limits{};
+    CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() == 1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
+    CHECK(initial_size_for(limits, 10_GiB, 10_GiB).value() == 11264_MiB);
+    const auto too_big = initial_size_for(limits, 10_GiB, 11_GiB);
+    REQUIRE_FALSE(too_big.has_value());
+    CHECK(too_big.error().code() == errc::out_of_range);
+    CHECK(std::string(too_big.error().message().view()).rfind("initial_size must be in [0, ", 0) == 0);
+}
+
+// --- an independent reference: VDSM's Python arithmetic with unbounded integers and IEEE doubles ----------------
+
+#if defined(__SIZEOF_INT128__)
+__extension__ using i128 = __int128;
+
+struct reference_decision {
+    i128 threshold, next, max_size;
+    bool needs, improbable, can_extend;
+};
+
+// Transcribes the rules as VDSM states them (thinp.py, storage.py), in 128-bit signed integers so that
+// nothing can wrap: Python ints do not.
+reference_decision vdsm_reference(std::uint64_t chunk_mb, std::uint64_t percent, std::uint64_t capacity,
+                                  std::uint64_t physical, std::uint64_t allocation, bool replicating) {
+    const i128 mib = 1048576;
+    const i128 chunk = static_cast<i128>(chunk_mb) * mib * (replicating ? 2 : 1);
+    const i128 limit = static_cast<i128>(100 - percent) * chunk / 100;
+    auto round_up = [](i128 n, i128 size) { return (n + size - 1) / size * size; };
+    const i128 max_size = round_up(static_cast<i128>(capacity) * 11 / 10, mib);
+    i128 next = round_up(static_cast<i128>(physical) + chunk, mib);
+    if (next > max_size) next = max_size;
+    i128 threshold = static_cast<i128>(physical) - limit;
+    if (threshold < 1) threshold = 1;
+    return {threshold, next, max_size, static_cast<i128>(physical) - static_cast<i128>(allocation) < limit,
+            static_cast<i128>(allocation) > next, static_cast<i128>(physical) < max_size};
+}
+
+TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result fits in 64 bits") {
+    detail::xoshiro256 rng(3);
+    const std::uint64_t edges[] = {0, 1, 2, 1048575, 1048576, 1048577, 128ULL << 20, (128ULL << 20) - 1, 1ULL << 30,
+                                   10ULL << 30, (1ULL << 52) - 1, 1ULL << 52, max64 / 11, max64 / 10, max64 - 1, max64};
+    const std::pair<std::uint64_t, std::uint64_t> configs[] = {{2560, 20}, {1024, 50}, {1, 0}, {1, 99}, {3, 33}, {1ULL << 30, 7}};
+    int checked = 0;
+    for (const auto& [chunk_mb, percent] : configs) {
+        const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+        for (int i = 0; i < 40000; ++i) {
+            auto pick = [&]() {
+                const std::uint64_t r = rng.next();
+                if (r % 4 == 0) return edges[rng.below(std::size(edges))];
+                return rng.next() >> rng.below(64);
+            };
+            const std::uint64_t cap = pick(), phys = pick(), alloc = pick();
+            const bool rep = (i & 1) != 0;
+            const reference_decision ref = vdsm_reference(chunk_mb, percent, cap, phys, alloc, rep);
+            const extend_decision got = p.decide(drive_state{bytes(cap), bytes(phys), bytes(alloc), rep});
+            if (ref.max_size > static_cast<i128>(max64) || phys > max64 - (std::uint64_t{1} << 53))
+                continue;  // where Python's result is not a uint64_t, provpol saturates (the invariants test covers it)
+            ++checked;
+            const bool ok = static_cast<i128>(got.block_threshold.count()) == ref.threshold &&
+                            static_cast<i128>(got.next_size.count()) == ref.next &&
+                            static_cast<i128>(got.max_size.count()) == ref.max_size && got.needs_extend == ref.needs &&
+                            got.improbable_allocation == ref.improbable && got.can_extend == ref.can_extend;
+            if (!ok) {
+                CAPTURE(chunk_mb);
+                CAPTURE(percent);
+                CAPTURE(cap);
+                CAPTURE(phys);
+                CAPTURE(alloc);
+                CAPTURE(rep);
+                CHECK(ok);
+            }
+        }
+    }
+    CHECK(checked > 100000);
+}
+#endif
+
+TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), below 2^52") {
+    // utils.round(capacity * 1.1, MiB) == int(capacity * 1.1 + MiB - 1) // MiB * MiB, all in IEEE doubles.
+    auto python = [](std::uint64_t capacity) {
+        const double n = static_cast<double>(capacity) * 1.1;
+        const auto count = static_cast<std::uint64_t>(n + 1048576.0 - 1.0) / 1048576;
+        return count * 1048576;
+    };
+    const qcow2_lvm_limits limits{};
+    detail::xoshiro256 rng(11);
+    for (int i = 0; i < 300000; ++i) {
+        std::uint64_t cap = rng.next() >> (12 + rng.below(52));  // below 2^52
+        if (i % 3 == 0) cap &= ~std::uint64_t{(1 << 20) - 1};   // whole MiB, as virtual sizes usually are
+        if (i % 3 == 1) cap &= ~std::uint64_t{511};             // whole sectors
+        if (limits.max_size(bytes(cap)).count() != python(cap)) {
+            CAPTURE(cap);
+            CHECK(limits.max_size(bytes(cap)).count() == python(cap));
+        }
+    }
+}
+
+// --- invariants over every preset ---------------------------------------------------------------------------------
+
+namespace {
+struct preset_vdsm_2022 {
+    static constexpr vdsm_policy make() { return vdsm_2022(); }
+};
+struct preset_vdsm_legacy {
+    static constexpr vdsm_policy make() { return vdsm_legacy(); }
+};
+struct preset_lvm_thin {
+    static constexpr lvm_thin_policy make() { return lvm_thin_autoextend(); }
+};
+}  // namespace
+
+TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_vdsm_2022, preset_vdsm_legacy,
+                   preset_lvm_thin) {
+    const auto policy = Preset::make();
+    const std::uint64_t extent = policy.limits().extent.count();
+    detail::xoshiro256 rng(99);
+    const std::uint64_t edges[] = {0, 1, extent - 1, extent, extent + 1, 1ULL << 20, 10ULL << 30, max64 - extent, max64 - 1, max64};
+    for (int i = 0; i < 100000; ++i) {
+        auto pick = [&]() { return (i % 5 == 0) ? edges[rng.below(std::size(edges))] : rng.next() >> rng.below(64); };
+        drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+        s.replicating = (i & 2) != 0;
+        s.threshold_exceeded = (i & 4) != 0;
+        const extend_decision d = policy.decide(s);
+        CAPTURE(s.capacity.count());
+        CAPTURE(s.physical.count());
+        CAPTURE(s.allocation.count());
+        bool ok = d.block_threshold.count() >= 1 && d.next_block_threshold.count() >= 1;
+        ok = ok && d.next_size <= d.max_size;
+        ok = ok && (!d.can_extend || d.next_size > s.physical);  // grows unless at the maximum
+        ok = ok && d.lv_size_after_extend.count() % extent == 0 && d.initial_size.count() % extent == 0;
+        ok = ok && (d.lv_size_after_extend >= d.next_size || d.next_size.count() > max64 - extent);
+        ok = ok && (d.action != extend_action::extend || d.can_extend);
+        ok = ok && policy.decide(s) == d;  // replaying the same input gives the same decision
+        // Monotonic in capacity: a larger virtual disk never gets a smaller maximum or next size.
+        drive_state larger = s;
+        larger.capacity = bytes(s.capacity.count() + (max64 - s.capacity.count()) / 2);
+        const extend_decision dl = policy.decide(larger);
+        ok = ok && dl.max_size >= d.max_size && dl.next_size >= d.next_size && dl.max_size_storage >= d.max_size_storage;
+        if (!ok) CHECK(ok);
+    }
+}
+
+TEST_CASE("batch decisions equal single decisions") {
+    const vdsm_policy p = vdsm_2022();
+    detail::xoshiro256 rng(5);
+    constexpr std::size_t n = 1000;
+    std::uint64_t cap[n], phys[n], alloc[n], thr[n], next[n];
+    std::uint8_t flags[n];
+    for (std::size_t i = 0; i < n; ++i) {
+        cap[i] = rng.next() >> rng.below(64);
+        phys[i] = rng.next() >> rng.below(64);
+        alloc[i] = i % 3 == 0 ? phys[i] : rng.next() >> rng.below(64);
+    }
+    decide_batch(p, extend_batch_input{cap, phys, alloc, n}, extend_batch_output{thr, next, flags});
+    for (std::size_t i = 0; i < n; ++i) {
+        const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
+        CHECK(thr[i] == d.block_threshold.count());
+        CHECK(next[i] == d.next_size.count());
+        CHECK(((flags[i] & extend_flag_needs_extend) != 0) == d.needs_extend);
+        CHECK(((flags[i] & extend_flag_improbable) != 0) == d.improbable_allocation);
+        CHECK(((flags[i] & extend_flag_can_extend) != 0) == d.can_extend);
+    }
+}
+
+// --- LVM2 thin-pool autoextend ----------------------------------------------------------------------------------
+
+TEST_CASE("LVM: configuration") {
+    CHECK(lvm_thin_config::make(49, 20).error().message() == "thin_pool_autoextend_threshold must be in [50, 100], got 49");
+    CHECK(lvm_thin_config::make(101, 20).error().message() == "thin_pool_autoextend_threshold must be in [50, 100], got 101");
+    CHECK(lvm_thin_config::make(80, 0).error().message() == "thin_pool_autoextend_percent must be in [1, 1000], got 0");
+    CHECK(lvm_thin_config::make(80, 20, bytes(3000)).error().code() == errc::not_a_power_of_two);
+    CHECK(lvm_thin_config::from_lvm_conf(10, 20).value().threshold_percent() == 50);  // dmeventd: below 50 counts as 50
+    CHECK(lvm_thin_config::from_lvm_conf(120, 20).value().threshold_percent() == 100);
+    CHECK_FALSE(lvm_thin_config::make(100, 20).value().enabled());
+}
+
+TEST_CASE("LVM: extend when usage passes the threshold, by percent of the size in whole extents") {
+    const lvm_thin_policy p = lvm_thin_autoextend();  // 70%, +20%, 4 MiB extents
+    const bytes vg = 1_TiB;
+    // 100 GiB pool: 70 GiB used is not above 70%; one byte more is.
+    CHECK_FALSE(p.decide(drive_state{vg, 100_GiB, 70_GiB}).needs_extend);
+    const extend_decision d = p.decide(drive_state{vg, 100_GiB, bytes((70_GiB).count() + 1)});
+    CHECK(d.needs_extend);
+    CHECK(d.action == extend_action::extend);
+    CHECK(d.chunk == 20_GiB);  // 25600 extents * 20% = 5120 extents
+    CHECK(d.next_size == 120_GiB);
+    CHECK(d.block_threshold == 70_GiB);
+    // Partial extents round up: 11 extents * 20% = 2.2 -> 3 extents.
+    CHECK(p.decide(drive_state{vg, 44_MiB, 44_MiB}).chunk == 12_MiB);
+    CHECK(p.decide(drive_state{vg, 40_MiB, 40_MiB}).chunk == 8_MiB);
+    // The pool never grows past the volume group.
+    const extend_decision capped = p.decide(drive_state{110_GiB, 100_GiB, 100_GiB});
+    CHECK(capped.next_size == 110_GiB);
+    CHECK(p.decide(drive_state{100_GiB, 100_GiB, 100_GiB}).action == extend_action::at_maximum);
+    // More data than the pool holds cannot be real.
+    CHECK(p.decide(drive_state{vg, 100_GiB, 101_GiB}).action == extend_action::pause_improbable);
+    // Threshold 100 disables autoextend.
+    const lvm_thin_policy off = make_lvm_thin_policy(lvm_thin_config::make(100, 20).value());
+    CHECK_FALSE(off.decide(drive_state{vg, 100_GiB, 100_GiB}).needs_extend);
+    CHECK(off.decide(drive_state{vg, 100_GiB, 100_GiB}).action == extend_action::none);
+}
+
+TEST_CASE("one agent, two policies: switching is a type or a preset, not code") {
+    auto run = [](const auto& policy, bytes capacity, bytes start) {
+        bytes lv = start;
+        int extends = 0;
+        for (int i = 0; i < 1000; ++i) {
+            const extend_decision d = policy.decide(drive_state{capacity, lv, lv});
+            if (d.action != extend_action::extend) break;
+            lv = d.lv_size_after_extend;
+            ++extends;
+        }
+        return extends;
+    };
+    CHECK(run(vdsm_2022(), 10_GiB, 2560_MiB) == 4);
+    CHECK(run(lvm_thin_autoextend(), 10_GiB, 1_GiB) > 4);
+}
