@@ -2,6 +2,8 @@
 #include <provpol/bytes.hpp>
 #include <provpol/detail/random.hpp>
 
+#include "test_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>

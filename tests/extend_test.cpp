@@ -3,6 +3,8 @@
 #include <provpol/detail/random.hpp>
 #include <provpol/extend.hpp>
 
+#include "test_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -39,8 +41,10 @@ TEST_CASE("configuration: VDSM's settings are validated with the setting, the va
           "volume_utilization_chunk_mb must be in [1, 1073741824], got 0");
     CHECK(vdsm_config::make(2560, 20, bytes(3_MiB)).error().message() == "extent_size must be a power of two, got 3MiB");
     CHECK(vdsm_config::make(2560, 20, 512_KiB).error().message() == "extent_size must be in [1MiB, 16GiB], got 512KiB");
+    CHECK(vdsm_config::make_bytes(bytes(1048577), 20).error().message() ==
+          "volume_utilization_chunk must be a multiple of 1MiB, got 1048577");
     CHECK(vdsm_config::make_bytes(bytes(1000), 20).error().message() ==
-          "volume_utilization_chunk must be a multiple of 1MiB, got 1000");
+          "volume_utilization_chunk must be in [1MiB, 1PiB], got 1000");
     CHECK(vdsm_config::make_bytes(2560_MiB, 20).value() == vdsm_config::make(2560, 20).value());
     const vdsm_config c = vdsm_config::make(1024, 0).value();
     CHECK(c.limit(false) == 1_GiB);  // percent 0: extend whenever less than a whole chunk is free

@@ -2,6 +2,8 @@
 #include <provpol/detail/random.hpp>
 #include <provpol/parse.hpp>
 
+#include "test_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>

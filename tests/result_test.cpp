@@ -1,6 +1,8 @@
 // Tests of provpol/result.hpp: result<T>, result<void>, error messages, bad_result_access.
 #include <provpol/result.hpp>
 
+#include "test_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <memory>
