@@ -34,7 +34,7 @@ struct runtime_failure : std::runtime_error {
 struct option {
     const char* name;           ///< "--chunk"
     const char* value_name;     ///< "SIZE", or nullptr for a flag without a value
-    const char* help;           ///< one line
+    std::string help;           ///< one line
     bool repeatable = false;    ///< may be given several times (values() returns all)
 };
 

@@ -16,6 +16,8 @@
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
 int run_extend(int argc, char** argv);
+int run_plan(int argc, char** argv);
+int run_recommend(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -25,6 +27,8 @@ using provpol::cli::command;
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
+    {"plan", "simulate pauses and space for write rates, configurations and latency models", provpol::cli::run_plan},
+    {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
 };
 
 // Error text on exactly one line: control characters escaped.

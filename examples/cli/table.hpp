@@ -16,6 +16,24 @@
 
 namespace provpol::cli {
 
+/// A size for people: exact when it has a short exact form ("2.5GiB"), otherwise four significant digits in
+/// the largest fitting unit ("883.7MiB"). Scripts read the CSV or JSON bytes instead.
+inline std::string human_size(bytes b) {
+    const size_text exact = format_size(b);
+    const text_view v = exact.view();
+    if (b.count() < 1024 || v.back() == 'B') return std::string(v);
+    const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = static_cast<double>(b.count()) / 1024.0;
+    int u = 0;
+    while (x >= 1024.0 && u < 5) {
+        x /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g%s", x, units[u]);
+    return buf;
+}
+
 /// One value in a table. CSV and JSON print the raw value (sizes in bytes, flags 0/1 or true/false); text
 /// prints the display form (sizes in IEC units, flags yes/no).
 class cell {
@@ -54,7 +72,7 @@ public:
     /// The value as the text table prints it.
     std::string display() const {
         switch (kind_) {
-            case kind::size: return std::string(format_size(bytes(u_)).view());
+            case kind::size: return human_size(bytes(u_));
             case kind::flag: return u_ ? "yes" : "no";
             default: return raw();
         }

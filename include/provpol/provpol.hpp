@@ -9,5 +9,8 @@
 #include "result.hpp"
 #include "parse.hpp"
 #include "extend.hpp"
+#include "latency.hpp"
+#include "risk.hpp"
+#include "simulate.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

@@ -1,0 +1,262 @@
+// provpol plan: replays a guest writing at each of several rates through one or more extend configurations and
+// a latency model, and reports extends, pauses and space per rate (text, CSV, JSON, or an SVG plot of the
+// pause probability against the write rate).
+//
+// provpol recommend: the smallest VDSM configuration that keeps the pause probability per extend under a
+// target for a write rate, as lines to paste into a VDSM configuration file, checked by simulation.
+#include "cli.hpp"
+#include "latency_option.hpp"
+#include "table.hpp"
+
+#include <provpol/extend.hpp>
+#include <provpol/latency.hpp>
+#include <provpol/risk.hpp>
+#include <provpol/simulate.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+// One configuration under test.
+struct plan_config {
+    std::string label;
+    vdsm_config config;
+};
+
+std::vector<plan_config> configs_option(const args& a) {
+    std::vector<plan_config> out;
+    const bool custom = a.has("--chunk") || a.has("--percent");
+    for (const std::string& p : a.values("--preset")) {
+        if (p == "vdsm-2022") out.push_back({p, vdsm_2022().trigger().config});
+        else if (p == "vdsm-legacy") out.push_back({p, vdsm_legacy().trigger().config});
+        else throw usage_error("--preset: unknown value '" + args::printable(p) + "': expected one of vdsm-2022, vdsm-legacy");
+    }
+    if (custom) {
+        if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
+        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        if (!cfg) fail(cfg.error(), "--chunk");
+        out.push_back({"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
+    }
+    if (out.empty()) out.push_back({"vdsm-2022", vdsm_2022().trigger().config});
+    return out;
+}
+
+std::vector<rate> rates_option(const args& a) {
+    std::vector<std::string> items = a.values("--rates");
+    if (items.empty()) items = {"75MiB/s", "100MiB/s", "125MiB/s", "150MiB/s", "200MiB/s", "300MiB/s", "400MiB/s", "500MiB/s"};
+    std::vector<rate> out;
+    for (const std::string& s : items) {
+        const auto r = parse_rate(s, "--rates");
+        if (!r) fail(r.error(), "--rates");
+        if (r->bytes_per_second() == 0) throw usage_error("--rates: a rate of 0 writes nothing");
+        out.push_back(*r);
+    }
+    if (out.size() > 1000) throw usage_error("--rates: at most 1000 rates");
+    return out;
+}
+
+// The SVG plot: pause probability per extend against the write rate, one line per configuration.
+std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<rate>& rates,
+                     const std::vector<std::vector<simulation_summary>>& results, const std::string& title) {
+    const double w = 720, h = 420, left = 70, right = 180, top = 40, bottom = 60;
+    double xmax = 0;
+    for (rate r : rates) xmax = r.mib_per_second() > xmax ? r.mib_per_second() : xmax;
+    double step = 50;
+    while (xmax / step > 10) step *= 2;
+    xmax = (static_cast<int>(xmax / step) + 1) * step;
+    auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
+    auto Y = [&](double p) { return top + (h - top - bottom) * (1.0 - p); };
+    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+    std::string s;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                  "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+                  w, h, w, h);
+    s += buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s</text>\n", left, title.c_str());
+    s += buf;
+    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. 1
+        const double p = i / 10.0;
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+                      "text-anchor=\"end\">%.1f</text>\n",
+                      X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
+        s += buf;
+    }
+    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+                      "text-anchor=\"middle\">%.0f</text>\n",
+                      X(v), Y(0), X(v), Y(1), X(v), Y(0) + 18, v);
+        s += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
+                  "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">pauses per extend</text>\n",
+                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(1)) / 2);
+    s += buf;
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+        const char* color = colors[c % 6];
+        std::string points;
+        for (std::size_t i = 0; i < rates.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(rates[i].mib_per_second()),
+                          Y(results[c][i].pause_probability));
+            points += buf;
+        }
+        s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
+        for (std::size_t i = 0; i < rates.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+                          X(rates[i].mib_per_second()), Y(results[c][i].pause_probability), color);
+            s += buf;
+        }
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                      w - right + 15, top + 20.0 * static_cast<double>(c), w - right + 40, top + 20.0 * static_cast<double>(c), color,
+                      w - right + 46, top + 20.0 * static_cast<double>(c) + 4, configs[c].label.c_str());
+        s += buf;
+    }
+    s += "</svg>\n";
+    return s;
+}
+
+}  // namespace
+
+int run_plan(int argc, char** argv) {
+    const args a("plan",
+                 "provpol plan [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N] [--latency PROFILE]\n"
+                 "                    [--rates LIST] [--write SIZE] [--capacity SIZE] [--runs N] [--seed N]\n"
+                 "                    [--format text|csv|json|svg]",
+                 {{"--preset", "NAME", "vdsm-2022 (default) or vdsm-legacy; repeat (or comma-separate) to compare", true},
+                  {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
+                  {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
+                  {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
+                  {"--rates", "LIST", "comma-separated write rates, e.g. 75MiB/s,100MiB/s (default 75 to 500 MiB/s)", true},
+                  {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
+                  {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
+                  {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
+                  {"--seed", "N", "the seed (default 1)"},
+                  {"--format", "FORMAT", "text (default), csv, json or svg"}},
+                 argc, argv);
+    if (a.help_requested()) {
+        std::fputs(a.help().c_str(), stdout);
+        return 0;
+    }
+    const format f = a.output_format({format::text, format::csv, format::json, format::svg});
+    const std::vector<plan_config> configs = configs_option(a);
+    const std::vector<rate> rates = rates_option(a);
+    const latency_model latency = latency_option(a);
+    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
+    if (write.count() > (std::uint64_t{1} << 50)) throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
+    const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
+    const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(1000);
+    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+
+    std::vector<std::vector<simulation_summary>> results(configs.size());
+    table t({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "limit",
+             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses", "model_pause_probability",
+             "runs", "write", "latency_mean_s"});
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+        const vdsm_policy policy = make_vdsm_policy(configs[c].config);
+        for (rate r : rates) {
+            const auto w = workload::make(write, r, capacity);
+            if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+            const simulation_summary s = simulate(static_agent<vdsm_policy>(policy), latency, *w,
+                                                  static_cast<std::uint32_t>(runs), seed);
+            results[c].push_back(s);
+            const bytes limit = configs[c].config.limit(false);
+            t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
+                       cell::of_real(s.pause_probability, 4), cell::of_text(configs[c].label),
+                       cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), cell::of_size(limit),
+                       cell::of_size(s.initial_size), cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
+                       cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4), cell::of_real(s.max_pauses, 6),
+                       cell::of_real(pause_probability(limit, r, latency), 4), cell::of(runs), cell::of_size(write),
+                       cell::of_real(latency.mean(), 4)});
+        }
+    }
+    if (f == format::svg) {
+        const std::string title = "pause probability per extend, " + std::string(format_size(write).view()) + " written, " +
+                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " + std::to_string(runs) + " runs";
+        const std::string svg = svg_plot(configs, rates, results, title);
+        std::fwrite(svg.data(), 1, svg.size(), stdout);
+        return 0;
+    }
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+int run_recommend(int argc, char** argv) {
+    const args a("recommend",
+                 "provpol recommend --rate RATE [--max-pause-probability P] [--latency PROFILE] [--percent N]\n"
+                 "                         [--runs N] [--seed N] [--format text|csv|json]",
+                 {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+                  {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
+                  {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
+                  {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
+                  {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
+                  {"--seed", "N", "the simulation's seed (default 1)"},
+                  {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
+                 argc, argv);
+    if (a.help_requested()) {
+        std::fputs(a.help().c_str(), stdout);
+        return 0;
+    }
+    const format f = a.output_format();
+    const auto r = a.rate("--rate");
+    if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
+    if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
+    const double p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
+    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(20);
+    const std::uint64_t runs = a.count("--runs", 0, 100000).value_or(200);
+    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    const latency_model latency = latency_option(a);
+    const auto rec = recommend_vdsm(*r, latency, p, percent);
+    if (!rec) fail(rec.error(), "--rate");
+
+    // Check the answer by simulation: a 50 GiB write at the rate, on a 100 GiB disk.
+    simulation_summary check{};
+    if (runs > 0) {
+        const workload w = workload::make(bytes(std::uint64_t{50} << 30), *r, bytes(std::uint64_t{100} << 30)).value();
+        check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(rec->config)), latency, w,
+                         static_cast<std::uint32_t>(runs), seed);
+    }
+    if (f == format::text) {
+        const std::string spec = a.value("--latency").value_or("vdsm-polling-2022");
+        std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n",
+                    format_rate(*r).c_str(), p, spec.c_str(), describe(latency).c_str());
+        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                    static_cast<unsigned long long>(rec->config.chunk_mb()), rec->config.percent());
+        std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
+                    human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(), 1.0 - p,
+                    latency.quantile(1.0 - p));
+        std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
+                    format_size(rec->new_disk_size).c_str());
+        std::printf("# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
+                    rec->pause_probability, rec->max_rate.mib_per_second());
+        if (runs > 0)
+            std::printf("# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends paused\n",
+                        format_rate(*r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
+                        check.pause_probability);
+        return 0;
+    }
+    table t({"rate_mib_s", "max_pause_probability", "volume_utilization_chunk_mb", "volume_utilization_percent", "limit",
+             "required_limit", "new_disk_size", "model_pause_probability", "max_rate_mib_s", "simulated_runs",
+             "simulated_extends", "simulated_pauses", "simulated_pause_probability"});
+    t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
+               cell::of(rec->config.percent()), cell::of_size(rec->limit), cell::of_size(rec->required_limit),
+               cell::of_size(rec->new_disk_size), cell::of_real(rec->pause_probability, 4),
+               cell::of_real(rec->max_rate.mib_per_second(), 6), cell::of(runs), cell::of_real(check.extends, 6),
+               cell::of_real(check.pauses, 6), cell::of_real(check.pause_probability, 4)});
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+}  // namespace provpol::cli

@@ -1,0 +1,306 @@
+// provpol/simulate.hpp - a deterministic, seeded simulator of a guest writing into a new thin disk, governed by
+// any extend policy and any latency model. It counts extends, pauses, pause time and the space allocated but
+// not written, over one run or many.
+//
+// The flow it replays (oVirt's, see latency.hpp): the guest writes sequentially at a constant rate; the block
+// threshold the agent registered fires when the allocation reaches it; the agent's monitor wakes every
+// monitoring interval (at a random phase relative to the start of the write) and asks the policy; an extend
+// it requests completes after a draw of the latency model; the LV grows to the size the policy decided; the
+// agent re-registers the threshold from the real LV size. One extend is in flight per drive. The guest pauses
+// (ENOSPC) when its allocation reaches the LV size and resumes when an extend completes.
+//
+// When the latency model has a detection stage (a poll: vdsm-polling-2022, vdsm-mailbox-events), that poll IS
+// the agent's monitor: the simulator runs it explicitly and draws only the rest of the pipeline after a
+// request. When detection is immediate (vdsm-immediate, fixed:, measured samples), the agent requests at the
+// threshold or pause event and the whole latency follows; the monitor still wakes every monitoring interval.
+//
+// What the agent is told, and nothing else (an agent cannot peek at the simulated rate):
+//   observe({sample, t, allocation, physical})    at every monitor wake-up
+//   observe({threshold, t, allocation, physical}) when the block threshold fires
+//   observe({pause, t, allocation, physical})     when the guest pauses on ENOSPC
+//   observe({extended, t, allocation, physical})  when an extend completes (physical is the new LV size)
+// and it answers decide(drive_state) with an extend_decision (see extend.hpp).
+//
+// Agent contract (checked by static_assert):
+//   bytes initial_size(bytes capacity) const
+//   void observe(const observation&)
+//   extend_decision decide(const drive_state&) const
+//
+// Same seed, same numbers, on every platform: the generator is provpol's own (no std::*_distribution), run i
+// of a plan uses the same random numbers whatever the rate or policy (common random numbers, so that curves
+// and comparisons are smooth), and the arithmetic is IEEE double without contraction.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_SIMULATE_HPP
+#define PROVPOL_SIMULATE_HPP
+
+#include "bytes.hpp"
+#include "config.hpp"
+#include "detail/math.hpp"
+#include "detail/random.hpp"
+#include "extend.hpp"
+#include "result.hpp"
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace provpol {
+
+/// What happened, as the agent sees it.
+enum class observation_kind : unsigned char { sample, threshold, pause, extended };
+
+/// One thing the agent observes, with its time (seconds since the write started).
+struct observation {
+    observation_kind kind;
+    double time;
+    bytes allocation;
+    bytes physical;
+};
+
+/// An agent for any static extend policy (VDSM, LVM): it observes nothing and decides from the drive alone.
+template <class Policy>
+class static_agent {
+public:
+    constexpr explicit static_agent(Policy policy) noexcept : policy_(policy) {}
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
+    constexpr void observe(const observation&) noexcept {}
+    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& s) const noexcept { return policy_.decide(s); }
+    PROVPOL_NODISCARD constexpr const Policy& policy() const noexcept { return policy_; }
+
+private:
+    Policy policy_;
+};
+
+/// The guest's workload.
+struct workload {
+    bytes write_size;               ///< how much the guest writes, sequentially from offset 0
+    rate write_rate;                ///< how fast, when not paused
+    bytes capacity;                 ///< the disk's virtual size; at least write_size
+    double monitor_interval = 2.0;  ///< the agent's monitor period when detection is immediate (VDSM: 2 s)
+
+    /// Validates: write size >= 1 byte, rate >= 1 byte/s, capacity >= write size, interval in (0, 3600] s.
+    PROVPOL_NODISCARD static result<workload> make(bytes write_size, rate write_rate, bytes capacity,
+                                                   double monitor_interval = 2.0) noexcept {
+        if (write_size.count() == 0)
+            return unexpected(error::out_of_range("write_size", error_value::of_size(0), error_value::of_size(1), {}));
+        if (write_rate.bytes_per_second() == 0)
+            return unexpected(error::out_of_range("rate", error_value::of(0), error_value::of(1), {}));
+        if (capacity < write_size)
+            return unexpected(error::conflict("capacity", error_value::of_size(capacity.count()), "must be at least",
+                                              "write_size", error_value::of_size(write_size.count())));
+        if (!(monitor_interval > 0.0 && monitor_interval <= 3600.0))
+            return unexpected(error::out_of_range("monitor_interval", error_value::of_real(monitor_interval),
+                                                  error_value::of_real(0.0), error_value::of_real(3600.0)));
+        return workload{write_size, write_rate, capacity, monitor_interval};
+    }
+};
+
+/// One run's outcome.
+struct run_result {
+    std::uint32_t extends = 0;    ///< extends requested
+    std::uint32_t pauses = 0;     ///< times the guest paused on ENOSPC
+    double pause_seconds = 0.0;   ///< total time paused
+    double duration = 0.0;        ///< seconds to write everything
+    bytes initial_size;           ///< the new disk's LV size
+    bytes final_physical;         ///< the LV size at the end (including an extend still in flight)
+    bytes unwritten;              ///< allocated but not written at the end: final_physical - write_size
+    bool truncated = false;       ///< stopped by the event limit (a policy that cannot keep up at all)
+};
+
+/// Many runs' outcome: means per run, and the share of extends that paused.
+struct simulation_summary {
+    std::uint32_t runs = 0;
+    double extends = 0.0;             ///< mean extends per run
+    double pauses = 0.0;              ///< mean pauses per run
+    double pause_probability = 0.0;   ///< pauses / extends over all runs (the seed's "pauses of extends")
+    double runs_with_pause = 0.0;     ///< the share of runs that paused at least once
+    double pause_seconds = 0.0;       ///< mean total pause time per run
+    double max_pauses = 0.0;          ///< the most pauses in one run
+    double unwritten = 0.0;           ///< mean bytes allocated but not written at the end
+    double duration = 0.0;            ///< mean seconds to write everything
+    bytes initial_size;               ///< the new disk's LV size
+    std::uint32_t truncated_runs = 0; ///< runs stopped by the event limit
+};
+
+namespace detail {
+
+template <class A, class = void>
+struct is_agent : std::false_type {};
+template <class A>
+struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(bytes())),
+                               decltype(std::declval<A&>().observe(std::declval<const observation&>())),
+                               decltype(std::declval<const A&>().decide(std::declval<const drive_state&>()))>>
+    : std::is_same<decltype(std::declval<const A&>().decide(std::declval<const drive_state&>())), extend_decision> {};
+
+template <class L, class = void>
+struct is_simulated_latency : std::false_type {};
+template <class L>
+struct is_simulated_latency<L, std::void_t<decltype(std::declval<const L&>().detection_period()),
+                                           decltype(std::declval<const L&>().sample_after_detection(std::declval<xoshiro256&>()))>>
+    : std::true_type {};
+
+/// The generator seed of run `run`: independent of the rate and the policy (common random numbers).
+constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
+    splitmix64 sm(seed ^ (0x9e3779b97f4a7c15ULL * (run + 1)));
+    return sm.next();
+}
+
+inline constexpr double never = 1e300;
+
+}  // namespace detail
+
+/// The most events one run may process before it is reported as truncated.
+inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
+
+/// Replays one run. `agent` is copied: each run starts from the agent's given state.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w, std::uint64_t seed) noexcept {
+    static_assert(detail::is_agent<Agent>::value,
+                  "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
+                  "extend_decision decide(const drive_state&) const");
+    static_assert(detail::is_simulated_latency<Latency>::value,
+                  "simulate_run: Latency must provide detection_period() and sample_after_detection(xoshiro256&)");
+    detail::xoshiro256 rng(seed);
+    const double R = static_cast<double>(w.write_rate.bytes_per_second());
+    const double W = static_cast<double>(w.write_size.count());
+    const double detect = latency.detection_period();
+    const bool decide_on_events = !(detect > 0.0);
+    const double tick_period = decide_on_events ? w.monitor_interval : detect;
+
+    run_result out;
+    out.initial_size = agent.initial_size(w.capacity);
+    double t = 0.0;
+    double a = 0.0;                                          // allocation: bytes written so far
+    double P = static_cast<double>(out.initial_size.count()); // the LV size
+    std::uint64_t physical = out.initial_size.count();
+    double next_tick = tick_period * rng.uniform();          // the monitor's phase
+    bool paused = false;
+    double pause_start = 0.0;
+    bool in_flight = false;
+    double done_at = detail::never;
+    std::uint64_t target = 0;
+    bool exceeded = false;
+
+    auto state = [&]() {
+        drive_state s{w.capacity, bytes(physical), bytes(static_cast<std::uint64_t>(a))};
+        s.threshold_exceeded = exceeded;
+        return s;
+    };
+    auto obs = [&](observation_kind k) { agent.observe(observation{k, t, bytes(static_cast<std::uint64_t>(a)), bytes(physical)}); };
+    auto request = [&]() {
+        if (in_flight) return;
+        const extend_decision d = agent.decide(state());
+        if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= physical) return;
+        in_flight = true;
+        done_at = t + latency.sample_after_detection(rng);
+        target = d.lv_size_after_extend.count();
+        ++out.extends;
+    };
+    bool armed = true;
+    double theta = static_cast<double>(agent.decide(state()).block_threshold.count());
+
+    for (std::uint64_t events = 0;; ++events) {
+        if (events >= simulation_event_limit) {
+            out.truncated = true;
+            break;
+        }
+        const double t_end = paused ? detail::never : t + (W - a) / R;
+        const double t_full = paused ? detail::never : (a >= P ? t : t + (P - a) / R);
+        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never;
+        const double t_done = in_flight ? done_at : detail::never;
+        // The earliest event; ties go to the first in this order, as they happen in the real flow.
+        enum { done, threshold, end, full, tick } which = done;
+        double next = t_done;
+        if (t_thr < next) next = t_thr, which = threshold;
+        if (t_end < next) next = t_end, which = end;
+        if (t_full < next) next = t_full, which = full;
+        if (next_tick < next) next = next_tick, which = tick;
+        if (!paused) {
+            a += R * (next - t);
+            // Position events land exactly where they are, whatever the rounding of t + distance / R (a
+            // rounding shortfall would otherwise leave the allocation a hair short, forever).
+            if (which == threshold && a < theta) a = theta;
+            if (which == full || a > P) a = P;
+            if (which == end || a > W) a = W;
+        }
+        t = next;
+
+        if (which == done) {  // the extend completed: the LV grew, the threshold is re-registered
+            in_flight = false;
+            done_at = detail::never;
+            physical = target;
+            P = static_cast<double>(physical);
+            exceeded = false;
+            if (paused) {
+                paused = false;
+                out.pause_seconds += t - pause_start;
+            }
+            obs(observation_kind::extended);
+            armed = true;
+            theta = static_cast<double>(agent.decide(state()).block_threshold.count());
+            continue;
+        }
+        if (which == threshold) {  // the block threshold fired
+            armed = false;
+            exceeded = true;
+            obs(observation_kind::threshold);
+            if (decide_on_events) request();
+            continue;
+        }
+        if (which == end) break;  // everything written
+        if (which == full) {      // ENOSPC: the guest pauses until an extend completes
+            paused = true;
+            pause_start = t;
+            ++out.pauses;
+            exceeded = true;
+            obs(observation_kind::pause);
+            if (decide_on_events) request();
+            continue;
+        }
+        // the monitor wakes
+        next_tick += tick_period;
+        obs(observation_kind::sample);
+        request();
+    }
+    out.duration = t;
+    out.final_physical = bytes(in_flight ? target : physical);
+    out.unwritten = saturating_sub(out.final_physical, w.write_size);
+    return out;
+}
+
+/// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and summarises them.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD simulation_summary simulate(const Agent& agent, const Latency& latency, const workload& w,
+                                              std::uint32_t runs, std::uint64_t seed) noexcept {
+    simulation_summary s;
+    s.runs = runs;
+    double extends = 0.0, pauses = 0.0, paused_runs = 0.0, pause_seconds = 0.0, unwritten = 0.0, duration = 0.0;
+    for (std::uint32_t i = 0; i < runs; ++i) {
+        const run_result r = simulate_run(agent, latency, w, detail::run_seed(seed, i));
+        extends += r.extends;
+        pauses += r.pauses;
+        paused_runs += r.pauses > 0 ? 1.0 : 0.0;
+        pause_seconds += r.pause_seconds;
+        unwritten += static_cast<double>(r.unwritten.count());
+        duration += r.duration;
+        if (r.pauses > s.max_pauses) s.max_pauses = r.pauses;
+        s.truncated_runs += r.truncated ? 1 : 0;
+        s.initial_size = r.initial_size;
+    }
+    if (runs > 0) {
+        const double n = runs;
+        s.extends = extends / n;
+        s.pauses = pauses / n;
+        s.pause_probability = extends > 0.0 ? pauses / extends : 0.0;
+        s.runs_with_pause = paused_runs / n;
+        s.pause_seconds = pause_seconds / n;
+        s.unwritten = unwritten / n;
+        s.duration = duration / n;
+    }
+    return s;
+}
+
+}  // namespace provpol
+
+#endif  // PROVPOL_SIMULATE_HPP

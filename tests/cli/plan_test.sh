@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# provpol plan and provpol recommend: columns, determinism, the seed's shape, and bad input.
+. "$(dirname "$0")/lib.sh"
+
+# CSV starts with the columns the issue fixes; one row per rate and configuration.
+expect_ok plan --preset vdsm-legacy --rates 75MiB/s,100MiB/s,150MiB/s --runs 200 --format csv
+expect_stdout '^rate_mib_s,extends,pauses,pause_probability,'
+checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 4 ] || fail "plan: expected a header and 3 rows"
+# 75 MiB/s: 50 extends, no pause (the seed's first row).
+expect_stdout '^75,50,0,0,vdsm-legacy,1024,50,'
+cp "$out" "$scratch/first.csv"
+# Same seed, same numbers.
+expect_ok plan --preset vdsm-legacy --rates 75MiB/s,100MiB/s,150MiB/s --runs 200 --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/first.csv" || fail "plan: the same seed gave other numbers"
+# Several presets: one row each per rate.
+expect_ok plan --preset vdsm-legacy --preset vdsm-2022 --rates 400MiB/s --runs 50 --format csv
+expect_stdout ',vdsm-legacy,1024,50,'
+expect_stdout ',vdsm-2022,2560,20,'
+expect_ok plan --chunk 2GiB --percent 25 --rates 100MiB/s --runs 10 --write 10GiB --format json
+expect_stdout '"policy": "chunk-2048MiB-25pct"'
+expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 20 --format svg
+expect_stdout '^<svg '
+expect_stdout '</svg>'
+expect_ok plan --latency fixed:3.7 --preset vdsm-legacy --rates 138MiB/s,139MiB/s --runs 5 --format csv
+expect_stdout '^138,50,0,0,'
+expect_stdout '^139,[0-9.]+,[1-9]'
+printf 'seconds\n2.2\n3.1\n6.2\n# a comment\n\n3.7\n' >"$scratch/lat.txt"
+expect_ok plan --latency "samples:$scratch/lat.txt" --preset vdsm-legacy --rates 100MiB/s --runs 20 --format csv
+expect_stdout ',0.25,20,53687091200,3.8$'
+
+expect_ok recommend --rate 400MiB/s
+expect_stdout '^\[irs\]$'
+expect_stdout '^volume_utilization_chunk_mb = [0-9]+$'
+expect_stdout '^volume_utilization_percent = 20$'
+expect_ok recommend --rate 400MiB/s --max-pause-probability 0.05 --format csv
+expect_stdout '^400,0.05,2688,20,'
+
+expect_usage 'unknown value' plan --preset vdsm-2023
+expect_usage 'unknown unit' plan --rates 100MB/s
+expect_usage 'expected a rate' plan --rates 100MiB
+expect_usage '--runs must be in \[1, 100000\], got 0' plan --runs 0
+expect_usage 'latency: unknown value' plan --latency fast
+expect_usage 'cannot open' plan --latency samples:/nonexistent/file
+expect_usage '--chunk and --percent go together' plan --chunk 1GiB
+expect_usage 'capacity' plan --write 10GiB --capacity 1GiB --runs 1
+expect_usage '--max-pause-probability must be in \[0, 1\], got 2' recommend --rate 100MiB/s --max-pause-probability 2
+expect_usage '--rate is required' recommend
+expect_usage 'negative values are not accepted' recommend --rate 100MiB/s --max-pause-probability -0.1
+printf 'seconds\n2.2\nfast\n' >"$scratch/bad.txt"
+expect_usage 'bad.txt:3: invalid value .fast.' recommend --rate 1MiB/s --latency "samples:$scratch/bad.txt"
+finish

@@ -1,0 +1,192 @@
+// Tests of provpol/simulate.hpp: the seed's "before" table (the calibration data), the 4x of the 2022
+// configuration, agreement with the analytic risk model, determinism, and what the agent is allowed to see.
+#include "test_support.hpp"
+
+#include <provpol/latency.hpp>
+#include <provpol/risk.hpp>
+#include <provpol/simulate.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+rate mib_per_s(std::uint64_t n) { return rate(n << 20); }
+
+simulation_summary run(const vdsm_policy& p, std::uint64_t mib_s, const latency_model& l, std::uint32_t runs = 1000,
+                       bytes written = 50_GiB) {
+    const workload w = workload::make(written, mib_per_s(mib_s), 100_GiB).value();
+    return simulate(static_agent<vdsm_policy>(p), l, w, runs, 1);
+}
+
+}  // namespace
+
+TEST_CASE("the seed's before table: 1024 MiB / 50%, polling flow, 50 GiB written") {
+    // The seed measured: 75 MiB/s: 50 extends, 0 pauses; 100: 50, 4; 125: 50, 4; 150: 53, 24.
+    const latency_model l = vdsm_polling_2022_latency();
+    const simulation_summary r75 = run(vdsm_legacy(), 75, l);
+    const simulation_summary r100 = run(vdsm_legacy(), 100, l);
+    const simulation_summary r125 = run(vdsm_legacy(), 125, l);
+    const simulation_summary r150 = run(vdsm_legacy(), 150, l);
+    for (const auto* s : {&r75, &r100, &r125, &r150}) {
+        CHECK(s->extends == doctest::Approx(50).epsilon(0.06));  // about 50 extends per run
+        CHECK(s->truncated_runs == 0);
+    }
+    CHECK(r75.pauses < 0.01);                                   // no pauses at 75 MiB/s
+    CHECK((r100.pauses >= 1.0 && r100.pauses <= 10.0));         // a few by 100 MiB/s (seed: 4)
+    CHECK(r125.pauses > r100.pauses);                           // more with a faster writer
+    CHECK((r150.pause_probability >= 0.35 && r150.pause_probability <= 0.7));  // roughly half (seed: 24 of 53)
+}
+
+TEST_CASE("2560 MiB / 20% copes with four times the write rate of 1024 MiB / 50%") {
+    const latency_model l = vdsm_polling_2022_latency();
+    // The largest rate (1 MiB/s steps) without a single pause in 200 runs, for each configuration.
+    auto pause_free = [&](const vdsm_policy& p, std::uint64_t from) {
+        std::uint64_t r = from;
+        while (run(p, r + 1, l, 200, 20_GiB).pauses == 0.0) ++r;
+        return r;
+    };
+    const std::uint64_t legacy = pause_free(vdsm_legacy(), 60);
+    const std::uint64_t now = pause_free(vdsm_2022(), 4 * legacy - 20);
+    CAPTURE(legacy);
+    CAPTURE(now);
+    CHECK(static_cast<double>(now) / static_cast<double>(legacy) == doctest::Approx(4.0).epsilon(0.05));
+}
+
+TEST_CASE("the simulator agrees with the analytic pause probability when extends are independent") {
+    const latency_model l = vdsm_polling_2022_latency();
+    for (std::uint64_t r : {90u, 100u, 125u, 150u, 200u}) {
+        const simulation_summary s = run(vdsm_legacy(), r, l, 1000);
+        const double model = pause_probability(512_MiB, mib_per_s(r), l);
+        CAPTURE(r);
+        // 50,000 extends: the standard error is below 0.0023; the monitor's phase correlates extends within a
+        // run, so allow 0.03.
+        CHECK(std::abs(s.pause_probability - model) < 0.03);
+    }
+    for (std::uint64_t r : {400u, 500u, 600u}) {
+        const simulation_summary s = run(vdsm_2022(), r, l, 1000);
+        CAPTURE(r);
+        CHECK(std::abs(s.pause_probability - pause_probability(2048_MiB, mib_per_s(r), l)) < 0.04);
+    }
+}
+
+TEST_CASE("faster flows pause less: polling, mailbox events, immediate") {
+    const simulation_summary polling = run(vdsm_legacy(), 150, vdsm_polling_2022_latency(), 300);
+    const simulation_summary events = run(vdsm_legacy(), 150, vdsm_mailbox_events_latency(), 300);
+    const simulation_summary immediate = run(vdsm_legacy(), 150, vdsm_immediate_latency(), 300);
+    CHECK(polling.pauses > events.pauses);
+    CHECK(events.pauses > immediate.pauses);
+    CHECK(immediate.pauses == 0.0);  // 512 MiB / 150 MiB/s = 3.4 s > 1.9 s, the immediate flow's longest
+}
+
+TEST_CASE("same seed, same numbers; another seed, other numbers") {
+    const latency_model l = vdsm_polling_2022_latency();
+    const workload w = workload::make(10_GiB, mib_per_s(130), 20_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const run_result a = simulate_run(agent, l, w, 77);
+    const run_result b = simulate_run(agent, l, w, 77);
+    CHECK(a.extends == b.extends);
+    CHECK(a.pauses == b.pauses);
+    CHECK(a.pause_seconds == b.pause_seconds);
+    CHECK(a.duration == b.duration);
+    bool any_difference = false;
+    for (std::uint64_t seed = 1; seed < 50 && !any_difference; ++seed) {
+        const run_result c = simulate_run(agent, l, w, seed);
+        any_difference = c.pause_seconds != a.pause_seconds;
+    }
+    CHECK(any_difference);
+    // Run i draws the same numbers whatever the rate: a pause-free rate stays pause-free run by run.
+    CHECK(detail::run_seed(1, 5) == detail::run_seed(1, 5));
+    CHECK(detail::run_seed(1, 5) != detail::run_seed(1, 6));
+    CHECK(detail::run_seed(1, 5) != detail::run_seed(2, 5));
+}
+
+TEST_CASE("every run accounts for its space and time") {
+    const latency_model l = vdsm_polling_2022_latency();
+    for (std::uint64_t r : {10u, 100u, 300u, 1000u}) {
+        const workload w = workload::make(20_GiB, mib_per_s(r), 40_GiB).value();
+        for (const vdsm_policy& p : {vdsm_legacy(), vdsm_2022()}) {
+            for (std::uint64_t seed = 0; seed < 20; ++seed) {
+                const run_result x = simulate_run(static_agent<vdsm_policy>(p), l, w, seed);
+                CAPTURE(r);
+                CHECK_FALSE(x.truncated);
+                CHECK(x.final_physical >= w.write_size);
+                CHECK(x.unwritten == saturating_sub(x.final_physical, w.write_size));
+                CHECK(x.duration >= static_cast<double>(w.write_size.count()) / static_cast<double>(w.write_rate.bytes_per_second()) - 1e-6);
+                CHECK(x.duration == doctest::Approx(static_cast<double>(w.write_size.count()) /
+                                                        static_cast<double>(w.write_rate.bytes_per_second()) + x.pause_seconds)
+                                        .epsilon(1e-9));
+                const vdsm_config& c = p.trigger().config;
+                CHECK(x.extends >= extends_needed(p.initial_size(w.capacity), c.chunk(false), c.limit(false), w.write_size) - 1);
+                CHECK(x.pauses <= x.extends);
+                CHECK(x.final_physical <= p.decide(drive_state{w.capacity, 0_B, 0_B}).max_size_storage);
+            }
+        }
+    }
+}
+
+TEST_CASE("the agent sees samples, thresholds, pauses and extends, never the rate") {
+    struct recording_agent {
+        vdsm_policy policy = vdsm_legacy();
+        std::vector<observation>* seen;
+        bytes initial_size(bytes capacity) const { return policy.initial_size(capacity); }
+        void observe(const observation& o) { seen->push_back(o); }
+        extend_decision decide(const drive_state& s) const {
+            REQUIRE(s.write_rate.bytes_per_second() == 0);  // the simulator never fills in the true rate
+            return policy.decide(s);
+        }
+    };
+    std::vector<observation> seen;
+    const workload w = workload::make(5_GiB, mib_per_s(200), 10_GiB).value();
+    const run_result r = simulate_run(recording_agent{vdsm_legacy(), &seen}, latency_model(vdsm_polling_2022_latency()), w, 3);
+    int samples = 0, thresholds = 0, pauses = 0, extended = 0;
+    double last_sample = -1.0, last_time = 0.0;
+    for (const observation& o : seen) {
+        CHECK(o.time >= last_time);  // in time order
+        last_time = o.time;
+        switch (o.kind) {
+            case observation_kind::sample:
+                if (last_sample >= 0.0) CHECK(o.time - last_sample == doctest::Approx(2.0));  // the monitor's period
+                last_sample = o.time;
+                ++samples;
+                break;
+            case observation_kind::threshold: ++thresholds; break;
+            case observation_kind::pause: ++pauses; break;
+            case observation_kind::extended: ++extended; break;
+        }
+    }
+    CHECK(samples >= 10);
+    CHECK(thresholds >= static_cast<int>(r.extends) - 1);
+    CHECK(pauses == static_cast<int>(r.pauses));
+    CHECK(extended <= static_cast<int>(r.extends));
+}
+
+TEST_CASE("workload validation") {
+    CHECK(std::string(workload::make(0_B, rate(1), 1_GiB).error().message().view()) == "write_size must be at least 1, got 0");
+    CHECK(std::string(workload::make(2_GiB, rate(1), 1_GiB).error().message().view()) ==
+          "capacity (1GiB) must be at least write_size (2GiB)");
+    CHECK(workload::make(1_GiB, rate(0), 1_GiB).error().code() == errc::out_of_range);
+    CHECK(workload::make(1_GiB, rate(1), 1_GiB, 0.0).error().code() == errc::out_of_range);
+}
+
+TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
+    const workload w = workload::make(50_GiB, mib_per_s(100), 1_TiB).value();
+    const simulation_summary s =
+        simulate(static_agent<lvm_thin_policy>(lvm_thin_autoextend()), latency_model(vdsm_immediate_latency()), w, 50, 1);
+    CHECK(s.extends == 0.0);  // a pool created at its full size (1 TiB) never needs to grow for 50 GiB
+    const lvm_thin_policy small = make_lvm_thin_policy(lvm_thin_config::make(70, 20).value());
+    struct from_small_pool {
+        lvm_thin_policy p;
+        bytes initial_size(bytes) const { return 8_GiB; }
+        void observe(const observation&) {}
+        extend_decision decide(const drive_state& s) const { return p.decide(s); }
+    };
+    const simulation_summary g = simulate(from_small_pool{small}, latency_model(vdsm_immediate_latency()), w, 50, 1);
+    CHECK(g.extends > 5.0);
+    CHECK(g.pauses == 0.0);
+}
