@@ -269,7 +269,7 @@ private:
     }
     static void heapsort(double* a, std::size_t n) noexcept {
         if (n < 2) return;
-        for (std::size_t i = n / 2; i-- > 0;) sift_down(a, i, n);
+        for (std::size_t i = n / 2; i > 0; --i) sift_down(a, i - 1, n);
         for (std::size_t end = n - 1; end > 0; --end) {
             const double t = a[0];
             a[0] = a[end];

@@ -140,8 +140,9 @@ struct is_simulated_latency<L, std::void_t<decltype(std::declval<const L&>().det
                                            decltype(std::declval<const L&>().sample_after_detection(std::declval<xoshiro256&>()))>>
     : std::true_type {};
 
-/// The generator seed of run `run`: independent of the rate and the policy (common random numbers).
-constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
+/// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
+/// mixing multiplies modulo 2^64 on purpose.
+PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
     splitmix64 sm(seed ^ (0x9e3779b97f4a7c15ULL * (run + 1)));
     return sm.next();
 }
