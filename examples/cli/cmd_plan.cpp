@@ -10,6 +10,7 @@
 
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
 #include <provpol/risk.hpp>
 #include <provpol/simulate.hpp>
 
@@ -21,28 +22,62 @@ namespace provpol::cli {
 
 namespace {
 
-// One configuration under test.
+// One configuration under test: a static VDSM configuration, or the rate-aware policy over it as its floor.
 struct plan_config {
     std::string label;
     vdsm_config config;
+    bool rate_aware = false;
 };
 
+// --policy static|rate-aware (repeatable) x --preset ... (repeatable) or --chunk/--percent.
 std::vector<plan_config> configs_option(const args& a) {
-    std::vector<plan_config> out;
-    const bool custom = a.has("--chunk") || a.has("--percent");
+    std::vector<std::string> policies = a.values("--policy");
+    if (policies.empty()) policies = {"static"};
+    for (const std::string& p : policies)
+        if (p != "static" && p != "rate-aware")
+            throw usage_error("--policy: unknown value '" + args::printable(p) + "': expected static or rate-aware");
+    std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) {
-        if (p == "vdsm-2022") out.push_back({p, vdsm_2022().trigger().config});
-        else if (p == "vdsm-legacy") out.push_back({p, vdsm_legacy().trigger().config});
+        if (p == "vdsm-2022") presets.push_back({p, vdsm_2022().trigger().config});
+        else if (p == "vdsm-legacy") presets.push_back({p, vdsm_legacy().trigger().config});
         else throw usage_error("--preset: unknown value '" + args::printable(p) + "': expected one of vdsm-2022, vdsm-legacy");
     }
-    if (custom) {
+    if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
         const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
-        out.push_back({"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
+        presets.push_back({"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
     }
-    if (out.empty()) out.push_back({"vdsm-2022", vdsm_2022().trigger().config});
+    std::vector<plan_config> out;
+    for (const std::string& policy : policies) {
+        const bool ra = policy == "rate-aware";
+        if (presets.empty()) {  // defaults: the static policy runs vdsm-2022, the rate-aware one floors at vdsm-legacy
+            if (ra) out.push_back({"rate-aware/vdsm-legacy", vdsm_legacy().trigger().config, true});
+            else out.push_back({"vdsm-2022", vdsm_2022().trigger().config, false});
+            continue;
+        }
+        for (const auto& [name, cfg] : presets) out.push_back({ra ? "rate-aware/" + name : name, cfg, ra});
+    }
     return out;
+}
+
+// --budget SECONDS or --budget-quantile Q (default 1: the longest latency the model allows).
+std::uint32_t budget_option(const args& a, const latency_model& latency) {
+    if (a.has("--budget") && a.has("--budget-quantile")) throw usage_error("give --budget or --budget-quantile, not both");
+    if (const auto s = a.decimal("--budget", 0.001, max_latency_budget_ms / 1000.0))
+        return static_cast<std::uint32_t>(*s * 1000.0 + 0.5) < 1 ? 1 : static_cast<std::uint32_t>(*s * 1000.0 + 0.5);
+    const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
+    const std::uint32_t ms = latency_budget_ms(latency, q);
+    return ms < 1 ? 1 : ms;
+}
+
+// Runs one configuration at one rate.
+simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+                                   const workload& w, std::uint32_t runs, std::uint64_t seed) {
+    if (!c.rate_aware) return simulate(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, runs, seed);
+    const auto policy = make_rate_aware_policy(c.config, budget_ms);
+    if (!policy) fail(policy.error(), "--budget");
+    return simulate(rate_aware_agent(*policy), latency, w, runs, seed);
 }
 
 std::vector<rate> rates_option(const args& a) {
@@ -61,15 +96,26 @@ std::vector<rate> rates_option(const args& a) {
 
 // The SVG plot: pause probability per extend against the write rate, one line per configuration.
 std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<rate>& rates,
-                     const std::vector<std::vector<simulation_summary>>& results, const std::string& title) {
-    const double w = 720, h = 420, left = 70, right = 180, top = 40, bottom = 60;
+                     const std::vector<std::vector<simulation_summary>>& results, const std::string& title,
+                     bool pauses_per_run) {
+    double ymax = 1.0;
+    if (pauses_per_run) {
+        double top = 0.0;
+        for (const auto& row : results)
+            for (const auto& r : row) top = r.pauses > top ? r.pauses : top;
+        // 1, 2, 5, 10, 20, 50, ...: ten grid lines at round values
+        ymax = 1.0;
+        for (double m = 1.0; ymax < top; m *= 10.0) ymax = top <= 2.0 * m ? 2.0 * m : (top <= 5.0 * m ? 5.0 * m : 10.0 * m);
+    }
+    auto value = [&](const simulation_summary& r) { return pauses_per_run ? r.pauses : r.pause_probability; };
+    const double w = 760, h = 420, left = 70, right = 220, top = 40, bottom = 60;
     double xmax = 0;
     for (rate r : rates) xmax = r.mib_per_second() > xmax ? r.mib_per_second() : xmax;
     double step = 50;
     while (xmax / step > 10) step *= 2;
     xmax = (static_cast<int>(xmax / step) + 1) * step;
     auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
-    auto Y = [&](double p) { return top + (h - top - bottom) * (1.0 - p); };
+    auto Y = [&](double p) { return top + (h - top - bottom) * (1.0 - p / ymax); };
     const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
     std::string s;
     char buf[512];
@@ -80,11 +126,11 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
     s += buf;
     std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s</text>\n", left, title.c_str());
     s += buf;
-    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. 1
-        const double p = i / 10.0;
+    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
+        const double p = ymax * i / 10.0;
         std::snprintf(buf, sizeof buf,
                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-                      "text-anchor=\"end\">%.1f</text>\n",
+                      "text-anchor=\"end\">%g</text>\n",
                       X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
         s += buf;
     }
@@ -92,26 +138,26 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
         std::snprintf(buf, sizeof buf,
                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
                       "text-anchor=\"middle\">%.0f</text>\n",
-                      X(v), Y(0), X(v), Y(1), X(v), Y(0) + 18, v);
+                      X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
         s += buf;
     }
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
-                  "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">pauses per extend</text>\n",
-                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(1)) / 2);
+                  "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(ymax)) / 2, pauses_per_run ? "pauses per run" : "pauses per extend");
     s += buf;
     for (std::size_t c = 0; c < configs.size(); ++c) {
         const char* color = colors[c % 6];
         std::string points;
         for (std::size_t i = 0; i < rates.size(); ++i) {
             std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(rates[i].mib_per_second()),
-                          Y(results[c][i].pause_probability));
+                          Y(value(results[c][i])));
             points += buf;
         }
         s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
         for (std::size_t i = 0; i < rates.size(); ++i) {
             std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-                          X(rates[i].mib_per_second()), Y(results[c][i].pause_probability), color);
+                          X(rates[i].mib_per_second()), Y(value(results[c][i])), color);
             s += buf;
         }
         std::snprintf(buf, sizeof buf,
@@ -129,31 +175,40 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
 
 int run_plan(int argc, char** argv) {
     const args a("plan",
-                 "provpol plan [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N] [--latency PROFILE]\n"
-                 "                    [--rates LIST] [--write SIZE] [--capacity SIZE] [--runs N] [--seed N]\n"
-                 "                    [--format text|csv|json|svg]",
-                 {{"--preset", "NAME", "vdsm-2022 (default) or vdsm-legacy; repeat (or comma-separate) to compare", true},
+                 "provpol plan [--policy static|rate-aware ...] [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N]\n"
+                 "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write SIZE]\n"
+                 "                    [--capacity SIZE] [--runs N] [--seed N] [--format text|csv|json|svg] [--svg-metric M]",
+                 {{"--policy", "NAME", "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare", true},
+                  {"--preset", "NAME", "vdsm-2022 (static default) or vdsm-legacy (rate-aware default); repeat to compare", true},
                   {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
                   {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
                   {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
+                  {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
+                  {"--budget-quantile", "Q", "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1: its longest)"},
                   {"--rates", "LIST", "comma-separated write rates, e.g. 75MiB/s,100MiB/s (default 75 to 500 MiB/s)", true},
                   {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
                   {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
                   {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
                   {"--seed", "N", "the seed (default 1)"},
-                  {"--format", "FORMAT", "text (default), csv, json or svg"}},
+                  {"--format", "FORMAT", "text (default), csv, json or svg"},
+                  {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
                  argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
     }
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
+    const std::string metric = a.value("--svg-metric").value_or("pause-probability");
+    if (metric != "pause-probability" && metric != "pauses")
+        throw usage_error("--svg-metric: unknown value '" + args::printable(metric) + "': expected pause-probability or pauses");
     const std::vector<plan_config> configs = configs_option(a);
     const std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
+    const std::uint32_t budget_ms = budget_option(a, latency);
     const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
-    if (write.count() > (std::uint64_t{1} << 50)) throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
+    if (write.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
     const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(1000);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
@@ -161,29 +216,34 @@ int run_plan(int argc, char** argv) {
     std::vector<std::vector<simulation_summary>> results(configs.size());
     table t({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "limit",
              "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses", "model_pause_probability",
-             "runs", "write", "latency_mean_s"});
+             "runs", "write", "latency_mean_s", "budget_s"});
     for (std::size_t c = 0; c < configs.size(); ++c) {
-        const vdsm_policy policy = make_vdsm_policy(configs[c].config);
         for (rate r : rates) {
             const auto w = workload::make(write, r, capacity);
             if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
-            const simulation_summary s = simulate(static_agent<vdsm_policy>(policy), latency, *w,
-                                                  static_cast<std::uint32_t>(runs), seed);
+            const simulation_summary s =
+                simulate_config(configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed);
             results[c].push_back(s);
-            const bytes limit = configs[c].config.limit(false);
+            // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
+            // this rate, known exactly).
+            bytes limit = configs[c].config.limit(false);
+            if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));
             t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
                        cell::of_real(s.pause_probability, 4), cell::of_text(configs[c].label),
                        cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), cell::of_size(limit),
                        cell::of_size(s.initial_size), cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
                        cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4), cell::of_real(s.max_pauses, 6),
                        cell::of_real(pause_probability(limit, r, latency), 4), cell::of(runs), cell::of_size(write),
-                       cell::of_real(latency.mean(), 4)});
+                       cell::of_real(latency.mean(), 4),
+                       configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
         }
     }
     if (f == format::svg) {
-        const std::string title = "pause probability per extend, " + std::string(format_size(write).view()) + " written, " +
-                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " + std::to_string(runs) + " runs";
-        const std::string svg = svg_plot(configs, rates, results, title);
+        const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
+                                  ", " + std::string(format_size(write).view()) + " written, " +
+                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " + std::to_string(runs) +
+                                  " runs";
+        const std::string svg = svg_plot(configs, rates, results, title, metric == "pauses");
         std::fwrite(svg.data(), 1, svg.size(), stdout);
         return 0;
     }
@@ -192,11 +252,73 @@ int run_plan(int argc, char** argv) {
     return 0;
 }
 
+// recommend --policy rate-aware: keep a static floor in VDSM's configuration and let the agent size extends.
+int recommend_rate_aware(const args& a, rate r, double p, const latency_model& latency, std::uint64_t runs,
+                         std::uint64_t seed, format f) {
+    std::vector<plan_config> floors;
+    for (const std::string& name : a.values("--preset")) {
+        if (name == "vdsm-2022") floors.push_back({name, vdsm_2022().trigger().config, true});
+        else if (name == "vdsm-legacy") floors.push_back({name, vdsm_legacy().trigger().config, true});
+        else throw usage_error("--preset: unknown value '" + args::printable(name) + "': expected one of vdsm-2022, vdsm-legacy");
+    }
+    if (a.has("--chunk")) {
+        if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
+        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        if (!cfg) fail(cfg.error(), "--chunk");
+        floors.push_back({"custom", *cfg, true});
+    }
+    if (floors.size() > 1) throw usage_error("give one floor: --preset or --chunk with --percent");
+    if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_legacy().trigger().config, true});
+    const plan_config& floor = floors.front();
+    // The budget: the latency's 1 - p quantile (its longest for p = 0).
+    const std::uint32_t budget_ms = latency_budget_ms(latency, 1.0 - p) < 1 ? 1 : latency_budget_ms(latency, 1.0 - p);
+    const bytes at_rate(detail::rate_budget_bytes(r, budget_ms));
+    const bytes limit = max(floor.config.limit(false), at_rate);
+    const bytes chunk = max(floor.config.chunk(), at_rate);
+    simulation_summary check{};
+    if (runs > 0) {
+        const workload w = workload::make(bytes(std::uint64_t{50} << 30), r, bytes(std::uint64_t{100} << 30)).value();
+        check = simulate_config(floor, budget_ms, latency, w, static_cast<std::uint32_t>(runs), seed);
+    }
+    if (f == format::text) {
+        std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", format_rate(r).c_str(),
+                    a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
+        std::printf("# keep the floor in VDSM's configuration: a new empty disk costs %s, as with it today\n",
+                    human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
+        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                    static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
+        std::printf("# the agent plans for %.3g s of latency (the %g quantile): at %s it extends by %s whenever less\n"
+                    "# than %s is free; an idle disk keeps the floor's %s limit\n",
+                    budget_ms / 1000.0, 1.0 - p, format_rate(r).c_str(), human_size(chunk).c_str(),
+                    human_size(limit).c_str(), human_size(floor.config.limit(false)).c_str());
+        if (runs > 0)
+            std::printf("# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a run),\n"
+                        "# %s allocated but unwritten at the end\n",
+                        format_rate(r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
+                        check.max_pauses, human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
+        return 0;
+    }
+    table t({"rate_mib_s", "policy", "floor_chunk_mb", "floor_percent", "budget_s", "limit", "chunk", "new_disk_size",
+             "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses", "simulated_unwritten_end"});
+    t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_text("rate-aware/" + floor.label), cell::of(floor.config.chunk_mb()),
+               cell::of(floor.config.percent()), cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
+               cell::of_size(align_up(floor.config.chunk(), floor.config.extent())), cell::of(runs),
+               cell::of_real(check.extends, 6), cell::of_real(check.pauses, 6), cell::of_real(check.max_pauses, 6),
+               cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten)))});
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
 int run_recommend(int argc, char** argv) {
     const args a("recommend",
                  "provpol recommend --rate RATE [--max-pause-probability P] [--latency PROFILE] [--percent N]\n"
+                 "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
                  "                         [--runs N] [--seed N] [--format text|csv|json]",
                  {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+                  {"--policy", "NAME", "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
+                  {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy (default) or vdsm-2022"},
+                  {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
                   {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
                   {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
                   {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
@@ -217,6 +339,12 @@ int run_recommend(int argc, char** argv) {
     const std::uint64_t runs = a.count("--runs", 0, 100000).value_or(200);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     const latency_model latency = latency_option(a);
+    const std::string policy = a.value("--policy").value_or("static");
+    // The rate-aware agent plans for the latency's longest unless a target is given.
+    if (policy == "rate-aware")
+        return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f);
+    if (policy != "static") throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
+    if (a.has("--preset") || a.has("--chunk")) throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
     const auto rec = recommend_vdsm(*r, latency, p, percent);
     if (!rec) fail(rec.error(), "--rate");
 

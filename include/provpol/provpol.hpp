@@ -12,5 +12,6 @@
 #include "latency.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
+#include "rate_aware.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

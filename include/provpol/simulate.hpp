@@ -6,7 +6,8 @@
 // threshold the agent registered fires when the allocation reaches it; the agent's monitor wakes every
 // monitoring interval (at a random phase relative to the start of the write) and asks the policy; an extend
 // it requests completes after a draw of the latency model; the LV grows to the size the policy decided; the
-// agent re-registers the threshold from the real LV size. One extend is in flight per drive. The guest pauses
+// agent re-registers the threshold from the real LV size. One extend is in flight per drive, unless the agent's
+// optional max_in_flight() allows a second request on top of a pending one (up to 2). The guest pauses
 // (ENOSPC) when its allocation reaches the LV size and resumes when an extend completes.
 //
 // When the latency model has a detection stage (a poll: vdsm-polling-2022, vdsm-mailbox-events), that poll IS
@@ -15,7 +16,8 @@
 // threshold or pause event and the whole latency follows; the monitor still wakes every monitoring interval.
 //
 // What the agent is told, and nothing else (an agent cannot peek at the simulated rate):
-//   observe({sample, t, allocation, physical})    at every monitor wake-up
+//   observe({sample, t, allocation, physical})    at every monitor wake-up (the first one before the write
+//                                                 started, at a negative time: the monitor saw the empty drive)
 //   observe({threshold, t, allocation, physical}) when the block threshold fires
 //   observe({pause, t, allocation, physical})     when the guest pauses on ENOSPC
 //   observe({extended, t, allocation, physical})  when an extend completes (physical is the new LV size)
@@ -149,6 +151,25 @@ PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, 
 
 inline constexpr double never = 1e300;
 
+/// The most extends a simulated agent may have in flight.
+inline constexpr unsigned max_extends_in_flight = 2;
+
+template <class A, class = void>
+struct has_max_in_flight : std::false_type {};
+template <class A>
+struct has_max_in_flight<A, std::void_t<decltype(std::declval<const A&>().max_in_flight())>> : std::true_type {};
+
+/// An agent's extends in flight: its max_in_flight() when it has one (clamped to [1, 2]), else 1 (VDSM).
+template <class A>
+constexpr unsigned max_in_flight(const A& agent) noexcept {
+    if constexpr (has_max_in_flight<A>::value) {
+        const auto n = agent.max_in_flight();
+        return n < 1 ? 1u : (n > max_extends_in_flight ? max_extends_in_flight : static_cast<unsigned>(n));
+    } else {
+        return 1;
+    }
+}
+
 }  // namespace detail
 
 /// The most events one run may process before it is reported as truncated.
@@ -178,9 +199,12 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
     double next_tick = tick_period * rng.uniform();          // the monitor's phase
     bool paused = false;
     double pause_start = 0.0;
-    bool in_flight = false;
-    double done_at = detail::never;
-    std::uint64_t target = 0;
+    // Extends in flight: at most max_in_flight (1 for VDSM; an agent may allow a second request on top of a
+    // pending one). Each completes on its own; the LV grows to the largest size completed.
+    const unsigned max_in_flight = detail::max_in_flight(agent);
+    double done_at[detail::max_extends_in_flight] = {detail::never, detail::never};
+    std::uint64_t target[detail::max_extends_in_flight] = {0, 0};
+    unsigned in_flight = 0;
     bool exceeded = false;
 
     auto state = [&]() {
@@ -189,15 +213,27 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         return s;
     };
     auto obs = [&](observation_kind k) { agent.observe(observation{k, t, bytes(static_cast<std::uint64_t>(a)), bytes(physical)}); };
+    auto pending = [&]() {  // the size the LV will have once every extend in flight completed
+        std::uint64_t p = physical;
+        for (unsigned i = 0; i < in_flight; ++i) p = target[i] > p ? target[i] : p;
+        return p;
+    };
     auto request = [&]() {
-        if (in_flight) return;
-        const extend_decision d = agent.decide(state());
-        if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= physical) return;
-        in_flight = true;
-        done_at = t + latency.sample_after_detection(rng);
-        target = d.lv_size_after_extend.count();
+        if (in_flight >= max_in_flight) return;
+        drive_state s = state();
+        if (in_flight > 0) {  // a request on top of a pending one: decide as if it had completed
+            s.physical = bytes(pending());
+            s.threshold_exceeded = false;
+        }
+        const extend_decision d = agent.decide(s);
+        if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= s.physical.count()) return;
+        done_at[in_flight] = t + latency.sample_after_detection(rng);
+        target[in_flight] = d.lv_size_after_extend.count();
+        ++in_flight;
         ++out.extends;
     };
+    // The monitor was already running before the write started: its last look saw the empty drive.
+    agent.observe(observation{observation_kind::sample, next_tick - tick_period, bytes(0), bytes(physical)});
     bool armed = true;
     double theta = static_cast<double>(agent.decide(state()).block_threshold.count());
 
@@ -209,7 +245,9 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         const double t_end = paused ? detail::never : t + (W - a) / R;
         const double t_full = paused ? detail::never : (a >= P ? t : t + (P - a) / R);
         const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never;
-        const double t_done = in_flight ? done_at : detail::never;
+        unsigned first_done = 0;
+        for (unsigned i = 1; i < in_flight; ++i) first_done = done_at[i] < done_at[first_done] ? i : first_done;
+        const double t_done = in_flight > 0 ? done_at[first_done] : detail::never;
         // The earliest event; ties go to the first in this order, as they happen in the real flow.
         enum { done, threshold, end, full, tick } which = done;
         double next = t_done;
@@ -228,10 +266,12 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         t = next;
 
         if (which == done) {  // the extend completed: the LV grew, the threshold is re-registered
-            in_flight = false;
-            done_at = detail::never;
-            physical = target;
+            physical = target[first_done] > physical ? target[first_done] : physical;
             P = static_cast<double>(physical);
+            --in_flight;
+            done_at[first_done] = done_at[in_flight];
+            target[first_done] = target[in_flight];
+            done_at[in_flight] = detail::never;
             exceeded = false;
             if (paused) {
                 paused = false;
@@ -265,7 +305,7 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         request();
     }
     out.duration = t;
-    out.final_physical = bytes(in_flight ? target : physical);
+    out.final_physical = bytes(pending());
     out.unwritten = saturating_sub(out.final_physical, w.write_size);
     return out;
 }

@@ -26,7 +26,7 @@ expect_stdout '^138,50,0,0,'
 expect_stdout '^139,[0-9.]+,[1-9]'
 printf 'seconds\n2.2\n3.1\n6.2\n# a comment\n\n3.7\n' >"$scratch/lat.txt"
 expect_ok plan --latency "samples:$scratch/lat.txt" --preset vdsm-legacy --rates 100MiB/s --runs 20 --format csv
-expect_stdout ',0.25,20,53687091200,3.8$'
+expect_stdout ',0.25,20,53687091200,3.8,$'
 
 expect_ok recommend --rate 400MiB/s
 expect_stdout '^\[irs\]$'
@@ -34,6 +34,23 @@ expect_stdout '^volume_utilization_chunk_mb = [0-9]+$'
 expect_stdout '^volume_utilization_percent = 20$'
 expect_ok recommend --rate 400MiB/s --max-pause-probability 0.05 --format csv
 expect_stdout '^400,0.05,2688,20,'
+
+# The rate-aware policy: the preset is its floor (default vdsm-legacy); its rows carry the budget.
+expect_ok plan --policy rate-aware --rates 1000MiB/s --runs 100 --format csv
+expect_stdout '^1000,[0-9.]+,1,[0-9.]+,rate-aware/vdsm-legacy,1024,50,7235174400,1073741824,'
+expect_stdout ',6.9$'
+expect_ok plan --policy static,rate-aware --preset vdsm-2022 --rates 1000MiB/s --runs 100 --format csv
+expect_stdout ',vdsm-2022,2560,20,'
+expect_stdout ',rate-aware/vdsm-2022,2560,20,'
+expect_ok plan --policy rate-aware --rates 400MiB/s --runs 20 --format svg --svg-metric pauses
+expect_stdout 'pauses per run'
+expect_ok recommend --policy rate-aware --rate 400MiB/s --runs 50
+expect_stdout '^volume_utilization_chunk_mb = 1024$'
+expect_stdout 'plans for 6.9 s of latency'
+expect_usage 'expected static or rate-aware' plan --policy adaptive
+expect_usage '--budget-quantile must be in \[0.5, 1\], got 2' plan --policy rate-aware --budget-quantile 2
+expect_usage 'give --budget or --budget-quantile' plan --budget 3 --budget-quantile 0.9
+expect_usage 'floor of --policy rate-aware' recommend --rate 1MiB/s --preset vdsm-2022
 
 expect_usage 'unknown value' plan --preset vdsm-2023
 expect_usage 'unknown unit' plan --rates 100MB/s

@@ -1,0 +1,259 @@
+// provpol/rate_aware.hpp - an extend policy that sizes the free-space limit and the chunk from the write rate the
+// agent observes, on top of any static VDSM configuration as its floor.
+//
+// Why: a static configuration trades pauses against space for every disk alike. vdsm-2022 (2560 MiB / 20%)
+// writes four times faster than vdsm-legacy before pausing, at 1.5 GiB more for every new empty disk, and still
+// pauses about 18 times per 50 GiB at 1000 MiB/s. The agent sees the allocation grow; a guest that writes fast
+// needs a larger limit (rate x latency) and larger chunks (so that one extend in flight keeps pace), an idle
+// disk needs neither.
+//
+// The pieces:
+// - write_rate_estimator: a small value an agent keeps per drive. Feed it allocation samples and the
+//   threshold, pause and extend events with their times; read a rate and how many measured intervals it rests
+//   on. Fast attack, slow decay: a burst raises the estimate at once (a pause that an underestimate causes is
+//   the costly error), a stall or a quiet spell lowers it with a half-life (default 60 s). It ignores time
+//   going backwards, and restarts its baseline when the allocation goes backwards (a reduce) or the guest was
+//   paused. A pause event gives the exact rate: the guest wrote from the threshold to the LV end in the time
+//   between the two events.
+// - rate_aware_trigger, rate_aware_growth: steps for extend_policy. limit = max(floor limit, rate x budget);
+//   chunk = max(floor chunk, rate x budget); both rounded up to whole MiB. The budget is a latency the agent
+//   plans for: a high quantile of a latency model (latency_budget()), or fixed seconds. The floor is any VDSM
+//   configuration (default vdsm-legacy: an idle new disk costs 1 GiB, as before 2022). Every VDSM limit holds:
+//   1 MiB requests, 128 MiB extents, the qcow2 maximum, the improbable-allocation check.
+// - rate_aware_agent: the estimator and the policy together, as the simulator drives an agent.
+//
+// Choices, and why:
+// - One extend in flight per drive, like VDSM. A second request while one is in flight is possible (the
+//   mailbox carries many), but it only helps when the first was sized from an underestimate, and the estimator
+//   already sizes the first extend from the interval that crossed the threshold. The simulator shows what
+//   remains: at most the first extend of a burst pauses, because nothing the agent can observe tells it that a
+//   burst is coming before it starts.
+// - chunk = limit = rate x budget: with a limit of rate x budget the extend completes before the guest
+//   reaches the LV end; with a chunk of at least the same the guest cannot gain on the extends, so each cycle
+//   starts with at least `limit` free again (the condition under which risk.hpp's per-extend model holds).
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_RATE_AWARE_HPP
+#define PROVPOL_RATE_AWARE_HPP
+
+#include "bytes.hpp"
+#include "config.hpp"
+#include "detail/math.hpp"
+#include "extend.hpp"
+#include "result.hpp"
+#include "simulate.hpp"
+
+#include <cstdint>
+
+namespace provpol {
+
+/// The write rate of one drive, estimated from what the agent observes.
+class write_rate_estimator {
+public:
+    /// half_life_seconds: how fast the estimate falls when the guest slows down (it rises at once).
+    constexpr explicit write_rate_estimator(double half_life_seconds = 60.0) noexcept
+        : tau_(half_life_seconds / 0.6931471805599453) {}
+
+    /// An allocation sample at time t (seconds, any origin, the same for every call).
+    void sample(double t, bytes allocation) noexcept { point(t, allocation); }
+
+    /// The block threshold fired at time t; allocation is the threshold (or what libvirt reported).
+    void threshold(double t, bytes allocation) noexcept {
+        point(t, allocation);
+        threshold_time_ = t;
+        threshold_allocation_ = allocation;
+        has_threshold_ = true;
+    }
+
+    /// The guest paused on ENOSPC at time t with `allocation` = the LV size. If the threshold fired in the same
+    /// cycle, the guest wrote from there to here at its exact rate.
+    void pause(double t, bytes allocation) noexcept {
+        if (has_threshold_ && t > threshold_time_ && allocation > threshold_allocation_) {
+            const double r = static_cast<double>(allocation.count() - threshold_allocation_.count()) / (t - threshold_time_);
+            if (provisional_ || r > rate_) rate_ = r;  // measured, not a bound: it replaces a provisional estimate
+            provisional_ = false;
+            last_interval_rate_ = r;
+            ++intervals_;
+        } else {
+            point(t, allocation);
+        }
+        paused_ = true;
+        has_point_ = false;  // no progress is measured while the guest is paused
+    }
+
+    /// An extend completed at time t (the guest, if paused, resumes now from `allocation`).
+    void extended(double t, bytes allocation) noexcept {
+        has_threshold_ = false;
+        if (paused_) {
+            paused_ = false;
+            has_point_ = false;
+        }
+        point(t, allocation);
+    }
+
+    /// The estimated write rate (0 until two observations are known).
+    PROVPOL_NODISCARD rate estimate() const noexcept {
+        const double r = rate_ < 0.0 ? 0.0 : rate_;
+        return rate(r >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r));
+    }
+    /// How many intervals the estimate rests on (0: none yet; the first interval of a burst may underestimate).
+    PROVPOL_NODISCARD std::uint64_t intervals() const noexcept { return intervals_; }
+    /// True while the guest is paused (between a pause and the extend that resumes it).
+    PROVPOL_NODISCARD bool paused() const noexcept { return paused_; }
+    /// True while the estimate rests on the first interval of a burst only (a lower bound, planned at twice).
+    PROVPOL_NODISCARD bool provisional() const noexcept { return provisional_; }
+
+private:
+    void point(double t, bytes allocation) noexcept {
+        if (paused_) return;
+        if (!has_point_) {
+            has_point_ = true;
+            last_time_ = t;
+            last_allocation_ = allocation;
+            return;
+        }
+        const double dt = t - last_time_;
+        if (!(dt > 0.0)) return;  // time did not move forward: ignore
+        if (allocation < last_allocation_) {  // a reduce: restart the baseline, keep the estimate
+            last_time_ = t;
+            last_allocation_ = allocation;
+            return;
+        }
+        const double r = static_cast<double>(allocation.count() - last_allocation_.count()) / dt;
+        if (r > 0.0 && !(last_interval_rate_ > 0.0)) {
+            // The first interval of a burst after an idle one: the writes started somewhere inside it, so r is a
+            // lower bound. With the start uniform over the interval, the median of the true rate is 2r: plan
+            // for that until the next interval measures the rate in full.
+            if (2.0 * r > rate_) rate_ = 2.0 * r;
+            provisional_ = true;
+        } else if (provisional_ || r >= rate_) {
+            rate_ = r;  // attack (never plan below what was just measured), or replace a provisional estimate
+            provisional_ = false;
+        } else {
+            const double keep = detail::exp(-dt / tau_);
+            rate_ = rate_ * keep + r * (1.0 - keep);
+        }
+        last_interval_rate_ = r;
+        ++intervals_;
+        last_time_ = t;
+        last_allocation_ = allocation;
+    }
+
+    double tau_;
+    double rate_ = 0.0;
+    double last_time_ = 0.0;
+    bytes last_allocation_{};
+    double threshold_time_ = 0.0;
+    bytes threshold_allocation_{};
+    std::uint64_t intervals_ = 0;
+    double last_interval_rate_ = 0.0;
+    bool has_point_ = false;
+    bool has_threshold_ = false;
+    bool provisional_ = false;
+    bool paused_ = false;
+};
+
+/// The latency a rate-aware policy plans for: the `quantile` of a latency model, in whole milliseconds
+/// (rounded up). Latency is any model with quantile(double) (latency.hpp).
+template <class Latency>
+PROVPOL_NODISCARD std::uint32_t latency_budget_ms(const Latency& latency, double quantile) noexcept {
+    const double s = latency.quantile(quantile);
+    const double ms = detail::ceil((s > 0.0 ? s : 0.0) * 1000.0);
+    return ms >= 4e9 ? 4000000000u : static_cast<std::uint32_t>(ms);
+}
+
+namespace detail {
+// Bytes written at `r` during `budget_ms`, rounded up to whole MiB (VDSM's request granularity).
+constexpr std::uint64_t rate_budget_bytes(rate r, std::uint32_t budget_ms) noexcept {
+    return align_up(ratio_of(r.bytes_per_second(), budget_ms, 1000, rounding::up), std::uint64_t{1} << 20);
+}
+}  // namespace detail
+
+/// Extend when free space falls under max(floor limit, rate x budget).
+struct rate_aware_trigger {
+    vdsm_config floor;            ///< the static configuration below which the policy never goes
+    std::uint32_t budget_ms = 0;  ///< the latency planned for, in milliseconds
+
+    PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
+        return max(floor.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms)));
+    }
+    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes next_size) const noexcept {
+        return d.allocation > next_size;  // VDSM's check, unchanged
+    }
+};
+
+/// Extend by max(floor chunk, rate x budget); a new disk costs what the floor's does.
+struct rate_aware_growth {
+    vdsm_config floor;
+    std::uint32_t budget_ms = 0;
+
+    PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
+        return max(floor.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms)));
+    }
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return min(floor.chunk(), capacity); }
+};
+
+/// The rate-aware policy type.
+using rate_aware_policy = extend_policy<rate_aware_trigger, rate_aware_growth, qcow2_lvm_limits>;
+
+/// The largest latency budget accepted, in milliseconds (one hour).
+inline constexpr std::uint32_t max_latency_budget_ms = 3600000;
+
+/// A rate-aware policy over a floor configuration and a latency budget in milliseconds, validated.
+PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(const vdsm_config& floor,
+                                                                             std::uint32_t budget_ms) noexcept {
+    if (budget_ms < 1 || budget_ms > max_latency_budget_ms)
+        return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms), error_value::of(1),
+                                              error_value::of(max_latency_budget_ms)));
+    return rate_aware_policy(rate_aware_trigger{floor, budget_ms}, rate_aware_growth{floor, budget_ms},
+                             qcow2_lvm_limits{floor.extent()});
+}
+
+/// An agent that keeps a write_rate_estimator per drive and decides with a rate-aware policy: it passes its
+/// estimate as drive_state::write_rate. Satisfies simulate.hpp's Agent contract.
+class rate_aware_agent {
+public:
+    explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2, double half_life_seconds = 60.0) noexcept
+        : policy_(policy), estimator_(half_life_seconds), max_in_flight_(max_in_flight) {}
+
+    PROVPOL_NODISCARD bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
+
+    void observe(const observation& o) noexcept {
+        switch (o.kind) {
+            case observation_kind::sample: estimator_.sample(o.time, o.allocation); break;
+            case observation_kind::threshold: estimator_.threshold(o.time, o.allocation); break;
+            case observation_kind::pause: estimator_.pause(o.time, o.allocation); break;
+            case observation_kind::extended: estimator_.extended(o.time, o.allocation); break;
+        }
+    }
+
+    PROVPOL_NODISCARD extend_decision decide(const drive_state& s) const noexcept {
+        drive_state with_rate = s;
+        with_rate.write_rate = estimator_.estimate();
+        extend_decision d = policy_.decide(with_rate);
+        if (estimator_.provisional() && d.action == extend_action::extend && !s.threshold_exceeded) {
+            // A provisional estimate sizes an extend but does not start one: extend early only on a measured
+            // rate, or when the floor alone would.
+            drive_state floor_only = s;
+            floor_only.write_rate = rate(0);
+            if (!policy_.decide(floor_only).needs_extend) d.action = extend_action::none;
+        }
+        return d;
+    }
+
+    /// Two extends may be in flight: a request on top of a pending one when the pending one, sized from an
+    /// earlier estimate, leaves less than the limit free (see the header comment).
+    PROVPOL_NODISCARD unsigned max_in_flight() const noexcept { return max_in_flight_; }
+
+    PROVPOL_NODISCARD const rate_aware_policy& policy() const noexcept { return policy_; }
+    PROVPOL_NODISCARD const write_rate_estimator& estimator() const noexcept { return estimator_; }
+
+private:
+    rate_aware_policy policy_;
+    write_rate_estimator estimator_;
+    unsigned max_in_flight_;
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_RATE_AWARE_HPP
