@@ -44,7 +44,11 @@ TEST_CASE("sizes in every documented spelling") {
     CHECK(parse_size("0.0009765625KiB").value() == bytes(1));  // 1/1024 KiB is one byte
     CHECK(parse_size("18446744073709551615").value() == bytes::max());
     CHECK(parse_size("18446744073709551615B").value() == bytes::max());
-    CHECK(parse_size("15.999999999999999999132638262011596452794037759304046630859375EiB").has_value() == false);
+    // 2^-60 EiB is exactly one byte: a whole number of bytes, however many decimals it takes.
+    CHECK(parse_size("0.000000000000000000867361737988403547205962240695953369140625EiB").value() == bytes(1));
+    CHECK(parse_size("15.999999999999999999132638262011596452794037759304046630859375EiB").value() == bytes::max());
+    CHECK_FALSE(parse_size("0.0000000000000000008673617379884035472059622406959533691406251EiB").has_value());
+    CHECK_FALSE(parse_size("0.1B").has_value());
 }
 
 TEST_CASE("sizes: every rejection says why") {

@@ -47,12 +47,6 @@ constexpr int unit_shift(text_view u) noexcept {
     return -1;
 }
 
-constexpr std::uint64_t pow5(unsigned k) noexcept {
-    std::uint64_t p = 1;
-    for (unsigned i = 0; i < k; ++i) p *= 5;
-    return p;
-}
-
 }  // namespace detail
 
 /// Reads a size (see the grammar above). `setting` names what is being read in error messages.
@@ -95,24 +89,26 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
             "unknown unit: use B, KiB, MiB, GiB, TiB, PiB or EiB (k, M, G, KB, MB, GB are ambiguous and not accepted)"));
     if (overflow) return unexpected(error::overflow(setting, text, error_value::of(max64)));
 
-    // value = whole * 2^shift + frac * 2^shift / 10^k, which must be a whole number of bytes.
+    // value = whole * 2^shift + frac * 2^shift / 10^k, which must be a whole number of bytes. frac * 2^s / 10^k
+    // (frac without trailing zeros, so odd or not a multiple of 5) is whole only if k <= s <= 60: doubling the
+    // fraction's digits s times, exactly, carries its integer part out and must leave only zeros.
     std::uint64_t frac_bytes = 0;
     if (!frac.empty()) {
-        const auto k = static_cast<unsigned>(frac.size());
-        if (k > 19) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
-        std::uint64_t f = 0;
-        for (char c : frac) f = f * 10 + static_cast<std::uint64_t>(c - '0');
-        const std::uint64_t p5 = detail::pow5(k);
-        const auto s = static_cast<unsigned>(shift);
-        if (f % p5 != 0) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
-        const std::uint64_t g = f / p5;  // frac * 2^s / 10^k == g * 2^s / 2^k
-        if (s >= k) {
-            frac_bytes = g << (s - k);  // g < 2^k, so g << (s - k) < 2^s <= 2^60
-        } else {
-            const std::uint64_t mask = (std::uint64_t{1} << (k - s)) - 1;
-            if ((g & mask) != 0) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
-            frac_bytes = g >> (k - s);
+        if (frac.size() > 60) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
+        char digits[60] = {};
+        const std::size_t k = frac.size();
+        for (std::size_t j = 0; j < k; ++j) digits[j] = static_cast<char>(frac[j] - '0');
+        for (int d = 0; d < shift; ++d) {
+            int carry = 0;
+            for (std::size_t j = k; j > 0; --j) {
+                const int v = digits[j - 1] * 2 + carry;
+                digits[j - 1] = static_cast<char>(v % 10);
+                carry = v / 10;
+            }
+            frac_bytes = frac_bytes * 2 + static_cast<std::uint64_t>(carry);  // < 2^shift <= 2^60
         }
+        for (std::size_t j = 0; j < k; ++j)
+            if (digits[j] != 0) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
     }
     if (shift != 0 && whole > (max64 >> shift)) return unexpected(error::overflow(setting, text, error_value::of(max64)));
     const std::uint64_t base = whole << shift;

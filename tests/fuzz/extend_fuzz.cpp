@@ -1,0 +1,88 @@
+// Fuzzes the extend policies (VDSM, LVM thin pool, rate-aware) with arbitrary configurations and drives, and
+// checks the invariants a storage engineer relies on: the next size never exceeds the maximum and never falls
+// below physical unless the volume is at its maximum, thresholds are at least 1, LV sizes are extent-aligned,
+// the batch path agrees with the single decision, and replaying an input gives the same decision.
+#include "fuzz_check.hpp"
+
+#include <provpol/extend.hpp>
+#include <provpol/rate_aware.hpp>
+
+#include <cstdint>
+
+namespace {
+
+using namespace provpol;
+
+template <class Policy>
+void check(const Policy& policy, const drive_state& s, std::uint64_t extent) {
+    const extend_decision d = policy.decide(s);
+    PROVPOL_FUZZ_CHECK(d.block_threshold.count() >= 1);
+    PROVPOL_FUZZ_CHECK(d.next_block_threshold.count() >= 1);
+    PROVPOL_FUZZ_CHECK(d.next_size <= d.max_size);
+    PROVPOL_FUZZ_CHECK(!d.can_extend || d.next_size > s.physical);
+    PROVPOL_FUZZ_CHECK(d.can_extend == (s.physical < d.max_size));
+    PROVPOL_FUZZ_CHECK(d.lv_size_after_extend.count() % extent == 0);
+    PROVPOL_FUZZ_CHECK(d.initial_size.count() % extent == 0);
+    PROVPOL_FUZZ_CHECK(d.lv_size_after_extend >= d.next_size || d.next_size.count() > ~std::uint64_t{0} - extent);
+    PROVPOL_FUZZ_CHECK(d.needs_extend == (s.allocation > s.physical || s.physical.count() - s.allocation.count() < d.limit.count()));
+    PROVPOL_FUZZ_CHECK(d.block_threshold == max(bytes(1), saturating_sub(s.physical, d.limit)));
+    PROVPOL_FUZZ_CHECK(d.action != extend_action::extend || d.can_extend);
+    PROVPOL_FUZZ_CHECK(d.action != extend_action::at_maximum || !d.can_extend);
+    PROVPOL_FUZZ_CHECK(policy.decide(s) == d);  // a replay decides the same
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    fuzz::reader in(data, size);
+    const std::uint64_t chunk_mb = in.u64() % (vdsm_config::max_chunk_mb + 2);  // includes invalid 0 and max + 1
+    const std::uint64_t percent = in.u8() % 102;
+    const std::uint64_t extent = std::uint64_t{1} << (in.u8() % 40);
+    drive_state s{bytes(in.size_like()), bytes(in.size_like()), bytes(in.size_like())};
+    s.replicating = in.flag();
+    s.threshold_exceeded = in.flag();
+    s.write_rate = rate(in.size_like());
+    const std::uint32_t budget_ms = in.u32() % (max_latency_budget_ms + 2);
+
+    const auto vc = vdsm_config::make(chunk_mb, percent, bytes(extent));
+    const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 && extent >= (1u << 20) &&
+                       extent <= (std::uint64_t{1} << 34);
+    PROVPOL_FUZZ_CHECK(vc.has_value() == valid);
+    if (vc) {
+        PROVPOL_FUZZ_CHECK(vc->limit(false).count() <= vc->chunk().count());
+        check(make_vdsm_policy(*vc), s, extent);
+        const auto ra = make_rate_aware_policy(*vc, budget_ms);
+        PROVPOL_FUZZ_CHECK(ra.has_value() == (budget_ms >= 1 && budget_ms <= max_latency_budget_ms));
+        if (ra) {
+            check(*ra, s, extent);
+            const extend_decision dr = ra->decide(s);
+            drive_state still = s;
+            still.write_rate = rate(0);
+            const extend_decision df = make_vdsm_policy(*vc).decide(still);
+            PROVPOL_FUZZ_CHECK(dr.limit >= df.limit && dr.chunk >= df.chunk);  // never below the floor
+        }
+        // The batch path decides exactly like the single one (not replicating, no event).
+        const std::uint64_t cap = s.capacity.count(), phys = s.physical.count(), alloc = s.allocation.count();
+        std::uint64_t thr = 0, next = 0;
+        std::uint8_t flags = 0;
+        decide_batch(make_vdsm_policy(*vc), extend_batch_input{&cap, &phys, &alloc, 1}, extend_batch_output{&thr, &next, &flags});
+        const extend_decision one = make_vdsm_policy(*vc).decide(drive_state{s.capacity, s.physical, s.allocation});
+        PROVPOL_FUZZ_CHECK(thr == one.block_threshold.count() && next == one.next_size.count());
+        PROVPOL_FUZZ_CHECK(((flags & extend_flag_needs_extend) != 0) == one.needs_extend);
+        PROVPOL_FUZZ_CHECK(((flags & extend_flag_improbable) != 0) == one.improbable_allocation);
+        PROVPOL_FUZZ_CHECK(((flags & extend_flag_can_extend) != 0) == one.can_extend);
+    }
+
+    const std::uint64_t threshold = in.u8() % 110;
+    const std::uint64_t grow = in.u32() % 1100;
+    const std::uint64_t lvm_extent = std::uint64_t{1} << (in.u8() % 40);
+    const auto lc = lvm_thin_config::make(threshold, grow, bytes(lvm_extent));
+    PROVPOL_FUZZ_CHECK(lc.has_value() == (threshold >= 50 && threshold <= 100 && grow >= 1 && grow <= 1000 &&
+                                          lvm_extent >= 1024 && lvm_extent <= (std::uint64_t{1} << 34)));
+    if (lc) {
+        drive_state pool = s;
+        pool.replicating = false;
+        check(make_lvm_thin_policy(*lc), pool, lvm_extent);
+    }
+    return 0;
+}
