@@ -49,13 +49,13 @@ namespace provpol::detail {
 /// Prints where an assertion failed and aborts. Never returns; deliberately not constexpr, so a failed
 /// PROVPOL_ASSERT inside a constant expression is a compile error.
 [[noreturn]] inline void assert_fail(const char* file, int line, const char* message) noexcept {
-    std::fprintf(stderr, "%s:%d: provpol assertion failed: %s\n", file, line, message);
+    static_cast<void>(std::fprintf(stderr, "%s:%d: provpol assertion failed: %s\n", file, line, message));
     std::abort();
 }
 
 /// What PROVPOL_THROW does when exceptions are disabled: print the reason and abort.
 [[noreturn]] inline void throw_disabled(const char* what) noexcept {
-    std::fprintf(stderr, "provpol: %s (exceptions are disabled)\n", what);
+    static_cast<void>(std::fprintf(stderr, "provpol: %s (exceptions are disabled)\n", what));
     std::abort();
 }
 

@@ -157,7 +157,7 @@ private:
 
     // P(U_1 + ... + U_n <= x) for U_i uniform on [0, w_i): (1 / (n! prod w)) sum over subsets J of
     // (-1)^|J| (x - sum_J w)_+^n.
-    double sum_cdf(double x) const noexcept {
+    PROVPOL_NODISCARD double sum_cdf(double x) const noexcept {
         if (x <= 0.0) return 0.0;
         if (x >= total_width_) return 1.0;
         const std::size_t n = n_uniform_;

@@ -458,35 +458,35 @@ public:
     constexpr explicit operator bool() const noexcept { return s_.has_; }
 
     /// The value; throws bad_result_access<E> (or aborts without exceptions) on an error.
-    constexpr T& value() & {
+    PROVPOL_NODISCARD constexpr T& value() & {
         check();
         return s_.val_;
     }
-    constexpr const T& value() const& {
+    PROVPOL_NODISCARD constexpr const T& value() const& {
         check();
         return s_.val_;
     }
-    constexpr T&& value() && {
+    PROVPOL_NODISCARD constexpr T&& value() && {
         check();
         return std::move(s_.val_);
     }
 
     /// The error. Precondition: !has_value().
-    constexpr const E& error() const& noexcept {
+    PROVPOL_NODISCARD constexpr const E& error() const& noexcept {
         PROVPOL_ASSERT(!s_.has_, "result::error() called on a value");
         return s_.err_;
     }
-    constexpr E& error() & noexcept {
+    PROVPOL_NODISCARD constexpr E& error() & noexcept {
         PROVPOL_ASSERT(!s_.has_, "result::error() called on a value");
         return s_.err_;
     }
 
     /// The value without a check. Precondition: has_value().
-    constexpr const T& operator*() const& noexcept {
+    PROVPOL_NODISCARD constexpr const T& operator*() const& noexcept {
         PROVPOL_ASSERT(s_.has_, "result: dereferenced an error");
         return s_.val_;
     }
-    constexpr T& operator*() & noexcept {
+    PROVPOL_NODISCARD constexpr T& operator*() & noexcept {
         PROVPOL_ASSERT(s_.has_, "result: dereferenced an error");
         return s_.val_;
     }
@@ -544,7 +544,7 @@ public:
     constexpr void value() const {
         if (PROVPOL_UNLIKELY(!has_)) PROVPOL_THROW(bad_result_access<E>(err_));
     }
-    constexpr const E& error() const& noexcept {
+    PROVPOL_NODISCARD constexpr const E& error() const& noexcept {
         PROVPOL_ASSERT(!has_, "result::error() called on a value");
         return err_;
     }
