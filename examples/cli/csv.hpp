@@ -9,6 +9,8 @@
 
 #include <provpol/parse.hpp>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +34,12 @@ public:
             f_ = std::fopen(path.c_str(), "rb");
             if (f_ == nullptr)
                 throw usage_error(option_ + ": cannot open '" + args::printable(path) + "': " + std::strerror(errno));
+            struct stat st {};
+            if (fstat(fileno(f_), &st) == 0 && S_ISDIR(st.st_mode)) {
+                std::fclose(f_);
+                f_ = nullptr;
+                throw usage_error(option_ + ": cannot open '" + args::printable(path) + "': Is a directory");
+            }
         }
         if (!read_record()) throw usage_error(where() + "empty file: expected a header row");
         header_ = fields_;

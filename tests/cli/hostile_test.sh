@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Hostile input to every provpol subcommand: each option that takes a value gets a catalogue of bad values, and
+# every subcommand gets unknown flags, missing values, stray arguments and hostile files. Every case must exit
+# 2 with exactly one line on stderr naming the problem, print nothing on stdout, not crash and not hang.
+. "$(dirname "$0")/lib.sh"
+
+long=$(head -c 100000 /dev/zero | tr '\0' '9')
+bad_values=("-1" "1e400" "18446744073709551616" "NaN" "-0" "" "5 GB" "abc" $'\x01\xff\xfe' "1.5.5" "0x10" "--" "$long")
+
+# subcommand | base arguments (valid) | options that take a value
+cases=(
+  "extend|--capacity 10GiB --physical 5GiB --allocation 1GiB|--capacity --physical --allocation --chunk --percent --extent --preset --format"
+  "extend|--input /dev/null|--input"
+  "extend|--preset lvm-thin-autoextend --capacity 1TiB --physical 100GiB --allocation 1GiB|--threshold --extend-percent"
+  "plan|--runs 1 --rates 100MiB/s --write 1GiB|--preset --chunk --latency --rates --write --capacity --runs --seed --format --policy --budget --budget-quantile --svg-metric"
+  "recommend|--rate 100MiB/s --runs 0|--rate --max-pause-probability --latency --percent --runs --seed --format --policy"
+)
+
+# with_option <base...> -- <option> <value>: the base arguments with <option> replaced by (or added as) <value>.
+for c in "${cases[@]}"; do
+  IFS='|' read -r cmd base options <<<"$c"
+  read -r -a base_args <<<"$base"
+  read -r -a opts <<<"$options"
+  for opt in "${opts[@]}"; do
+    for v in "${bad_values[@]}"; do
+      args=()
+      skip=0
+      for a in "${base_args[@]}"; do
+        if [ $skip -eq 1 ]; then skip=0; continue; fi
+        if [ "$a" = "$opt" ]; then skip=1; continue; fi
+        args+=("$a")
+      done
+      expect_usage '.' "$cmd" "${args[@]}" "$opt" "$v"
+    done
+    expect_usage 'needs a value' "$cmd" "${base_args[@]}" "$opt"   # the value is missing at the end
+  done
+  expect_usage "unknown option '--no-such-flag'" "$cmd" "${base_args[@]}" --no-such-flag
+  expect_usage "unexpected argument 'stray'" "$cmd" "${base_args[@]}" stray
+  expect_usage 'unknown option' "$cmd" "${base_args[@]}" "--$(printf '\x01\x02')"
+done
+expect_usage "unknown command 'frobnicate'" frobnicate
+expect_usage "unknown command" $'\xff\xfe'
+
+# Hostile CSV input to provpol extend --input.
+printf 'capacity,physical\n1,1\n' >"$scratch/missing.csv"
+expect_usage "has no column 'allocation'" extend --input "$scratch/missing.csv"
+printf 'capacity,physical,allocation\n1,1\n' >"$scratch/short.csv"
+expect_usage 'has 2 fields, the header has 3' extend --input "$scratch/short.csv"
+head -c 4096 /dev/urandom >"$scratch/garbage.csv"
+printf '\0' >>"$scratch/garbage.csv"
+expect_usage '.' extend --input "$scratch/garbage.csv"
+printf 'capacity,physical,allocation\n1,1,"1\n' >"$scratch/quote.csv"
+expect_usage 'unterminated quoted field' extend --input "$scratch/quote.csv"
+expect_usage "cannot open '$scratch/none.csv'" extend --input "$scratch/none.csv"
+expect_usage "cannot open" extend --input "$scratch"
+expect_usage "empty file" extend --input /dev/null
+# A 1 GB line (streamed, never stored): refused after 64 KiB.
+expect_usage 'line longer than 65536 bytes' extend --input <(yes a | tr -d '\n' | head -c 1073741824)
+# Extra columns and CRLF line ends are fine.
+printf 'vm,capacity,physical,allocation,note\r\nvm1,10GiB,5GiB,0,x\r\n' >"$scratch/extra.csv"
+expect_ok extend --input "$scratch/extra.csv" --format csv
+expect_stdout '^10737418240,5368709120,0,'
+# A latency samples file that is binary, or empty.
+head -c 2048 /dev/urandom >"$scratch/lat.bin"
+expect_usage '.' plan --runs 1 --latency "samples:$scratch/lat.bin"
+: >"$scratch/empty.txt"
+expect_usage 'has no samples' plan --runs 1 --latency "samples:$scratch/empty.txt"
+finish
