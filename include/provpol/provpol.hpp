@@ -8,5 +8,7 @@
 #include "bytes.hpp"
 #include "result.hpp"
 #include "parse.hpp"
+#include "chunk.hpp"
+#include "calibrate.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP
