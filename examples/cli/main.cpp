@@ -15,6 +15,8 @@
 
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
+int run_chunk(int argc, char** argv);
+int run_calibrate(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -23,6 +25,8 @@ using provpol::cli::command;
 
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
+    {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline", provpol::cli::run_chunk},
+    {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size", provpol::cli::run_calibrate},
     {nullptr, nullptr, nullptr},
 };
 
