@@ -125,9 +125,10 @@ int run_calibrate(int argc, char** argv) {
                  "Measures write throughput per block size on the device under DIR, as the Xen-API redo log's dd timings\n"
                  "did: writes a scratch file it creates inside DIR (never an existing file, never a device) for every\n"
                  "size and run, with aligned buffers; removes it on success, error and signals; checks free space first.\n"
-                 "Prints the table, the fitted model t0 + bs / B and the chunk size the rule and the model recommend.\n"
-                 "Buffered runs end with fdatasync, inside the timing. csv: one row like `provpol chunk --format csv`;\n"
-                 "json: that row and every run.",
+                 "Prints the seed-style table, the fitted model t0 + bs / B, and the chunk size the rule and the model\n"
+                 "recommend for the device. Buffered runs end with fdatasync, inside the timing. Progress goes to stderr\n"
+                 "when it is a terminal. csv: one row with every field, like `provpol chunk --format csv`; json: that\n"
+                 "row and every run.",
                  {
                      {"--path", "DIR", "a directory on the device to measure (required)"},
                      {"--sizes", "LIST", "block sizes, comma-separated (default 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB)"},
@@ -313,7 +314,31 @@ int run_calibrate(int argc, char** argv) {
     }
     t.print_text(stdout);
     std::fputs("\n", stdout);
-    f.print_text(stdout);
+    const double best = to_mb_per_s(cal.rule.best_bytes_per_second);
+    if (cal.fit) {
+        const cost_model& m = cal.fit->model;
+        std::printf("model  t0 = %.4g us per write, B = %.4g MB/s (weighted least squares; residuals rms %.1f%%, max %.1f%%%s)\n",
+                    m.latency_seconds * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second),
+                    cal.fit->rms_relative_residual * 100, cal.fit->max_relative_residual * 100,
+                    cal.fit->latency_clamped ? "; t0 clamped at 0" : "");
+    } else {
+        std::printf("model  none: %s\n", cal.fit_problem.c_str());
+    }
+    std::printf("rule   %s: the smallest size whose median reaches %g%% of the best (%.4g MB/s at %s)\n",
+                format_size(cal.rule.block_size).c_str(), fraction * 100, best,
+                format_size(cal.rule.best_block_size).c_str());
+    if (cal.fit && cal.fit_size) {
+        const chunk_decision fd = policy->decide(*cal.fit_size);
+        std::printf("fit    %s (%s) reaches %g%% of B under the model; as a chunk here: %s (decided by %s)\n",
+                    format_size(*cal.fit_size).c_str(), scratch_dir::approx(cal.fit_size->count()).c_str(),
+                    fraction * 100, format_size(fd.size).c_str(),
+                    text_of(to_text(fd.decided_by)).c_str());
+    }
+    std::printf("chunk  %s (the rule's size, decided by %s; %s on %s%s%s: granularity %s, largest chunk %s)\n",
+                format_size(d.size).c_str(), text_of(to_text(d.decided_by)).c_str(), text_of(to_text(mode)).c_str(),
+                limits.device.c_str(), limits.disk.empty() ? "" : " ", limits.disk.empty() ? "" : ("(" + limits.disk + ")").c_str(),
+                format_size(policy->granularity()).c_str(),
+                limits.limits.max_transfer_size.count() != 0 ? format_size(policy->max_chunk()).c_str() : "unbounded");
     return 0;
 }
 

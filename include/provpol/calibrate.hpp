@@ -72,7 +72,7 @@ constexpr void sift_down(throughput_sample* s, std::size_t root, std::size_t n) 
 }
 constexpr void heap_sort(throughput_sample* s, std::size_t n) noexcept {
     if (n < 2) return;
-    for (std::size_t i = n / 2; i-- > 0;) sift_down(s, i, n);
+    for (std::size_t i = n / 2; i > 0; --i) sift_down(s, i - 1, n);
     for (std::size_t end = n - 1; end > 0; --end) {
         const throughput_sample t = s[0];
         s[0] = s[end];

@@ -58,7 +58,10 @@ any_block_device() {
   return 1
 }
 
-# traced_opens LOG: openat/open calls recorded by strace in LOG that could write.
+# LeakSanitizer cannot run under ptrace: traced runs of a sanitized build turn it off.
+traced_env=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
+
+# writes_opened LOG: openat/open calls recorded by strace in LOG that could write.
 writes_opened() { grep -E 'open(at)?\(.*O_(WRONLY|RDWR)' "$1"; }
 
 quick=(--bytes 1MiB --sizes 4KiB,64KiB --runs 1 --mode buffered)
@@ -70,9 +73,11 @@ tmp_16MiB)
   run --path /tmp --bytes 16MiB
   [ "$rc" -eq 0 ] || fail "exit $rc: $err"
   [ -z "$err" ] || fail "stderr is not a terminal, yet something was printed there: $err"
-  printf '%s' "$out" | grep -q '^chunk_size  ' || fail "no chunk_size in the output"
   printf '%s' "$out" | grep -q '^ *4KiB  *4096  ' || fail "no seed-style row for 4KiB x 4096"
-  printf '%s' "$out" | grep -q '^fit_latency_us  ' || fail "no fitted model in the output"
+  printf '%s' "$out" | grep -q '^ *4MiB  *4  ' || fail "no seed-style row for 4MiB x 4"
+  printf '%s' "$out" | grep -q '^model  t0 = .* us per write, B = .* MB/s' || fail "no fitted model in the output"
+  printf '%s' "$out" | grep -q '^rule   .*: the smallest size whose median reaches 95% of the best' || fail "no rule line"
+  printf '%s' "$out" | grep -q '^chunk  [0-9.]*[KM]iB (the rule' || fail "no chunk line"
   after=$(ls -A /tmp | grep -c '^\.provpol-calibrate-')
   [ "$after" -le "$before" ] || fail "scratch files left in /tmp: $(ls -A /tmp | grep '^\.provpol-calibrate-')"
   ;;
@@ -125,7 +130,7 @@ bad_input)
 refuses_block_device)
   dev=$(any_block_device) || skip "no block device node in /dev"
   if command -v strace >/dev/null; then
-    strace -f -o "$work/trace" -e trace=open,openat,creat "$provpol" calibrate --path "$dev" --bytes 1MiB \
+    "${traced_env[@]}" strace -f -o "$work/trace" -e trace=open,openat,creat "$provpol" calibrate --path "$dev" --bytes 1MiB \
       >"$work/out" 2>"$work/err"
     rc=$?
     [ "$rc" -eq 2 ] || fail "$dev under strace: exit $rc"
@@ -239,7 +244,7 @@ cleans_up_on_sigint | cleans_up_on_sigterm)
 never_opens_an_existing_file)
   command -v strace >/dev/null || skip "strace is not installed"
   mkdir "$work/d"
-  strace -f -o "$work/trace" -e trace=open,openat,creat,unlink,unlinkat \
+  "${traced_env[@]}" strace -f -o "$work/trace" -e trace=open,openat,creat,unlink,unlinkat \
     "$provpol" calibrate --path "$work/d" "${quick[@]}" >/dev/null 2>"$work/err" || fail "calibrate failed: $(cat "$work/err")"
   opens=$(writes_opened "$work/trace")
   # Exactly one open for writing: the scratch file, new (O_CREAT|O_EXCL), never through a link (O_NOFOLLOW).
