@@ -65,7 +65,8 @@ PROVPOL_NODISCARD constexpr text_view to_text(io_mode m) noexcept {
 
 /// Reads a mode name (see to_text).
 PROVPOL_NODISCARD constexpr result<io_mode> parse_io_mode(text_view text, const char* setting = "mode") noexcept {
-    for (io_mode m : {io_mode::direct, io_mode::direct_dsync, io_mode::buffered, io_mode::buffered_dsync})
+    constexpr io_mode modes[] = {io_mode::direct, io_mode::direct_dsync, io_mode::buffered, io_mode::buffered_dsync};
+    for (io_mode m : modes)
         if (text == to_text(m)) return m;
     return unexpected(error::unknown_name(setting, text, "direct, direct-dsync, buffered or buffered-dsync"));
 }

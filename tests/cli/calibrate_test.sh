@@ -241,6 +241,21 @@ cleans_up_on_sigint | cleans_up_on_sigterm)
   [ ! -s "$work/out" ] || fail "SIG$sig: something was printed on stdout"
   empty_dir "$work/d" "SIG$sig"
   ;;
+progress_only_on_a_terminal)
+  # stderr on a terminal (script(1) provides one): progress lines, cleared at the end; stdout unchanged.
+  command -v script >/dev/null || skip "script(1) is not installed"
+  mkdir "$work/d"
+  script -qec "'$provpol' calibrate --path '$work/d' ${quick[*]} >'$work/out'" "$work/typescript" >/dev/null
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "under script: exit $rc"
+  grep -q 'provpol calibrate: run 1/1, 4KiB writes (1/2)' "$work/typescript" || fail "no progress on the terminal"
+  grep -q '^ *4KiB  *256  ' "$work/out" || fail "stdout lacks the table"
+  if grep -q 'provpol calibrate: run' "$work/out"; then fail "progress reached stdout"; fi
+  # Not a terminal: nothing on stderr (checked with a file).
+  run --path "$work/d" "${quick[@]}"
+  [ "$rc" -eq 0 ] && [ -z "$err" ] || fail "stderr is a file, yet got: $err"
+  empty_dir "$work/d" "progress"
+  ;;
 never_opens_an_existing_file)
   command -v strace >/dev/null || skip "strace is not installed"
   mkdir "$work/d"

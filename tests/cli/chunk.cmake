@@ -11,7 +11,7 @@ set_tests_properties(cli.chunk PROPERTIES LABELS "cli;chunk" SKIP_RETURN_CODE 77
 foreach(case IN ITEMS tmp_16MiB formats_and_samples bad_input refuses_block_device refuses_symlink_to_block_device
                       refuses_char_device refuses_regular_file refuses_unwritable_dir refuses_read_only_filesystem
                       refuses_when_space_is_short cleans_up_on_error cleans_up_on_sigint cleans_up_on_sigterm
-                      never_opens_an_existing_file)
+                      never_opens_an_existing_file progress_only_on_a_terminal)
   add_test(NAME cli.calibrate.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/calibrate_test.sh $<TARGET_FILE:provpol_cli> ${case})
   set_tests_properties(cli.calibrate.${case} PROPERTIES LABELS "cli;chunk" SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -177,6 +177,8 @@ expect_usage "ambiguous unit" "unknown unit" --samples "$tmp/unit.csv"
 expect_usage "NaN throughput" "column 'mb_per_s'" --samples "$tmp/nan.csv"
 expect_usage "empty samples file" "empty file" --samples "$tmp/empty.csv"
 expect_usage "samples file missing" "cannot open" --samples "$tmp/missing.csv"
+expect_usage "samples is a directory" "is a directory, not a CSV file" --samples "$tmp"
+expect_usage "samples is binary" "contains a NUL byte" --samples /dev/zero
 expect_usage "unknown preset" "--preset: unknown value 'dd': expected one of xapi_redo_log_2010" --preset dd
 expect_usage "target fraction" "--target-fraction must be in \[0.01, 0.999\], got 1.5" --target-fraction 1.5
 expect_usage "negative size" "sizes cannot be negative" --logical-block-size -512
