@@ -18,6 +18,8 @@ namespace provpol::cli {
 int run_extend(int argc, char** argv);
 int run_plan(int argc, char** argv);
 int run_recommend(int argc, char** argv);
+int run_chunk(int argc, char** argv);
+int run_calibrate(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -29,6 +31,8 @@ const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
     {"plan", "simulate pauses and space for write rates, configurations and latency models", provpol::cli::run_plan},
     {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
+    {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline", provpol::cli::run_chunk},
+    {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size", provpol::cli::run_calibrate},
 };
 
 // Error text on exactly one line: control characters escaped.

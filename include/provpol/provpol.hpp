@@ -13,5 +13,7 @@
 #include "risk.hpp"
 #include "simulate.hpp"
 #include "rate_aware.hpp"
+#include "chunk.hpp"
+#include "calibrate.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

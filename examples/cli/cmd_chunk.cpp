@@ -1,0 +1,177 @@
+// provpol chunk: the I/O chunk size for a device and a tool's rule (a preset), optionally calibrated from measured
+// samples (`provpol calibrate --save-samples`) or planned for a deadline.
+#include "chunk_report.hpp"
+#include "cli.hpp"
+#include "csv.hpp"
+#include "device_limits.hpp"
+#include "table.hpp"
+
+#include <provpol/calibrate.hpp>
+#include <provpol/chunk.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+
+namespace provpol::cli {
+
+namespace {
+
+// Reads `block_size,mb_per_s` rows (one per run; MB = 10^6 bytes, as dd prints).
+std::vector<throughput_sample> read_samples(const std::string& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw usage_error("--samples: '" + args::printable(file) + "' is a directory, not a CSV file");
+    csv_reader r(file, "--samples");
+    const std::size_t bs_col = r.column("block_size");
+    const std::size_t rate_col = r.column("mb_per_s");
+    std::vector<throughput_sample> out;
+    while (r.next()) {
+        const bytes bs = r.size(bs_col);
+        if (bs.count() == 0) throw usage_error(r.where() + "column 'block_size': must be at least 1 byte, got 0");
+        const double mbps = r.decimal(rate_col, 0.0, 1e12);
+        if (!(mbps > 0.0)) throw usage_error(r.where() + "column 'mb_per_s': must be greater than 0, got 0");
+        out.push_back({bs, from_mb_per_s(mbps)});
+    }
+    if (out.empty()) throw usage_error("--samples: '" + args::printable(file) + "' has a header but no samples");
+    return out;
+}
+
+struct chunk_inputs {
+    std::string preset;
+    device_limits limits;
+    std::optional<path_limits> path;
+    std::string path_text;
+    double target_fraction = default_target_fraction;
+    std::optional<calibration> cal;  // from --samples
+    std::optional<double> deadline;
+    std::optional<bytes> total;
+};
+
+template <class DefaultStep>
+report_fields decide_chunk(const chunk_preset<DefaultStep>& preset, const chunk_inputs& in) {
+    const auto made = make_chunk_policy(preset, in.limits);
+    if (!made) {
+        std::string m(made.error().message().view());
+        if (in.path) m += " (limits read from '" + args::printable(in.path_text) + "'; flags override them)";
+        throw usage_error(m);
+    }
+    const basic_chunk_policy<DefaultStep>& policy = *made;
+
+    chunk_decision d = policy.decide();
+    std::string requested_by = "preset";
+    std::optional<bytes> requested;
+    std::optional<deadline_decision> dl;
+    if (in.deadline) {
+        const calibration& c = *in.cal;
+        if (!c.fit) throw usage_error("--deadline: the samples give no cost model: " + c.fit_problem);
+        const auto r = decide_for_deadline(policy, *in.total, *in.deadline, c.fit->model, default_deadline_margin);
+        if (!r) throw usage_error(deadline_problem(r.error(), *in.deadline, *in.total, c.fit->model));
+        dl = *r;
+        d = r->decision;
+        requested = r->plan.chunk;
+        requested_by = "deadline";
+    } else if (in.cal) {
+        requested = in.cal->rule.block_size;
+        d = policy.decide(*requested);
+        requested_by = "samples";
+    }
+
+    report_fields f;
+    f.add("chunk_size", cell::of_size(d.size));
+    f.add("decided_by", cell::of_text(text_of(to_text(d.decided_by))));
+    f.add("requested_by", cell::of_text(requested_by));
+    f.add("requested_size", requested ? cell::of_size(*requested) : cell());
+    f.add("preset", cell::of_text(preset.name));
+    add_policy_fields(f, policy, in.path ? &*in.path : nullptr);
+    add_calibration_fields(f, in.cal ? &*in.cal : nullptr, policy, in.target_fraction);
+    f.add("deadline_seconds", dl ? cell::of_real(*in.deadline) : cell());
+    f.add("bytes", dl ? cell::of_size(*in.total) : cell());
+    f.add("margin", dl ? cell::of_real(default_deadline_margin) : cell());
+    f.add("writes", dl ? cell::of(dl->writes) : cell());
+    f.add("predicted_seconds", dl ? cell::of_real(dl->predicted_seconds, 4) : cell());
+    return f;
+}
+
+}  // namespace
+
+int run_chunk(int argc, char** argv) {
+    const args a("chunk",
+                 "provpol chunk [--preset NAME] [--logical-block-size N] [--physical-block-size N] [--minimum-io N]\n"
+                 "                     [--optimal-io N] [--max-io SIZE] [--dio-align N] [--path PATH] [--samples FILE.csv]\n"
+                 "                     [--target-fraction F] [--deadline SECONDS --bytes SIZE] [--format text|csv|json]\n\n"
+                 "The I/O chunk size for a device: the preset's size (or the one the samples or the deadline call for),\n"
+                 "raised to a 4 KiB floor, aligned up to the device's granularity (and optimal I/O size), capped at its\n"
+                 "maximum transfer. decided_by names the step that decided. Presets: " +
+                     std::string(preset_names) + " (default xapi_redo_log).",
+                 {
+                     {"--preset", "NAME", "the tool whose rule gives the default size and the I/O mode"},
+                     {"--logical-block-size", "N", "the device's logical block size (bytes or IEC size)"},
+                     {"--physical-block-size", "N", "the device's physical block size"},
+                     {"--minimum-io", "N", "the device's minimum I/O size (e.g. a RAID chunk)"},
+                     {"--optimal-io", "N", "the device's optimal I/O size (e.g. a RAID stripe width)"},
+                     {"--max-io", "SIZE", "the device's maximum transfer size (max_sectors_kb)"},
+                     {"--dio-align", "N", "the O_DIRECT memory and offset alignment (statx)"},
+                     {"--path", "PATH", "read the limits of this file or block device (statx, sysfs); flags override"},
+                     {"--samples", "FILE.csv", "measured runs, header block_size,mb_per_s (MB = 10^6 bytes)"},
+                     {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
+                     {"--deadline", "SECONDS", "plan the smallest chunk that writes --bytes within this time (needs --samples)"},
+                     {"--bytes", "SIZE", "the size written within --deadline"},
+                     {"--format", "FORMAT", "text (default), csv or json"},
+                 },
+                 argc, argv);
+    if (a.help_requested()) {
+        std::fputs(a.help().c_str(), stdout);
+        return 0;
+    }
+    const format fmt = a.output_format();
+
+    chunk_inputs in;
+    in.preset = a.value("--preset").value_or("xapi_redo_log");
+    if (!is_preset_name(in.preset))
+        throw usage_error("--preset: unknown value '" + args::printable(in.preset) + "': expected one of " + preset_names);
+
+    // Limits: from --path, then the flags over them.
+    if (const auto p = a.value("--path")) {
+        in.path_text = *p;
+        in.path = read_path_limits(*p);
+        in.limits = in.path->limits;
+    }
+    if (const auto v = a.size("--logical-block-size")) in.limits.logical_block_size = *v;
+    if (const auto v = a.size("--physical-block-size")) in.limits.physical_block_size = *v;
+    if (const auto v = a.size("--minimum-io")) in.limits.minimum_io_size = *v;
+    if (const auto v = a.size("--optimal-io")) in.limits.optimal_io_size = *v;
+    if (const auto v = a.size("--max-io")) in.limits.max_transfer_size = *v;
+    if (const auto v = a.size("--dio-align")) {
+        in.limits.dio_mem_align = *v;
+        in.limits.dio_offset_align = *v;
+    }
+
+    if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction)) in.target_fraction = *f;
+    in.deadline = a.decimal("--deadline", 0.0, 1e9);
+    in.total = a.size("--bytes");
+    if (in.deadline && !in.total) throw usage_error("--deadline needs --bytes (the size to write within it)");
+    if (in.total && !in.deadline) throw usage_error("--bytes is only used with --deadline");
+    if (in.deadline && !(*in.deadline > 0.0)) throw usage_error("--deadline must be greater than 0, got 0");
+    if (in.total && in.total->count() == 0) throw usage_error("--bytes must be at least 1, got 0");
+    if (in.deadline && !a.has("--samples"))
+        throw usage_error("--deadline needs --samples (the cost model is fitted to them)");
+    if (const auto s = a.value("--samples")) in.cal = calibrate_samples(read_samples(*s), in.target_fraction);
+
+    const report_fields f = with_preset(in.preset, [&](const auto& preset) { return decide_chunk(preset, in); });
+    if (fmt == format::text) {
+        f.print_text(stdout);
+        if (in.cal) {
+            std::fputs("\n", stdout);
+            print_size_table(stdout, *in.cal);
+        }
+    } else {
+        f.table().print(stdout, fmt);
+    }
+    return 0;
+}
+
+}  // namespace provpol::cli
