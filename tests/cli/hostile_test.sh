@@ -14,7 +14,11 @@ cases=(
   "extend|--preset lvm-thin-autoextend --capacity 1TiB --physical 100GiB --allocation 1GiB|--threshold --extend-percent"
   "plan|--runs 1 --rates 100MiB/s --write 1GiB|--preset --chunk --latency --rates --write --capacity --runs --seed --format --policy --budget --budget-quantile --svg-metric"
   "recommend|--rate 100MiB/s --runs 0|--rate --max-pause-probability --latency --percent --runs --seed --format --policy"
+  "chunk|--logical-block-size 512|--preset --logical-block-size --physical-block-size --minimum-io --optimal-io --max-io --dio-align --path --samples --target-fraction --format"
+  "chunk|--samples /dev/null --deadline 2 --bytes 1MiB|--deadline --bytes"
+  "calibrate|--path /tmp --bytes 1MiB --runs 1 --sizes 4KiB|--path --sizes --bytes --runs --mode --target-fraction --format"
 )
+# (calibrate's --save-samples is an output file name: any text is a valid name, so it has no bad values.)
 
 # with_option <base...> -- <option> <value>: the base arguments with <option> replaced by (or added as) <value>.
 for c in "${cases[@]}"; do
