@@ -470,3 +470,20 @@ TEST_CASE("the presets on every random device keep their invariants") {
         CHECK(is_aligned(xapi->decide().size, xapi->granularity()));
     }
 }
+
+TEST_CASE("granularities below a sector are not a device's: rejected, so O_DIRECT never gets less than 512") {
+    // Found by tests/fuzz/chunk_fuzz: an unknown logical block size with dio_offset_align = 1 let a direct-mode
+    // chunk of 33165016 bytes through.
+    provpol::device_limits l;
+    l.dio_offset_align = provpol::bytes(1);
+    const auto p = provpol::chunk_policy::make(l, provpol::io_mode::direct, provpol::fixed_default{provpol::bytes(65536)});
+    REQUIRE_FALSE(p.has_value());
+    CHECK(std::string(p.error().message().view()) == "dio_offset_align must be a multiple of 512, got 1");
+    provpol::device_limits m;
+    m.minimum_io_size = provpol::bytes(1);
+    CHECK(std::string(provpol::check_device_limits(m).error().message().view()) ==
+          "minimum_io_size must be a multiple of 512, got 1");
+    provpol::device_limits o;
+    o.optimal_io_size = provpol::bytes(4);
+    CHECK_FALSE(provpol::check_device_limits(o).has_value());
+}

@@ -247,6 +247,16 @@ PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits
         if (min_io.count() != 0 && opt < min_io)
             return unexpected(conflict("optimal_io_size", opt, "must be at least", "minimum_io_size", min_io));
     }
+    // Linux counts I/O in 512-byte sectors: a granularity below one, or not a whole number of them, is not a
+    // device's (and would let an O_DIRECT size slip below what the kernel accepts).
+    const struct {
+        const char* name;
+        bytes v;
+    } sector_based[] = {{"minimum_io_size", min_io}, {"optimal_io_size", opt}, {"dio_offset_align", l.dio_offset_align}};
+    for (const auto& g : sector_based)
+        if (g.v.count() != 0 && !is_aligned(g.v, min_logical_block_size))
+            return unexpected(error::not_a_multiple(g.name, error_value::of_size(g.v.count()),
+                                                    error_value::of_size(min_logical_block_size.count())));
     if (auto r = detail::check_power_of_two("dio_mem_align", l.dio_mem_align); !r) return r;
     if (auto r = detail::check_power_of_two("dio_offset_align", l.dio_offset_align); !r) return r;
     const bytes max = l.max_transfer_size;
