@@ -15,6 +15,7 @@
 
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
+int run_logsize(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -23,6 +24,7 @@ using provpol::cli::command;
 
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
+    {"logsize", "the filesystem log (journal) size mkfs.xfs or mke2fs makes, per preset", provpol::cli::run_logsize},
     {nullptr, nullptr, nullptr},
 };
 

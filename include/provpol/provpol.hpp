@@ -8,5 +8,6 @@
 #include "bytes.hpp"
 #include "result.hpp"
 #include "parse.hpp"
+#include "log_size.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP
