@@ -44,11 +44,12 @@ expect_output "220GiB xfsprogs-6.1 csv" "$header
 xfsprogs-6.1,4096,57671680,4,14417920,28160,0,1,,,115343360,ratio,2580,estimate" \
     --size 220GiB --preset xfsprogs-6.1 --format csv
 
-# Several presets, one row each, in the order given; the minimum log given rather than estimated.
+# Several presets, one row each, in the order given; the minimum log given rather than estimated. mkfs.xfs
+# 6.1.0 on 10 GiB: agcount=4, agsize=655360, 16384 log blocks; mke2fs 1.47.0 on 8-16 GiB: a 16384-block journal.
 expect_output "several presets" "$header
 xfs-floor-32m,4096,2621440,4,655360,8192,0,1,,,33554432,floor,1986,given
 xfsprogs-6.1,4096,2621440,4,655360,16384,0,1,,,67108864,floor,1986,given
-e2fsprogs-1.47,4096,2621440,,,32768,,1,,,134217728,journal_table,," \
+e2fsprogs-1.47,4096,2621440,,,16384,,1,,0,67108864,journal_table,," \
     --size 10GiB --preset xfs-floor-32m --preset xfsprogs-6.1,e2fsprogs-1.47 --min-log-blocks 1986 --format csv
 
 # mke2fs 1.47.0 below 512 MiB: 1 KiB blocks, an 8192-block journal; fast_commit adds 1/64.
