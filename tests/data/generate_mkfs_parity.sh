@@ -2,7 +2,8 @@
 # Runs the real mkfs.xfs and mke2fs over a sweep of sizes and options and writes what they decided, so that
 # tests/log_size_test.cpp can check provpol's log-size presets against every row without the tools installed.
 #
-#   tests/data/generate_mkfs_parity.sh            (about 4 minutes on 2 cores; needs xfsprogs and e2fsprogs)
+#   tests/data/generate_mkfs_parity.sh                  about 10 minutes on 2 cores; needs xfsprogs and e2fsprogs
+#   MIN_LOG_TABLE=0 tests/data/generate_mkfs_parity.sh  about 3 minutes: keeps the committed min-log table
 #
 # Writes, next to this script:
 #   mkfs_xfs_6.1.csv           one row per mkfs.xfs run: the options, the verdict (ok, a refusal, or an error)
@@ -244,6 +245,7 @@ echo "mkfs.xfs: $xfs_rows rows -> ${xfs_csv#$root/}" >&2
 
 # --- mkfs.xfs minimum log: step table --------------------------------------------------------------------------
 minlog_csv="$here/mkfs_xfs_6.1_min_log.csv"
+if [ "${MIN_LOG_TABLE:-1}" != 0 ]; then
 {
     echo "# mkfs.xfs version $xfs_version (xfsprogs), $stamp"
     echo "# minimum log blocks (libxfs_log_calc_minimum_size, at least 512) for AG sizes from agblocks_from up to the next row;"
@@ -375,6 +377,9 @@ EOF
 EOF
 } > "$table_hpp"
 echo "mkfs.xfs: min-log table -> ${table_hpp#$root/}" >&2
+else
+    echo "mkfs.xfs: min-log table kept (MIN_LOG_TABLE=0)" >&2
+fi
 
 # --- mke2fs ------------------------------------------------------------------------------------------------------
 e2_csv="$here/mke2fs_1.47.csv"
