@@ -120,8 +120,8 @@ constexpr unsigned log2_exact(std::uint64_t v) noexcept {
 #endif
 }
 
-// ceil(a / b) for b > 0.
-constexpr std::uint64_t div_up(std::uint64_t a, std::uint64_t b) noexcept { return a / b + (a % b != 0 ? 1 : 0); }
+// ceil(a / b) for b > 0 and a + b < 2^64 (block counts here are under 2^54, divisors under 2^41).
+constexpr std::uint64_t div_up(std::uint64_t a, std::uint64_t b) noexcept { return (a + b - 1) / b; }
 
 /// Where the minimum-log steps of a block size, feature set and sector size are in xfs_min_log_steps: the
 /// 4096-byte-sector table for sectors of 4096 bytes or more, else the 512-byte one.
@@ -162,16 +162,16 @@ constexpr std::uint64_t xfs_estimate_min_log(unsigned bl, const xfs_features& f,
 PROVPOL_LOG_SIZE_INLINE constexpr void xfs_default_ag_geometry(unsigned bl, std::uint64_t dblocks, bool multidisk,
                                                                std::uint64_t& agsize, std::uint64_t& agcount) noexcept {
     const std::uint64_t ag_max = ((std::uint64_t{1} << 40) - 1) >> bl;  // XFS_AG_MAX_BLOCKS
+    const std::uint64_t bytes = dblocks << bl;  // exact: dblocks came from a byte count
+    constexpr std::uint64_t mib = std::uint64_t{1} << 20, gib = std::uint64_t{1} << 30, tib = std::uint64_t{1} << 40;
     std::uint64_t blocks = ag_max;
-    if (dblocks < (std::uint64_t{32} << (40 - bl)) && (multidisk || dblocks < (std::uint64_t{4} << (40 - bl)))) {
+    if (bytes < 32 * tib && (multidisk || bytes < 4 * tib)) {
         unsigned shift = 2;  // XFS_NOMULTIDISK_AGLOG
-        if (multidisk || dblocks < (std::uint64_t{128} << (20 - bl))) {
-            shift = 5;  // XFS_MULTIDISK_AGLOG
-            shift -= dblocks <= (std::uint64_t{512} << (30 - bl)) ? 1U : 0U;
-            shift -= dblocks <= (std::uint64_t{8} << (30 - bl)) ? 1U : 0U;
-            shift -= dblocks < (std::uint64_t{128} << (20 - bl)) ? 1U : 0U;
-            shift -= dblocks < (std::uint64_t{64} << (20 - bl)) ? 1U : 0U;
-            shift -= dblocks < (std::uint64_t{32} << (20 - bl)) ? 1U : 0U;
+        if (multidisk || bytes < 128 * mib) {
+            // XFS_MULTIDISK_AGLOG, less one per size class
+            shift = 5U - static_cast<unsigned>(bytes <= 512 * gib) - static_cast<unsigned>(bytes <= 8 * gib) -
+                    static_cast<unsigned>(bytes < 128 * mib) - static_cast<unsigned>(bytes < 64 * mib) -
+                    static_cast<unsigned>(bytes < 32 * mib);
         }
         blocks = dblocks >> shift;
         if ((dblocks & ((std::uint64_t{1} << shift) - 1)) != 0 && blocks < ag_max) ++blocks;
@@ -190,6 +190,9 @@ struct xfs_derived {
     std::uint64_t ag0_backoff = 32;       ///< kept free when the log is in AG 0: 4 inode chunks or 2 stripe units
     std::uint64_t lsunit = 0;             ///< the log stripe unit mkfs prints
     std::uint64_t align = 0;              ///< what the log is rounded to: lsunit, else dsunit
+    std::uint64_t aligned_log_start = 6;  ///< log_start rounded up to align
+    std::uint64_t gib_blocks = 262144;    ///< 1 GiB in blocks: from there the minimum is at least 10 MiB
+    std::uint64_t min_log_bytes_blocks = 2560;  ///< XFS_MIN_LOG_BYTES (10 MiB) in blocks
     xfs_min_log_class min_log_class{};    ///< the minimum-log steps for this block size, features and sector
     std::uint64_t min_log_stripe_bound = 0;  ///< added to the table for a log stripe unit of its own
 };
@@ -222,6 +225,9 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o) noexcept {
     if (lsunit * bs > xfs_max_lsunit_bytes) lsunit = (32 * 1024) >> bl;
     x.lsunit = lsunit;
     x.align = lsunit != 0 ? lsunit : x.dsunit;
+    x.aligned_log_start = x.align != 0 ? div_up(x.log_start, x.align) * x.align : x.log_start;
+    x.gib_blocks = (std::uint64_t{1} << 30) >> bl;
+    x.min_log_bytes_blocks = xfs_min_log_bytes >> bl;
     x.min_log_class = xfs_min_log_class_of(bl, f, static_cast<std::uint32_t>(sect));
     x.min_log_stripe_bound = xfs_min_log_stripe_bound(static_cast<std::uint32_t>(sect), lsunit);
     return x;
@@ -413,7 +419,7 @@ struct log_context {
     std::uint64_t ag0_backoff = 0;       ///< kept free when the log is in AG 0 (single AG): the root inode chunk
     std::uint64_t log_sunit_blocks = 0;  ///< the log stripe unit mkfs prints (0: none)
     std::uint64_t align_blocks = 0;      ///< what the log is rounded to: the log stripe unit, else the data's
-    std::uint64_t log_start = 0;         ///< first free block in the log's AG (before alignment)
+    std::uint64_t log_start = 0;         ///< first free block in the log's AG, rounded up to align_blocks
     std::uint64_t log_ag_blocks = 0;     ///< size of the AG that holds the log (AG count / 2; the last may be short)
     bool allow_unsupported = false;      ///< --unsupported
     bool fast_commit = false;            ///< mke2fs -O fast_commit
@@ -542,9 +548,14 @@ struct xfsprogs_layout {
         // calculate_initial_ag_geometry
         std::uint64_t agsize = o.agsize.count() >> bl;
         std::uint64_t agcount = o.agcount;
+        // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
+        bool check = true;
         if (agsize != 0) agcount = detail::div_up(d, agsize);
         else if (agcount != 0) agsize = detail::div_up(d, agcount);
-        else detail::xfs_default_ag_geometry(bl, d, x.dsunit != 0, agsize, agcount);
+        else {
+            detail::xfs_default_ag_geometry(bl, d, x.dsunit != 0, agsize, agcount);
+            check = x.dsunit != 0;
+        }
         // align_ag_geometry: AGs start on a stripe unit, and not all on the same disk of the stripe.
         if (PROVPOL_UNLIKELY(x.dsunit != 0)) {
             const std::uint64_t su = x.dsunit;
@@ -554,7 +565,7 @@ struct xfsprogs_layout {
                 agsize = t;
                 if (o.agcount == 0) agcount = detail::div_up(d, agsize);
             }
-            if (agsize % x.dswidth == 0 && x.dswidth != su && agcount > 1 && o.agcount == 0 && o.agsize.count() == 0) {
+            if (o.agcount == 0 && o.agsize.count() == 0 && agcount > 1 && x.dswidth != su && agsize % x.dswidth == 0) {
                 std::uint64_t t = agsize - su;
                 if (t < ag_min) t = d < agsize ? agsize : agsize + su;
                 agsize = t;
@@ -570,14 +581,14 @@ struct xfsprogs_layout {
         c.data_blocks = d;
         c.agcount = agcount;
         c.agsize_blocks = agsize;
-        if (agsize < ag_min || agsize > ag_max || agsize > d) {  // validate_ag_geometry
+        if (check && (agsize < ag_min || agsize > ag_max || agsize > d)) {  // validate_ag_geometry
             s.fail(log_reason::invalid_ag_geometry);
             return;
         }
         c.max_log_blocks = agsize - x.ag_reserved;  // agsize >= 16 MiB holds every reservation
         // The log goes in AG agcount / 2 (the last AG may be short); in AG 0, room for the root inode chunk.
         const std::uint64_t logagno = agcount / 2;
-        c.log_start = x.log_start;
+        c.log_start = x.aligned_log_start;
         c.log_ag_blocks = logagno == agcount - 1 ? d - logagno * agsize : agsize;
         c.ag0_backoff = logagno == 0 ? x.ag0_backoff : 0;
         c.log_sunit_blocks = x.lsunit;
@@ -589,8 +600,7 @@ struct xfsprogs_layout {
         if (raw == 0) raw = detail::xfs_min_log_lookup(x.min_log_class, agsize) + x.min_log_stripe_bound;
         if (raw < detail::xfs_min_log_blocks_floor) raw = detail::xfs_min_log_blocks_floor;
         c.raw_min_log_blocks = raw;
-        const std::uint64_t min_bytes_blocks = detail::xfs_min_log_bytes >> bl;
-        c.min_log_blocks = (d >= ((std::uint64_t{1} << 30) >> bl) && raw < min_bytes_blocks) ? min_bytes_blocks : raw;
+        c.min_log_blocks = (d >= x.gib_blocks && raw < x.min_log_bytes_blocks) ? x.min_log_bytes_blocks : raw;
     }
 };
 
@@ -750,7 +760,7 @@ struct xfsprogs_stripe_align_step {
     PROVPOL_LOG_SIZE_INLINE constexpr void apply(const log_context& c, log_state& s) const noexcept {
         const std::uint64_t u = c.align_blocks;
         if (u == 0 || c.agcount == 0) return;
-        const std::uint64_t start = detail::div_up(c.log_start, u) * u;
+        const std::uint64_t start = c.log_start;  // already rounded up to u by the layout
         if (start >= c.log_ag_blocks) {
             s.fail(log_reason::log_crosses_ag);
             return;
