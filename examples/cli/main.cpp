@@ -20,6 +20,7 @@ int run_plan(int argc, char** argv);
 int run_recommend(int argc, char** argv);
 int run_chunk(int argc, char** argv);
 int run_calibrate(int argc, char** argv);
+int run_logsize(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -33,6 +34,7 @@ const command commands[] = {
     {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
     {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline", provpol::cli::run_chunk},
     {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size", provpol::cli::run_calibrate},
+    {"logsize", "the filesystem log (journal) size mkfs.xfs or mke2fs makes, per preset", provpol::cli::run_logsize},
 };
 
 // Error text on exactly one line: control characters escaped.

@@ -15,5 +15,6 @@
 #include "rate_aware.hpp"
 #include "chunk.hpp"
 #include "calibrate.hpp"
+#include "log_size.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

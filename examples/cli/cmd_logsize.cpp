@@ -1,0 +1,151 @@
+// provpol logsize: the log (journal) mkfs.xfs or mke2fs would create for a device, under each preset: the
+// comparison an operator or an image builder wants before running mkfs.
+#include "cli.hpp"
+#include "table.hpp"
+
+#include <provpol/log_size.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+const char* const usage_text =
+    "provpol logsize --size SIZE [--preset xfsprogs-6.1|xfsprogs-5.14|xfs-ratio-256|xfs-floor-32m|e2fsprogs-1.47]\n"
+    "    [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE] [--su SIZE --sw N] [--log-su SIZE]\n"
+    "    [--features crc=1,finobt=1,reflink=1,rmapbt=0] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
+    "    [--format text|csv|json]\n\n"
+    "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
+    "none is given). XFS options are ignored by e2fsprogs-1.47; --fast-commit applies only to it. Without\n"
+    "--min-log-blocks, mkfs.xfs's minimum log is estimated (min_log_source=estimate; see provpol/log_size.hpp).";
+
+// The flag that carries each fs_geometry setting, for error messages.
+const char* flag_of(text_view setting) {
+    struct pair {
+        const char* setting;
+        const char* flag;
+    };
+    static const pair names[] = {{"block_size", "--block-size"},   {"sector_size", "--sector-size"},
+                                 {"agcount", "--agcount"},         {"agsize", "--agsize"},
+                                 {"stripe_unit", "--su"},          {"stripe_width", "--sw"},
+                                 {"log_stripe_unit", "--log-su"},  {"min_log_blocks", "--min-log-blocks"}};
+    for (const pair& p : names)
+        if (setting == p.setting) return p.flag;
+    return "--size";
+}
+
+// A block or sector size: a size (4096, 4KiB) that fits the geometry's 32-bit field.
+std::uint32_t small_size(const args& a, const char* name) {
+    const auto v = a.size(name);
+    if (!v) return 0;
+    if (v->count() == 0 || v->count() > 65536)
+        throw usage_error(std::string(name) + " must be in [512, 65536], got " + std::to_string(v->count()));
+    return static_cast<std::uint32_t>(v->count());
+}
+
+// --features crc=1,finobt=1,reflink=1,rmapbt=0 (any subset, in any order).
+xfs_features parse_features(const std::string& text) {
+    xfs_features f;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const std::string val = eq == std::string::npos ? "" : item.substr(eq + 1);
+        bool* target = key == "crc" ? &f.crc : key == "finobt" ? &f.finobt : key == "reflink" ? &f.reflink
+                     : key == "rmapbt" ? &f.rmapbt : nullptr;
+        if (target == nullptr)
+            throw usage_error("--features: unknown feature '" + args::printable(key) +
+                              "': expected crc, finobt, reflink or rmapbt as name=0 or name=1");
+        if (val != "0" && val != "1")
+            throw usage_error("--features: " + key + " must be 0 or 1, got '" + args::printable(val) + "'");
+        *target = val == "1";
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return f;
+}
+
+}  // namespace
+
+int run_logsize(int argc, char** argv) {
+    const args a("logsize", usage_text,
+                 {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
+                  {"--preset", "NAME", "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47 "
+                                       "(repeatable; default: all)", true},
+                  {"--block-size", "N", "block size in bytes (default: 4096; ext4 1024 below 512MiB)"},
+                  {"--sector-size", "N", "sector size in bytes (default: 512)"},
+                  {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
+                  {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
+                  {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
+                  {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
+                  {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
+                  {"--features", "LIST", "crc=1,finobt=1,reflink=1,rmapbt=0 (mkfs.xfs -m)"},
+                  {"--min-log-blocks", "N", "mkfs.xfs's minimum log, if known (default: estimated)"},
+                  {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
+                  {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
+                  {"--format", "FORMAT", "text, csv or json"}},
+                 argc, argv);
+    if (a.help_requested()) {
+        std::fputs(a.help().c_str(), stdout);
+        return 0;
+    }
+    const format out = a.output_format();
+
+    // Validate everything before printing anything.
+    const auto size = a.size("--size");
+    if (!size) throw usage_error("--size is required (see provpol logsize --help)");
+    fs_geometry_options o;
+    o.device_size = *size;
+    o.block_size = small_size(a, "--block-size");
+    o.sector_size = small_size(a, "--sector-size");
+    o.agcount = a.count("--agcount", 1, fs_geometry::max_agcount).value_or(0);
+    o.agsize = a.size("--agsize").value_or(bytes(0));
+    o.stripe_unit = a.size("--su").value_or(bytes(0));
+    o.stripe_width = static_cast<std::uint32_t>(a.count("--sw", 1, 0x7fffffff).value_or(0));
+    o.log_stripe_unit = a.size("--log-su").value_or(bytes(0));
+    if (const auto f = a.value("--features")) o.features = parse_features(*f);
+    o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
+    o.allow_unsupported = a.has("--unsupported");
+    o.fast_commit = a.has("--fast-commit");
+    if (a.has("--agsize") && o.agsize.count() == 0) throw usage_error("--agsize must not be 0");
+    if (a.has("--su") && o.stripe_unit.count() == 0) throw usage_error("--su must not be 0");
+    if (a.has("--log-su") && o.log_stripe_unit.count() == 0) throw usage_error("--log-su must not be 0");
+    const result<fs_geometry> g = fs_geometry::make(o);
+    if (!g) fail(g.error(), flag_of(g.error().setting()));
+
+    std::vector<log_preset> presets;
+    for (const std::string& name : a.values("--preset")) {
+        const auto p = parse_log_preset(name, "--preset");
+        if (!p) fail(p.error(), "--preset");
+        presets.push_back(*p);
+    }
+    if (presets.empty()) presets.assign(std::begin(all_log_presets), std::end(all_log_presets));
+
+    table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
+             "supported", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks", "min_log_source"});
+    for (log_preset p : presets) {
+        const log_size_decision d = decide_log_size(p, *g);
+        const bool xfs = p != log_preset::e2fsprogs_1_47;
+        // Errors in the layout (no AG geometry) leave nothing to report about the log.
+        const bool no_log = is_hard(d.reason) && d.log_blocks == 0;
+        const bool ag = xfs && d.agcount != 0;
+        t.add_row({cell::of_text(to_text(p)), cell::of(d.block_size), cell::of(d.data_blocks),
+                   ag ? cell::of(d.agcount) : cell(), ag ? cell::of(d.agsize_blocks) : cell(),
+                   no_log ? cell() : cell::of(d.log_blocks), xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
+                   cell::of_flag(d.supported), cell::of_text(to_text(d.reason)),
+                   xfs ? cell() : cell::of(d.fast_commit_blocks), no_log ? cell() : cell::of_size(d.log_size()),
+                   no_log ? cell() : cell::of_text(to_text(d.decided_by)),
+                   xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
+                   xfs && !no_log ? cell::of_text(d.min_log_estimated ? "estimate" : "given") : cell()});
+    }
+    t.print(stdout, out);
+    return 0;
+}
+
+}  // namespace provpol::cli

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# CLI tests of `provpol logsize`: output columns and values (each expected value is what the real mkfs.xfs 6.1.0
+# or mke2fs 1.47.0 printed, see tests/data/*.csv), several presets, formats, and bad input (exit 2, one line on
+# stderr, nothing on stdout).
+#   tests/cli/logsize_test.sh path/to/provpol
+set -uo pipefail
+provpol=${1:?usage: logsize_test.sh path/to/provpol}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# expect_output NAME EXPECTED ARGS...: exit 0, stdout exactly EXPECTED, stderr empty.
+expect_output() {
+    local name=$1 want=$2; shift 2
+    "$provpol" logsize "$@" > "$tmp/out" 2> "$tmp/err"; local rc=$?
+    if [ $rc -ne 0 ]; then bad "$name: exit $rc: $(cat "$tmp/err")"; return; fi
+    if [ -s "$tmp/err" ]; then bad "$name: stderr not empty: $(cat "$tmp/err")"; return; fi
+    if [ "$(cat "$tmp/out")" != "$want" ]; then
+        bad "$name: output differs"; diff <(echo "$want") "$tmp/out" >&2; return
+    fi
+    ok
+}
+
+# expect_usage_error NAME PATTERN ARGS...: exit 2, stdout empty, exactly one stderr line matching PATTERN.
+expect_usage_error() {
+    local name=$1 pattern=$2; shift 2
+    "$provpol" logsize "$@" > "$tmp/out" 2> "$tmp/err"; local rc=$?
+    if [ $rc -ne 2 ]; then bad "$name: exit $rc, want 2"; return; fi
+    if [ -s "$tmp/out" ]; then bad "$name: stdout not empty: $(cat "$tmp/out")"; return; fi
+    if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then bad "$name: stderr is not one line: $(cat "$tmp/err")"; return; fi
+    if ! grep -qE -- "$pattern" "$tmp/err"; then bad "$name: stderr '$(cat "$tmp/err")' does not match '$pattern'"; return; fi
+    ok
+}
+
+header="preset,block_size,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,supported,reason,fast_commit_blocks,log_size,decided_by,min_log_blocks,min_log_source"
+
+# The seed's 220 GB example: mkfs.xfs 6.1.0 prints agcount=4, agsize=14417920, blocks=57671680, log blocks=28160
+# and, probed with -l size=512b, a minimum of 2580 blocks.
+expect_output "220GiB xfsprogs-6.1 csv" "$header
+xfsprogs-6.1,4096,57671680,4,14417920,28160,0,1,,,115343360,ratio,2580,estimate" \
+    --size 220GiB --preset xfsprogs-6.1 --format csv
+
+# Several presets, one row each, in the order given; the minimum log given rather than estimated. mkfs.xfs
+# 6.1.0 on 10 GiB: agcount=4, agsize=655360, 16384 log blocks; mke2fs 1.47.0 on 8-16 GiB: a 16384-block journal.
+expect_output "several presets" "$header
+xfs-floor-32m,4096,2621440,4,655360,8192,0,1,,,33554432,floor,1986,given
+xfsprogs-6.1,4096,2621440,4,655360,16384,0,1,,,67108864,floor,1986,given
+e2fsprogs-1.47,4096,2621440,,,16384,,1,,0,67108864,journal_table,," \
+    --size 10GiB --preset xfs-floor-32m --preset xfsprogs-6.1,e2fsprogs-1.47 --min-log-blocks 1986 --format csv
+
+# mke2fs 1.47.0 below 512 MiB: 1 KiB blocks, an 8192-block journal; fast_commit adds 1/64.
+expect_output "ext4 511MiB fast_commit" "$header
+e2fsprogs-1.47,1024,523264,,,8192,,1,,128,8519680,journal_table,," \
+    --size 511MiB --preset e2fsprogs-1.47 --fast-commit --format csv
+
+# Refusals: mkfs.xfs 6.1.0 refuses 200 MiB (under 300 MiB), with the minimum log (1368 blocks) as the size.
+expect_output "200MiB refused" "$header
+xfsprogs-6.1,4096,51200,4,12800,1368,0,0,fs_too_small,,5603328,tiny_minimum,1368,given
+xfsprogs-5.14,4096,51200,4,12800,1368,0,1,,,5603328,legacy_rule,1368,given" \
+    --size 200MiB --preset xfsprogs-6.1 --preset xfsprogs-5.14 --min-log-blocks 1368 --format csv
+# ... and --unsupported formats it.
+"$provpol" logsize --size 200MiB --preset xfsprogs-6.1 --unsupported --format csv > "$tmp/out" 2>&1
+if grep -q '^xfsprogs-6.1,4096,51200,4,12800,[0-9]*,0,1,fs_too_small,' "$tmp/out"; then ok; else bad "--unsupported: $(cat "$tmp/out")"; fi
+
+# A single AG is refused (mkfs.xfs 6.1.0: "at least 2 superblocks"); a stripe over 256 KiB gives a 32 KiB log
+# stripe unit (mkfs.xfs 6.1.0 on 100 GiB, su=512k,sw=2: agcount 16, agsize 1638272, log sunit 8 blocks).
+expect_output "single AG" "$header
+xfsprogs-6.1,4096,524288,1,524288,16384,0,0,single_ag,,67108864,floor,1986,given" \
+    --size 2GiB --agcount 1 --preset xfsprogs-6.1 --min-log-blocks 1986 --format csv
+expect_output "stripe" "$header
+xfsprogs-6.1,4096,26212352,16,1638272,16384,8,1,,,67108864,floor,1986,given" \
+    --size 100GiB --su 512KiB --sw 2 --preset xfsprogs-6.1 --min-log-blocks 1986 --format csv
+
+# Default: every preset, one row each.
+"$provpol" logsize --size 1TiB --format csv > "$tmp/out" 2> "$tmp/err"
+if [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "preset xfsprogs-6.1 xfsprogs-5.14 xfs-ratio-256 xfs-floor-32m e2fsprogs-1.47 " ]; then ok
+else bad "default presets: $(cat "$tmp/out")"; fi
+
+# Text and JSON.
+"$provpol" logsize --size 220GiB --preset xfsprogs-6.1 > "$tmp/out" 2>&1
+if grep -qE '^xfsprogs-6\.1 +4096 +57671680 +4 +14417920 +28160 +0 +yes +110MiB +ratio +2580 +estimate$' "$tmp/out"; then ok
+else bad "text: $(cat "$tmp/out")"; fi
+"$provpol" logsize --size 220GiB --preset xfsprogs-6.1 --preset e2fsprogs-1.47 --format json > "$tmp/out" 2>&1
+if grep -q '"preset": "xfsprogs-6.1", "block_size": 4096, "data_blocks": 57671680, "agcount": 4' "$tmp/out" &&
+   grep -q '"preset": "e2fsprogs-1.47", .*"agcount": null' "$tmp/out"; then ok; else bad "json: $(cat "$tmp/out")"; fi
+"$provpol" logsize --help > "$tmp/out" 2>&1 && grep -q -- '--min-log-blocks' "$tmp/out" && ok || bad "--help"
+
+# Bad input.
+expect_usage_error "no size" "--size is required" --preset xfsprogs-6.1
+expect_usage_error "SI unit" "--size: invalid value '5GB'" --size 5GB
+expect_usage_error "unknown preset" "--preset: unknown value 'xfsprogs-9'" --size 1GiB --preset xfsprogs-9
+expect_usage_error "agcount and agsize" "agcount \(4\) cannot be given with agsize" --size 1GiB --agcount 4 --agsize 256MiB
+expect_usage_error "feature value" "--features: crc must be 0 or 1" --size 1GiB --features crc=2
+expect_usage_error "unknown feature" "--features: unknown feature 'bigtime'" --size 1GiB --features bigtime=1
+expect_usage_error "block size" "--block-size must be a power of two, got 3000" --size 1GiB --block-size 3000
+expect_usage_error "su without sw" "--sw: is needed with stripe_unit" --size 1GiB --su 64KiB
+expect_usage_error "su not a multiple" "--su must be a multiple of 4096" --size 1GiB --su 6KiB --sw 2
+expect_usage_error "unknown option" "unknown option '--log-size'" --size 1GiB --log-size 64MiB
+expect_usage_error "bad format" "--format: unknown value 'xml'" --size 1GiB --format xml
+expect_usage_error "agcount 0" "--agcount must be in \[1, 4294967294\], got 0" --size 1GiB --agcount 0
+expect_usage_error "sector over block" "--sector-size \(8192\) must not exceed block_size" --size 1GiB --sector-size 8192
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
