@@ -16,6 +16,7 @@ cases=(
   "recommend|--rate 100MiB/s --runs 0|--rate --max-pause-probability --latency --percent --runs --seed --format --policy"
   "chunk|--logical-block-size 512|--preset --logical-block-size --physical-block-size --minimum-io --optimal-io --max-io --dio-align --path --samples --target-fraction --format"
   "chunk|--samples /dev/null --deadline 2 --bytes 1MiB|--deadline --bytes"
+  "logsize|--size 220GiB|--size --preset --block-size --sector-size --agcount --agsize --su --sw --log-su --features --min-log-blocks --format"
   "calibrate|--path /tmp --bytes 1MiB --runs 1 --sizes 4KiB|--path --sizes --bytes --runs --mode --target-fraction --format"
 )
 # (calibrate's --save-samples is an output file name: any text is a valid name, so it has no bad values.)

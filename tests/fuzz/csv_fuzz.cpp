@@ -5,33 +5,24 @@
 
 #include "csv.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace {
 
-// The fuzz input as a file: a memfd, named through /proc/self/fd.
+// The fuzz input as a stream (fmemopen: no file system, so the fuzzer runs fast).
 struct memfile {
-    int fd = -1;
-    std::string path;
+    std::FILE* f = nullptr;
     memfile(const char* data, std::size_t size) {
-        fd = memfd_create("csv_fuzz", 0);
-        PROVPOL_FUZZ_CHECK(fd >= 0);
-        std::size_t off = 0;
-        while (off < size) {
-            const ssize_t n = write(fd, data + off, size - off);
-            PROVPOL_FUZZ_CHECK(n > 0);
-            off += static_cast<std::size_t>(n);
-        }
-        path = "/proc/self/fd/" + std::to_string(fd);
+        static const char empty = 0;
+        f = fmemopen(const_cast<char*>(size ? data : &empty), size ? size : 1, "rb");
+        PROVPOL_FUZZ_CHECK(f != nullptr);
+        if (size == 0) std::fgetc(f);  // an empty stream: consume the placeholder byte
     }
     memfile(const memfile&) = delete;
     memfile& operator=(const memfile&) = delete;
-    ~memfile() { close(fd); }
+    ~memfile() { std::fclose(f); }
 };
 
 std::string quote(const std::string& f) {
@@ -50,14 +41,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const memfile f(reinterpret_cast<const char*>(data), size);
     std::vector<std::string> first_fields;
     try {
-        provpol::cli::csv_reader r(f.path, "--input");
+        provpol::cli::csv_reader r(f.f, "fuzz.csv", "--input");
         while (r.next()) {
             PROVPOL_FUZZ_CHECK(r.line() >= 2);
             first_fields.push_back(r.field(0));  // a record has at least as many fields as the header
-            try {
-                (void)r.size(0);  // a field read as a size: a value, or a usage_error naming file, line and column
-            } catch (const provpol::cli::usage_error& e) {
-                PROVPOL_FUZZ_CHECK(std::string(e.what()).rfind("--input: ", 0) == 0);
+            if (first_fields.size() == 1) {
+                try {
+                    (void)r.size(0);  // a field read as a size: a value, or a usage_error naming file, line, column
+                } catch (const provpol::cli::usage_error& e) {
+                    PROVPOL_FUZZ_CHECK(std::string(e.what()).rfind("--input: ", 0) == 0);
+                }
             }
         }
     } catch (const provpol::cli::usage_error& e) {
@@ -76,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const memfile g(csv.data(), csv.size());
     std::vector<std::string> got;
     try {
-        provpol::cli::csv_reader r(g.path, "--input");
+        provpol::cli::csv_reader r(g.f, "roundtrip.csv", "--input");
         while (r.next()) got.push_back(r.field(0));
     } catch (const provpol::cli::usage_error&) {
         // Quoting can push a line past the reader's 64 KiB limit; that refusal is correct.
