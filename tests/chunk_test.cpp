@@ -182,12 +182,14 @@ TEST_CASE("RAID 5: rounded up to whole stripes (optimal_io), chunks of the RAID 
     CHECK(p.min_chunk() == 64_KiB);
 }
 
-TEST_CASE("unknown limits: buffered keeps the size, O_DIRECT aligns to 4 KiB") {
+TEST_CASE("unknown limits: buffered writes whole 4 KiB pages, O_DIRECT aligns to 4 KiB") {
+    // Buffered: a chunk that is not a whole number of pages starts every other write mid-page.
     const chunk_policy buffered = policy(unknown, io_mode::buffered, 64_KiB);
-    CHECK(buffered.granularity() == 1_B);
-    CHECK(buffered.decide(bytes(6000)) == chunk_decision{bytes(6000), chunk_step::requested});
+    CHECK(buffered.granularity() == 4_KiB);
+    CHECK(buffered.decide(bytes(6000)) == chunk_decision{8_KiB, chunk_step::alignment});
+    CHECK(buffered.decide(12_KiB) == chunk_decision{12_KiB, chunk_step::requested});
     CHECK(buffered.decide(1_B) == chunk_decision{4_KiB, chunk_step::floor});
-    CHECK(buffered.decide(bytes(max64)) == chunk_decision{bytes(max64), chunk_step::requested});
+    CHECK(buffered.decide(bytes(max64)) == chunk_decision{bytes(max64 - 4095), chunk_step::alignment});
     const chunk_policy direct = policy(unknown, io_mode::direct, 64_KiB);
     CHECK(direct.granularity() == 4_KiB);
     CHECK(direct.decide(bytes(6000)) == chunk_decision{8_KiB, chunk_step::alignment});
@@ -200,7 +202,7 @@ TEST_CASE("unknown limits: buffered keeps the size, O_DIRECT aligns to 4 KiB") {
     statx_only.dio_mem_align = 512_B;
     CHECK(policy(statx_only, io_mode::direct, 64_KiB).granularity() == 512_B);
     CHECK(policy(statx_only, io_mode::direct, 64_KiB).decide(bytes(5000)) == chunk_decision{bytes(5120), chunk_step::alignment});
-    CHECK(policy(statx_only, io_mode::buffered, 64_KiB).granularity() == 1_B);
+    CHECK(policy(statx_only, io_mode::buffered, 64_KiB).granularity() == 4_KiB);  // pages; statx does not apply
 }
 
 TEST_CASE("statx's O_DIRECT offset alignment counts only in direct modes") {
@@ -310,7 +312,7 @@ TEST_CASE("non-power-of-two minimum and optimal I/O sizes have no common multipl
     l.logical_block_size = 512_B;
     l.minimum_io_size = bytes((max64 / 512 - 2) * 512);  // a multiple of 512, huge
     l.optimal_io_size = bytes((max64 / 512 - 1) * 512);
-    CHECK(error_of(chunk_policy::make(l, io_mode::buffered, fixed_default{16_KiB})).find("optimal_io_size: has no common multiple") == 0);
+    CHECK(error_of(chunk_policy::make(l, io_mode::direct, fixed_default{16_KiB})).find("optimal_io_size: has no common multiple") == 0);
 }
 
 // --- the presets across devices ----------------------------------------------------------------------------------------

@@ -322,8 +322,10 @@ public:
         for (std::uint64_t v : parts)
             if (v != 0) g = detail::lcm_or_zero(g, v);
         // O_DIRECT with neither the logical block size nor statx's alignment known: 4 KiB, a multiple of every
-        // logical block size in common use (512 and 4096).
-        if (direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0)
+        // logical block size in common use (512 and 4096). Buffered writes go through the page cache: a chunk
+        // that is not a whole number of 4 KiB pages starts every other write mid-page, and the kernel reads that
+        // page first when it is not cached, the cost the floor exists to avoid; so buffered chunks are whole pages.
+        if ((direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0) || !direct)
             g = detail::lcm_or_zero(g, chunk_floor.count());
         if (g == 0)
             return unexpected(error::unsupported("minimum_io_size", "has no common multiple with the block sizes below 2^64",
