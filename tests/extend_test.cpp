@@ -193,7 +193,9 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
                                    10ULL << 30, (1ULL << 52) - 1, 1ULL << 52, max64 / 11, max64 / 10, max64 - 1, max64};
     const std::pair<std::uint64_t, std::uint64_t> configs[] = {{2560, 20}, {1024, 50}, {1, 0}, {1, 99}, {3, 33}, {1ULL << 30, 7}};
     int checked = 0;
-    for (const auto& [chunk_mb, percent] : configs) {
+    for (const auto& config : configs) {
+        const std::uint64_t chunk_mb = config.first;  // not a structured binding: clang 14 cannot capture those
+        const std::uint64_t percent = config.second;
         const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
         for (int i = 0; i < 40000; ++i) {
             auto pick = [&]() {

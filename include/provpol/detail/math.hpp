@@ -20,9 +20,9 @@ inline double sqrt(double x) noexcept { return __builtin_sqrt(x); }
 inline double log(double x) noexcept { return __builtin_log(x); }
 inline double exp(double x) noexcept { return __builtin_exp(x); }
 inline double pow(double x, double y) noexcept { return __builtin_pow(x, y); }
-constexpr double floor(double x) noexcept { return __builtin_floor(x); }
-constexpr double ceil(double x) noexcept { return __builtin_ceil(x); }
-constexpr double fabs(double x) noexcept { return __builtin_fabs(x); }
+inline double floor(double x) noexcept { return __builtin_floor(x); }
+inline double ceil(double x) noexcept { return __builtin_ceil(x); }
+inline double fabs(double x) noexcept { return __builtin_fabs(x); }
 constexpr bool isnan(double x) noexcept { return x != x; }
 constexpr bool isfinite(double x) noexcept { return x == x && x - x == 0.0; }
 #else
