@@ -83,7 +83,9 @@ TEST_CASE("VDSM fast decision equals the saturating steps for edge and random in
     const std::vector<std::uint64_t> edges = edge_sizes();
     detail::xoshiro256 rng(81);
     long compared = 0;
-    for (const auto& [chunk_mb, percent] : vdsm_settings) {
+    for (const auto& setting : vdsm_settings) {
+        const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
+        const std::uint64_t percent = setting.second;
         for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
             const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent, bytes(extent_mib << 20)).value());
             const steps_policy ref = reference_of(p);
@@ -134,7 +136,9 @@ TEST_CASE("VDSM fast decision: limits with an extent the fast path cannot use de
 TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tails") {
     detail::xoshiro256 rng(47);
     const std::vector<std::uint64_t> edges = edge_sizes();
-    for (const auto& [chunk_mb, percent] : vdsm_settings) {
+    for (const auto& setting : vdsm_settings) {
+        const std::uint64_t chunk_mb = setting.first;
+        const std::uint64_t percent = setting.second;
         const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17},
                               std::size_t{4099}}) {
