@@ -31,7 +31,8 @@ steps_policy reference_of(const vdsm_policy& p) {
 
 // The batch's flags byte, from a single decision.
 constexpr unsigned flags_of(const extend_decision& d) {
-    return (d.needs_extend ? 1u : 0u) * extend_flag_needs_extend + (d.improbable_allocation ? 1u : 0u) * extend_flag_improbable +
+    return (d.needs_extend ? 1u : 0u) * extend_flag_needs_extend +
+           (d.improbable_allocation ? 1u : 0u) * extend_flag_improbable +
            (d.can_extend ? 1u : 0u) * extend_flag_can_extend;
 }
 
@@ -60,14 +61,19 @@ std::vector<std::uint64_t> edge_sizes() {
 std::uint64_t random_size(detail::xoshiro256& rng, std::uint64_t limit_bits) {
     std::uint64_t v = rng.next() >> (64 - limit_bits + rng.below(limit_bits));
     switch (rng.below(4)) {
-        case 0: v &= ~((std::uint64_t{1} << 20) - 1); break;
-        case 1: v &= ~((std::uint64_t{1} << 30) - 1); break;
-        default: break;
+        case 0:
+            v &= ~((std::uint64_t{1} << 20) - 1);
+            break;
+        case 1:
+            v &= ~((std::uint64_t{1} << 30) - 1);
+            break;
+        default:
+            break;
     }
     return v;
 }
 
-const std::pair<std::uint64_t, std::uint64_t> vdsm_settings[] = {{2560, 20}, {1024, 50}, {1, 0},  {1, 99},
+const std::pair<std::uint64_t, std::uint64_t> vdsm_settings[] = {{2560, 20}, {1024, 50}, {1, 0},         {1, 99},
                                                                  {3, 33},    {7, 1},     {1ULL << 30, 7}};
 
 }  // namespace
@@ -75,8 +81,8 @@ const std::pair<std::uint64_t, std::uint64_t> vdsm_settings[] = {{2560, 20}, {10
 // The fast path is constexpr like the steps.
 static_assert(vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 4_GiB}) ==
               extend_policy<steps_trigger, steps_growth, steps_limits>(steps_trigger{vdsm_2022().trigger()},
-                                                                      steps_growth{vdsm_2022().growth()},
-                                                                      steps_limits{vdsm_2022().limits()})
+                                                                       steps_growth{vdsm_2022().growth()},
+                                                                       steps_limits{vdsm_2022().limits()})
                   .decide(drive_state{10_GiB, 5_GiB, 4_GiB}));
 
 TEST_CASE("VDSM fast decision equals the saturating steps for edge and random inputs") {
@@ -87,12 +93,11 @@ TEST_CASE("VDSM fast decision equals the saturating steps for edge and random in
         const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
         const std::uint64_t percent = setting.second;
         for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
-            const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent, bytes(extent_mib << 20)).value());
+            const vdsm_policy p =
+                make_vdsm_policy(vdsm_config::make(chunk_mb, percent, bytes(extent_mib << 20)).value());
             const steps_policy ref = reference_of(p);
             for (int i = 0; i < 20000; ++i) {
-                auto pick = [&] {
-                    return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64);
-                };
+                auto pick = [&] { return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64); };
                 drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
                 if (i % 3 == 0) s.allocation = bytes(s.physical.count() - rng.below(s.physical.count() / 2 + 1));
                 s.replicating = rng.below(4) == 0;
@@ -133,46 +138,91 @@ TEST_CASE("VDSM fast decision: limits with an extent the fast path cannot use de
     }
 }
 
+namespace {
+
+// The batch kernels a program may run: decide_batch as called, and each instruction-set version of VDSM's
+// blocks on its own (decide_batch runs only one of them on a given CPU). A kernel decides a prefix of the
+// drives and returns its length; the rest is decided drive by drive, as decide_batch does.
+struct batch_kernel {
+    const char* name;
+    std::size_t (*run)(const vdsm_policy&, const extend_batch_input&, const extend_batch_output&);
+};
+
+std::vector<batch_kernel> batch_kernels() {
+    std::vector<batch_kernel> k = {
+        {"decide_batch",
+         [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             decide_batch(p, in, out);
+             return in.size;
+         }},
+        {"blocks (baseline instruction set)",
+         [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             return detail::vdsm_batch_blocks(p, in, out);
+         }},
+    };
+#ifdef PROVPOL_EXTEND_BATCH_AVX2
+    if (detail::cpu_has_avx2())
+        k.push_back(
+            {"blocks (AVX2)", [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+                 return detail::vdsm_batch_blocks_avx2(p, in, out);
+             }});
+    else
+        MESSAGE("this CPU has no AVX2: the AVX2 blocks are not run");
+#endif
+    return k;
+}
+
+void run_kernel(const batch_kernel& k, const vdsm_policy& p, const extend_batch_input& in,
+                const extend_batch_output& out) {
+    for (std::size_t i = k.run(p, in, out); i < in.size; ++i) detail::decide_batch_one(p, in, out, i);
+}
+
+}  // namespace
+
 TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tails") {
-    detail::xoshiro256 rng(47);
     const std::vector<std::uint64_t> edges = edge_sizes();
-    for (const auto& setting : vdsm_settings) {
-        const std::uint64_t chunk_mb = setting.first;
-        const std::uint64_t percent = setting.second;
-        const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
-        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17},
-                              std::size_t{4099}}) {
-            std::vector<std::uint64_t> cap(n), phys(n), alloc(n), thr(n), next(n);
-            std::vector<std::uint8_t> flags(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                // Mostly below 2^47 (the vectorised blocks); every 97th drive anywhere, so that some blocks
-                // take the drive-by-drive path.
-                const std::uint64_t bits = i % 97 == 96 ? 64 : 47;
-                auto pick = [&] {
-                    if (rng.below(4) == 0) {
-                        const std::uint64_t e = edges[rng.below(edges.size())];
-                        if (bits == 64 || e < (std::uint64_t{1} << 47)) return e;
+    for (const batch_kernel& kernel : batch_kernels()) {
+        detail::xoshiro256 rng(47);
+        for (const auto& setting : vdsm_settings) {
+            const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
+            const std::uint64_t percent = setting.second;
+            const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                                  std::size_t{4099}}) {
+                std::vector<std::uint64_t> cap(n), phys(n), alloc(n), thr(n), next(n);
+                std::vector<std::uint8_t> flags(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    // Mostly below 2^47 (the vectorised blocks); every 197th drive anywhere, so that some blocks
+                    // take the drive-by-drive path.
+                    const std::uint64_t bits = i % 197 == 196 ? 64 : 47;
+                    auto pick = [&] {
+                        if (rng.below(4) == 0) {
+                            const std::uint64_t e = edges[rng.below(edges.size())];
+                            if (bits == 64 || e < (std::uint64_t{1} << 47)) return e;
+                        }
+                        return random_size(rng, bits);
+                    };
+                    cap[i] = pick();
+                    phys[i] = pick();
+                    alloc[i] = i % 3 == 0 ? phys[i] - rng.below(phys[i] / 4 + 1) : pick();
+                }
+                run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
+                           extend_batch_output{thr.data(), next.data(), flags.data()});
+                for (std::size_t i = 0; i < n; ++i) {
+                    const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
+                    if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() ||
+                        flags[i] != flags_of(d)) {
+                        CAPTURE(kernel.name);
+                        CAPTURE(chunk_mb);
+                        CAPTURE(percent);
+                        CAPTURE(i);
+                        CAPTURE(cap[i]);
+                        CAPTURE(phys[i]);
+                        CAPTURE(alloc[i]);
+                        CHECK(thr[i] == d.block_threshold.count());
+                        CHECK(next[i] == d.next_size.count());
+                        CHECK(static_cast<unsigned>(flags[i]) == flags_of(d));
                     }
-                    return random_size(rng, bits);
-                };
-                cap[i] = pick();
-                phys[i] = pick();
-                alloc[i] = i % 3 == 0 ? phys[i] - rng.below(phys[i] / 4 + 1) : pick();
-            }
-            decide_batch(p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
-                         extend_batch_output{thr.data(), next.data(), flags.data()});
-            for (std::size_t i = 0; i < n; ++i) {
-                const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
-                if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() || flags[i] != flags_of(d)) {
-                    CAPTURE(chunk_mb);
-                    CAPTURE(percent);
-                    CAPTURE(i);
-                    CAPTURE(cap[i]);
-                    CAPTURE(phys[i]);
-                    CAPTURE(alloc[i]);
-                    CHECK(thr[i] == d.block_threshold.count());
-                    CHECK(next[i] == d.next_size.count());
-                    CHECK(static_cast<unsigned>(flags[i]) == flags_of(d));
                 }
             }
         }
@@ -192,35 +242,39 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
         for (std::uint64_t d : {c - 1, c, c + 1}) cap.push_back(d);
     }
     const std::size_t n = cap.size();
-    // Physical 0 and allocation 0: next size = min(chunk, max size); can extend = max size > 0.
-    std::vector<std::uint64_t> zero(n, 0), thr(n), next(n);
-    std::vector<std::uint8_t> flags(n);
-    decide_batch(p, extend_batch_input{cap.data(), zero.data(), zero.data(), n},
-                 extend_batch_output{thr.data(), next.data(), flags.data()});
-    // The same question with physical just below the max size, so that next size is the max size itself.
-    std::vector<std::uint64_t> phys(n), thr2(n), next2(n);
-    std::vector<std::uint8_t> flags2(n);
+    std::vector<std::uint64_t> zero(n, 0), phys(n);
     for (std::size_t i = 0; i < n; ++i) phys[i] = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B}).max_size.count() - 1;
-    decide_batch(p, extend_batch_input{cap.data(), phys.data(), zero.data(), n},
-                 extend_batch_output{thr2.data(), next2.data(), flags2.data()});
-    int mismatches = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const extend_decision d = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B});
-        const extend_decision d2 = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), 0_B});
-        // An independent statement of the maximum: the smallest multiple of a MiB >= floor(11c / 10).
-        const std::uint64_t exact = cap[i] + cap[i] / 10;
-        const std::uint64_t want_max = (exact + (std::uint64_t{1} << 20) - 1) >> 20 << 20;
-        if (d.max_size.count() != want_max || next[i] != d.next_size.count() || flags[i] != flags_of(d) ||
-            next2[i] != want_max || next2[i] != d2.next_size.count() || flags2[i] != flags_of(d2))
-            ++mismatches;
+    for (const batch_kernel& kernel : batch_kernels()) {
+        CAPTURE(kernel.name);
+        // Physical 0 and allocation 0: next size = min(chunk, max size); can extend = max size > 0.
+        std::vector<std::uint64_t> thr(n), next(n);
+        std::vector<std::uint8_t> flags(n);
+        run_kernel(kernel, p, extend_batch_input{cap.data(), zero.data(), zero.data(), n},
+                   extend_batch_output{thr.data(), next.data(), flags.data()});
+        // The same question with physical just below the max size, so that next size is the max size itself.
+        std::vector<std::uint64_t> thr2(n), next2(n);
+        std::vector<std::uint8_t> flags2(n);
+        run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), zero.data(), n},
+                   extend_batch_output{thr2.data(), next2.data(), flags2.data()});
+        int mismatches = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const extend_decision d = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B});
+            const extend_decision d2 = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), 0_B});
+            // An independent statement of the maximum: the smallest multiple of a MiB >= floor(11c / 10).
+            const std::uint64_t exact = cap[i] + cap[i] / 10;
+            const std::uint64_t want_max = (exact + (std::uint64_t{1} << 20) - 1) >> 20 << 20;
+            if (d.max_size.count() != want_max || next[i] != d.next_size.count() || flags[i] != flags_of(d) ||
+                next2[i] != want_max || next2[i] != d2.next_size.count() || flags2[i] != flags_of(d2))
+                ++mismatches;
+        }
+        CHECK(mismatches == 0);
     }
-    CHECK(mismatches == 0);
 }
 
 // The batch is constexpr too: one vectorised block and a tail, decided at compile time.
 namespace {
 constexpr bool batch_in_constant_evaluation() {
-    constexpr std::size_t n = 19;
+    constexpr std::size_t n = 35;
     std::uint64_t cap[n] = {}, phys[n] = {}, alloc[n] = {}, thr[n] = {}, next[n] = {};
     std::uint8_t flags[n] = {};
     for (std::size_t i = 0; i < n; ++i) {
@@ -232,7 +286,8 @@ constexpr bool batch_in_constant_evaluation() {
     decide_batch(p, extend_batch_input{cap, phys, alloc, n}, extend_batch_output{thr, next, flags});
     for (std::size_t i = 0; i < n; ++i) {
         const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
-        if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() || flags[i] != flags_of(d)) return false;
+        if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() || flags[i] != flags_of(d))
+            return false;
     }
     return true;
 }
