@@ -103,6 +103,40 @@ BENCHMARK_CAPTURE(bm_decide_batch, lvm_thin_autoextend, provpol::lvm_thin_autoex
     ->Unit(benchmark::kMillisecond)
     ->Apply(add_statistics);
 
+// Each instruction-set version of VDSM's blocks on its own (decide_batch picks one at run time).
+using vdsm_kernel = std::size_t (*)(const provpol::vdsm_policy&, const provpol::extend_batch_input&,
+                                    const provpol::extend_batch_output&);
+void bm_vdsm_batch_kernel(benchmark::State& state, vdsm_kernel kernel) {
+    batch_buffers b;
+    const provpol::extend_batch_input in{b.in.capacity.data(), b.in.physical.data(), b.in.allocation.data(),
+                                         batch_drives};
+    const provpol::extend_batch_output out{b.threshold.data(), b.next.data(), b.flags.data()};
+    auto policy = provpol::vdsm_2022();
+    benchmark::DoNotOptimize(policy);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(kernel(policy, in, out));  // 2^20 drives: whole blocks, no tail
+        b.clobber();
+    }
+    set_batch_counters(state);
+}
+BENCHMARK_CAPTURE(bm_vdsm_batch_kernel, baseline_isa,
+                  [](const provpol::vdsm_policy& p, const provpol::extend_batch_input& in,
+                     const provpol::extend_batch_output& out) {
+                      return provpol::detail::vdsm_batch_blocks(p, in, out);
+                  })
+    ->Unit(benchmark::kMillisecond)
+    ->Apply(add_statistics);
+#ifdef PROVPOL_EXTEND_BATCH_AVX2
+BENCHMARK_CAPTURE(bm_vdsm_batch_kernel, avx2,
+                  [](const provpol::vdsm_policy& p, const provpol::extend_batch_input& in,
+                     const provpol::extend_batch_output& out) {
+                      return provpol::detail::cpu_has_avx2() ? provpol::detail::vdsm_batch_blocks_avx2(p, in, out)
+                                                             : std::size_t{0};
+                  })
+    ->Unit(benchmark::kMillisecond)
+    ->Apply(add_statistics);
+#endif
+
 // Reads n words (n a multiple of 16) as fast as the memory delivers them: 16-word blocks, which GCC's -O2
 // vectoriser takes, ORed into one word so that nothing is optimised away.
 __attribute__((noinline)) std::uint64_t read_words(const std::uint64_t* words, std::size_t n) {

@@ -271,7 +271,7 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
     }
 }
 
-// The batch is constexpr too: one vectorised block and a tail, decided at compile time.
+// The batch is constexpr too: in a constant expression every drive goes through decide().
 namespace {
 constexpr bool batch_in_constant_evaluation() {
     constexpr std::size_t n = 35;

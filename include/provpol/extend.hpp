@@ -601,6 +601,16 @@ struct extend_batch_output {
 
 namespace detail {
 
+// True in a constant expression: the batch kernels (not constexpr: they keep an uninitialised scratch array)
+// are skipped there. Without the builtin every drive goes through decide(), which is always right.
+constexpr bool constant_evaluated() noexcept {
+#if defined(__GNUC__) || defined(__clang__) || (defined(_MSC_VER) && _MSC_VER >= 1925)
+    return __builtin_is_constant_evaluated();
+#else
+    return true;
+#endif
+}
+
 // One drive of a batch, through decide().
 template <class Policy>
 constexpr void decide_batch_one(const Policy& policy, const extend_batch_input& in, const extend_batch_output& out,
@@ -622,7 +632,7 @@ constexpr std::size_t vdsm_batch_block = 32;
 constexpr unsigned vdsm_batch_bits = 47;
 
 // True when every input of the block is below 2^47.
-PROVPOL_ALWAYS_INLINE constexpr bool vdsm_batch_block_fits(const std::uint64_t* PROVPOL_RESTRICT capacity,
+PROVPOL_ALWAYS_INLINE bool vdsm_batch_block_fits(const std::uint64_t* PROVPOL_RESTRICT capacity,
                                      const std::uint64_t* PROVPOL_RESTRICT physical,
                                      const std::uint64_t* PROVPOL_RESTRICT allocation) noexcept {
     std::uint64_t any = 0;
@@ -645,7 +655,7 @@ PROVPOL_ALWAYS_INLINE constexpr bool vdsm_batch_block_fits(const std::uint64_t* 
 //   can extend       physical < max size, i.e. floor(physical / 2^20) < max MiB;
 //   improbable       allocation > next size, i.e. ceil(allocation / 2^20) > next MiB.
 // The flags are built in 32-bit lanes and narrowed to bytes once, after the loop.
-PROVPOL_ALWAYS_INLINE constexpr void vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
+PROVPOL_ALWAYS_INLINE void vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
                                 const std::uint64_t* PROVPOL_RESTRICT capacity,
                                 const std::uint64_t* PROVPOL_RESTRICT physical,
                                 const std::uint64_t* PROVPOL_RESTRICT allocation,
@@ -655,7 +665,7 @@ PROVPOL_ALWAYS_INLINE constexpr void vdsm_batch_lanes(std::uint64_t chunk, std::
     constexpr std::uint64_t max_size_bias = (std::uint64_t{10} << 20) - 10;
     const std::int64_t lim = static_cast<std::int64_t>(limit);
     const std::uint64_t request_bias = chunk + mib_mask;
-    std::uint32_t bits[vdsm_batch_block] = {};
+    std::uint32_t bits[vdsm_batch_block];  // every element is written below; not zeroed (no rep stos per block)
     for (std::size_t i = 0; i < vdsm_batch_block; ++i) {
         const std::uint64_t c = capacity[i];
         const std::uint64_t p = physical[i];
@@ -680,7 +690,7 @@ PROVPOL_ALWAYS_INLINE constexpr void vdsm_batch_lanes(std::uint64_t chunk, std::
 
 // Decides the whole blocks of a VDSM batch and returns how many drives that is.
 template <class Policy>
-PROVPOL_ALWAYS_INLINE constexpr std::size_t vdsm_batch_blocks(const Policy& policy, const extend_batch_input& in,
+PROVPOL_ALWAYS_INLINE std::size_t vdsm_batch_blocks(const Policy& policy, const extend_batch_input& in,
                                                               const extend_batch_output& out) noexcept {
     const std::uint64_t chunk = policy.growth().config.chunk().count();
     const std::uint64_t limit = policy.trigger().config.limit(false).count();
@@ -714,17 +724,19 @@ inline bool cpu_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
 /// Decides n drives at once: element i of the output is decide() of drive i (threshold, next size and the
 /// three flags). The arrays must not overlap. VDSM's policy decides in vectorised blocks of 32 drives (see
 /// detail::vdsm_batch_lanes; with AVX2 where the CPU has it); other policies, blocks with a size of 128 TiB
-/// or more, and the last n % 32 drives are decided drive by drive.
+/// or more, the last n % 32 drives, and every drive in a constant expression are decided drive by drive.
 template <class Policy>
 constexpr void decide_batch(const Policy& policy, const extend_batch_input& in, const extend_batch_output& out) noexcept {
     std::size_t i = 0;
     if constexpr (std::is_same_v<Policy, vdsm_policy>) {
+        if (!detail::constant_evaluated()) {
 #ifdef PROVPOL_EXTEND_BATCH_AVX2
-        if (!__builtin_is_constant_evaluated() && detail::cpu_has_avx2())
-            i = detail::vdsm_batch_blocks_avx2(policy, in, out);
-        else
+            if (detail::cpu_has_avx2())
+                i = detail::vdsm_batch_blocks_avx2(policy, in, out);
+            else
 #endif
-            i = detail::vdsm_batch_blocks(policy, in, out);
+                i = detail::vdsm_batch_blocks(policy, in, out);
+        }
     }
     for (; i < in.size; ++i) detail::decide_batch_one(policy, in, out, i);
 }
