@@ -62,6 +62,14 @@
 #define PROVPOL_RESTRICT
 #endif
 
+/// PROVPOL_MODULAR_ARITHMETIC: the function relies on unsigned arithmetic modulo 2^n by design (random
+/// generators, branch-free batch kernels); tells clang's integer sanitizer so.
+#if defined(__clang__)
+#define PROVPOL_MODULAR_ARITHMETIC __attribute__((no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
+#else
+#define PROVPOL_MODULAR_ARITHMETIC
+#endif
+
 namespace provpol::detail {
 
 /// Prints where an assertion failed and aborts. Never returns; deliberately not constexpr, so a failed
