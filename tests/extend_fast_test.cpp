@@ -29,6 +29,16 @@ steps_policy reference_of(const vdsm_policy& p) {
     return steps_policy(steps_trigger{p.trigger()}, steps_growth{p.growth()}, steps_limits{p.limits()});
 }
 
+// LVM's steps under other names.
+struct lvm_steps_trigger : lvm_thin_trigger {};
+struct lvm_steps_growth : lvm_thin_growth {};
+struct lvm_steps_limits : lvm_pool_limits {};
+using lvm_steps_policy = extend_policy<lvm_steps_trigger, lvm_steps_growth, lvm_steps_limits>;
+
+lvm_steps_policy reference_of(const lvm_thin_policy& p) {
+    return lvm_steps_policy(lvm_steps_trigger{p.trigger()}, lvm_steps_growth{p.growth()}, lvm_steps_limits{p.limits()});
+}
+
 // The batch's flags byte, from a single decision.
 constexpr unsigned flags_of(const extend_decision& d) {
     return (d.needs_extend ? 1u : 0u) * extend_flag_needs_extend +
@@ -37,7 +47,8 @@ constexpr unsigned flags_of(const extend_decision& d) {
 }
 
 // Sizes that sit on the fast paths' boundaries: 0, 1, MiB and extent edges, multiples of 10 MiB (where
-// floor(11c / 10) crosses a MiB), the batch's 2^47 and the single decision's 2^63, and 2^64 - 1.
+// floor(11c / 10) crosses a MiB), the batch's 2^47, the single decisions' 2^53 (LVM) and 2^63 (VDSM), and
+// 2^64 - 1.
 std::vector<std::uint64_t> edge_sizes() {
     std::vector<std::uint64_t> v = {0, 1, 2, 9, 10, 11, max64, max64 - 1, max64 / 10, max64 / 11};
     for (unsigned bits : {20u, 27u, 30u, 34u, 40u, 47u, 50u, 51u, 52u, 60u, 61u, 62u, 63u}) {
@@ -131,6 +142,56 @@ TEST_CASE("VDSM fast decision: limits with an extent the fast path cannot use de
         const steps_policy ref(steps_trigger{{c}}, steps_growth{{c}}, steps_limits{{bytes(extent)}});
         for (const drive_state s : {drive_state{10_GiB, 5_GiB, 4_GiB}, drive_state{0_B, 0_B, 0_B},
                                     drive_state{bytes((std::uint64_t{1} << 63) - 1), 1_GiB, 0_B},
+                                    drive_state{bytes(max64), 1_GiB, bytes(max64)}}) {
+            CAPTURE(extent);
+            CHECK(p.decide(s) == ref.decide(s));
+        }
+    }
+}
+
+TEST_CASE("LVM fast decision equals the saturating steps for edge and random inputs") {
+    const std::vector<std::uint64_t> edges = edge_sizes();
+    detail::xoshiro256 rng(53);
+    long compared = 0;
+    for (std::uint64_t threshold : {50u, 70u, 99u, 100u}) {
+        for (std::uint64_t percent : {1u, 20u, 100u, 333u, 1000u}) {
+            for (std::uint64_t extent : {std::uint64_t{1024}, std::uint64_t{4} << 20, std::uint64_t{1} << 34}) {
+                const lvm_thin_policy p =
+                    make_lvm_thin_policy(lvm_thin_config::make(threshold, percent, bytes(extent)).value());
+                const lvm_steps_policy ref = reference_of(p);
+                for (int i = 0; i < 3000; ++i) {
+                    auto pick = [&] {
+                        return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64);
+                    };
+                    drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                    if (i % 3 == 0) s.allocation = bytes(s.physical.count() - rng.below(s.physical.count() / 2 + 1));
+                    s.threshold_exceeded = rng.below(8) == 0;
+                    const extend_decision got = p.decide(s);
+                    const extend_decision want = ref.decide(s);
+                    ++compared;
+                    if (got != want) {
+                        CAPTURE(threshold);
+                        CAPTURE(percent);
+                        CAPTURE(extent);
+                        CAPTURE(s.capacity.count());
+                        CAPTURE(s.physical.count());
+                        CAPTURE(s.allocation.count());
+                        CHECK(got == want);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(compared == 4 * 5 * 3 * 3000);
+}
+
+TEST_CASE("LVM fast decision: limits with an extent the fast path cannot use decide through the steps") {
+    const lvm_thin_config c = lvm_thin_config::make(70, 20).value();
+    for (std::uint64_t extent : {std::uint64_t{3000}, std::uint64_t{1} << 35, (std::uint64_t{1} << 40) + 4096, max64}) {
+        const lvm_thin_policy p(lvm_thin_trigger{c}, lvm_thin_growth{c}, lvm_pool_limits{bytes(extent)});
+        const lvm_steps_policy ref(lvm_steps_trigger{{c}}, lvm_steps_growth{{c}}, lvm_steps_limits{{bytes(extent)}});
+        for (const drive_state s : {drive_state{1_TiB, 100_GiB, 71_GiB}, drive_state{0_B, 0_B, 0_B},
+                                    drive_state{bytes((std::uint64_t{1} << 53) - 1), 1_GiB, 0_B},
                                     drive_state{bytes(max64), 1_GiB, bytes(max64)}}) {
             CAPTURE(extent);
             CHECK(p.decide(s) == ref.decide(s));

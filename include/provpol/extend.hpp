@@ -377,26 +377,46 @@ struct has_limits_api<T, std::enable_if_t<std::is_same_v<decltype(std::declval<c
                                           std::is_same_v<decltype(std::declval<const T&>().lv_size(bytes())), bytes>>>
     : std::true_type {};
 
-// True for the steps of vdsm_policy, whose decision has a fast path (extend_policy::decide).
+// True for the steps of vdsm_policy and lvm_thin_policy, whose decisions have fast paths
+// (extend_policy::decide).
 template <class Trigger, class Growth, class Limits>
 constexpr bool is_vdsm_steps = std::is_same_v<Trigger, vdsm_trigger> && std::is_same_v<Growth, vdsm_growth> &&
                                std::is_same_v<Limits, qcow2_lvm_limits>;
+template <class Trigger, class Growth, class Limits>
+constexpr bool is_lvm_thin_steps = std::is_same_v<Trigger, lvm_thin_trigger> && std::is_same_v<Growth, lvm_thin_growth> &&
+                                   std::is_same_v<Limits, lvm_pool_limits>;
 
 // Inputs below 2^63 keep every sum of the VDSM fast path below 2^64: the largest is
 // capacity + capacity / 10 + (extent - 1) < 0.55 * 2^64 + 2^62, with the extent at most 2^62.
 constexpr unsigned vdsm_fast_bits = 63;
+// Inputs below 2^53 keep every intermediate of the LVM fast path below 2^60: physical * threshold percent
+// (<= 100), and the chunk, at most 10 * physical + 11 extents (percent <= 1000, extent <= 2^34).
+constexpr unsigned lvm_thin_fast_bits = 53;
 
-// The extent's alignment mask for a policy's fast path: extent - 1 when the fast path is exact for every input
-// below 2^63 (the extent is in [1, 2^62]), and 2^63 otherwise, so that the fast path's guard, which ORs the mask
-// with the inputs, always fails and the saturating steps decide. The VDSM configurations are valid by
-// construction; only the limits' extent is a plain member, so it is the one checked.
+// The limits' extent mask for a policy's fast path: extent - 1 when the fast path is exact with that extent,
+// and 2^63 otherwise, so that the fast path's guard, which ORs the mask with the inputs, always fails and the
+// saturating steps decide. The configurations are valid by construction; the limits' extent is a plain
+// member, so it is the one checked: VDSM's fast path takes any extent in [1, 2^62], LVM's a power of two up
+// to 2^34 (its steps round down with a remainder, which a mask equals only for powers of two).
 template <class Trigger, class Growth, class Limits>
 constexpr std::uint64_t fast_extent_mask(const Limits& limits) noexcept {
+    const std::uint64_t e = limits.extent.count();
     if constexpr (is_vdsm_steps<Trigger, Growth, Limits>) {
-        const std::uint64_t e = limits.extent.count();
         if (e >= 1 && e <= (std::uint64_t{1} << 62)) return e - 1;
+    } else if constexpr (is_lvm_thin_steps<Trigger, Growth, Limits>) {
+        if (is_power_of_two(e) && e <= (std::uint64_t{1} << 34)) return e - 1;
     }
     return std::uint64_t{1} << 63;
+}
+
+// log2 of LVM's growth extent (a power of two by lvm_thin_config::make), for the fast path's shifts.
+template <class Growth>
+constexpr unsigned growth_extent_shift(const Growth& growth) noexcept {
+    unsigned k = 0;
+    if constexpr (std::is_same_v<Growth, lvm_thin_growth>) {
+        while ((std::uint64_t{1} << k) < growth.config.extent().count()) ++k;
+    }
+    return k;
 }
 
 }  // namespace detail
@@ -426,7 +446,8 @@ public:
           growth_(growth),
           limits_(limits),
           extent_mask_(detail::fast_extent_mask<Trigger, Growth, Limits>(limits)),
-          extent_align_(~extent_mask_) {}
+          extent_align_(~extent_mask_),
+          growth_shift_(detail::growth_extent_shift(growth)) {}
 
     PROVPOL_NODISCARD constexpr const Trigger& trigger() const noexcept { return trigger_; }
     PROVPOL_NODISCARD constexpr const Growth& growth() const noexcept { return growth_; }
@@ -439,6 +460,11 @@ public:
             // branch-free path without saturation checks; the rest take the saturating steps.
             const std::uint64_t any = d.capacity.count() | d.physical.count() | d.allocation.count() | extent_mask_;
             if (PROVPOL_LIKELY((any >> detail::vdsm_fast_bits) == 0)) return decide_vdsm_fast(d);
+            return decide_cold(d);
+        } else if constexpr (detail::is_lvm_thin_steps<Trigger, Growth, Limits>) {
+            // The same for LVM's thin-pool autoextend, below 2^53 (8 PiB).
+            const std::uint64_t any = d.capacity.count() | d.physical.count() | d.allocation.count() | extent_mask_;
+            if (PROVPOL_LIKELY((any >> detail::lvm_thin_fast_bits) == 0)) return decide_lvm_thin_fast(d);
             return decide_cold(d);
         } else {
             return decide_steps(d);
@@ -517,11 +543,52 @@ private:
         return out;
     }
 
+    // decide_steps() for LVM's steps, when capacity, physical and allocation are below 2^53 and the limits'
+    // extent is a power of two up to 2^34 (extent_mask_ < 2^34): no intermediate reaches 2^60 (see
+    // detail::lvm_thin_fast_bits), so the saturating steps reduce to plain arithmetic, and:
+    //   limit = physical - floor(physical * threshold / 100), so physical - limit = that floor (q): the block
+    //   threshold is max(q, 1), and physical - allocation < limit is q < allocation (limit <= physical); with
+    //   threshold 100 (disabled) q = physical and limit = 0, as the step says;
+    //   the request and the maximum are multiples of the extent, so the LV after the extend is the next size.
+    // Every output equals decide_steps()'s (tests/extend_fast_test.cpp compares them).
+    constexpr extend_decision decide_lvm_thin_fast(const drive_state& d) const noexcept {
+        const std::uint64_t c = d.capacity.count();
+        const std::uint64_t p = d.physical.count();
+        const std::uint64_t a = d.allocation.count();
+        const std::uint64_t e = extent_mask_;
+        const std::uint64_t not_e = extent_align_;
+        const lvm_thin_config& grow = growth_.config;
+        const std::uint64_t extents = (p + grow.extent().count() - 1) >> growth_shift_;  // ceil(p / extent)
+        const std::uint64_t add = (extents * grow.extend_percent() + 99) / 100;           // ceil(extents * % / 100)
+        const std::uint64_t chunk = (add + (add == 0 ? 1 : 0)) << growth_shift_;        // at least one extent
+        const std::uint64_t q = p * trigger_.config.threshold_percent() / 100;          // floor(p * threshold / 100)
+        const std::uint64_t limit = p - q;
+        extend_decision out{};
+        out.chunk = bytes(chunk);
+        out.limit = bytes(limit);
+        out.block_threshold = bytes(q + (q == 0 ? 1 : 0));  // max(q, 1)
+        out.needs_extend = q < a;
+        out.max_size = bytes(c & not_e);
+        out.can_extend = p < out.max_size.count();
+        const std::uint64_t request = (p + chunk + e) & not_e;
+        const std::uint64_t next = request < out.max_size.count() ? request : out.max_size.count();
+        out.next_size = bytes(next);
+        out.improbable_allocation = a > p;
+        out.lv_size_after_extend = bytes(next);
+        out.next_block_threshold = bytes(next > limit ? next - limit : 1);
+        out.max_size_storage = out.max_size;
+        out.initial_size = bytes((c + e) & not_e);
+        out.action = detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation,
+                                              out.needs_extend);
+        return out;
+    }
+
     Trigger trigger_;
     Growth growth_;
     Limits limits_;
     std::uint64_t extent_mask_;   // limits_.extent - 1 for the fast path, or 2^63 (see detail::fast_extent_mask)
     std::uint64_t extent_align_;  // ~extent_mask_
+    unsigned growth_shift_;       // log2 of LVM's growth extent (detail::growth_extent_shift); 0 for others
 };
 
 /// oVirt VDSM's policy type.
