@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Measures the numbers of bench/README.md on this machine and prints them as Markdown: ns per decision and
-# the batch's ratio to memcpy (Google Benchmark), instructions per decision (callgrind), and compile cost.
+# Measures the numbers of bench/README.md on this machine and prints them as Markdown: every benchmark in
+# build-dir/bench (Google Benchmark: ns per decision, the batch's ratio to memcpy), instructions per decision
+# (callgrind, tools/instruction_budget.sh), and compile cost (tools/compile_cost.sh).
 #
 #   tools/perf_report.sh [build-dir]
 #
@@ -11,8 +12,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build/dev}
 reps=${REPETITIONS:-15}
-bench=$build/bench/extend_bench
-[ -x "$bench" ] || { echo "perf_report.sh: $bench not found; build the dev preset first" >&2; exit 2; }
+benches=("$build"/bench/*_bench)
+[ -x "${benches[0]}" ] || { echo "perf_report.sh: no benchmarks in $build/bench; build the dev preset first" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,27 +31,35 @@ echo "- Google Benchmark $(dpkg-query -W -f='${Version}' libbenchmark-dev 2>/dev
 echo "- load average when measured: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-"$bench" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true --benchmark_format=csv \
-  >"$tmp/bench.csv" 2>"$tmp/bench.err"
-
-# name,iterations,real_time,cpu_time,time_unit,...   -> "<name> <stat> <real> <cpu> <unit>"
-awk -F, 'NR > 1 && $1 ~ /_(median|min)"$/ {
-           name = $1; gsub(/"/, "", name); stat = name; sub(/.*_/, "", stat); sub(/_[a-z]+$/, "", name)
-           print name, stat, $3, $4, $5 }' "$tmp/bench.csv" >"$tmp/rows"
-
-echo "## Time (Google Benchmark, CPU time, $reps repetitions)"
+echo "## Time (Google Benchmark, CPU time per iteration, $reps repetitions)"
 echo
 echo "| benchmark | median | min |"
 echo "|---|---:|---:|"
-awk '{ key = $1; unit[key] = $5; v[key, $2] = $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
-     END { for (i = 1; i <= n; ++i) { k = order[i]; printf "| `%s` | %.3g %s | %.3g %s |\n", k, v[k, "median"], unit[k], v[k, "min"], unit[k] } }' \
-  "$tmp/rows"
+: >"$tmp/rows"
+for bench in "${benches[@]}"; do
+  "$bench" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true --benchmark_format=csv \
+    >"$tmp/bench.csv" 2>"$tmp/bench.err"
+  # name,iterations,real_time,cpu_time,time_unit,...   -> "<name> <stat> <real> <cpu> <unit>"
+  awk -F, 'NR > 1 && $1 ~ /_(median|min)"$/ {
+             name = $1; gsub(/"/, "", name); stat = name; sub(/.*_/, "", stat); sub(/_[a-z]+$/, "", name)
+             print name, stat, $3, $4, $5 }' "$tmp/bench.csv" >"$tmp/one"
+  awk '{ key = $1; unit[key] = $5; v[key, $2] = $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+       END { for (i = 1; i <= n; ++i) {
+               k = order[i]
+               mn = ((k, "min") in v) ? sprintf("%.3g %s", v[k, "min"], unit[k]) : "-"
+               printf "| `%s` | %.3g %s | %s |\n", k, v[k, "median"], unit[k], mn } }' \
+    "$tmp/one"
+  cat "$tmp/one" >>"$tmp/rows"
+done
 echo
 awk '$1 == "bm_decide_batch/vdsm_2022" { b[$2] = $4 }
+     $1 == "bm_vdsm_batch_kernel/baseline_isa" { s[$2] = $4 }
      $1 == "bm_memcpy_same_bytes" { m[$2] = $4 }
      $1 == "bm_copy_same_streams" { c[$2] = $4 }
-     END { printf "Batch of 1,048,576 drives / memcpy of the same bytes: **%.2fx** (medians), %.2fx (minima).\n", b["median"] / m["median"], b["min"] / m["min"]
-           printf "Plain copy of the same six streams / memcpy: %.2fx (medians), %.2fx (minima).\n", c["median"] / m["median"], c["min"] / m["min"] }' "$tmp/rows"
+     END { if (!("median" in m)) exit
+           printf "- decide_batch (vdsm_2022, 1,048,576 drives) / memcpy of the same bytes: **%.2fx** (medians), %.2fx (minima)\n", b["median"] / m["median"], b["min"] / m["min"]
+           if ("median" in s) printf "- the baseline-ISA (SSE2) blocks alone / memcpy: %.2fx (medians), %.2fx (minima)\n", s["median"] / m["median"], s["min"] / m["min"]
+           printf "- a plain copy of the same six streams / memcpy: %.2fx (medians), %.2fx (minima)\n", c["median"] / m["median"], c["min"] / m["min"] }' "$tmp/rows"
 echo
 
 echo "## Instructions (callgrind)"
