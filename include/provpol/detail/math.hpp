@@ -20,9 +20,20 @@ inline double sqrt(double x) noexcept { return __builtin_sqrt(x); }
 inline double log(double x) noexcept { return __builtin_log(x); }
 inline double exp(double x) noexcept { return __builtin_exp(x); }
 inline double pow(double x, double y) noexcept { return __builtin_pow(x, y); }
-inline double floor(double x) noexcept { return __builtin_floor(x); }
-inline double ceil(double x) noexcept { return __builtin_ceil(x); }
-inline double fabs(double x) noexcept { return __builtin_fabs(x); }
+// floor and ceil by truncation, because clang 14 cannot evaluate __builtin_floor/__builtin_ceil in a constant
+// expression (-Winvalid-constexpr is an error). |x| >= 2^52 is already integral; NaN and infinities pass through.
+// (The sign of a zero result is not kept: floor(-0.0) is +0.0.)
+constexpr double floor(double x) noexcept {
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x;
+    const double t = static_cast<double>(static_cast<long long>(x));
+    return t > x ? t - 1.0 : t;
+}
+constexpr double ceil(double x) noexcept {
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x;
+    const double t = static_cast<double>(static_cast<long long>(x));
+    return t < x ? t + 1.0 : t;
+}
+constexpr double fabs(double x) noexcept { return __builtin_fabs(x); }
 constexpr bool isnan(double x) noexcept { return x != x; }
 constexpr bool isfinite(double x) noexcept { return x == x && x - x == 0.0; }
 #else
