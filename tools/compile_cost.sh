@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --includes) mode=includes ;;
     --check) check=1 ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     --*) echo "compile_cost.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;
   esac

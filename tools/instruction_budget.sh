@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     --check) check=1 ;;
     --markdown) markdown=1 ;;
     --binary) binary=${2:?--binary needs a path}; shift ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "instruction_budget.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
