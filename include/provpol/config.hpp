@@ -44,6 +44,32 @@
 #define PROVPOL_UNLIKELY(x) (x)
 #endif
 
+/// PROVPOL_COLD: an out-of-line, rarely taken path (e.g. the saturating path of a decision for sizes near
+/// 2^64), kept out of the hot path so that the hot path stays small enough to inline.
+/// PROVPOL_ALWAYS_INLINE: a batch kernel that must be compiled inside its caller (e.g. a caller built for AVX2).
+/// PROVPOL_RESTRICT: the pointers of a batch do not alias, so that compilers vectorise without run-time checks.
+#if defined(__GNUC__) || defined(__clang__)
+#define PROVPOL_COLD __attribute__((noinline, cold))
+#define PROVPOL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#define PROVPOL_RESTRICT __restrict
+#elif defined(_MSC_VER)
+#define PROVPOL_COLD __declspec(noinline)
+#define PROVPOL_ALWAYS_INLINE __forceinline
+#define PROVPOL_RESTRICT __restrict
+#else
+#define PROVPOL_COLD
+#define PROVPOL_ALWAYS_INLINE inline
+#define PROVPOL_RESTRICT
+#endif
+
+/// PROVPOL_MODULAR_ARITHMETIC: the function relies on unsigned arithmetic modulo 2^n by design (random
+/// generators, branch-free batch kernels); tells clang's integer sanitizer so.
+#if defined(__clang__)
+#define PROVPOL_MODULAR_ARITHMETIC __attribute__((no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
+#else
+#define PROVPOL_MODULAR_ARITHMETIC
+#endif
+
 namespace provpol::detail {
 
 /// Prints where an assertion failed and aborts. Never returns; deliberately not constexpr, so a failed

@@ -11,12 +11,7 @@
 
 namespace provpol::detail {
 
-#if defined(__clang__)
-// The generators below rely on unsigned arithmetic modulo 2^64; tell clang's integer sanitizer so.
-#define PROVPOL_MODULAR_ARITHMETIC __attribute__((no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
-#else
-#define PROVPOL_MODULAR_ARITHMETIC
-#endif
+// The generators below rely on unsigned arithmetic modulo 2^64 (PROVPOL_MODULAR_ARITHMETIC, config.hpp).
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): seeds xoshiro, and is a fine generator for short sweeps.
 class splitmix64 {

@@ -1,0 +1,262 @@
+// Instruction budgets of provpol's decision paths, counted by callgrind (tools/instruction_budget.sh runs it,
+// and the ctest test perf.instruction_budget checks the budgets).
+//
+// Method. For every entry the program runs two loops over the same table of varying inputs, N iterations each:
+//   walk    loads input i (i cycles through a 4096-row table) and hands every input field to use_in_register();
+//   decide  does exactly the same, then decides and hands every output field to use_anywhere().
+// Both are empty asm statements: the compiler must load every input into a register and compute every output,
+// but nothing is stored or printed. Each loop is its own noinline function, bracketed by CALLGRIND_ZERO_STATS
+// and CALLGRIND_DUMP_STATS_AT("provpol:<entry>:walk" or ":decide"), so callgrind writes the exact instruction
+// count of each loop to a dump of its own. Instructions per decision = (decide - walk) / N: the input walk,
+// the loop control and the client requests cancel, and what is left is the decision, from the inputs in
+// registers to every output computed. The policy is made opaque to the compiler (its address escapes), as in
+// an agent that reads its configuration at run time, so no configuration value is folded into the code.
+// Callgrind counts executed instructions, not time: the result is the same on every run and every x86-64
+// machine, for one compiler and one set of flags (the budgets are for g++ 12 at -O2).
+//
+// Batch entries ("extend-batch/...", no budget) report instructions per drive of decide_batch's vectorised blocks, each
+// instruction-set version run directly: decide over N drives in calls of 4096, minus the same calls to an
+// empty function.
+//
+// Usage:
+//   instructions --list     "callgrind-requests yes|no", "compiler <version>", "flags <flags>" (when the build
+//                           defines PROVPOL_BENCH_FLAGS), then one line per entry:
+//                           "entry <name> <budget> <iterations>" (budget 0: reported only; names have no spaces)
+//   instructions            run every entry (under valgrind --tool=callgrind for the counts; run natively it
+//                           only exercises the loops)
+//
+// Adding a family (bench/README.md has the recipe): a sink() for its output type, a table of varying inputs,
+// and one line in entries[] with the name, the budget and a lambda that decides one input.
+//
+// SPDX-License-Identifier: MIT
+#include <provpol/detail/random.hpp>
+#include <provpol/extend.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define PROVPOL_BENCH_CALLGRIND 1
+#endif
+#endif
+#ifndef PROVPOL_BENCH_CALLGRIND
+#define PROVPOL_BENCH_CALLGRIND 0
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(name) static_cast<void>(name)
+#endif
+
+namespace {
+
+using namespace provpol;
+
+// --- sinks ----------------------------------------------------------------------------------------------------
+// An input is taken in a register (both loops load it: that is the walk); an output is taken wherever the
+// compiler has it, register or stack slot ("g"), so that the sink adds no instruction of its own.
+
+template <class T>
+inline void use_in_register(T v) noexcept {
+    asm volatile("" : : "r"(v));
+}
+template <class T>
+inline void use_anywhere(T v) noexcept {
+    asm volatile("" : : "g"(v));
+}
+
+inline void sink(const drive_state& s) noexcept {
+    use_in_register(s.capacity.count());
+    use_in_register(s.physical.count());
+    use_in_register(s.allocation.count());
+    use_in_register(s.replicating);
+    use_in_register(s.threshold_exceeded);
+    use_in_register(s.write_rate.bytes_per_second());
+}
+inline void sink(const extend_decision& d) noexcept {
+    use_anywhere(d.chunk.count());
+    use_anywhere(d.limit.count());
+    use_anywhere(d.block_threshold.count());
+    use_anywhere(d.needs_extend);
+    use_anywhere(d.improbable_allocation);
+    use_anywhere(d.can_extend);
+    use_anywhere(d.max_size.count());
+    use_anywhere(d.next_size.count());
+    use_anywhere(d.lv_size_after_extend.count());
+    use_anywhere(d.next_block_threshold.count());
+    use_anywhere(d.max_size_storage.count());
+    use_anywhere(d.initial_size.count());
+    use_anywhere(static_cast<unsigned char>(d.action));
+}
+
+// Hides a value from the optimiser: after this the compiler knows nothing of its contents.
+template <class T>
+inline void opaque(T& v) noexcept {
+    asm volatile("" : : "r"(&v) : "memory");
+}
+
+// --- the two loops --------------------------------------------------------------------------------------------
+
+constexpr std::size_t table_size = 4096;  // a power of two: the walk is one add and one mask
+
+template <class Input>
+__attribute__((noinline)) void walk_loop(const Input* table, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) sink(table[i & (table_size - 1)]);
+}
+
+template <class Input, class Decide>
+__attribute__((noinline)) void decide_loop(const Decide& decide, const Input* table, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const Input& in = table[i & (table_size - 1)];
+        sink(in);
+        sink(decide(in));
+    }
+}
+
+// --- entries --------------------------------------------------------------------------------------------------
+
+struct entry {
+    const char* name;
+    unsigned budget;  // instructions per decision at g++ -O2 on x86-64; 0: reported, not enforced
+    std::size_t iterations;
+    void (*run)(const entry&);
+};
+
+// Runs the walk and then the decide loop of one entry, each in a callgrind dump of its own.
+template <class Walk, class Decide>
+void measure(const entry& e, const Walk& walk, const Decide& decide) {
+    char label[160];
+    std::snprintf(label, sizeof label, "provpol:%s:walk", e.name);
+    CALLGRIND_ZERO_STATS;
+    walk();
+    CALLGRIND_DUMP_STATS_AT(label);
+    std::snprintf(label, sizeof label, "provpol:%s:decide", e.name);
+    CALLGRIND_ZERO_STATS;
+    decide();
+    CALLGRIND_DUMP_STATS_AT(label);
+}
+
+// A single-decision entry: N decisions over a table of inputs.
+template <class Input, class Decide>
+void measure_decisions(const entry& e, const std::vector<Input>& table, const Decide& decide) {
+    measure(
+        e, [&] { walk_loop(table.data(), e.iterations); }, [&] { decide_loop(decide, table.data(), e.iterations); });
+}
+
+// Drives as an agent sees them: realistic sizes, a few edge cases (1 in 64: empty, 2^64 - 1, near 2^64, which
+// take the saturating path), replication and threshold events now and then. Seeded: every run walks the same
+// inputs.
+std::vector<drive_state> drive_table() {
+    detail::xoshiro256 rng(8);
+    std::vector<drive_state> t(table_size);
+    const std::uint64_t max64 = ~std::uint64_t{0};
+    for (std::size_t i = 0; i < table_size; ++i) {
+        drive_state& s = t[i];
+        if (i % 64 == 63) {
+            s.capacity = bytes(i % 128 == 127 ? max64 : 0);
+            s.physical = bytes(max64 - rng.below(1 << 20));
+            s.allocation = bytes(rng.next());
+        } else {
+            s.capacity = bytes((1 + rng.below(2048)) << 30);
+            s.physical = bytes((1 + rng.below(s.capacity.count() >> 27)) << 27);
+            s.allocation = bytes(rng.below(s.physical.count() + (std::uint64_t{1} << 30)));
+        }
+        s.replicating = rng.below(8) == 0;
+        s.threshold_exceeded = rng.below(16) == 0;
+    }
+    return t;
+}
+
+template <class Policy>
+void run_extend(const entry& e, Policy policy) {
+    const std::vector<drive_state> table = drive_table();
+    opaque(policy);
+    measure_decisions(e, table, [&policy](const drive_state& s) { return policy.decide(s); });
+}
+
+// A batch entry: kernel(policy, input, output) over the table's drives, iterations / table_size times.
+using batch_kernel = std::size_t (*)(const vdsm_policy&, const extend_batch_input&, const extend_batch_output&);
+
+__attribute__((noinline)) std::size_t no_kernel(const vdsm_policy&, const extend_batch_input& in,
+                                                const extend_batch_output&) {
+    asm volatile("" : : "r"(in.capacity) : "memory");
+    return 0;
+}
+
+__attribute__((noinline)) void batch_loop(batch_kernel kernel, const vdsm_policy& policy, const extend_batch_input& in,
+                                          const extend_batch_output& out, std::size_t calls) {
+    for (std::size_t i = 0; i < calls; ++i) kernel(policy, in, out);
+}
+
+void run_batch(const entry& e, batch_kernel kernel) {
+    // The benchmark's drives (bench/extend_bench.cpp): every block takes the vectorised path.
+    detail::xoshiro256 rng(1);
+    std::vector<std::uint64_t> cap(table_size), phys(table_size), alloc(table_size), thr(table_size), next(table_size);
+    std::vector<std::uint8_t> flags(table_size);
+    for (std::size_t i = 0; i < table_size; ++i) {
+        cap[i] = (1 + rng.below(2048)) << 30;
+        phys[i] = (1 + rng.below(cap[i] >> 27)) << 27;
+        alloc[i] = rng.below(phys[i] + (std::uint64_t{1} << 30));
+    }
+    vdsm_policy policy = vdsm_2022();
+    opaque(policy);
+    const extend_batch_input in{cap.data(), phys.data(), alloc.data(), table_size};
+    const extend_batch_output out{thr.data(), next.data(), flags.data()};
+    const std::size_t calls = e.iterations / table_size;
+    measure(
+        e, [&] { batch_loop(no_kernel, policy, in, out, calls); }, [&] { batch_loop(kernel, policy, in, out, calls); });
+}
+
+constexpr std::size_t iterations = 100000;
+constexpr std::size_t batch_iterations = 64 * table_size;
+
+// The table of budgets: one line per decision path. The budgets are the issue's, for g++ 12 -O2 on x86-64.
+const entry entries[] = {
+    {"extend/vdsm_2022", 60, iterations, [](const entry& e) { run_extend(e, vdsm_2022()); }},
+    {"extend/vdsm_legacy", 60, iterations, [](const entry& e) { run_extend(e, vdsm_legacy()); }},
+    {"extend/lvm_thin_autoextend", 0, iterations, [](const entry& e) { run_extend(e, lvm_thin_autoextend()); }},
+    {"extend-batch/vdsm_2022/baseline-isa", 0, batch_iterations,
+     [](const entry& e) {
+         run_batch(e, [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             return detail::vdsm_batch_blocks(p, in, out);
+         });
+     }},
+#ifdef PROVPOL_EXTEND_BATCH_AVX2
+    {"extend-batch/vdsm_2022/avx2", 0, batch_iterations,
+     [](const entry& e) {
+         if (!detail::cpu_has_avx2()) return;  // no dump: the script reports the entry as not run
+         run_batch(e, [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             return detail::vdsm_batch_blocks_avx2(p, in, out);
+         });
+     }},
+#endif
+    // Later families add one line each, e.g.:
+    //   {"log_size/xfsprogs_6_1 (AG geometry)", 250, iterations, [](const entry& e) { run_log_size(e, ...); }},
+    //   {"chunk/xapi_redo_log", 60, iterations, [](const entry& e) { run_chunk(e, ...); }},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
+        std::printf("callgrind-requests %s\n", PROVPOL_BENCH_CALLGRIND ? "yes" : "no");
+#if defined(__clang__)
+        std::printf("compiler clang %s\n", __clang_version__);
+#elif defined(__GNUC__)
+        std::printf("compiler g++ %s\n", __VERSION__);
+#endif
+#ifdef PROVPOL_BENCH_FLAGS
+        std::printf("flags %s\n", PROVPOL_BENCH_FLAGS);  // the build passes its flags, for the record
+#endif
+        for (const entry& e : entries) std::printf("entry %s %u %zu\n", e.name, e.budget, e.iterations);
+        return 0;
+    }
+    if (argc != 1) {
+        std::fprintf(stderr, "usage: %s [--list]\n", argv[0]);
+        return 2;
+    }
+    for (const entry& e : entries) e.run(e);
+    return 0;
+}

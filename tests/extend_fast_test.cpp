@@ -1,0 +1,356 @@
+// Tests of the fast paths in provpol/extend.hpp: VDSM's branch-free single decision and its vectorised batch
+// must equal the policy's saturating steps for every input. The reference is the same steps composed under
+// types that have no fast path (the steps' own functions, not a second implementation).
+#include <provpol/detail/random.hpp>
+#include <provpol/extend.hpp>
+
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
+
+// VDSM's steps under other names: extend_policy composes them with its saturating path only.
+struct steps_trigger : vdsm_trigger {};
+struct steps_growth : vdsm_growth {};
+struct steps_limits : qcow2_lvm_limits {};
+using steps_policy = extend_policy<steps_trigger, steps_growth, steps_limits>;
+
+steps_policy reference_of(const vdsm_policy& p) {
+    return steps_policy(steps_trigger{p.trigger()}, steps_growth{p.growth()}, steps_limits{p.limits()});
+}
+
+// LVM's steps under other names.
+struct lvm_steps_trigger : lvm_thin_trigger {};
+struct lvm_steps_growth : lvm_thin_growth {};
+struct lvm_steps_limits : lvm_pool_limits {};
+using lvm_steps_policy = extend_policy<lvm_steps_trigger, lvm_steps_growth, lvm_steps_limits>;
+
+lvm_steps_policy reference_of(const lvm_thin_policy& p) {
+    return lvm_steps_policy(lvm_steps_trigger{p.trigger()}, lvm_steps_growth{p.growth()}, lvm_steps_limits{p.limits()});
+}
+
+// The batch's flags byte, from a single decision.
+constexpr unsigned flags_of(const extend_decision& d) {
+    return (d.needs_extend ? 1u : 0u) * extend_flag_needs_extend +
+           (d.improbable_allocation ? 1u : 0u) * extend_flag_improbable +
+           (d.can_extend ? 1u : 0u) * extend_flag_can_extend;
+}
+
+// Sizes that sit on the fast paths' boundaries: 0, 1, MiB and extent edges, multiples of 10 MiB (where
+// floor(11c / 10) crosses a MiB), the batch's 2^47, the single decisions' 2^53 (LVM) and 2^63 (VDSM), and
+// 2^64 - 1.
+std::vector<std::uint64_t> edge_sizes() {
+    std::vector<std::uint64_t> v = {0, 1, 2, 9, 10, 11, max64, max64 - 1, max64 / 10, max64 / 11};
+    for (unsigned bits : {20u, 27u, 30u, 34u, 40u, 47u, 50u, 51u, 52u, 60u, 61u, 62u, 63u}) {
+        const std::uint64_t b = std::uint64_t{1} << bits;
+        for (std::uint64_t d : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}}) {
+            v.push_back(b - d);
+            v.push_back(b + d);
+        }
+    }
+    for (std::uint64_t k : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{953251}, std::uint64_t{12345678}}) {
+        const std::uint64_t ten_mib = std::uint64_t{10} << 20;
+        v.push_back(k * ten_mib - 10);
+        v.push_back(k * ten_mib - 1);
+        v.push_back(k * ten_mib);
+        v.push_back(k * ten_mib + 1);
+    }
+    return v;
+}
+
+// A random size: uniform magnitude (so that every power of two is common), whole MiB or GiB now and then.
+std::uint64_t random_size(detail::xoshiro256& rng, std::uint64_t limit_bits) {
+    std::uint64_t v = rng.next() >> (64 - limit_bits + rng.below(limit_bits));
+    switch (rng.below(4)) {
+        case 0:
+            v &= ~((std::uint64_t{1} << 20) - 1);
+            break;
+        case 1:
+            v &= ~((std::uint64_t{1} << 30) - 1);
+            break;
+        default:
+            break;
+    }
+    return v;
+}
+
+const std::pair<std::uint64_t, std::uint64_t> vdsm_settings[] = {{2560, 20}, {1024, 50}, {1, 0},         {1, 99},
+                                                                 {3, 33},    {7, 1},     {1ULL << 30, 7}};
+
+}  // namespace
+
+// The fast path is constexpr like the steps.
+static_assert(vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 4_GiB}) ==
+              extend_policy<steps_trigger, steps_growth, steps_limits>(steps_trigger{vdsm_2022().trigger()},
+                                                                       steps_growth{vdsm_2022().growth()},
+                                                                       steps_limits{vdsm_2022().limits()})
+                  .decide(drive_state{10_GiB, 5_GiB, 4_GiB}));
+
+TEST_CASE("VDSM fast decision equals the saturating steps for edge and random inputs") {
+    const std::vector<std::uint64_t> edges = edge_sizes();
+    detail::xoshiro256 rng(81);
+    long compared = 0;
+    for (const auto& setting : vdsm_settings) {
+        const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
+        const std::uint64_t percent = setting.second;
+        for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
+            const vdsm_policy p =
+                make_vdsm_policy(vdsm_config::make(chunk_mb, percent, bytes(extent_mib << 20)).value());
+            const steps_policy ref = reference_of(p);
+            for (int i = 0; i < 20000; ++i) {
+                auto pick = [&] { return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64); };
+                drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                if (i % 3 == 0) s.allocation = bytes(s.physical.count() - rng.below(s.physical.count() / 2 + 1));
+                s.replicating = rng.below(4) == 0;
+                s.threshold_exceeded = rng.below(8) == 0;
+                const extend_decision got = p.decide(s);
+                const extend_decision want = ref.decide(s);
+                ++compared;
+                if (got != want) {
+                    CAPTURE(chunk_mb);
+                    CAPTURE(percent);
+                    CAPTURE(extent_mib);
+                    CAPTURE(s.capacity.count());
+                    CAPTURE(s.physical.count());
+                    CAPTURE(s.allocation.count());
+                    CAPTURE(s.replicating);
+                    CHECK(got == want);
+                }
+            }
+        }
+    }
+    CHECK(compared == 7 * 4 * 20000);
+}
+
+TEST_CASE("VDSM fast decision: limits with an extent the fast path cannot use decide through the steps") {
+    // qcow2_lvm_limits is a plain aggregate: a caller may compose it with any extent. Such a policy must still
+    // decide exactly as its steps say (here: the saturating align_up_pow2 of the steps, whatever it computes).
+    const vdsm_config c = vdsm_config::make(2560, 20).value();
+    for (std::uint64_t extent : {std::uint64_t{3000}, (std::uint64_t{1} << 62) + 1, std::uint64_t{1} << 63,
+                                 (std::uint64_t{1} << 63) + 1, max64}) {
+        const vdsm_policy p(vdsm_trigger{c}, vdsm_growth{c}, qcow2_lvm_limits{bytes(extent)});
+        const steps_policy ref(steps_trigger{{c}}, steps_growth{{c}}, steps_limits{{bytes(extent)}});
+        for (const drive_state s : {drive_state{10_GiB, 5_GiB, 4_GiB}, drive_state{0_B, 0_B, 0_B},
+                                    drive_state{bytes((std::uint64_t{1} << 63) - 1), 1_GiB, 0_B},
+                                    drive_state{bytes(max64), 1_GiB, bytes(max64)}}) {
+            CAPTURE(extent);
+            CHECK(p.decide(s) == ref.decide(s));
+        }
+    }
+}
+
+TEST_CASE("LVM fast decision equals the saturating steps for edge and random inputs") {
+    const std::vector<std::uint64_t> edges = edge_sizes();
+    detail::xoshiro256 rng(53);
+    long compared = 0;
+    for (std::uint64_t threshold : {50u, 70u, 99u, 100u}) {
+        for (std::uint64_t percent : {1u, 20u, 100u, 333u, 1000u}) {
+            for (std::uint64_t extent : {std::uint64_t{1024}, std::uint64_t{4} << 20, std::uint64_t{1} << 34}) {
+                const lvm_thin_policy p =
+                    make_lvm_thin_policy(lvm_thin_config::make(threshold, percent, bytes(extent)).value());
+                const lvm_steps_policy ref = reference_of(p);
+                for (int i = 0; i < 3000; ++i) {
+                    auto pick = [&] {
+                        return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64);
+                    };
+                    drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                    if (i % 3 == 0) s.allocation = bytes(s.physical.count() - rng.below(s.physical.count() / 2 + 1));
+                    s.threshold_exceeded = rng.below(8) == 0;
+                    const extend_decision got = p.decide(s);
+                    const extend_decision want = ref.decide(s);
+                    ++compared;
+                    if (got != want) {
+                        CAPTURE(threshold);
+                        CAPTURE(percent);
+                        CAPTURE(extent);
+                        CAPTURE(s.capacity.count());
+                        CAPTURE(s.physical.count());
+                        CAPTURE(s.allocation.count());
+                        CHECK(got == want);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(compared == 4 * 5 * 3 * 3000);
+}
+
+TEST_CASE("LVM fast decision: limits with an extent the fast path cannot use decide through the steps") {
+    const lvm_thin_config c = lvm_thin_config::make(70, 20).value();
+    for (std::uint64_t extent : {std::uint64_t{3000}, std::uint64_t{1} << 35, (std::uint64_t{1} << 40) + 4096, max64}) {
+        const lvm_thin_policy p(lvm_thin_trigger{c}, lvm_thin_growth{c}, lvm_pool_limits{bytes(extent)});
+        const lvm_steps_policy ref(lvm_steps_trigger{{c}}, lvm_steps_growth{{c}}, lvm_steps_limits{{bytes(extent)}});
+        for (const drive_state s : {drive_state{1_TiB, 100_GiB, 71_GiB}, drive_state{0_B, 0_B, 0_B},
+                                    drive_state{bytes((std::uint64_t{1} << 53) - 1), 1_GiB, 0_B},
+                                    drive_state{bytes(max64), 1_GiB, bytes(max64)}}) {
+            CAPTURE(extent);
+            CHECK(p.decide(s) == ref.decide(s));
+        }
+    }
+}
+
+namespace {
+
+// The batch kernels a program may run: decide_batch as called, and each instruction-set version of VDSM's
+// blocks on its own (decide_batch runs only one of them on a given CPU). A kernel decides a prefix of the
+// drives and returns its length; the rest is decided drive by drive, as decide_batch does.
+struct batch_kernel {
+    const char* name;
+    std::size_t (*run)(const vdsm_policy&, const extend_batch_input&, const extend_batch_output&);
+};
+
+std::vector<batch_kernel> batch_kernels() {
+    std::vector<batch_kernel> k = {
+        {"decide_batch",
+         [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             decide_batch(p, in, out);
+             return in.size;
+         }},
+        {"blocks (baseline instruction set)",
+         [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+             return detail::vdsm_batch_blocks(p, in, out);
+         }},
+    };
+#ifdef PROVPOL_EXTEND_BATCH_AVX2
+    if (detail::cpu_has_avx2())
+        k.push_back(
+            {"blocks (AVX2)", [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
+                 return detail::vdsm_batch_blocks_avx2(p, in, out);
+             }});
+    else
+        MESSAGE("this CPU has no AVX2: the AVX2 blocks are not run");
+#endif
+    return k;
+}
+
+void run_kernel(const batch_kernel& k, const vdsm_policy& p, const extend_batch_input& in,
+                const extend_batch_output& out) {
+    for (std::size_t i = k.run(p, in, out); i < in.size; ++i) detail::decide_batch_one(p, in, out, i);
+}
+
+}  // namespace
+
+TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tails") {
+    const std::vector<std::uint64_t> edges = edge_sizes();
+    for (const batch_kernel& kernel : batch_kernels()) {
+        detail::xoshiro256 rng(47);
+        for (const auto& setting : vdsm_settings) {
+            const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
+            const std::uint64_t percent = setting.second;
+            const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                                  std::size_t{4099}}) {
+                std::vector<std::uint64_t> cap(n), phys(n), alloc(n), thr(n), next(n);
+                std::vector<std::uint8_t> flags(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    // Mostly below 2^47 (the vectorised blocks); every 197th drive anywhere, so that some blocks
+                    // take the drive-by-drive path.
+                    const std::uint64_t bits = i % 197 == 196 ? 64 : 47;
+                    auto pick = [&] {
+                        if (rng.below(4) == 0) {
+                            const std::uint64_t e = edges[rng.below(edges.size())];
+                            if (bits == 64 || e < (std::uint64_t{1} << 47)) return e;
+                        }
+                        return random_size(rng, bits);
+                    };
+                    cap[i] = pick();
+                    phys[i] = pick();
+                    alloc[i] = i % 3 == 0 ? phys[i] - rng.below(phys[i] / 4 + 1) : pick();
+                }
+                run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
+                           extend_batch_output{thr.data(), next.data(), flags.data()});
+                for (std::size_t i = 0; i < n; ++i) {
+                    const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
+                    if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() ||
+                        flags[i] != flags_of(d)) {
+                        CAPTURE(kernel.name);
+                        CAPTURE(chunk_mb);
+                        CAPTURE(percent);
+                        CAPTURE(i);
+                        CAPTURE(cap[i]);
+                        CAPTURE(phys[i]);
+                        CAPTURE(alloc[i]);
+                        CHECK(thr[i] == d.block_threshold.count());
+                        CHECK(next[i] == d.next_size.count());
+                        CHECK(static_cast<unsigned>(flags[i]) == flags_of(d));
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary below 2^47") {
+    // max size = roundup(floor(capacity * 11 / 10), MiB). Capacities where floor(11c / 10) is a multiple of a
+    // MiB, and one byte either side, are where a wrong floor or ceil would show.
+    const vdsm_policy p = vdsm_2022();
+    std::vector<std::uint64_t> cap;
+    detail::xoshiro256 rng(1047);
+    for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t m = rng.below(std::uint64_t{1} << 27) + 1;  // a max size of m MiB
+        // The smallest c with floor(11c / 10) >= m MiB is ceil(10 m MiB / 11).
+        const std::uint64_t c = (m * 10 * (std::uint64_t{1} << 20) + 10) / 11;
+        for (std::uint64_t d : {c - 1, c, c + 1}) cap.push_back(d);
+    }
+    const std::size_t n = cap.size();
+    std::vector<std::uint64_t> zero(n, 0), phys(n);
+    for (std::size_t i = 0; i < n; ++i) phys[i] = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B}).max_size.count() - 1;
+    for (const batch_kernel& kernel : batch_kernels()) {
+        CAPTURE(kernel.name);
+        // Physical 0 and allocation 0: next size = min(chunk, max size); can extend = max size > 0.
+        std::vector<std::uint64_t> thr(n), next(n);
+        std::vector<std::uint8_t> flags(n);
+        run_kernel(kernel, p, extend_batch_input{cap.data(), zero.data(), zero.data(), n},
+                   extend_batch_output{thr.data(), next.data(), flags.data()});
+        // The same question with physical just below the max size, so that next size is the max size itself.
+        std::vector<std::uint64_t> thr2(n), next2(n);
+        std::vector<std::uint8_t> flags2(n);
+        run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), zero.data(), n},
+                   extend_batch_output{thr2.data(), next2.data(), flags2.data()});
+        int mismatches = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const extend_decision d = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B});
+            const extend_decision d2 = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), 0_B});
+            // An independent statement of the maximum: the smallest multiple of a MiB >= floor(11c / 10).
+            const std::uint64_t exact = cap[i] + cap[i] / 10;
+            const std::uint64_t want_max = (exact + (std::uint64_t{1} << 20) - 1) >> 20 << 20;
+            if (d.max_size.count() != want_max || next[i] != d.next_size.count() || flags[i] != flags_of(d) ||
+                next2[i] != want_max || next2[i] != d2.next_size.count() || flags2[i] != flags_of(d2))
+                ++mismatches;
+        }
+        CHECK(mismatches == 0);
+    }
+}
+
+// The batch is constexpr too: in a constant expression every drive goes through decide().
+namespace {
+constexpr bool batch_in_constant_evaluation() {
+    constexpr std::size_t n = 35;
+    std::uint64_t cap[n] = {}, phys[n] = {}, alloc[n] = {}, thr[n] = {}, next[n] = {};
+    std::uint8_t flags[n] = {};
+    for (std::size_t i = 0; i < n; ++i) {
+        cap[i] = (i + 1) * (std::uint64_t{3} << 30);
+        phys[i] = (i + 1) * (std::uint64_t{1} << 30);
+        alloc[i] = phys[i] - (i << 28);
+    }
+    const vdsm_policy p = vdsm_2022();
+    decide_batch(p, extend_batch_input{cap, phys, alloc, n}, extend_batch_output{thr, next, flags});
+    for (std::size_t i = 0; i < n; ++i) {
+        const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
+        if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() || flags[i] != flags_of(d))
+            return false;
+    }
+    return true;
+}
+}  // namespace
+static_assert(batch_in_constant_evaluation());
