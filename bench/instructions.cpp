@@ -29,8 +29,10 @@
 // and one line in entries[] with the name, the budget and a lambda that decides one input.
 //
 // SPDX-License-Identifier: MIT
+#include <provpol/chunk.hpp>
 #include <provpol/detail/random.hpp>
 #include <provpol/extend.hpp>
+#include <provpol/log_size.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +91,27 @@ inline void sink(const extend_decision& d) noexcept {
     use_anywhere(d.max_size_storage.count());
     use_anywhere(d.initial_size.count());
     use_anywhere(static_cast<unsigned char>(d.action));
+}
+
+inline void sink(const fs_geometry& g) noexcept { use_in_register(&g); }  // the decision reads what it needs
+inline void sink(const log_size_decision& d) noexcept {
+    use_anywhere(d.block_size);
+    use_anywhere(d.data_blocks);
+    use_anywhere(d.agcount);
+    use_anywhere(d.agsize_blocks);
+    use_anywhere(d.log_blocks);
+    use_anywhere(d.log_sunit_blocks);
+    use_anywhere(d.fast_commit_blocks);
+    use_anywhere(d.min_log_blocks);
+    use_anywhere(d.min_log_estimated);
+    use_anywhere(d.supported);
+    use_anywhere(static_cast<unsigned char>(d.reason));
+    use_anywhere(static_cast<unsigned char>(d.decided_by));
+}
+inline void sink(bytes b) noexcept { use_in_register(b.count()); }
+inline void sink(const chunk_decision& d) noexcept {
+    use_anywhere(d.size.count());
+    use_anywhere(static_cast<unsigned char>(d.decided_by));
 }
 
 // Hides a value from the optimiser: after this the compiler knows nothing of its contents.
@@ -209,6 +232,60 @@ void run_batch(const entry& e, batch_kernel kernel) {
         e, [&] { batch_loop(no_kernel, policy, in, out, calls); }, [&] { batch_loop(kernel, policy, in, out, calls); });
 }
 
+// Filesystems as an image builder sees them: device sizes from 300 MiB to 64 TiB (the default AG geometry: 4 AGs
+// to 4 TiB, 1 TiB AGs above), 4 KiB blocks, the default features; `striped` adds a RAID stripe (su 64 KiB, sw 4:
+// multidisk AG layout and log stripe rounding).
+std::vector<fs_geometry> geometry_table(bool striped) {
+    detail::xoshiro256 rng(6);
+    std::vector<fs_geometry> t;
+    t.reserve(table_size);
+    while (t.size() < table_size) {
+        fs_geometry_options o;
+        const std::uint64_t mib = (std::uint64_t{300} + rng.below(64ULL << 20));  // 300 MiB .. 64 TiB
+        o.device_size = bytes(mib << 20);
+        if (striped) {
+            o.stripe_unit = bytes(64 * 1024);
+            o.stripe_width = 4;
+        }
+        const auto g = fs_geometry::make(o);
+        if (g) t.push_back(*g);
+    }
+    return t;
+}
+
+template <class Policy>
+void run_log_size(const entry& e, Policy policy, bool striped) {
+    const std::vector<fs_geometry> table = geometry_table(striped);
+    opaque(policy);
+    measure_decisions(e, table, [&policy](const fs_geometry& g) { return policy.decide(g); });
+}
+
+// Requested chunk sizes as calibration produces them: 1 byte to 64 MiB, most of them unaligned.
+template <class Policy>
+void run_chunk(const entry& e, Policy policy) {
+    detail::xoshiro256 rng(4);
+    std::vector<bytes> table(table_size);
+    for (auto& b : table) b = bytes(rng.below(std::uint64_t{64} << 20) + 1);
+    opaque(policy);
+    measure_decisions(e, table, [&policy](bytes requested) { return policy.decide(requested); });
+}
+
+// This machine's virtio disk (512e, max_sectors_kb 4096), and a RAID 5 of four 64 KiB chunks (192 KiB stripe).
+device_limits vda_limits() {
+    device_limits l;
+    l.logical_block_size = bytes(512);
+    l.physical_block_size = l.minimum_io_size = bytes(4096);
+    l.max_transfer_size = bytes(std::uint64_t{4} << 20);
+    l.dio_mem_align = l.dio_offset_align = bytes(512);
+    return l;
+}
+device_limits raid5_limits() {
+    device_limits l = vda_limits();
+    l.minimum_io_size = bytes(64 * 1024);
+    l.optimal_io_size = bytes(192 * 1024);
+    return l;
+}
+
 constexpr std::size_t iterations = 100000;
 constexpr std::size_t batch_iterations = 64 * table_size;
 
@@ -232,9 +309,16 @@ const entry entries[] = {
          });
      }},
 #endif
-    // Later families add one line each, e.g.:
-    //   {"log_size/xfsprogs_6_1 (AG geometry)", 250, iterations, [](const entry& e) { run_log_size(e, ...); }},
-    //   {"chunk/xapi_redo_log", 60, iterations, [](const entry& e) { run_chunk(e, ...); }},
+    // Log size, with the default AG geometry computed in the decision (the budget: 250).
+    {"log_size/xfsprogs_6_1", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_6_1(), false); }},
+    {"log_size/xfsprogs_5_14", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_5_14(), false); }},
+    {"log_size/e2fsprogs_1_47", 250, iterations, [](const entry& e) { run_log_size(e, e2fsprogs_1_47(), false); }},
+    {"log_size/xfsprogs_6_1/striped", 0, iterations, [](const entry& e) { run_log_size(e, xfsprogs_6_1(), true); }},
+    // Chunk size (the budget: 60).
+    {"chunk/xapi_redo_log/vda", 60, iterations,
+     [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::xapi_redo_log(), vda_limits()).value()); }},
+    {"chunk/ovirt_imageio/raid5", 60, iterations,
+     [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::ovirt_imageio(), raid5_limits()).value()); }},
 };
 
 }  // namespace

@@ -1,0 +1,92 @@
+// The planner's costs: a full `provpol plan` of 8 rates x 1000 seeded runs of 50 GiB (the target: well
+// under a second), one simulated run, `recommend` (the analytic inversion), and the rate-aware agent's runs.
+#include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
+#include <provpol/risk.hpp>
+#include <provpol/simulate.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+namespace {
+
+using namespace provpol;
+
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+
+// 8 rates x 1000 runs, 50 GiB each, one static configuration: what `provpol plan --preset vdsm-legacy` does.
+void bm_plan_8_rates_1000_runs(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const std::uint64_t rates[] = {75, 100, 125, 150, 200, 300, 400, 500};
+    std::uint64_t seed = 1;
+    for (auto _ : state) {
+        double pauses = 0.0;
+        for (std::uint64_t r : rates) {
+            const workload w = workload::make(bytes(50 * 1024 * mib), rate(r * mib), bytes(100 * 1024 * mib)).value();
+            pauses += simulate(agent, latency, w, 1000, seed).pauses;
+        }
+        benchmark::DoNotOptimize(pauses);
+        ++seed;  // other random numbers every iteration
+    }
+    state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 8000.0, benchmark::Counter::kIsRate);
+}
+BENCHMARK(bm_plan_8_rates_1000_runs)->Unit(benchmark::kMillisecond);
+
+// One simulated run of 50 GiB at 100 MiB/s (50 extends, 256 monitor wake-ups).
+void bm_simulate_one_run(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const workload w = workload::make(bytes(50 * 1024 * mib), rate(100 * mib), bytes(100 * 1024 * mib)).value();
+    std::uint64_t seed = 0;
+    for (auto _ : state) {
+        auto r = simulate_run(agent, latency, w, seed++);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_simulate_one_run)->Unit(benchmark::kMicrosecond);
+
+// The same with the rate-aware agent (its estimator observes every wake-up).
+void bm_simulate_one_run_rate_aware(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(latency, 1.0)).value());
+    const workload w = workload::make(bytes(50 * 1024 * mib), rate(500 * mib), bytes(100 * 1024 * mib)).value();
+    std::uint64_t seed = 0;
+    for (auto _ : state) {
+        auto r = simulate_run(agent, latency, w, seed++);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_simulate_one_run_rate_aware)->Unit(benchmark::kMicrosecond);
+
+// `provpol recommend` without its simulated check: the quantile inversion and the configuration.
+void bm_recommend(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    std::uint64_t r = 100;
+    for (auto _ : state) {
+        auto rec = recommend_vdsm(rate(r * mib), latency, 0.01, 20);
+        benchmark::DoNotOptimize(rec);
+        r = r == 2000 ? 100 : r + 1;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_recommend)->Unit(benchmark::kMicrosecond);
+
+// The closed-form tail probability the planner and risk model evaluate.
+void bm_exceed_probability(benchmark::State& state) {
+    const pipeline_latency latency = vdsm_polling_2022_latency();
+    double t = 0.5;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(latency.exceed_probability(t));
+        t = t > 6.9 ? 0.5 : t + 0.001;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_exceed_probability);
+
+}  // namespace
+
+BENCHMARK_MAIN();
