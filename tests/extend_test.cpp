@@ -229,7 +229,7 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
 }
 #endif
 
-TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), below 2^52") {
+TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), below 465 TiB") {
     // utils.round(capacity * 1.1, MiB) == int(capacity * 1.1 + MiB - 1) // MiB * MiB, all in IEEE doubles.
     auto python = [](std::uint64_t capacity) {
         const double n = static_cast<double>(capacity) * 1.1;
@@ -237,9 +237,11 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
         return count * 1048576;
     };
     const qcow2_lvm_limits limits{};
+    constexpr std::uint64_t first_difference = 511772687788219ULL;  // 465 TiB
     detail::xoshiro256 rng(11);
     for (int i = 0; i < 300000; ++i) {
-        std::uint64_t cap = rng.next() >> (12 + rng.below(52));  // below 2^52
+        std::uint64_t cap = rng.next() >> (15 + rng.below(49));  // below 2^49
+        if (cap >= first_difference) cap >>= 1;
         if (i % 3 == 0) cap &= ~std::uint64_t{(1 << 20) - 1};   // whole MiB, as virtual sizes usually are
         if (i % 3 == 1) cap &= ~std::uint64_t{511};             // whole sectors
         if (limits.max_size(bytes(cap)).count() != python(cap)) {
@@ -247,6 +249,27 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
             CHECK(limits.max_size(bytes(cap)).count() == python(cap));
         }
     }
+    // The only capacities where the two can differ: 11c/10 = m MiB + r/10 (r = 1..9), where the float product's
+    // rounding error can carry floor() past the MiB multiple: those next to 200,000 random MiB multiples agree.
+    int candidates = 0;
+    for (std::uint64_t k = 0; k < 200000; ++k) {
+        const std::uint64_t m = 1 + rng.below((first_difference / 10 * 11) >> 20);
+        for (std::uint64_t r = 1; r <= 9; ++r) {
+            const std::uint64_t eleven_c = 10 * (m << 20) + r;  // < 2^53: no overflow
+            if (eleven_c % 11 != 0) continue;
+            const std::uint64_t cap = eleven_c / 11;
+            if (cap >= first_difference) continue;
+            ++candidates;
+            if (limits.max_size(bytes(cap)).count() != python(cap)) {
+                CAPTURE(cap);
+                CHECK(limits.max_size(bytes(cap)).count() == python(cap));
+            }
+        }
+    }
+    CHECK(candidates > 100000);
+    // The first capacity where VDSM's float rounds up past a MiB multiple: provpol keeps the exact value.
+    CHECK(python(first_difference) == 562949957615616ULL);
+    CHECK(limits.max_size(bytes(first_difference)).count() == 562949956567040ULL);  // roundup(c + c/10, MiB)
 }
 
 // --- invariants over every preset ---------------------------------------------------------------------------------

@@ -114,8 +114,11 @@ constexpr std::uint64_t align_up_pow2(std::uint64_t v, std::uint64_t a) noexcept
 }
 
 // floor(capacity * 11 / 10) for every uint64_t, saturating: with c = 10q + r, 11c/10 = 11q + r + r/10 and
-// r/10 = 0, so the result is c + q. This is VDSM's int(capacity * 1.1) for every capacity below 2^52 (the
-// float product is within half an ulp of the exact value, and 11c/10 has at most one decimal).
+// r/10 = 0, so the result is c + q. Rounded up to a MiB as VDSM does, this equals VDSM's float arithmetic,
+// utils.round(capacity * 1.1, MiB), for every capacity below 465 TiB: the two can differ only where the exact
+// 11c/10 lies a few tenths below a MiB multiple and the float product rounds up past it, and the first such
+// capacity is 511772687788219 bytes (2^48.86; tests/extend_test.cpp searches the candidates and checks it).
+// Above it provpol keeps the exact value.
 constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept { return saturating_add(capacity, capacity / 10); }
 
 // VDSM's order (virt/thinp.py, _should_extend_volume): at the maximum nothing is requested; after a threshold
