@@ -361,14 +361,26 @@ private:
 
 namespace detail {
 
+// Whether T is trivially copyable and destructible: the compilers' builtins where they have them, because the
+// std traits instantiate a tree of helper templates for every result<T> (a fifth of the umbrella header's
+// compile time, measured with clang's -ftime-trace).
+#if defined(__clang__)
+template <class T>
+inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __is_trivially_destructible(T);
+#elif defined(__GNUC__)
+template <class T>
+inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __has_trivial_destructor(T);
+#else
+template <class T>
+inline constexpr bool is_trivial_value_v = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+#endif
+
 struct in_place_value_t {};
 struct in_place_error_t {};
 
 // Storage for trivially copyable and destructible T and E: trivially destructible itself, so result is a literal type
 // and usable in constant expressions.
-template <class T, class E,
-          bool = std::is_trivially_destructible_v<T> && std::is_trivially_destructible_v<E> &&
-                 std::is_trivially_copyable_v<T> && std::is_trivially_copyable_v<E>>
+template <class T, class E, bool = is_trivial_value_v<T> && is_trivial_value_v<E>>
 struct result_storage {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args) : val_(std::forward<Args>(args)...), has_(true) {}
