@@ -481,6 +481,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         r.event = "threshold-set";
         r.physical = physical;
         r.threshold = threshold;
+        r.rate = estimate_of(agent);
         r.detail = "qemu-write-threshold=" + std::to_string(held);
         log.add(r);
     };
@@ -665,6 +666,14 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 if (decide_on_events) request(now(), a);
                 if (decide_on_events && flights.empty())
                     throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+            } else if (line.rfind("late ", 0) == 0) {
+                double t_late = 0, late = 0;
+                if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2) throw failure("the guest sent '" + line + "'");
+                event_log::row r;
+                r.time = t_late - t0;
+                r.event = "guest-late";
+                r.delay = late;
+                log.add(r, false);
             } else if (line.rfind("done ", 0) == 0) {
                 double t_done = 0;
                 unsigned long long written = 0;

@@ -67,7 +67,7 @@ int run_guest(int argc, char** argv) {
         const double t0 = monotonic_seconds();
         say("start " + std::to_string(t0));
         std::vector<unsigned char> buf(request);
-        double paused = 0, lateness = 0;
+        double paused = 0, lateness = 0, last_report = 0, last_late = 0;
         for (std::uint64_t off = 0; off < total; off += request) {
             const std::uint32_t len = static_cast<std::uint32_t>(total - off < request ? total - off : request);
             const unsigned char b = pattern_byte(off >> 20, seed);
@@ -77,6 +77,17 @@ int run_guest(int argc, char** argv) {
             sleep_until(due);
             const double late = monotonic_seconds() - due;
             lateness = late > lateness ? late : lateness;
+            // Report lateness (at most every 20 ms, or when it grows): the agent logs it, so that a comparison
+            // with the simulator knows how far behind its schedule the guest was at each moment.
+            if (late > 0.010 && (due - last_report >= 0.020 || late > last_late + 0.010)) {
+                char line[96];
+                std::snprintf(line, sizeof line, "late %.6f %.6f", due, late);
+                say(line);
+                last_report = due;
+                last_late = late;
+            } else if (late <= 0.010) {
+                last_late = 0;
+            }
             for (;;) {
                 const double issued = monotonic_seconds();
                 const std::uint32_t err = disk.write(off, buf.data(), len);
