@@ -485,7 +485,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         r.detail = "qemu-write-threshold=" + std::to_string(held);
         log.add(r);
     };
-    auto request = [&](double t, std::uint64_t allocation) {
+    auto request = [&](double t, std::uint64_t allocation, const std::string& why) {
         if (flights.size() >= max_in_flight) return;
         drive_state d = state(allocation);
         if (!flights.empty()) {  // on top of a pending extend: decide as if it had completed
@@ -511,6 +511,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         r.free_s = static_cast<double>(d.physical.count() > allocation ? d.physical.count() - allocation : 0) /
                    static_cast<double>(o.write_rate.bytes_per_second());
         r.rate = estimate_of(agent);
+        r.detail = why;
         log.add(r);
     };
 
@@ -601,7 +602,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             r.physical = physical;
             r.rate = estimate_of(agent);
             log.add(r, false);
-            request(t, a);
+            request(t, a, "on=monitor");
             if (paused && flights.empty())
                 throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
         }
@@ -620,7 +621,14 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             r.physical = physical;
             r.threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
             log.add(r);
-            if (decide_on_events) request(t, a);
+            // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
+            timespec rt{};
+            clock_gettime(CLOCK_REALTIME, &rt);
+            const double sent = ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
+            char why[64];
+            std::snprintf(why, sizeof why, "on=threshold event-delay=%.6f",
+                          std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
+            if (decide_on_events) request(t, a, why);
         }
         // Messages from the guest.
         while (g.reader->next(line)) {
@@ -663,7 +671,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 }
                 exceeded = true;
                 agent.observe(observation{observation_kind::pause, tp, bytes(a), bytes(physical)});
-                if (decide_on_events) request(now(), a);
+                if (decide_on_events) request(now(), a, "on=pause");
                 if (decide_on_events && flights.empty())
                     throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
             } else if (line.rfind("late ", 0) == 0) {
@@ -790,7 +798,7 @@ prediction predict(const Agent& agent, const Latency& latency, const options& o)
 void summarize(const options& o, const measured& m, const prediction& p) {
     std::printf("\nsummary: %s, %s written at %s, latency %s, seed %" PRIu64 "\n", o.label.c_str(), human_size(o.write).c_str(),
                 format_rate(o.write_rate).c_str(), o.latency_name.c_str(), o.seed);
-    std::printf("%-22s %14s %16s %34s\n", "", "measured", "simulated (seed)", "simulated: mean [0.5%, 99.5%] of runs");
+    std::printf("%-22s %10s %18s   %s\n", "", "measured", "simulated, seed", "simulated runs: mean [0.5%, 99.5%]");
     auto line = [&](const char* name, const std::string& meas, const std::string& paired, const std::vector<double>& v,
                     const char* fmt) {
         char d[128], q[3][32];
@@ -798,7 +806,7 @@ void summarize(const options& o, const measured& m, const prediction& p) {
         std::snprintf(q[1], sizeof q[1], fmt, prediction::quantile(v, 0.005));
         std::snprintf(q[2], sizeof q[2], fmt, prediction::quantile(v, 0.995));
         std::snprintf(d, sizeof d, "%s [%s, %s] (%u runs)", q[0], q[1], q[2], o.runs);
-        std::printf("%-22s %14s %16s %34s\n", name, meas.c_str(), paired.c_str(), d);
+        std::printf("%-22s %10s %18s   %s\n", name, meas.c_str(), paired.c_str(), d);
     };
     auto num = [](double v, const char* fmt) {
         char b[32];
@@ -812,7 +820,7 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     for (double b : p.final_physical) mib.push_back(b / 1048576.0);
     line("final LV size (MiB)", num(static_cast<double>(m.final_physical >> 20), "%.0f"),
          num(static_cast<double>(p.paired.final_physical.count() >> 20), "%.0f"), mib, "%.0f");
-    std::printf("%-22s %14s %16s\n", "write time (s)", num(m.duration, "%.3f").c_str(), num(p.paired.duration, "%.3f").c_str());
+    std::printf("%-22s %10s %18s\n", "write time (s)", num(m.duration, "%.3f").c_str(), num(p.paired.duration, "%.3f").c_str());
     std::printf("\nguest: %.1f MiB/s when not paused (nominal %.1f), at most %.1f ms behind schedule; extend overhead beyond the "
                 "injected delay: at most %.1f ms\n",
                 m.achieved_rate / 1048576.0, o.write_rate.mib_per_second(), m.max_lateness * 1000.0, m.max_overhead * 1000.0);
