@@ -235,8 +235,8 @@ if run_scenario rate-aware $((1024 * MiB)) 500 --policy rate-aware --rate 50MiB/
     awk -v a="$pm" -v l="$lo" -v h="$hi" 'BEGIN { exit !(a >= l && a <= h) }'
 fi
 
-# 4. Interrupted: Ctrl-C (SIGINT) and SIGTERM in the middle of a run, after the first extend, and the daemon
-# killed under the agent. Each must end with everything removed.
+# 4. Interrupted: Ctrl-C (SIGINT) and SIGTERM in the middle of a run, after the first extend, the daemon killed
+# under the agent, and the agent itself killed with SIGKILL. Each must end with nothing left running or attached.
 interrupt() {
   local name=$1 how=$2 want=$3
   local out=$scratch/$name.out csv=$scratch/$name.csv
@@ -260,6 +260,12 @@ interrupt() {
   check "$name: exit status $rc, expected $want" [ "$rc" -eq "$want" ]
   case $how in
     daemon) check "$name: the failure names the daemon" grep -q "qemu-storage-daemon" <(tail -1 "$out") ;;
+    KILL)
+      # No clean-up code runs: the children die with the agent (PR_SET_PDEATHSIG) and the loop device goes
+      # with the last close (autoclear); only the scratch directory stays, which this test removes.
+      sleep 1
+      find "$scratch" -mindepth 1 -maxdepth 1 -name 'provpol-agent.*' -exec rm -rf {} +
+      ;;
     *) check "$name: says it cleaned up" grep -q "cleaned up" "$out" ;;
   esac
   nothing_left "$name"
@@ -267,6 +273,7 @@ interrupt() {
 interrupt sigint INT 130
 interrupt sigterm TERM 143
 interrupt daemon-killed daemon 1
+interrupt sigkill KILL 137
 
 # 5. Bad options: exit 2, one line on stderr, and nothing created.
 "$AGENT" "${common[@]}" --rate 50MiB/s --write 1000MiB --capacity 512MiB >"$scratch/bad.out" 2>"$scratch/bad.err"
