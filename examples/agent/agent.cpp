@@ -449,7 +449,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
 
     std::uint64_t physical = s.loop().size();
     m.initial_size = physical;
-    bool exceeded = false, paused = false, armed = false, writing = true;
+    bool exceeded = false, paused = false, writing = true;
     double pause_start = 0, last_extend_done = -1e300;
     struct in_flight {
         double done_at, requested_at, delay;
@@ -475,7 +475,6 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         const std::uint64_t held = s.set_threshold(threshold);
         if (held != threshold)
             throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
-        armed = true;
         event_log::row r;
         r.time = t;
         r.event = "threshold-set";
@@ -537,7 +536,6 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
     auto complete = [&](std::size_t i) {
         const in_flight f = flights[i];
         flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(i));
-        const double t_start = now();
         // The SPM: lvextend rounds the request up to the extent; then the host refreshes the LV.
         const std::uint64_t lv = (f.requested + extent.count() - 1) / extent.count() * extent.count();
         grow_file(s.lv_file(), lv);
@@ -575,7 +573,6 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             rr.delay = t_resume - pause_start;
             log.add(rr);
         }
-        (void)t_start;
     };
 
     json ev;
@@ -611,7 +608,6 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             if (ev["event"] != "BLOCK_WRITE_THRESHOLD" || ev["data"].value("node-name", "") != stack::file_node) continue;
             const double t = now();
             const std::uint64_t a = ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
-            armed = false;
             exceeded = true;
             agent.observe(observation{observation_kind::threshold, t, bytes(a), bytes(physical)});
             event_log::row r;
@@ -730,7 +726,6 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
     if (!g.proc.wait_for(10.0)) throw failure("the guest did not exit");
     if (g.proc.exit_code() != 0) throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()));
     m.final_physical = physical;
-    (void)armed;
     return m;
 }
 
@@ -786,7 +781,8 @@ prediction predict(const Agent& agent, const Latency& latency, const options& o)
     p.paired = simulate_run(agent, latency, *w, o.seed);
     for (std::uint32_t i = 0; i < o.runs; ++i) {
         // Other seeds than the paired run's: the distribution of runs under the model.
-        const run_result r = simulate_run(agent, latency, *w, o.seed + 1 + i);
+        const std::uint64_t seed = o.seed < ~std::uint64_t{0} - o.runs ? o.seed + 1 + i : o.seed - 1 - i;
+        const run_result r = simulate_run(agent, latency, *w, seed);
         p.pauses.push_back(r.pauses);
         p.pause_seconds.push_back(r.pause_seconds);
         p.extends.push_back(r.extends);

@@ -11,7 +11,7 @@ namespace provpol::agent {
 /// and different for neighbouring MiBs and for runs with other seeds (a misplaced or stale MiB reads wrong).
 /// 131 is coprime with 255, so two MiBs collide only when 255 MiB apart.
 constexpr unsigned char pattern_byte(std::uint64_t mib, std::uint64_t seed) noexcept {
-    return static_cast<unsigned char>(1 + (mib * 131 + seed * 7) % 255);
+    return static_cast<unsigned char>(1 + ((mib % 255) * 131 + (seed % 255) * 7) % 255);  // no wrap for any seed
 }
 
 /// `provpol-agent guest SOCKET EXPORT RATE_BPS WRITE_BYTES REQUEST_BYTES SEED`: the writer the agent starts.

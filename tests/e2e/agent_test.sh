@@ -126,7 +126,7 @@ run_scenario() {
   shift 3
   csv=$scratch/$name.csv summary=$scratch/$name-summary.csv
   local out=$scratch/$name.out budget_ms=0
-  echo "== $name: provpol-agent ${common[*]} --capacity $capacity --write ${write_mib}MiB $*"
+  echo "== [${SECONDS}s] $name: provpol-agent ${common[*]} --capacity $capacity --write ${write_mib}MiB $*"
   timeout 200 "$AGENT" "${common[@]}" --capacity "$capacity" --write "${write_mib}MiB" --csv "$csv" --summary-csv "$summary" "$@" >"$out" 2>&1
   local rc=$?
   grep -E -A12 '^summary:' "$out"
@@ -152,16 +152,17 @@ run_scenario() {
 }
 
 # 1. Pause-free: the model's longest latency (1.9 s) is shorter than the 2.13 s the guest needs to fill 64 MiB
-# at 30 MiB/s, so every simulated run is pause-free and the real one must be too. 600 MiB on a 600 MiB disk: the
-# last extend is capped at roundup(660 MiB) and the LV rounds to 768 MiB, so the threshold is re-armed from
-# 768 MiB, not from the request.
-if run_scenario pause-free $((600 * MiB)) 600 --rate 30MiB/s --seed 11; then
+# at 30 MiB/s, so every simulated run is pause-free and the real one must be too. 480 MiB on a 480 MiB disk: the
+# last extend is capped at roundup(480 MiB x 1.1, 1 MiB) = 528 MiB and the LV rounds to 640 MiB, so the threshold
+# is re-armed from 640 MiB, not from the request.
+if run_scenario pause-free $((480 * MiB)) 480 --rate 30MiB/s --seed 11; then
   check "pause-free: the model predicts no pause in any run" [ "$(metric "$summary" pauses 6)" = 0.000000 ]
   check "pause-free: no pause measured" [ "$(metric "$summary" pauses 2)" = 0.000000 ]
   check "pause-free: the last extend was capped and re-armed from the real size" [ "$rearmed_real" -ge 1 ]
 fi
 
-# 2. Pausing: 50 MiB/s fills 64 MiB in 1.28 s, near the latency's median.
+# 2. Pausing: 50 MiB/s fills 64 MiB in 1.28 s, near the latency's median. 760 MiB on a 768 MiB disk: six
+# extends, the last capped at 845 MiB (an 896 MiB LV).
 #
 # The agent draws the monitor's phase and each extend's delay from the simulator's random stream in the same
 # order, so the simulator with the same seed replays this run with the same latencies, and the real run may
@@ -180,7 +181,7 @@ fi
 #   - the distribution: the measured pauses lie in the central 99% of the 1000 simulated runs (a two-sided test
 #     at the 1% level that the real stack behaves like the model; the paired checks above are the sharper ones).
 # A guest more than 0.5 s behind its schedule voids the comparison (the machine could not keep the rate).
-if run_scenario pausing $((1024 * MiB)) 1000 --rate 50MiB/s --seed 3; then
+if run_scenario pausing $((768 * MiB)) 760 --rate 50MiB/s --seed 3; then
   lateness=$(metric "$summary" max_lateness_s 2)
   overhead=$(metric "$summary" max_extend_overhead_s 2)
   check "pausing: the guest kept its rate (at most ${lateness} s behind)" awk -v j="$lateness" 'BEGIN { exit !(j < 0.5) }'
@@ -240,7 +241,7 @@ fi
 interrupt() {
   local name=$1 how=$2 want=$3
   local out=$scratch/$name.out csv=$scratch/$name.csv
-  echo "== $name"
+  echo "== [${SECONDS}s] $name"
   "$AGENT" "${common[@]}" --capacity 1GiB --write 1000MiB --rate 50MiB/s --seed 7 --csv "$csv" >"$out" 2>&1 &
   local pid=$! i
   for i in $(seq 1 200); do  # up to 20 s for the first extend to complete
@@ -283,5 +284,5 @@ check "bad options: one line on stderr" [ "$(wc -l <"$scratch/bad.err")" -eq 1 ]
 check "bad options: names the option" grep -q -- "--capacity" "$scratch/bad.err"
 nothing_left "bad options"
 
-echo "e2e: $checks checks, $failures failed"
+echo "e2e: $checks checks, $failures failed, ${SECONDS}s"
 [ "$failures" -eq 0 ]
