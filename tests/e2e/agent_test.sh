@@ -84,19 +84,19 @@ policy_checks() {
     BEGIN { q = C + int(C / 10); max_req = up(q, M); max_lv = up(q, E); bad = 0; requests = 0; rearmed_real = 0 }
     NR == 1 { next }
     {
-      if ($4 > max_lv) { printf "FAIL: %s: %s at %s s: LV %d above the maximum %d\n", name, $2, $1, $4, max_lv; bad++ }
+      if ($4 > max_lv) { printf "FAIL: %s: %s at %s s: LV %.0f above the maximum %.0f\n", name, $2, $1, $4, max_lv; bad++ }
     }
     $2 == "extend-requested" {
       requests++
       c = chunk; l = limit
       if (B > 0) { r = up(int(($11 * B + 999) / 1000), M); if (r > c) c = r; if (r > l) l = r }
       want = up($4 + c, M); if (want > max_req) want = max_req
-      if ($6 != want) { printf "FAIL: %s: request at %s s is %d, the policy decides %d (physical %d)\n", name, $1, $6, want, $4; bad++ }
-      if ($7 != up(want, E)) { printf "FAIL: %s: expected LV %d for request %d\n", name, $7, want; bad++ }
+      if ($6 != want) { printf "FAIL: %s: request at %s s is %.0f, the policy decides %.0f (physical %.0f)\n", name, $1, $6, want, $4; bad++ }
+      if ($7 != up(want, E)) { printf "FAIL: %s: expected LV %.0f for request %.0f\n", name, $7, want; bad++ }
       last_request = $6
     }
     $2 == "extend-done" {
-      if ($4 != up($6, E)) { printf "FAIL: %s: extend to %d made an LV of %d, not %d\n", name, $6, $4, up($6, E); bad++ }
+      if ($4 != up($6, E)) { printf "FAIL: %s: extend to %.0f made an LV of %.0f, not %.0f\n", name, $6, $4, up($6, E); bad++ }
       done_size = $4; done_request = $6
     }
     $2 == "threshold-set" {
@@ -104,17 +104,17 @@ policy_checks() {
       l = limit
       if (B > 0 && $11 > 0) { r = up(int(($11 * B + 999) / 1000), M); if (r > l) l = r }
       want = $4 - l; if (want < 1) want = 1
-      if ($5 != want) { printf "FAIL: %s: threshold %d at %s s is not the device size %d - limit\n", name, $5, $1, $4; bad++ }
-      if (h[2] != $5) { printf "FAIL: %s: QEMU holds threshold %s, the agent set %d\n", name, h[2], $5; bad++ }
+      if ($5 != want) { printf "FAIL: %s: threshold %.0f at %s s is not the device size %.0f - limit\n", name, $5, $1, $4; bad++ }
+      if (h[2] != $5) { printf "FAIL: %s: QEMU holds threshold %s, the agent set %.0f\n", name, h[2], $5; bad++ }
       if (done_size > 0) {
-        if ($4 != done_size) { printf "FAIL: %s: re-armed from %d, the extended device is %d\n", name, $4, done_size; bad++ }
+        if ($4 != done_size) { printf "FAIL: %s: re-armed from %.0f, the extended device is %.0f\n", name, $4, done_size; bad++ }
         if (done_size != done_request) rearmed_real++
         done_size = 0
       }
     }
     END {
       if (requests == 0) { printf "FAIL: %s: no extend was requested\n", name; bad++ }
-      printf "%s: %d requests as the policy decided, LV at most %d MiB, %d re-armed from a device size other than the request\n", name, requests, max_lv / M, rearmed_real
+      printf "%s: %.0f requests checked against the policy, LV at most %.0f MiB, %.0f re-armed from a device size other than the request\n", name, requests, max_lv / M, rearmed_real
       print bad " " rearmed_real
     }' "$csv"
 }
