@@ -88,7 +88,7 @@ struct device_limits {
 /// The smallest logical block size Linux accepts (blk_validate_block_size: 512, SECTOR_SIZE).
 inline constexpr bytes min_logical_block_size = bytes(512);
 /// The largest logical block size Linux accepts: BLK_MAX_BLOCK_SIZE, 64 KiB since Linux 6.15 (PAGE_SIZE before).
-inline constexpr bytes max_logical_block_size = bytes(64 * 1024);
+inline constexpr bytes max_logical_block_size = bytes(std::uint64_t{64} << 10);
 /// The floor of every preset: below a 4 KiB page, a buffered write to an uncached page reads the page first, and
 /// the Xen-API redo log measurements (2010) showed 4 KiB as "the minimum block size that should be considered".
 inline constexpr bytes chunk_floor = bytes(4096);
@@ -469,14 +469,14 @@ namespace chunk_presets {
 /// block device is opened O_RDWR|O_DSYNC (ocaml/database/block_device_io.ml; xen-api PR #3580 describes these
 /// 16 KiB chunks as written to a file opened with O_DSYNC).
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log_2010() noexcept {
-    return {"xapi_redo_log_2010", fixed_default{bytes(16 * 1024)}, io_mode::buffered_dsync, chunk_floor};
+    return {"xapi_redo_log_2010", fixed_default{bytes(std::uint64_t{16} << 10)}, io_mode::buffered_dsync, chunk_floor};
 }
 
 /// Xen-API redo log since 2018 (xen-api PR #3580, "CP-27880, CA-288635: Reduce redo log traffic"): 16 KiB chunks
 /// on O_DSYNC took 1.68 s for a 15 MiB database, so block_device_io.ml reads and writes `~block_size:65536`, the
 /// OCaml runtime's largest single write.
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log() noexcept {
-    return {"xapi_redo_log", fixed_default{bytes(64 * 1024)}, io_mode::buffered_dsync, chunk_floor};
+    return {"xapi_redo_log", fixed_default{bytes(std::uint64_t{64} << 10)}, io_mode::buffered_dsync, chunk_floor};
 }
 
 /// GNU cp since 2024: io_blksize() with IO_BUFSIZE = 256 KiB (src/ioblksize.h: "As of Feb 2024, 256KiB is
@@ -484,7 +484,7 @@ PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log() noexcept
 /// of st_blksize that is >= 256 KiB, a power of two for regular files. Buffered. (cp takes the lcm of the source's
 /// and the destination's io_blksize; this is the rule for one file.)
 PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() noexcept {
-    return {"coreutils_cp", coreutils_io_blksize{bytes(256 * 1024), true}, io_mode::buffered, chunk_floor};
+    return {"coreutils_cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered, chunk_floor};
 }
 
 /// GNU cp from 2014 to 2024: IO_BUFSIZE = 128 KiB ("As of May 2014, 128KiB is determined to be the minimium blksize
@@ -493,20 +493,20 @@ PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() no
 /// about 2022 io_blksize() was MAX(IO_BUFSIZE, st_blksize) (coreutils 8.27), which differs only for an st_blksize
 /// below 128 KiB that does not divide it, or above it and not a power of two.
 PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2014() noexcept {
-    return {"coreutils_cp_2014", coreutils_io_blksize{bytes(128 * 1024), true}, io_mode::buffered, chunk_floor};
+    return {"coreutils_cp_2014", coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true}, io_mode::buffered, chunk_floor};
 }
 
 /// qemu-img convert: `.buf_sectors = IO_BUF_SIZE / BDRV_SECTOR_SIZE` with `#define IO_BUF_SIZE (2 * MiB)`
 /// (qemu-img.c, img_convert). The target's default cache mode is "unsafe": buffered, flushes ignored.
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> qemu_img_convert() noexcept {
-    return {"qemu_img_convert", fixed_default{bytes(2 * 1024 * 1024)}, io_mode::buffered, chunk_floor};
+    return {"qemu_img_convert", fixed_default{bytes(std::uint64_t{2} << 20)}, io_mode::buffered, chunk_floor};
 }
 
 /// ovirt-imageio's file backend: `buffer_size = 8 * 1024**2` ([backend_file] in ovirt_imageio/_internal/config.py:
 /// "seems to give optimal throughput with both low end and high end storage, using iSCSI and FC"), on a file or
 /// block device opened with O_DIRECT (backends/file.py: `util.open(url.path, mode, direct=True)`).
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio() noexcept {
-    return {"ovirt_imageio", fixed_default{bytes(8 * 1024 * 1024)}, io_mode::direct, chunk_floor};
+    return {"ovirt_imageio", fixed_default{bytes(std::uint64_t{8} << 20)}, io_mode::direct, chunk_floor};
 }
 
 }  // namespace chunk_presets

@@ -487,7 +487,7 @@ public:
 
 private:
     // The decision as the steps define it, with saturating arithmetic: the reference for every fast path.
-    constexpr extend_decision decide_steps(const drive_state& d) const noexcept {
+    PROVPOL_NODISCARD constexpr extend_decision decide_steps(const drive_state& d) const noexcept {
         extend_decision out{};
         out.chunk = growth_.chunk(d);
         out.limit = trigger_.limit(d, out.chunk);
@@ -508,13 +508,13 @@ private:
     }
 
     // The saturating path of a policy with a fast path, out of line so that decide() inlines.
-    PROVPOL_COLD constexpr extend_decision decide_cold(const drive_state& d) const noexcept { return decide_steps(d); }
+    PROVPOL_NODISCARD PROVPOL_COLD constexpr extend_decision decide_cold(const drive_state& d) const noexcept { return decide_steps(d); }
 
     // decide_steps() for VDSM's steps, when capacity, physical and allocation are below 2^63 and the extent
     // is in [1, 2^62] (extent_mask_ < 2^62): then no sum below reaches 2^64 (chunk <= 2^51 and limit <= chunk
     // by vdsm_config::make; see detail::vdsm_fast_bits), so every saturating step reduces to plain arithmetic,
     // and every output equals decide_steps()'s (tests/extend_fast_test.cpp compares them).
-    constexpr extend_decision decide_vdsm_fast(const drive_state& d) const noexcept {
+    PROVPOL_NODISCARD constexpr extend_decision decide_vdsm_fast(const drive_state& d) const noexcept {
         constexpr std::uint64_t mib_mask = (std::uint64_t{1} << 20) - 1;
         const std::uint64_t c = d.capacity.count();
         const std::uint64_t p = d.physical.count();
@@ -554,7 +554,7 @@ private:
     //   threshold 100 (disabled) q = physical and limit = 0, as the step says;
     //   the request and the maximum are multiples of the extent, so the LV after the extend is the next size.
     // Every output equals decide_steps()'s (tests/extend_fast_test.cpp compares them).
-    constexpr extend_decision decide_lvm_thin_fast(const drive_state& d) const noexcept {
+    PROVPOL_NODISCARD constexpr extend_decision decide_lvm_thin_fast(const drive_state& d) const noexcept {
         const std::uint64_t c = d.capacity.count();
         const std::uint64_t p = d.physical.count();
         const std::uint64_t a = d.allocation.count();

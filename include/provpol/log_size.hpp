@@ -104,7 +104,7 @@ inline constexpr std::uint64_t xfs_min_log_blocks_floor = 512;     // XFS_MIN_LO
 inline constexpr std::uint64_t xfs_max_log_blocks = 1048576;       // XFS_MAX_LOG_BLOCKS
 inline constexpr std::uint64_t xfs_max_log_bytes = (std::uint64_t{2} << 30) - (std::uint64_t{10} << 20);  // XFS_MAX_LOG_BYTES
 inline constexpr std::uint64_t xfs_min_log_bytes = std::uint64_t{10} << 20;  // XFS_MIN_LOG_BYTES
-inline constexpr std::uint64_t xfs_max_lsunit_bytes = 256 * 1024;   // log v2 stripe unit limit; forced to 32 KiB above
+inline constexpr std::uint64_t xfs_max_lsunit_bytes = std::uint64_t{256} << 10;   // log v2 stripe unit limit; forced to 32 KiB above
 
 // log2 of a power of two (the block size).
 constexpr unsigned log2_exact(std::uint64_t v) noexcept {
@@ -818,12 +818,12 @@ struct e2fsprogs_journal_step {
         std::uint64_t j = 262144;
         if (n < 2048) j = 0;
         else if (n < 32768) j = 1024;
-        else if (n < 256 * 1024) j = 4096;
-        else if (n < 512 * 1024) j = 8192;
-        else if (n < 4096 * 1024) j = 16384;
-        else if (n < 8192 * 1024) j = 32768;
-        else if (n < 16384 * 1024) j = 65536;
-        else if (n < 32768 * 1024) j = 131072;
+        else if (n < std::uint64_t{256} * 1024) j = 4096;
+        else if (n < std::uint64_t{512} * 1024) j = 8192;
+        else if (n < std::uint64_t{4096} * 1024) j = 16384;
+        else if (n < std::uint64_t{8192} * 1024) j = 32768;
+        else if (n < std::uint64_t{16384} * 1024) j = 65536;
+        else if (n < std::uint64_t{32768} * 1024) j = 131072;
         s.blocks = j;
         s.decided_by = log_step::journal_table;
         s.fast_commit_blocks = c.fast_commit ? j / 64 : 0;
