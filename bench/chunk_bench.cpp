@@ -27,7 +27,8 @@ std::array<provpol::bytes, 256> requests() {
 
 // The decision on a power-of-two unit (the common case: a mask, no division).
 void bm_chunk_decide_512e(benchmark::State& state) {
-    const auto policy = provpol::chunk_policy::make(vda, provpol::io_mode::direct, provpol::fixed_default{64_KiB}).value();
+    const auto policy =
+        provpol::chunk_policy::make(vda, provpol::io_mode::direct, provpol::fixed_default{64_KiB}).value();
     const auto in = requests();
     std::size_t i = 0;
     for (auto _ : state) {
@@ -39,7 +40,8 @@ BENCHMARK(bm_chunk_decide_512e);
 
 // The decision on a stripe-width unit (192 KiB: one division).
 void bm_chunk_decide_raid5(benchmark::State& state) {
-    const auto policy = provpol::chunk_policy::make(raid5, provpol::io_mode::direct, provpol::fixed_default{64_KiB}).value();
+    const auto policy =
+        provpol::chunk_policy::make(raid5, provpol::io_mode::direct, provpol::fixed_default{64_KiB}).value();
     const auto in = requests();
     std::size_t i = 0;
     for (auto _ : state) {

@@ -10,8 +10,8 @@
 namespace {
 
 void bm_parse_size(benchmark::State& state) {
-    const std::array<std::string, 8> inputs = {"512MiB", "2.5GiB", "1048576", "10737418240",
-                                               "2560MiB", "1.125GiB", "18446744073709551615", "128KiB"};
+    const std::array<std::string, 8> inputs = {
+        "512MiB", "2.5GiB", "1048576", "10737418240", "2560MiB", "1.125GiB", "18446744073709551615", "128KiB"};
     std::size_t i = 0;
     for (auto _ : state) {
         auto r = provpol::parse_size(inputs[i++ & 7]);

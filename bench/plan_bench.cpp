@@ -30,7 +30,8 @@ void bm_plan_8_rates_1000_runs(benchmark::State& state) {
         benchmark::DoNotOptimize(pauses);
         ++seed;  // other random numbers every iteration
     }
-    state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 8000.0, benchmark::Counter::kIsRate);
+    state.counters["runs_per_s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * 8000.0, benchmark::Counter::kIsRate);
 }
 BENCHMARK(bm_plan_8_rates_1000_runs)->Unit(benchmark::kMillisecond);
 
@@ -51,7 +52,8 @@ BENCHMARK(bm_simulate_one_run)->Unit(benchmark::kMicrosecond);
 // The same with the rate-aware agent (its estimator observes every wake-up).
 void bm_simulate_one_run_rate_aware(benchmark::State& state) {
     const latency_model latency = vdsm_polling_2022_latency();
-    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(latency, 1.0)).value());
+    const rate_aware_agent agent(
+        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(latency, 1.0)).value());
     const workload w = workload::make(bytes(50 * 1024 * mib), rate(500 * mib), bytes(100 * 1024 * mib)).value();
     std::uint64_t seed = 0;
     for (auto _ : state) {

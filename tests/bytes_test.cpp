@@ -43,7 +43,8 @@ static_assert(percent_of(bytes(3), 50, rounding::up) == bytes(2));
 static_assert(percent_of(bytes(3), 50, rounding::down) == bytes(1));
 static_assert(divide(bytes(10), bytes(3), rounding::up) == 4);
 static_assert(divide(bytes(9), bytes(3), rounding::up) == 3);
-static_assert(is_power_of_two(1) && is_power_of_two(std::uint64_t{1} << 63) && !is_power_of_two(0) && !is_power_of_two(6));
+static_assert(is_power_of_two(1) && is_power_of_two(std::uint64_t{1} << 63) && !is_power_of_two(0) &&
+              !is_power_of_two(6));
 static_assert(checked_add(bytes::max(), 0_B).value() == bytes::max());
 static_assert(!checked_add(bytes::max(), 1_B).has_value());
 static_assert(!checked_sub(1_B, 2_B).has_value());
@@ -100,8 +101,8 @@ static std::uint64_t reference_ratio(std::uint64_t v, std::uint32_t num, std::ui
 
 TEST_CASE("ratio_of is exact for every input (seeded sweep against 128-bit arithmetic)") {
     detail::xoshiro256 rng(20221130);
-    const std::uint64_t edges[] = {0, 1, 2, 9, 10, 11, 99, 100, 101, 1048575, 1048576, max64 / 11, max64 / 10,
-                                   max64 / 10 + 1, max64 - 1, max64};
+    const std::uint64_t edges[] = {
+        0, 1, 2, 9, 10, 11, 99, 100, 101, 1048575, 1048576, max64 / 11, max64 / 10, max64 / 10 + 1, max64 - 1, max64};
     const std::uint32_t dens[] = {1, 2, 3, 10, 100, 128, 4096, 0xFFFFFFFFu};
     for (std::uint64_t v : edges)
         for (std::uint32_t d : dens)

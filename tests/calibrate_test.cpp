@@ -81,7 +81,7 @@ TEST_CASE("the rule: other fractions, odd run counts, order of the samples") {
     auto iscsi = samples_of(lvmoiscsi);
     CHECK(choose_by_rule(iscsi.data(), iscsi.size(), 0.999)->block_size == 64_KiB);
     // Three runs: the median ignores one outlier (a run disturbed by something else).
-    std::vector<throughput_sample> three = {{4_KiB, 50e6}, {4_KiB, 1e6}, {4_KiB, 52e6},
+    std::vector<throughput_sample> three = {{4_KiB, 50e6},  {4_KiB, 1e6},   {4_KiB, 52e6},
                                             {16_KiB, 60e6}, {16_KiB, 61e6}, {16_KiB, 59e6}};
     auto r = choose_by_rule(three.data(), three.size(), 0.8);
     REQUIRE(r.has_value());
@@ -227,7 +227,7 @@ TEST_CASE("the fit: no latency clamps t0 at 0; one size or shrinking times are e
 }
 
 TEST_CASE("size_for_fraction: edges") {
-    CHECK(size_for_fraction(cost_model{0.0, 1e9}, 0.95)->count() == 1);   // no latency: any size reaches B
+    CHECK(size_for_fraction(cost_model{0.0, 1e9}, 0.95)->count() == 1);  // no latency: any size reaches B
     CHECK(size_for_fraction(cost_model{1e6, 1e15}, 0.999)->count() == bytes::max().count());  // not representable
     CHECK(error_of(size_for_fraction(cost_model{-1.0, 1e9}, 0.95).error()) ==
           "latency_seconds: must be finite and at least 0, got -1");

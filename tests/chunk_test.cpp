@@ -201,7 +201,8 @@ TEST_CASE("unknown limits: buffered writes whole 4 KiB pages, O_DIRECT aligns to
     statx_only.dio_offset_align = 512_B;
     statx_only.dio_mem_align = 512_B;
     CHECK(policy(statx_only, io_mode::direct, 64_KiB).granularity() == 512_B);
-    CHECK(policy(statx_only, io_mode::direct, 64_KiB).decide(bytes(5000)) == chunk_decision{bytes(5120), chunk_step::alignment});
+    CHECK(policy(statx_only, io_mode::direct, 64_KiB).decide(bytes(5000)) ==
+          chunk_decision{bytes(5120), chunk_step::alignment});
     CHECK(policy(statx_only, io_mode::buffered, 64_KiB).granularity() == 4_KiB);  // pages; statx does not apply
 }
 
@@ -227,7 +228,8 @@ TEST_CASE("edge requests: 0 is the default, 1 the floor, 2^64 - 1 the cap") {
           chunk_decision{64_KiB, chunk_step::floor});
 }
 
-// --- contradicting limits are errors that name them -------------------------------------------------------------------
+// --- contradicting limits are errors that name them
+// -------------------------------------------------------------------
 
 TEST_CASE("contradicting limits: a clear error naming the limits and values, never a size") {
     const auto make = [](device_limits l, io_mode m = io_mode::direct) {
@@ -260,7 +262,8 @@ TEST_CASE("contradicting limits: a clear error naming the limits and values, nev
     l.physical_block_size = 512_B;
     l.minimum_io_size = 1536_B;
     l.max_transfer_size = 4_KiB;
-    CHECK(make(l) == "max_transfer_size (4KiB) must be at least the floor rounded up to the device's granularity (4.5KiB)");
+    CHECK(make(l) ==
+          "max_transfer_size (4KiB) must be at least the floor rounded up to the device's granularity (4.5KiB)");
 
     l = vda_512e;
     l.logical_block_size = bytes(1000);
@@ -301,8 +304,8 @@ TEST_CASE("contradicting limits: a clear error naming the limits and values, nev
           "floor must be in [1, 1GiB], got 0");
     CHECK(error_of(chunk_policy::make(vda_512e, io_mode::direct, fixed_default{16_KiB}, 2_GiB)) ==
           "floor must be in [1, 1GiB], got 2GiB");
-    CHECK(error_of(basic_chunk_policy<coreutils_io_blksize>::make(vda_512e, io_mode::direct, coreutils_io_blksize{0_B})) ==
-          "default_size must be at least 1, got 0");
+    CHECK(error_of(basic_chunk_policy<coreutils_io_blksize>::make(
+              vda_512e, io_mode::direct, coreutils_io_blksize{0_B})) == "default_size must be at least 1, got 0");
     CHECK(check_device_limits(vda_512e).has_value());
     CHECK(check_device_limits(unknown).has_value());
 }
@@ -312,10 +315,12 @@ TEST_CASE("non-power-of-two minimum and optimal I/O sizes have no common multipl
     l.logical_block_size = 512_B;
     l.minimum_io_size = bytes((max64 / 512 - 2) * 512);  // a multiple of 512, huge
     l.optimal_io_size = bytes((max64 / 512 - 1) * 512);
-    CHECK(error_of(chunk_policy::make(l, io_mode::direct, fixed_default{16_KiB})).find("optimal_io_size: has no common multiple") == 0);
+    CHECK(error_of(chunk_policy::make(l, io_mode::direct, fixed_default{16_KiB}))
+              .find("optimal_io_size: has no common multiple") == 0);
 }
 
-// --- the presets across devices ----------------------------------------------------------------------------------------
+// --- the presets across devices
+// ----------------------------------------------------------------------------------------
 
 namespace {
 struct xapi_2010 {
@@ -367,14 +372,17 @@ TEST_CASE_TEMPLATE("presets: the tool's size where the device allows it, the dev
     CHECK(vda->mode() == preset.mode);
 }
 
-// --- invariants over random devices, modes and requests ---------------------------------------------------------------
+// --- invariants over random devices, modes and requests
+// ---------------------------------------------------------------
 
 namespace {
 
 // A random consistent device: powers of two where Linux has them, a multiple for minimum and optimal I/O.
 device_limits random_limits(detail::xoshiro256& rng) {
     device_limits l;
-    const auto pow2 = [&](unsigned lo, unsigned hi) { return bytes(std::uint64_t{1} << (lo + rng.below(hi - lo + 1))); };
+    const auto pow2 = [&](unsigned lo, unsigned hi) {
+        return bytes(std::uint64_t{1} << (lo + rng.below(hi - lo + 1)));
+    };
     if (rng.below(4) != 0) l.logical_block_size = pow2(9, 16);
     if (rng.below(4) != 0) l.physical_block_size = max(l.logical_block_size, pow2(9, 16));
     const bytes base = max(max(l.logical_block_size, l.physical_block_size), 512_B);
@@ -385,18 +393,24 @@ device_limits random_limits(detail::xoshiro256& rng) {
     }
     if (rng.below(4) != 0) l.dio_offset_align = pow2(9, 13);
     if (rng.below(4) != 0) l.dio_mem_align = pow2(2, 12);
-    if (rng.below(3) != 0) l.max_transfer_size = bytes((std::uint64_t{1} << (16 + rng.below(10))) + 1024 * rng.below(4));
+    if (rng.below(3) != 0)
+        l.max_transfer_size = bytes((std::uint64_t{1} << (16 + rng.below(10))) + 1024 * rng.below(4));
     if (rng.below(2) != 0) l.stat_block_size = pow2(9, 22);
     return l;
 }
 
 bytes random_request(detail::xoshiro256& rng) {
     switch (rng.below(6)) {
-        case 0: return 0_B;
-        case 1: return bytes(1 + rng.below(8192));
-        case 2: return bytes(max64 - rng.below(3));
-        case 3: return bytes(std::uint64_t{1} << rng.below(64));
-        default: return bytes(rng.next() >> rng.below(64));
+        case 0:
+            return 0_B;
+        case 1:
+            return bytes(1 + rng.below(8192));
+        case 2:
+            return bytes(max64 - rng.below(3));
+        case 3:
+            return bytes(std::uint64_t{1} << rng.below(64));
+        default:
+            return bytes(rng.next() >> rng.below(64));
     }
 }
 
@@ -426,7 +440,8 @@ TEST_CASE("sweep: aligned, within [floor, max transfer], monotonic, reproducible
             CHECK(is_aligned(da.size, l.minimum_io_size));
             if (is_direct(mode)) {
                 CHECK(is_aligned(da.size, l.dio_offset_align));
-                if (l.logical_block_size.count() == 0 && l.dio_offset_align.count() == 0) CHECK(is_aligned(da.size, 4_KiB));
+                if (l.logical_block_size.count() == 0 && l.dio_offset_align.count() == 0)
+                    CHECK(is_aligned(da.size, 4_KiB));
             }
             CHECK(is_aligned(da.size, p->granularity()));
             // Within [floor, max transfer].
@@ -440,12 +455,24 @@ TEST_CASE("sweep: aligned, within [floor, max transfer], monotonic, reproducible
             }
             // decided_by is the step whose output is the result.
             switch (da.decided_by) {
-                case chunk_step::requested: CHECK(da.size == a); break;
-                case chunk_step::default_size: CHECK((a.count() == 0 && da.size == def)); break;
-                case chunk_step::floor: CHECK(da.size == chunk_floor); break;
-                case chunk_step::max_transfer: CHECK(da.size == p->max_chunk()); break;
-                case chunk_step::optimal_io: CHECK(l.optimal_io_size.count() != 0); break;
-                case chunk_step::alignment: CHECK(l.optimal_io_size.count() == 0); break;
+                case chunk_step::requested:
+                    CHECK(da.size == a);
+                    break;
+                case chunk_step::default_size:
+                    CHECK((a.count() == 0 && da.size == def));
+                    break;
+                case chunk_step::floor:
+                    CHECK(da.size == chunk_floor);
+                    break;
+                case chunk_step::max_transfer:
+                    CHECK(da.size == p->max_chunk());
+                    break;
+                case chunk_step::optimal_io:
+                    CHECK(l.optimal_io_size.count() != 0);
+                    break;
+                case chunk_step::alignment:
+                    CHECK(l.optimal_io_size.count() == 0);
+                    break;
             }
             // Monotonic in the request (0 stands for the default).
             const bytes ea = a.count() == 0 ? def : a, eb = b.count() == 0 ? def : b;
@@ -478,7 +505,8 @@ TEST_CASE("granularities below a sector are not a device's: rejected, so O_DIREC
     // chunk of 33165016 bytes through.
     provpol::device_limits l;
     l.dio_offset_align = provpol::bytes(1);
-    const auto p = provpol::chunk_policy::make(l, provpol::io_mode::direct, provpol::fixed_default{provpol::bytes(65536)});
+    const auto p =
+        provpol::chunk_policy::make(l, provpol::io_mode::direct, provpol::fixed_default{provpol::bytes(65536)});
     REQUIRE_FALSE(p.has_value());
     CHECK(std::string(p.error().message().view()) == "dio_offset_align must be a multiple of 512, got 1");
     provpol::device_limits m;

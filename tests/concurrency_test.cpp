@@ -22,7 +22,8 @@ struct drives {
     explicit drives(std::size_t n) {
         detail::xoshiro256 rng(12);
         for (std::size_t i = 0; i < n; ++i) {
-            drive_state s{bytes((1 + rng.below(4096)) << 28), bytes(rng.below(1ULL << 40)), bytes(rng.below(1ULL << 40))};
+            drive_state s{bytes((1 + rng.below(4096)) << 28), bytes(rng.below(1ULL << 40)),
+                          bytes(rng.below(1ULL << 40))};
             s.replicating = (i % 7) == 0;
             s.write_rate = rate(rng.below(2000ULL << 20));
             all.push_back(s);
@@ -70,7 +71,8 @@ TEST_CASE("latency models, risk and the simulator are shared read-only") {
     std::atomic<int> mismatches{0};
     in_threads([&](int) {
         const simulation_summary got = simulate(agent, l, w, 50, 3);
-        if (got.pauses != want.pauses || got.extends != want.extends || got.pause_seconds != want.pause_seconds) ++mismatches;
+        if (got.pauses != want.pauses || got.extends != want.extends || got.pause_seconds != want.pause_seconds)
+            ++mismatches;
         if (l.quantile(0.99) != want_q) ++mismatches;
         if (pause_probability(512_MiB, rate(150ULL << 20), l) != l.exceed_probability(512.0 / 150.0)) ++mismatches;
     });

@@ -39,7 +39,8 @@ TEST_CASE("configuration: VDSM's settings are validated with the setting, the va
     CHECK(vdsm_config::make(2560, 120).error().message() == "volume_utilization_percent must be in [0, 99], got 120");
     CHECK(vdsm_config::make(0, 20).error().message() ==
           "volume_utilization_chunk_mb must be in [1, 1073741824], got 0");
-    CHECK(vdsm_config::make(2560, 20, bytes(3_MiB)).error().message() == "extent_size must be a power of two, got 3MiB");
+    CHECK(vdsm_config::make(2560, 20, bytes(3_MiB)).error().message() ==
+          "extent_size must be a power of two, got 3MiB");
     CHECK(vdsm_config::make(2560, 20, 512_KiB).error().message() == "extent_size must be in [1MiB, 16GiB], got 512KiB");
     CHECK(vdsm_config::make_bytes(bytes(1048577), 20).error().message() ==
           "volume_utilization_chunk must be a multiple of 1MiB, got 1048577");
@@ -146,13 +147,14 @@ TEST_CASE("VDSM: a 10 GiB disk goes 2.5, 5, 7.5, 10, 11 GiB, then cannot extend"
 }
 
 TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
-    CHECK(vdsm_2022().initial_size(100_GiB) == 2560_MiB);   // the seed: 2.5 GiB instead of 1 GiB
+    CHECK(vdsm_2022().initial_size(100_GiB) == 2560_MiB);  // the seed: 2.5 GiB instead of 1 GiB
     CHECK(vdsm_legacy().initial_size(100_GiB) == 1_GiB);
-    CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);         // min(chunk, capacity)
-    CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);     // rounded up to the extent
+    CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);                             // min(chunk, capacity)
+    CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);                         // rounded up to the extent
     CHECK(vdsm(vdsm_2022(), 100_GiB, 0_B, 0_B, true).initial_size == 2560_MiB);  // never doubled
     const qcow2_lvm_limits limits{};
-    CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() == 1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
+    CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() ==
+          1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
     CHECK(initial_size_for(limits, 10_GiB, 10_GiB).value() == 11264_MiB);
     const auto too_big = initial_size_for(limits, 10_GiB, 11_GiB);
     REQUIRE_FALSE(too_big.has_value());
@@ -183,15 +185,34 @@ reference_decision vdsm_reference(std::uint64_t chunk_mb, std::uint64_t percent,
     if (next > max_size) next = max_size;
     i128 threshold = static_cast<i128>(physical) - limit;
     if (threshold < 1) threshold = 1;
-    return {threshold, next, max_size, static_cast<i128>(physical) - static_cast<i128>(allocation) < limit,
-            static_cast<i128>(allocation) > next, static_cast<i128>(physical) < max_size};
+    return {threshold,
+            next,
+            max_size,
+            static_cast<i128>(physical) - static_cast<i128>(allocation) < limit,
+            static_cast<i128>(allocation) > next,
+            static_cast<i128>(physical) < max_size};
 }
 
 TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result fits in 64 bits") {
     detail::xoshiro256 rng(3);
-    const std::uint64_t edges[] = {0, 1, 2, 1048575, 1048576, 1048577, 128ULL << 20, (128ULL << 20) - 1, 1ULL << 30,
-                                   10ULL << 30, (1ULL << 52) - 1, 1ULL << 52, max64 / 11, max64 / 10, max64 - 1, max64};
-    const std::pair<std::uint64_t, std::uint64_t> configs[] = {{2560, 20}, {1024, 50}, {1, 0}, {1, 99}, {3, 33}, {1ULL << 30, 7}};
+    const std::uint64_t edges[] = {0,
+                                   1,
+                                   2,
+                                   1048575,
+                                   1048576,
+                                   1048577,
+                                   128ULL << 20,
+                                   (128ULL << 20) - 1,
+                                   1ULL << 30,
+                                   10ULL << 30,
+                                   (1ULL << 52) - 1,
+                                   1ULL << 52,
+                                   max64 / 11,
+                                   max64 / 10,
+                                   max64 - 1,
+                                   max64};
+    const std::pair<std::uint64_t, std::uint64_t> configs[] = {{2560, 20}, {1024, 50}, {1, 0},
+                                                               {1, 99},    {3, 33},    {1ULL << 30, 7}};
     int checked = 0;
     for (const auto& config : configs) {
         const std::uint64_t chunk_mb = config.first;  // not a structured binding: clang 14 cannot capture those
@@ -242,8 +263,8 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
     for (int i = 0; i < 300000; ++i) {
         std::uint64_t cap = rng.next() >> (15 + rng.below(49));  // below 2^49
         if (cap >= first_difference) cap >>= 1;
-        if (i % 3 == 0) cap &= ~std::uint64_t{(1 << 20) - 1};   // whole MiB, as virtual sizes usually are
-        if (i % 3 == 1) cap &= ~std::uint64_t{511};             // whole sectors
+        if (i % 3 == 0) cap &= ~std::uint64_t{(1 << 20) - 1};  // whole MiB, as virtual sizes usually are
+        if (i % 3 == 1) cap &= ~std::uint64_t{511};            // whole sectors
         if (limits.max_size(bytes(cap)).count() != python(cap)) {
             CAPTURE(cap);
             CHECK(limits.max_size(bytes(cap)).count() == python(cap));
@@ -291,7 +312,8 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
     const auto policy = Preset::make();
     const std::uint64_t extent = policy.limits().extent.count();
     detail::xoshiro256 rng(99);
-    const std::uint64_t edges[] = {0, 1, extent - 1, extent, extent + 1, 1ULL << 20, 10ULL << 30, max64 - extent, max64 - 1, max64};
+    const std::uint64_t edges[] = {0,          1,           extent - 1,     extent,    extent + 1,
+                                   1ULL << 20, 10ULL << 30, max64 - extent, max64 - 1, max64};
     for (int i = 0; i < 100000; ++i) {
         auto pick = [&]() { return (i % 5 == 0) ? edges[rng.below(std::size(edges))] : rng.next() >> rng.below(64); };
         drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
@@ -312,7 +334,8 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
         drive_state larger = s;
         larger.capacity = bytes(s.capacity.count() + (max64 - s.capacity.count()) / 2);
         const extend_decision dl = policy.decide(larger);
-        ok = ok && dl.max_size >= d.max_size && dl.next_size >= d.next_size && dl.max_size_storage >= d.max_size_storage;
+        ok =
+            ok && dl.max_size >= d.max_size && dl.next_size >= d.next_size && dl.max_size_storage >= d.max_size_storage;
         if (!ok) CHECK(ok);
     }
 }
@@ -342,8 +365,10 @@ TEST_CASE("batch decisions equal single decisions") {
 // --- LVM2 thin-pool autoextend ----------------------------------------------------------------------------------
 
 TEST_CASE("LVM: configuration") {
-    CHECK(lvm_thin_config::make(49, 20).error().message() == "thin_pool_autoextend_threshold must be in [50, 100], got 49");
-    CHECK(lvm_thin_config::make(101, 20).error().message() == "thin_pool_autoextend_threshold must be in [50, 100], got 101");
+    CHECK(lvm_thin_config::make(49, 20).error().message() ==
+          "thin_pool_autoextend_threshold must be in [50, 100], got 49");
+    CHECK(lvm_thin_config::make(101, 20).error().message() ==
+          "thin_pool_autoextend_threshold must be in [50, 100], got 101");
     CHECK(lvm_thin_config::make(80, 0).error().message() == "thin_pool_autoextend_percent must be in [1, 1000], got 0");
     CHECK(lvm_thin_config::make(80, 20, bytes(3000)).error().code() == errc::not_a_power_of_two);
     CHECK(lvm_thin_config::from_lvm_conf(10, 20).value().threshold_percent() == 50);  // dmeventd: below 50 counts as 50

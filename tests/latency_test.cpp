@@ -103,7 +103,8 @@ TEST_CASE("pipeline: validation names the setting and the range") {
     const latency_stage nan{"x", 0.0, std::numeric_limits<double>::quiet_NaN(), false};
     CHECK_FALSE(pipeline_latency::make(&nan, 1).has_value());
     latency_stage many[9] = {};
-    CHECK(std::string(pipeline_latency::make(many, 9).error().message().view()) == "latency stages must be in [1, 8], got 9");
+    CHECK(std::string(pipeline_latency::make(many, 9).error().message().view()) ==
+          "latency stages must be in [1, 8], got 9");
     CHECK_FALSE(pipeline_latency::make(many, 0).has_value());
     const latency_stage late_detection[] = {{"a", 0, 1, false}, {"b", 0, 2, true}};
     CHECK(pipeline_latency::make(late_detection, 2).error().code() == errc::unsupported);
@@ -112,7 +113,7 @@ TEST_CASE("pipeline: validation names the setting and the range") {
 TEST_CASE("profiles reproduce the measurements they cite") {
     const pipeline_latency polling = vdsm_polling_2022_latency();
     CHECK(polling.mean() == doctest::Approx(3.7));  // the seed: mean 3.7 s
-    CHECK(polling.min() <= 2.2);                   // the seed: 2.2 to 6.2 s
+    CHECK(polling.min() <= 2.2);                    // the seed: 2.2 to 6.2 s
     CHECK(polling.max() >= 6.2);
     CHECK(polling.detection_period() == 2.0);
     const pipeline_latency events = vdsm_mailbox_events_latency();
@@ -129,7 +130,8 @@ TEST_CASE("profiles reproduce the measurements they cite") {
     CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.69) == 1.0);
     CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.7) == 0.0);
     CHECK(std::string(latency_profile("vdsm-2023").error().message().view()) ==
-          "latency: unknown value 'vdsm-2023': expected one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, fixed:SECONDS");
+          "latency: unknown value 'vdsm-2023': expected one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, "
+          "fixed:SECONDS");
     CHECK(latency_profile("fixed:abc").error().text() == "fixed:abc");
     CHECK_FALSE(latency_profile("fixed:-1").has_value());
     CHECK_FALSE(latency_profile("fixed:").has_value());

@@ -68,7 +68,8 @@ csv_table read_csv(const std::string& name) {
             t.comments.push_back(line);
             continue;
         }
-        if (t.header.empty()) t.header = split(line);
+        if (t.header.empty())
+            t.header = split(line);
         else {
             t.rows.push_back(split(line));
             REQUIRE(t.rows.back().size() == t.header.size());
@@ -130,9 +131,9 @@ std::vector<xfs_row> xfs_rows() {
 log_reason expected_reason(const std::string& verdict) {
     if (verdict == "ok") return log_reason::none;
     const std::string v = verdict.rfind("error:", 0) == 0 ? verdict.substr(6) : verdict;
-    for (auto r : {log_reason::fs_too_small, log_reason::log_too_small, log_reason::single_ag, log_reason::data_too_small,
-                   log_reason::invalid_ag_geometry, log_reason::ag_too_small_for_log, log_reason::log_below_minimum,
-                   log_reason::log_crosses_ag})
+    for (auto r : {log_reason::fs_too_small, log_reason::log_too_small, log_reason::single_ag,
+                   log_reason::data_too_small, log_reason::invalid_ag_geometry, log_reason::ag_too_small_for_log,
+                   log_reason::log_below_minimum, log_reason::log_crosses_ag})
         if (v == to_text(r)) return r;
     FAIL("unknown verdict " << verdict);
     return log_reason::none;
@@ -294,7 +295,9 @@ TEST_CASE("mkfs.xfs 6.1 facts: refusals, the AG clamp and stripe alignment, each
         const xfs_row& below = find([](const xfs_row& x) {
             return x.o.device_size == 299_MiB && x.o.block_size == 4096 && !x.o.allow_unsupported;
         });
-        const xfs_row& at = find([](const xfs_row& x) { return x.o.device_size == 300_MiB && x.o.block_size == 4096 && x.o.sector_size == 512; });
+        const xfs_row& at = find([](const xfs_row& x) {
+            return x.o.device_size == 300_MiB && x.o.block_size == 4096 && x.o.sector_size == 512;
+        });
         CHECK(below.verdict == "fs_too_small");
         CHECK(below.log_blocks == below.min_log);
         CHECK(at.verdict == "ok");
@@ -312,9 +315,8 @@ TEST_CASE("mkfs.xfs 6.1 facts: refusals, the AG clamp and stripe alignment, each
         CHECK(xfsprogs_6_1().decide(geo(o)).decided_by == log_step::ag_limit);
     }
     SUBCASE("a stripe unit over 256 KiB gives a 32 KiB log stripe unit") {
-        const xfs_row& x = find([](const xfs_row& r) {
-            return r.o.stripe_unit == 512_KiB && r.o.block_size == 4096 && r.verdict == "ok";
-        });
+        const xfs_row& x = find(
+            [](const xfs_row& r) { return r.o.stripe_unit == 512_KiB && r.o.block_size == 4096 && r.verdict == "ok"; });
         CHECK(x.log_sunit == 8);
         CHECK(x.log_blocks % 8 == 0);
     }
@@ -353,11 +355,11 @@ TEST_CASE("xfsprogs_5_14 follows the 5.14 rule from the issue, on hand-derived v
         // 1 to 16 GiB: min(10 MiB, 5 x minimum), raised to the minimum and to 10 MiB (2560 4 KiB blocks).
         {1_GiB, 4096, 1566, 2560, log_step::legacy_rule},
         {10_GiB, 4096, 1986, 2560, log_step::legacy_rule},
-        {10_GiB, 4096, 3693, 3693, log_step::minimum},    // rmapbt-sized minimum above 10 MiB
+        {10_GiB, 4096, 3693, 3693, log_step::minimum},       // rmapbt-sized minimum above 10 MiB
         {10_GiB, 1024, 4175, 10240, log_step::legacy_rule},  // 10 MiB of 1 KiB blocks
-        {10_GiB, 65536, 910, 910, log_step::minimum},     // 10 MiB is 160 blocks: the minimum wins
+        {10_GiB, 65536, 910, 910, log_step::minimum},        // 10 MiB is 160 blocks: the minimum wins
         // From 16 GiB: D / 2048, at least the minimum and 10 MiB.
-        {16_GiB, 4096, 1986, 2560, log_step::minimum},    // 4194304 / 2048 = 2048 < 2560
+        {16_GiB, 4096, 1986, 2560, log_step::minimum},      // 4194304 / 2048 = 2048 < 2560
         {64_GiB, 4096, 1986, 8192, log_step::legacy_rule},  // 32 MiB, where 6.1 makes 64 MiB
         {220_GiB, 4096, 2580, 28160, log_step::legacy_rule},
         // 4 TiB: 1 TiB - 4 KiB AGs, the last 4 blocks dropped: D = 1073741820, D / 2048 = 524287, cut to
@@ -453,9 +455,14 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
     o.device_size = bytes((std::uint64_t{1} << size_log) + rng.below(std::uint64_t{1} << size_log));
     if (rng.below(4) == 0) o.sector_size = 4096 > o.block_size ? o.block_size : 4096;
     switch (rng.below(4)) {
-        case 0: o.agcount = 1 + rng.below(5000); break;
-        case 1: o.agsize = bytes((std::uint64_t{1} << (24 + rng.below(16)))); break;
-        default: break;
+        case 0:
+            o.agcount = 1 + rng.below(5000);
+            break;
+        case 1:
+            o.agsize = bytes((std::uint64_t{1} << (24 + rng.below(16))));
+            break;
+        default:
+            break;
     }
     if (rng.below(3) == 0) {
         o.stripe_unit = bytes(std::uint64_t{o.block_size} << rng.below(6));
@@ -501,7 +508,8 @@ TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries",
         // agcount-stripe-round-up row): otherwise the data fits the device.
         if (g.options().agcount == 0) CHECK(d.data_blocks <= g.device_size().count() / bs);
         CHECK(d.agcount * d.agsize_blocks >= d.data_blocks);
-        if (d.log_sunit_blocks > 1 && d.decided_by == log_step::stripe_align) CHECK(d.log_blocks % d.log_sunit_blocks == 0);
+        if (d.log_sunit_blocks > 1 && d.decided_by == log_step::stripe_align)
+            CHECK(d.log_blocks % d.log_sunit_blocks == 0);
         CHECK((d.supported || !g.options().allow_unsupported));
     }
     CHECK(decided > 5000);
@@ -515,7 +523,7 @@ TEST_CASE("decisions are total: edge sizes 0, 1 and 2^64 - 1 bytes") {
             if (p == log_preset::e2fsprogs_1_47) {
                 CHECK(d.log_blocks == (size == max64 ? 262144U : 0U));
                 CHECK(d.reason == (size == max64 ? log_reason::none : log_reason::no_journal));
-            } else if (size < 16_MiB .count()) {
+            } else if (size < (16_MiB).count()) {
                 CHECK(d.reason == log_reason::data_too_small);
                 CHECK_FALSE(d.supported);
             } else {

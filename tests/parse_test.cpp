@@ -27,7 +27,9 @@ static_assert(format_rate(rate(400ULL << 20)) == "400MiB/s");
 namespace {
 constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
 
-std::string message_of(const result<bytes>& r) { return r ? std::string("ok") : std::string(r.error().message().view()); }
+std::string message_of(const result<bytes>& r) {
+    return r ? std::string("ok") : std::string(r.error().message().view());
+}
 }  // namespace
 
 TEST_CASE("sizes in every documented spelling") {
@@ -52,7 +54,8 @@ TEST_CASE("sizes in every documented spelling") {
 }
 
 TEST_CASE("sizes: every rejection says why") {
-    CHECK(message_of(parse_size("")) == "size: invalid value '': empty; expected a size such as 1048576, 512MiB or 2.5GiB");
+    CHECK(message_of(parse_size("")) ==
+          "size: invalid value '': empty; expected a size such as 1048576, 512MiB or 2.5GiB");
     CHECK(message_of(parse_size("-1")) == "size: invalid value '-1': sizes cannot be negative");
     CHECK(message_of(parse_size("-0")) == "size: invalid value '-0': sizes cannot be negative");
     CHECK(message_of(parse_size("5 GB")) ==
@@ -65,9 +68,9 @@ TEST_CASE("sizes: every rejection says why") {
     CHECK(parse_size("16EiB").error().code() == errc::overflow);
     CHECK(parse_size("99999999999999999999999999GiB").error().code() == errc::overflow);
     CHECK(parse_size("18446744073709551615.5B").error().code() == errc::invalid_syntax);
-    for (const char* bad : {"4k", "4K", "4KB", "5G", "5GB", "2MB", "1kib", "1Mib", "1mib", "1e3", "0x10", "1,5GiB",
-                            "NaN", "inf", ".5GiB", "1.GiB", "1..5GiB", "GiB", "+5MiB", "5MiB/s", "5MiBs", "1 048 576",
-                            "1\t", "\n", "1\r"}) {
+    for (const char* bad : {"4k",    "4K",     "4KB",    "5G",        "5GB", "2MB",   "1kib",  "1Mib",    "1mib",
+                            "1e3",   "0x10",   "1,5GiB", "NaN",       "inf", ".5GiB", "1.GiB", "1..5GiB", "GiB",
+                            "+5MiB", "5MiB/s", "5MiBs",  "1 048 576", "1\t", "\n",    "1\r"}) {
         CAPTURE(bad);
         const auto r = parse_size(bad);
         REQUIRE_FALSE(r.has_value());
@@ -162,7 +165,8 @@ TEST_CASE("decimals: exact nearest double, strict grammar") {
     CHECK(parse_decimal("0.000000000000000000001", "x", 0, 1).value() == 1e-21);
     CHECK(parse_decimal("-2.5", "x", -10, 10).value() == -2.5);
     CHECK(parse_decimal("1.5", "p", 0, 1).error().message() == "p must be in [0, 1], got 1.5");
-    CHECK(parse_decimal("-0", "p", 0, 1).error().message() == "p: invalid value '-0': negative values are not accepted");
+    CHECK(parse_decimal("-0", "p", 0, 1).error().message() ==
+          "p: invalid value '-0': negative values are not accepted");
     CHECK(parse_decimal("1234567890123456", "x", 0, 1e300).error().code() == errc::invalid_syntax);
     CHECK(parse_decimal("1e400", "x", 0, 1e300).error().code() == errc::invalid_syntax);
     for (const char* bad : {"", "NaN", "nan", "inf", "-inf", "1e", "1e+", ".5", "5.", "0x1p3", "1,5", " 1", "1 ", "--1",

@@ -65,7 +65,7 @@ TEST_CASE("estimator: idle for days, then a burst") {
     CHECK(e.estimate() == rate(0));
     const double t = 100 * 86400.0;
     e.sample(t + 2.0, bytes((10_GiB).count() + (1200ULL << 20)));  // 1200 MiB in 2 s: at least 600 MiB/s
-    CHECK(e.estimate().mib_per_second() >= 1200.0 - 1e-6);            // planned at twice the lower bound
+    CHECK(e.estimate().mib_per_second() >= 1200.0 - 1e-6);         // planned at twice the lower bound
     e.sample(t + 4.0, bytes((10_GiB).count() + (2800ULL << 20)));  // 800 MiB/s measured in full
     CHECK(e.estimate().mib_per_second() == doctest::Approx(800.0));
 }
@@ -74,10 +74,10 @@ TEST_CASE("estimator: a stalled guest decays with the half-life, a burst raises 
     write_rate_estimator e(60.0);
     e.sample(0.0, 0_B);
     e.sample(2.0, mib_bytes(100));
-    e.sample(4.0, mib_bytes(300));  // 100 MiB/s
-    for (int i = 1; i <= 30; ++i) e.sample(4.0 + 2.0 * i, mib_bytes(300));  // 60 s stalled
+    e.sample(4.0, mib_bytes(300));                                                // 100 MiB/s
+    for (int i = 1; i <= 30; ++i) e.sample(4.0 + 2.0 * i, mib_bytes(300));        // 60 s stalled
     CHECK(e.estimate().mib_per_second() == doctest::Approx(50.0).epsilon(0.01));  // one half-life
-    e.sample(66.0, mib_bytes(300 + 1000));  // a 500 MiB/s burst
+    e.sample(66.0, mib_bytes(300 + 1000));                                        // a 500 MiB/s burst
     CHECK(e.estimate().mib_per_second() >= 500.0);
 }
 
@@ -117,7 +117,8 @@ TEST_CASE("policy: at rate 0 it is its floor, whatever the drive") {
     const vdsm_policy floor = vdsm_legacy();
     detail::xoshiro256 rng(8);
     for (int i = 0; i < 50000; ++i) {
-        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64))};
+        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
+                      bytes(rng.next() >> rng.below(64))};
         s.replicating = (i & 1) != 0;
         const extend_decision a = ra.decide(s);
         const extend_decision b = floor.decide(s);
@@ -129,7 +130,8 @@ TEST_CASE("policy: limit and chunk cover rate x budget, in whole MiB, within eve
     const rate_aware_policy ra = legacy_floor_policy();
     detail::xoshiro256 rng(9);
     for (int i = 0; i < 50000; ++i) {
-        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64))};
+        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
+                      bytes(rng.next() >> rng.below(64))};
         s.write_rate = rate(rng.next() >> rng.below(64));
         const extend_decision d = ra.decide(s);
         const double need = static_cast<double>(s.write_rate.bytes_per_second()) * 6.9;
@@ -197,7 +199,8 @@ TEST_CASE("simulated: the rate-aware policy pauses at most once per 50 GiB, and 
     }
     // vdsm-2022 itself pauses about 18 times per run at 1000 MiB/s.
     const workload fast = workload::make(50_GiB, mib_per_s(1000), 100_GiB).value();
-    CHECK(simulate(static_agent<vdsm_policy>(vdsm_2022()), l, fast, 1000, 1).pauses == doctest::Approx(18.0).epsilon(0.05));
+    CHECK(simulate(static_agent<vdsm_policy>(vdsm_2022()), l, fast, 1000, 1).pauses ==
+          doctest::Approx(18.0).epsilon(0.05));
 }
 
 TEST_CASE("simulated: an agent that knew the rate from the start does no better at high rates") {
@@ -216,7 +219,8 @@ TEST_CASE("simulated: an agent that knew the rate from the start does no better 
         }
     };
     const latency_model l = vdsm_polling_2022_latency();
-    const rate_aware_policy p = make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(l, 1.0)).value();
+    const rate_aware_policy p =
+        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(l, 1.0)).value();
     const workload w = workload::make(50_GiB, mib_per_s(1000), 100_GiB).value();
     const simulation_summary best = simulate(oracle{p, mib_per_s(1000)}, l, w, 1000, 1);
     const simulation_summary real = simulate(rate_aware_agent(p), l, w, 1000, 1);

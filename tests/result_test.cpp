@@ -14,7 +14,9 @@ using namespace provpol;
 namespace {
 
 constexpr result<int> half(int v) {
-    if (v % 2 != 0) return unexpected(error::not_a_multiple("value", error_value::of(static_cast<std::uint64_t>(v)), error_value::of(2)));
+    if (v % 2 != 0)
+        return unexpected(
+            error::not_a_multiple("value", error_value::of(static_cast<std::uint64_t>(v)), error_value::of(2)));
     return v / 2;
 }
 
@@ -31,14 +33,15 @@ static_assert(std::is_trivially_copyable_v<result<int>>);
 static_assert(std::is_trivially_copyable_v<error>);
 
 TEST_CASE("error messages name the setting, the value and the allowed range") {
-    CHECK(error::out_of_range("volume_utilization_percent", error_value::of(120), error_value::of(0), error_value::of(99))
-              .message() == "volume_utilization_percent must be in [0, 99], got 120");
+    CHECK(
+        error::out_of_range("volume_utilization_percent", error_value::of(120), error_value::of(0), error_value::of(99))
+            .message() == "volume_utilization_percent must be in [0, 99], got 120");
     CHECK(error::out_of_range("chunk", error_value::of_size(0), error_value::of_size(1048576), {}).message() ==
           "chunk must be at least 1MiB, got 0");
     CHECK(error::out_of_range("x", error_value::of_signed(-3), {}, error_value::of_signed(-4)).message() ==
           "x must be at most -4, got -3");
-    CHECK(error::out_of_range("p", error_value::of_real(1.5), error_value::of_real(0), error_value::of_real(1)).message() ==
-          "p must be in [0, 1], got 1.5");
+    CHECK(error::out_of_range("p", error_value::of_real(1.5), error_value::of_real(0), error_value::of_real(1))
+              .message() == "p must be in [0, 1], got 1.5");
     CHECK(error::not_a_multiple("volume_utilization_chunk", error_value::of_size(1000), error_value::of_size(1048576))
               .message() == "volume_utilization_chunk must be a multiple of 1MiB, got 1000");
     CHECK(error::not_a_power_of_two("extent_size", error_value::of_size(3 << 20)).message() ==

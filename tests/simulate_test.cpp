@@ -37,9 +37,9 @@ TEST_CASE("the seed's before table: 1024 MiB / 50%, polling flow, 50 GiB written
         CHECK(s->extends == doctest::Approx(50).epsilon(0.06));  // about 50 extends per run
         CHECK(s->truncated_runs == 0);
     }
-    CHECK(r75.pauses < 0.01);                                   // no pauses at 75 MiB/s
-    CHECK((r100.pauses >= 1.0 && r100.pauses <= 10.0));         // a few by 100 MiB/s (seed: 4)
-    CHECK(r125.pauses > r100.pauses);                           // more with a faster writer
+    CHECK(r75.pauses < 0.01);                                                  // no pauses at 75 MiB/s
+    CHECK((r100.pauses >= 1.0 && r100.pauses <= 10.0));                        // a few by 100 MiB/s (seed: 4)
+    CHECK(r125.pauses > r100.pauses);                                          // more with a faster writer
     CHECK((r150.pause_probability >= 0.35 && r150.pause_probability <= 0.7));  // roughly half (seed: 24 of 53)
 }
 
@@ -117,12 +117,16 @@ TEST_CASE("every run accounts for its space and time") {
                 CHECK_FALSE(x.truncated);
                 CHECK(x.final_physical >= w.write_size);
                 CHECK(x.unwritten == saturating_sub(x.final_physical, w.write_size));
-                CHECK(x.duration >= static_cast<double>(w.write_size.count()) / static_cast<double>(w.write_rate.bytes_per_second()) - 1e-6);
+                CHECK(x.duration >=
+                      static_cast<double>(w.write_size.count()) / static_cast<double>(w.write_rate.bytes_per_second()) -
+                          1e-6);
                 CHECK(x.duration == doctest::Approx(static_cast<double>(w.write_size.count()) /
-                                                        static_cast<double>(w.write_rate.bytes_per_second()) + x.pause_seconds)
+                                                        static_cast<double>(w.write_rate.bytes_per_second()) +
+                                                    x.pause_seconds)
                                         .epsilon(1e-9));
                 const vdsm_config& c = p.trigger().config;
-                CHECK(x.extends >= extends_needed(p.initial_size(w.capacity), c.chunk(false), c.limit(false), w.write_size) - 1);
+                CHECK(x.extends >=
+                      extends_needed(p.initial_size(w.capacity), c.chunk(false), c.limit(false), w.write_size) - 1);
                 CHECK(x.pauses <= x.extends);
                 CHECK(x.final_physical <= p.decide(drive_state{w.capacity, 0_B, 0_B}).max_size_storage);
             }
@@ -143,7 +147,8 @@ TEST_CASE("the agent sees samples, thresholds, pauses and extends, never the rat
     };
     std::vector<observation> seen;
     const workload w = workload::make(5_GiB, mib_per_s(200), 10_GiB).value();
-    const run_result r = simulate_run(recording_agent{vdsm_legacy(), &seen}, latency_model(vdsm_polling_2022_latency()), w, 3);
+    const run_result r =
+        simulate_run(recording_agent{vdsm_legacy(), &seen}, latency_model(vdsm_polling_2022_latency()), w, 3);
     int samples = 0, thresholds = 0, pauses = 0, extended = 0;
     double last_sample = -1e9, last_time = -1e9;  // the first sample comes before the write starts (negative time)
     for (const observation& o : seen) {
@@ -155,9 +160,15 @@ TEST_CASE("the agent sees samples, thresholds, pauses and extends, never the rat
                 last_sample = o.time;
                 ++samples;
                 break;
-            case observation_kind::threshold: ++thresholds; break;
-            case observation_kind::pause: ++pauses; break;
-            case observation_kind::extended: ++extended; break;
+            case observation_kind::threshold:
+                ++thresholds;
+                break;
+            case observation_kind::pause:
+                ++pauses;
+                break;
+            case observation_kind::extended:
+                ++extended;
+                break;
         }
     }
     CHECK(samples >= 10);
@@ -167,7 +178,8 @@ TEST_CASE("the agent sees samples, thresholds, pauses and extends, never the rat
 }
 
 TEST_CASE("workload validation") {
-    CHECK(std::string(workload::make(0_B, rate(1), 1_GiB).error().message().view()) == "write_size must be at least 1, got 0");
+    CHECK(std::string(workload::make(0_B, rate(1), 1_GiB).error().message().view()) ==
+          "write_size must be at least 1, got 0");
     CHECK(std::string(workload::make(2_GiB, rate(1), 1_GiB).error().message().view()) ==
           "capacity (1GiB) must be at least write_size (2GiB)");
     CHECK(workload::make(1_GiB, rate(0), 1_GiB).error().code() == errc::out_of_range);
@@ -176,8 +188,8 @@ TEST_CASE("workload validation") {
 
 TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
     const workload w = workload::make(50_GiB, mib_per_s(100), 1_TiB).value();
-    const simulation_summary s =
-        simulate(static_agent<lvm_thin_policy>(lvm_thin_autoextend()), latency_model(vdsm_immediate_latency()), w, 50, 1);
+    const simulation_summary s = simulate(static_agent<lvm_thin_policy>(lvm_thin_autoextend()),
+                                          latency_model(vdsm_immediate_latency()), w, 50, 1);
     CHECK(s.extends == 0.0);  // a pool created at its full size (1 TiB) never needs to grow for 50 GiB
     const lvm_thin_policy small = make_lvm_thin_policy(lvm_thin_config::make(70, 20).value());
     struct from_small_pool {

@@ -13,7 +13,9 @@
 namespace doctest {
 template <std::size_t N>
 struct StringMaker<provpol::fixed_string<N>> {
-    static String convert(const provpol::fixed_string<N>& s) { return String(s.data(), static_cast<unsigned>(s.size())); }
+    static String convert(const provpol::fixed_string<N>& s) {
+        return String(s.data(), static_cast<unsigned>(s.size()));
+    }
 };
 template <>
 struct StringMaker<provpol::text_view> {

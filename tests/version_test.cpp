@@ -8,8 +8,8 @@
 static_assert(PROVPOL_VERSION == PROVPOL_VERSION_MAJOR * 10000 + PROVPOL_VERSION_MINOR * 100 + PROVPOL_VERSION_PATCH);
 
 TEST_CASE("config.hpp's version is the CMake project version") {
-    const std::string from_macros = std::to_string(PROVPOL_VERSION_MAJOR) + "." + std::to_string(PROVPOL_VERSION_MINOR) +
-                                    "." + std::to_string(PROVPOL_VERSION_PATCH);
+    const std::string from_macros = std::to_string(PROVPOL_VERSION_MAJOR) + "." +
+                                    std::to_string(PROVPOL_VERSION_MINOR) + "." + std::to_string(PROVPOL_VERSION_PATCH);
     CHECK(from_macros == PROVPOL_CMAKE_PROJECT_VERSION);
     CHECK(std::string(PROVPOL_VERSION_STRING) == PROVPOL_CMAKE_PROJECT_VERSION);
 }

@@ -63,7 +63,7 @@ struct unavailable : std::runtime_error {
 // Options
 
 struct options {
-    std::string label;             // "vdsm-legacy", "rate-aware/chunk-128MiB-50pct", ...
+    std::string label;  // "vdsm-legacy", "rate-aware/chunk-128MiB-50pct", ...
     vdsm_config config = vdsm_legacy().trigger().config;
     bool rate_aware = false;
     std::uint32_t budget_ms = 0;
@@ -82,29 +82,31 @@ struct options {
 
 const char* const usage_text =
     "provpol-agent (--preset vdsm-legacy|vdsm-2022 | --chunk SIZE --percent N) [--extent SIZE]\n"
-    "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity SIZE]\n"
+    "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
+    "SIZE]\n"
     "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
     "       provpol-agent --check-environment [--workdir DIR]";
 
 std::vector<cli::option> option_list() {
-    return {{"--preset", "NAME", "the static configuration (or the rate-aware floor): vdsm-legacy (default) or vdsm-2022"},
-            {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size, e.g. 128MiB (with --percent)"},
-            {"--percent", "N", "volume_utilization_percent, 0-99 (with --chunk)"},
-            {"--extent", "SIZE", "the volume group's extent that lvextend rounds to (default 128MiB)"},
-            {"--policy", "NAME", "static (default) or rate-aware"},
-            {"--budget-quantile", "Q", "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1)"},
-            {"--rate", "RATE", "the guest's write rate when not paused, e.g. 50MiB/s"},
-            {"--write", "SIZE", "how much the guest writes, sequentially from offset 0 (whole MiB)"},
-            {"--capacity", "SIZE", "the disk's virtual size (default: --write)"},
-            {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-immediate)"},
-            {"--seed", "N", "the seed of the injected extend latencies and of the paired simulation (default 1)"},
-            {"--runs", "N", "simulated runs for the predicted distribution, 1-100000 (default 1000)"},
-            {"--monitor-interval", "SECONDS", "the agent's monitor period when detection is immediate (default 2)"},
-            {"--request-size", "SIZE", "the guest's write size, a divisor of 1MiB (default 256KiB)"},
-            {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},
-            {"--csv", "FILE", "write every event as CSV"},
-            {"--summary-csv", "FILE", "write the summary (measured and predicted) as CSV"},
-            {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
+    return {
+        {"--preset", "NAME", "the static configuration (or the rate-aware floor): vdsm-legacy (default) or vdsm-2022"},
+        {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size, e.g. 128MiB (with --percent)"},
+        {"--percent", "N", "volume_utilization_percent, 0-99 (with --chunk)"},
+        {"--extent", "SIZE", "the volume group's extent that lvextend rounds to (default 128MiB)"},
+        {"--policy", "NAME", "static (default) or rate-aware"},
+        {"--budget-quantile", "Q", "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1)"},
+        {"--rate", "RATE", "the guest's write rate when not paused, e.g. 50MiB/s"},
+        {"--write", "SIZE", "how much the guest writes, sequentially from offset 0 (whole MiB)"},
+        {"--capacity", "SIZE", "the disk's virtual size (default: --write)"},
+        {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-immediate)"},
+        {"--seed", "N", "the seed of the injected extend latencies and of the paired simulation (default 1)"},
+        {"--runs", "N", "simulated runs for the predicted distribution, 1-100000 (default 1000)"},
+        {"--monitor-interval", "SECONDS", "the agent's monitor period when detection is immediate (default 2)"},
+        {"--request-size", "SIZE", "the guest's write size, a divisor of 1MiB (default 256KiB)"},
+        {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},
+        {"--csv", "FILE", "write every event as CSV"},
+        {"--summary-csv", "FILE", "write the summary (measured and predicted) as CSV"},
+        {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
 options parse_options(const args& a) {
@@ -125,9 +127,11 @@ options parse_options(const args& a) {
     } else {
         name = a.value("--preset").value_or("vdsm-legacy");
         vdsm_config base = vdsm_legacy().trigger().config;
-        if (name == "vdsm-2022") base = vdsm_2022().trigger().config;
+        if (name == "vdsm-2022")
+            base = vdsm_2022().trigger().config;
         else if (name != "vdsm-legacy")
-            throw usage_error("--preset: unknown value '" + args::printable(name) + "': expected vdsm-legacy or vdsm-2022");
+            throw usage_error("--preset: unknown value '" + args::printable(name) +
+                              "': expected vdsm-legacy or vdsm-2022");
         const auto c = vdsm_config::make(base.chunk_mb(), base.percent(), extent);
         if (!c) cli::fail(c.error(), "--extent");
         o.config = *c;
@@ -141,7 +145,8 @@ options parse_options(const args& a) {
     const auto w = a.size("--write");
     if (!w) throw usage_error("--write is required (e.g. --write 1GiB)");
     if (w->count() == 0 || w->count() % (std::uint64_t{1} << 20) != 0 || w->count() > (std::uint64_t{64} << 30))
-        throw usage_error("--write must be a whole number of MiB in [1MiB, 64GiB], got " + std::string(format_size(*w).view()));
+        throw usage_error("--write must be a whole number of MiB in [1MiB, 64GiB], got " +
+                          std::string(format_size(*w).view()));
     o.write = *w;
     o.capacity = a.size("--capacity").value_or(o.write);
     if (o.capacity < o.write) throw usage_error("--capacity must be at least --write");
@@ -160,7 +165,8 @@ options parse_options(const args& a) {
     o.monitor_interval = a.decimal("--monitor-interval", 0.1, 3600).value_or(2.0);
     o.request = a.size("--request-size").value_or(bytes(std::uint64_t{256} << 10));
     if (o.request.count() < 4096 || (std::uint64_t{1} << 20) % o.request.count() != 0)
-        throw usage_error("--request-size must divide 1MiB and be at least 4KiB, got " + std::string(format_size(o.request).view()));
+        throw usage_error("--request-size must divide 1MiB and be at least 4KiB, got " +
+                          std::string(format_size(o.request).view()));
     if (o.rate_aware) {
         const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
         o.budget_ms = std::max<std::uint32_t>(1, latency_budget_ms(*o.latency, q));
@@ -233,7 +239,8 @@ public:
         }
         grow_file(lv_file_, initial_size.count());
         loop_ = loop_device::attach(lv_file_);
-        const tool_result r = run_tool({"qemu-img", "create", "-q", "-f", "qcow2", loop_.path(), std::to_string(capacity.count())});
+        const tool_result r =
+            run_tool({"qemu-img", "create", "-q", "-f", "qcow2", loop_.path(), std::to_string(capacity.count())});
         if (r.code != 0) throw failure("qemu-img create failed: " + r.output);
         nbd_socket_ = dir_.path() + "/nbd.sock";
         const std::string qmp_socket = dir_.path() + "/qmp.sock";
@@ -246,11 +253,13 @@ public:
         // to 0.8 s in the middle of a run (measured) - a stall a real LV on a SAN's write cache does not have.
         daemon_ = child::spawn(
             {"qemu-storage-daemon", "--blockdev",
-             std::string("driver=host_device,node-name=") + file_node + ",filename=" + loop_.path() + ",cache.direct=on,aio=native,cache.no-flush=on",
+             std::string("driver=host_device,node-name=") + file_node + ",filename=" + loop_.path() +
+                 ",cache.direct=on,aio=native,cache.no-flush=on",
              "--blockdev", std::string("driver=qcow2,node-name=") + format_node + ",file=" + file_node, "--nbd-server",
              "addr.type=unix,addr.path=" + nbd_socket_, "--export",
              std::string("type=nbd,id=export0,node-name=") + format_node + ",name=" + format_node + ",writable=on",
-             "--chardev", "socket,id=monitor0,path=" + qmp_socket + ",server=on,wait=off", "--monitor", "chardev=monitor0"},
+             "--chardev", "socket,id=monitor0,path=" + qmp_socket + ",server=on,wait=off", "--monitor",
+             "chardev=monitor0"},
             -1, log.get(), log.get());
         try {
             qmp_.emplace(qmp_socket, 10.0);
@@ -297,7 +306,8 @@ public:
         qmp_.reset();
         if (!daemon_.wait_for(10.0)) throw failure("qemu-storage-daemon did not stop");
         if (daemon_.exit_code() != 0)
-            throw failure("qemu-storage-daemon exited with status " + std::to_string(daemon_.exit_code()) + ": " + daemon_log());
+            throw failure("qemu-storage-daemon exited with status " + std::to_string(daemon_.exit_code()) + ": " +
+                          daemon_log());
     }
 
 private:
@@ -317,7 +327,8 @@ public:
         if (csv_path.empty()) return;
         csv_ = std::fopen(csv_path.c_str(), "w");
         if (csv_ == nullptr) fail_errno("open " + csv_path);
-        std::fputs("time_s,event,allocation,physical,threshold,requested,lv_size,max_size,delay_s,free_s,rate,detail\n", csv_);
+        std::fputs("time_s,event,allocation,physical,threshold,requested,lv_size,max_size,delay_s,free_s,rate,detail\n",
+                   csv_);
     }
     event_log(const event_log&) = delete;
     event_log& operator=(const event_log&) = delete;
@@ -337,8 +348,8 @@ public:
 
     void add(const row& r, bool print = true) {
         if (csv_ != nullptr) {
-            std::fprintf(csv_, "%.6f,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r.time,
-                         r.event, r.allocation, r.physical, r.threshold, r.requested, r.lv_size, r.max_size);
+            std::fprintf(csv_, "%.6f,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+                         r.time, r.event, r.allocation, r.physical, r.threshold, r.requested, r.lv_size, r.max_size);
             if (r.delay >= 0) std::fprintf(csv_, "%.6f", r.delay);
             std::fputc(',', csv_);
             if (r.free_s >= 0) std::fprintf(csv_, "%.6f", r.free_s);
@@ -358,7 +369,8 @@ public:
         if (r.requested) add_size("request", r.requested);
         if (r.lv_size) add_size("lv-after", r.lv_size);
         if (r.delay >= 0) {
-            std::snprintf(t, sizeof t, "  %s %.3f s", std::strcmp(r.event, "resume") == 0 ? "paused" : "delay", r.delay);
+            std::snprintf(t, sizeof t, "  %s %.3f s", std::strcmp(r.event, "resume") == 0 ? "paused" : "delay",
+                          r.delay);
             s += t;
         }
         if (!r.detail.empty()) s += "  " + r.detail;
@@ -411,9 +423,10 @@ guest_process start_guest(const options& o, const std::string& nbd_socket) {
     fd child_in(in[0]), child_out(out[1]);
     g.to = fd(in[1]);
     g.from = fd(out[0]);
-    g.proc = child::spawn({"/proc/self/exe", "guest", nbd_socket, stack::format_node, std::to_string(o.write_rate.bytes_per_second()),
-                           std::to_string(o.write.count()), std::to_string(o.request.count()), std::to_string(o.seed)},
-                          child_in.get(), child_out.get(), -1);
+    g.proc = child::spawn(
+        {"/proc/self/exe", "guest", nbd_socket, stack::format_node, std::to_string(o.write_rate.bytes_per_second()),
+         std::to_string(o.write.count()), std::to_string(o.request.count()), std::to_string(o.seed)},
+        child_in.get(), child_out.get(), -1);
     g.reader.emplace(g.from.get());
     return g;
 }
@@ -421,16 +434,20 @@ guest_process start_guest(const options& o, const std::string& nbd_socket) {
 /// Whether an agent type exposes its rate estimate (the rate-aware agent does).
 template <class A>
 std::uint64_t estimate_of(const A& a) {
-    if constexpr (std::is_same_v<A, rate_aware_agent>) return a.estimator().estimate().bytes_per_second();
-    else return 0;
+    if constexpr (std::is_same_v<A, rate_aware_agent>)
+        return a.estimator().estimate().bytes_per_second();
+    else
+        return 0;
 }
 
 /// How many extends the agent may have in flight: the rate-aware agent's max_in_flight() (1 or 2, as the
 /// simulator clamps it), one for VDSM.
 template <class A>
 unsigned extends_in_flight(const A& a) {
-    if constexpr (std::is_same_v<A, rate_aware_agent>) return std::min(2u, std::max(1u, a.max_in_flight()));
-    else return 1;
+    if constexpr (std::is_same_v<A, rate_aware_agent>)
+        return std::min(2u, std::max(1u, a.max_in_flight()));
+    else
+        return 1;
 }
 
 /// Drives the real stack with `agent`, mirroring simulate.hpp's flow so that the simulator with the same seed
@@ -583,7 +600,9 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         for (;;) {
             std::size_t first = flights.size();
             for (std::size_t i = 0; i < flights.size(); ++i)
-                if (flights[i].done_at <= now() && (first == flights.size() || flights[i].done_at < flights[first].done_at)) first = i;
+                if (flights[i].done_at <= now() &&
+                    (first == flights.size() || flights[i].done_at < flights[first].done_at))
+                    first = i;
             if (first == flights.size()) break;
             complete(first);
         }
@@ -605,9 +624,11 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         }
         // Events from QEMU.
         while (s.qmp().next_event(ev)) {
-            if (ev["event"] != "BLOCK_WRITE_THRESHOLD" || ev["data"].value("node-name", "") != stack::file_node) continue;
+            if (ev["event"] != "BLOCK_WRITE_THRESHOLD" || ev["data"].value("node-name", "") != stack::file_node)
+                continue;
             const double t = now();
-            const std::uint64_t a = ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
+            const std::uint64_t a =
+                ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
             exceeded = true;
             agent.observe(observation{observation_kind::threshold, t, bytes(a), bytes(physical)});
             event_log::row r;
@@ -620,10 +641,12 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
             timespec rt{};
             clock_gettime(CLOCK_REALTIME, &rt);
-            const double sent = ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
+            const double sent =
+                ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
             char why[64];
-            std::snprintf(why, sizeof why, "on=threshold event-delay=%.6f",
-                          std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
+            std::snprintf(
+                why, sizeof why, "on=threshold event-delay=%.6f",
+                std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
             if (decide_on_events) request(t, a, why);
         }
         // Messages from the guest.
@@ -672,7 +695,8 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                     throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
             } else if (line.rfind("late ", 0) == 0) {
                 double t_late = 0, late = 0;
-                if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2) throw failure("the guest sent '" + line + "'");
+                if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2)
+                    throw failure("the guest sent '" + line + "'");
                 event_log::row r;
                 r.time = t_late - t0;
                 r.event = "guest-late";
@@ -681,7 +705,8 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             } else if (line.rfind("done ", 0) == 0) {
                 double t_done = 0;
                 unsigned long long written = 0;
-                if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &m.max_lateness, &paused_by_guest) != 4)
+                if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &m.max_lateness,
+                                &paused_by_guest) != 4)
                     throw failure("the guest sent '" + line + "'");
                 m.duration = t_done - t0;
                 total = written;
@@ -694,7 +719,8 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 r.allocation = s.allocation();
                 r.physical = physical;
                 char d[96];
-                std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m.achieved_rate / 1048576.0, m.max_lateness * 1000.0);
+                std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m.achieved_rate / 1048576.0,
+                              m.max_lateness * 1000.0);
                 r.detail = d;
                 log.add(r);
             } else {
@@ -707,7 +733,8 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         for (const auto& f : flights) deadline = std::min(deadline, f.done_at);
         const double wait = deadline - now();
         // After "done", the guest's end of the pipe closes: stop watching it (poll ignores a negative fd).
-        pollfd p[3] = {{s.qmp().get(), POLLIN, 0}, {guest_open ? g.from.get() : -1, POLLIN, 0}, {signal_fd(), POLLIN, 0}};
+        pollfd p[3] = {
+            {s.qmp().get(), POLLIN, 0}, {guest_open ? g.from.get() : -1, POLLIN, 0}, {signal_fd(), POLLIN, 0}};
         const int n = ::poll(p, 3, wait <= 0 ? 0 : static_cast<int>(std::ceil(wait * 1000.0)));
         if (n < 0 && errno != EINTR) fail_errno("poll");
         if (n > 0) {
@@ -792,8 +819,8 @@ prediction predict(const Agent& agent, const Latency& latency, const options& o)
 }
 
 void summarize(const options& o, const measured& m, const prediction& p) {
-    std::printf("\nsummary: %s, %s written at %s, latency %s, seed %" PRIu64 "\n", o.label.c_str(), human_size(o.write).c_str(),
-                format_rate(o.write_rate).c_str(), o.latency_name.c_str(), o.seed);
+    std::printf("\nsummary: %s, %s written at %s, latency %s, seed %" PRIu64 "\n", o.label.c_str(),
+                human_size(o.write).c_str(), format_rate(o.write_rate).c_str(), o.latency_name.c_str(), o.seed);
     std::printf("%-22s %10s %18s   %s\n", "", "measured", "simulated, seed", "simulated runs: mean [0.5%, 99.5%]");
     auto line = [&](const char* name, const std::string& meas, const std::string& paired, const std::vector<double>& v,
                     const char* fmt) {
@@ -811,15 +838,19 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     };
     line("extends", num(m.extends, "%.0f"), num(p.paired.extends, "%.0f"), p.extends, "%.2f");
     line("pauses", num(m.pauses, "%.0f"), num(p.paired.pauses, "%.0f"), p.pauses, "%.2f");
-    line("total pause time (s)", num(m.pause_seconds, "%.3f"), num(p.paired.pause_seconds, "%.3f"), p.pause_seconds, "%.3f");
+    line("total pause time (s)", num(m.pause_seconds, "%.3f"), num(p.paired.pause_seconds, "%.3f"), p.pause_seconds,
+         "%.3f");
     std::vector<double> mib;
     for (double b : p.final_physical) mib.push_back(b / 1048576.0);
     line("final LV size (MiB)", num(static_cast<double>(m.final_physical >> 20), "%.0f"),
          num(static_cast<double>(p.paired.final_physical.count() >> 20), "%.0f"), mib, "%.0f");
-    std::printf("%-22s %10s %18s\n", "write time (s)", num(m.duration, "%.3f").c_str(), num(p.paired.duration, "%.3f").c_str());
-    std::printf("\nguest: %.1f MiB/s when not paused (nominal %.1f), at most %.1f ms behind schedule; extend overhead beyond the "
-                "injected delay: at most %.1f ms\n",
-                m.achieved_rate / 1048576.0, o.write_rate.mib_per_second(), m.max_lateness * 1000.0, m.max_overhead * 1000.0);
+    std::printf("%-22s %10s %18s\n", "write time (s)", num(m.duration, "%.3f").c_str(),
+                num(p.paired.duration, "%.3f").c_str());
+    std::printf(
+        "\nguest: %.1f MiB/s when not paused (nominal %.1f), at most %.1f ms behind schedule; extend overhead beyond "
+        "the "
+        "injected delay: at most %.1f ms\n",
+        m.achieved_rate / 1048576.0, o.write_rate.mib_per_second(), m.max_lateness * 1000.0, m.max_overhead * 1000.0);
     std::printf("image: qemu-img check: %s; data: %s\n", m.check.c_str(), m.verify.c_str());
 
     if (o.summary_path.empty()) return;
@@ -827,8 +858,8 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     if (f == nullptr) fail_errno("open " + o.summary_path);
     std::fprintf(f, "metric,measured,simulated_seed,simulated_mean,simulated_q005,simulated_q995,runs\n");
     auto row = [&](const char* name, double meas, double paired, const std::vector<double>& v) {
-        std::fprintf(f, "%s,%.6f,%.6f,%.6f,%.6f,%.6f,%u\n", name, meas, paired, prediction::mean(v), prediction::quantile(v, 0.005),
-                     prediction::quantile(v, 0.995), o.runs);
+        std::fprintf(f, "%s,%.6f,%.6f,%.6f,%.6f,%.6f,%u\n", name, meas, paired, prediction::mean(v),
+                     prediction::quantile(v, 0.005), prediction::quantile(v, 0.995), o.runs);
     };
     row("extends", m.extends, p.paired.extends, p.extends);
     row("pauses", m.pauses, p.paired.pauses, p.pauses);
@@ -836,7 +867,8 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     row("final_lv_size", static_cast<double>(m.final_physical), static_cast<double>(p.paired.final_physical.count()),
         p.final_physical);
     std::fprintf(f, "duration_s,%.6f,%.6f,,,,\n", m.duration, p.paired.duration);
-    std::fprintf(f, "achieved_rate,%.1f,%.1f,,,,\n", m.achieved_rate, static_cast<double>(o.write_rate.bytes_per_second()));
+    std::fprintf(f, "achieved_rate,%.1f,%.1f,,,,\n", m.achieved_rate,
+                 static_cast<double>(o.write_rate.bytes_per_second()));
     std::fprintf(f, "max_lateness_s,%.6f,,,,,\n", m.max_lateness);
     std::fprintf(f, "max_extend_overhead_s,%.6f,,,,,\n", m.max_overhead);
     std::fprintf(f, "initial_size,%" PRIu64 ",%" PRIu64 ",,,,\n", m.initial_size, p.paired.initial_size.count());
@@ -848,15 +880,17 @@ void summarize(const options& o, const measured& m, const prediction& p) {
 template <class Agent>
 int run_with(const Agent& agent, const options& o) {
     const bytes initial = agent.initial_size(o.capacity);
-    std::printf("provpol-agent: %s, capacity %s, new LV %s, limit %s, extent %s; guest writes %s at %s; latency %s (%s); seed %" PRIu64 "\n",
-                o.label.c_str(), human_size(o.capacity).c_str(), human_size(initial).c_str(),
-                human_size(o.config.limit(false)).c_str(), human_size(o.config.extent()).c_str(), human_size(o.write).c_str(),
-                format_rate(o.write_rate).c_str(), o.latency_name.c_str(), cli::describe(*o.latency).c_str(), o.seed);
+    std::printf(
+        "provpol-agent: %s, capacity %s, new LV %s, limit %s, extent %s; guest writes %s at %s; latency %s (%s); seed "
+        "%" PRIu64 "\n",
+        o.label.c_str(), human_size(o.capacity).c_str(), human_size(initial).c_str(),
+        human_size(o.config.limit(false)).c_str(), human_size(o.config.extent()).c_str(), human_size(o.write).c_str(),
+        format_rate(o.write_rate).c_str(), o.latency_name.c_str(), cli::describe(*o.latency).c_str(), o.seed);
     measured m;
     {
         stack s(o.workdir, initial, o.capacity);
-        std::printf("stack: %s over %s, qemu-storage-daemon pid %d, NBD %s\n", s.loop().path().c_str(), s.lv_file().c_str(),
-                    static_cast<int>(s.daemon().pid()), s.nbd_socket().c_str());
+        std::printf("stack: %s over %s, qemu-storage-daemon pid %d, NBD %s\n", s.loop().path().c_str(),
+                    s.lv_file().c_str(), static_cast<int>(s.daemon().pid()), s.nbd_socket().c_str());
         std::fflush(stdout);
         event_log log(o.csv_path);
         m = run_real(agent, *o.latency, o, s, log);
@@ -875,7 +909,8 @@ int check_environment(const std::string& workdir) {
         if (r.code != 0)
             throw unavailable(std::string(tool) + " is not available (Debian: qemu-system-common and qemu-utils)");
     }
-    if (::access("/dev/loop-control", R_OK | W_OK) != 0) throw unavailable("no /dev/loop-control: loop devices are unavailable");
+    if (::access("/dev/loop-control", R_OK | W_OK) != 0)
+        throw unavailable("no /dev/loop-control: loop devices are unavailable");
     scratch_dir dir(workdir);
     const std::string file = dir.path() + "/probe.img";
     {

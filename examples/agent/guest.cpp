@@ -92,7 +92,9 @@ int run_guest(int argc, char** argv) {
                 const double issued = monotonic_seconds();
                 const std::uint32_t err = disk.write(off, buf.data(), len);
                 if (err == 0) break;
-                if (err != ENOSPC) throw failure("guest: write at " + std::to_string(off) + " failed: " + std::strerror(static_cast<int>(err)));
+                if (err != ENOSPC)
+                    throw failure("guest: write at " + std::to_string(off) +
+                                  " failed: " + std::strerror(static_cast<int>(err)));
                 // ENOSPC: the VM pauses until the agent extends the volume and resumes it.
                 const double tp = monotonic_seconds();
                 char line[128];
@@ -106,7 +108,8 @@ int run_guest(int argc, char** argv) {
         if (const std::uint32_t err = disk.flush(); err != 0)
             throw failure(std::string("guest: flush failed: ") + std::strerror(static_cast<int>(err)));
         char line[160];
-        std::snprintf(line, sizeof line, "done %.6f %" PRIu64 " %.6f %.6f", monotonic_seconds(), total, lateness, paused);
+        std::snprintf(line, sizeof line, "done %.6f %" PRIu64 " %.6f %.6f", monotonic_seconds(), total, lateness,
+                      paused);
         say(line);
         disk.disconnect();
         return 0;

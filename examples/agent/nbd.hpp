@@ -121,7 +121,8 @@ private:
             std::vector<unsigned char> data(len);
             if (len > 0) recv_all(data.data(), len);
             if (type & 0x80000000ULL)
-                throw failure("NBD: the server refused export '" + name + "': " + std::string(data.begin(), data.end()));
+                throw failure("NBD: the server refused export '" + name +
+                              "': " + std::string(data.begin(), data.end()));
             if (type == 3 && len >= 12 && get(data.data(), 2) == 0) size_ = get(data.data() + 2, 8);  // NBD_INFO_EXPORT
             if (type == 1) return;  // NBD_REP_ACK: transmission begins
         }

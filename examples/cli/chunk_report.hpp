@@ -44,8 +44,8 @@ struct calibration {
     std::vector<throughput_sample> sorted;  ///< by block size, then throughput
     rule_choice rule{};
     std::optional<cost_model_fit> fit;
-    std::string fit_problem;                ///< why there is no fit (one block size, times that do not grow)
-    std::optional<bytes> fit_size;          ///< the size the model says reaches the target fraction of B
+    std::string fit_problem;        ///< why there is no fit (one block size, times that do not grow)
+    std::optional<bytes> fit_size;  ///< the size the model says reaches the target fraction of B
     double target_fraction = default_target_fraction;
 };
 
@@ -143,7 +143,8 @@ void add_calibration_fields(report_fields& f, const calibration* c, const basic_
     f.add("best_block_size", c ? cell::of_size(c->rule.best_block_size) : cell());
     f.add("best_mb_per_s", c ? cell::of_real(to_mb_per_s(c->rule.best_bytes_per_second), 4) : cell());
     f.add("fit_latency_us", fit ? cell::of_real(c->fit->model.latency_seconds * 1e6, 4) : cell());
-    f.add("fit_bandwidth_mb_per_s", fit ? cell::of_real(to_mb_per_s(c->fit->model.bandwidth_bytes_per_second), 4) : cell());
+    f.add("fit_bandwidth_mb_per_s",
+          fit ? cell::of_real(to_mb_per_s(c->fit->model.bandwidth_bytes_per_second), 4) : cell());
     f.add("fit_rms_residual", fit ? cell::of_real(c->fit->rms_relative_residual, 3) : cell());
     f.add("fit_max_residual", fit ? cell::of_real(c->fit->max_relative_residual, 3) : cell());
     f.add("fit_block_size", fit && c->fit_size ? cell::of_size(*c->fit_size) : cell());
@@ -160,7 +161,8 @@ inline std::string percent_text(double v) {
 
 /// Per block size: runs, median, range, and the model's throughput and residual there.
 inline void print_size_table(std::FILE* out, const calibration& c) {
-    cli::table t({"block_size", "runs", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "model_mb_per_s", "residual"});
+    cli::table t(
+        {"block_size", "runs", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "model_mb_per_s", "residual"});
     for (std::size_t i = 0; i < c.sorted.size();) {
         const size_stats s = size_stats_at(c.sorted.data(), c.sorted.size(), i);
         std::vector<cell> row = {cell::of_size(s.block_size), cell::of(s.runs),
@@ -169,7 +171,8 @@ inline void print_size_table(std::FILE* out, const calibration& c) {
                                  cell::of_real(to_mb_per_s(s.max_bytes_per_second), 4)};
         if (c.fit) {
             row.push_back(cell::of_real(to_mb_per_s(c.fit->model.bytes_per_second(s.block_size)), 4));
-            row.push_back(cell::of_text(percent_text(relative_residual(c.fit->model, {s.block_size, s.median_bytes_per_second}))));
+            row.push_back(cell::of_text(
+                percent_text(relative_residual(c.fit->model, {s.block_size, s.median_bytes_per_second}))));
         }
         t.add_row(row);
         i += s.runs;

@@ -32,10 +32,10 @@ struct runtime_failure : std::runtime_error {
 
 /// One option a subcommand accepts.
 struct option {
-    const char* name;           ///< "--chunk"
-    const char* value_name;     ///< "SIZE", or nullptr for a flag without a value
-    std::string help;           ///< one line
-    bool repeatable = false;    ///< may be given several times (values() returns all)
+    const char* name;         ///< "--chunk"
+    const char* value_name;   ///< "SIZE", or nullptr for a flag without a value
+    std::string help;         ///< one line
+    bool repeatable = false;  ///< may be given several times (values() returns all)
 };
 
 /// Output formats every subcommand accepts (some add "svg").
@@ -86,8 +86,10 @@ public:
         std::string h = "usage: " + usage_ + "\n\noptions:\n";
         for (const option& o : options_) {
             std::string left = std::string("  ") + o.name + (o.value_name ? std::string(" ") + o.value_name : "");
-            if (left.size() < 30) left.resize(30, ' ');
-            else left += "  ";
+            if (left.size() < 30)
+                left.resize(30, ' ');
+            else
+                left += "  ";
             h += left + o.help + "\n";
         }
         return h;

@@ -55,7 +55,8 @@ double now_seconds() {
 void write_fully(int fd, const unsigned char* buf, std::uint64_t size, std::uint64_t offset, const std::string& where) {
     std::uint64_t done = 0;
     while (done < size) {
-        const ssize_t n = ::pwrite(fd, buf + done, static_cast<std::size_t>(size - done), static_cast<off_t>(offset + done));
+        const ssize_t n =
+            ::pwrite(fd, buf + done, static_cast<std::size_t>(size - done), static_cast<off_t>(offset + done));
         if (n < 0) {
             if (errno == EINTR) continue;
             throw runtime_failure("writing the scratch file in '" + where + "' failed: " + std::strerror(errno));
@@ -87,7 +88,8 @@ std::vector<std::uint64_t> parse_sizes(const args& a, std::uint64_t total) {
             const auto r = parse_size(t, "--sizes");
             if (!r) fail(r.error(), "--sizes");
             if (r->count() < min_size)
-                throw usage_error("--sizes: " + args::printable(t) + " is below " + std::to_string(min_size) + " bytes");
+                throw usage_error("--sizes: " + args::printable(t) + " is below " + std::to_string(min_size) +
+                                  " bytes");
             if (r->count() > total)
                 throw usage_error("--sizes: " + args::printable(t) + " is larger than --bytes (" +
                                   scratch_dir::size_text_of(total) + ")");
@@ -118,28 +120,29 @@ std::string join_reals(const std::vector<double>& v, int digits) {
 }  // namespace
 
 int run_calibrate(int argc, char** argv) {
-    const args a("calibrate",
-                 "provpol calibrate --path DIR [--sizes LIST] [--bytes SIZE] [--runs N]\n"
-                 "                         [--mode direct|direct-dsync|buffered|buffered-dsync] [--target-fraction F]\n"
-                 "                         [--save-samples FILE] [--format text|csv|json]\n\n"
-                 "Measures write throughput per block size on the device under DIR, as the Xen-API redo log's dd timings\n"
-                 "did: writes a scratch file it creates inside DIR (never an existing file, never a device) for every\n"
-                 "size and run, with aligned buffers; removes it on success, error and signals; checks free space first.\n"
-                 "Prints the seed-style table, the fitted model t0 + bs / B, and the chunk size the rule and the model\n"
-                 "recommend for the device. Buffered runs end with fdatasync, inside the timing. Progress goes to stderr\n"
-                 "when it is a terminal. csv: one row with every field, like `provpol chunk --format csv`; json: that\n"
-                 "row and every run.",
-                 {
-                     {"--path", "DIR", "a directory on the device to measure (required)"},
-                     {"--sizes", "LIST", "block sizes, comma-separated (default 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB)"},
-                     {"--bytes", "SIZE", "bytes written per size and run (default 64MiB)"},
-                     {"--runs", "N", "runs per size, in [1, 100] (default 3)"},
-                     {"--mode", "MODE", "direct (default), direct-dsync, buffered or buffered-dsync"},
-                     {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
-                     {"--save-samples", "FILE", "also write the runs as CSV block_size,mb_per_s (for provpol chunk)"},
-                     {"--format", "FORMAT", "text (default), csv or json"},
-                 },
-                 argc, argv);
+    const args a(
+        "calibrate",
+        "provpol calibrate --path DIR [--sizes LIST] [--bytes SIZE] [--runs N]\n"
+        "                         [--mode direct|direct-dsync|buffered|buffered-dsync] [--target-fraction F]\n"
+        "                         [--save-samples FILE] [--format text|csv|json]\n\n"
+        "Measures write throughput per block size on the device under DIR, as the Xen-API redo log's dd timings\n"
+        "did: writes a scratch file it creates inside DIR (never an existing file, never a device) for every\n"
+        "size and run, with aligned buffers; removes it on success, error and signals; checks free space first.\n"
+        "Prints the seed-style table, the fitted model t0 + bs / B, and the chunk size the rule and the model\n"
+        "recommend for the device. Buffered runs end with fdatasync, inside the timing. Progress goes to stderr\n"
+        "when it is a terminal. csv: one row with every field, like `provpol chunk --format csv`; json: that\n"
+        "row and every run.",
+        {
+            {"--path", "DIR", "a directory on the device to measure (required)"},
+            {"--sizes", "LIST", "block sizes, comma-separated (default 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB)"},
+            {"--bytes", "SIZE", "bytes written per size and run (default 64MiB)"},
+            {"--runs", "N", "runs per size, in [1, 100] (default 3)"},
+            {"--mode", "MODE", "direct (default), direct-dsync, buffered or buffered-dsync"},
+            {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
+            {"--save-samples", "FILE", "also write the runs as CSV block_size,mb_per_s (for provpol chunk)"},
+            {"--format", "FORMAT", "text (default), csv or json"},
+        },
+        argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
@@ -201,7 +204,8 @@ int run_calibrate(int argc, char** argv) {
         for (std::uint64_t s : sizes)
             if (s % dio_need != 0)
                 throw usage_error("--sizes: " + scratch_dir::size_text_of(s) + " is not a multiple of " +
-                                  scratch_dir::size_text_of(dio_need) + ", the alignment O_DIRECT needs on this device");
+                                  scratch_dir::size_text_of(dio_need) +
+                                  ", the alignment O_DIRECT needs on this device");
     const std::uint64_t mem_need = dl.dio_mem_align.count() != 0 ? dl.dio_mem_align.count() : dio_need;
     const std::size_t alignment = static_cast<std::size_t>(std::max<std::uint64_t>(4096, mem_need));
     void* raw = nullptr;
@@ -218,7 +222,9 @@ int run_calibrate(int argc, char** argv) {
     const std::string where = args::printable(*path);
     const bool buffered = !direct;
     progress_line progress(::isatty(STDERR_FILENO) == 1);
-    if (progress.on()) std::fprintf(stderr, "provpol calibrate: preparing %s in %s", scratch_dir::size_text_of(region).c_str(), where.c_str());
+    if (progress.on())
+        std::fprintf(stderr, "provpol calibrate: preparing %s in %s", scratch_dir::size_text_of(region).c_str(),
+                     where.c_str());
     timed_pass(file.fd(), buffer.get(), region_size, region / region_size, true, where);
 
     // Runs alternate between ascending and descending sizes, so that a slow drift (cache, device state) does not
@@ -238,21 +244,26 @@ int run_calibrate(int argc, char** argv) {
 
     std::vector<throughput_sample> samples;
     for (const run_result& r : results)
-        samples.push_back({bytes(r.block_size), static_cast<double>(r.block_size * r.count) / std::max(r.seconds, 1e-9)});
+        samples.push_back(
+            {bytes(r.block_size), static_cast<double>(r.block_size * r.count) / std::max(r.seconds, 1e-9)});
     const calibration cal = calibrate_samples(samples, fraction);
     const auto policy = chunk_policy::make(limits.limits, mode, fixed_default{cal.rule.block_size});
-    if (!policy) throw runtime_failure("the device's limits contradict each other: " + text_of(policy.error().message().view()));
+    if (!policy)
+        throw runtime_failure("the device's limits contradict each other: " + text_of(policy.error().message().view()));
     const chunk_decision d = policy->decide(cal.rule.block_size);
 
     if (save) {
         std::FILE* out = std::fopen(save->c_str(), "w");
         if (out == nullptr)
-            throw runtime_failure("--save-samples: cannot create '" + args::printable(*save) + "': " + std::strerror(errno));
+            throw runtime_failure("--save-samples: cannot create '" + args::printable(*save) +
+                                  "': " + std::strerror(errno));
         std::fputs("block_size,mb_per_s\n", out);
         for (const throughput_sample& s : samples)
-            std::fprintf(out, "%llu,%.6g\n", static_cast<unsigned long long>(s.block_size.count()), to_mb_per_s(s.bytes_per_second));
+            std::fprintf(out, "%llu,%.6g\n", static_cast<unsigned long long>(s.block_size.count()),
+                         to_mb_per_s(s.bytes_per_second));
         if (std::fclose(out) != 0)
-            throw runtime_failure("--save-samples: writing '" + args::printable(*save) + "' failed: " + std::strerror(errno));
+            throw runtime_failure("--save-samples: writing '" + args::printable(*save) +
+                                  "' failed: " + std::strerror(errno));
     }
 
     report_fields f;
@@ -281,10 +292,11 @@ int run_calibrate(int argc, char** argv) {
         std::fputs("},\n \"runs\": [", stdout);
         for (std::size_t i = 0; i < results.size(); ++i) {
             const run_result& r = results[i];
-            std::fprintf(stdout, "%s\n  {\"block_size\": %llu, \"count\": %llu, \"run\": %u, \"seconds\": %s, \"mb_per_s\": %s}",
-                         i ? "," : "", static_cast<unsigned long long>(r.block_size),
-                         static_cast<unsigned long long>(r.count), r.run, cell::of_real(r.seconds, 6).json().c_str(),
-                         cell::of_real(to_mb_per_s(samples[i].bytes_per_second), 6).json().c_str());
+            std::fprintf(
+                stdout, "%s\n  {\"block_size\": %llu, \"count\": %llu, \"run\": %u, \"seconds\": %s, \"mb_per_s\": %s}",
+                i ? "," : "", static_cast<unsigned long long>(r.block_size), static_cast<unsigned long long>(r.count),
+                r.run, cell::of_real(r.seconds, 6).json().c_str(),
+                cell::of_real(to_mb_per_s(samples[i].bytes_per_second), 6).json().c_str());
         }
         std::fputs("\n]}\n", stdout);
         return 0;
@@ -307,7 +319,8 @@ int run_calibrate(int argc, char** argv) {
                                  cell::of_real(to_mb_per_s(s.median_bytes_per_second), 4)};
         if (cal.fit) {
             row.push_back(cell::of_real(to_mb_per_s(cal.fit->model.bytes_per_second(s.block_size)), 4));
-            row.push_back(cell::of_text(percent_text(relative_residual(cal.fit->model, {s.block_size, s.median_bytes_per_second}))));
+            row.push_back(cell::of_text(
+                percent_text(relative_residual(cal.fit->model, {s.block_size, s.median_bytes_per_second}))));
         }
         t.add_row(row);
         i += s.runs;
@@ -317,10 +330,11 @@ int run_calibrate(int argc, char** argv) {
     const double best = to_mb_per_s(cal.rule.best_bytes_per_second);
     if (cal.fit) {
         const cost_model& m = cal.fit->model;
-        std::printf("model  t0 = %.4g us per write, B = %.4g MB/s (weighted least squares; residuals rms %.1f%%, max %.1f%%%s)\n",
-                    m.latency_seconds * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second),
-                    cal.fit->rms_relative_residual * 100, cal.fit->max_relative_residual * 100,
-                    cal.fit->latency_clamped ? "; t0 clamped at 0" : "");
+        std::printf(
+            "model  t0 = %.4g us per write, B = %.4g MB/s (weighted least squares; residuals rms %.1f%%, max "
+            "%.1f%%%s)\n",
+            m.latency_seconds * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second), cal.fit->rms_relative_residual * 100,
+            cal.fit->max_relative_residual * 100, cal.fit->latency_clamped ? "; t0 clamped at 0" : "");
     } else {
         std::printf("model  none: %s\n", cal.fit_problem.c_str());
     }
@@ -331,12 +345,12 @@ int run_calibrate(int argc, char** argv) {
         const chunk_decision fd = policy->decide(*cal.fit_size);
         std::printf("fit    %s (%s) reaches %g%% of B under the model; as a chunk here: %s (decided by %s)\n",
                     format_size(*cal.fit_size).c_str(), scratch_dir::approx(cal.fit_size->count()).c_str(),
-                    fraction * 100, format_size(fd.size).c_str(),
-                    text_of(to_text(fd.decided_by)).c_str());
+                    fraction * 100, format_size(fd.size).c_str(), text_of(to_text(fd.decided_by)).c_str());
     }
     std::printf("chunk  %s (the rule's size, decided by %s; %s on %s%s%s: granularity %s, largest chunk %s)\n",
                 format_size(d.size).c_str(), text_of(to_text(d.decided_by)).c_str(), text_of(to_text(mode)).c_str(),
-                limits.device.c_str(), limits.disk.empty() ? "" : " ", limits.disk.empty() ? "" : ("(" + limits.disk + ")").c_str(),
+                limits.device.c_str(), limits.disk.empty() ? "" : " ",
+                limits.disk.empty() ? "" : ("(" + limits.disk + ")").c_str(),
                 format_size(policy->granularity()).c_str(),
                 limits.limits.max_transfer_size.count() != 0 ? format_size(policy->max_chunk()).c_str() : "unbounded");
     return 0;

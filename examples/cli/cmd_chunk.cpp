@@ -99,30 +99,31 @@ report_fields decide_chunk(const chunk_preset<DefaultStep>& preset, const chunk_
 }  // namespace
 
 int run_chunk(int argc, char** argv) {
-    const args a("chunk",
-                 "provpol chunk [--preset NAME] [--logical-block-size N] [--physical-block-size N] [--minimum-io N]\n"
-                 "                     [--optimal-io N] [--max-io SIZE] [--dio-align N] [--path PATH] [--samples FILE.csv]\n"
-                 "                     [--target-fraction F] [--deadline SECONDS --bytes SIZE] [--format text|csv|json]\n\n"
-                 "The I/O chunk size for a device: the preset's size (or the one the samples or the deadline call for),\n"
-                 "raised to a 4 KiB floor, aligned up to the device's granularity (and optimal I/O size), capped at its\n"
-                 "maximum transfer. decided_by names the step that decided. Presets: " +
-                     std::string(preset_names) + " (default xapi_redo_log).",
-                 {
-                     {"--preset", "NAME", "the tool whose rule gives the default size and the I/O mode"},
-                     {"--logical-block-size", "N", "the device's logical block size (bytes or IEC size)"},
-                     {"--physical-block-size", "N", "the device's physical block size"},
-                     {"--minimum-io", "N", "the device's minimum I/O size (e.g. a RAID chunk)"},
-                     {"--optimal-io", "N", "the device's optimal I/O size (e.g. a RAID stripe width)"},
-                     {"--max-io", "SIZE", "the device's maximum transfer size (max_sectors_kb)"},
-                     {"--dio-align", "N", "the O_DIRECT memory and offset alignment (statx)"},
-                     {"--path", "PATH", "read the limits of this file or block device (statx, sysfs); flags override"},
-                     {"--samples", "FILE.csv", "measured runs, header block_size,mb_per_s (MB = 10^6 bytes)"},
-                     {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
-                     {"--deadline", "SECONDS", "plan the smallest chunk that writes --bytes within this time (needs --samples)"},
-                     {"--bytes", "SIZE", "the size written within --deadline"},
-                     {"--format", "FORMAT", "text (default), csv or json"},
-                 },
-                 argc, argv);
+    const args a(
+        "chunk",
+        "provpol chunk [--preset NAME] [--logical-block-size N] [--physical-block-size N] [--minimum-io N]\n"
+        "                     [--optimal-io N] [--max-io SIZE] [--dio-align N] [--path PATH] [--samples FILE.csv]\n"
+        "                     [--target-fraction F] [--deadline SECONDS --bytes SIZE] [--format text|csv|json]\n\n"
+        "The I/O chunk size for a device: the preset's size (or the one the samples or the deadline call for),\n"
+        "raised to a 4 KiB floor, aligned up to the device's granularity (and optimal I/O size), capped at its\n"
+        "maximum transfer. decided_by names the step that decided. Presets: " +
+            std::string(preset_names) + " (default xapi_redo_log).",
+        {
+            {"--preset", "NAME", "the tool whose rule gives the default size and the I/O mode"},
+            {"--logical-block-size", "N", "the device's logical block size (bytes or IEC size)"},
+            {"--physical-block-size", "N", "the device's physical block size"},
+            {"--minimum-io", "N", "the device's minimum I/O size (e.g. a RAID chunk)"},
+            {"--optimal-io", "N", "the device's optimal I/O size (e.g. a RAID stripe width)"},
+            {"--max-io", "SIZE", "the device's maximum transfer size (max_sectors_kb)"},
+            {"--dio-align", "N", "the O_DIRECT memory and offset alignment (statx)"},
+            {"--path", "PATH", "read the limits of this file or block device (statx, sysfs); flags override"},
+            {"--samples", "FILE.csv", "measured runs, header block_size,mb_per_s (MB = 10^6 bytes)"},
+            {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
+            {"--deadline", "SECONDS", "plan the smallest chunk that writes --bytes within this time (needs --samples)"},
+            {"--bytes", "SIZE", "the size written within --deadline"},
+            {"--format", "FORMAT", "text (default), csv or json"},
+        },
+        argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
@@ -132,7 +133,8 @@ int run_chunk(int argc, char** argv) {
     chunk_inputs in;
     in.preset = a.value("--preset").value_or("xapi_redo_log");
     if (!is_preset_name(in.preset))
-        throw usage_error("--preset: unknown value '" + args::printable(in.preset) + "': expected one of " + preset_names);
+        throw usage_error("--preset: unknown value '" + args::printable(in.preset) + "': expected one of " +
+                          preset_names);
 
     // Limits: from --path, then the flags over them.
     if (const auto p = a.value("--path")) {
@@ -150,7 +152,8 @@ int run_chunk(int argc, char** argv) {
         in.limits.dio_offset_align = *v;
     }
 
-    if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction)) in.target_fraction = *f;
+    if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction))
+        in.target_fraction = *f;
     in.deadline = a.decimal("--deadline", 0.0, 1e9);
     in.total = a.size("--bytes");
     if (in.deadline && !in.total) throw usage_error("--deadline needs --bytes (the size to write within it)");

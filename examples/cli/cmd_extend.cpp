@@ -20,14 +20,26 @@ namespace {
 const char* const usage =
     "provpol extend [--preset vdsm-2022|vdsm-legacy|lvm-thin-autoextend] [--chunk SIZE] [--percent N]\n"
     "                      [--extent SIZE] [--threshold N --extend-percent N] [--replicating] [--threshold-exceeded]\n"
-    "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE --sequence)\n"
+    "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
+    "--sequence)\n"
     "                      [--format text|csv|json]";
 
 // The CSV columns, in the order the issue fixes (sizes in bytes, flags 0/1).
-const char* const columns[] = {"capacity",     "physical",   "allocation",     "chunk",
-                               "limit",        "block_threshold", "needs_extend", "improbable_allocation",
-                               "max_size",     "can_extend", "next_size",      "lv_size_after_extend",
-                               "next_block_threshold", "max_size_storage", "initial_size"};
+const char* const columns[] = {"capacity",
+                               "physical",
+                               "allocation",
+                               "chunk",
+                               "limit",
+                               "block_threshold",
+                               "needs_extend",
+                               "improbable_allocation",
+                               "max_size",
+                               "can_extend",
+                               "next_size",
+                               "lv_size_after_extend",
+                               "next_block_threshold",
+                               "max_size_storage",
+                               "initial_size"};
 
 // Appends one row of a decision in CSV, JSON or text form to `out` (streaming: a million rows need no table).
 class row_writer {
@@ -50,13 +62,20 @@ public:
     }
 
     void row(const drive_state& s, const extend_decision& d) {
-        const std::uint64_t v[] = {s.capacity.count(),          s.physical.count(),
-                                   s.allocation.count(),        d.chunk.count(),
-                                   d.limit.count(),             d.block_threshold.count(),
-                                   d.needs_extend,              d.improbable_allocation,
-                                   d.max_size.count(),          d.can_extend,
-                                   d.next_size.count(),         d.lv_size_after_extend.count(),
-                                   d.next_block_threshold.count(), d.max_size_storage.count(),
+        const std::uint64_t v[] = {s.capacity.count(),
+                                   s.physical.count(),
+                                   s.allocation.count(),
+                                   d.chunk.count(),
+                                   d.limit.count(),
+                                   d.block_threshold.count(),
+                                   d.needs_extend,
+                                   d.improbable_allocation,
+                                   d.max_size.count(),
+                                   d.can_extend,
+                                   d.next_size.count(),
+                                   d.lv_size_after_extend.count(),
+                                   d.next_block_threshold.count(),
+                                   d.max_size_storage.count(),
                                    d.initial_size.count()};
         if (f_ == format::csv) {
             for (std::size_t i = 0; i < std::size(v); ++i) {
@@ -69,8 +88,10 @@ public:
             for (std::size_t i = 0; i < std::size(v); ++i) {
                 (((out_ += i ? ", \"" : "\"") += columns[i]) += "\": ");
                 const bool flag = i == 6 || i == 7 || i == 9;
-                if (flag) out_ += v[i] ? "true" : "false";
-                else append_uint(v[i]);
+                if (flag)
+                    out_ += v[i] ? "true" : "false";
+                else
+                    append_uint(v[i]);
             }
             ((out_ += ", \"action\": \"") += to_string(d.action)) += "\"}";
         } else {
@@ -180,22 +201,23 @@ std::string sequence(const Policy& policy, bytes capacity, bool replicating, for
 }  // namespace
 
 int run_extend(int argc, char** argv) {
-    const args a("extend", usage,
-                 {{"--preset", "NAME", "vdsm-2022 (default), vdsm-legacy or lvm-thin-autoextend"},
-                  {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset"},
-                  {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset"},
-                  {"--extent", "SIZE", "LVM extent size (default 128MiB for VDSM, 4MiB for LVM)"},
-                  {"--threshold", "N", "lvm-thin-autoextend: thin_pool_autoextend_threshold, 50-100"},
-                  {"--extend-percent", "N", "lvm-thin-autoextend: thin_pool_autoextend_percent, 1-1000"},
-                  {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
-                  {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
-                  {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},
-                  {"--physical", "SIZE", "size of the logical volume now"},
-                  {"--allocation", "SIZE", "highest written offset (libvirt allocation)"},
-                  {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
-                  {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
-                  {"--format", "FORMAT", "text (default), csv or json"}},
-                 argc, argv);
+    const args a(
+        "extend", usage,
+        {{"--preset", "NAME", "vdsm-2022 (default), vdsm-legacy or lvm-thin-autoextend"},
+         {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset"},
+         {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset"},
+         {"--extent", "SIZE", "LVM extent size (default 128MiB for VDSM, 4MiB for LVM)"},
+         {"--threshold", "N", "lvm-thin-autoextend: thin_pool_autoextend_threshold, 50-100"},
+         {"--extend-percent", "N", "lvm-thin-autoextend: thin_pool_autoextend_percent, 1-1000"},
+         {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
+         {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
+         {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},
+         {"--physical", "SIZE", "size of the logical volume now"},
+         {"--allocation", "SIZE", "highest written offset (libvirt allocation)"},
+         {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
+         {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
+         {"--format", "FORMAT", "text (default), csv or json"}},
+        argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
@@ -212,8 +234,10 @@ int run_extend(int argc, char** argv) {
 
     const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((physical || allocation) ? 1 : 0);
     if (modes != 1 && !(modes == 0 && capacity))
-        throw usage_error("give --capacity, --physical and --allocation, or --input FILE.csv, or --capacity with --sequence");
-    if (modes == 0) throw usage_error("--capacity alone decides nothing: add --physical and --allocation, or --sequence");
+        throw usage_error(
+            "give --capacity, --physical and --allocation, or --input FILE.csv, or --capacity with --sequence");
+    if (modes == 0)
+        throw usage_error("--capacity alone decides nothing: add --physical and --allocation, or --sequence");
     if (input && capacity) throw usage_error("--input takes sizes from the file: drop --capacity");
     if ((physical || allocation) && (!capacity || !physical || !allocation))
         throw usage_error("a single drive needs all of --capacity, --physical and --allocation");
@@ -245,7 +269,8 @@ int run_extend(int argc, char** argv) {
         out = run(make_vdsm_policy(*cfg));
     } else if (preset == "lvm-thin-autoextend") {
         if (a.has("--chunk") || a.has("--percent"))
-            throw usage_error("--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+            throw usage_error(
+                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM thin pools");
         const lvm_thin_config base = lvm_thin_autoextend().trigger().config;
         const std::uint64_t threshold = a.count("--threshold", 50, 100).value_or(base.threshold_percent());

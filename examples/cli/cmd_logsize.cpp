@@ -29,10 +29,10 @@ const char* flag_of(text_view setting) {
         const char* setting;
         const char* flag;
     };
-    static const pair names[] = {{"block_size", "--block-size"},   {"sector_size", "--sector-size"},
-                                 {"agcount", "--agcount"},         {"agsize", "--agsize"},
-                                 {"stripe_unit", "--su"},          {"stripe_width", "--sw"},
-                                 {"log_stripe_unit", "--log-su"},  {"min_log_blocks", "--min-log-blocks"}};
+    static const pair names[] = {{"block_size", "--block-size"},  {"sector_size", "--sector-size"},
+                                 {"agcount", "--agcount"},        {"agsize", "--agsize"},
+                                 {"stripe_unit", "--su"},         {"stripe_width", "--sw"},
+                                 {"log_stripe_unit", "--log-su"}, {"min_log_blocks", "--min-log-blocks"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
     return "--size";
@@ -57,8 +57,11 @@ xfs_features parse_features(const std::string& text) {
         const std::size_t eq = item.find('=');
         const std::string key = item.substr(0, eq);
         const std::string val = eq == std::string::npos ? "" : item.substr(eq + 1);
-        bool* target = key == "crc" ? &f.crc : key == "finobt" ? &f.finobt : key == "reflink" ? &f.reflink
-                     : key == "rmapbt" ? &f.rmapbt : nullptr;
+        bool* target = key == "crc"       ? &f.crc
+                       : key == "finobt"  ? &f.finobt
+                       : key == "reflink" ? &f.reflink
+                       : key == "rmapbt"  ? &f.rmapbt
+                                          : nullptr;
         if (target == nullptr)
             throw usage_error("--features: unknown feature '" + args::printable(key) +
                               "': expected crc, finobt, reflink or rmapbt as name=0 or name=1");
@@ -76,8 +79,10 @@ xfs_features parse_features(const std::string& text) {
 int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
-                  {"--preset", "NAME", "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47 "
-                                       "(repeatable; default: all)", true},
+                  {"--preset", "NAME",
+                   "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47 "
+                   "(repeatable; default: all)",
+                   true},
                   {"--block-size", "N", "block size in bytes (default: 4096; ext4 1024 below 512MiB)"},
                   {"--sector-size", "N", "sector size in bytes (default: 512)"},
                   {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
@@ -128,7 +133,8 @@ int run_logsize(int argc, char** argv) {
     if (presets.empty()) presets.assign(std::begin(all_log_presets), std::end(all_log_presets));
 
     table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
-             "supported", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks", "min_log_source"});
+             "supported", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
+             "min_log_source"});
     for (log_preset p : presets) {
         const log_size_decision d = decide_log_size(p, *g);
         const bool xfs = p != log_preset::e2fsprogs_1_47;

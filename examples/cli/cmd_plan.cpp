@@ -38,22 +38,29 @@ std::vector<plan_config> configs_option(const args& a) {
             throw usage_error("--policy: unknown value '" + args::printable(p) + "': expected static or rate-aware");
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) {
-        if (p == "vdsm-2022") presets.push_back({p, vdsm_2022().trigger().config});
-        else if (p == "vdsm-legacy") presets.push_back({p, vdsm_legacy().trigger().config});
-        else throw usage_error("--preset: unknown value '" + args::printable(p) + "': expected one of vdsm-2022, vdsm-legacy");
+        if (p == "vdsm-2022")
+            presets.push_back({p, vdsm_2022().trigger().config});
+        else if (p == "vdsm-legacy")
+            presets.push_back({p, vdsm_legacy().trigger().config});
+        else
+            throw usage_error("--preset: unknown value '" + args::printable(p) +
+                              "': expected one of vdsm-2022, vdsm-legacy");
     }
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
         const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
-        presets.push_back({"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
+        presets.push_back(
+            {"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
     }
     std::vector<plan_config> out;
     for (const std::string& policy : policies) {
         const bool ra = policy == "rate-aware";
         if (presets.empty()) {  // defaults: the static policy runs vdsm-2022, the rate-aware one floors at vdsm-legacy
-            if (ra) out.push_back({"rate-aware/vdsm-legacy", vdsm_legacy().trigger().config, true});
-            else out.push_back({"vdsm-2022", vdsm_2022().trigger().config, false});
+            if (ra)
+                out.push_back({"rate-aware/vdsm-legacy", vdsm_legacy().trigger().config, true});
+            else
+                out.push_back({"vdsm-2022", vdsm_2022().trigger().config, false});
             continue;
         }
         for (const auto& [name, cfg] : presets) out.push_back({ra ? "rate-aware/" + name : name, cfg, ra});
@@ -63,7 +70,8 @@ std::vector<plan_config> configs_option(const args& a) {
 
 // --budget SECONDS or --budget-quantile Q (default 1: the longest latency the model allows).
 std::uint32_t budget_option(const args& a, const latency_model& latency) {
-    if (a.has("--budget") && a.has("--budget-quantile")) throw usage_error("give --budget or --budget-quantile, not both");
+    if (a.has("--budget") && a.has("--budget-quantile"))
+        throw usage_error("give --budget or --budget-quantile, not both");
     if (const auto s = a.decimal("--budget", 0.001, max_latency_budget_ms / 1000.0))
         return static_cast<std::uint32_t>(*s * 1000.0 + 0.5) < 1 ? 1 : static_cast<std::uint32_t>(*s * 1000.0 + 0.5);
     const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
@@ -82,7 +90,8 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
 
 std::vector<rate> rates_option(const args& a) {
     std::vector<std::string> items = a.values("--rates");
-    if (items.empty()) items = {"75MiB/s", "100MiB/s", "125MiB/s", "150MiB/s", "200MiB/s", "300MiB/s", "400MiB/s", "500MiB/s"};
+    if (items.empty())
+        items = {"75MiB/s", "100MiB/s", "125MiB/s", "150MiB/s", "200MiB/s", "300MiB/s", "400MiB/s", "500MiB/s"};
     std::vector<rate> out;
     for (const std::string& s : items) {
         const auto r = parse_rate(s, "--rates");
@@ -105,7 +114,8 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
             for (const auto& r : row) top = r.pauses > top ? r.pauses : top;
         // 1, 2, 5, 10, 20, 50, ...: ten grid lines at round values
         ymax = 1.0;
-        for (double m = 1.0; ymax < top; m *= 10.0) ymax = top <= 2.0 * m ? 2.0 * m : (top <= 5.0 * m ? 5.0 * m : 10.0 * m);
+        for (double m = 1.0; ymax < top; m *= 10.0)
+            ymax = top <= 2.0 * m ? 2.0 * m : (top <= 5.0 * m ? 5.0 * m : 10.0 * m);
     }
     auto value = [&](const simulation_summary& r) { return pauses_per_run ? r.pauses : r.pause_probability; };
     const double w = 760, h = 420, left = 70, right = 220, top = 40, bottom = 60;
@@ -119,32 +129,36 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
     const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
     std::string s;
     char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                  "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-                  w, h, w, h);
+    std::snprintf(
+        buf, sizeof buf,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+        w, h, w, h);
     s += buf;
     std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s</text>\n", left, title.c_str());
     s += buf;
     for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
         const double p = ymax * i / 10.0;
-        std::snprintf(buf, sizeof buf,
-                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-                      "text-anchor=\"end\">%g</text>\n",
-                      X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"end\">%g</text>\n",
+            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
         s += buf;
     }
     for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
-        std::snprintf(buf, sizeof buf,
-                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-                      "text-anchor=\"middle\">%.0f</text>\n",
-                      X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"middle\">%.0f</text>\n",
+            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
         s += buf;
     }
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
                   "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(ymax)) / 2, pauses_per_run ? "pauses per run" : "pauses per extend");
+                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(ymax)) / 2,
+                  pauses_per_run ? "pauses per run" : "pauses per extend");
     s += buf;
     for (std::size_t c = 0; c < configs.size(); ++c) {
         const char* color = colors[c % 6];
@@ -154,7 +168,8 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
                           Y(value(results[c][i])));
             points += buf;
         }
-        s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
+        s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + points +
+             "\"/>\n";
         for (std::size_t i = 0; i < rates.size(); ++i) {
             std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
                           X(rates[i].mib_per_second()), Y(value(results[c][i])), color);
@@ -163,8 +178,9 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
         std::snprintf(buf, sizeof buf,
                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
                       "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                      w - right + 15, top + 20.0 * static_cast<double>(c), w - right + 40, top + 20.0 * static_cast<double>(c), color,
-                      w - right + 46, top + 20.0 * static_cast<double>(c) + 4, configs[c].label.c_str());
+                      w - right + 15, top + 20.0 * static_cast<double>(c), w - right + 40,
+                      top + 20.0 * static_cast<double>(c), color, w - right + 46,
+                      top + 20.0 * static_cast<double>(c) + 4, configs[c].label.c_str());
         s += buf;
     }
     s += "</svg>\n";
@@ -174,25 +190,32 @@ std::string svg_plot(const std::vector<plan_config>& configs, const std::vector<
 }  // namespace
 
 int run_plan(int argc, char** argv) {
-    const args a("plan",
-                 "provpol plan [--policy static|rate-aware ...] [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N]\n"
-                 "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write SIZE]\n"
-                 "                    [--capacity SIZE] [--runs N] [--seed N] [--format text|csv|json|svg] [--svg-metric M]",
-                 {{"--policy", "NAME", "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare", true},
-                  {"--preset", "NAME", "vdsm-2022 (static default) or vdsm-legacy (rate-aware default); repeat to compare", true},
-                  {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
-                  {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
-                  {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
-                  {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
-                  {"--budget-quantile", "Q", "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1: its longest)"},
-                  {"--rates", "LIST", "comma-separated write rates, e.g. 75MiB/s,100MiB/s (default 75 to 500 MiB/s)", true},
-                  {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
-                  {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
-                  {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
-                  {"--seed", "N", "the seed (default 1)"},
-                  {"--format", "FORMAT", "text (default), csv, json or svg"},
-                  {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
-                 argc, argv);
+    const args a(
+        "plan",
+        "provpol plan [--policy static|rate-aware ...] [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent "
+        "N]\n"
+        "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
+        "SIZE]\n"
+        "                    [--capacity SIZE] [--runs N] [--seed N] [--format text|csv|json|svg] [--svg-metric M]",
+        {{"--policy", "NAME",
+          "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
+          true},
+         {"--preset", "NAME", "vdsm-2022 (static default) or vdsm-legacy (rate-aware default); repeat to compare",
+          true},
+         {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
+         {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
+         {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
+         {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
+         {"--budget-quantile", "Q",
+          "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1: its longest)"},
+         {"--rates", "LIST", "comma-separated write rates, e.g. 75MiB/s,100MiB/s (default 75 to 500 MiB/s)", true},
+         {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
+         {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
+         {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
+         {"--seed", "N", "the seed (default 1)"},
+         {"--format", "FORMAT", "text (default), csv, json or svg"},
+         {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
+        argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
@@ -200,7 +223,8 @@ int run_plan(int argc, char** argv) {
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     const std::string metric = a.value("--svg-metric").value_or("pause-probability");
     if (metric != "pause-probability" && metric != "pauses")
-        throw usage_error("--svg-metric: unknown value '" + args::printable(metric) + "': expected pause-probability or pauses");
+        throw usage_error("--svg-metric: unknown value '" + args::printable(metric) +
+                          "': expected pause-probability or pauses");
     const std::vector<plan_config> configs = configs_option(a);
     const std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
@@ -215,8 +239,8 @@ int run_plan(int argc, char** argv) {
 
     std::vector<std::vector<simulation_summary>> results(configs.size());
     table t({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "limit",
-             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses", "model_pause_probability",
-             "runs", "write", "latency_mean_s", "budget_s"});
+             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses",
+             "model_pause_probability", "runs", "write", "latency_mean_s", "budget_s"});
     for (std::size_t c = 0; c < configs.size(); ++c) {
         for (rate r : rates) {
             const auto w = workload::make(write, r, capacity);
@@ -230,19 +254,20 @@ int run_plan(int argc, char** argv) {
             if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));
             t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
                        cell::of_real(s.pause_probability, 4), cell::of_text(configs[c].label),
-                       cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), cell::of_size(limit),
-                       cell::of_size(s.initial_size), cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
-                       cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4), cell::of_real(s.max_pauses, 6),
-                       cell::of_real(pause_probability(limit, r, latency), 4), cell::of(runs), cell::of_size(write),
-                       cell::of_real(latency.mean(), 4),
+                       cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
+                       cell::of_size(limit), cell::of_size(s.initial_size),
+                       cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
+                       cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4),
+                       cell::of_real(s.max_pauses, 6), cell::of_real(pause_probability(limit, r, latency), 4),
+                       cell::of(runs), cell::of_size(write), cell::of_real(latency.mean(), 4),
                        configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
         }
     }
     if (f == format::svg) {
         const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
                                   ", " + std::string(format_size(write).view()) + " written, " +
-                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " + std::to_string(runs) +
-                                  " runs";
+                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " +
+                                  std::to_string(runs) + " runs";
         const std::string svg = svg_plot(configs, rates, results, title, metric == "pauses");
         std::fwrite(svg.data(), 1, svg.size(), stdout);
         return 0;
@@ -257,9 +282,13 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                          std::uint64_t seed, format f) {
     std::vector<plan_config> floors;
     for (const std::string& name : a.values("--preset")) {
-        if (name == "vdsm-2022") floors.push_back({name, vdsm_2022().trigger().config, true});
-        else if (name == "vdsm-legacy") floors.push_back({name, vdsm_legacy().trigger().config, true});
-        else throw usage_error("--preset: unknown value '" + args::printable(name) + "': expected one of vdsm-2022, vdsm-legacy");
+        if (name == "vdsm-2022")
+            floors.push_back({name, vdsm_2022().trigger().config, true});
+        else if (name == "vdsm-legacy")
+            floors.push_back({name, vdsm_legacy().trigger().config, true});
+        else
+            throw usage_error("--preset: unknown value '" + args::printable(name) +
+                              "': expected one of vdsm-2022, vdsm-legacy");
     }
     if (a.has("--chunk")) {
         if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
@@ -287,21 +316,26 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                     human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
         std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                     static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
-        std::printf("# the agent plans for %.3g s of latency (the %g quantile): at %s it extends by %s whenever less\n"
-                    "# than %s is free; an idle disk keeps the floor's %s limit\n",
-                    budget_ms / 1000.0, 1.0 - p, format_rate(r).c_str(), human_size(chunk).c_str(),
-                    human_size(limit).c_str(), human_size(floor.config.limit(false)).c_str());
+        std::printf(
+            "# the agent plans for %.3g s of latency (the %g quantile): at %s it extends by %s whenever less\n"
+            "# than %s is free; an idle disk keeps the floor's %s limit\n",
+            budget_ms / 1000.0, 1.0 - p, format_rate(r).c_str(), human_size(chunk).c_str(), human_size(limit).c_str(),
+            human_size(floor.config.limit(false)).c_str());
         if (runs > 0)
-            std::printf("# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a run),\n"
-                        "# %s allocated but unwritten at the end\n",
-                        format_rate(r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
-                        check.max_pauses, human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
+            std::printf(
+                "# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a "
+                "run),\n"
+                "# %s allocated but unwritten at the end\n",
+                format_rate(r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
+                check.max_pauses, human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
         return 0;
     }
     table t({"rate_mib_s", "policy", "floor_chunk_mb", "floor_percent", "budget_s", "limit", "chunk", "new_disk_size",
-             "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses", "simulated_unwritten_end"});
-    t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_text("rate-aware/" + floor.label), cell::of(floor.config.chunk_mb()),
-               cell::of(floor.config.percent()), cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
+             "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses",
+             "simulated_unwritten_end"});
+    t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_text("rate-aware/" + floor.label),
+               cell::of(floor.config.chunk_mb()), cell::of(floor.config.percent()),
+               cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
                cell::of_size(align_up(floor.config.chunk(), floor.config.extent())), cell::of(runs),
                cell::of_real(check.extends, 6), cell::of_real(check.pauses, 6), cell::of_real(check.max_pauses, 6),
                cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten)))});
@@ -311,21 +345,23 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
 }
 
 int run_recommend(int argc, char** argv) {
-    const args a("recommend",
-                 "provpol recommend --rate RATE [--max-pause-probability P] [--latency PROFILE] [--percent N]\n"
-                 "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
-                 "                         [--runs N] [--seed N] [--format text|csv|json]",
-                 {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
-                  {"--policy", "NAME", "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
-                  {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy (default) or vdsm-2022"},
-                  {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
-                  {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
-                  {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
-                  {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
-                  {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
-                  {"--seed", "N", "the simulation's seed (default 1)"},
-                  {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
-                 argc, argv);
+    const args a(
+        "recommend",
+        "provpol recommend --rate RATE [--max-pause-probability P] [--latency PROFILE] [--percent N]\n"
+        "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
+        "                         [--runs N] [--seed N] [--format text|csv|json]",
+        {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+         {"--policy", "NAME",
+          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
+         {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy (default) or vdsm-2022"},
+         {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
+         {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
+         {"--latency", "PROFILE", std::string(latency_profile_names) + ", samples:FILE (default vdsm-polling-2022)"},
+         {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
+         {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
+         {"--seed", "N", "the simulation's seed (default 1)"},
+         {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
+        argc, argv);
     if (a.help_requested()) {
         std::fputs(a.help().c_str(), stdout);
         return 0;
@@ -343,8 +379,10 @@ int run_recommend(int argc, char** argv) {
     // The rate-aware agent plans for the latency's longest unless a target is given.
     if (policy == "rate-aware")
         return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f);
-    if (policy != "static") throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
-    if (a.has("--preset") || a.has("--chunk")) throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
+    if (policy != "static")
+        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
+    if (a.has("--preset") || a.has("--chunk"))
+        throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
     const auto rec = recommend_vdsm(*r, latency, p, percent);
     if (!rec) fail(rec.error(), "--rate");
 
@@ -362,20 +400,23 @@ int run_recommend(int argc, char** argv) {
         std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                     static_cast<unsigned long long>(rec->config.chunk_mb()), rec->config.percent());
         std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
-                    human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(), 1.0 - p,
-                    latency.quantile(1.0 - p));
+                    human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(),
+                    1.0 - p, latency.quantile(1.0 - p));
         std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
                     format_size(rec->new_disk_size).c_str());
-        std::printf("# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
-                    rec->pause_probability, rec->max_rate.mib_per_second());
+        std::printf(
+            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
+            rec->pause_probability, rec->max_rate.mib_per_second());
         if (runs > 0)
-            std::printf("# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends paused\n",
-                        format_rate(*r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
-                        check.pause_probability);
+            std::printf(
+                "# simulated: 50GiB written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
+                "paused\n",
+                format_rate(*r).c_str(), static_cast<unsigned long long>(runs), check.extends, check.pauses,
+                check.pause_probability);
         return 0;
     }
-    table t({"rate_mib_s", "max_pause_probability", "volume_utilization_chunk_mb", "volume_utilization_percent", "limit",
-             "required_limit", "new_disk_size", "model_pause_probability", "max_rate_mib_s", "simulated_runs",
+    table t({"rate_mib_s", "max_pause_probability", "volume_utilization_chunk_mb", "volume_utilization_percent",
+             "limit", "required_limit", "new_disk_size", "model_pause_probability", "max_rate_mib_s", "simulated_runs",
              "simulated_extends", "simulated_pauses", "simulated_pause_probability"});
     t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
                cell::of(rec->config.percent()), cell::of_size(rec->limit), cell::of_size(rec->required_limit),

@@ -26,10 +26,10 @@ namespace provpol::cli {
 /// What was found at a path: the limits, and where they came from (for the output and error messages).
 struct path_limits {
     device_limits limits;
-    std::string kind;         ///< "block device", "regular file", "directory", ...
-    std::string device;       ///< "254:0": the block device itself, or the one the file lives on
-    std::string disk;         ///< "vda": the whole disk whose queue limits were read; "" when sysfs has none
-    bool from_sysfs = false;  ///< queue limits were read
+    std::string kind;             ///< "block device", "regular file", "directory", ...
+    std::string device;           ///< "254:0": the block device itself, or the one the file lives on
+    std::string disk;             ///< "vda": the whole disk whose queue limits were read; "" when sysfs has none
+    bool from_sysfs = false;      ///< queue limits were read
     bool dio_from_statx = false;  ///< statx reported the direct-I/O alignment
 };
 
@@ -85,7 +85,8 @@ inline std::string read_queue_limits(unsigned major_no, unsigned minor_no, devic
     if (detail::read_sysfs_u64(queue + "physical_block_size", v)) l.physical_block_size = bytes(v);
     if (detail::read_sysfs_u64(queue + "minimum_io_size", v)) l.minimum_io_size = bytes(v);
     if (detail::read_sysfs_u64(queue + "optimal_io_size", v)) l.optimal_io_size = bytes(v);  // 0: none reported
-    if (detail::read_sysfs_u64(queue + "max_sectors_kb", v) && v <= (UINT64_MAX >> 10)) l.max_transfer_size = bytes(v << 10);
+    if (detail::read_sysfs_u64(queue + "max_sectors_kb", v) && v <= (UINT64_MAX >> 10))
+        l.max_transfer_size = bytes(v << 10);
     const std::string name = detail::base_name_of(disk);
     return name.empty() ? "?" : name;
 }

@@ -23,7 +23,8 @@ inline latency_model latency_option(const args& a) {
         const std::string path = spec.substr(8);
         if (path.empty()) throw usage_error("--latency: samples: needs a file name (samples:FILE)");
         std::FILE* f = std::fopen(path.c_str(), "rb");
-        if (f == nullptr) throw usage_error("--latency: cannot open '" + args::printable(path) + "': " + std::strerror(errno));
+        if (f == nullptr)
+            throw usage_error("--latency: cannot open '" + args::printable(path) + "': " + std::strerror(errno));
         std::vector<double> seconds;
         std::string line;
         std::size_t line_no = 0;

@@ -32,8 +32,10 @@ const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
     {"plan", "simulate pauses and space for write rates, configurations and latency models", provpol::cli::run_plan},
     {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
-    {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline", provpol::cli::run_chunk},
-    {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size", provpol::cli::run_calibrate},
+    {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline",
+     provpol::cli::run_chunk},
+    {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size",
+     provpol::cli::run_calibrate},
     {"logsize", "the filesystem log (journal) size mkfs.xfs or mke2fs makes, per preset", provpol::cli::run_logsize},
 };
 
@@ -54,11 +56,13 @@ std::string one_line(std::string_view s) {
 }
 
 void print_usage(std::FILE* out) {
-    std::fprintf(out, "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n");
+    std::fprintf(out,
+                 "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n");
     for (const command& c : commands)
         if (c.name != nullptr) std::fprintf(out, "  %-12s%s\n", c.name, c.summary);
-    std::fprintf(out, "\nprovpol %s - storage provisioning policies: thin-volume extend, filesystem log size, I/O chunk size\n",
-                 PROVPOL_VERSION_STRING);
+    std::fprintf(
+        out, "\nprovpol %s - storage provisioning policies: thin-volume extend, filesystem log size, I/O chunk size\n",
+        PROVPOL_VERSION_STRING);
 }
 
 // Flushes stdout and reports a write error (a full disk, a closed pipe) instead of exiting 0 on lost output.

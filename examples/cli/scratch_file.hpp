@@ -38,7 +38,7 @@ inline constexpr std::uint64_t scratch_free_margin_percent = 5;
 namespace scratch_detail {
 
 // State the signal handler reads: only async-signal-safe operations on it.
-inline volatile std::sig_atomic_t armed = 0;   // 1 while `name` exists in `dirfd`
+inline volatile std::sig_atomic_t armed = 0;     // 1 while `name` exists in `dirfd`
 inline volatile std::sig_atomic_t progress = 0;  // 1 while a progress line is on the terminal
 inline int dirfd = -1;
 inline char name[64] = {};
@@ -76,7 +76,7 @@ public:
     }
 
 private:
-    struct sigaction old_[3] {};
+    struct sigaction old_[3]{};
 };
 
 /// Blocks SIGINT, SIGTERM and SIGHUP for its lifetime.
@@ -110,15 +110,18 @@ public:
             throw usage_error(option + ": cannot examine " + shown + ": " + std::strerror(errno));
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0)
-            throw usage_error(option + ": " + shown + " is a symbolic link that leads nowhere: " + std::strerror(errno));
+            throw usage_error(option + ": " + shown +
+                              " is a symbolic link that leads nowhere: " + std::strerror(errno));
         const bool link = S_ISLNK(lst.st_mode);
         const std::string what = link ? shown + " is a symbolic link to " : shown + " is ";
         const char* never = "; calibrate writes only a new file of its own inside a directory";
         if (S_ISBLK(st.st_mode))
-            throw usage_error(option + ": " + what + "a block device" + never + " (give a directory on a filesystem of that device)");
+            throw usage_error(option + ": " + what + "a block device" + never +
+                              " (give a directory on a filesystem of that device)");
         if (S_ISCHR(st.st_mode)) throw usage_error(option + ": " + what + "a character device" + never);
         if (S_ISREG(st.st_mode))
-            throw usage_error(option + ": " + what + "a regular file" + never + ", it never writes to an existing file");
+            throw usage_error(option + ": " + what + "a regular file" + never +
+                              ", it never writes to an existing file");
         if (!S_ISDIR(st.st_mode)) throw usage_error(option + ": " + what + "not a directory" + never);
 
         fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -146,7 +149,8 @@ public:
         const std::uint64_t unit = vfs.f_frsize != 0 ? vfs.f_frsize : vfs.f_bsize;
         const std::uint64_t avail = saturating_mul(static_cast<std::uint64_t>(vfs.f_bavail), unit);
         const std::uint64_t size = saturating_mul(static_cast<std::uint64_t>(vfs.f_blocks), unit);
-        const std::uint64_t margin = percent_of(size, static_cast<std::uint32_t>(scratch_free_margin_percent), rounding::up);
+        const std::uint64_t margin =
+            percent_of(size, static_cast<std::uint32_t>(scratch_free_margin_percent), rounding::up);
         if (bytes_to_write > avail) {
             close_dir();
             throw usage_error("--bytes: writing " + approx(bytes_to_write) + " in " + shown + " needs more than the " +
@@ -222,7 +226,9 @@ public:
             throw runtime_failure("cannot create a scratch file in '" + args::printable(dir.path()) +
                                   "': " + std::strerror(e));
         }
-        if (fd_ < 0) throw runtime_failure("cannot create a scratch file in '" + args::printable(dir.path()) + "': 16 names taken");
+        if (fd_ < 0)
+            throw runtime_failure("cannot create a scratch file in '" + args::printable(dir.path()) +
+                                  "': 16 names taken");
         struct stat st {};
         const bool fresh = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_size == 0;
         const bool unnamed = ::unlinkat(dir.fd(), scratch_detail::name, 0) == 0;
@@ -230,7 +236,8 @@ public:
         if (!fresh || !unnamed) {
             ::close(fd_);
             fd_ = -1;
-            if (scratch_detail::armed != 0 && ::unlinkat(dir.fd(), scratch_detail::name, 0) == 0) scratch_detail::armed = 0;
+            if (scratch_detail::armed != 0 && ::unlinkat(dir.fd(), scratch_detail::name, 0) == 0)
+                scratch_detail::armed = 0;
             throw runtime_failure("the scratch file in '" + args::printable(dir.path()) +
                                   (fresh ? "' could not be removed" : "' is not a new empty regular file"));
         }

@@ -59,35 +59,47 @@ public:
     /// The value as CSV prints it.
     std::string raw() const {
         switch (kind_) {
-            case kind::empty: return "";
+            case kind::empty:
+                return "";
             case kind::unsigned_integer:
             case kind::size:
-            case kind::flag: return std::to_string(u_);
-            case kind::signed_integer: return std::to_string(i_);
-            case kind::real: return real_text();
-            case kind::text: return s_;
+            case kind::flag:
+                return std::to_string(u_);
+            case kind::signed_integer:
+                return std::to_string(i_);
+            case kind::real:
+                return real_text();
+            case kind::text:
+                return s_;
         }
         return "";
     }
     /// The value as the text table prints it.
     std::string display() const {
         switch (kind_) {
-            case kind::size: return human_size(bytes(u_));
-            case kind::flag: return u_ ? "yes" : "no";
-            default: return raw();
+            case kind::size:
+                return human_size(bytes(u_));
+            case kind::flag:
+                return u_ ? "yes" : "no";
+            default:
+                return raw();
         }
     }
     /// The value as JSON.
     std::string json() const {
         switch (kind_) {
-            case kind::empty: return "null";
-            case kind::flag: return u_ ? "true" : "false";
-            case kind::text: return quote_json(s_);
+            case kind::empty:
+                return "null";
+            case kind::flag:
+                return u_ ? "true" : "false";
+            case kind::text:
+                return quote_json(s_);
             case kind::real: {
                 if (!(v_ == v_) || v_ - v_ != 0.0) return "null";  // NaN or infinite: JSON has neither
                 return real_text();
             }
-            default: return raw();
+            default:
+                return raw();
         }
     }
     bool right_aligned() const { return kind_ != kind::text && kind_ != kind::flag; }
@@ -142,9 +154,15 @@ public:
     /// Prints in the given format (svg is not a table format: the caller draws it).
     void print(std::FILE* out, format f) const {
         switch (f) {
-            case format::csv: print_csv(out); break;
-            case format::json: print_json(out); break;
-            default: print_text(out); break;
+            case format::csv:
+                print_csv(out);
+                break;
+            case format::json:
+                print_json(out);
+                break;
+            default:
+                print_text(out);
+                break;
         }
     }
 
@@ -153,7 +171,8 @@ public:
             std::fprintf(out, "%s%s", c ? "," : "", csv_field(columns_[c]).c_str());
         std::fputc('\n', out);
         for (const auto& row : rows_) {
-            for (std::size_t c = 0; c < row.size(); ++c) std::fprintf(out, "%s%s", c ? "," : "", csv_field(row[c].raw()).c_str());
+            for (std::size_t c = 0; c < row.size(); ++c)
+                std::fprintf(out, "%s%s", c ? "," : "", csv_field(row[c].raw()).c_str());
             std::fputc('\n', out);
         }
     }
@@ -163,7 +182,8 @@ public:
         for (std::size_t r = 0; r < rows_.size(); ++r) {
             std::fputs(r ? ",\n  {" : "\n  {", out);
             for (std::size_t c = 0; c < columns_.size(); ++c)
-                std::fprintf(out, "%s%s: %s", c ? ", " : "", cell::quote_json(columns_[c]).c_str(), rows_[r][c].json().c_str());
+                std::fprintf(out, "%s%s: %s", c ? ", " : "", cell::quote_json(columns_[c]).c_str(),
+                             rows_[r][c].json().c_str());
             std::fputs("}", out);
         }
         std::fputs(rows_.empty() ? "]\n" : "\n]\n", out);

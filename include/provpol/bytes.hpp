@@ -135,8 +135,9 @@ PROVPOL_NODISCARD constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_
     const std::uint64_t r = v % a;
     if (r == 0) return v;
     const std::uint64_t step = a - r;
-    return v > std::numeric_limits<std::uint64_t>::max() - step ? align_down(std::numeric_limits<std::uint64_t>::max(), a)
-                                                                : v + step;
+    return v > std::numeric_limits<std::uint64_t>::max() - step
+               ? align_down(std::numeric_limits<std::uint64_t>::max(), a)
+               : v + step;
 }
 /// True when v is a multiple of a (a == 0: always).
 PROVPOL_NODISCARD constexpr bool is_aligned(std::uint64_t v, std::uint64_t a) noexcept { return a == 0 || v % a == 0; }
@@ -150,8 +151,9 @@ PROVPOL_NODISCARD constexpr bool is_aligned(bytes v, bytes a) noexcept { return 
 /// align_up, or an overflow error when the aligned size is not representable.
 PROVPOL_NODISCARD constexpr result<bytes> checked_align_up(bytes v, bytes a) noexcept {
     const bytes up = align_up(v, a);
-    if (up < v) return unexpected(error::overflow("", error_value::of_size(v.count()),
-                                                  error_value::of_size(align_down(bytes::max(), a).count())));
+    if (up < v)
+        return unexpected(error::overflow("", error_value::of_size(v.count()),
+                                          error_value::of_size(align_down(bytes::max(), a).count())));
     return up;
 }
 
@@ -249,15 +251,25 @@ constexpr bytes byte_literal() noexcept {
 /// IEC size literals: 512_MiB == bytes(512 * 2^20). Overflow and non-decimal spellings are compile errors.
 inline namespace literals {
 template <char... Cs>
-constexpr bytes operator""_B() noexcept { return detail::byte_literal<0, Cs...>(); }
+constexpr bytes operator""_B() noexcept {
+    return detail::byte_literal<0, Cs...>();
+}
 template <char... Cs>
-constexpr bytes operator""_KiB() noexcept { return detail::byte_literal<10, Cs...>(); }
+constexpr bytes operator""_KiB() noexcept {
+    return detail::byte_literal<10, Cs...>();
+}
 template <char... Cs>
-constexpr bytes operator""_MiB() noexcept { return detail::byte_literal<20, Cs...>(); }
+constexpr bytes operator""_MiB() noexcept {
+    return detail::byte_literal<20, Cs...>();
+}
 template <char... Cs>
-constexpr bytes operator""_GiB() noexcept { return detail::byte_literal<30, Cs...>(); }
+constexpr bytes operator""_GiB() noexcept {
+    return detail::byte_literal<30, Cs...>();
+}
 template <char... Cs>
-constexpr bytes operator""_TiB() noexcept { return detail::byte_literal<40, Cs...>(); }
+constexpr bytes operator""_TiB() noexcept {
+    return detail::byte_literal<40, Cs...>();
+}
 }  // namespace literals
 
 }  // namespace provpol

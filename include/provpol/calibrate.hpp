@@ -99,8 +99,8 @@ PROVPOL_NODISCARD constexpr result<void> check_samples(const throughput_sample* 
             return unexpected(error::out_of_range("block_size", error_value::of_size(0), error_value::of_size(1), {}));
         const double v = samples[i].bytes_per_second;
         if (!(v > 0.0) || !detail::isfinite(v))
-            return unexpected(
-                error::unsupported("bytes_per_second", "must be a positive, finite throughput", error_value::of_real(v)));
+            return unexpected(error::unsupported("bytes_per_second", "must be a positive, finite throughput",
+                                                 error_value::of_real(v)));
     }
     return {};
 }
@@ -150,8 +150,8 @@ struct rule_choice {
 
 /// The rule (a): the smallest block size whose median throughput reaches `target_fraction` of the best median.
 /// Reorders the samples (sort_samples). target_fraction must be in [min_target_fraction, max_target_fraction].
-PROVPOL_NODISCARD constexpr result<rule_choice> choose_by_rule(throughput_sample* samples, std::size_t count,
-                                                              double target_fraction = default_target_fraction) noexcept {
+PROVPOL_NODISCARD constexpr result<rule_choice> choose_by_rule(
+    throughput_sample* samples, std::size_t count, double target_fraction = default_target_fraction) noexcept {
     if (auto r = detail::check_target_fraction(target_fraction); !r) return unexpected(r.error());
     const result<std::size_t> sizes = sort_samples(samples, count);
     if (!sizes) return unexpected(sizes.error());
@@ -165,12 +165,14 @@ PROVPOL_NODISCARD constexpr result<rule_choice> choose_by_rule(throughput_sample
     for (std::size_t i = 0; i < count;) {
         const size_stats s = size_stats_at(samples, count, i);
         if (s.median_bytes_per_second >= target)
-            return rule_choice{s.block_size, s.median_bytes_per_second, best.block_size,
-                               best.median_bytes_per_second, target_fraction, *sizes};
+            return rule_choice{s.block_size,    s.median_bytes_per_second,
+                               best.block_size, best.median_bytes_per_second,
+                               target_fraction, *sizes};
         i += s.runs;
     }
     // Unreachable: the best size reaches any fraction <= 1 of itself.
-    return rule_choice{best.block_size, best.median_bytes_per_second, best.block_size, best.median_bytes_per_second,
+    return rule_choice{best.block_size, best.median_bytes_per_second,
+                       best.block_size, best.median_bytes_per_second,
                        target_fraction, *sizes};
 }
 
@@ -241,7 +243,8 @@ PROVPOL_NODISCARD constexpr double relative_residual(const cost_model& m, const 
 /// throughput noise behaves (a few percent at every size). Needs two distinct block sizes, and times that grow
 /// with the block size. A negative t0 (noise on a device with no measurable latency) is clamped to 0 and B
 /// refitted, and the fit says so.
-PROVPOL_NODISCARD inline result<cost_model_fit> fit_cost_model(const throughput_sample* samples, std::size_t count) noexcept {
+PROVPOL_NODISCARD inline result<cost_model_fit> fit_cost_model(const throughput_sample* samples,
+                                                               std::size_t count) noexcept {
     if (auto r = check_samples(samples, count); !r) return unexpected(r.error());
     bool two_sizes = false;
     for (std::size_t i = 1; i < count && !two_sizes; ++i) two_sizes = samples[i].block_size != samples[0].block_size;
@@ -313,7 +316,8 @@ struct deadline_plan {
 /// The planner (c): the smallest chunk with which writing `total` bytes takes at most deadline * (1 - margin)
 /// under the model (ceil(total / chunk) writes of t0 each, plus total / B). An error naming the deadline and the
 /// shortest one that can be met when even a single write of `total` bytes is too slow. margin in [0, 0.9].
-PROVPOL_NODISCARD inline result<deadline_plan> plan_for_deadline(bytes total, double deadline_seconds, const cost_model& m,
+PROVPOL_NODISCARD inline result<deadline_plan> plan_for_deadline(bytes total, double deadline_seconds,
+                                                                 const cost_model& m,
                                                                  double margin = default_deadline_margin) noexcept {
     if (auto r = check_cost_model(m); !r) return unexpected(r.error());
     if (total.count() == 0)
@@ -358,10 +362,9 @@ struct deadline_decision {
 /// The planner through a policy: the policy's decision for the plan's chunk (aligning up only makes fewer
 /// writes, so it still meets the deadline), or an error when the device's largest chunk is below the plan's.
 template <class DefaultStep>
-PROVPOL_NODISCARD inline result<deadline_decision> decide_for_deadline(const basic_chunk_policy<DefaultStep>& policy,
-                                                                       bytes total, double deadline_seconds,
-                                                                       const cost_model& m,
-                                                                       double margin = default_deadline_margin) noexcept {
+PROVPOL_NODISCARD inline result<deadline_decision> decide_for_deadline(
+    const basic_chunk_policy<DefaultStep>& policy, bytes total, double deadline_seconds, const cost_model& m,
+    double margin = default_deadline_margin) noexcept {
     const result<deadline_plan> plan = plan_for_deadline(total, deadline_seconds, m, margin);
     if (!plan) return unexpected(plan.error());
     const chunk_decision d = policy.decide(plan->chunk);

@@ -55,10 +55,14 @@ PROVPOL_NODISCARD constexpr bool is_dsync(io_mode m) noexcept { return (static_c
 /// The mode's name as the CLI spells it: "buffered", "buffered-dsync", "direct", "direct-dsync".
 PROVPOL_NODISCARD constexpr text_view to_text(io_mode m) noexcept {
     switch (m) {
-        case io_mode::buffered: return "buffered";
-        case io_mode::buffered_dsync: return "buffered-dsync";
-        case io_mode::direct: return "direct";
-        case io_mode::direct_dsync: return "direct-dsync";
+        case io_mode::buffered:
+            return "buffered";
+        case io_mode::buffered_dsync:
+            return "buffered-dsync";
+        case io_mode::direct:
+            return "direct";
+        case io_mode::direct_dsync:
+            return "direct-dsync";
     }
     return "buffered";
 }
@@ -108,20 +112,26 @@ enum class chunk_step : unsigned char {
 /// The step's name: "default", "requested", "floor", "optimal_io", "alignment", "max_transfer".
 PROVPOL_NODISCARD constexpr text_view to_text(chunk_step s) noexcept {
     switch (s) {
-        case chunk_step::default_size: return "default";
-        case chunk_step::requested: return "requested";
-        case chunk_step::floor: return "floor";
-        case chunk_step::optimal_io: return "optimal_io";
-        case chunk_step::alignment: return "alignment";
-        case chunk_step::max_transfer: return "max_transfer";
+        case chunk_step::default_size:
+            return "default";
+        case chunk_step::requested:
+            return "requested";
+        case chunk_step::floor:
+            return "floor";
+        case chunk_step::optimal_io:
+            return "optimal_io";
+        case chunk_step::alignment:
+            return "alignment";
+        case chunk_step::max_transfer:
+            return "max_transfer";
     }
     return "default";
 }
 
 /// A chunk size and the step that decided it.
 struct chunk_decision {
-    bytes size;              ///< the chunk size: aligned, within [min_chunk, max_chunk]
-    chunk_step decided_by;   ///< the last step that changed the size
+    bytes size;             ///< the chunk size: aligned, within [min_chunk, max_chunk]
+    chunk_step decided_by;  ///< the last step that changed the size
 
     friend constexpr bool operator==(const chunk_decision& a, const chunk_decision& b) noexcept {
         return a.size == b.size && a.decided_by == b.decided_by;
@@ -168,7 +178,8 @@ namespace detail {
 template <class S, class = void>
 struct has_default_size : std::false_type {};
 template <class S>
-struct has_default_size<S, std::void_t<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>()))>>
+struct has_default_size<
+    S, std::void_t<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>()))>>
     : std::is_same<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>())), bytes> {};
 
 template <class S, bool = has_default_size<S>::value>
@@ -192,7 +203,8 @@ constexpr std::uint64_t lcm_or_zero(std::uint64_t a, std::uint64_t b) noexcept {
     return q > std::numeric_limits<std::uint64_t>::max() / b ? 0 : q * b;
 }
 
-constexpr error conflict(const char* setting, bytes value, const char* relation, const char* other, bytes other_value) noexcept {
+constexpr error conflict(const char* setting, bytes value, const char* relation, const char* other,
+                         bytes other_value) noexcept {
     return error::conflict(setting, error_value::of_size(value.count()), relation, other,
                            error_value::of_size(other_value.count()));
 }
@@ -208,9 +220,8 @@ constexpr result<void> check_power_of_two(const char* setting, bytes v) noexcept
 
 /// True when S satisfies the DefaultStep contract (see the header comment).
 template <class S>
-inline constexpr bool is_chunk_default_step_v = detail::has_default_size<S>::value &&
-                                                detail::default_size_is_noexcept<S>::value &&
-                                                std::is_trivially_copyable_v<S>;
+inline constexpr bool is_chunk_default_step_v =
+    detail::has_default_size<S>::value&& detail::default_size_is_noexcept<S>::value&& std::is_trivially_copyable_v<S>;
 
 /// Checks that a device's limits are consistent with each other (0 = unknown passes every check). The same checks
 /// run in basic_chunk_policy::make(), which adds those that involve the floor and the mode.
@@ -252,7 +263,8 @@ PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits
     const struct {
         const char* name;
         bytes v;
-    } sector_based[] = {{"minimum_io_size", min_io}, {"optimal_io_size", opt}, {"dio_offset_align", l.dio_offset_align}};
+    } sector_based[] = {
+        {"minimum_io_size", min_io}, {"optimal_io_size", opt}, {"dio_offset_align", l.dio_offset_align}};
     for (const auto& g : sector_based)
         if (g.v.count() != 0 && !is_aligned(g.v, min_logical_block_size))
             return unexpected(error::not_a_multiple(g.name, error_value::of_size(g.v.count()),
@@ -265,7 +277,9 @@ PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits
         const struct {
             const char* name;
             bytes v;
-        } parts[] = {{"logical_block_size", lbs}, {"physical_block_size", pbs}, {"minimum_io_size", min_io},
+        } parts[] = {{"logical_block_size", lbs},
+                     {"physical_block_size", pbs},
+                     {"minimum_io_size", min_io},
                      {"dio_offset_align", l.dio_offset_align}};
         for (const auto& p : parts)
             if (max < p.v) return unexpected(conflict("max_transfer_size", max, "must be at least", p.name, p.v));
@@ -303,7 +317,8 @@ public:
                                                   error_value::of_size(max_floor)));
         const bytes def = step.default_size(limits);
         if (def.count() == 0)
-            return unexpected(error::out_of_range("default_size", error_value::of_size(0), error_value::of_size(1), {}));
+            return unexpected(
+                error::out_of_range("default_size", error_value::of_size(0), error_value::of_size(1), {}));
 
         basic_chunk_policy p;
         p.limits_ = limits;
@@ -328,7 +343,8 @@ public:
         if ((direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0) || !direct)
             g = detail::lcm_or_zero(g, chunk_floor.count());
         if (g == 0)
-            return unexpected(error::unsupported("minimum_io_size", "has no common multiple with the block sizes below 2^64",
+            return unexpected(error::unsupported("minimum_io_size",
+                                                 "has no common multiple with the block sizes below 2^64",
                                                  error_value::of_size(limits.minimum_io_size.count())));
         p.granularity_ = g;
 
@@ -354,7 +370,8 @@ public:
         p.lo_ = align_up(floor.count(), g);
         p.hi_ = align_down(max != 0 ? max : std::numeric_limits<std::uint64_t>::max(), g);
         if (max != 0 && max < floor.count())
-            return unexpected(conflict("max_transfer_size", limits.max_transfer_size, "must be at least", "the floor", floor));
+            return unexpected(
+                conflict("max_transfer_size", limits.max_transfer_size, "must be at least", "the floor", floor));
         if (p.hi_ < p.lo_)
             return unexpected(conflict("max_transfer_size", limits.max_transfer_size, "must be at least",
                                        "the floor rounded up to the device's granularity", bytes(p.lo_)));
@@ -455,8 +472,8 @@ struct chunk_preset {
 
 /// Makes the policy a preset describes, for a device.
 template <class DefaultStep>
-PROVPOL_NODISCARD constexpr result<basic_chunk_policy<DefaultStep>> make_chunk_policy(const chunk_preset<DefaultStep>& preset,
-                                                                                      const device_limits& limits) noexcept {
+PROVPOL_NODISCARD constexpr result<basic_chunk_policy<DefaultStep>> make_chunk_policy(
+    const chunk_preset<DefaultStep>& preset, const device_limits& limits) noexcept {
     return basic_chunk_policy<DefaultStep>::make(limits, preset.mode, preset.default_step, preset.floor);
 }
 
@@ -484,7 +501,8 @@ PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log() noexcept
 /// of st_blksize that is >= 256 KiB, a power of two for regular files. Buffered. (cp takes the lcm of the source's
 /// and the destination's io_blksize; this is the rule for one file.)
 PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() noexcept {
-    return {"coreutils_cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered, chunk_floor};
+    return {"coreutils_cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered,
+            chunk_floor};
 }
 
 /// GNU cp from 2014 to 2024: IO_BUFSIZE = 128 KiB ("As of May 2014, 128KiB is determined to be the minimium blksize
@@ -493,7 +511,8 @@ PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() no
 /// about 2022 io_blksize() was MAX(IO_BUFSIZE, st_blksize) (coreutils 8.27), which differs only for an st_blksize
 /// below 128 KiB that does not divide it, or above it and not a power of two.
 PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2014() noexcept {
-    return {"coreutils_cp_2014", coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true}, io_mode::buffered, chunk_floor};
+    return {"coreutils_cp_2014", coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true}, io_mode::buffered,
+            chunk_floor};
 }
 
 /// qemu-img convert: `.buf_sectors = IO_BUF_SIZE / BDRV_SECTOR_SIZE` with `#define IO_BUF_SIZE (2 * MiB)`

@@ -46,9 +46,9 @@ namespace provpol {
 
 /// What an agent knows about one drive when it decides.
 struct drive_state {
-    bytes capacity;    ///< the virtual size the guest sees (qcow2 virtual size; for a thin pool, the most it may grow to)
-    bytes physical;    ///< the size of the logical volume now
-    bytes allocation;  ///< the highest offset written (libvirt's allocation, QEMU's wr_highest_offset)
+    bytes capacity;  ///< the virtual size the guest sees (qcow2 virtual size; for a thin pool, the most it may grow to)
+    bytes physical;  ///< the size of the logical volume now
+    bytes allocation;                 ///< the highest offset written (libvirt's allocation, QEMU's wr_highest_offset)
     bool replicating = false;         ///< the drive is being copied (live storage migration): VDSM doubles the chunk
     bool threshold_exceeded = false;  ///< a block-threshold event arrived since the last extend
     rate write_rate{};                ///< the observed write rate (0: unknown); static steps ignore it
@@ -91,10 +91,14 @@ struct extend_decision {
 /// The name of an action, for logs and the CLI ("none", "extend", "at-maximum", "pause-improbable").
 PROVPOL_NODISCARD constexpr const char* to_string(extend_action a) noexcept {
     switch (a) {
-        case extend_action::none: return "none";
-        case extend_action::extend: return "extend";
-        case extend_action::at_maximum: return "at-maximum";
-        case extend_action::pause_improbable: return "pause-improbable";
+        case extend_action::none:
+            return "none";
+        case extend_action::extend:
+            return "extend";
+        case extend_action::at_maximum:
+            return "at-maximum";
+        case extend_action::pause_improbable:
+            return "pause-improbable";
     }
     return "unknown";
 }
@@ -119,7 +123,9 @@ constexpr std::uint64_t align_up_pow2(std::uint64_t v, std::uint64_t a) noexcept
 // 11c/10 lies a few tenths below a MiB multiple and the float product rounds up past it, and the first such
 // capacity is 511772687788219 bytes (2^48.86; tests/extend_test.cpp searches the candidates and checks it).
 // Above it provpol keeps the exact value.
-constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept { return saturating_add(capacity, capacity / 10); }
+constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept {
+    return saturating_add(capacity, capacity / 10);
+}
 
 // VDSM's order (virt/thinp.py, _should_extend_volume): at the maximum nothing is requested; after a threshold
 // event the drive is extended whatever the allocation says (libvirt may still report the old value);
@@ -148,7 +154,8 @@ public:
     /// Validates VDSM's two settings. The LVM extent (128 MiB in oVirt block storage domains) is the unit
     /// lvextend rounds to.
     PROVPOL_NODISCARD static constexpr result<vdsm_config> make(std::uint64_t chunk_mb, std::uint64_t percent,
-                                                                bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+                                                                bytes extent = bytes(std::uint64_t{128}
+                                                                                     << 20)) noexcept {
         if (chunk_mb < 1 || chunk_mb > max_chunk_mb)
             return unexpected(error::out_of_range("volume_utilization_chunk_mb", error_value::of(chunk_mb),
                                                   error_value::of(1), error_value::of(max_chunk_mb)));
@@ -165,7 +172,8 @@ public:
     }
     /// The same, from a chunk in bytes (which must be a whole number of MiB, as VDSM's setting is).
     PROVPOL_NODISCARD static constexpr result<vdsm_config> make_bytes(bytes chunk, std::uint64_t percent,
-                                                                      bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+                                                                      bytes extent = bytes(std::uint64_t{128}
+                                                                                           << 20)) noexcept {
         if (chunk.count() < (std::uint64_t{1} << 20) || chunk.count() > (max_chunk_mb << 20))
             return unexpected(error::out_of_range("volume_utilization_chunk", error_value::of_size(chunk.count()),
                                                   error_value::of_size(std::uint64_t{1} << 20),
@@ -226,7 +234,9 @@ struct vdsm_growth {
     vdsm_config config;
 
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept { return config.chunk(d.replicating); }
-    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return min(config.chunk(), capacity); }
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
+        return min(config.chunk(), capacity);
+    }
 };
 
 /// oVirt's limits for qcow2 on LVM: a 1.1 overhead factor for qcow2 metadata (VDSM's VOLWM_COW_OVERHEAD),
@@ -262,7 +272,8 @@ public:
     /// extent a power of two in [1 KiB, 16 GiB]. Use from_lvm_conf to read values as LVM itself does.
     PROVPOL_NODISCARD static constexpr result<lvm_thin_config> make(std::uint64_t threshold_percent,
                                                                     std::uint64_t extend_percent,
-                                                                    bytes extent = bytes(std::uint64_t{4} << 20)) noexcept {
+                                                                    bytes extent = bytes(std::uint64_t{4}
+                                                                                         << 20)) noexcept {
         if (threshold_percent < 50 || threshold_percent > 100)
             return unexpected(error::out_of_range("thin_pool_autoextend_threshold", error_value::of(threshold_percent),
                                                   error_value::of(50), error_value::of(100)));
@@ -273,14 +284,16 @@ public:
             return unexpected(error::not_a_power_of_two("extent_size", error_value::of_size(extent.count())));
         if (extent.count() < 1024 || extent.count() > (std::uint64_t{1} << 34))
             return unexpected(error::out_of_range("extent_size", error_value::of_size(extent.count()),
-                                                  error_value::of_size(1024), error_value::of_size(std::uint64_t{1} << 34)));
-        return lvm_thin_config(static_cast<std::uint32_t>(threshold_percent), static_cast<std::uint32_t>(extend_percent),
-                               extent);
+                                                  error_value::of_size(1024),
+                                                  error_value::of_size(std::uint64_t{1} << 34)));
+        return lvm_thin_config(static_cast<std::uint32_t>(threshold_percent),
+                               static_cast<std::uint32_t>(extend_percent), extent);
     }
     /// As dmeventd reads lvm.conf: a threshold below 50 counts as 50, above 100 as 100 (disabled).
     PROVPOL_NODISCARD static constexpr result<lvm_thin_config> from_lvm_conf(std::uint64_t threshold_percent,
                                                                              std::uint64_t extend_percent,
-                                                                             bytes extent = bytes(std::uint64_t{4} << 20)) noexcept {
+                                                                             bytes extent = bytes(std::uint64_t{4}
+                                                                                                  << 20)) noexcept {
         const std::uint64_t t = threshold_percent < 50 ? 50 : (threshold_percent > 100 ? 100 : threshold_percent);
         return make(t, extend_percent, extent);
     }
@@ -337,7 +350,9 @@ struct lvm_pool_limits {
     bytes extent = bytes(std::uint64_t{4} << 20);  ///< a power of two (checked by lvm_thin_config::make)
 
     PROVPOL_NODISCARD constexpr bytes max_size(bytes capacity) const noexcept { return align_down(capacity, extent); }
-    PROVPOL_NODISCARD constexpr bytes max_size_storage(bytes capacity) const noexcept { return align_down(capacity, extent); }
+    PROVPOL_NODISCARD constexpr bytes max_size_storage(bytes capacity) const noexcept {
+        return align_down(capacity, extent);
+    }
     PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
         return bytes(detail::align_up_pow2(saturating_add(physical.count(), chunk.count()), extent.count()));
     }
@@ -354,40 +369,46 @@ namespace detail {
 template <class T, class = void>
 struct has_limit : std::false_type {};
 template <class T>
-struct has_limit<T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().limit(std::declval<const drive_state&>(), bytes())), bytes>>>
+struct has_limit<T, std::enable_if_t<std::is_same_v<
+                        decltype(std::declval<const T&>().limit(std::declval<const drive_state&>(), bytes())), bytes>>>
     : std::true_type {};
 template <class T, class = void>
 struct has_improbable : std::false_type {};
 template <class T>
-struct has_improbable<T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().improbable(std::declval<const drive_state&>(), bytes())), bool>>>
+struct has_improbable<
+    T, std::enable_if_t<std::is_same_v<
+           decltype(std::declval<const T&>().improbable(std::declval<const drive_state&>(), bytes())), bool>>>
     : std::true_type {};
 template <class T, class = void>
 struct has_chunk : std::false_type {};
 template <class T>
-struct has_chunk<T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().chunk(std::declval<const drive_state&>())), bytes>>>
+struct has_chunk<T, std::enable_if_t<std::is_same_v<
+                        decltype(std::declval<const T&>().chunk(std::declval<const drive_state&>())), bytes>>>
     : std::true_type {};
 template <class T, class = void>
 struct has_initial_size : std::false_type {};
 template <class T>
-struct has_initial_size<T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().initial_size(bytes())), bytes>>>
+struct has_initial_size<
+    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().initial_size(bytes())), bytes>>>
     : std::true_type {};
 template <class T, class = void>
 struct has_limits_api : std::false_type {};
 template <class T>
-struct has_limits_api<T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().max_size(bytes())), bytes> &&
-                                          std::is_same_v<decltype(std::declval<const T&>().max_size_storage(bytes())), bytes> &&
-                                          std::is_same_v<decltype(std::declval<const T&>().request(bytes(), bytes())), bytes> &&
-                                          std::is_same_v<decltype(std::declval<const T&>().lv_size(bytes())), bytes>>>
-    : std::true_type {};
+struct has_limits_api<
+    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().max_size(bytes())), bytes> &&
+                        std::is_same_v<decltype(std::declval<const T&>().max_size_storage(bytes())), bytes> &&
+                        std::is_same_v<decltype(std::declval<const T&>().request(bytes(), bytes())), bytes> &&
+                        std::is_same_v<decltype(std::declval<const T&>().lv_size(bytes())), bytes>>> : std::true_type {
+};
 
 // True for the steps of vdsm_policy and lvm_thin_policy, whose decisions have fast paths
 // (extend_policy::decide).
 template <class Trigger, class Growth, class Limits>
-constexpr bool is_vdsm_steps = std::is_same_v<Trigger, vdsm_trigger> && std::is_same_v<Growth, vdsm_growth> &&
-                               std::is_same_v<Limits, qcow2_lvm_limits>;
+constexpr bool is_vdsm_steps = std::is_same_v<Trigger, vdsm_trigger>&& std::is_same_v<Growth, vdsm_growth>&&
+    std::is_same_v<Limits, qcow2_lvm_limits>;
 template <class Trigger, class Growth, class Limits>
-constexpr bool is_lvm_thin_steps = std::is_same_v<Trigger, lvm_thin_trigger> && std::is_same_v<Growth, lvm_thin_growth> &&
-                                   std::is_same_v<Limits, lvm_pool_limits>;
+constexpr bool is_lvm_thin_steps = std::is_same_v<Trigger, lvm_thin_trigger>&& std::is_same_v<Growth, lvm_thin_growth>&&
+    std::is_same_v<Limits, lvm_pool_limits>;
 
 // Inputs below 2^63 keep every sum of the VDSM fast path below 2^64: the largest is
 // capacity + capacity / 10 + (extent - 1) < 0.55 * 2^64 + 2^62, with the extent at most 2^62.
@@ -428,16 +449,19 @@ constexpr unsigned growth_extent_shift(const Growth& growth) noexcept {
 /// rounding and maximum). A small regular value: copy it freely; deciding is a pure function.
 template <class Trigger, class Growth, class Limits>
 class extend_policy {
-    static_assert(detail::has_limit<Trigger>::value,
-                  "extend_policy: Trigger must provide constexpr bytes limit(const drive_state&, bytes chunk) const noexcept");
+    static_assert(
+        detail::has_limit<Trigger>::value,
+        "extend_policy: Trigger must provide constexpr bytes limit(const drive_state&, bytes chunk) const noexcept");
     static_assert(detail::has_improbable<Trigger>::value,
-                  "extend_policy: Trigger must provide constexpr bool improbable(const drive_state&, bytes next_size) const noexcept");
+                  "extend_policy: Trigger must provide constexpr bool improbable(const drive_state&, bytes next_size) "
+                  "const noexcept");
     static_assert(detail::has_chunk<Growth>::value,
                   "extend_policy: Growth must provide constexpr bytes chunk(const drive_state&) const noexcept");
     static_assert(detail::has_initial_size<Growth>::value,
                   "extend_policy: Growth must provide constexpr bytes initial_size(bytes capacity) const noexcept");
-    static_assert(detail::has_limits_api<Limits>::value,
-                  "extend_policy: Limits must provide max_size, max_size_storage, request and lv_size (see extend.hpp)");
+    static_assert(
+        detail::has_limits_api<Limits>::value,
+        "extend_policy: Limits must provide max_size, max_size_storage, request and lv_size (see extend.hpp)");
 
 public:
     using trigger_type = Trigger;
@@ -502,13 +526,15 @@ private:
         out.next_block_threshold = block_threshold(out.lv_size_after_extend, out.limit);
         out.max_size_storage = limits_.max_size_storage(d.capacity);
         out.initial_size = initial_size(d.capacity);
-        out.action = detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation,
-                                              out.needs_extend);
+        out.action =
+            detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation, out.needs_extend);
         return out;
     }
 
     // The saturating path of a policy with a fast path, out of line so that decide() inlines.
-    PROVPOL_NODISCARD PROVPOL_COLD constexpr extend_decision decide_cold(const drive_state& d) const noexcept { return decide_steps(d); }
+    PROVPOL_NODISCARD PROVPOL_COLD constexpr extend_decision decide_cold(const drive_state& d) const noexcept {
+        return decide_steps(d);
+    }
 
     // decide_steps() for VDSM's steps, when capacity, physical and allocation are below 2^63 and the extent
     // is in [1, 2^62] (extent_mask_ < 2^62): then no sum below reaches 2^64 (chunk <= 2^51 and limit <= chunk
@@ -541,8 +567,8 @@ private:
         out.max_size_storage = bytes((overhead + e) & not_e);
         const std::uint64_t base = growth_.config.chunk().count();
         out.initial_size = bytes(((c < base ? c : base) + e) & not_e);
-        out.action = detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation,
-                                              out.needs_extend);
+        out.action =
+            detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation, out.needs_extend);
         return out;
     }
 
@@ -562,9 +588,9 @@ private:
         const std::uint64_t not_e = extent_align_;
         const lvm_thin_config& grow = growth_.config;
         const std::uint64_t extents = (p + grow.extent().count() - 1) >> growth_shift_;  // ceil(p / extent)
-        const std::uint64_t add = (extents * grow.extend_percent() + 99) / 100;           // ceil(extents * % / 100)
-        const std::uint64_t chunk = (add + (add == 0 ? 1 : 0)) << growth_shift_;        // at least one extent
-        const std::uint64_t q = p * trigger_.config.threshold_percent() / 100;          // floor(p * threshold / 100)
+        const std::uint64_t add = (extents * grow.extend_percent() + 99) / 100;          // ceil(extents * % / 100)
+        const std::uint64_t chunk = (add + (add == 0 ? 1 : 0)) << growth_shift_;         // at least one extent
+        const std::uint64_t q = p * trigger_.config.threshold_percent() / 100;           // floor(p * threshold / 100)
         const std::uint64_t limit = p - q;
         extend_decision out{};
         out.chunk = bytes(chunk);
@@ -581,8 +607,8 @@ private:
         out.next_block_threshold = bytes(next > limit ? next - limit : 1);
         out.max_size_storage = out.max_size;
         out.initial_size = bytes((c + e) & not_e);
-        out.action = detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation,
-                                              out.needs_extend);
+        out.action =
+            detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation, out.needs_extend);
         return out;
     }
 
@@ -613,11 +639,15 @@ PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_thin_
 
 /// oVirt VDSM 4.50 (2022, BZ#2051997): volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20:
 /// extend by 2.5 GiB when free space falls under 2048 MiB; a new empty disk takes 2.5 GiB.
-PROVPOL_NODISCARD constexpr vdsm_policy vdsm_2022() noexcept { return make_vdsm_policy(vdsm_config::make(2560, 20).value()); }
+PROVPOL_NODISCARD constexpr vdsm_policy vdsm_2022() noexcept {
+    return make_vdsm_policy(vdsm_config::make(2560, 20).value());
+}
 
 /// oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50: extend by
 /// 1 GiB when free space falls under 512 MiB; a new empty disk takes 1 GiB.
-PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept { return make_vdsm_policy(vdsm_config::make(1024, 50).value()); }
+PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept {
+    return make_vdsm_policy(vdsm_config::make(1024, 50).value());
+}
 
 /// LVM2's lvm.conf example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
 /// activation/thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent. (LVM ships 100, disabled.)
@@ -637,12 +667,15 @@ PROVPOL_NODISCARD constexpr result<bytes> initial_size_for(const qcow2_lvm_limit
     const bytes maximum = limits.max_size_storage(capacity);
     if (with_overhead > maximum)
         return unexpected(error::out_of_range("initial_size", error_value::of_size(requested.count()),
-                                              error_value::of_size(0), error_value::of_size(ratio_of(maximum.count(), 10, 11, rounding::down))));
+                                              error_value::of_size(0),
+                                              error_value::of_size(ratio_of(maximum.count(), 10, 11, rounding::down))));
     return limits.lv_size(with_overhead);
 }
 
 /// True when an extend succeeded: the LV is at least the requested size (VDSM's _verify_volume_extension).
-PROVPOL_NODISCARD constexpr bool extend_succeeded(bytes requested, bytes lv_size) noexcept { return lv_size >= requested; }
+PROVPOL_NODISCARD constexpr bool extend_succeeded(bytes requested, bytes lv_size) noexcept {
+    return lv_size >= requested;
+}
 
 // ============================================================================================================
 // Batch decisions
@@ -685,7 +718,8 @@ constexpr bool constant_evaluated() noexcept {
 template <class Policy>
 constexpr void decide_batch_one(const Policy& policy, const extend_batch_input& in, const extend_batch_output& out,
                                 std::size_t i) noexcept {
-    const extend_decision r = policy.decide(drive_state{bytes(in.capacity[i]), bytes(in.physical[i]), bytes(in.allocation[i])});
+    const extend_decision r =
+        policy.decide(drive_state{bytes(in.capacity[i]), bytes(in.physical[i]), bytes(in.allocation[i])});
     out.block_threshold[i] = r.block_threshold.count();
     out.next_size[i] = r.next_size.count();
     out.flags[i] = static_cast<std::uint8_t>((r.needs_extend ? extend_flag_needs_extend : 0) |
@@ -720,11 +754,13 @@ constexpr unsigned vdsm_batch_bits = 47;
 //   improbable       allocation > next size, i.e. ceil(allocation / 2^20) > next MiB.
 // Below 2^47 every MiB count fits in 31 bits, so the 32-bit differences' signs are the comparisons. The flags
 // are built in 32-bit lanes and narrowed to bytes once, after the loop.
-PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(
-    std::uint64_t chunk, std::uint64_t limit, const std::uint64_t* PROVPOL_RESTRICT capacity,
-    const std::uint64_t* PROVPOL_RESTRICT physical, const std::uint64_t* PROVPOL_RESTRICT allocation,
-    std::uint64_t* PROVPOL_RESTRICT threshold, std::uint64_t* PROVPOL_RESTRICT next_size,
-    std::uint8_t* PROVPOL_RESTRICT flags) noexcept {
+PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
+                                                                       const std::uint64_t* PROVPOL_RESTRICT capacity,
+                                                                       const std::uint64_t* PROVPOL_RESTRICT physical,
+                                                                       const std::uint64_t* PROVPOL_RESTRICT allocation,
+                                                                       std::uint64_t* PROVPOL_RESTRICT threshold,
+                                                                       std::uint64_t* PROVPOL_RESTRICT next_size,
+                                                                       std::uint8_t* PROVPOL_RESTRICT flags) noexcept {
     constexpr std::uint64_t mib_mask = (std::uint64_t{1} << 20) - 1;
     constexpr std::uint64_t max_size_bias = (std::uint64_t{10} << 20) - 10;
     const std::uint64_t request_bias = chunk + mib_mask;
@@ -741,7 +777,8 @@ PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(
         const std::uint32_t needs = static_cast<std::uint32_t>((free_limit - a) >> 63);
         const std::int32_t z = static_cast<std::int32_t>(static_cast<std::uint32_t>((11 * c + max_size_bias) >> 20));
         const std::int32_t max_mib = static_cast<std::int32_t>(static_cast<double>(z) * 0.1);
-        const std::int32_t request_mib = static_cast<std::int32_t>(static_cast<std::uint32_t>((p + request_bias) >> 20));
+        const std::int32_t request_mib =
+            static_cast<std::int32_t>(static_cast<std::uint32_t>((p + request_bias) >> 20));
         const std::int32_t next_mib = request_mib < max_mib ? request_mib : max_mib;
         next_size[i] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next_mib)) << 20;
         const std::uint32_t physical_mib = static_cast<std::uint32_t>(p >> 20);
@@ -778,7 +815,7 @@ PROVPOL_ALWAYS_INLINE std::size_t vdsm_batch_blocks(const Policy& policy, const 
 #define PROVPOL_EXTEND_BATCH_AVX2 1
 template <class Policy>
 __attribute__((target("avx2"))) std::size_t vdsm_batch_blocks_avx2(const Policy& policy, const extend_batch_input& in,
-                                                                    const extend_batch_output& out) noexcept {
+                                                                   const extend_batch_output& out) noexcept {
     return vdsm_batch_blocks(policy, in, out);
 }
 inline bool cpu_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
@@ -791,7 +828,8 @@ inline bool cpu_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
 /// detail::vdsm_batch_lanes; with AVX2 where the CPU has it); other policies, blocks with a size of 128 TiB
 /// or more, the last n % 32 drives, and every drive in a constant expression are decided drive by drive.
 template <class Policy>
-constexpr void decide_batch(const Policy& policy, const extend_batch_input& in, const extend_batch_output& out) noexcept {
+constexpr void decide_batch(const Policy& policy, const extend_batch_input& in,
+                            const extend_batch_output& out) noexcept {
     std::size_t i = 0;
     if constexpr (std::is_same_v<Policy, vdsm_policy>) {
         if (!detail::constant_evaluated()) {

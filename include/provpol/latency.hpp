@@ -30,10 +30,10 @@ namespace provpol {
 
 /// One stage of the extend pipeline: a wait uniform in [min_seconds, max_seconds), or fixed when equal.
 struct latency_stage {
-    const char* name = "";      ///< what the stage is ("SPM mailbox scan"); a string with static storage
-    double min_seconds = 0.0;   ///< the shortest wait
-    double max_seconds = 0.0;   ///< the longest wait (exclusive when above min_seconds)
-    bool detection = false;     ///< the agent's own poll, which a simulator of the agent models itself
+    const char* name = "";     ///< what the stage is ("SPM mailbox scan"); a string with static storage
+    double min_seconds = 0.0;  ///< the shortest wait
+    double max_seconds = 0.0;  ///< the longest wait (exclusive when above min_seconds)
+    bool detection = false;    ///< the agent's own poll, which a simulator of the agent models itself
 };
 
 /// The extend latency as a pipeline of independent stages (see latency_stage).
@@ -58,7 +58,8 @@ public:
                 return unexpected(error::out_of_range("latency stage max_seconds", error_value::of_real(s.max_seconds),
                                                       error_value::of_real(s.min_seconds), error_value::of_real(1e6)));
             if (s.detection && i != 0)
-                return unexpected(error::unsupported("latency stages", "only the first stage can be the detection poll"));
+                return unexpected(
+                    error::unsupported("latency stages", "only the first stage can be the detection poll"));
             p.stages_[i] = s;
         }
         p.count_ = count;
@@ -70,8 +71,9 @@ public:
     PROVPOL_NODISCARD static result<pipeline_latency> fixed(double seconds) noexcept {
         const latency_stage s{"fixed", seconds, seconds, false};
         const auto r = make(&s, 1);
-        if (!r) return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(seconds),
-                                                      error_value::of_real(0.0), error_value::of_real(1e6)));
+        if (!r)
+            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(seconds),
+                                                  error_value::of_real(0.0), error_value::of_real(1e6)));
         return r;
     }
 
@@ -106,8 +108,10 @@ public:
         double lo = min(), hi = max();
         for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
             const double mid = lo + (hi - lo) / 2.0;
-            if (cdf(mid) >= p) hi = mid;
-            else lo = mid;
+            if (cdf(mid) >= p)
+                hi = mid;
+            else
+                lo = mid;
         }
         return hi;
     }
@@ -127,7 +131,8 @@ public:
     /// models the agent's own polling adds after the agent requested the extend.
     PROVPOL_NODISCARD double sample_after_detection(detail::xoshiro256& rng) const noexcept {
         double t = 0.0;
-        for (std::size_t i = 0; i < count_; ++i) t += stages_[i].detection ? stages_[i].min_seconds : draw(stages_[i], rng);
+        for (std::size_t i = 0; i < count_; ++i)
+            t += stages_[i].detection ? stages_[i].min_seconds : draw(stages_[i], rng);
         return t;
     }
 
@@ -232,8 +237,10 @@ public:
         std::size_t lo = 0, hi = count_;  // first index with x > t
         while (lo < hi) {
             const std::size_t mid = lo + (hi - lo) / 2;
-            if (x_[mid] > t) hi = mid;
-            else lo = mid + 1;
+            if (x_[mid] > t)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
         return static_cast<double>(count_ - lo) / static_cast<double>(count_);
     }
@@ -299,7 +306,9 @@ public:
     PROVPOL_NODISCARD double mean() const noexcept { return is_pipeline_ ? pipeline_.mean() : empirical_.mean(); }
     PROVPOL_NODISCARD double min() const noexcept { return is_pipeline_ ? pipeline_.min() : empirical_.min(); }
     PROVPOL_NODISCARD double max() const noexcept { return is_pipeline_ ? pipeline_.max() : empirical_.max(); }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept { return is_pipeline_ ? pipeline_.cdf(t) : empirical_.cdf(t); }
+    PROVPOL_NODISCARD double cdf(double t) const noexcept {
+        return is_pipeline_ ? pipeline_.cdf(t) : empirical_.cdf(t);
+    }
     PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
         return is_pipeline_ ? pipeline_.exceed_probability(t) : empirical_.exceed_probability(t);
     }
@@ -377,7 +386,8 @@ PROVPOL_NODISCARD inline pipeline_latency vdsm_immediate_latency() noexcept {
 }
 
 /// The built-in profiles' names, for help texts and errors.
-inline constexpr const char* latency_profile_names = "vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, fixed:SECONDS";
+inline constexpr const char* latency_profile_names =
+    "vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, fixed:SECONDS";
 
 /// A built-in profile by name: "vdsm-polling-2022", "vdsm-mailbox-events", "vdsm-immediate", or
 /// "fixed:SECONDS" (a constant latency, e.g. "fixed:3.7"). Measured samples ("samples:FILE" in the CLI) are
@@ -391,7 +401,8 @@ PROVPOL_NODISCARD inline result<pipeline_latency> latency_profile(text_view name
         if (!s) return unexpected(s.error().with_text(name));
         return pipeline_latency::fixed(*s);
     }
-    return unexpected(error::unknown_name("latency", name, "one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, fixed:SECONDS"));
+    return unexpected(error::unknown_name(
+        "latency", name, "one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, fixed:SECONDS"));
 }
 
 }  // namespace provpol

@@ -38,8 +38,8 @@
 // provpol estimates it from a table measured with mkfs.xfs 6.1 (detail/xfs_min_log_table.hpp): exact for
 // 512- and 4096-byte sectors without -l su, for every block size from 1 to 64 KiB, feature set and AG size;
 // with a log stripe unit of its own the table value plus 64 stripe units is used, an upper bound (the parity
-// test checks both claims on every row; other sector sizes use the nearest table, unchecked). The minimum decides the log only below
-// 300 MiB (xfsprogs 6.1), below 16 GiB (5.14), or when an AG is too small for it.
+// test checks both claims on every row; other sector sizes use the nearest table, unchecked). The minimum decides the
+// log only below 300 MiB (xfsprogs 6.1), below 16 GiB (5.14), or when an AG is too small for it.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_LOG_SIZE_HPP
@@ -81,18 +81,18 @@ struct xfs_features {
 
 /// What a caller would pass to mkfs, before validation. Zero means "the tool's default".
 struct fs_geometry_options {
-    bytes device_size{};            ///< the device (or file) size, as mkfs sees it
-    std::uint32_t block_size = 0;   ///< 0: 4096 for XFS; for ext4 1024 below 512 MiB, else 4096
-    std::uint32_t sector_size = 0;  ///< 0: 512
-    std::uint64_t agcount = 0;      ///< mkfs.xfs -d agcount (0: default geometry)
-    bytes agsize{};                 ///< mkfs.xfs -d agsize (0: default geometry)
-    bytes stripe_unit{};            ///< mkfs.xfs -d su (0: no stripe)
-    std::uint32_t stripe_width = 0; ///< mkfs.xfs -d sw, in stripe units (needed with stripe_unit)
-    bytes log_stripe_unit{};        ///< mkfs.xfs -l su (0: from the data stripe unit or the sector size)
-    xfs_features features{};        ///< mkfs.xfs -m
-    std::uint64_t min_log_blocks = 0; ///< the minimum log mkfs.xfs computes (0: estimate it)
-    bool allow_unsupported = false; ///< mkfs.xfs --unsupported: format what it would otherwise refuse
-    bool fast_commit = false;       ///< mke2fs -O fast_commit
+    bytes device_size{};               ///< the device (or file) size, as mkfs sees it
+    std::uint32_t block_size = 0;      ///< 0: 4096 for XFS; for ext4 1024 below 512 MiB, else 4096
+    std::uint32_t sector_size = 0;     ///< 0: 512
+    std::uint64_t agcount = 0;         ///< mkfs.xfs -d agcount (0: default geometry)
+    bytes agsize{};                    ///< mkfs.xfs -d agsize (0: default geometry)
+    bytes stripe_unit{};               ///< mkfs.xfs -d su (0: no stripe)
+    std::uint32_t stripe_width = 0;    ///< mkfs.xfs -d sw, in stripe units (needed with stripe_unit)
+    bytes log_stripe_unit{};           ///< mkfs.xfs -l su (0: from the data stripe unit or the sector size)
+    xfs_features features{};           ///< mkfs.xfs -m
+    std::uint64_t min_log_blocks = 0;  ///< the minimum log mkfs.xfs computes (0: estimate it)
+    bool allow_unsupported = false;    ///< mkfs.xfs --unsupported: format what it would otherwise refuse
+    bool fast_commit = false;          ///< mke2fs -O fast_commit
 };
 
 // ------------------------------------------------------------------------------------------------------------
@@ -100,11 +100,13 @@ struct fs_geometry_options {
 
 namespace detail {
 
-inline constexpr std::uint64_t xfs_min_log_blocks_floor = 512;     // XFS_MIN_LOG_BLOCKS
-inline constexpr std::uint64_t xfs_max_log_blocks = 1048576;       // XFS_MAX_LOG_BLOCKS
-inline constexpr std::uint64_t xfs_max_log_bytes = (std::uint64_t{2} << 30) - (std::uint64_t{10} << 20);  // XFS_MAX_LOG_BYTES
+inline constexpr std::uint64_t xfs_min_log_blocks_floor = 512;  // XFS_MIN_LOG_BLOCKS
+inline constexpr std::uint64_t xfs_max_log_blocks = 1048576;    // XFS_MAX_LOG_BLOCKS
+inline constexpr std::uint64_t xfs_max_log_bytes =
+    (std::uint64_t{2} << 30) - (std::uint64_t{10} << 20);                    // XFS_MAX_LOG_BYTES
 inline constexpr std::uint64_t xfs_min_log_bytes = std::uint64_t{10} << 20;  // XFS_MIN_LOG_BYTES
-inline constexpr std::uint64_t xfs_max_lsunit_bytes = std::uint64_t{256} << 10;   // log v2 stripe unit limit; forced to 32 KiB above
+inline constexpr std::uint64_t xfs_max_lsunit_bytes = std::uint64_t{256}
+                                                      << 10;  // log v2 stripe unit limit; forced to 32 KiB above
 
 // log2 of a power of two (the block size).
 constexpr unsigned log2_exact(std::uint64_t v) noexcept {
@@ -134,7 +136,8 @@ constexpr xfs_min_log_class xfs_min_log_class_of(unsigned bl, const xfs_features
 
 /// The step that holds at this AG size (each class ends with a step that never holds: no bound check).
 /// Precondition: agblocks < 2^32 - 1 (an AG has at most 2^30 blocks).
-PROVPOL_LOG_SIZE_INLINE constexpr std::uint64_t xfs_min_log_lookup(xfs_min_log_class c, std::uint64_t agblocks) noexcept {
+PROVPOL_LOG_SIZE_INLINE constexpr std::uint64_t xfs_min_log_lookup(xfs_min_log_class c,
+                                                                   std::uint64_t agblocks) noexcept {
     const xfs_min_log_step* s = xfs_min_log_steps + c.first;
     while (agblocks >= s[1].agblocks_from) ++s;
     return s->min_log_blocks;
@@ -162,7 +165,7 @@ constexpr std::uint64_t xfs_estimate_min_log(unsigned bl, const xfs_features& f,
 PROVPOL_LOG_SIZE_INLINE constexpr void xfs_default_ag_geometry(unsigned bl, std::uint64_t dblocks, bool multidisk,
                                                                std::uint64_t& agsize, std::uint64_t& agcount) noexcept {
     const std::uint64_t ag_max = ((std::uint64_t{1} << 40) - 1) >> bl;  // XFS_AG_MAX_BLOCKS
-    const std::uint64_t bytes = dblocks << bl;  // exact: dblocks came from a byte count
+    const std::uint64_t bytes = dblocks << bl;                          // exact: dblocks came from a byte count
     constexpr std::uint64_t mib = std::uint64_t{1} << 20, gib = std::uint64_t{1} << 30, tib = std::uint64_t{1} << 40;
     std::uint64_t blocks = ag_max;
     if (bytes < 32 * tib && (multidisk || bytes < 4 * tib)) {
@@ -193,8 +196,8 @@ struct xfs_derived {
     std::uint64_t aligned_log_start = 6;  ///< log_start rounded up to align
     std::uint64_t gib_blocks = 262144;    ///< 1 GiB in blocks: from there the minimum is at least 10 MiB
     std::uint64_t min_log_bytes_blocks = 2560;  ///< XFS_MIN_LOG_BYTES (10 MiB) in blocks
-    xfs_min_log_class min_log_class{};    ///< the minimum-log steps for this block size, features and sector
-    std::uint64_t min_log_stripe_bound = 0;  ///< added to the table for a log stripe unit of its own
+    xfs_min_log_class min_log_class{};          ///< the minimum-log steps for this block size, features and sector
+    std::uint64_t min_log_stripe_bound = 0;     ///< added to the table for a log stripe unit of its own
 };
 
 /// xfs_derived from validated options: calc_stripe_factors, libxfs_alloc_ag_max_usable,
@@ -220,8 +223,10 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o) noexcept {
     // -l su, else one block with sectors over 512 bytes, else the data stripe unit; over 256 KiB it is forced
     // to 32 KiB (0 blocks with 64 KiB blocks, as xfsprogs does).
     std::uint64_t lsunit = x.dsunit;
-    if (o.log_stripe_unit.count() != 0) lsunit = o.log_stripe_unit.count() >> bl;
-    else if (sect > 512) lsunit = 1;
+    if (o.log_stripe_unit.count() != 0)
+        lsunit = o.log_stripe_unit.count() >> bl;
+    else if (sect > 512)
+        lsunit = 1;
     if (lsunit * bs > xfs_max_lsunit_bytes) lsunit = (32 * 1024) >> bl;
     x.lsunit = lsunit;
     x.align = lsunit != 0 ? lsunit : x.dsunit;
@@ -254,8 +259,7 @@ public:
             return unexpected(error::out_of_range("block_size", error_value::of(o.block_size), error_value::of(1024),
                                                   error_value::of(65536)));
         const std::uint32_t sect = o.sector_size == 0 ? 512 : o.sector_size;
-        if (!is_power_of_two(sect))
-            return unexpected(error::not_a_power_of_two("sector_size", error_value::of(sect)));
+        if (!is_power_of_two(sect)) return unexpected(error::not_a_power_of_two("sector_size", error_value::of(sect)));
         if (sect < 512 || sect > 32768)
             return unexpected(error::out_of_range("sector_size", error_value::of(sect), error_value::of(512),
                                                   error_value::of(32768)));
@@ -274,8 +278,8 @@ public:
                                                       error_value::of_size(std::uint64_t{1} << 24),
                                                       error_value::of_size(std::uint64_t{1} << 40)));
             if (o.agsize.count() % bs_check != 0)
-                return unexpected(error::not_a_multiple("agsize", error_value::of_size(o.agsize.count()),
-                                                        error_value::of(bs_check)));
+                return unexpected(
+                    error::not_a_multiple("agsize", error_value::of_size(o.agsize.count()), error_value::of(bs_check)));
         }
         const bool su = o.stripe_unit.count() != 0;
         if (su != (o.stripe_width != 0))
@@ -291,22 +295,22 @@ public:
                 return unexpected(error::not_a_multiple("stripe_unit", error_value::of_size(o.stripe_unit.count()),
                                                         error_value::of(bs_check)));
             if (o.stripe_width > (std::uint64_t{1} << 40) / o.stripe_unit.count())
-                return unexpected(error::out_of_range("stripe_width", error_value::of(o.stripe_width),
-                                                      error_value::of(1),
-                                                      error_value::of((std::uint64_t{1} << 40) / o.stripe_unit.count())));
+                return unexpected(
+                    error::out_of_range("stripe_width", error_value::of(o.stripe_width), error_value::of(1),
+                                        error_value::of((std::uint64_t{1} << 40) / o.stripe_unit.count())));
         }
         if (o.log_stripe_unit.count() != 0) {
             if (o.log_stripe_unit.count() % bs_check != 0)
-                return unexpected(error::not_a_multiple("log_stripe_unit", error_value::of_size(o.log_stripe_unit.count()),
-                                                        error_value::of(bs_check)));
+                return unexpected(error::not_a_multiple(
+                    "log_stripe_unit", error_value::of_size(o.log_stripe_unit.count()), error_value::of(bs_check)));
             if (o.log_stripe_unit.count() > (std::uint64_t{1} << 30))
-                return unexpected(error::out_of_range("log_stripe_unit", error_value::of_size(o.log_stripe_unit.count()),
-                                                      error_value::of_size(bs_check),
-                                                      error_value::of_size(std::uint64_t{1} << 30)));
+                return unexpected(
+                    error::out_of_range("log_stripe_unit", error_value::of_size(o.log_stripe_unit.count()),
+                                        error_value::of_size(bs_check), error_value::of_size(std::uint64_t{1} << 30)));
         }
         if (o.min_log_blocks > (std::uint64_t{1} << 32))
-            return unexpected(error::out_of_range("min_log_blocks", error_value::of(o.min_log_blocks), error_value::of(0),
-                                                  error_value::of(std::uint64_t{1} << 32)));
+            return unexpected(error::out_of_range("min_log_blocks", error_value::of(o.min_log_blocks),
+                                                  error_value::of(0), error_value::of(std::uint64_t{1} << 32)));
         fs_geometry g;
         g.o_ = o;
         g.o_.sector_size = sect;
@@ -340,16 +344,16 @@ private:
 
 /// Which step decided the log size.
 enum class log_step : unsigned char {
-    none,          ///< no step set a size
-    ratio,         ///< a fraction of the data blocks
-    floor,         ///< raised to a floor
-    tiny_minimum,  ///< a tiny filesystem gets the minimum log
-    legacy_rule,   ///< xfsprogs <= 5.14's size brackets
-    minimum,       ///< raised to the minimum log (transaction reservations)
-    ag_limit,      ///< cut to what fits in an allocation group
-    cap,           ///< cut to a maximum (1048576 blocks, 2 GiB - 10 MiB, or a caller's cap)
-    stripe_align,  ///< rounded to the log stripe unit
-    journal_table, ///< e2fsprogs' table on the block count
+    none,           ///< no step set a size
+    ratio,          ///< a fraction of the data blocks
+    floor,          ///< raised to a floor
+    tiny_minimum,   ///< a tiny filesystem gets the minimum log
+    legacy_rule,    ///< xfsprogs <= 5.14's size brackets
+    minimum,        ///< raised to the minimum log (transaction reservations)
+    ag_limit,       ///< cut to what fits in an allocation group
+    cap,            ///< cut to a maximum (1048576 blocks, 2 GiB - 10 MiB, or a caller's cap)
+    stripe_align,   ///< rounded to the log stripe unit
+    journal_table,  ///< e2fsprogs' table on the block count
 };
 
 /// Why mkfs would not make this log, or a note on a result it would make.
@@ -369,16 +373,26 @@ enum class log_reason : unsigned char {
 /// The reason's name, as the CLI prints it ("log_too_small").
 PROVPOL_NODISCARD constexpr const char* to_text(log_reason r) noexcept {
     switch (r) {
-        case log_reason::none: return "";
-        case log_reason::fs_too_small: return "fs_too_small";
-        case log_reason::log_too_small: return "log_too_small";
-        case log_reason::single_ag: return "single_ag";
-        case log_reason::data_too_small: return "data_too_small";
-        case log_reason::invalid_ag_geometry: return "invalid_ag_geometry";
-        case log_reason::ag_too_small_for_log: return "ag_too_small_for_log";
-        case log_reason::log_below_minimum: return "log_below_minimum";
-        case log_reason::log_crosses_ag: return "log_crosses_ag";
-        case log_reason::no_journal: return "no_journal";
+        case log_reason::none:
+            return "";
+        case log_reason::fs_too_small:
+            return "fs_too_small";
+        case log_reason::log_too_small:
+            return "log_too_small";
+        case log_reason::single_ag:
+            return "single_ag";
+        case log_reason::data_too_small:
+            return "data_too_small";
+        case log_reason::invalid_ag_geometry:
+            return "invalid_ag_geometry";
+        case log_reason::ag_too_small_for_log:
+            return "ag_too_small_for_log";
+        case log_reason::log_below_minimum:
+            return "log_below_minimum";
+        case log_reason::log_crosses_ag:
+            return "log_crosses_ag";
+        case log_reason::no_journal:
+            return "no_journal";
     }
     return "";
 }
@@ -386,16 +400,26 @@ PROVPOL_NODISCARD constexpr const char* to_text(log_reason r) noexcept {
 /// The step's name, as the CLI prints it ("floor").
 PROVPOL_NODISCARD constexpr const char* to_text(log_step s) noexcept {
     switch (s) {
-        case log_step::none: return "none";
-        case log_step::ratio: return "ratio";
-        case log_step::floor: return "floor";
-        case log_step::tiny_minimum: return "tiny_minimum";
-        case log_step::legacy_rule: return "legacy_rule";
-        case log_step::minimum: return "minimum";
-        case log_step::ag_limit: return "ag_limit";
-        case log_step::cap: return "cap";
-        case log_step::stripe_align: return "stripe_align";
-        case log_step::journal_table: return "journal_table";
+        case log_step::none:
+            return "none";
+        case log_step::ratio:
+            return "ratio";
+        case log_step::floor:
+            return "floor";
+        case log_step::tiny_minimum:
+            return "tiny_minimum";
+        case log_step::legacy_rule:
+            return "legacy_rule";
+        case log_step::minimum:
+            return "minimum";
+        case log_step::ag_limit:
+            return "ag_limit";
+        case log_step::cap:
+            return "cap";
+        case log_step::stripe_align:
+            return "stripe_align";
+        case log_step::journal_table:
+            return "journal_table";
     }
     return "none";
 }
@@ -407,22 +431,22 @@ PROVPOL_NODISCARD constexpr bool is_hard(log_reason r) noexcept {
 
 /// What the layout computed and every step reads. Sizes are in filesystem blocks.
 struct log_context {
-    std::uint32_t block_size = 0;        ///< bytes
-    unsigned block_log = 0;              ///< log2(block_size)
-    std::uint64_t data_blocks = 0;       ///< D: data blocks after the AG layout (the last small AG dropped)
-    std::uint64_t agcount = 0;           ///< 0 for filesystems without AGs (ext4)
-    std::uint64_t agsize_blocks = 0;     ///< 0 for filesystems without AGs
-    std::uint64_t min_log_blocks = 0;    ///< the minimum log mkfs enforces (at least 512; 10 MiB from 1 GiB of data)
-    std::uint64_t raw_min_log_blocks = 0;///< the transaction-reservation minimum, at least 512 (given or estimated)
-    bool min_log_estimated = false;      ///< raw_min_log_blocks is provpol's estimate, not the caller's value
-    std::uint64_t max_log_blocks = 0;    ///< largest log an AG holds: AG size - AG headers and roots - 1
-    std::uint64_t ag0_backoff = 0;       ///< kept free when the log is in AG 0 (single AG): the root inode chunk
-    std::uint64_t log_sunit_blocks = 0;  ///< the log stripe unit mkfs prints (0: none)
-    std::uint64_t align_blocks = 0;      ///< what the log is rounded to: the log stripe unit, else the data's
-    std::uint64_t log_start = 0;         ///< first free block in the log's AG, rounded up to align_blocks
-    std::uint64_t log_ag_blocks = 0;     ///< size of the AG that holds the log (AG count / 2; the last may be short)
-    bool allow_unsupported = false;      ///< --unsupported
-    bool fast_commit = false;            ///< mke2fs -O fast_commit
+    std::uint32_t block_size = 0;          ///< bytes
+    unsigned block_log = 0;                ///< log2(block_size)
+    std::uint64_t data_blocks = 0;         ///< D: data blocks after the AG layout (the last small AG dropped)
+    std::uint64_t agcount = 0;             ///< 0 for filesystems without AGs (ext4)
+    std::uint64_t agsize_blocks = 0;       ///< 0 for filesystems without AGs
+    std::uint64_t min_log_blocks = 0;      ///< the minimum log mkfs enforces (at least 512; 10 MiB from 1 GiB of data)
+    std::uint64_t raw_min_log_blocks = 0;  ///< the transaction-reservation minimum, at least 512 (given or estimated)
+    bool min_log_estimated = false;        ///< raw_min_log_blocks is provpol's estimate, not the caller's value
+    std::uint64_t max_log_blocks = 0;      ///< largest log an AG holds: AG size - AG headers and roots - 1
+    std::uint64_t ag0_backoff = 0;         ///< kept free when the log is in AG 0 (single AG): the root inode chunk
+    std::uint64_t log_sunit_blocks = 0;    ///< the log stripe unit mkfs prints (0: none)
+    std::uint64_t align_blocks = 0;        ///< what the log is rounded to: the log stripe unit, else the data's
+    std::uint64_t log_start = 0;           ///< first free block in the log's AG, rounded up to align_blocks
+    std::uint64_t log_ag_blocks = 0;       ///< size of the AG that holds the log (AG count / 2; the last may be short)
+    bool allow_unsupported = false;        ///< --unsupported
+    bool fast_commit = false;              ///< mke2fs -O fast_commit
 };
 
 /// The log size as the steps build it.
@@ -485,8 +509,9 @@ namespace detail {
 template <class, class = void>
 struct has_lay_out : std::false_type {};
 template <class L>
-struct has_lay_out<L, std::void_t<decltype(std::declval<const L&>().lay_out(
-                          std::declval<const fs_geometry&>(), std::declval<log_context&>(), std::declval<log_state&>()))>>
+struct has_lay_out<L,
+                   std::void_t<decltype(std::declval<const L&>().lay_out(
+                       std::declval<const fs_geometry&>(), std::declval<log_context&>(), std::declval<log_state&>()))>>
     : std::true_type {};
 
 template <class, class = void>
@@ -499,27 +524,26 @@ struct lay_out_is_noexcept<L, std::enable_if_t<has_lay_out<L>::value>>
 template <class, class = void>
 struct has_apply : std::false_type {};
 template <class S>
-struct has_apply<S, std::void_t<decltype(std::declval<const S&>().apply(std::declval<const log_context&>(),
-                                                                        std::declval<log_state&>()))>>
-    : std::true_type {};
+struct has_apply<S, std::void_t<decltype(std::declval<const S&>().apply(
+                        std::declval<const log_context&>(), std::declval<log_state&>()))>> : std::true_type {};
 
 template <class, class = void>
 struct apply_is_noexcept : std::false_type {};
 template <class S>
 struct apply_is_noexcept<S, std::enable_if_t<has_apply<S>::value>>
-    : std::bool_constant<noexcept(std::declval<const S&>().apply(std::declval<const log_context&>(),
-                                                                  std::declval<log_state&>()))> {};
+    : std::bool_constant<noexcept(
+          std::declval<const S&>().apply(std::declval<const log_context&>(), std::declval<log_state&>()))> {};
 
 }  // namespace detail
 
 /// True when L satisfies the layout contract (see the header comment).
 template <class L>
-inline constexpr bool is_log_layout_v = detail::has_lay_out<L>::value && detail::lay_out_is_noexcept<L>::value &&
-                                        std::is_trivially_copyable_v<L>;
+inline constexpr bool is_log_layout_v =
+    detail::has_lay_out<L>::value&& detail::lay_out_is_noexcept<L>::value&& std::is_trivially_copyable_v<L>;
 /// True when S satisfies the step contract (see the header comment).
 template <class S>
 inline constexpr bool is_log_step_v =
-    detail::has_apply<S>::value && detail::apply_is_noexcept<S>::value && std::is_trivially_copyable_v<S>;
+    detail::has_apply<S>::value&& detail::apply_is_noexcept<S>::value&& std::is_trivially_copyable_v<S>;
 
 // ------------------------------------------------------------------------------------------------------------
 // Layouts
@@ -529,7 +553,8 @@ inline constexpr bool is_log_step_v =
 /// headers and root blocks (libxfs_alloc_ag_max_usable), where the internal log starts (libxfs_prealloc_blocks,
 /// in AG count / 2), its stripe unit, and the minimum log.
 struct xfsprogs_layout {
-    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c, log_state& s) const noexcept {
+    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c,
+                                                   log_state& s) const noexcept {
         const fs_geometry_options& o = geo.options();
         const detail::xfs_derived& x = geo.xfs();
         const unsigned bl = x.block_log;
@@ -550,8 +575,10 @@ struct xfsprogs_layout {
         std::uint64_t agcount = o.agcount;
         // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
         bool check = true;
-        if (agsize != 0) agcount = detail::div_up(d, agsize);
-        else if (agcount != 0) agsize = detail::div_up(d, agcount);
+        if (agsize != 0)
+            agcount = detail::div_up(d, agsize);
+        else if (agcount != 0)
+            agsize = detail::div_up(d, agcount);
         else {
             detail::xfs_default_ag_geometry(bl, d, x.dsunit != 0, agsize, agcount);
             check = x.dsunit != 0;
@@ -630,7 +657,8 @@ struct e2fsprogs_layout {
 class ratio_step {
 public:
     /// numerator in [1, 2^32), denominator in [1, 2^32).
-    PROVPOL_NODISCARD static constexpr result<ratio_step> make(std::uint32_t numerator, std::uint32_t denominator) noexcept {
+    PROVPOL_NODISCARD static constexpr result<ratio_step> make(std::uint32_t numerator,
+                                                               std::uint32_t denominator) noexcept {
         if (numerator == 0)
             return unexpected(error::out_of_range("ratio numerator", error_value::of(numerator), error_value::of(1),
                                                   error_value::of(0xffffffffULL)));
@@ -657,7 +685,8 @@ public:
     /// floor in [0, 1 TiB].
     PROVPOL_NODISCARD static constexpr result<floor_step> make(bytes floor) noexcept {
         if (floor.count() > (std::uint64_t{1} << 40))
-            return unexpected(error::out_of_range("log floor", error_value::of_size(floor.count()), error_value::of_size(0),
+            return unexpected(error::out_of_range("log floor", error_value::of_size(floor.count()),
+                                                  error_value::of_size(0),
                                                   error_value::of_size(std::uint64_t{1} << 40)));
         return floor_step(floor);
     }
@@ -700,7 +729,8 @@ public:
     PROVPOL_NODISCARD static constexpr result<tiny_filesystem_step> make(bytes below) noexcept {
         if (below.count() > (std::uint64_t{1} << 40))
             return unexpected(error::out_of_range("tiny filesystem size", error_value::of_size(below.count()),
-                                                  error_value::of_size(0), error_value::of_size(std::uint64_t{1} << 40)));
+                                                  error_value::of_size(0),
+                                                  error_value::of_size(std::uint64_t{1} << 40)));
         return tiny_filesystem_step(below);
     }
     PROVPOL_LOG_SIZE_INLINE constexpr void apply(const log_context& c, log_state& s) const noexcept {
@@ -788,17 +818,22 @@ public:
     PROVPOL_NODISCARD static constexpr result<xfsprogs_support_step> make(bytes min_data, bytes min_log) noexcept {
         if (min_data.count() > (std::uint64_t{1} << 40))
             return unexpected(error::out_of_range("minimum data size", error_value::of_size(min_data.count()),
-                                                  error_value::of_size(0), error_value::of_size(std::uint64_t{1} << 40)));
+                                                  error_value::of_size(0),
+                                                  error_value::of_size(std::uint64_t{1} << 40)));
         if (min_log.count() > (std::uint64_t{1} << 40))
             return unexpected(error::out_of_range("minimum log size", error_value::of_size(min_log.count()),
-                                                  error_value::of_size(0), error_value::of_size(std::uint64_t{1} << 40)));
+                                                  error_value::of_size(0),
+                                                  error_value::of_size(std::uint64_t{1} << 40)));
         return xfsprogs_support_step(min_data, min_log);
     }
     PROVPOL_LOG_SIZE_INLINE constexpr void apply(const log_context& c, log_state& s) const noexcept {
         if (is_hard(s.reason)) return;
-        if (c.data_blocks < (min_data_.count() >> c.block_log)) s.refuse(log_reason::fs_too_small, c.allow_unsupported);
-        else if (s.blocks < (min_log_.count() >> c.block_log)) s.refuse(log_reason::log_too_small, c.allow_unsupported);
-        else if (c.agcount < 2) s.refuse(log_reason::single_ag, c.allow_unsupported);
+        if (c.data_blocks < (min_data_.count() >> c.block_log))
+            s.refuse(log_reason::fs_too_small, c.allow_unsupported);
+        else if (s.blocks < (min_log_.count() >> c.block_log))
+            s.refuse(log_reason::log_too_small, c.allow_unsupported);
+        else if (c.agcount < 2)
+            s.refuse(log_reason::single_ag, c.allow_unsupported);
     }
     PROVPOL_NODISCARD constexpr bytes min_data() const noexcept { return min_data_; }
     PROVPOL_NODISCARD constexpr bytes min_log() const noexcept { return min_log_; }
@@ -816,14 +851,22 @@ struct e2fsprogs_journal_step {
     PROVPOL_LOG_SIZE_INLINE constexpr void apply(const log_context& c, log_state& s) const noexcept {
         const std::uint64_t n = c.data_blocks;
         std::uint64_t j = 262144;
-        if (n < 2048) j = 0;
-        else if (n < 32768) j = 1024;
-        else if (n < std::uint64_t{256} * 1024) j = 4096;
-        else if (n < std::uint64_t{512} * 1024) j = 8192;
-        else if (n < std::uint64_t{4096} * 1024) j = 16384;
-        else if (n < std::uint64_t{8192} * 1024) j = 32768;
-        else if (n < std::uint64_t{16384} * 1024) j = 65536;
-        else if (n < std::uint64_t{32768} * 1024) j = 131072;
+        if (n < 2048)
+            j = 0;
+        else if (n < 32768)
+            j = 1024;
+        else if (n < std::uint64_t{256} * 1024)
+            j = 4096;
+        else if (n < std::uint64_t{512} * 1024)
+            j = 8192;
+        else if (n < std::uint64_t{4096} * 1024)
+            j = 16384;
+        else if (n < std::uint64_t{8192} * 1024)
+            j = 32768;
+        else if (n < std::uint64_t{16384} * 1024)
+            j = 65536;
+        else if (n < std::uint64_t{32768} * 1024)
+            j = 131072;
         s.blocks = j;
         s.decided_by = log_step::journal_table;
         s.fast_commit_blocks = c.fast_commit ? j / 64 : 0;
@@ -859,8 +902,10 @@ struct step_list<S, Rest...> {
 template <class Layout, class... Steps>
 class log_size_policy {
     static_assert(detail::has_lay_out<Layout>::value,
-                  "provpol::log_size_policy: Layout must provide void lay_out(const fs_geometry&, log_context&, log_state&) const");
-    static_assert(detail::lay_out_is_noexcept<Layout>::value, "provpol::log_size_policy: Layout::lay_out must be noexcept");
+                  "provpol::log_size_policy: Layout must provide void lay_out(const fs_geometry&, log_context&, "
+                  "log_state&) const");
+    static_assert(detail::lay_out_is_noexcept<Layout>::value,
+                  "provpol::log_size_policy: Layout::lay_out must be noexcept");
     static_assert(std::is_trivially_copyable_v<Layout>, "provpol::log_size_policy: Layout must be trivially copyable");
     static_assert((detail::has_apply<Steps>::value && ...),
                   "provpol::log_size_policy: every Step must provide void apply(const log_context&, log_state&) const");
@@ -871,8 +916,7 @@ class log_size_policy {
 
 public:
     /// The policy from a layout and steps already made (each step's make() validated it).
-    constexpr explicit log_size_policy(Layout layout, Steps... steps) noexcept
-        : layout_(layout), steps_(steps...) {}
+    constexpr explicit log_size_policy(Layout layout, Steps... steps) noexcept : layout_(layout), steps_(steps...) {}
 
     /// The log mkfs would make (or the policy would choose) for this geometry.
     PROVPOL_NODISCARD PROVPOL_LOG_SIZE_INLINE constexpr log_size_decision decide(const fs_geometry& g) const noexcept {
@@ -982,31 +1026,42 @@ inline constexpr log_preset all_log_presets[] = {log_preset::xfsprogs_6_1, log_p
 /// The preset's name as the CLI spells it ("xfsprogs-6.1").
 PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept {
     switch (p) {
-        case log_preset::xfsprogs_6_1: return "xfsprogs-6.1";
-        case log_preset::xfsprogs_5_14: return "xfsprogs-5.14";
-        case log_preset::xfs_ratio_256: return "xfs-ratio-256";
-        case log_preset::xfs_floor_32m: return "xfs-floor-32m";
-        case log_preset::e2fsprogs_1_47: return "e2fsprogs-1.47";
+        case log_preset::xfsprogs_6_1:
+            return "xfsprogs-6.1";
+        case log_preset::xfsprogs_5_14:
+            return "xfsprogs-5.14";
+        case log_preset::xfs_ratio_256:
+            return "xfs-ratio-256";
+        case log_preset::xfs_floor_32m:
+            return "xfs-floor-32m";
+        case log_preset::e2fsprogs_1_47:
+            return "e2fsprogs-1.47";
     }
     return "";
 }
 
 /// Reads a preset name ("xfsprogs-6.1", ...).
-PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text, const char* setting = "preset") noexcept {
+PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text,
+                                                                const char* setting = "preset") noexcept {
     for (log_preset p : all_log_presets)
         if (text == to_text(p)) return p;
-    return unexpected(error::unknown_name(setting, text,
-                                          "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m or e2fsprogs-1.47"));
+    return unexpected(error::unknown_name(
+        setting, text, "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m or e2fsprogs-1.47"));
 }
 
 /// The decision of a preset chosen at run time.
 PROVPOL_NODISCARD constexpr log_size_decision decide_log_size(log_preset p, const fs_geometry& g) noexcept {
     switch (p) {
-        case log_preset::xfsprogs_6_1: return xfsprogs_6_1().decide(g);
-        case log_preset::xfsprogs_5_14: return xfsprogs_5_14().decide(g);
-        case log_preset::xfs_ratio_256: return xfs_ratio_256().decide(g);
-        case log_preset::xfs_floor_32m: return xfs_floor_32m().decide(g);
-        case log_preset::e2fsprogs_1_47: return e2fsprogs_1_47().decide(g);
+        case log_preset::xfsprogs_6_1:
+            return xfsprogs_6_1().decide(g);
+        case log_preset::xfsprogs_5_14:
+            return xfsprogs_5_14().decide(g);
+        case log_preset::xfs_ratio_256:
+            return xfs_ratio_256().decide(g);
+        case log_preset::xfs_floor_32m:
+            return xfs_floor_32m().decide(g);
+        case log_preset::e2fsprogs_1_47:
+            return e2fsprogs_1_47().decide(g);
     }
     return log_size_decision{};
 }

@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <limits>
 
-
 namespace provpol {
 
 /// Printed size or rate: a short NUL-terminated string held by value.
@@ -54,11 +53,13 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
     using detail::is_digit;
     constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
     if (text.empty())
-        return unexpected(error::invalid_syntax(setting, text, "empty; expected a size such as 1048576, 512MiB or 2.5GiB"));
+        return unexpected(
+            error::invalid_syntax(setting, text, "empty; expected a size such as 1048576, 512MiB or 2.5GiB"));
     if (text[0] == '-') return unexpected(error::invalid_syntax(setting, text, "sizes cannot be negative"));
     for (char c : text)
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            return unexpected(error::invalid_syntax(setting, text, "spaces are not accepted (write 512MiB, not 512 MiB)"));
+            return unexpected(
+                error::invalid_syntax(setting, text, "spaces are not accepted (write 512MiB, not 512 MiB)"));
 
     std::size_t i = 0;
     std::uint64_t whole = 0;
@@ -66,8 +67,10 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
     const std::size_t int_begin = i;
     while (i < text.size() && is_digit(text[i])) {
         const auto d = static_cast<std::uint64_t>(text[i] - '0');
-        if (whole > (max64 - d) / 10) overflow = true;
-        else whole = whole * 10 + d;
+        if (whole > (max64 - d) / 10)
+            overflow = true;
+        else
+            whole = whole * 10 + d;
         ++i;
     }
     if (i == int_begin) return unexpected(error::invalid_syntax(setting, text, detail::size_grammar));
@@ -84,9 +87,9 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
 
     const int shift = detail::unit_shift(text.substr(i));
     if (shift < 0)
-        return unexpected(error::invalid_syntax(
-            setting, text,
-            "unknown unit: use B, KiB, MiB, GiB, TiB, PiB or EiB (k, M, G, KB, MB, GB are ambiguous and not accepted)"));
+        return unexpected(error::invalid_syntax(setting, text,
+                                                "unknown unit: use B, KiB, MiB, GiB, TiB, PiB or EiB (k, M, G, KB, MB, "
+                                                "GB are ambiguous and not accepted)"));
     if (overflow) return unexpected(error::overflow(setting, text, error_value::of(max64)));
 
     // value = whole * 2^shift + frac * 2^shift / 10^k, which must be a whole number of bytes. frac * 2^s / 10^k
@@ -110,7 +113,8 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
         for (std::size_t j = 0; j < k; ++j)
             if (digits[j] != 0) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
     }
-    if (shift != 0 && whole > (max64 >> shift)) return unexpected(error::overflow(setting, text, error_value::of(max64)));
+    if (shift != 0 && whole > (max64 >> shift))
+        return unexpected(error::overflow(setting, text, error_value::of(max64)));
     const std::uint64_t base = whole << shift;
     if (base > max64 - frac_bytes) return unexpected(error::overflow(setting, text, error_value::of(max64)));
     return bytes(base + frac_bytes);
@@ -128,17 +132,20 @@ PROVPOL_NODISCARD constexpr result<rate> parse_rate(text_view text, const char* 
 }
 
 /// Reads an unsigned integer in [lo, hi].
-PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, const char* setting,
-                                                              std::uint64_t lo = 0,
-                                                              std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) noexcept {
+PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(
+    text_view text, const char* setting, std::uint64_t lo = 0,
+    std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) noexcept {
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a whole number"));
     std::uint64_t v = 0;
     bool overflow = false;
     for (char c : text) {
-        if (!detail::is_digit(c)) return unexpected(error::invalid_syntax(setting, text, "expected a whole number such as 20"));
+        if (!detail::is_digit(c))
+            return unexpected(error::invalid_syntax(setting, text, "expected a whole number such as 20"));
         const auto d = static_cast<std::uint64_t>(c - '0');
-        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) overflow = true;
-        else v = v * 10 + d;
+        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+            overflow = true;
+        else
+            v = v * 10 + d;
     }
     if (overflow) return unexpected(error::overflow(setting, text, error_value::of(hi)));
     if (v > hi || v < lo)
@@ -162,8 +169,8 @@ PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char
         ++i;
     }
     std::uint64_t mantissa = 0;
-    int digits = 0;      // significant digits kept in mantissa
-    int exponent = 0;    // decimal exponent applied to mantissa
+    int digits = 0;         // significant digits kept in mantissa
+    int exponent = 0;       // decimal exponent applied to mantissa
     int pending_zeros = 0;  // zeros seen after the last nonzero digit, not yet in the mantissa
     bool any = false;
     auto take = [&](char c, bool after_point) -> bool {
@@ -185,12 +192,14 @@ PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char
     };
     const std::size_t int_begin = i;
     for (; i < text.size() && is_digit(text[i]); ++i)
-        if (!take(text[i], false)) return unexpected(error::invalid_syntax(setting, text, "more than 15 significant digits"));
+        if (!take(text[i], false))
+            return unexpected(error::invalid_syntax(setting, text, "more than 15 significant digits"));
     if (i == int_begin) return unexpected(error::invalid_syntax(setting, text, grammar));
     if (i < text.size() && text[i] == '.') {
         const std::size_t f0 = ++i;
         for (; i < text.size() && is_digit(text[i]); ++i)
-            if (!take(text[i], true)) return unexpected(error::invalid_syntax(setting, text, "more than 15 significant digits"));
+            if (!take(text[i], true))
+                return unexpected(error::invalid_syntax(setting, text, "more than 15 significant digits"));
         if (i == f0) return unexpected(error::invalid_syntax(setting, text, grammar));
     }
     // Zeros after the last significant digit scale by ten each.
@@ -214,13 +223,15 @@ PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char
     double v = 0.0;
     if (mantissa != 0) {
         if (exponent > 22 || exponent < -22)
-            return unexpected(error::invalid_syntax(setting, text, "decimal exponent beyond the exactly readable +-22"));
+            return unexpected(
+                error::invalid_syntax(setting, text, "decimal exponent beyond the exactly readable +-22"));
         v = static_cast<double>(mantissa);  // exact: < 10^15 < 2^53
         v = exponent >= 0 ? v * pow10[exponent] : v / pow10[-exponent];
     }
     if (negative) v = -v;
     if (v < lo || v > hi)
-        return unexpected(error::out_of_range(setting, error_value::of_real(v), error_value::of_real(lo), error_value::of_real(hi)));
+        return unexpected(
+            error::out_of_range(setting, error_value::of_real(v), error_value::of_real(lo), error_value::of_real(hi)));
     return v;
 }
 

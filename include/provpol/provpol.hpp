@@ -4,17 +4,17 @@
 #ifndef PROVPOL_PROVPOL_HPP
 #define PROVPOL_PROVPOL_HPP
 
-#include "config.hpp"
 #include "bytes.hpp"
-#include "result.hpp"
-#include "parse.hpp"
+#include "calibrate.hpp"
+#include "chunk.hpp"
+#include "config.hpp"
 #include "extend.hpp"
 #include "latency.hpp"
+#include "log_size.hpp"
+#include "parse.hpp"
+#include "rate_aware.hpp"
+#include "result.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
-#include "rate_aware.hpp"
-#include "chunk.hpp"
-#include "calibrate.hpp"
-#include "log_size.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

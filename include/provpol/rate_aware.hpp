@@ -69,7 +69,8 @@ public:
     /// cycle, the guest wrote from there to here at its exact rate.
     void pause(double t, bytes allocation) noexcept {
         if (has_threshold_ && t > threshold_time_ && allocation > threshold_allocation_) {
-            const double r = static_cast<double>(allocation.count() - threshold_allocation_.count()) / (t - threshold_time_);
+            const double r =
+                static_cast<double>(allocation.count() - threshold_allocation_.count()) / (t - threshold_time_);
             if (provisional_ || r > rate_) rate_ = r;  // measured, not a bound: it replaces a provisional estimate
             provisional_ = false;
             last_interval_rate_ = r;
@@ -113,7 +114,7 @@ private:
             return;
         }
         const double dt = t - last_time_;
-        if (!(dt > 0.0)) return;  // time did not move forward: ignore
+        if (!(dt > 0.0)) return;              // time did not move forward: ignore
         if (allocation < last_allocation_) {  // a reduce: restart the baseline, keep the estimate
             last_time_ = t;
             last_allocation_ = allocation;
@@ -190,7 +191,9 @@ struct rate_aware_growth {
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
         return max(floor.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms)));
     }
-    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return min(floor.chunk(), capacity); }
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
+        return min(floor.chunk(), capacity);
+    }
 };
 
 /// The rate-aware policy type.
@@ -213,17 +216,26 @@ PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(con
 /// estimate as drive_state::write_rate. Satisfies simulate.hpp's Agent contract.
 class rate_aware_agent {
 public:
-    explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2, double half_life_seconds = 60.0) noexcept
+    explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2,
+                              double half_life_seconds = 60.0) noexcept
         : policy_(policy), estimator_(half_life_seconds), max_in_flight_(max_in_flight) {}
 
     PROVPOL_NODISCARD bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
 
     void observe(const observation& o) noexcept {
         switch (o.kind) {
-            case observation_kind::sample: estimator_.sample(o.time, o.allocation); break;
-            case observation_kind::threshold: estimator_.threshold(o.time, o.allocation); break;
-            case observation_kind::pause: estimator_.pause(o.time, o.allocation); break;
-            case observation_kind::extended: estimator_.extended(o.time, o.allocation); break;
+            case observation_kind::sample:
+                estimator_.sample(o.time, o.allocation);
+                break;
+            case observation_kind::threshold:
+                estimator_.threshold(o.time, o.allocation);
+                break;
+            case observation_kind::pause:
+                estimator_.pause(o.time, o.allocation);
+                break;
+            case observation_kind::extended:
+                estimator_.extended(o.time, o.allocation);
+                break;
         }
     }
 

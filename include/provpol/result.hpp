@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <exception>
 #include <new>
-#include "detail/text_view.hpp"
 #include <type_traits>
 #include <utility>
+#include "detail/text_view.hpp"
 
 namespace provpol {
 
@@ -60,11 +60,20 @@ public:
     template <std::size_t N>
     void append_to(fixed_string<N>& out) const noexcept {
         switch (kind_) {
-            case kind::none: break;
-            case kind::unsigned_integer: out.append_uint(u_); break;
-            case kind::signed_integer: out.append_int(i_); break;
-            case kind::real: out.append_double(d_, 15); break;
-            case kind::size: detail::append_size(out, u_); break;
+            case kind::none:
+                break;
+            case kind::unsigned_integer:
+                out.append_uint(u_);
+                break;
+            case kind::signed_integer:
+                out.append_int(i_);
+                break;
+            case kind::real:
+                out.append_double(d_, 15);
+                break;
+            case kind::size:
+                detail::append_size(out, u_);
+                break;
         }
     }
 
@@ -121,15 +130,15 @@ public:
         return e;
     }
     /// "{setting}: '{text}' is too large: the largest accepted value is {max}".
-    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, text_view text,
-                                                      error_value max) noexcept {
+    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, text_view text, error_value max) noexcept {
         error e(errc::overflow, setting);
         e.set_text(text);
         e.hi_ = max;
         return e;
     }
     /// "{setting}: {value} is too large: the largest accepted value is {max}".
-    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, error_value value, error_value max) noexcept {
+    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, error_value value,
+                                                      error_value max) noexcept {
         error e(errc::overflow, setting);
         e.value_ = value;
         e.hi_ = max;
@@ -372,7 +381,7 @@ template <class T>
 inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __has_trivial_destructor(T);
 #else
 template <class T>
-inline constexpr bool is_trivial_value_v = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+inline constexpr bool is_trivial_value_v = std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>;
 #endif
 
 struct in_place_value_t {};
@@ -380,12 +389,14 @@ struct in_place_error_t {};
 
 // Storage for trivially copyable and destructible T and E: trivially destructible itself, so result is a literal type
 // and usable in constant expressions.
-template <class T, class E, bool = is_trivial_value_v<T> && is_trivial_value_v<E>>
+template <class T, class E, bool = is_trivial_value_v<T>&& is_trivial_value_v<E>>
 struct result_storage {
     template <class... Args>
-    constexpr explicit result_storage(in_place_value_t, Args&&... args) : val_(std::forward<Args>(args)...), has_(true) {}
+    constexpr explicit result_storage(in_place_value_t, Args&&... args)
+        : val_(std::forward<Args>(args)...), has_(true) {}
     template <class... Args>
-    constexpr explicit result_storage(in_place_error_t, Args&&... args) : err_(std::forward<Args>(args)...), has_(false) {}
+    constexpr explicit result_storage(in_place_error_t, Args&&... args)
+        : err_(std::forward<Args>(args)...), has_(false) {}
     union {
         T val_;
         E err_;
@@ -396,23 +407,31 @@ struct result_storage {
 template <class T, class E>
 struct result_storage<T, E, false> {
     template <class... Args>
-    constexpr explicit result_storage(in_place_value_t, Args&&... args) : val_(std::forward<Args>(args)...), has_(true) {}
+    constexpr explicit result_storage(in_place_value_t, Args&&... args)
+        : val_(std::forward<Args>(args)...), has_(true) {}
     template <class... Args>
-    constexpr explicit result_storage(in_place_error_t, Args&&... args) : err_(std::forward<Args>(args)...), has_(false) {}
+    constexpr explicit result_storage(in_place_error_t, Args&&... args)
+        : err_(std::forward<Args>(args)...), has_(false) {}
     result_storage(const result_storage& o) : has_(o.has_) {
-        if (has_) ::new (static_cast<void*>(&val_)) T(o.val_);
-        else ::new (static_cast<void*>(&err_)) E(o.err_);
+        if (has_)
+            ::new (static_cast<void*>(&val_)) T(o.val_);
+        else
+            ::new (static_cast<void*>(&err_)) E(o.err_);
     }
     result_storage(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(o.has_) {
-        if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
-        else ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
+        if (has_)
+            ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+        else
+            ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
     }
     result_storage& operator=(const result_storage& o) {
         if (this != &o) {
             destroy();
             has_ = o.has_;
-            if (has_) ::new (static_cast<void*>(&val_)) T(o.val_);
-            else ::new (static_cast<void*>(&err_)) E(o.err_);
+            if (has_)
+                ::new (static_cast<void*>(&val_)) T(o.val_);
+            else
+                ::new (static_cast<void*>(&err_)) E(o.err_);
         }
         return *this;
     }
@@ -420,15 +439,19 @@ struct result_storage<T, E, false> {
         if (this != &o) {
             destroy();
             has_ = o.has_;
-            if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
-            else ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
+            if (has_)
+                ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+            else
+                ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
         }
         return *this;
     }
     ~result_storage() { destroy(); }
     void destroy() noexcept {
-        if (has_) val_.~T();
-        else err_.~E();
+        if (has_)
+            val_.~T();
+        else
+            err_.~E();
     }
     union {
         T val_;
@@ -452,9 +475,9 @@ public:
     using error_type = E;
 
     /// A value. Implicit, as std::expected's converting constructor: `return bytes(42);`.
-    template <class U = T, class = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                                    !std::is_same_v<std::decay_t<U>, result> &&
-                                                    !std::is_same_v<std::decay_t<U>, unexpected<E>>>>
+    template <class U = T,
+              class = std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, result> &&
+                                       !std::is_same_v<std::decay_t<U>, unexpected<E>>>>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
     constexpr result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
 

@@ -53,7 +53,8 @@ PROVPOL_NODISCARD rate max_write_rate(bytes limit, const Latency& latency, doubl
 /// How many extends a guest needs to write `written` bytes into a new volume of `initial` bytes extended by
 /// `chunk` whenever less than `limit` is free: one per threshold crossing at initial - limit + k * chunk
 /// below `written`.
-PROVPOL_NODISCARD constexpr std::uint64_t extends_needed(bytes initial, bytes chunk, bytes limit, bytes written) noexcept {
+PROVPOL_NODISCARD constexpr std::uint64_t extends_needed(bytes initial, bytes chunk, bytes limit,
+                                                         bytes written) noexcept {
     if (chunk.count() == 0) return 0;
     const std::uint64_t first = saturating_sub(initial.count(), limit.count());  // allocation of the first crossing
     if (written.count() <= first) return 0;
@@ -72,12 +73,12 @@ PROVPOL_NODISCARD double expected_pauses(const vdsm_policy& policy, bytes capaci
 
 /// The planner's answer: a VDSM configuration, and what it buys and costs.
 struct vdsm_recommendation {
-    vdsm_config config;          ///< paste as [irs] volume_utilization_chunk_mb and volume_utilization_percent
-    bytes limit;                 ///< the free-space limit it gives
-    bytes required_limit;        ///< rate x Q(1 - max_probability): the least limit that meets the target
-    bytes new_disk_size;         ///< what every new empty disk costs (the chunk, rounded up to the extent)
-    double pause_probability;    ///< the model's probability that one extend pauses, at this rate
-    rate max_rate;               ///< the largest rate that still meets the target with this configuration
+    vdsm_config config;        ///< paste as [irs] volume_utilization_chunk_mb and volume_utilization_percent
+    bytes limit;               ///< the free-space limit it gives
+    bytes required_limit;      ///< rate x Q(1 - max_probability): the least limit that meets the target
+    bytes new_disk_size;       ///< what every new empty disk costs (the chunk, rounded up to the extent)
+    double pause_probability;  ///< the model's probability that one extend pauses, at this rate
+    rate max_rate;             ///< the largest rate that still meets the target with this configuration
 };
 
 /// The smallest VDSM configuration that keeps one extend's pause probability at or below `max_probability`
@@ -93,8 +94,8 @@ PROVPOL_NODISCARD result<vdsm_recommendation> recommend_vdsm(rate write_rate, co
         return unexpected(error::out_of_range("max_pause_probability", error_value::of_real(max_probability),
                                               error_value::of_real(0.0), error_value::of_real(1.0)));
     if (percent > 99)
-        return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent), error_value::of(0),
-                                              error_value::of(99)));
+        return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
+                                              error_value::of(0), error_value::of(99)));
     // The least limit: the bytes written during the (1 - p) quantile of the latency.
     const double q = latency.quantile(1.0 - max_probability);
     const double need = detail::ceil(static_cast<double>(write_rate.bytes_per_second()) * (q > 0.0 ? q : 0.0));

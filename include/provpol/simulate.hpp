@@ -65,9 +65,13 @@ template <class Policy>
 class static_agent {
 public:
     constexpr explicit static_agent(Policy policy) noexcept : policy_(policy) {}
-    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
+        return policy_.initial_size(capacity);
+    }
     constexpr void observe(const observation&) noexcept {}
-    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& s) const noexcept { return policy_.decide(s); }
+    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& s) const noexcept {
+        return policy_.decide(s);
+    }
     PROVPOL_NODISCARD constexpr const Policy& policy() const noexcept { return policy_; }
 
 private:
@@ -100,29 +104,29 @@ struct workload {
 
 /// One run's outcome.
 struct run_result {
-    std::uint32_t extends = 0;    ///< extends requested
-    std::uint32_t pauses = 0;     ///< times the guest paused on ENOSPC
-    double pause_seconds = 0.0;   ///< total time paused
-    double duration = 0.0;        ///< seconds to write everything
-    bytes initial_size;           ///< the new disk's LV size
-    bytes final_physical;         ///< the LV size at the end (including an extend still in flight)
-    bytes unwritten;              ///< allocated but not written at the end: final_physical - write_size
-    bool truncated = false;       ///< stopped by the event limit (a policy that cannot keep up at all)
+    std::uint32_t extends = 0;   ///< extends requested
+    std::uint32_t pauses = 0;    ///< times the guest paused on ENOSPC
+    double pause_seconds = 0.0;  ///< total time paused
+    double duration = 0.0;       ///< seconds to write everything
+    bytes initial_size;          ///< the new disk's LV size
+    bytes final_physical;        ///< the LV size at the end (including an extend still in flight)
+    bytes unwritten;             ///< allocated but not written at the end: final_physical - write_size
+    bool truncated = false;      ///< stopped by the event limit (a policy that cannot keep up at all)
 };
 
 /// Many runs' outcome: means per run, and the share of extends that paused.
 struct simulation_summary {
     std::uint32_t runs = 0;
-    double extends = 0.0;             ///< mean extends per run
-    double pauses = 0.0;              ///< mean pauses per run
-    double pause_probability = 0.0;   ///< pauses / extends over all runs (the seed's "pauses of extends")
-    double runs_with_pause = 0.0;     ///< the share of runs that paused at least once
-    double pause_seconds = 0.0;       ///< mean total pause time per run
-    double max_pauses = 0.0;          ///< the most pauses in one run
-    double unwritten = 0.0;           ///< mean bytes allocated but not written at the end
-    double duration = 0.0;            ///< mean seconds to write everything
-    bytes initial_size;               ///< the new disk's LV size
-    std::uint32_t truncated_runs = 0; ///< runs stopped by the event limit
+    double extends = 0.0;              ///< mean extends per run
+    double pauses = 0.0;               ///< mean pauses per run
+    double pause_probability = 0.0;    ///< pauses / extends over all runs (the seed's "pauses of extends")
+    double runs_with_pause = 0.0;      ///< the share of runs that paused at least once
+    double pause_seconds = 0.0;        ///< mean total pause time per run
+    double max_pauses = 0.0;           ///< the most pauses in one run
+    double unwritten = 0.0;            ///< mean bytes allocated but not written at the end
+    double duration = 0.0;             ///< mean seconds to write everything
+    bytes initial_size;                ///< the new disk's LV size
+    std::uint32_t truncated_runs = 0;  ///< runs stopped by the event limit
 };
 
 namespace detail {
@@ -138,8 +142,9 @@ struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(by
 template <class L, class = void>
 struct is_simulated_latency : std::false_type {};
 template <class L>
-struct is_simulated_latency<L, std::void_t<decltype(std::declval<const L&>().detection_period()),
-                                           decltype(std::declval<const L&>().sample_after_detection(std::declval<xoshiro256&>()))>>
+struct is_simulated_latency<
+    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
+                   decltype(std::declval<const L&>().sample_after_detection(std::declval<xoshiro256&>()))>>
     : std::true_type {};
 
 /// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
@@ -177,7 +182,8 @@ inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
 
 /// Replays one run. `agent` is copied: each run starts from the agent's given state.
 template <class Agent, class Latency>
-PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w, std::uint64_t seed) noexcept {
+PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w,
+                                          std::uint64_t seed) noexcept {
     static_assert(detail::is_agent<Agent>::value,
                   "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
@@ -193,10 +199,10 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
     run_result out;
     out.initial_size = agent.initial_size(w.capacity);
     double t = 0.0;
-    double a = 0.0;                                          // allocation: bytes written so far
-    double P = static_cast<double>(out.initial_size.count()); // the LV size
+    double a = 0.0;                                            // allocation: bytes written so far
+    double P = static_cast<double>(out.initial_size.count());  // the LV size
     std::uint64_t physical = out.initial_size.count();
-    double next_tick = tick_period * rng.uniform();          // the monitor's phase
+    double next_tick = tick_period * rng.uniform();  // the monitor's phase
     bool paused = false;
     double pause_start = 0.0;
     // Extends in flight: at most max_in_flight (1 for VDSM; an agent may allow a second request on top of a
@@ -212,7 +218,9 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         s.threshold_exceeded = exceeded;
         return s;
     };
-    auto obs = [&](observation_kind k) { agent.observe(observation{k, t, bytes(static_cast<std::uint64_t>(a)), bytes(physical)}); };
+    auto obs = [&](observation_kind k) {
+        agent.observe(observation{k, t, bytes(static_cast<std::uint64_t>(a)), bytes(physical)});
+    };
     auto pending = [&]() {  // the size the LV will have once every extend in flight completed
         std::uint64_t p = physical;
         for (unsigned i = 0; i < in_flight; ++i) p = target[i] > p ? target[i] : p;

@@ -27,8 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     l.logical_block_size = bytes(pick_block(in));
     l.physical_block_size = bytes(pick_block(in));
     l.minimum_io_size = bytes(pick_block(in));
-    l.optimal_io_size = bytes(in.flag() ? pick_block(in) * (1 + in.u8() % 7) : 0);
-    l.max_transfer_size = bytes(in.flag() ? (std::uint64_t{1} << (12 + in.u8() % 20)) * (1 + in.u8() % 3) : in.size_like() * in.flag());
+    l.optimal_io_size = bytes(in.flag() ? saturating_mul(pick_block(in), 1 + in.u8() % 7) : 0);
+    l.max_transfer_size =
+        bytes(in.flag() ? (std::uint64_t{1} << (12 + in.u8() % 20)) * (1 + in.u8() % 3) : in.size_like() * in.flag());
     l.dio_mem_align = bytes(pick_block(in));
     l.dio_offset_align = bytes(pick_block(in));
     l.stat_block_size = bytes(pick_block(in));
@@ -49,14 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             PROVPOL_FUZZ_CHECK(l.dio_offset_align.count() == 0 || v % l.dio_offset_align.count() == 0);
             PROVPOL_FUZZ_CHECK(v % 512 == 0);  // never a size O_DIRECT cannot use
         }
-        PROVPOL_FUZZ_CHECK(l.max_transfer_size.count() == 0 || v <= l.max_transfer_size.count() || v == p->min_chunk().count());
+        PROVPOL_FUZZ_CHECK(l.max_transfer_size.count() == 0 || v <= l.max_transfer_size.count() ||
+                           v == p->min_chunk().count());
         PROVPOL_FUZZ_CHECK(d.decided_by != chunk_step::max_transfer || v == p->max_chunk().count());
         PROVPOL_FUZZ_CHECK(d.decided_by != chunk_step::floor || v == p->floor().count());
         PROVPOL_FUZZ_CHECK(d.decided_by != chunk_step::default_size || v == p->default_size().count());
         PROVPOL_FUZZ_CHECK(d.decided_by != chunk_step::requested || v == request.count());
         PROVPOL_FUZZ_CHECK(p->decide(request) == d);
         // Monotone: a larger request never gives a smaller chunk.
-        const chunk_decision bigger = p->decide(bytes(request.count() == 0 ? 0 : saturating_add(request.count(), in.u32())));
+        const chunk_decision bigger =
+            p->decide(bytes(request.count() == 0 ? 0 : saturating_add(request.count(), in.u32())));
         PROVPOL_FUZZ_CHECK(request.count() == 0 || bigger.size >= d.size);
     } else {
         PROVPOL_FUZZ_CHECK(p.error().message().size() > 0);
@@ -72,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto fit = fit_cost_model(s, n);
     if (fit) {
         PROVPOL_FUZZ_CHECK(fit->model.latency_seconds >= 0.0 && fit->model.latency_seconds < 1e30);
-        PROVPOL_FUZZ_CHECK(fit->model.bandwidth_bytes_per_second > 0.0 && fit->model.bandwidth_bytes_per_second < 1e300);
+        PROVPOL_FUZZ_CHECK(fit->model.bandwidth_bytes_per_second > 0.0 &&
+                           fit->model.bandwidth_bytes_per_second < 1e300);
     }
     return 0;
 }

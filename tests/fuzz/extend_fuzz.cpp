@@ -24,7 +24,8 @@ void check(const Policy& policy, const drive_state& s, std::uint64_t extent) {
     PROVPOL_FUZZ_CHECK(d.lv_size_after_extend.count() % extent == 0);
     PROVPOL_FUZZ_CHECK(d.initial_size.count() % extent == 0);
     PROVPOL_FUZZ_CHECK(d.lv_size_after_extend >= d.next_size || d.next_size.count() > ~std::uint64_t{0} - extent);
-    PROVPOL_FUZZ_CHECK(d.needs_extend == (s.allocation > s.physical || s.physical.count() - s.allocation.count() < d.limit.count()));
+    PROVPOL_FUZZ_CHECK(d.needs_extend ==
+                       (s.allocation > s.physical || s.physical.count() - s.allocation.count() < d.limit.count()));
     PROVPOL_FUZZ_CHECK(d.block_threshold == max(bytes(1), saturating_sub(s.physical, d.limit)));
     PROVPOL_FUZZ_CHECK(d.action != extend_action::extend || d.can_extend);
     PROVPOL_FUZZ_CHECK(d.action != extend_action::at_maximum || !d.can_extend);
@@ -45,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t budget_ms = in.u32() % (max_latency_budget_ms + 2);
 
     const auto vc = vdsm_config::make(chunk_mb, percent, bytes(extent));
-    const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 && extent >= (1u << 20) &&
-                       extent <= (std::uint64_t{1} << 34);
+    const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 &&
+                       extent >= (1u << 20) && extent <= (std::uint64_t{1} << 34);
     PROVPOL_FUZZ_CHECK(vc.has_value() == valid);
     if (vc) {
         PROVPOL_FUZZ_CHECK(vc->limit(false).count() <= vc->chunk().count());
@@ -65,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::uint64_t cap = s.capacity.count(), phys = s.physical.count(), alloc = s.allocation.count();
         std::uint64_t thr = 0, next = 0;
         std::uint8_t flags = 0;
-        decide_batch(make_vdsm_policy(*vc), extend_batch_input{&cap, &phys, &alloc, 1}, extend_batch_output{&thr, &next, &flags});
+        decide_batch(make_vdsm_policy(*vc), extend_batch_input{&cap, &phys, &alloc, 1},
+                     extend_batch_output{&thr, &next, &flags});
         const extend_decision one = make_vdsm_policy(*vc).decide(drive_state{s.capacity, s.physical, s.allocation});
         PROVPOL_FUZZ_CHECK(thr == one.block_threshold.count() && next == one.next_size.count());
         PROVPOL_FUZZ_CHECK(((flags & extend_flag_needs_extend) != 0) == one.needs_extend);

@@ -37,11 +37,16 @@ public:
         const std::uint8_t kind = u8();
         const std::uint64_t v = u64();
         switch (kind % 8) {
-            case 0: return 0;
-            case 1: return ~std::uint64_t{0} - (v & 0xFFFF);
-            case 2: return (std::uint64_t{1} << (v % 64)) + (kind & 0x10 ? 0 : (v >> 60)) - (kind & 0x20 ? 1 : 0);
-            case 3: return (v & 0xFFFFF) << 20;  // whole MiB up to 1 TiB
-            default: return v >> (kind % 64);
+            case 0:
+                return 0;
+            case 1:
+                return ~std::uint64_t{0} - (v & 0xFFFF);
+            case 2:
+                return (std::uint64_t{1} << (v % 64)) + (kind & 0x10 ? 0 : (v >> 60)) - (kind & 0x20 ? 1 : 0);
+            case 3:
+                return (v & 0xFFFFF) << 20;  // whole MiB up to 1 TiB
+            default:
+                return v >> (kind % 64);
         }
     }
     const std::uint8_t* rest() const { return data_ + pos_; }

@@ -16,7 +16,8 @@ constexpr std::uint64_t ext4_steps[] = {0, 1024, 4096, 8192, 16384, 32768, 65536
 
 bool hard_error(log_reason r) {
     return r == log_reason::data_too_small || r == log_reason::invalid_ag_geometry ||
-           r == log_reason::ag_too_small_for_log || r == log_reason::log_below_minimum || r == log_reason::log_crosses_ag;
+           r == log_reason::ag_too_small_for_log || r == log_reason::log_below_minimum ||
+           r == log_reason::log_crosses_ag;
 }
 
 void check_xfs(const log_size_decision& d) {
@@ -25,8 +26,9 @@ void check_xfs(const log_size_decision& d) {
         return;
     }
     PROVPOL_FUZZ_CHECK(d.log_blocks >= 1);
-    PROVPOL_FUZZ_CHECK(d.log_blocks <= 1048576);                                                  // XFS_MAX_LOG_BLOCKS
-    PROVPOL_FUZZ_CHECK(d.log_blocks * d.block_size <= (std::uint64_t{2} << 30) - (std::uint64_t{10} << 20));  // XFS_MAX_LOG_BYTES
+    PROVPOL_FUZZ_CHECK(d.log_blocks <= 1048576);  // XFS_MAX_LOG_BLOCKS
+    PROVPOL_FUZZ_CHECK(d.log_blocks * d.block_size <=
+                       (std::uint64_t{2} << 30) - (std::uint64_t{10} << 20));  // XFS_MAX_LOG_BYTES
     PROVPOL_FUZZ_CHECK(d.log_sunit_blocks == 0 || d.log_blocks % d.log_sunit_blocks == 0);
     PROVPOL_FUZZ_CHECK(d.agsize_blocks == 0 || d.log_blocks < d.agsize_blocks);  // an internal log fits in its AG
     PROVPOL_FUZZ_CHECK(d.min_log_blocks >= 512);

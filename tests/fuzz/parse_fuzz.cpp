@@ -61,14 +61,22 @@ int reference_size(const std::string& s, std::uint64_t& value) {
     }
     const std::string unit = s.substr(i);
     int shift;
-    if (unit.empty() || unit == "B") shift = 0;
-    else if (unit == "KiB") shift = 10;
-    else if (unit == "MiB") shift = 20;
-    else if (unit == "GiB") shift = 30;
-    else if (unit == "TiB") shift = 40;
-    else if (unit == "PiB") shift = 50;
-    else if (unit == "EiB") shift = 60;
-    else return 0;
+    if (unit.empty() || unit == "B")
+        shift = 0;
+    else if (unit == "KiB")
+        shift = 10;
+    else if (unit == "MiB")
+        shift = 20;
+    else if (unit == "GiB")
+        shift = 30;
+    else if (unit == "TiB")
+        shift = 40;
+    else if (unit == "PiB")
+        shift = 50;
+    else if (unit == "EiB")
+        shift = 60;
+    else
+        return 0;
     // (whole * 10^k + frac) * 2^shift / 10^k, exactly.
     big n;
     for (char c : whole) n.mul_add(10, static_cast<std::uint32_t>(c - '0'));
@@ -181,8 +189,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else if (c) {
         PROVPOL_FUZZ_CHECK(*c >= lo && *c <= hi);
         PROVPOL_FUZZ_CHECK(std::to_string(*c) == text.substr(text.find_first_not_of('0') == std::string::npos
-                                                                  ? text.size() - 1
-                                                                  : text.find_first_not_of('0')));
+                                                                 ? text.size() - 1
+                                                                 : text.find_first_not_of('0')));
     }
 
     // --- decimals: the grammar, and the value strtod gives (correctly rounded) -----------------------------------

@@ -1,6 +1,6 @@
 // provpol/detail/format.hpp - fixed-capacity text, and the integer and size formatting behind error
-// messages and format_size. No allocation, no <string> (text_view converts from a fixed_string): error messages are formatted on demand into a
-// buffer the caller holds by value.
+// messages and format_size. No allocation, no <string> (text_view converts from a fixed_string): error messages are
+// formatted on demand into a buffer the caller holds by value.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DETAIL_FORMAT_HPP
@@ -63,7 +63,9 @@ public:
     fixed_string& append_double(double v, int digits = 6) noexcept {
         char tmp[40];
         const int n = std::snprintf(tmp, sizeof tmp, "%.*g", digits, v);
-        if (n > 0) append(text_view(tmp, static_cast<std::size_t>(n) < sizeof tmp ? static_cast<std::size_t>(n) : sizeof tmp - 1));
+        if (n > 0)
+            append(text_view(tmp,
+                             static_cast<std::size_t>(n) < sizeof tmp ? static_cast<std::size_t>(n) : sizeof tmp - 1));
         return *this;
     }
 

@@ -28,8 +28,9 @@ public:
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr text_view(const char* s) noexcept : data_(s), size_(s ? length(s) : 0) {}
     /// From std::string, std::string_view or anything else with data() and size().
-    template <class S, class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<const S&>().data()), const char*> &&
-                                                std::is_integral_v<decltype(std::declval<const S&>().size())>>>
+    template <class S,
+              class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<const S&>().data()), const char*> &&
+                                       std::is_integral_v<decltype(std::declval<const S&>().size())>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr text_view(const S& s) noexcept : data_(s.data()), size_(static_cast<std::size_t>(s.size())) {}
 
@@ -60,7 +61,9 @@ public:
             if (data_[i] == c) return i;
         return npos;
     }
-    PROVPOL_NODISCARD constexpr bool starts_with(text_view p) const noexcept { return size_ >= p.size_ && substr(0, p.size_) == p; }
+    PROVPOL_NODISCARD constexpr bool starts_with(text_view p) const noexcept {
+        return size_ >= p.size_ && substr(0, p.size_) == p;
+    }
     PROVPOL_NODISCARD constexpr bool ends_with(text_view p) const noexcept {
         return size_ >= p.size_ && substr(size_ - p.size_) == p;
     }
