@@ -929,10 +929,6 @@ int check_environment(const std::string& workdir) {
 
 int run(int argc, char** argv) {
     const args a("agent", usage_text, option_list(), argc, argv, 1);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     install_signal_handlers();
     if (a.has("--check-environment")) {
         check_environment(a.value("--workdir").value_or("/tmp"));
@@ -958,6 +954,12 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "guest") == 0) return run_guest(argc, argv);
     try {
         return run(argc, argv);
+    } catch (const provpol::cli::help_request& h) {
+        std::string text = h.text;
+        for (std::size_t p; (p = text.find("provpol agent")) != std::string::npos;)
+            text.replace(p, 13, "provpol-agent");
+        std::fputs(text.c_str(), stdout);
+        return 0;
     } catch (const provpol::cli::usage_error& e) {
         std::string msg = e.what();
         for (std::size_t p; (p = msg.find("provpol agent")) != std::string::npos;) msg.replace(p, 13, "provpol-agent");

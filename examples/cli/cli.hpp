@@ -25,6 +25,11 @@ struct runtime_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// --help was given: main() prints `text` on stdout and exits 0 (thrown by args, so no subcommand repeats it).
+struct help_request {
+    std::string text;
+};
+
 /// A usage_error from a provpol error, named after the option that carried the value.
 [[noreturn]] inline void fail(const provpol::error& e, const char* option) {
     throw usage_error(std::string(e.with_setting(option).message().view()));
@@ -48,6 +53,8 @@ public:
     args(std::string command, std::string usage, std::vector<option> options, int argc, char** argv, int first = 0)
         : command_(std::move(command)), usage_(std::move(usage)), options_(std::move(options)) {
         options_.push_back({"--help", nullptr, "print this help and exit"});
+        for (int i = first; i < argc; ++i)
+            if (std::string_view(argv[i]) == "--help") throw help_request{help()};  // help wins over everything
         for (int i = first; i < argc; ++i) {
             std::string_view a = argv[i];
             if (a.size() < 3 || a.substr(0, 2) != "--")
@@ -77,9 +84,6 @@ public:
             given_.emplace_back(name, *value);
         }
     }
-
-    /// True when --help was given: print help() to stdout and exit 0.
-    bool help_requested() const { return has("--help"); }
 
     /// The help text: usage line and one line per option.
     std::string help() const {

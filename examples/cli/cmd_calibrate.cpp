@@ -143,10 +143,6 @@ int run_calibrate(int argc, char** argv) {
             {"--format", "FORMAT", "text (default), csv or json"},
         },
         argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format fmt = a.output_format();
     const auto path = a.value("--path");
     if (!path) throw usage_error("--path is required (a directory on the device to measure)");

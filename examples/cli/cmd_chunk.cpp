@@ -124,10 +124,6 @@ int run_chunk(int argc, char** argv) {
             {"--format", "FORMAT", "text (default), csv or json"},
         },
         argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format fmt = a.output_format();
 
     chunk_inputs in;

@@ -218,10 +218,6 @@ int run_extend(int argc, char** argv) {
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format f = a.output_format();
     const std::string preset = a.value("--preset").value_or("vdsm-2022");
     const bool replicating = a.has("--replicating");

@@ -96,10 +96,6 @@ int run_logsize(int argc, char** argv) {
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
                   {"--format", "FORMAT", "text, csv or json"}},
                  argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format out = a.output_format();
 
     // Validate everything before printing anything.

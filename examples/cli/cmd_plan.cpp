@@ -216,10 +216,6 @@ int run_plan(int argc, char** argv) {
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
         argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     const std::string metric = a.value("--svg-metric").value_or("pause-probability");
     if (metric != "pause-probability" && metric != "pauses")
@@ -362,10 +358,6 @@ int run_recommend(int argc, char** argv) {
          {"--seed", "N", "the simulation's seed (default 1)"},
          {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
         argc, argv);
-    if (a.help_requested()) {
-        std::fputs(a.help().c_str(), stdout);
-        return 0;
-    }
     const format f = a.output_format();
     const auto r = a.rate("--rate");
     if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");

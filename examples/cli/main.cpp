@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
         if (c.name == nullptr || name != c.name) continue;
         try {
             return finish(c.run(argc - 2, argv + 2));
+        } catch (const provpol::cli::help_request& h) {
+            std::fputs(h.text.c_str(), stdout);
+            return finish(0);
         } catch (const provpol::cli::usage_error& e) {
             std::fflush(stdout);
             std::fprintf(stderr, "provpol %s: %s\n", c.name, one_line(e.what()).c_str());
