@@ -24,6 +24,7 @@
 #include "chunk.hpp"
 #include "config.hpp"
 #include "detail/math.hpp"
+#include "detail/sort.hpp"
 #include "result.hpp"
 
 #include <cstddef>
@@ -57,29 +58,8 @@ constexpr bool sample_less(const throughput_sample& a, const throughput_sample& 
     return a.block_size < b.block_size || (a.block_size == b.block_size && a.bytes_per_second < b.bytes_per_second);
 }
 
-// Heap sort: in place, O(n log n) for any input, no recursion and no allocation.
-constexpr void sift_down(throughput_sample* s, std::size_t root, std::size_t n) noexcept {
-    for (;;) {
-        std::size_t child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && sample_less(s[child], s[child + 1])) ++child;
-        if (!sample_less(s[root], s[child])) return;
-        const throughput_sample t = s[root];
-        s[root] = s[child];
-        s[child] = t;
-        root = child;
-    }
-}
-constexpr void heap_sort(throughput_sample* s, std::size_t n) noexcept {
-    if (n < 2) return;
-    for (std::size_t i = n / 2; i > 0; --i) sift_down(s, i - 1, n);
-    for (std::size_t end = n - 1; end > 0; --end) {
-        const throughput_sample t = s[0];
-        s[0] = s[end];
-        s[end] = t;
-        sift_down(s, 0, end);
-    }
-}
+// Sorts samples by block size, then throughput.
+constexpr void heap_sort(throughput_sample* s, std::size_t n) noexcept { heap_sort(s, n, sample_less); }
 
 constexpr result<void> check_target_fraction(double f) noexcept {
     if (!(f >= min_target_fraction && f <= max_target_fraction))  // also rejects NaN

@@ -19,6 +19,7 @@
 #include "config.hpp"
 #include "detail/math.hpp"
 #include "detail/random.hpp"
+#include "detail/sort.hpp"
 #include "detail/text_view.hpp"
 #include "parse.hpp"
 #include "result.hpp"
@@ -209,7 +210,7 @@ public:
             if (!detail::isfinite(seconds[i]) || seconds[i] < 0.0 || seconds[i] >= 1e6)
                 return unexpected(error::out_of_range("latency sample", error_value::of_real(seconds[i]),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-        heapsort(seconds, count);
+        detail::heap_sort(seconds, count, [](double a, double b) { return a < b; });
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
         e.total_ = count;
@@ -261,30 +262,6 @@ public:
     PROVPOL_NODISCARD double sample_after_detection(detail::xoshiro256& rng) const noexcept { return sample(rng); }
 
 private:
-    static void sift_down(double* a, std::size_t start, std::size_t end) noexcept {
-        std::size_t root = start;
-        for (;;) {
-            std::size_t child = 2 * root + 1;
-            if (child >= end) return;
-            if (child + 1 < end && a[child] < a[child + 1]) ++child;
-            if (!(a[root] < a[child])) return;
-            const double t = a[root];
-            a[root] = a[child];
-            a[child] = t;
-            root = child;
-        }
-    }
-    static void heapsort(double* a, std::size_t n) noexcept {
-        if (n < 2) return;
-        for (std::size_t i = n / 2; i > 0; --i) sift_down(a, i - 1, n);
-        for (std::size_t end = n - 1; end > 0; --end) {
-            const double t = a[0];
-            a[0] = a[end];
-            a[end] = t;
-            sift_down(a, 0, end);
-        }
-    }
-
     double x_[capacity] = {};
     std::size_t count_ = 0;
     std::size_t total_ = 0;
