@@ -10,7 +10,6 @@
 #include "result.hpp"
 
 #include <cstdint>
-#include <limits>
 
 namespace provpol {
 
@@ -27,7 +26,7 @@ public:
     /// The number of bytes.
     PROVPOL_NODISCARD constexpr rep count() const noexcept { return n_; }
     /// The largest representable size, 2^64 - 1 bytes: where saturating arithmetic stops.
-    PROVPOL_NODISCARD static constexpr bytes max() noexcept { return bytes(std::numeric_limits<rep>::max()); }
+    PROVPOL_NODISCARD static constexpr bytes max() noexcept { return bytes(detail::max_u64); }
     /// The size in MiB as a double (for reports and models, never for decisions).
     PROVPOL_NODISCARD constexpr double mib() const noexcept { return static_cast<double>(n_) / 1048576.0; }
 
@@ -55,14 +54,14 @@ PROVPOL_NODISCARD constexpr bool is_power_of_two(std::uint64_t v) noexcept { ret
 
 // Written without unsigned wrap-around, so that clang's -fsanitize=integer stays quiet on every input.
 PROVPOL_NODISCARD constexpr std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
-    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+    return a > detail::max_u64 - b ? detail::max_u64 : a + b;
 }
 PROVPOL_NODISCARD constexpr std::uint64_t saturating_sub(std::uint64_t a, std::uint64_t b) noexcept {
     return a > b ? a - b : 0;
 }
 PROVPOL_NODISCARD constexpr std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
     if (a == 0 || b == 0) return 0;
-    return a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max() : a * b;
+    return a > detail::max_u64 / b ? detail::max_u64 : a * b;
 }
 PROVPOL_NODISCARD constexpr bytes saturating_add(bytes a, bytes b) noexcept {
     return bytes(saturating_add(a.count(), b.count()));
@@ -78,8 +77,7 @@ PROVPOL_NODISCARD constexpr bytes saturating_mul(bytes a, std::uint64_t factor) 
 
 /// a + b, or an overflow error.
 PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_add(std::uint64_t a, std::uint64_t b) noexcept {
-    if (a > std::numeric_limits<std::uint64_t>::max() - b)
-        return unexpected(error::arithmetic("+", error_value::of(a), error_value::of(b)));
+    if (a > detail::max_u64 - b) return unexpected(error::arithmetic("+", error_value::of(a), error_value::of(b)));
     return a + b;
 }
 /// a - b, or an error when b > a.
@@ -89,12 +87,12 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_sub(std::uint64_t a, s
 }
 /// a * b, or an overflow error.
 PROVPOL_NODISCARD constexpr result<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) noexcept {
-    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
+    if (a != 0 && b > detail::max_u64 / a)
         return unexpected(error::arithmetic("*", error_value::of(a), error_value::of(b)));
     return a * b;
 }
 PROVPOL_NODISCARD constexpr result<bytes> checked_add(bytes a, bytes b) noexcept {
-    if (a.count() > std::numeric_limits<std::uint64_t>::max() - b.count())
+    if (a.count() > detail::max_u64 - b.count())
         return unexpected(error::arithmetic("+", error_value::of_size(a.count()), error_value::of_size(b.count())));
     return bytes(a.count() + b.count());
 }
@@ -104,7 +102,7 @@ PROVPOL_NODISCARD constexpr result<bytes> checked_sub(bytes a, bytes b) noexcept
     return bytes(a.count() - b.count());
 }
 PROVPOL_NODISCARD constexpr result<bytes> checked_mul(bytes a, std::uint64_t factor) noexcept {
-    if (a.count() != 0 && factor > std::numeric_limits<std::uint64_t>::max() / a.count())
+    if (a.count() != 0 && factor > detail::max_u64 / a.count())
         return unexpected(error::arithmetic("*", error_value::of_size(a.count()), error_value::of(factor)));
     return bytes(a.count() * factor);
 }
@@ -114,7 +112,7 @@ PROVPOL_NODISCARD constexpr result<bytes> checked_mul(bytes a, std::uint64_t fac
 /// v / d rounded in the given direction. d == 0 is a precondition violation; it yields 2^64 - 1 (or 0 for
 /// v == 0) so that the function stays total.
 PROVPOL_NODISCARD constexpr std::uint64_t divide(std::uint64_t v, std::uint64_t d, rounding r) noexcept {
-    if (PROVPOL_UNLIKELY(d == 0)) return v == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();
+    if (PROVPOL_UNLIKELY(d == 0)) return v == 0 ? 0 : detail::max_u64;
     const std::uint64_t q = v / d;
     return (r == rounding::up && q * d != v) ? q + 1 : q;
 }
@@ -135,9 +133,7 @@ PROVPOL_NODISCARD constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_
     const std::uint64_t r = v % a;
     if (r == 0) return v;
     const std::uint64_t step = a - r;
-    return v > std::numeric_limits<std::uint64_t>::max() - step
-               ? align_down(std::numeric_limits<std::uint64_t>::max(), a)
-               : v + step;
+    return v > detail::max_u64 - step ? align_down(detail::max_u64, a) : v + step;
 }
 /// True when v is a multiple of a (a == 0: always).
 PROVPOL_NODISCARD constexpr bool is_aligned(std::uint64_t v, std::uint64_t a) noexcept { return a == 0 || v % a == 0; }
@@ -164,7 +160,7 @@ PROVPOL_NODISCARD constexpr result<bytes> checked_align_up(bytes v, bytes a) noe
 /// num, den < 2^32. Saturates at 2^64 - 1. den == 0 is a precondition violation and yields 2^64 - 1.
 PROVPOL_NODISCARD constexpr std::uint64_t ratio_of(std::uint64_t v, std::uint32_t num, std::uint32_t den,
                                                    rounding r) noexcept {
-    if (PROVPOL_UNLIKELY(den == 0)) return std::numeric_limits<std::uint64_t>::max();
+    if (PROVPOL_UNLIKELY(den == 0)) return detail::max_u64;
     const std::uint64_t q = v / den;
     const std::uint64_t rem = v % den;
     const std::uint64_t part = rem * num;  // < den * num < 2^64
@@ -230,10 +226,10 @@ constexpr literal_value parse_byte_literal(unsigned shift) noexcept {
             continue;
         }
         const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
-        if (out.value > (std::numeric_limits<std::uint64_t>::max() - d) / 10) out.overflow = true;
+        if (out.value > (detail::max_u64 - d) / 10) out.overflow = true;
         out.value = out.value * 10 + d;
     }
-    if (shift != 0 && out.value > (std::numeric_limits<std::uint64_t>::max() >> shift)) out.overflow = true;
+    if (shift != 0 && out.value > (detail::max_u64 >> shift)) out.overflow = true;
     out.value <<= shift;
     return out;
 }

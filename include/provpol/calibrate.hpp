@@ -29,7 +29,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 namespace provpol {
 

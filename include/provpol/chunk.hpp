@@ -36,9 +36,7 @@
 #include "result.hpp"
 
 #include <cstdint>
-#include <limits>
 #include <type_traits>
-#include <utility>
 
 namespace provpol {
 
@@ -200,7 +198,7 @@ constexpr std::uint64_t gcd(std::uint64_t a, std::uint64_t b) noexcept {
 // lcm(a, b) for a, b >= 1, or 0 when it is not representable.
 constexpr std::uint64_t lcm_or_zero(std::uint64_t a, std::uint64_t b) noexcept {
     const std::uint64_t q = a / gcd(a, b);
-    return q > std::numeric_limits<std::uint64_t>::max() / b ? 0 : q * b;
+    return q > detail::max_u64 / b ? 0 : q * b;
 }
 
 constexpr error conflict(const char* setting, bytes value, const char* relation, const char* other,
@@ -363,12 +361,12 @@ public:
         p.unit_ = unit;
         p.unit_mask_ = is_power_of_two(unit) ? unit - 1 : 0;
         p.unit_is_power_of_two_ = is_power_of_two(unit);
-        p.top_ = align_down(std::numeric_limits<std::uint64_t>::max(), unit);
+        p.top_ = align_down(detail::max_u64, unit);
 
         // The range every decision lands in: [floor rounded up to the granularity, max transfer rounded down].
         const std::uint64_t max = limits.max_transfer_size.count();
         p.lo_ = align_up(floor.count(), g);
-        p.hi_ = align_down(max != 0 ? max : std::numeric_limits<std::uint64_t>::max(), g);
+        p.hi_ = align_down(max != 0 ? max : detail::max_u64, g);
         if (max != 0 && max < floor.count())
             return unexpected(
                 conflict("max_transfer_size", limits.max_transfer_size, "must be at least", "the floor", floor));

@@ -14,8 +14,11 @@
 #error "provpol needs C++17 or later; compile with -std=c++17 (GCC, Clang) or /std:c++17 (MSVC)."
 #endif
 
+#include <cstdint>
 #include <cstdio>
+#if !defined(__GNUC__) && !defined(__clang__)
 #include <cstdlib>
+#endif
 
 // Version of the library. tests/version_test.cpp checks these against project(VERSION) in CMakeLists.txt.
 #define PROVPOL_VERSION_MAJOR 0
@@ -72,17 +75,29 @@
 
 namespace provpol::detail {
 
+/// 2^64 - 1: where saturating arithmetic stops (std::numeric_limits without <limits>, see tools/compile_cost.sh).
+inline constexpr std::uint64_t max_u64 = ~std::uint64_t{0};
+
+/// abort() without <cstdlib> where the compiler has it built in.
+[[noreturn]] inline void abort_now() noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_abort();
+#else
+    std::abort();
+#endif
+}
+
 /// Prints where an assertion failed and aborts. Never returns; deliberately not constexpr, so a failed
 /// PROVPOL_ASSERT inside a constant expression is a compile error.
 [[noreturn]] inline void assert_fail(const char* file, int line, const char* message) noexcept {
     static_cast<void>(std::fprintf(stderr, "%s:%d: provpol assertion failed: %s\n", file, line, message));
-    std::abort();
+    abort_now();
 }
 
 /// What PROVPOL_THROW does when exceptions are disabled: print the reason and abort.
 [[noreturn]] inline void throw_disabled(const char* what) noexcept {
     static_cast<void>(std::fprintf(stderr, "provpol: %s (exceptions are disabled)\n", what));
-    std::abort();
+    abort_now();
 }
 
 }  // namespace provpol::detail

@@ -53,7 +53,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 /// Forces the decision path's small functions inline, so that the log context stays in registers and the
 /// fields a policy never reads are never written: the instruction budget for a log-size decision with AG

@@ -24,7 +24,6 @@
 #include "result.hpp"
 
 #include <cstdint>
-#include <limits>
 
 namespace provpol {
 
@@ -51,7 +50,7 @@ constexpr int unit_shift(text_view u) noexcept {
 /// Reads a size (see the grammar above). `setting` names what is being read in error messages.
 PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char* setting = "size") noexcept {
     using detail::is_digit;
-    constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
+    constexpr std::uint64_t max64 = detail::max_u64;
     if (text.empty())
         return unexpected(
             error::invalid_syntax(setting, text, "empty; expected a size such as 1048576, 512MiB or 2.5GiB"));
@@ -132,9 +131,8 @@ PROVPOL_NODISCARD constexpr result<rate> parse_rate(text_view text, const char* 
 }
 
 /// Reads an unsigned integer in [lo, hi].
-PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(
-    text_view text, const char* setting, std::uint64_t lo = 0,
-    std::uint64_t hi = std::numeric_limits<std::uint64_t>::max()) noexcept {
+PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, const char* setting, std::uint64_t lo = 0,
+                                                              std::uint64_t hi = detail::max_u64) noexcept {
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a whole number"));
     std::uint64_t v = 0;
     bool overflow = false;
@@ -142,7 +140,7 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(
         if (!detail::is_digit(c))
             return unexpected(error::invalid_syntax(setting, text, "expected a whole number such as 20"));
         const auto d = static_cast<std::uint64_t>(c - '0');
-        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+        if (v > (detail::max_u64 - d) / 10)
             overflow = true;
         else
             v = v * 10 + d;

@@ -13,10 +13,21 @@
 #include <exception>
 #include <new>
 #include <type_traits>
-#include <utility>
 #include "detail/text_view.hpp"
 
 namespace provpol {
+
+namespace detail {
+// std::move and std::forward without <utility> (its cost, for two casts: tools/compile_cost.sh).
+template <class T>
+constexpr std::remove_reference_t<T>&& move(T&& t) noexcept {
+    return static_cast<std::remove_reference_t<T>&&>(t);
+}
+template <class T>
+constexpr T&& forward(std::remove_reference_t<T>& t) noexcept {
+    return static_cast<T&&>(t);
+}
+}  // namespace detail
 
 /// What kind of problem an error reports. The numbering is stable.
 enum class errc : unsigned char {
@@ -334,10 +345,10 @@ template <class E>
 class unexpected {
 public:
     constexpr explicit unexpected(const E& e) noexcept(std::is_nothrow_copy_constructible_v<E>) : e_(e) {}
-    constexpr explicit unexpected(E&& e) noexcept(std::is_nothrow_move_constructible_v<E>) : e_(std::move(e)) {}
+    constexpr explicit unexpected(E&& e) noexcept(std::is_nothrow_move_constructible_v<E>) : e_(detail::move(e)) {}
     PROVPOL_NODISCARD constexpr const E& error() const& noexcept { return e_; }
     PROVPOL_NODISCARD constexpr E& error() & noexcept { return e_; }
-    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return std::move(e_); }
+    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return detail::move(e_); }
 
 private:
     E e_;
@@ -350,7 +361,7 @@ unexpected(E) -> unexpected<E>;
 template <class E>
 class bad_result_access : public std::exception {
 public:
-    explicit bad_result_access(E e) : e_(std::move(e)) {
+    explicit bad_result_access(E e) : e_(detail::move(e)) {
         if constexpr (std::is_same_v<E, ::provpol::error>) {
             what_ = e_.message();
         } else {
@@ -393,10 +404,10 @@ template <class T, class E, bool = is_trivial_value_v<T>&& is_trivial_value_v<E>
 struct result_storage {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(std::forward<Args>(args)...), has_(true) {}
+        : val_(detail::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(std::forward<Args>(args)...), has_(false) {}
+        : err_(detail::forward<Args>(args)...), has_(false) {}
     union {
         T val_;
         E err_;
@@ -408,10 +419,10 @@ template <class T, class E>
 struct result_storage<T, E, false> {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(std::forward<Args>(args)...), has_(true) {}
+        : val_(detail::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(std::forward<Args>(args)...), has_(false) {}
+        : err_(detail::forward<Args>(args)...), has_(false) {}
     result_storage(const result_storage& o) : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(o.val_);
@@ -420,9 +431,9 @@ struct result_storage<T, E, false> {
     }
     result_storage(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(o.has_) {
         if (has_)
-            ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+            ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
         else
-            ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
+            ::new (static_cast<void*>(&err_)) E(detail::move(o.err_));
     }
     result_storage& operator=(const result_storage& o) {
         if (this != &o) {
@@ -440,9 +451,9 @@ struct result_storage<T, E, false> {
             destroy();
             has_ = o.has_;
             if (has_)
-                ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+                ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
             else
-                ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
+                ::new (static_cast<void*>(&err_)) E(detail::move(o.err_));
         }
         return *this;
     }
@@ -479,7 +490,7 @@ public:
               class = std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, result> &&
                                        !std::is_same_v<std::decay_t<U>, unexpected<E>>>>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
-    constexpr result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
+    constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
 
     /// An error: `return unexpected(error::out_of_range(...));`.
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
@@ -487,7 +498,7 @@ public:
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, G&&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
+    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
 
     PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
     constexpr explicit operator bool() const noexcept { return s_.has_; }
@@ -503,7 +514,7 @@ public:
     }
     PROVPOL_NODISCARD constexpr T&& value() && {
         check();
-        return std::move(s_.val_);
+        return detail::move(s_.val_);
     }
 
     /// The error. Precondition: !has_value().
@@ -537,21 +548,21 @@ public:
     /// The value, or `fallback` on an error.
     template <class U>
     PROVPOL_NODISCARD constexpr T value_or(U&& fallback) const& {
-        return s_.has_ ? s_.val_ : static_cast<T>(std::forward<U>(fallback));
+        return s_.has_ ? s_.val_ : static_cast<T>(detail::forward<U>(fallback));
     }
 
     /// f(value) -> result<U, E> on a value; the same error otherwise.
     template <class F>
     constexpr auto and_then(F&& f) const& {
-        using R = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return std::forward<F>(f)(s_.val_);
+        using R = std::remove_cv_t<std::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return detail::forward<F>(f)(s_.val_);
         return R(unexpected<E>(s_.err_));
     }
     /// result<U, E>{f(value)} on a value; the same error otherwise.
     template <class F>
     constexpr auto transform(F&& f) const& {
-        using U = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return result<U, E>(std::forward<F>(f)(s_.val_));
+        using U = std::remove_cv_t<std::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return result<U, E>(detail::forward<F>(f)(s_.val_));
         return result<U, E>(unexpected<E>(s_.err_));
     }
 
@@ -593,7 +604,7 @@ private:
 /// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560, 20));`).
 template <class T, class E>
 constexpr T value_or_throw(result<T, E> r) {
-    return std::move(r).value();
+    return detail::move(r).value();
 }
 
 }  // namespace provpol

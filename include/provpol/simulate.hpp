@@ -45,7 +45,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 namespace provpol {
 

@@ -8,6 +8,7 @@
 #include <provpol/chunk.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace {
 
