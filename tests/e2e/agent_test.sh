@@ -10,6 +10,8 @@
 #   rate-aware  the rate-aware policy over the same floor, 50 MiB/s.
 #   Ctrl-C, SIGTERM, and the daemon killed mid-run: clean-up on every path.
 # Every scenario ends with the checks that nothing is left behind: no loop device, no process, no file.
+# A scenario whose guest fell further behind its write schedule than the scenario tolerates (the machine, not the
+# stack, could not keep the rate) is run once more, saying so; the second run is checked whatever it shows.
 #
 # Exit status: 0 all checks passed; 1 a check failed; 77 (ctest SKIP) the machine cannot run the stack.
 set -u
@@ -27,6 +29,10 @@ case $? in
   77) echo "e2e: SKIPPED: ${env_out#provpol-agent: skipped: }"; exit 77 ;;
   *) echo "e2e: FAIL: the environment check failed: $env_out"; exit 1 ;;
 esac
+
+# Write back what the build left dirty in the page cache first: that writeback would compete with the loop
+# device's writes and hold the guest behind its schedule.
+sync
 
 failures=0
 checks=0
@@ -126,9 +132,22 @@ run_scenario() {
   shift 3
   csv=$scratch/$name.csv summary=$scratch/$name-summary.csv
   local out=$scratch/$name.out budget_ms=0
-  echo "== [${SECONDS}s] $name: provpol-agent ${common[*]} --capacity $capacity --write ${write_mib}MiB $*"
-  timeout 200 "$AGENT" "${common[@]}" --capacity "$capacity" --write "${write_mib}MiB" --csv "$csv" --summary-csv "$summary" "$@" >"$out" 2>&1
-  local rc=$?
+  local rc attempt late
+  for attempt in 1 2; do
+    echo "== [${SECONDS}s] $name: provpol-agent ${common[*]} --capacity $capacity --write ${write_mib}MiB $*"
+    timeout 200 "$AGENT" "${common[@]}" --capacity "$capacity" --write "${write_mib}MiB" --csv "$csv" --summary-csv "$summary" "$@" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || break
+    # A run in which the guest fell further behind its schedule than the scenario tolerates compares the model
+    # with a machine that could not keep the rate (the guest catches up in a burst, which shortens the time to
+    # fill the free space): it is run once more, and the checks below judge the second run whatever it shows.
+    late=$(metric "$summary" max_lateness_s 2)
+    awk -v l="$late" -v t="$late_tol" 'BEGIN { exit !(l >= t) }' || break
+    [ $attempt -eq 1 ] || break
+    echo "e2e: $name: the guest fell $late s behind its schedule (the scenario tolerates $late_tol s): run again"
+    nothing_left "$name (voided run)"
+    rm -f "$csv" "$summary"
+  done
   grep -E -A12 '^summary:' "$out"
   if [ $rc -ne 0 ]; then
     fail "$name: the agent exited with status $rc"
@@ -155,7 +174,10 @@ run_scenario() {
 # at 30 MiB/s, so every simulated run is pause-free and the real one must be too. 480 MiB on a 480 MiB disk: the
 # last extend is capped at roundup(480 MiB x 1.1, 1 MiB) = 528 MiB and the LV rounds to 640 MiB, so the threshold
 # is re-armed from 640 MiB, not from the request.
+late_tol=0.15  # the model's margin: 2.13 s to fill 64 MiB against a longest latency of 1.9 s
 if run_scenario pause-free $((480 * MiB)) 480 --rate 30MiB/s --seed 11; then
+  check "pause-free: the guest kept its rate (at most $(metric "$summary" max_lateness_s 2) s behind)" \
+    awk -v j="$(metric "$summary" max_lateness_s 2)" -v t="$late_tol" 'BEGIN { exit !(j < t) }'
   check "pause-free: the model predicts no pause in any run" [ "$(metric "$summary" pauses 6)" = 0.000000 ]
   check "pause-free: no pause measured" [ "$(metric "$summary" pauses 2)" = 0.000000 ]
   check "pause-free: the last extend was capped and re-armed from the real size" [ "$rearmed_real" -ge 1 ]
@@ -181,6 +203,7 @@ fi
 #   - the distribution: the measured pauses lie in the central 99% of the 1000 simulated runs (a two-sided test
 #     at the 1% level that the real stack behaves like the model; the paired checks above are the sharper ones).
 # A guest more than 0.5 s behind its schedule voids the comparison (the machine could not keep the rate).
+late_tol=0.5
 if run_scenario pausing $((768 * MiB)) 760 --rate 50MiB/s --seed 3; then
   lateness=$(metric "$summary" max_lateness_s 2)
   overhead=$(metric "$summary" max_extend_overhead_s 2)
@@ -229,6 +252,7 @@ fi
 
 # 3. The rate-aware policy over the same floor: its requests follow its own rule (checked above with the rate
 # the agent logged), and its pauses stay within the simulated runs' central 99%.
+late_tol=0.5  # its extends are requested with about 0.6 s to spare at 50 MiB/s
 if run_scenario rate-aware $((1024 * MiB)) 500 --policy rate-aware --rate 50MiB/s --seed 5; then
   pm=$(metric "$summary" pauses 2) lo=$(metric "$summary" pauses 5) hi=$(metric "$summary" pauses 6)
   echo "rate-aware: measured $pm pauses; simulated with the same seed $(metric "$summary" pauses 3); 99% of simulated runs: [$lo, $hi]"
