@@ -202,3 +202,43 @@ TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
     CHECK(g.extends > 5.0);
     CHECK(g.pauses == 0.0);
 }
+
+namespace {
+
+// A latency model of a user's own: every extend takes exactly `seconds`, decided on events (no poll period).
+// It draws one number per extend all the same, to show that a model gets the run's stream.
+struct fixed_latency {
+    double seconds;
+    double detection_period() const noexcept { return 0.0; }
+    double sample_after_detection(random_stream& rng) const noexcept {
+        static_cast<void>(rng.next());
+        return seconds;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a latency model of one's own, worked by hand") {
+    // vdsm_legacy: a new disk of 1 GiB, extend by 1 GiB when less than 512 MiB is free. The guest writes 4 GiB
+    // at 256 MiB/s into a 10 GiB disk; every extend takes 3 s. The threshold fires at 0.5, 1.5, 2.5 and 3.5 GiB;
+    // the guest fills the last 512 MiB in 2 s, so it pauses 1 s at 1, 2 and 3 GiB; the last extend is still in
+    // flight when the 4 GiB are written (the write ends at 4 GiB before it would pause there).
+    const workload w = workload::make(4_GiB, mib_per_s(256), 10_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    for (std::uint64_t seed : {1u, 2u, 3u}) {  // the monitor's phase does not matter when extends follow events
+        const run_result r = simulate_run(agent, fixed_latency{3.0}, w, seed);
+        CAPTURE(seed);
+        CHECK(r.initial_size == 1_GiB);
+        CHECK(r.extends == 4);
+        CHECK(r.pauses == 3);
+        CHECK(r.pause_seconds == doctest::Approx(3.0));
+        CHECK(r.duration == doctest::Approx(16.0 + 3.0));
+        CHECK(r.final_physical == 5_GiB);
+        CHECK(r.unwritten == 1_GiB);
+        CHECK_FALSE(r.truncated);
+    }
+    // Extends faster than the 2 s the guest needs to fill 512 MiB never pause it.
+    const run_result fast = simulate_run(agent, fixed_latency{1.9}, w, 1);
+    CHECK(fast.pauses == 0);
+    CHECK(fast.duration == doctest::Approx(16.0));
+}

@@ -456,7 +456,7 @@ unsigned extends_in_flight(const A& a) {
 template <class Agent, class Latency>
 measured run_real(Agent agent, const Latency& latency, const options& o, stack& s, event_log& log) {
     measured m;
-    provpol::detail::xoshiro256 rng(o.seed);  // the generator type the latency models' sample() takes
+    provpol::random_stream rng(o.seed);  // the stream the latency models' sample() takes
     const double detect = latency.detection_period();
     const bool decide_on_events = !(detect > 0.0);
     const double tick_period = decide_on_events ? o.monitor_interval : detect;

@@ -209,7 +209,7 @@ int run_calibrate(int argc, char** argv) {
         throw runtime_failure("cannot allocate a " + scratch_dir::size_text_of(sizes.back()) + " aligned buffer");
     const std::unique_ptr<unsigned char, decltype(&std::free)> buffer(static_cast<unsigned char*>(raw), &std::free);
     // Random bytes, not zeros: storage that detects zeros (thin provisioning, compression) would skip them.
-    provpol::detail::xoshiro256 rng(0x70726f76706f6cULL);
+    provpol::random_stream rng(0x70726f76706f6cULL);
     for (std::uint64_t i = 0; i + 8 <= sizes.back(); i += 8) {
         const std::uint64_t v = rng.next();
         std::memcpy(buffer.get() + i, &v, 8);

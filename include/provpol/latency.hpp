@@ -118,7 +118,7 @@ public:
     }
 
     /// One draw of the latency.
-    PROVPOL_NODISCARD double sample(detail::xoshiro256& rng) const noexcept {
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
         double t = 0.0;
         for (std::size_t i = 0; i < count_; ++i) t += draw(stages_[i], rng);
         return t;
@@ -130,7 +130,7 @@ public:
     }
     /// One draw of the latency after detection (every stage but the detection poll): what a simulator that
     /// models the agent's own polling adds after the agent requested the extend.
-    PROVPOL_NODISCARD double sample_after_detection(detail::xoshiro256& rng) const noexcept {
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept {
         double t = 0.0;
         for (std::size_t i = 0; i < count_; ++i)
             t += stages_[i].detection ? stages_[i].min_seconds : draw(stages_[i], rng);
@@ -138,7 +138,7 @@ public:
     }
 
 private:
-    static double draw(const latency_stage& s, detail::xoshiro256& rng) noexcept {
+    static double draw(const latency_stage& s, random_stream& rng) noexcept {
         return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
                                              : s.min_seconds;
     }
@@ -256,10 +256,10 @@ public:
         return x_[i];
     }
     /// One of the samples, uniformly.
-    PROVPOL_NODISCARD double sample(detail::xoshiro256& rng) const noexcept { return x_[rng.below(count_)]; }
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept { return x_[rng.below(count_)]; }
     /// Measured samples include detection: a simulator requests at the event and adds the whole sample.
     PROVPOL_NODISCARD double detection_period() const noexcept { return 0.0; }
-    PROVPOL_NODISCARD double sample_after_detection(detail::xoshiro256& rng) const noexcept { return sample(rng); }
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
 
 private:
     double x_[capacity] = {};
@@ -292,13 +292,13 @@ public:
     PROVPOL_NODISCARD double quantile(double p) const noexcept {
         return is_pipeline_ ? pipeline_.quantile(p) : empirical_.quantile(p);
     }
-    PROVPOL_NODISCARD double sample(detail::xoshiro256& rng) const noexcept {
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
         return is_pipeline_ ? pipeline_.sample(rng) : empirical_.sample(rng);
     }
     PROVPOL_NODISCARD double detection_period() const noexcept {
         return is_pipeline_ ? pipeline_.detection_period() : 0.0;
     }
-    PROVPOL_NODISCARD double sample_after_detection(detail::xoshiro256& rng) const noexcept {
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept {
         return is_pipeline_ ? pipeline_.sample_after_detection(rng) : empirical_.sample_after_detection(rng);
     }
 

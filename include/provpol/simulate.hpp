@@ -143,7 +143,7 @@ struct is_simulated_latency : std::false_type {};
 template <class L>
 struct is_simulated_latency<
     L, std::void_t<decltype(std::declval<const L&>().detection_period()),
-                   decltype(std::declval<const L&>().sample_after_detection(std::declval<xoshiro256&>()))>>
+                   decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()))>>
     : std::true_type {};
 
 /// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
@@ -187,8 +187,8 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
                   "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
     static_assert(detail::is_simulated_latency<Latency>::value,
-                  "simulate_run: Latency must provide detection_period() and sample_after_detection(xoshiro256&)");
-    detail::xoshiro256 rng(seed);
+                  "simulate_run: Latency must provide detection_period() and sample_after_detection(random_stream&)");
+    random_stream rng(seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
     const double detect = latency.detection_period();

@@ -67,4 +67,15 @@ private:
 
 }  // namespace provpol::detail
 
+namespace provpol {
+
+/// The random stream latency models draw from: xoshiro256** seeded through SplitMix64, the same sequence on
+/// every platform and standard library. simulate_run() seeds one per run; a latency model of your own, for
+/// simulate_run(), provides `double detection_period() const` (the agent's poll period in seconds, 0 when it
+/// decides on events) and `double sample_after_detection(random_stream&) const` (seconds from the request to
+/// the completed extend), and draws only from the stream it is given.
+using random_stream = detail::xoshiro256;
+
+}  // namespace provpol
+
 #endif  // PROVPOL_DETAIL_RANDOM_HPP
