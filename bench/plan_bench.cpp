@@ -35,11 +35,10 @@ void bm_plan_8_rates_1000_runs(benchmark::State& state) {
 }
 BENCHMARK(bm_plan_8_rates_1000_runs)->Unit(benchmark::kMillisecond);
 
-// One simulated run of 50 GiB at 100 MiB/s (50 extends, 256 monitor wake-ups).
-void bm_simulate_one_run(benchmark::State& state) {
-    const latency_model latency = vdsm_polling_2022_latency();
-    const static_agent<vdsm_policy> agent(vdsm_legacy());
-    const workload w = workload::make(bytes(50 * 1024 * mib), rate(100 * mib), bytes(100 * 1024 * mib)).value();
+// Simulated runs of 50 GiB at `mib_s` MiB/s with `agent`, one per iteration, each with its own seed.
+template <class Agent>
+void simulate_runs(benchmark::State& state, const Agent& agent, const latency_model& latency, std::uint64_t mib_s) {
+    const workload w = workload::make(bytes(50 * 1024 * mib), rate(mib_s * mib), bytes(100 * 1024 * mib)).value();
     std::uint64_t seed = 0;
     for (auto _ : state) {
         auto r = simulate_run(agent, latency, w, seed++);
@@ -47,20 +46,20 @@ void bm_simulate_one_run(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations());
 }
+
+// One simulated run of 50 GiB at 100 MiB/s (50 extends, 256 monitor wake-ups).
+void bm_simulate_one_run(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    simulate_runs(state, static_agent<vdsm_policy>(vdsm_legacy()), latency, 100);
+}
 BENCHMARK(bm_simulate_one_run)->Unit(benchmark::kMicrosecond);
 
-// The same with the rate-aware agent (its estimator observes every wake-up).
+// The same at 500 MiB/s with the rate-aware agent (its estimator observes every wake-up).
 void bm_simulate_one_run_rate_aware(benchmark::State& state) {
     const latency_model latency = vdsm_polling_2022_latency();
     const rate_aware_agent agent(
         make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(latency, 1.0)).value());
-    const workload w = workload::make(bytes(50 * 1024 * mib), rate(500 * mib), bytes(100 * 1024 * mib)).value();
-    std::uint64_t seed = 0;
-    for (auto _ : state) {
-        auto r = simulate_run(agent, latency, w, seed++);
-        benchmark::DoNotOptimize(r);
-    }
-    state.SetItemsProcessed(state.iterations());
+    simulate_runs(state, agent, latency, 500);
 }
 BENCHMARK(bm_simulate_one_run_rate_aware)->Unit(benchmark::kMicrosecond);
 

@@ -550,6 +550,20 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
     double paused_by_guest = 0;
     bool guest_open = true;
 
+    // The guest resumes (VDSM's cont): the pause is over, its length logged.
+    auto resume = [&](const char* why) {
+        write_all(g.to.get(), "resume\n");
+        paused = false;
+        const double t_resume = now();
+        m.pause_seconds += t_resume - pause_start;
+        event_log::row rr;
+        rr.time = t_resume;
+        rr.event = "resume";
+        rr.physical = physical;
+        rr.delay = t_resume - pause_start;
+        rr.detail = why;
+        log.add(rr);
+    };
     auto complete = [&](std::size_t i) {
         const in_flight f = flights[i];
         flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(i));
@@ -578,18 +592,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         log.add(r);
         agent.observe(observation{observation_kind::extended, t, bytes(s.allocation()), bytes(physical)});
         arm(t, s.allocation());
-        if (paused) {
-            write_all(g.to.get(), "resume\n");
-            paused = false;
-            const double t_resume = now();
-            m.pause_seconds += t_resume - pause_start;
-            event_log::row rr;
-            rr.time = t_resume;
-            rr.event = "resume";
-            rr.physical = physical;
-            rr.delay = t_resume - pause_start;
-            log.add(rr);
-        }
+        if (paused) resume("");
     };
 
     json ev;
@@ -675,17 +678,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                     // The write was sent while the LV still had its old size and failed after the extend
                     // completed: the space is there now, resume at once (VDSM resumes a VM whose drive no longer
                     // needs an extend).
-                    write_all(g.to.get(), "resume\n");
-                    paused = false;
-                    const double t_resume = now();
-                    m.pause_seconds += t_resume - tp;
-                    event_log::row rr;
-                    rr.time = t_resume;
-                    rr.event = "resume";
-                    rr.physical = physical;
-                    rr.delay = t_resume - tp;
-                    rr.detail = "the extend completed while the failed write was in flight";
-                    log.add(rr);
+                    resume("the extend completed while the failed write was in flight");
                     continue;
                 }
                 exceeded = true;
