@@ -440,6 +440,13 @@ std::uint64_t estimate_of(const A& a) {
         return 0;
 }
 
+/// The failure to report when the daemon has exited under the agent: its exit status and the end of its log.
+std::string daemon_exited(stack& s, const std::string& context) {
+    const std::string log_tail = s.daemon_log();
+    return "qemu-storage-daemon exited with status " + std::to_string(s.daemon().exit_code()) + " " + context +
+           (log_tail.empty() ? "" : ": " + log_tail);
+}
+
 /// How many extends the agent may have in flight: the rate-aware agent's max_in_flight() (1 or 2, as the
 /// simulator clamps it), one for VDSM.
 template <class A>
@@ -732,7 +739,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         if (n < 0 && errno != EINTR) fail_errno("poll");
         if (n > 0) {
             if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s.qmp().pump())
-                throw failure("qemu-storage-daemon closed its monitor: " + s.daemon_log());
+                throw failure("QMP: the daemon closed the monitor connection");
             if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !g.reader->fill()) {
                 guest_open = false;
                 if (!writing) continue;
@@ -741,7 +748,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                               (writing ? " before it finished writing" : ""));
             }
         }
-        if (s.daemon().poll_exit()) throw failure("qemu-storage-daemon exited: " + s.daemon_log());
+        if (s.daemon().poll_exit()) throw failure(daemon_exited(s, "while the guest wrote"));
     }
     if (!g.proc.wait_for(10.0)) throw failure("the guest did not exit");
     if (g.proc.exit_code() != 0) throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()));
@@ -886,7 +893,18 @@ int run_with(const Agent& agent, const options& o) {
                     s.lv_file().c_str(), static_cast<int>(s.daemon().pid()), s.nbd_socket().c_str());
         std::fflush(stdout);
         event_log log(o.csv_path);
-        m = run_real(agent, *o.latency, o, s, log);
+        try {
+            m = run_real(agent, *o.latency, o, s, log);
+        } catch (const failure& e) {
+            // A daemon that dies under the agent breaks the guest's NBD connection and the QMP socket in whatever
+            // order the kernel closes them, so the agent may first notice a consequence (the guest failing, a
+            // QMP command unanswered): name the cause whichever came first. The 0.5 s covers the moment between
+            // the sockets closing and the dead daemon becoming reapable; it is spent only on a failure.
+            const std::string seen = e.what();
+            if (seen.rfind("qemu-storage-daemon exited", 0) != 0 && s.daemon().wait_for(0.5, false))
+                throw failure(daemon_exited(s, "(the agent saw: " + seen + ")"));
+            throw;
+        }
         s.stop_daemon();
         verify(o, s, m);
     }  // the stack is torn down here: daemon reaped, loop device detached, files removed
