@@ -174,7 +174,7 @@ run_scenario() {
 # at 30 MiB/s, so every simulated run is pause-free and the real one must be too. 480 MiB on a 480 MiB disk: the
 # last extend is capped at roundup(480 MiB x 1.1, 1 MiB) = 528 MiB and the LV rounds to 640 MiB, so the threshold
 # is re-armed from 640 MiB, not from the request.
-late_tol=0.15  # the model's margin: 2.13 s to fill 64 MiB against a longest latency of 1.9 s
+late_tol=0.2  # the margin: 2.13 s to fill 64 MiB against a longest latency of 1.9 s, less 20 ms of jitter (below)
 if run_scenario pause-free $((480 * MiB)) 480 --rate 30MiB/s --seed 11; then
   check "pause-free: the guest kept its rate (at most $(metric "$summary" max_lateness_s 2) s behind)" \
     awk -v j="$(metric "$summary" max_lateness_s 2)" -v t="$late_tol" 'BEGIN { exit !(j < t) }'
