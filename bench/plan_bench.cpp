@@ -78,7 +78,7 @@ BENCHMARK(bm_recommend)->Unit(benchmark::kMicrosecond);
 
 // The closed-form tail probability the planner and risk model evaluate.
 void bm_exceed_probability(benchmark::State& state) {
-    const pipeline_latency latency = vdsm_polling_2022_latency();
+    const pipeline_latency latency = vdsm_polling_2022_independent_latency();
     double t = 0.5;
     for (auto _ : state) {
         benchmark::DoNotOptimize(latency.exceed_probability(t));

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <cstdint>
 #include <limits>
 
@@ -156,9 +158,13 @@ TEST_CASE("policy: the budget is validated and comes from the latency model") {
     CHECK(std::string(make_rate_aware_policy(vdsm_legacy().trigger().config, 0).error().message().view()) ==
           "latency_budget_ms must be in [1, 3600000], got 0");
     CHECK_FALSE(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600001).has_value());
-    CHECK(latency_budget_ms(vdsm_polling_2022_latency(), 1.0) == 6900);
-    CHECK(latency_budget_ms(vdsm_immediate_latency(), 1.0) == 1900);
-    CHECK(latency_budget_ms(vdsm_polling_2022_latency(), 0.99) == 5935);
+    // The independent-waits profiles' ranges are [0.5, 6.9) and [0.5, 1.9) s; their 99th percentile 5.935 s.
+    CHECK(latency_budget_ms(vdsm_polling_2022_independent_latency(), 1.0) == 6900);
+    CHECK(latency_budget_ms(vdsm_immediate_independent_latency(), 1.0) == 1900);
+    CHECK(latency_budget_ms(vdsm_polling_2022_independent_latency(), 0.99) == 5935);
+    // Rounded up to whole milliseconds, from any model.
+    const flow_latency flow = vdsm_polling_2022_latency();
+    CHECK(latency_budget_ms(flow, 1.0) == static_cast<std::uint32_t>(std::ceil(flow.max() * 1000.0 - 1e-9)));
 }
 
 TEST_CASE("agent: a provisional estimate sizes an extend but does not start one") {
@@ -197,10 +203,12 @@ TEST_CASE("simulated: the rate-aware policy pauses at most once per 50 GiB, and 
         CHECK(ra2022.truncated_runs == 0);
         CHECK(ralegacy.truncated_runs == 0);
     }
-    // vdsm-2022 itself pauses about 18 times per run at 1000 MiB/s.
+    // vdsm-2022 itself pauses at nearly every extend at 1000 MiB/s: its 2048 MiB last 2.048 s, and the polling
+    // flow's shortest extend is 2.19 s.
+    CHECK(l.exceed_probability(2.048) == 1.0);
     const workload fast = workload::make(50_GiB, mib_per_s(1000), 100_GiB).value();
-    CHECK(simulate(static_agent<vdsm_policy>(vdsm_2022()), l, fast, 1000, 1).pauses ==
-          doctest::Approx(18.0).epsilon(0.05));
+    const simulation_summary s = simulate(static_agent<vdsm_policy>(vdsm_2022()), l, fast, 1000, 1);
+    CHECK(s.pauses >= 0.9 * s.extends);
 }
 
 TEST_CASE("simulated: an agent that knew the rate from the start does no better at high rates") {

@@ -25,7 +25,7 @@ TEST_CASE("the seed's arithmetic: 512 MiB in 3.7 s is 138.4 MiB/s") {
 }
 
 TEST_CASE("2048 MiB against 512 MiB: four times the pause-free write rate, at every target") {
-    const pipeline_latency l = vdsm_polling_2022_latency();
+    const pipeline_latency l = vdsm_polling_2022_independent_latency();
     for (double p : {0.0, 1e-6, 0.001, 0.01, 0.1, 0.5}) {
         CAPTURE(p);
         const double legacy = max_write_rate(vdsm_legacy().trigger().config.limit(false), l, p).mib_per_second();
@@ -39,7 +39,7 @@ TEST_CASE("2048 MiB against 512 MiB: four times the pause-free write rate, at ev
 }
 
 TEST_CASE("pause probability is P(L > limit / rate), monotone in the rate") {
-    const pipeline_latency l = vdsm_polling_2022_latency();
+    const pipeline_latency l = vdsm_polling_2022_independent_latency();
     double previous = 0.0;
     for (std::uint64_t r = 10; r <= 2000; r += 10) {
         const double p = pause_probability(512_MiB, mib_per_s(r), l);
@@ -57,14 +57,14 @@ TEST_CASE("extends needed to write a disk, and the expected pauses") {
     CHECK(extends_needed(1_GiB, 1_GiB, 512_MiB, 512_MiB) == 0);
     CHECK(extends_needed(1_GiB, 1_GiB, 512_MiB, bytes((512_MiB).count() + 1)) == 1);
     CHECK(extends_needed(1_GiB, 0_B, 512_MiB, 50_GiB) == 0);
-    const pipeline_latency l = vdsm_polling_2022_latency();
+    const pipeline_latency l = vdsm_polling_2022_independent_latency();
     CHECK(expected_pauses(vdsm_legacy(), 100_GiB, 50_GiB, mib_per_s(100), l) ==
           doctest::Approx(50 * l.exceed_probability(5.12)));
     CHECK(expected_pauses(vdsm_legacy(), 100_GiB, 50_GiB, mib_per_s(75), l) < 1e-3);
 }
 
 TEST_CASE("recommend: the smallest configuration that meets the target") {
-    const pipeline_latency l = vdsm_polling_2022_latency();
+    const pipeline_latency l = vdsm_polling_2022_independent_latency();
     for (std::uint64_t r : {50u, 138u, 300u, 400u, 550u, 1000u, 4000u}) {
         for (double p : {0.0, 0.001, 0.01, 0.05}) {
             for (std::uint64_t percent : {0u, 20u, 50u, 90u}) {
@@ -93,7 +93,7 @@ TEST_CASE("recommend: the smallest configuration that meets the target") {
 }
 
 TEST_CASE("recommend: errors name the setting") {
-    const pipeline_latency l = vdsm_polling_2022_latency();
+    const pipeline_latency l = vdsm_polling_2022_independent_latency();
     CHECK(std::string(recommend_vdsm(rate(1), l, 1.5).error().message().view()) ==
           "max_pause_probability must be in [0, 1], got 1.5");
     CHECK(std::string(recommend_vdsm(rate(1), l, 0.01, 100).error().message().view()) ==

@@ -59,7 +59,7 @@ TEST_CASE("2560 MiB / 20% copes with four times the write rate of 1024 MiB / 50%
 }
 
 TEST_CASE("the simulator agrees with the analytic pause probability when extends are independent") {
-    const latency_model l = vdsm_polling_2022_latency();
+    const latency_model l = vdsm_polling_2022_independent_latency();
     for (std::uint64_t r : {90u, 100u, 125u, 150u, 200u}) {
         const simulation_summary s = run(vdsm_legacy(), r, l, 1000);
         const double model = pause_probability(512_MiB, mib_per_s(r), l);

@@ -447,93 +447,54 @@ std::string daemon_exited(stack& s, const std::string& context) {
            (log_tail.empty() ? "" : ": " + log_tail);
 }
 
-/// How many extends the agent may have in flight: the rate-aware agent's max_in_flight() (1 or 2, as the
-/// simulator clamps it), one for VDSM.
-template <class A>
-unsigned extends_in_flight(const A& a) {
-    if constexpr (std::is_same_v<A, rate_aware_agent>)
-        return std::min(2u, std::max(1u, a.max_in_flight()));
-    else
-        return 1;
-}
-
-/// Drives the real stack with `agent`, mirroring simulate.hpp's flow so that the simulator with the same seed
-/// replays the same run: the monitor's phase and every extend's latency come from one xoshiro256 stream, drawn
-/// in the same order.
+/// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
+/// that the simulator with the same seed replays the same run by construction: the monitor's phase, the flow's
+/// clocks and every extend's latency come from one stream, drawn in the same order, at the real event times.
 template <class Agent, class Latency>
 measured run_real(Agent agent, const Latency& latency, const options& o, stack& s, event_log& log) {
     measured m;
-    provpol::random_stream rng(o.seed);  // the stream the latency models' sample() takes
-    const double detect = latency.detection_period();
-    const bool decide_on_events = !(detect > 0.0);
-    const double tick_period = decide_on_events ? o.monitor_interval : detect;
-    const double phase = tick_period * rng.uniform();
+    extend_controller<Agent, Latency> c(std::move(agent), latency, o.capacity, o.monitor_interval, o.seed);
     const bytes extent = o.config.extent();
-    const unsigned max_in_flight = extends_in_flight(agent);
-
-    std::uint64_t physical = s.loop().size();
-    m.initial_size = physical;
-    bool exceeded = false, paused = false, writing = true;
+    if (c.initial_size().count() != s.loop().size())
+        throw failure("the new LV has " + std::to_string(s.loop().size()) + " bytes, the agent's initial size is " +
+                      std::to_string(c.initial_size().count()));
+    m.initial_size = s.loop().size();
+    bool paused = false, writing = true;
     double pause_start = 0, last_extend_done = -1e300;
-    struct in_flight {
-        double done_at, requested_at, delay;
-        std::uint64_t requested, lv_size;
-    };
-    std::vector<in_flight> flights;
     double t0 = 0;  // CLOCK_MONOTONIC of the guest's first write
     auto now = [&]() { return monotonic_seconds() - t0; };
-    auto state = [&](std::uint64_t allocation) {
-        drive_state d{o.capacity, bytes(physical), bytes(allocation)};
-        d.threshold_exceeded = exceeded;
-        return d;
-    };
-    auto pending = [&]() {
-        std::uint64_t p = physical;
-        for (const auto& f : flights) p = std::max(p, f.lv_size);
-        return p;
-    };
-    auto arm = [&](double t, std::uint64_t allocation) {
-        // From the real device size (BLKGETSIZE64), never the requested size.
-        physical = s.loop().size();
-        const std::uint64_t threshold = agent.decide(state(allocation)).block_threshold.count();
+    auto arm = [&](double t, bytes threshold_bytes) {
+        const std::uint64_t threshold = threshold_bytes.count();
         const std::uint64_t held = s.set_threshold(threshold);
         if (held != threshold)
             throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
         event_log::row r;
         r.time = t;
         r.event = "threshold-set";
-        r.physical = physical;
+        r.physical = c.physical();
         r.threshold = threshold;
-        r.rate = estimate_of(agent);
+        r.rate = estimate_of(c.agent());
         r.detail = "qemu-write-threshold=" + std::to_string(held);
         log.add(r);
     };
-    auto request = [&](double t, std::uint64_t allocation, const std::string& why) {
-        if (flights.size() >= max_in_flight) return;
-        drive_state d = state(allocation);
-        if (!flights.empty()) {  // on top of a pending extend: decide as if it had completed
-            d.physical = bytes(pending());
-            d.threshold_exceeded = false;
-        }
-        const extend_decision dec = agent.decide(d);
-        if (dec.action != extend_action::extend || dec.lv_size_after_extend.count() <= d.physical.count()) return;
-        const double delay = latency.sample_after_detection(rng);
-        flights.push_back({t + delay, t, delay, dec.next_size.count(), dec.lv_size_after_extend.count()});
-        ++m.extends;
+    // Logs the extend the controller requested (nothing when it requested none).
+    auto requested = [&](const extend_in_flight* f, double t, std::uint64_t allocation, const std::string& why) {
+        if (f == nullptr) return;
         event_log::row r;
         r.time = t;
         r.event = "extend-requested";
         r.allocation = allocation;
-        r.physical = d.physical.count();
-        r.threshold = dec.block_threshold.count();
-        r.requested = dec.next_size.count();
-        r.lv_size = dec.lv_size_after_extend.count();
-        r.max_size = dec.max_size.count();
-        r.delay = delay;
+        r.physical = f->state.physical.count();
+        r.threshold = f->decision.block_threshold.count();
+        r.requested = f->decision.next_size.count();
+        r.lv_size = f->decision.lv_size_after_extend.count();
+        r.max_size = f->decision.max_size.count();
+        r.delay = f->done_at - f->requested_at;
         // The time the guest needs, at the nominal rate, to fill what is free now: it pauses if the delay is longer.
-        r.free_s = static_cast<double>(d.physical.count() > allocation ? d.physical.count() - allocation : 0) /
+        r.free_s = static_cast<double>(f->state.physical.count() > allocation ? f->state.physical.count() - allocation
+                                                                              : 0) /
                    static_cast<double>(o.write_rate.bytes_per_second());
-        r.rate = estimate_of(agent);
+        r.rate = estimate_of(c.agent());
         r.detail = why;
         log.add(r);
     };
@@ -543,16 +504,14 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         const std::string ready = g.read_line(10.0);
         if (ready.rfind("ready ", 0) != 0) throw failure("the guest could not open the disk: " + ready);
     }
-    // The monitor already ran before the write started: its last look saw the empty drive.
-    agent.observe(observation{observation_kind::sample, phase - tick_period, bytes(0), bytes(physical)});
-    arm(0.0, 0);
+    // The controller's monitor already ran before the write started: its last look saw the empty drive.
+    arm(0.0, c.threshold(bytes(0)));
     write_all(g.to.get(), "go\n");
     {
         const std::string start = g.read_line(10.0);
         if (start.rfind("start ", 0) != 0) throw failure("the guest did not start: " + start);
         t0 = std::strtod(start.c_str() + 6, nullptr);
     }
-    double next_tick = phase;
     std::uint64_t total = 0;
     double paused_by_guest = 0;
     bool guest_open = true;
@@ -566,70 +525,60 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
         event_log::row rr;
         rr.time = t_resume;
         rr.event = "resume";
-        rr.physical = physical;
+        rr.physical = c.physical();
         rr.delay = t_resume - pause_start;
         rr.detail = why;
         log.add(rr);
     };
-    auto complete = [&](std::size_t i) {
-        const in_flight f = flights[i];
-        flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(i));
+    auto complete = [&](unsigned i) {
+        const extend_in_flight f = c.flight(i);
+        const std::uint64_t request = f.decision.next_size.count();
         // The SPM: lvextend rounds the request up to the extent; then the host refreshes the LV.
-        const std::uint64_t lv = (f.requested + extent.count() - 1) / extent.count() * extent.count();
+        const std::uint64_t lv = (request + extent.count() - 1) / extent.count() * extent.count();
         grow_file(s.lv_file(), lv);
         s.loop().refresh_capacity();
         const std::uint64_t real = s.loop().size();
-        if (!extend_succeeded(bytes(f.requested), bytes(real)))
-            throw failure("extend to " + std::to_string(f.requested) + " left the LV at " + std::to_string(real));
-        physical = std::max(physical, real);
+        if (!extend_succeeded(bytes(request), bytes(real)))
+            throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
         const double t = now();
         m.max_overhead = std::max(m.max_overhead, t - f.done_at);
-        exceeded = false;
         last_extend_done = t;
         event_log::row r;
         r.time = t;
         r.event = "extend-done";
         r.physical = real;
-        r.requested = f.requested;
-        r.lv_size = f.lv_size;
+        r.requested = request;
+        r.lv_size = f.decision.lv_size_after_extend.count();
         r.delay = t - f.requested_at;
         char d[96];
-        std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", f.delay, (t - f.done_at) * 1000.0);
+        std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", f.done_at - f.requested_at,
+                      (t - f.done_at) * 1000.0);
         r.detail = d;
         log.add(r);
-        agent.observe(observation{observation_kind::extended, t, bytes(s.allocation()), bytes(physical)});
-        arm(t, s.allocation());
+        // The threshold is re-registered from the device's real size, never the requested one.
+        arm(t, c.completed(i, t, bytes(s.allocation()), bytes(real)));
         if (paused) resume("");
     };
 
     json ev;
     std::string line;
-    while (writing || !flights.empty()) {
+    while (writing || c.in_flight() > 0) {
         check_signals();
         // Due extends first (they complete at their time, as the SPM's reply arrives).
-        for (;;) {
-            std::size_t first = flights.size();
-            for (std::size_t i = 0; i < flights.size(); ++i)
-                if (flights[i].done_at <= now() &&
-                    (first == flights.size() || flights[i].done_at < flights[first].done_at))
-                    first = i;
-            if (first == flights.size()) break;
-            complete(first);
-        }
-        if (writing && next_tick <= now()) {  // the monitor wakes
+        while (c.in_flight() > 0 && c.next_done() <= now()) complete(c.first_done());
+        if (writing && c.next_tick() <= now()) {  // the monitor wakes
             const double t = now();
-            next_tick += tick_period;
             const std::uint64_t a = s.allocation();
-            agent.observe(observation{observation_kind::sample, t, bytes(a), bytes(physical)});
+            const extend_in_flight* f = c.tick(t, bytes(a));
             event_log::row r;
             r.time = t;
             r.event = "sample";
             r.allocation = a;
-            r.physical = physical;
-            r.rate = estimate_of(agent);
+            r.physical = c.physical();
+            r.rate = estimate_of(c.agent());
             log.add(r, false);
-            request(t, a, "on=monitor");
-            if (paused && flights.empty())
+            requested(f, t, a, "on=monitor");
+            if (paused && c.in_flight() == 0)
                 throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
         }
         // Events from QEMU.
@@ -639,13 +588,12 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             const double t = now();
             const std::uint64_t a =
                 ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
-            exceeded = true;
-            agent.observe(observation{observation_kind::threshold, t, bytes(a), bytes(physical)});
+            const extend_in_flight* f = c.threshold_crossed(t, bytes(a));
             event_log::row r;
             r.time = t;
             r.event = "threshold-crossed";
             r.allocation = a;
-            r.physical = physical;
+            r.physical = c.physical();
             r.threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
             log.add(r);
             // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
@@ -657,7 +605,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
             std::snprintf(
                 why, sizeof why, "on=threshold event-delay=%.6f",
                 std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
-            if (decide_on_events) request(t, a, why);
+            requested(f, t, a, why);
         }
         // Messages from the guest.
         while (g.reader->next(line)) {
@@ -669,7 +617,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 r.time = tp;
                 r.event = "pause";
                 r.allocation = a;
-                r.physical = physical;
+                r.physical = c.physical();
                 unsigned long long off = 0;
                 double issued = tp + t0, tpa = 0;
                 if (std::sscanf(line.c_str() + 6, "%lf %llu %lf", &tpa, &off, &issued) != 3)
@@ -688,10 +636,10 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                     resume("the extend completed while the failed write was in flight");
                     continue;
                 }
-                exceeded = true;
-                agent.observe(observation{observation_kind::pause, tp, bytes(a), bytes(physical)});
-                if (decide_on_events) request(now(), a, "on=pause");
-                if (decide_on_events && flights.empty())
+                // The request is made at the pause's time, as the simulator makes it (the agent reads the guest's
+                // message a few ms later; the injected latency counts from the pause).
+                requested(c.paused(tp, bytes(a)), tp, a, "on=pause");
+                if (c.decides_on_events() && c.in_flight() == 0)
                     throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
             } else if (line.rfind("late ", 0) == 0) {
                 double t_late = 0, late = 0;
@@ -717,7 +665,7 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 r.time = m.duration;
                 r.event = "write-done";
                 r.allocation = s.allocation();
-                r.physical = physical;
+                r.physical = c.physical();
                 char d[96];
                 std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m.achieved_rate / 1048576.0,
                               m.max_lateness * 1000.0);
@@ -727,10 +675,9 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
                 throw failure("the guest sent '" + line + "'");
             }
         }
-        if (!writing && flights.empty()) break;
+        if (!writing && c.in_flight() == 0) break;
         // Sleep until the next deadline or something to read.
-        double deadline = writing ? next_tick : 1e300;
-        for (const auto& f : flights) deadline = std::min(deadline, f.done_at);
+        const double deadline = std::min(writing ? c.next_tick() : 1e300, c.next_done());
         const double wait = deadline - now();
         // After "done", the guest's end of the pipe closes: stop watching it (poll ignores a negative fd).
         pollfd p[3] = {
@@ -752,7 +699,8 @@ measured run_real(Agent agent, const Latency& latency, const options& o, stack& 
     }
     if (!g.proc.wait_for(10.0)) throw failure("the guest did not exit");
     if (g.proc.exit_code() != 0) throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()));
-    m.final_physical = physical;
+    m.final_physical = c.physical();
+    m.extends = c.extends();
     return m;
 }
 

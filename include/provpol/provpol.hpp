@@ -4,12 +4,15 @@
 #ifndef PROVPOL_PROVPOL_HPP
 #define PROVPOL_PROVPOL_HPP
 
+#include "agent.hpp"
 #include "bytes.hpp"
 #include "calibrate.hpp"
 #include "chunk.hpp"
 #include "config.hpp"
 #include "extend.hpp"
 #include "latency.hpp"
+#include "latency_flow.hpp"
+#include "latency_pipeline.hpp"
 #include "log_size.hpp"
 #include "parse.hpp"
 #include "rate_aware.hpp"

@@ -40,6 +40,7 @@
 #include "config.hpp"
 #include "detail/math.hpp"
 #include "detail/random.hpp"
+#include "agent.hpp"
 #include "extend.hpp"
 #include "result.hpp"
 
@@ -47,35 +48,6 @@
 #include <type_traits>
 
 namespace provpol {
-
-/// What happened, as the agent sees it.
-enum class observation_kind : unsigned char { sample, threshold, pause, extended };
-
-/// One thing the agent observes, with its time (seconds since the write started).
-struct observation {
-    observation_kind kind;
-    double time;
-    bytes allocation;
-    bytes physical;
-};
-
-/// An agent for any static extend policy (VDSM, LVM): it observes nothing and decides from the drive alone.
-template <class Policy>
-class static_agent {
-public:
-    constexpr explicit static_agent(Policy policy) noexcept : policy_(policy) {}
-    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
-        return policy_.initial_size(capacity);
-    }
-    constexpr void observe(const observation&) noexcept {}
-    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& s) const noexcept {
-        return policy_.decide(s);
-    }
-    PROVPOL_NODISCARD constexpr const Policy& policy() const noexcept { return policy_; }
-
-private:
-    Policy policy_;
-};
 
 /// The guest's workload.
 struct workload {
@@ -130,22 +102,6 @@ struct simulation_summary {
 
 namespace detail {
 
-template <class A, class = void>
-struct is_agent : std::false_type {};
-template <class A>
-struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(bytes())),
-                               decltype(std::declval<A&>().observe(std::declval<const observation&>())),
-                               decltype(std::declval<const A&>().decide(std::declval<const drive_state&>()))>>
-    : std::is_same<decltype(std::declval<const A&>().decide(std::declval<const drive_state&>())), extend_decision> {};
-
-template <class L, class = void>
-struct is_simulated_latency : std::false_type {};
-template <class L>
-struct is_simulated_latency<
-    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
-                   decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()))>>
-    : std::true_type {};
-
 /// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
 /// mixing multiplies modulo 2^64 on purpose.
 PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
@@ -153,96 +109,36 @@ PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, 
     return sm.next();
 }
 
-inline constexpr double never = 1e300;
-
-/// The most extends a simulated agent may have in flight.
-inline constexpr unsigned max_extends_in_flight = 2;
-
-template <class A, class = void>
-struct has_max_in_flight : std::false_type {};
-template <class A>
-struct has_max_in_flight<A, std::void_t<decltype(std::declval<const A&>().max_in_flight())>> : std::true_type {};
-
-/// An agent's extends in flight: its max_in_flight() when it has one (clamped to [1, 2]), else 1 (VDSM).
-template <class A>
-constexpr unsigned max_in_flight(const A& agent) noexcept {
-    if constexpr (has_max_in_flight<A>::value) {
-        const auto n = agent.max_in_flight();
-        return n < 1 ? 1u : (n > max_extends_in_flight ? max_extends_in_flight : static_cast<unsigned>(n));
-    } else {
-        return 1;
-    }
-}
-
 }  // namespace detail
 
 /// The most events one run may process before it is reported as truncated.
 inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
 
-/// Replays one run. `agent` is copied: each run starts from the agent's given state.
+/// Replays one run. `agent` is copied: each run starts from the agent's given state. The flow between the drive,
+/// the agent and the latency is extend_controller's (agent.hpp); this function moves the guest and the clock.
 template <class Agent, class Latency>
 PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w,
                                           std::uint64_t seed) noexcept {
     static_assert(detail::is_agent<Agent>::value,
                   "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
-    static_assert(detail::is_simulated_latency<Latency>::value,
-                  "simulate_run: Latency must provide detection_period() and sample_after_detection(random_stream&)");
-    random_stream rng(seed);
+    static_assert(detail::is_simulated_latency_v<Latency>,
+                  "simulate_run: Latency must provide detection_period() and either start_run(random_stream&) and "
+                  "complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
+    extend_controller<Agent, Latency> c(static_cast<Agent&&>(agent), latency, w.capacity, w.monitor_interval, seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
-    const double detect = latency.detection_period();
-    const bool decide_on_events = !(detect > 0.0);
-    const double tick_period = decide_on_events ? w.monitor_interval : detect;
 
     run_result out;
-    out.initial_size = agent.initial_size(w.capacity);
+    out.initial_size = c.initial_size();
     double t = 0.0;
     double a = 0.0;                                            // allocation: bytes written so far
     double P = static_cast<double>(out.initial_size.count());  // the LV size
-    std::uint64_t physical = out.initial_size.count();
-    double next_tick = tick_period * rng.uniform();  // the monitor's phase
     bool paused = false;
     double pause_start = 0.0;
-    // Extends in flight: at most max_in_flight (1 for VDSM; an agent may allow a second request on top of a
-    // pending one). Each completes on its own; the LV grows to the largest size completed.
-    const unsigned max_in_flight = detail::max_in_flight(agent);
-    double done_at[detail::max_extends_in_flight] = {detail::never, detail::never};
-    std::uint64_t target[detail::max_extends_in_flight] = {0, 0};
-    unsigned in_flight = 0;
-    bool exceeded = false;
-
-    auto state = [&]() {
-        drive_state s{w.capacity, bytes(physical), bytes(static_cast<std::uint64_t>(a))};
-        s.threshold_exceeded = exceeded;
-        return s;
-    };
-    auto obs = [&](observation_kind k) {
-        agent.observe(observation{k, t, bytes(static_cast<std::uint64_t>(a)), bytes(physical)});
-    };
-    auto pending = [&]() {  // the size the LV will have once every extend in flight completed
-        std::uint64_t p = physical;
-        for (unsigned i = 0; i < in_flight; ++i) p = target[i] > p ? target[i] : p;
-        return p;
-    };
-    auto request = [&]() {
-        if (in_flight >= max_in_flight) return;
-        drive_state s = state();
-        if (in_flight > 0) {  // a request on top of a pending one: decide as if it had completed
-            s.physical = bytes(pending());
-            s.threshold_exceeded = false;
-        }
-        const extend_decision d = agent.decide(s);
-        if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= s.physical.count()) return;
-        done_at[in_flight] = t + latency.sample_after_detection(rng);
-        target[in_flight] = d.lv_size_after_extend.count();
-        ++in_flight;
-        ++out.extends;
-    };
-    // The monitor was already running before the write started: its last look saw the empty drive.
-    agent.observe(observation{observation_kind::sample, next_tick - tick_period, bytes(0), bytes(physical)});
+    auto alloc = [&]() { return bytes(static_cast<std::uint64_t>(a)); };
     bool armed = true;
-    double theta = static_cast<double>(agent.decide(state()).block_threshold.count());
+    double theta = static_cast<double>(c.threshold(bytes(0)).count());
 
     for (std::uint64_t events = 0;; ++events) {
         if (events >= simulation_event_limit) {
@@ -252,16 +148,13 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         const double t_end = paused ? detail::never : t + (W - a) / R;
         const double t_full = paused ? detail::never : (a >= P ? t : t + (P - a) / R);
         const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never;
-        unsigned first_done = 0;
-        for (unsigned i = 1; i < in_flight; ++i) first_done = done_at[i] < done_at[first_done] ? i : first_done;
-        const double t_done = in_flight > 0 ? done_at[first_done] : detail::never;
         // The earliest event; ties go to the first in this order, as they happen in the real flow.
         enum { done, threshold, end, full, tick } which = done;
-        double next = t_done;
+        double next = c.next_done();
         if (t_thr < next) next = t_thr, which = threshold;
         if (t_end < next) next = t_end, which = end;
         if (t_full < next) next = t_full, which = full;
-        if (next_tick < next) next = next_tick, which = tick;
+        if (c.next_tick() < next) next = c.next_tick(), which = tick;
         if (!paused) {
             a += R * (next - t);
             // Position events land exactly where they are, whatever the rounding of t + distance / R (a
@@ -273,27 +166,20 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         t = next;
 
         if (which == done) {  // the extend completed: the LV grew, the threshold is re-registered
-            physical = target[first_done] > physical ? target[first_done] : physical;
-            P = static_cast<double>(physical);
-            --in_flight;
-            done_at[first_done] = done_at[in_flight];
-            target[first_done] = target[in_flight];
-            done_at[in_flight] = detail::never;
-            exceeded = false;
+            const unsigned i = c.first_done();
+            const bytes lv = c.flight(i).decision.lv_size_after_extend;
             if (paused) {
                 paused = false;
                 out.pause_seconds += t - pause_start;
             }
-            obs(observation_kind::extended);
+            theta = static_cast<double>(c.completed(i, t, alloc(), lv).count());
+            P = static_cast<double>(c.physical());
             armed = true;
-            theta = static_cast<double>(agent.decide(state()).block_threshold.count());
             continue;
         }
         if (which == threshold) {  // the block threshold fired
             armed = false;
-            exceeded = true;
-            obs(observation_kind::threshold);
-            if (decide_on_events) request();
+            (void)c.threshold_crossed(t, alloc());
             continue;
         }
         if (which == end) break;  // everything written
@@ -301,18 +187,14 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
             paused = true;
             pause_start = t;
             ++out.pauses;
-            exceeded = true;
-            obs(observation_kind::pause);
-            if (decide_on_events) request();
+            (void)c.paused(t, alloc());
             continue;
         }
-        // the monitor wakes
-        next_tick += tick_period;
-        obs(observation_kind::sample);
-        request();
+        (void)c.tick(t, alloc());  // the monitor wakes
     }
+    out.extends = c.extends();
     out.duration = t;
-    out.final_physical = bytes(pending());
+    out.final_physical = bytes(c.pending_physical());
     out.unwritten = saturating_sub(out.final_physical, w.write_size);
     return out;
 }

@@ -32,13 +32,17 @@ expect_ok recommend --rate 400MiB/s
 expect_stdout '^\[irs\]$'
 expect_stdout '^volume_utilization_chunk_mb = [0-9]+$'
 expect_stdout '^volume_utilization_percent = 20$'
-expect_ok recommend --rate 400MiB/s --max-pause-probability 0.05 --format csv
+# The independent-waits profile's 95th percentile is 5.25 s: 400 MiB/s x 5.25 s = 2100 MiB of limit, a 2625 MiB
+# chunk at 20%, 2688 MiB in whole 128 MiB extents.
+expect_ok recommend --rate 400MiB/s --max-pause-probability 0.05 --latency vdsm-polling-2022-independent --format csv
 expect_stdout '^400,0.05,2688,20,'
 
 # The rate-aware policy: the preset is its floor (default vdsm-legacy); its rows carry the budget.
 expect_ok plan --policy rate-aware --rates 1000MiB/s --runs 100 --format csv
-expect_stdout '^1000,[0-9.]+,1,[0-9.]+,rate-aware/vdsm-legacy,1024,50,7235174400,1073741824,'
-expect_stdout ',6.9$'
+# vdsm-polling-2022's longest extend is 6.49 s (2 s monitor wait + two 2 s reply polls + 0.15 s inbox read + 0.34 s
+# refresh): the budget; 1000 MiB/s x 6.49 s = 6490 MiB = 6805258240 bytes of limit.
+expect_stdout '^1000,[0-9.]+,1,[0-9.]+,rate-aware/vdsm-legacy,1024,50,6805258240,1073741824,'
+expect_stdout ',6.49$'
 expect_ok plan --policy static,rate-aware --preset vdsm-2022 --rates 1000MiB/s --runs 100 --format csv
 expect_stdout ',vdsm-2022,2560,20,'
 expect_stdout ',rate-aware/vdsm-2022,2560,20,'
@@ -46,7 +50,7 @@ expect_ok plan --policy rate-aware --rates 400MiB/s --runs 20 --format svg --svg
 expect_stdout 'pauses per run'
 expect_ok recommend --policy rate-aware --rate 400MiB/s --runs 50
 expect_stdout '^volume_utilization_chunk_mb = 1024$'
-expect_stdout 'plans for 6.9 s of latency'
+expect_stdout 'plans for 6.49 s of latency'
 expect_usage 'expected static or rate-aware' plan --policy adaptive
 expect_usage '--budget-quantile must be in \[0.5, 1\], got 2' plan --policy rate-aware --budget-quantile 2
 expect_usage 'give --budget or --budget-quantile' plan --budget 3 --budget-quantile 0.9

@@ -1,0 +1,300 @@
+// provpol/agent.hpp - what an extend agent observes, the agent contract, the time-aware latency contract, and the
+// extend controller: the one implementation of the flow between a drive, its agent and the extend latency that
+// both the simulator (simulate.hpp) and a real agent (examples/agent) drive, so that the same seed gives the same
+// run by construction.
+//
+// Agent contract (checked by static_assert):
+//   bytes initial_size(bytes capacity) const
+//   void observe(const observation&)
+//   extend_decision decide(const drive_state&) const
+//   optional: unsigned max_in_flight() const        extends in flight at once, 1 or 2 (default 1, as VDSM)
+//
+// Latency contract, time-aware (checked by static_assert):
+//   double detection_period() const                 the agent's monitor period, 0 to request on the event
+//   State start_run(random_stream&) const           per-run state (the clocks' phases), any copyable type
+//   double complete(State&, double t, random_stream&) const
+//                                                   the time the grown LV is visible for a request made at t
+// or the earlier, time-blind one, which the controller adapts (the latency after the request is independent of
+// its time and of every other request):
+//   double detection_period() const
+//   double sample_after_detection(random_stream&) const
+//
+// The controller's random stream: the monitor's phase (one uniform) first, then the latency's start_run, then the
+// latency's draws for each request in the order the requests are made.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_AGENT_HPP
+#define PROVPOL_AGENT_HPP
+
+#include "bytes.hpp"
+#include "config.hpp"
+#include "detail/random.hpp"
+#include "extend.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace provpol {
+
+/// What happened, as the agent sees it.
+enum class observation_kind : unsigned char { sample, threshold, pause, extended };
+
+/// One thing the agent observes, with its time (seconds since the write started).
+struct observation {
+    observation_kind kind;
+    double time;
+    bytes allocation;
+    bytes physical;
+};
+
+/// An agent for any static extend policy (VDSM, LVM): it observes nothing and decides from the drive alone.
+template <class Policy>
+class static_agent {
+public:
+    constexpr explicit static_agent(Policy policy) noexcept : policy_(policy) {}
+    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
+        return policy_.initial_size(capacity);
+    }
+    constexpr void observe(const observation&) noexcept {}
+    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& s) const noexcept {
+        return policy_.decide(s);
+    }
+    PROVPOL_NODISCARD constexpr const Policy& policy() const noexcept { return policy_; }
+
+private:
+    Policy policy_;
+};
+
+/// The run state of a latency model whose draws do not depend on the request's time.
+struct independent_run {};
+
+namespace detail {
+
+template <class A, class = void>
+struct is_agent : std::false_type {};
+template <class A>
+struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(bytes())),
+                               decltype(std::declval<A&>().observe(std::declval<const observation&>())),
+                               decltype(std::declval<const A&>().decide(std::declval<const drive_state&>()))>>
+    : std::is_same<decltype(std::declval<const A&>().decide(std::declval<const drive_state&>())), extend_decision> {};
+
+template <class L, class = void>
+struct is_time_blind_latency : std::false_type {};
+template <class L>
+struct is_time_blind_latency<
+    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
+                   decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()))>>
+    : std::true_type {};
+
+template <class L, class = void>
+struct is_flow_latency : std::false_type {};
+template <class L>
+struct is_flow_latency<
+    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
+                   decltype(std::declval<const L&>().start_run(std::declval<random_stream&>())),
+                   decltype(std::declval<const L&>().complete(
+                       std::declval<decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()))&>(),
+                       0.0, std::declval<random_stream&>()))>> : std::true_type {};
+
+template <class L>
+inline constexpr bool is_simulated_latency_v = is_flow_latency<L>::value || is_time_blind_latency<L>::value;
+
+/// The per-run state type of a latency model.
+template <class L, bool Flow = is_flow_latency<L>::value>
+struct latency_run_of {
+    using type = independent_run;
+};
+template <class L>
+struct latency_run_of<L, true> {
+    using type = decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()));
+};
+
+template <class L>
+auto start_latency_run(const L& l, random_stream& rng) noexcept {
+    if constexpr (is_flow_latency<L>::value)
+        return l.start_run(rng);
+    else
+        return independent_run{};
+}
+
+template <class L, class S>
+double complete_request(const L& l, S& run, double t, random_stream& rng) noexcept {
+    if constexpr (is_flow_latency<L>::value)
+        return l.complete(run, t, rng);
+    else
+        return t + l.sample_after_detection(rng);
+}
+
+/// The most extends an agent may have in flight.
+inline constexpr unsigned max_extends_in_flight = 2;
+
+template <class A, class = void>
+struct has_max_in_flight : std::false_type {};
+template <class A>
+struct has_max_in_flight<A, std::void_t<decltype(std::declval<const A&>().max_in_flight())>> : std::true_type {};
+
+/// An agent's extends in flight: its max_in_flight() when it has one (clamped to [1, 2]), else 1 (VDSM).
+template <class A>
+constexpr unsigned max_in_flight(const A& agent) noexcept {
+    if constexpr (has_max_in_flight<A>::value) {
+        const auto n = agent.max_in_flight();
+        return n < 1 ? 1u : (n > max_extends_in_flight ? max_extends_in_flight : static_cast<unsigned>(n));
+    } else {
+        return 1;
+    }
+}
+
+inline constexpr double never = 1e300;
+
+}  // namespace detail
+
+/// An extend the controller requested and that has not completed yet.
+struct extend_in_flight {
+    double requested_at = 0.0;  ///< when the agent requested it
+    double done_at = 0.0;       ///< when the latency model makes the grown LV visible
+    drive_state state;          ///< what the agent decided on
+    extend_decision decision;   ///< what it decided: next_size is the request, lv_size_after_extend the LV
+};
+
+/// The flow between one drive, its agent and the extend latency, driven by the caller's event times: the monitor's
+/// ticks, the block threshold, the guest's pause on ENOSPC, and the extends' completions. It owns the agent, the
+/// random stream and the latency's run state; the caller owns time and the drive.
+template <class Agent, class Latency>
+class extend_controller {
+    static_assert(detail::is_agent<Agent>::value,
+                  "extend_controller: Agent must provide initial_size(bytes) const, observe(const observation&) and "
+                  "extend_decision decide(const drive_state&) const");
+    static_assert(detail::is_simulated_latency_v<Latency>,
+                  "extend_controller: Latency must provide detection_period() and either start_run(random_stream&) "
+                  "and complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
+
+public:
+    /// Starts a run: draws the monitor's phase, then the latency's run state; the agent's monitor saw the empty
+    /// drive one period before its first tick. `monitor_interval` is used when the latency has no monitor stage.
+    extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval,
+                      std::uint64_t seed) noexcept
+        : agent_(static_cast<Agent&&>(agent)),
+          latency_(&latency),
+          rng_(seed),
+          capacity_(capacity),
+          max_in_flight_(detail::max_in_flight(agent_)) {
+        const double detect = latency.detection_period();
+        on_events_ = !(detect > 0.0);
+        tick_period_ = on_events_ ? monitor_interval : detect;
+        next_tick_ = tick_period_ * rng_.uniform();
+        run_ = detail::start_latency_run(latency, rng_);
+        initial_ = agent_.initial_size(capacity);
+        physical_ = initial_.count();
+        agent_.observe(observation{observation_kind::sample, next_tick_ - tick_period_, bytes(0), initial_});
+    }
+
+    PROVPOL_NODISCARD bytes initial_size() const noexcept { return initial_; }
+    /// The LV size as the agent knows it (grown when an extend completed).
+    PROVPOL_NODISCARD std::uint64_t physical() const noexcept { return physical_; }
+    /// The size the LV will have once every extend in flight completed.
+    PROVPOL_NODISCARD std::uint64_t pending_physical() const noexcept {
+        std::uint64_t p = physical_;
+        for (unsigned i = 0; i < in_flight_; ++i) {
+            const std::uint64_t s = flights_[i].decision.lv_size_after_extend.count();
+            p = s > p ? s : p;
+        }
+        return p;
+    }
+    /// Whether the agent requests on the threshold and pause events (no monitor stage in the latency).
+    PROVPOL_NODISCARD bool decides_on_events() const noexcept { return on_events_; }
+    PROVPOL_NODISCARD double tick_period() const noexcept { return tick_period_; }
+    /// The time of the monitor's next tick.
+    PROVPOL_NODISCARD double next_tick() const noexcept { return next_tick_; }
+    PROVPOL_NODISCARD unsigned in_flight() const noexcept { return in_flight_; }
+    PROVPOL_NODISCARD const extend_in_flight& flight(unsigned i) const noexcept { return flights_[i]; }
+    /// The in-flight extend that completes first (in_flight() > 0).
+    PROVPOL_NODISCARD unsigned first_done() const noexcept {
+        unsigned f = 0;
+        for (unsigned i = 1; i < in_flight_; ++i) f = flights_[i].done_at < flights_[f].done_at ? i : f;
+        return f;
+    }
+    /// When the first in-flight extend completes, or detail::never.
+    PROVPOL_NODISCARD double next_done() const noexcept {
+        return in_flight_ > 0 ? flights_[first_done()].done_at : detail::never;
+    }
+    PROVPOL_NODISCARD std::uint32_t extends() const noexcept { return extends_; }
+    PROVPOL_NODISCARD const Agent& agent() const noexcept { return agent_; }
+
+    /// The block threshold to register for the drive at `allocation` (the agent decides on the LV it knows).
+    PROVPOL_NODISCARD bytes threshold(bytes allocation) const noexcept {
+        return agent_.decide(state(allocation)).block_threshold;
+    }
+
+    /// The monitor ticks at `t` (next_tick()): the agent samples the drive and may request an extend.
+    const extend_in_flight* tick(double t, bytes allocation) noexcept {
+        next_tick_ += tick_period_;
+        agent_.observe(observation{observation_kind::sample, t, allocation, bytes(physical_)});
+        return request(t, allocation);
+    }
+    /// The block threshold fired at `t`. Requests at once when the agent decides on events.
+    const extend_in_flight* threshold_crossed(double t, bytes allocation) noexcept {
+        exceeded_ = true;
+        agent_.observe(observation{observation_kind::threshold, t, allocation, bytes(physical_)});
+        return on_events_ ? request(t, allocation) : nullptr;
+    }
+    /// The guest paused on ENOSPC at `t`. Requests at once when the agent decides on events.
+    const extend_in_flight* paused(double t, bytes allocation) noexcept {
+        exceeded_ = true;
+        agent_.observe(observation{observation_kind::pause, t, allocation, bytes(physical_)});
+        return on_events_ ? request(t, allocation) : nullptr;
+    }
+    /// In-flight extend `i` completed at `t`, leaving the LV at `lv_size` (the device's real size; the simulator
+    /// passes the decided size). Returns the threshold to register from the real size.
+    bytes completed(unsigned i, double t, bytes allocation, bytes lv_size) noexcept {
+        physical_ = lv_size.count() > physical_ ? lv_size.count() : physical_;
+        --in_flight_;
+        flights_[i] = flights_[in_flight_];
+        exceeded_ = false;
+        agent_.observe(observation{observation_kind::extended, t, allocation, bytes(physical_)});
+        return threshold(allocation);
+    }
+
+private:
+    drive_state state(bytes allocation) const noexcept {
+        drive_state s{capacity_, bytes(physical_), allocation};
+        s.threshold_exceeded = exceeded_;
+        return s;
+    }
+    const extend_in_flight* request(double t, bytes allocation) noexcept {
+        if (in_flight_ >= max_in_flight_) return nullptr;
+        drive_state s = state(allocation);
+        if (in_flight_ > 0) {  // a request on top of a pending one: decide as if it had completed
+            s.physical = bytes(pending_physical());
+            s.threshold_exceeded = false;
+        }
+        const extend_decision d = agent_.decide(s);
+        if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= s.physical.count()) return nullptr;
+        extend_in_flight& f = flights_[in_flight_++];
+        f.requested_at = t;
+        f.done_at = detail::complete_request(*latency_, run_, t, rng_);
+        f.state = s;
+        f.decision = d;
+        ++extends_;
+        return &f;
+    }
+
+    Agent agent_;
+    const Latency* latency_;
+    random_stream rng_;
+    typename detail::latency_run_of<Latency>::type run_{};
+    bytes capacity_;
+    bytes initial_;
+    std::uint64_t physical_ = 0;
+    double tick_period_ = 2.0;
+    double next_tick_ = 0.0;
+    bool on_events_ = false;
+    bool exceeded_ = false;
+    unsigned max_in_flight_ = 1;
+    unsigned in_flight_ = 0;
+    std::uint32_t extends_ = 0;
+    extend_in_flight flights_[detail::max_extends_in_flight] = {};
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_AGENT_HPP

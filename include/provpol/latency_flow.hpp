@@ -1,0 +1,340 @@
+// provpol/latency_flow.hpp - the extend flow as clocks: a latency model whose waits are periodic clocks that keep
+// their phase for the life of a run (a VM), not dice drawn afresh for every extend.
+//
+// VDSM's extend flow (oVirt/vdsm: lib/vdsm/virt/periodic.py, thinp.py, storage/mailbox.py) is a chain of
+//   - the host's watermark monitor, a periodic task (vm_watermark_interval, 2 s) with its own phase: before
+//     4.50.1.1 it sends the extend request at its next tick after the block-threshold event;
+//   - the host's mail monitor (HSM_MailMonitor), which writes the request to its outbox at once when idle, then
+//     sleeps its reply interval (2 s; events_interval 0.5 s with [mailbox] events_enable), reads its inbox, and
+//     sleeps again while a reply is pending: the reply is seen at send + k x interval, a clock started by the send;
+//   - the SPM's mail monitor (SPM_MailMonitor), a loop that reads every host's mailbox and sleeps 2 s, so its
+//     period is 2 s plus the read and its phase drifts slowly against the hosts' clocks; with events it checks
+//     the event block every 0.5 s between scans;
+//   - lvextend on the SPM, the host's inbox read, and `lvchange --refresh` on the host: service times.
+//
+// flow_latency models such a chain as stages of five kinds:
+//   monitor(period)           the agent's own periodic monitor (detection); only as the first stage. A simulator
+//                             runs it itself: the request is made at its tick.
+//   clock(period, drift)      wait for the next tick of a free-running clock: ticks at phase + n x (period + drift),
+//                             the phase drawn once per run, uniform in [0, period + drift).
+//   send(min, max)            a service time, after which the request is in the mailbox: the reply poll counts
+//                             from here. At most one.
+//   delay(min, max)           a service time or an event's dispatch, uniform in [min, max) (fixed when equal).
+//   reply_poll(period)        wait for the first tick of a clock started at the send: send + k x period, k >= 1.
+//                             At most one, after the send. While a reply is pending, a new request is sent only
+//                             at this clock's next tick (the mail monitor picks up new requests once per loop).
+//
+// Two views of one model:
+//   - per run (simulate_run, the agent): start_run() draws the clocks' phases, complete() gives, for a request
+//     made at time t, the time the grown LV is visible. The same VM is lucky or unlucky extend after extend.
+//   - marginal (risk.hpp, recommend, rate-aware budgets): the latency of one request made at a time uniform
+//     against every clock. Each clock's wait is then uniform in [0, period + drift) and independent of the
+//     others, and with A the stages up to the send, X those between the send and the reply poll of period T,
+//     B those after it: L = A + T x max(1, ceil(X / T)) + B. Its CDF is exact:
+//       P(L <= t) = sum_k P(K = k) P(A + B <= t - k T),  P(K = k) = F_X(kT) - F_X((k - 1)T)  (k >= 2),
+//     with F of a sum of independent uniforms in closed form (pipeline_latency). Mean, min, max, P(L > t) are
+//     exact; quantiles are found by bisection on the exact CDF to 1e-9 s.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_LATENCY_FLOW_HPP
+#define PROVPOL_LATENCY_FLOW_HPP
+
+#include "config.hpp"
+#include "detail/math.hpp"
+#include "detail/random.hpp"
+#include "latency_pipeline.hpp"
+#include "result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace provpol {
+
+/// What a stage of the extend flow is (see the header comment).
+enum class flow_stage_kind : unsigned char { monitor, clock, send, delay, reply_poll };
+
+/// The stage kind's name: "monitor", "clock", "send", "delay", "reply-poll".
+PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
+    switch (k) {
+        case flow_stage_kind::monitor: return "monitor";
+        case flow_stage_kind::clock: return "clock";
+        case flow_stage_kind::send: return "send";
+        case flow_stage_kind::delay: return "delay";
+        case flow_stage_kind::reply_poll: return "reply-poll";
+    }
+    return "?";
+}
+
+/// One stage of the extend flow. Make them with the named factories.
+struct flow_stage {
+    const char* name = "";  ///< what the stage is ("SPM mailbox scan"); a string with static storage
+    flow_stage_kind kind = flow_stage_kind::delay;
+    double min_seconds = 0.0;  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
+    double max_seconds = 0.0;  ///< delay, send: the longest time (exclusive when above min); clocks: the period
+    double drift = 0.0;        ///< clock: seconds added to every cycle (the SPM's mailbox read)
+
+    /// The agent's own periodic monitor, `period` seconds (VDSM's watermark monitor: 2 s).
+    static constexpr flow_stage monitor(const char* name, double period) noexcept {
+        return {name, flow_stage_kind::monitor, period, period, 0.0};
+    }
+    /// A free-running clock of `period` + `drift` seconds, its phase drawn once per run.
+    static constexpr flow_stage clock(const char* name, double period, double drift = 0.0) noexcept {
+        return {name, flow_stage_kind::clock, period, period, drift};
+    }
+    /// The request's send: a time uniform in [min, max), from whose end the reply poll counts.
+    static constexpr flow_stage send(const char* name, double min, double max) noexcept {
+        return {name, flow_stage_kind::send, min, max, 0.0};
+    }
+    /// A time uniform in [min, max) (fixed when equal): a service time or an event's dispatch.
+    static constexpr flow_stage delay(const char* name, double min, double max) noexcept {
+        return {name, flow_stage_kind::delay, min, max, 0.0};
+    }
+    /// A poll every `period` seconds, counted from the send.
+    static constexpr flow_stage reply_poll(const char* name, double period) noexcept {
+        return {name, flow_stage_kind::reply_poll, period, period, 0.0};
+    }
+
+    /// The clock's cycle (period + drift), or 0 for a delay or a send.
+    PROVPOL_NODISCARD constexpr double cycle() const noexcept {
+        return kind == flow_stage_kind::clock ? min_seconds + drift
+               : (kind == flow_stage_kind::monitor || kind == flow_stage_kind::reply_poll) ? min_seconds
+                                                                                           : 0.0;
+    }
+};
+
+/// A run's state of a flow: the clocks' phases and the mail monitor's pending reply.
+struct flow_run {
+    static constexpr std::size_t max_stages = 8;
+    double phase[max_stages] = {};  ///< each clock's first tick at or after time 0, in [0, cycle)
+    double send_time = -1e300;      ///< the last send: the reply poll's clock counts from there
+    double reply_pending_until = -1e300;  ///< when the last pending reply is seen; a request before that waits
+};
+
+/// The extend latency as the flow of clocks and service times (see the header comment).
+class flow_latency {
+public:
+    static constexpr std::size_t max_stages = flow_run::max_stages;
+    /// The most reply polls one request can wait (bounds the exact CDF's sum).
+    static constexpr std::uint64_t max_reply_polls = 1000;
+
+    /// Validates the stages: 1 to 8; a monitor only first; at most one send and one reply poll, the poll after
+    /// the send; times finite in [0, 1e5) seconds with min <= max; periods above 1 ms; drift in [0, period).
+    PROVPOL_NODISCARD static result<flow_latency> make(const flow_stage* stages, std::size_t count) noexcept {
+        if (count < 1 || count > max_stages)
+            return unexpected(error::out_of_range("flow stages", error_value::of(count), error_value::of(1),
+                                                  error_value::of(max_stages)));
+        flow_latency f;
+        int send = -1, poll = -1;
+        for (std::size_t i = 0; i < count; ++i) {
+            const flow_stage& s = stages[i];
+            const bool timed = s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send;
+            if (timed) {
+                if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.0 || s.min_seconds >= 1e5)
+                    return unexpected(error::out_of_range("flow stage min_seconds", error_value::of_real(s.min_seconds),
+                                                          error_value::of_real(0.0), error_value::of_real(1e5)));
+                if (!detail::isfinite(s.max_seconds) || s.max_seconds < s.min_seconds || s.max_seconds >= 1e5)
+                    return unexpected(error::out_of_range("flow stage max_seconds", error_value::of_real(s.max_seconds),
+                                                          error_value::of_real(s.min_seconds),
+                                                          error_value::of_real(1e5)));
+            } else {
+                if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.001 || s.min_seconds >= 1e5)
+                    return unexpected(error::out_of_range("flow clock period", error_value::of_real(s.min_seconds),
+                                                          error_value::of_real(0.001), error_value::of_real(1e5)));
+                if (!detail::isfinite(s.drift) || s.drift < 0.0 || s.drift >= s.min_seconds)
+                    return unexpected(error::out_of_range("flow clock drift", error_value::of_real(s.drift),
+                                                          error_value::of_real(0.0), error_value::of_real(s.min_seconds)));
+            }
+            if (s.kind == flow_stage_kind::monitor && i != 0)
+                return unexpected(error::unsupported("flow stages", "only the first stage can be the agent's monitor"));
+            if (s.kind == flow_stage_kind::send) {
+                if (send >= 0) return unexpected(error::unsupported("flow stages", "at most one send"));
+                send = static_cast<int>(i);
+            }
+            if (s.kind == flow_stage_kind::reply_poll) {
+                if (poll >= 0) return unexpected(error::unsupported("flow stages", "at most one reply poll"));
+                if (send < 0)
+                    return unexpected(error::unsupported("flow stages", "the reply poll must come after the send"));
+                poll = static_cast<int>(i);
+            }
+            f.stages_[i] = s;
+        }
+        f.count_ = count;
+        f.send_ = send;
+        f.poll_ = poll;
+        const auto prepared = f.prepare();
+        if (!prepared) return unexpected(prepared.error());
+        return f;
+    }
+
+    PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
+    PROVPOL_NODISCARD const flow_stage& stage(std::size_t i) const noexcept { return stages_[i]; }
+
+    // ---- the marginal latency: a request at a time uniform against every clock ------------------------------
+
+    PROVPOL_NODISCARD double mean() const noexcept { return mean_; }
+    PROVPOL_NODISCARD double min() const noexcept { return min_; }
+    /// The supremum of the latency.
+    PROVPOL_NODISCARD double max() const noexcept { return max_; }
+    PROVPOL_NODISCARD double cdf(double t) const noexcept {
+        if (poll_ < 0) return ab_.cdf(t);
+        double acc = 0.0;
+        for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
+            const double pk = poll_probability(k);
+            if (pk > 0.0) acc += pk * ab_.cdf(t - static_cast<double>(k) * period_);
+        }
+        return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
+    }
+    /// P(L > t), computed as a sum of upper tails so that small probabilities keep their precision.
+    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+        if (poll_ < 0) return ab_.exceed_probability(t);
+        double acc = 0.0;
+        for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
+            const double pk = poll_probability(k);
+            if (pk > 0.0) acc += pk * ab_.exceed_probability(t - static_cast<double>(k) * period_);
+        }
+        return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
+    }
+    /// The smallest t with P(L <= t) >= p (bisection on the exact CDF, to 1e-9 s).
+    PROVPOL_NODISCARD double quantile(double p) const noexcept {
+        if (!(p > 0.0)) return min();
+        if (p >= 1.0) return max();
+        double lo = min(), hi = max();
+        for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
+            const double mid = lo + (hi - lo) / 2.0;
+            if (cdf(mid) >= p)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        return hi;
+    }
+    /// P(K = k): the probability that the reply is seen at the k-th poll after the send (1 without a poll).
+    PROVPOL_NODISCARD double poll_probability(std::uint64_t k) const noexcept {
+        if (poll_ < 0) return k == 1 ? 1.0 : 0.0;
+        if (k < 1) return 0.0;
+        const double hi = x_.cdf(static_cast<double>(k) * period_);
+        const double lo = k == 1 ? 0.0 : x_.cdf(static_cast<double>(k - 1) * period_);
+        return hi > lo ? hi - lo : 0.0;
+    }
+
+    // ---- one run -------------------------------------------------------------------------------------------
+
+    /// The agent's monitor period (the first stage when it is a monitor), or 0 when the agent requests on the
+    /// threshold event itself.
+    PROVPOL_NODISCARD double detection_period() const noexcept {
+        return stages_[0].kind == flow_stage_kind::monitor ? stages_[0].min_seconds : 0.0;
+    }
+    /// Draws the run's clock phases, in stage order, one uniform each (the monitor's phase is the caller's).
+    PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
+        flow_run r;
+        for (std::size_t i = 0; i < count_; ++i)
+            if (stages_[i].kind == flow_stage_kind::clock) r.phase[i] = stages_[i].cycle() * rng.uniform();
+        return r;
+    }
+    /// The time the grown LV is visible for a request the agent made at time `t` (at its monitor's tick, or at the
+    /// event when the flow has no monitor). Updates the run's pending-reply state.
+    PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
+        for (std::size_t i = 0; i < count_; ++i) {
+            const flow_stage& s = stages_[i];
+            switch (s.kind) {
+                case flow_stage_kind::monitor: break;  // the request is made at the monitor's tick
+                case flow_stage_kind::clock: t = next_tick(run.phase[i], s.cycle(), t); break;
+                case flow_stage_kind::delay: t += draw(s, rng); break;
+                case flow_stage_kind::send:
+                    t += draw(s, rng);
+                    if (poll_ >= 0) {
+                        if (t < run.reply_pending_until)  // the mail monitor is sleeping on a pending reply
+                            t = next_tick(run.send_time, period_, t);
+                        else
+                            run.send_time = t;
+                    }
+                    break;
+                case flow_stage_kind::reply_poll: {
+                    // The first poll after the send that sees the reply (the send is on this clock's grid).
+                    const double k = detail::ceil((t - run.send_time) / period_);
+                    t = run.send_time + (k < 1.0 ? 1.0 : k) * period_;
+                    if (t > run.reply_pending_until) run.reply_pending_until = t;
+                    break;
+                }
+            }
+        }
+        return t;
+    }
+
+private:
+    static double draw(const flow_stage& s, random_stream& rng) noexcept {
+        return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
+                                             : s.min_seconds;
+    }
+    // The first tick of the clock (phase + n x cycle) at or after t.
+    static double next_tick(double phase, double cycle, double t) noexcept {
+        const double n = detail::ceil((t - phase) / cycle);
+        const double tick = phase + n * cycle;
+        return tick < t ? tick + cycle : tick;
+    }
+
+    // Splits the stages into A + B (uniforms outside the send-to-poll span) and X (between send and poll).
+    result<bool> prepare() noexcept {
+        latency_stage ab[max_stages] = {}, x[max_stages] = {};
+        std::size_t nab = 0, nx = 0;
+        for (std::size_t i = 0; i < count_; ++i) {
+            const flow_stage& s = stages_[i];
+            if (s.kind == flow_stage_kind::reply_poll) {
+                period_ = s.min_seconds;
+                continue;
+            }
+            const bool clocked = s.kind != flow_stage_kind::delay && s.kind != flow_stage_kind::send;
+            const latency_stage u{s.name, clocked ? 0.0 : s.min_seconds, clocked ? s.cycle() : s.max_seconds, false};
+            const bool between = poll_ >= 0 && static_cast<int>(i) > send_ && static_cast<int>(i) < poll_;
+            if (between)
+                x[nx++] = u;
+            else
+                ab[nab++] = u;
+        }
+        const latency_stage zero{"", 0.0, 0.0, false};
+        if (nab == 0) ab[nab++] = zero;
+        if (nx == 0) x[nx++] = zero;
+        auto pab = pipeline_latency::make(ab, nab);
+        auto px = pipeline_latency::make(x, nx);
+        if (!pab || !px) return unexpected(error::unsupported("flow stages", "a stage's times are out of range"));
+        ab_ = *pab;
+        x_ = *px;
+        if (poll_ < 0) {
+            mean_ = ab_.mean();
+            min_ = ab_.min();
+            max_ = ab_.max();
+            return true;
+        }
+        // K = max(1, ceil(X / T)) ranges over [k_min, k_max].
+        const double kx_max = detail::ceil(x_.max() / period_);
+        if (!(kx_max <= static_cast<double>(max_reply_polls)))
+            return unexpected(error::out_of_range("flow reply polls per request", error_value::of_real(kx_max),
+                                                  error_value::of(1), error_value::of(max_reply_polls)));
+        const double kx_min = detail::floor(x_.min() / period_) + 1.0;  // X > min almost surely
+        k_max_ = kx_max < 1.0 ? 1 : static_cast<std::uint64_t>(kx_max);
+        k_min_ = kx_min < 1.0 ? 1 : static_cast<std::uint64_t>(kx_min);
+        if (k_min_ > k_max_) k_min_ = k_max_;
+        while (k_min_ < k_max_ && !(poll_probability(k_min_) > 0.0)) ++k_min_;
+        while (k_max_ > k_min_ && !(poll_probability(k_max_) > 0.0)) --k_max_;
+        double ek = 0.0;
+        for (std::uint64_t k = k_min_; k <= k_max_; ++k) ek += static_cast<double>(k) * poll_probability(k);
+        mean_ = ab_.mean() + period_ * ek;
+        min_ = ab_.min() + period_ * static_cast<double>(k_min_);
+        max_ = ab_.max() + period_ * static_cast<double>(k_max_);
+        return true;
+    }
+
+    flow_stage stages_[max_stages] = {};
+    std::size_t count_ = 0;
+    int send_ = -1;
+    int poll_ = -1;
+    double period_ = 0.0;  // the reply poll's
+    pipeline_latency ab_{};
+    pipeline_latency x_{};
+    std::uint64_t k_min_ = 1, k_max_ = 1;
+    double mean_ = 0.0, min_ = 0.0, max_ = 0.0;
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_LATENCY_FLOW_HPP

@@ -1,0 +1,272 @@
+// provpol/latency_pipeline.hpp - models of the extend latency: the time from "the guest crossed the block threshold"
+// to "the extended LV is visible to the host", as distributions that can be sampled (seeded) and queried
+// (mean, quantiles, P(L > t)).
+//
+// - pipeline_latency: the sum of independent stages, each a fixed time or a wait uniform in [min, max) (a poll
+//   of period T is a wait uniform in [0, T)). Its distribution is exact: the CDF of a sum of uniforms is a
+//   piecewise polynomial, evaluated in closed form, so tail probabilities such as 1e-6 are not sampled.
+// - empirical_latency: measured samples (e.g. from an agent's logs), used as they are: P(L > t) is the share of
+//   samples above t, sampling picks one of them.
+// Both draw every request's latency afresh (independent waits); latency_flow.hpp models the flow as clocks, and
+// latency.hpp picks any of them at run time.
+//
+// Every model is a value; queries are const and allocate nothing. Sampling takes the caller's generator.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_LATENCY_PIPELINE_HPP
+#define PROVPOL_LATENCY_PIPELINE_HPP
+
+#include "config.hpp"
+#include "detail/math.hpp"
+#include "detail/random.hpp"
+#include "detail/sort.hpp"
+#include "detail/text_view.hpp"
+#include "result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace provpol {
+
+/// One stage of the extend pipeline: a wait uniform in [min_seconds, max_seconds), or fixed when equal.
+struct latency_stage {
+    const char* name = "";     ///< what the stage is ("SPM mailbox scan"); a string with static storage
+    double min_seconds = 0.0;  ///< the shortest wait
+    double max_seconds = 0.0;  ///< the longest wait (exclusive when above min_seconds)
+    bool detection = false;    ///< the agent's own poll, which a simulator of the agent models itself
+};
+
+/// The extend latency as a pipeline of independent stages (see latency_stage).
+class pipeline_latency {
+public:
+    /// At most this many stages (the closed-form CDF sums over subsets of the uniform stages: 2^8 terms).
+    static constexpr std::size_t max_stages = 8;
+
+    /// Validates the stages: 1 to 8 of them, each with 0 <= min <= max < 1e6 seconds (finite), and at most
+    /// one detection stage, which must be the first.
+    PROVPOL_NODISCARD static result<pipeline_latency> make(const latency_stage* stages, std::size_t count) noexcept {
+        if (count < 1 || count > max_stages)
+            return unexpected(error::out_of_range("latency stages", error_value::of(count), error_value::of(1),
+                                                  error_value::of(max_stages)));
+        pipeline_latency p;
+        for (std::size_t i = 0; i < count; ++i) {
+            const latency_stage& s = stages[i];
+            if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.0 || s.min_seconds >= 1e6)
+                return unexpected(error::out_of_range("latency stage min_seconds", error_value::of_real(s.min_seconds),
+                                                      error_value::of_real(0.0), error_value::of_real(1e6)));
+            if (!detail::isfinite(s.max_seconds) || s.max_seconds < s.min_seconds || s.max_seconds >= 1e6)
+                return unexpected(error::out_of_range("latency stage max_seconds", error_value::of_real(s.max_seconds),
+                                                      error_value::of_real(s.min_seconds), error_value::of_real(1e6)));
+            if (s.detection && i != 0)
+                return unexpected(
+                    error::unsupported("latency stages", "only the first stage can be the detection poll"));
+            p.stages_[i] = s;
+        }
+        p.count_ = count;
+        p.prepare();
+        return p;
+    }
+
+    /// A single fixed latency.
+    PROVPOL_NODISCARD static result<pipeline_latency> fixed(double seconds) noexcept {
+        const latency_stage s{"fixed", seconds, seconds, false};
+        const auto r = make(&s, 1);
+        if (!r)
+            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(seconds),
+                                                  error_value::of_real(0.0), error_value::of_real(1e6)));
+        return r;
+    }
+
+    PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
+    PROVPOL_NODISCARD const latency_stage& stage(std::size_t i) const noexcept { return stages_[i]; }
+
+    /// The expected latency in seconds.
+    PROVPOL_NODISCARD double mean() const noexcept { return offset_ + total_width_ / 2.0; }
+    /// The shortest possible latency.
+    PROVPOL_NODISCARD double min() const noexcept { return offset_; }
+    /// The supremum of the latency (never reached when a stage is a uniform wait).
+    PROVPOL_NODISCARD double max() const noexcept { return offset_ + total_width_; }
+
+    /// P(L <= t).
+    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
+
+    /// P(L > t), exact (closed form for a sum of independent uniforms; accurate in the far tail, where it
+    /// is computed from the mirror image, P(S > x) = P(S <= W - x)).
+    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+        const double x = t - offset_;
+        if (x < 0.0) return 1.0;
+        if (x >= total_width_) return 0.0;
+        if (n_uniform_ == 0) return 0.0;  // fixed latency, and x >= 0 == total width handled above
+        if (x > total_width_ / 2.0) return sum_cdf(total_width_ - x);
+        return 1.0 - sum_cdf(x);
+    }
+
+    /// The smallest t with P(L <= t) >= p, for p in [0, 1] (by bisection on the exact CDF, to 1e-9 s).
+    PROVPOL_NODISCARD double quantile(double p) const noexcept {
+        if (!(p > 0.0)) return min();
+        if (p >= 1.0) return max();
+        double lo = min(), hi = max();
+        for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
+            const double mid = lo + (hi - lo) / 2.0;
+            if (cdf(mid) >= p)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        return hi;
+    }
+
+    /// One draw of the latency.
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
+        double t = 0.0;
+        for (std::size_t i = 0; i < count_; ++i) t += draw(stages_[i], rng);
+        return t;
+    }
+
+    /// The poll period of the detection stage (its max - min), or 0 when detection is immediate.
+    PROVPOL_NODISCARD double detection_period() const noexcept {
+        return count_ > 0 && stages_[0].detection ? stages_[0].max_seconds - stages_[0].min_seconds : 0.0;
+    }
+    /// One draw of the latency after detection (every stage but the detection poll): what a simulator that
+    /// models the agent's own polling adds after the agent requested the extend.
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept {
+        double t = 0.0;
+        for (std::size_t i = 0; i < count_; ++i)
+            t += stages_[i].detection ? stages_[i].min_seconds : draw(stages_[i], rng);
+        return t;
+    }
+
+private:
+    static double draw(const latency_stage& s, random_stream& rng) noexcept {
+        return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
+                                             : s.min_seconds;
+    }
+
+    void prepare() noexcept {
+        offset_ = 0.0;
+        total_width_ = 0.0;
+        n_uniform_ = 0;
+        for (std::size_t i = 0; i < count_; ++i) {
+            offset_ += stages_[i].min_seconds;
+            const double w = stages_[i].max_seconds - stages_[i].min_seconds;
+            if (w > 0.0) {
+                widths_[n_uniform_++] = w;
+                total_width_ += w;
+            }
+        }
+        // n! * product of widths: the normaliser of the closed-form CDF.
+        double norm = 1.0;
+        for (std::size_t i = 0; i < n_uniform_; ++i) norm *= static_cast<double>(i + 1) * widths_[i];
+        norm_ = norm;
+    }
+
+    // P(U_1 + ... + U_n <= x) for U_i uniform on [0, w_i): (1 / (n! prod w)) sum over subsets J of
+    // (-1)^|J| (x - sum_J w)_+^n.
+    PROVPOL_NODISCARD double sum_cdf(double x) const noexcept {
+        if (x <= 0.0) return 0.0;
+        if (x >= total_width_) return 1.0;
+        const std::size_t n = n_uniform_;
+        double acc = 0.0;
+        for (unsigned mask = 0; mask < (1u << n); ++mask) {
+            double shift = 0.0;
+            int bits = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                if (mask & (1u << i)) {
+                    shift += widths_[i];
+                    ++bits;
+                }
+            const double y = x - shift;
+            if (y <= 0.0) continue;
+            double term = 1.0;
+            for (std::size_t i = 0; i < n; ++i) term *= y;
+            acc += (bits & 1) ? -term : term;
+        }
+        const double f = acc / norm_;
+        return f < 0.0 ? 0.0 : (f > 1.0 ? 1.0 : f);
+    }
+
+    latency_stage stages_[max_stages] = {};
+    std::size_t count_ = 0;
+    double widths_[max_stages] = {};
+    std::size_t n_uniform_ = 0;
+    double offset_ = 0.0;
+    double total_width_ = 0.0;
+    double norm_ = 1.0;
+};
+
+/// The extend latency as measured samples, used as they are (the empirical distribution).
+class empirical_latency {
+public:
+    /// The most samples kept. Above it, the samples are summarised by this many order statistics at evenly
+    /// spaced ranks (each standing for an equal share of the samples).
+    static constexpr std::size_t capacity = 512;
+
+    /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `seconds` in
+    /// place (heapsort: no allocation).
+    PROVPOL_NODISCARD static result<empirical_latency> make(double* seconds, std::size_t count) noexcept {
+        if (count == 0) return unexpected(error::unsupported("latency samples", "no samples were given"));
+        for (std::size_t i = 0; i < count; ++i)
+            if (!detail::isfinite(seconds[i]) || seconds[i] < 0.0 || seconds[i] >= 1e6)
+                return unexpected(error::out_of_range("latency sample", error_value::of_real(seconds[i]),
+                                                      error_value::of_real(0.0), error_value::of_real(1e6)));
+        detail::heap_sort(seconds, count, [](double a, double b) { return a < b; });
+        empirical_latency e;
+        e.count_ = count < capacity ? count : capacity;
+        e.total_ = count;
+        double sum = 0.0;
+        for (std::size_t i = 0; i < e.count_; ++i) {
+            // rank of the i-th kept sample: the middle of its share of the sorted samples
+            const std::size_t rank = count <= capacity ? i : (2 * i + 1) * count / (2 * capacity);
+            e.x_[i] = seconds[rank];
+            sum += e.x_[i];
+        }
+        e.mean_ = sum / static_cast<double>(e.count_);
+        return e;
+    }
+
+    /// How many samples were given, and how many are kept.
+    PROVPOL_NODISCARD std::size_t samples_given() const noexcept { return total_; }
+    PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
+    PROVPOL_NODISCARD double sample_at(std::size_t i) const noexcept { return x_[i]; }
+
+    PROVPOL_NODISCARD double mean() const noexcept { return mean_; }
+    PROVPOL_NODISCARD double min() const noexcept { return x_[0]; }
+    PROVPOL_NODISCARD double max() const noexcept { return x_[count_ - 1]; }
+    /// P(L > t): the share of samples above t.
+    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+        std::size_t lo = 0, hi = count_;  // first index with x > t
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (x_[mid] > t)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return static_cast<double>(count_ - lo) / static_cast<double>(count_);
+    }
+    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
+    /// The smallest sample t with P(L <= t) >= p.
+    PROVPOL_NODISCARD double quantile(double p) const noexcept {
+        if (!(p > 0.0)) return min();
+        if (p >= 1.0) return max();
+        const double k = detail::ceil(p * static_cast<double>(count_));
+        std::size_t i = k < 1.0 ? 0 : static_cast<std::size_t>(k) - 1;
+        if (i >= count_) i = count_ - 1;
+        return x_[i];
+    }
+    /// One of the samples, uniformly.
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept { return x_[rng.below(count_)]; }
+    /// Measured samples include detection: a simulator requests at the event and adds the whole sample.
+    PROVPOL_NODISCARD double detection_period() const noexcept { return 0.0; }
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
+
+private:
+    double x_[capacity] = {};
+    std::size_t count_ = 0;
+    std::size_t total_ = 0;
+    double mean_ = 0.0;
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_LATENCY_PIPELINE_HPP
