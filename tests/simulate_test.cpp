@@ -8,7 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 using namespace provpol;
@@ -41,6 +43,118 @@ TEST_CASE("the seed's before table: 1024 MiB / 50%, polling flow, 50 GiB written
     CHECK((r100.pauses >= 1.0 && r100.pauses <= 10.0));                        // a few by 100 MiB/s (seed: 4)
     CHECK(r125.pauses > r100.pauses);                                          // more with a faster writer
     CHECK((r150.pause_probability >= 0.35 && r150.pause_probability <= 0.7));  // roughly half (seed: 24 of 53)
+}
+
+TEST_CASE("the seed's before table, per run: every measured row lies in the central 95% of the runs") {
+    // The seed measured one run per rate (1024 MiB / 50%, 50 GiB written): 0, 4, 4 and 24 pauses at 75, 100, 125
+    // and 150 MiB/s. Under the flow model each lies in the central 95% of 2000 runs' pause counts:
+    // P(pauses <= measured) >= 0.025 and P(pauses >= measured) >= 0.025. The independent-waits model cannot
+    // produce the 125 MiB/s row: every extend draws its waits afresh, so a run's pauses gather around the mean.
+    const workload base = workload::make(50_GiB, mib_per_s(75), 100_GiB).value();
+    const std::pair<std::uint64_t, std::uint32_t> rows[] = {{75, 0}, {100, 4}, {125, 4}, {150, 24}};
+    auto shares = [&](const latency_model& l, std::uint64_t mib_s, std::uint32_t measured) {
+        workload w = base;
+        w.write_rate = mib_per_s(mib_s);
+        std::uint32_t at_most = 0, at_least = 0;
+        simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), l, w, 2000, 1,
+                      [&](std::uint32_t, const run_result& r) {
+                          at_most += r.pauses <= measured;
+                          at_least += r.pauses >= measured;
+                      });
+        return std::make_pair(at_most / 2000.0, at_least / 2000.0);
+    };
+    for (const auto& [mib_s, measured] : rows) {
+        CAPTURE(mib_s);
+        const auto [below, above] = shares(vdsm_polling_2022_latency(), mib_s, measured);
+        CAPTURE(below);
+        CAPTURE(above);
+        CHECK(below >= 0.025);
+        CHECK(above >= 0.025);
+    }
+    const auto [below, above] = shares(vdsm_polling_2022_independent_latency(), 125, 4);
+    CHECK(below < 0.001);  // the earlier model: 4 pauses at 125 MiB/s in fewer than 1 run in 1000
+    CHECK(above > 0.99);
+}
+
+TEST_CASE("the mean hides the unlucky VM: the flow's pauses per run spread wider than independent waits'") {
+    // The same VM is lucky or unlucky extend after extend: for the same mean, the flow's runs differ more.
+    const workload w = workload::make(50_GiB, mib_per_s(125), 100_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    auto spread = [&](const latency_model& l) {
+        double n = 0, sum = 0, sq = 0;
+        simulate_each(agent, l, w, 2000, 1, [&](std::uint32_t, const run_result& r) {
+            n += 1;
+            sum += r.pauses;
+            sq += static_cast<double>(r.pauses) * r.pauses;
+        });
+        const double mean = sum / n;
+        return std::make_pair(mean, std::sqrt(sq / n - mean * mean));
+    };
+    const auto [flow_mean, flow_sd] = spread(vdsm_polling_2022_latency());
+    const auto [indep_mean, indep_sd] = spread(vdsm_polling_2022_independent_latency());
+    CAPTURE(flow_mean);
+    CAPTURE(flow_sd);
+    CAPTURE(indep_mean);
+    CAPTURE(indep_sd);
+    // Relative to the mean (the coefficient of variation), the flow spreads at least twice as wide.
+    CHECK(flow_sd / flow_mean > 2.0 * indep_sd / indep_mean);
+}
+
+TEST_CASE("run_accumulator: quantiles, the mostly-paused share and the summary, run by run") {
+    run_accumulator acc;
+    auto run = [](std::uint32_t extends, std::uint32_t pauses) {
+        run_result r;
+        r.extends = extends;
+        r.pauses = pauses;
+        return r;
+    };
+    // pauses per run: 0, 0, 1, 3, 9 over 10 extends each; the last two paused on more than half? 3 no, 9 yes.
+    for (std::uint32_t p : {0u, 9u, 1u, 0u, 3u}) acc.add(run(10, p));
+    const simulation_summary s = acc.summary();
+    CHECK(s.runs == 5);
+    CHECK(s.pauses == doctest::Approx(13.0 / 5));
+    CHECK(s.pauses_p50 == 1);  // nearest rank: the 3rd of 0, 0, 1, 3, 9
+    CHECK(s.pauses_p90 == 9);  // 0.9 x 5 = 4.5: the 5th
+    CHECK(s.pauses_p99 == 9);
+    CHECK(acc.pauses_quantile(0.4) == 0);  // 2 of 5 runs paused at most 0 times
+    CHECK(acc.pauses_quantile(0.41) == 1);
+    CHECK(s.runs_mostly_paused == doctest::Approx(0.2));
+    CHECK(acc.share_with_at_most(1) == doctest::Approx(0.6));
+    CHECK(acc.share_with_at_most(2) == doctest::Approx(0.6));
+    CHECK(acc.share_with_at_most(3) == doctest::Approx(0.8));
+    acc.add(run(10, 5));  // exactly half: not mostly paused
+    CHECK(acc.summary().runs_mostly_paused == doctest::Approx(1.0 / 6));
+    CHECK(acc.quantiles_exact());
+    acc.add(run(5000, 4000));
+    CHECK_FALSE(acc.quantiles_exact());
+    CHECK(acc.pauses_quantile(1.0) == 4000);
+}
+
+TEST_CASE("simulate's summary equals simulate_run run by run") {
+    // simulation_summary's per-run counts against simulate_run, run by run (seeded by detail::run_seed).
+    const latency_model l = vdsm_polling_2022_latency();
+    const workload w = workload::make(20_GiB, mib_per_s(140), 40_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const simulation_summary s = simulate(agent, l, w, 200, 9);
+    double extends = 0, pauses = 0, seconds = 0;
+    std::uint32_t most = 0;
+    std::vector<std::uint32_t> counts;
+    for (std::uint32_t i = 0; i < 200; ++i) {
+        const run_result r = simulate_run(agent, l, w, detail::run_seed(9, i));
+        extends += r.extends;
+        pauses += r.pauses;
+        seconds += r.pause_seconds;
+        most = std::max(most, r.pauses);
+        counts.push_back(r.pauses);
+    }
+    std::sort(counts.begin(), counts.end());
+    CHECK(s.extends == doctest::Approx(extends / 200));
+    CHECK(s.pauses == doctest::Approx(pauses / 200));
+    CHECK(s.pause_seconds == doctest::Approx(seconds / 200));
+    CHECK(s.max_pauses == most);
+    CHECK(s.pauses_p50 == counts[99]);   // nearest rank: the 100th of 200
+    CHECK(s.pauses_p90 == counts[179]);  // the 180th
+    CHECK(s.pauses_p99 == counts[197]);  // the 198th
 }
 
 TEST_CASE("2560 MiB / 20% copes with four times the write rate of 1024 MiB / 50%") {

@@ -79,13 +79,28 @@ std::uint32_t budget_option(const args& a, const latency_model& latency) {
     return ms < 1 ? 1 : ms;
 }
 
-// Runs one configuration at one rate.
+// Runs one configuration at one rate, handing every run to `on_run(i, result)`, and summarises them.
+template <class OnRun>
+simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+                                   const workload& w, std::uint32_t runs, std::uint64_t seed, OnRun&& on_run) {
+    run_accumulator acc;
+    auto each = [&](std::uint32_t i, const run_result& r) {
+        acc.add(r);
+        on_run(i, r);
+    };
+    if (!c.rate_aware) {
+        simulate_each(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, runs, seed, each);
+    } else {
+        const auto policy = make_rate_aware_policy(c.config, budget_ms);
+        if (!policy) fail(policy.error(), "--budget");
+        simulate_each(rate_aware_agent(*policy), latency, w, runs, seed, each);
+    }
+    return acc.summary();
+}
+
 simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
                                    const workload& w, std::uint32_t runs, std::uint64_t seed) {
-    if (!c.rate_aware) return simulate(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, runs, seed);
-    const auto policy = make_rate_aware_policy(c.config, budget_ms);
-    if (!policy) fail(policy.error(), "--budget");
-    return simulate(rate_aware_agent(*policy), latency, w, runs, seed);
+    return simulate_config(c, budget_ms, latency, w, runs, seed, [](std::uint32_t, const run_result&) {});
 }
 
 std::vector<rate> rates_option(const args& a) {
@@ -196,7 +211,8 @@ int run_plan(int argc, char** argv) {
         "N]\n"
         "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
         "SIZE]\n"
-        "                    [--capacity SIZE] [--runs N] [--seed N] [--format text|csv|json|svg] [--svg-metric M]",
+        "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
+        "[--svg-metric M]",
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
           true},
@@ -213,6 +229,7 @@ int run_plan(int argc, char** argv) {
          {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
          {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
          {"--seed", "N", "the seed (default 1)"},
+         {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
         argc, argv);
@@ -233,16 +250,29 @@ int run_plan(int argc, char** argv) {
     const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(1000);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
 
+    const bool per_run = a.has("--per-run");
+    if (per_run && f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
     std::vector<std::vector<simulation_summary>> results(configs.size());
     table t({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "limit",
-             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses",
-             "model_pause_probability", "runs", "write", "latency_mean_s", "budget_s"});
+             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses", "pauses_p50",
+             "pauses_p90", "pauses_p99", "runs_mostly_paused", "model_pause_probability", "runs", "write",
+             "latency_mean_s", "budget_s"});
+    table each({"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent",
+                "budget_s"});
     for (std::size_t c = 0; c < configs.size(); ++c) {
         for (rate r : rates) {
             const auto w = workload::make(write, r, capacity);
             if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
-            const simulation_summary s =
-                simulate_config(configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed);
+            const cell budget = configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell();
+            const simulation_summary s = simulate_config(
+                configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed,
+                [&](std::uint32_t i, const run_result& x) {
+                    if (!per_run) return;
+                    each.add_row({cell::of_real(r.mib_per_second(), 10), cell::of(i), cell::of(x.extends),
+                                  cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
+                                  cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
+                                  budget});
+                });
             results[c].push_back(s);
             // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
@@ -254,9 +284,10 @@ int run_plan(int argc, char** argv) {
                        cell::of_size(limit), cell::of_size(s.initial_size),
                        cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
                        cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4),
-                       cell::of_real(s.max_pauses, 6), cell::of_real(pause_probability(limit, r, latency), 4),
-                       cell::of(runs), cell::of_size(write), cell::of_real(latency.mean(), 4),
-                       configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
+                       cell::of_real(s.max_pauses, 6), cell::of_real(s.pauses_p50, 6), cell::of_real(s.pauses_p90, 6),
+                       cell::of_real(s.pauses_p99, 6), cell::of_real(s.runs_mostly_paused, 4),
+                       cell::of_real(pause_probability(limit, r, latency), 4), cell::of(runs), cell::of_size(write),
+                       cell::of_real(latency.mean(), 4), budget});
         }
     }
     if (f == format::svg) {
@@ -268,7 +299,7 @@ int run_plan(int argc, char** argv) {
         std::fwrite(svg.data(), 1, svg.size(), stdout);
         return 0;
     }
-    const std::string out = t.str(f);
+    const std::string out = per_run ? each.str(f) : t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }
