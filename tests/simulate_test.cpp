@@ -356,3 +356,32 @@ TEST_CASE("a latency model of one's own, worked by hand") {
     CHECK(fast.pauses == 0);
     CHECK(fast.duration == doctest::Approx(16.0));
 }
+
+TEST_CASE("recommend_vdsm_per_vm: the smallest chunk under which the share of VMs meets the target") {
+    const latency_model l = vdsm_polling_2022_latency();
+    const workload w = workload::make(20_GiB, mib_per_s(300), 40_GiB).value();
+    for (std::uint32_t n : {0u, 1u, 3u}) {
+        CAPTURE(n);
+        const per_vm_target t = per_vm_target::make(n, 0.9).value();
+        const vdsm_config c = recommend_vdsm_per_vm(w, l, t, 20, 200, 1).value();
+        CHECK(c.percent() == 20);
+        CHECK(c.chunk().count() % (128_MiB).count() == 0);
+        const per_vm_check at = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(c)), l, w, t, 200, 1);
+        CHECK(at.met);
+        CHECK(at.share_within >= 0.9);
+        if (c.chunk() > 128_MiB) {
+            const vdsm_config smaller = vdsm_config::make_bytes(saturating_sub(c.chunk(), 128_MiB), 20).value();
+            const per_vm_check below = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(smaller)), l, w, t, 200, 1);
+            CHECK_FALSE(below.met);
+        }
+    }
+    // A stricter target never needs a smaller chunk.
+    const auto loose = recommend_vdsm_per_vm(w, l, per_vm_target::make(3, 0.9).value(), 20, 200, 1).value();
+    const auto strict = recommend_vdsm_per_vm(w, l, per_vm_target::make(0, 0.9).value(), 20, 200, 1).value();
+    CHECK(strict.chunk() >= loose.chunk());
+    CHECK(std::string(per_vm_target::make(1, 0.0).error().message().view()) ==
+          "vm_quantile: must be above 0 and at most 1 (a share of VMs), got 0");
+    CHECK_FALSE(per_vm_target::make(1, 1.5).has_value());
+    CHECK(recommend_vdsm_per_vm(w, l, per_vm_target::make(1, 0.9).value(), 100, 10, 1).error().code() ==
+          errc::out_of_range);
+}

@@ -297,6 +297,78 @@ PROVPOL_NODISCARD simulation_summary simulate(const Agent& agent, const Latency&
     return acc.summary();
 }
 
+/// A per-VM pause target: a share `vm_quantile` of VMs (runs) pause at most `max_pauses_per_run` times.
+struct per_vm_target {
+    std::uint32_t max_pauses_per_run = 1;
+    double vm_quantile = 0.99;
+
+    /// Validates: vm_quantile in (0, 1].
+    PROVPOL_NODISCARD static result<per_vm_target> make(std::uint32_t max_pauses_per_run, double vm_quantile) noexcept {
+        if (!(vm_quantile > 0.0 && vm_quantile <= 1.0))
+            return unexpected(error::unsupported("vm_quantile", "must be above 0 and at most 1 (a share of VMs)",
+                                                 error_value::of_real(vm_quantile)));
+        return per_vm_target{max_pauses_per_run, vm_quantile};
+    }
+};
+
+/// Whether `runs` simulated VMs under `agent` meet `target`, and their summary.
+struct per_vm_check {
+    bool met = false;
+    double share_within = 0.0;  ///< the share of runs that paused at most max_pauses_per_run times
+    simulation_summary summary;
+};
+
+template <class Agent, class Latency>
+PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
+                                            per_vm_target target, std::uint32_t runs, std::uint64_t seed) noexcept {
+    run_accumulator acc;
+    simulate_each(agent, latency, w, runs, seed, [&acc](std::uint32_t, const run_result& r) noexcept { acc.add(r); });
+    per_vm_check c;
+    c.share_within = acc.share_with_at_most(target.max_pauses_per_run);
+    // A share computed from whole runs: compare with a tolerance of half a run, not with floating noise.
+    c.met = c.share_within * runs + 0.5 >= target.vm_quantile * runs;
+    c.summary = acc.summary();
+    return c;
+}
+
+/// The smallest VDSM configuration (the chunk in whole extents, `percent` kept) under which a share
+/// target.vm_quantile of simulated VMs writing `w` pause at most target.max_pauses_per_run times: the per-VM
+/// counterpart of recommend_vdsm's per-extend target. The search doubles the chunk from one extent until the
+/// target is met, then bisects; run i of every candidate uses the same random numbers, so the answer is
+/// deterministic. Errors: a percent outside [0, 99], or no chunk up to VDSM's largest meets the target.
+template <class Latency>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
+                                                            per_vm_target target, std::uint64_t percent,
+                                                            std::uint32_t runs, std::uint64_t seed,
+                                                            bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+    if (percent > 99)
+        return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
+                                              error_value::of(0), error_value::of(99)));
+    const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
+    auto config = [&](std::uint64_t extents) { return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent); };
+    auto meets = [&](std::uint64_t extents) {
+        const auto c = config(extents);
+        return c && check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed).met;
+    };
+    std::uint64_t lo = 0, hi = 1;  // lo fails (0: nothing smaller), hi is the candidate
+    while (!meets(hi)) {
+        if (hi >= max_extents)
+            return unexpected(error::unsupported(
+                "max_pauses_per_run", "no VDSM chunk up to 1PiB meets the per-VM target at this rate (pauses per run)",
+                error_value::of(target.max_pauses_per_run)));
+        lo = hi;
+        hi = hi * 2 > max_extents ? max_extents : hi * 2;
+    }
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (meets(mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return config(hi);
+}
+
 }  // namespace provpol
 
 #endif  // PROVPOL_SIMULATE_HPP

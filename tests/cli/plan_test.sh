@@ -51,6 +51,26 @@ expect_stdout 'pauses per run'
 expect_ok recommend --policy rate-aware --rate 400MiB/s --runs 50
 expect_stdout '^volume_utilization_chunk_mb = 1024$'
 expect_stdout 'plans for 6.49 s of latency'
+# The per-VM target: the smallest chunk (whole 128 MiB extents) under which 99% of 200 simulated VMs pause at most
+# once. Checked through another path: plan --per-run with that chunk meets it, one extent less does not.
+expect_ok recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 0.99 --write 20GiB --format csv
+expect_stdout ',per-extend,,,,[01]$'
+expect_stdout ',per-vm,1,0.99,[0-9.]+,1$'
+vm_chunk=$(awk -F, '$18 == "per-vm" { print $3 }' "$out")
+within() {  # within CHUNK_MB: how many of 200 runs paused at most once
+  run plan --chunk "${1}MiB" --percent 20 --rates 400MiB/s --write 20GiB --runs 200 --per-run --format csv
+  awk -F, 'NR > 1 && $4 + 0 <= 1 { n++ } END { print n + 0 }' "$out"
+}
+checks=$((checks + 1))
+[ -n "$vm_chunk" ] && [ "$(within "$vm_chunk")" -ge 198 ] || fail "per-VM: chunk $vm_chunk MiB does not meet 99% of VMs with at most 1 pause"
+checks=$((checks + 1))
+[ -n "$vm_chunk" ] && [ "$(within $((vm_chunk - 128)))" -lt 198 ] || fail "per-VM: chunk $vm_chunk MiB is not the smallest"
+expect_ok recommend --policy rate-aware --rate 400MiB/s --max-pauses-per-run 1 --write 20GiB --runs 50
+expect_stdout 'the least for which 99% of VMs pause at most 1 time'
+expect_usage '--vm-quantile goes with --max-pauses-per-run' recommend --rate 400MiB/s --vm-quantile 0.9
+expect_usage '--vm-quantile must be in \[0, 1\], got 2' recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 2
+expect_usage '--vm-quantile: must be above 0 and at most 1 \(a share of VMs\), got 0' recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 0
+expect_usage 'a per-VM target is checked on simulated runs' recommend --rate 400MiB/s --max-pauses-per-run 1 --runs 0
 expect_usage 'expected static or rate-aware' plan --policy adaptive
 expect_usage '--budget-quantile must be in \[0.5, 1\], got 2' plan --policy rate-aware --budget-quantile 2
 expect_usage 'give --budget or --budget-quantile' plan --budget 3 --budget-quantile 0.9
