@@ -35,6 +35,26 @@ void bm_plan_8_rates_1000_runs(benchmark::State& state) {
 }
 BENCHMARK(bm_plan_8_rates_1000_runs)->Unit(benchmark::kMillisecond);
 
+// 8 rates x 10,000 runs under the flow model (issue: under 1 s).
+void bm_plan_8_rates_10000_runs(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_latency();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const std::uint64_t rates[] = {75, 100, 125, 150, 200, 300, 400, 500};
+    std::uint64_t seed = 1;
+    for (auto _ : state) {
+        double pauses = 0.0;
+        for (std::uint64_t r : rates) {
+            const workload w = workload::make(bytes(50 * 1024 * mib), rate(r * mib), bytes(100 * 1024 * mib)).value();
+            pauses += simulate(agent, latency, w, 10000, seed).pauses;
+        }
+        benchmark::DoNotOptimize(pauses);
+        ++seed;
+    }
+    state.counters["runs_per_s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * 80000.0, benchmark::Counter::kIsRate);
+}
+BENCHMARK(bm_plan_8_rates_10000_runs)->Unit(benchmark::kMillisecond);
+
 // Simulated runs of 50 GiB at `mib_s` MiB/s with `agent`, one per iteration, each with its own seed.
 template <class Agent>
 void simulate_runs(benchmark::State& state, const Agent& agent, const latency_model& latency, std::uint64_t mib_s) {
@@ -47,12 +67,34 @@ void simulate_runs(benchmark::State& state, const Agent& agent, const latency_mo
     state.SetItemsProcessed(state.iterations());
 }
 
-// One simulated run of 50 GiB at 100 MiB/s (50 extends, 256 monitor wake-ups).
+// One simulated run of 50 GiB at 100 MiB/s (50 extends, 256 monitor wake-ups), under the flow model (issue:
+// at least 200,000 runs/s).
 void bm_simulate_one_run(benchmark::State& state) {
     const latency_model latency = vdsm_polling_2022_latency();
     simulate_runs(state, static_agent<vdsm_policy>(vdsm_legacy()), latency, 100);
 }
 BENCHMARK(bm_simulate_one_run)->Unit(benchmark::kMicrosecond);
+
+// The same with the flow model's own type (no run-time dispatch through latency_model).
+void bm_simulate_one_run_flow_type(benchmark::State& state) {
+    const flow_latency latency = vdsm_polling_2022_latency();
+    const workload w = workload::make(bytes(50 * 1024 * mib), rate(100 * mib), bytes(100 * 1024 * mib)).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    std::uint64_t seed = 0;
+    for (auto _ : state) {
+        auto r = simulate_run(agent, latency, w, seed++);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_simulate_one_run_flow_type)->Unit(benchmark::kMicrosecond);
+
+// The same under the independent-waits model, for comparison with the flow.
+void bm_simulate_one_run_independent(benchmark::State& state) {
+    const latency_model latency = vdsm_polling_2022_independent_latency();
+    simulate_runs(state, static_agent<vdsm_policy>(vdsm_legacy()), latency, 100);
+}
+BENCHMARK(bm_simulate_one_run_independent)->Unit(benchmark::kMicrosecond);
 
 // The same at 500 MiB/s with the rate-aware agent (its estimator observes every wake-up).
 void bm_simulate_one_run_rate_aware(benchmark::State& state) {
