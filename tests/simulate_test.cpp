@@ -385,3 +385,35 @@ TEST_CASE("recommend_vdsm_per_vm: the smallest chunk under which the share of VM
     CHECK(recommend_vdsm_per_vm(w, l, per_vm_target::make(1, 0.9).value(), 100, 10, 1).error().code() ==
           errc::out_of_range);
 }
+
+TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
+    // The criterion of the before-table test, with vdsm-polling-2022's stages and the SPM drift varied: the
+    // measured rows hold up to 7 ms per cycle and not at 7.5 ms (the 125 MiB/s row: too few runs with 4 pauses).
+    auto passes = [](double drift) {
+        const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
+                                     flow_stage::send("send", 0.0, 0.0),
+                                     flow_stage::clock("SPM mailbox scan", 2.0, drift),
+                                     flow_stage::delay("SPM work", 0.15, 0.49),
+                                     flow_stage::reply_poll("reply poll", 2.0),
+                                     flow_stage::delay("inbox read", 0.04, 0.15),
+                                     flow_stage::delay("refresh", 0.15, 0.34)};
+        const flow_latency f = flow_latency::make(stages, 7).value();
+        bool ok = true;
+        for (const auto& [mib_s, measured] : {std::pair<std::uint64_t, std::uint32_t>{75, 0}, {100, 4}, {125, 4}, {150, 24}}) {
+            const workload w = workload::make(50_GiB, mib_per_s(mib_s), 100_GiB).value();
+            std::uint32_t at_most = 0, at_least = 0;
+            simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), f, w, 2000, 1, [&](std::uint32_t, const run_result& r) {
+                at_most += r.pauses <= measured;
+                at_least += r.pauses >= measured;
+            });
+            ok = ok && at_most >= 50 && at_least >= 50;  // 2.5% of 2000 runs
+        }
+        return ok;
+    };
+    CHECK(passes(0.0));
+    CHECK(passes(0.005));
+    CHECK(passes(0.007));
+    CHECK_FALSE(passes(0.0075));
+    // The profile's own drift is the 5 ms checked here.
+    CHECK(vdsm_polling_2022_latency().stage(2).drift == 0.005);
+}
