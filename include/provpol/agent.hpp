@@ -255,7 +255,7 @@ public:
     }
 
 private:
-    drive_state state(bytes allocation) const noexcept {
+    PROVPOL_NODISCARD drive_state state(bytes allocation) const noexcept {
         drive_state s{capacity_, bytes(physical_), allocation};
         s.threshold_exceeded = exceeded_;
         return s;

@@ -70,7 +70,7 @@ public:
 
 private:
     template <class F>
-    double pick(F f) const noexcept {
+    PROVPOL_NODISCARD double pick(F f) const noexcept {
         switch (kind_) {
             case kind::flow: return f(flow_);
             case kind::pipeline: return f(pipeline_);
