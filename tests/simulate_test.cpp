@@ -63,17 +63,19 @@ TEST_CASE("the seed's before table, per run: every measured row lies in the cent
                       });
         return std::make_pair(at_most / 2000.0, at_least / 2000.0);
     };
-    for (const auto& [mib_s, measured] : rows) {
+    for (const auto& row : rows) {
+        const std::uint64_t mib_s = row.first;
         CAPTURE(mib_s);
-        const auto [below, above] = shares(vdsm_polling_2022_latency(), mib_s, measured);
+        const auto share = shares(vdsm_polling_2022_latency(), mib_s, row.second);
+        const double below = share.first, above = share.second;
         CAPTURE(below);
         CAPTURE(above);
         CHECK(below >= 0.025);
         CHECK(above >= 0.025);
     }
-    const auto [below, above] = shares(vdsm_polling_2022_independent_latency(), 125, 4);
-    CHECK(below < 0.001);  // the earlier model: 4 pauses at 125 MiB/s in fewer than 1 run in 1000
-    CHECK(above > 0.99);
+    const auto independent = shares(vdsm_polling_2022_independent_latency(), 125, 4);
+    CHECK(independent.first < 0.001);  // the earlier model: 4 pauses at 125 MiB/s in fewer than 1 run in 1000
+    CHECK(independent.second > 0.99);
 }
 
 TEST_CASE("the mean hides the unlucky VM: the flow's pauses per run spread wider than independent waits'") {
@@ -90,8 +92,9 @@ TEST_CASE("the mean hides the unlucky VM: the flow's pauses per run spread wider
         const double mean = sum / n;
         return std::make_pair(mean, std::sqrt(sq / n - mean * mean));
     };
-    const auto [flow_mean, flow_sd] = spread(vdsm_polling_2022_latency());
-    const auto [indep_mean, indep_sd] = spread(vdsm_polling_2022_independent_latency());
+    const auto flow = spread(vdsm_polling_2022_latency());
+    const auto indep = spread(vdsm_polling_2022_independent_latency());
+    const double flow_mean = flow.first, flow_sd = flow.second, indep_mean = indep.first, indep_sd = indep.second;
     CAPTURE(flow_mean);
     CAPTURE(flow_sd);
     CAPTURE(indep_mean);
@@ -399,8 +402,9 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
                                      flow_stage::delay("refresh", 0.15, 0.34)};
         const flow_latency f = flow_latency::make(stages, 7).value();
         bool ok = true;
-        for (const auto& [mib_s, measured] : {std::pair<std::uint64_t, std::uint32_t>{75, 0}, {100, 4}, {125, 4}, {150, 24}}) {
-            const workload w = workload::make(50_GiB, mib_per_s(mib_s), 100_GiB).value();
+        for (const auto& row : {std::pair<std::uint64_t, std::uint32_t>{75, 0}, {100, 4}, {125, 4}, {150, 24}}) {
+            const std::uint32_t measured = row.second;
+            const workload w = workload::make(50_GiB, mib_per_s(row.first), 100_GiB).value();
             std::uint32_t at_most = 0, at_least = 0;
             simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), f, w, 2000, 1, [&](std::uint32_t, const run_result& r) {
                 at_most += r.pauses <= measured;
