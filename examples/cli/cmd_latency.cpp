@@ -84,11 +84,11 @@ int run_vdsm_log(const args& a, format out) {
     const std::string wait_model = monitor ? "watermark monitor every " + seconds(f.monitor_period.max) + " s" +
                                                  (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
                                            : "event dispatch " + range_text(f.dispatch);
-    const std::string trip_model =
-        std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
-        (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) + " s, work " +
-        range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) + " s (at most " +
-        std::to_string(f.polls_max) + "), inbox read " + range_text(f.inbox_read);
+    const std::string trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
+                                   (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) +
+                                   " s, work " + range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) +
+                                   " s (at most " + std::to_string(f.polls_max) + "), inbox read " +
+                                   range_text(f.inbox_read);
     const std::string refresh_model = "refresh " + range_text(f.refresh);
 
     table t({"stage", "samples", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s", "model_min_s",
@@ -113,10 +113,10 @@ int run_vdsm_log(const args& a, format out) {
             row.push_back(real(sf->model_min, out));
             row.push_back(real(sf->model_mean, out));
             row.push_back(real(sf->model_max, out));
-            row.push_back(cell::of_text(st == vdsm_stage::total            ? "the fitted flow"
-                                        : st == vdsm_stage::wait           ? wait_model
-                                        : st == vdsm_stage::extend_volume  ? trip_model
-                                                                           : refresh_model));
+            row.push_back(cell::of_text(st == vdsm_stage::total           ? "the fitted flow"
+                                        : st == vdsm_stage::wait          ? wait_model
+                                        : st == vdsm_stage::extend_volume ? trip_model
+                                                                          : refresh_model));
         }
         t.add_row(std::move(row));
     }
@@ -138,10 +138,10 @@ int run_vdsm_log(const args& a, format out) {
         std::printf("fit: %zu round trips are shorter than one %.3g s poll: the mode does not explain them\n",
                     f.below_first_poll, f.poll_interval);
     std::printf("fit: %s\n", refresh_model.c_str());
-    std::printf("fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
-                "(use it with --latency vdsm-log:%s)\n",
-                f.model.min(), f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.99), f.model.max(),
-                shown.c_str());
+    std::printf(
+        "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
+        "(use it with --latency vdsm-log:%s)\n",
+        f.model.min(), f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.99), f.model.max(), shown.c_str());
     return 0;
 }
 
@@ -157,8 +157,7 @@ int run_latency(int argc, char** argv) {
     if (a.has("--profile") && a.has("--vdsm-log"))
         throw usage_error("give --profile or --vdsm-log, not both (see provpol latency --help)");
     if (a.has("--vdsm-log")) return run_vdsm_log(a, out);
-    if (!a.has("--profile"))
-        throw usage_error("give --profile NAME or --vdsm-log FILE (see provpol latency --help)");
+    if (!a.has("--profile")) throw usage_error("give --profile NAME or --vdsm-log FILE (see provpol latency --help)");
     return run_profiles(a, out);
 }
 

@@ -27,11 +27,11 @@ inline const std::string latency_spec_names = std::string(latency_profile_names)
 /// was skipped.
 struct vdsm_log_read {
     std::vector<double> stage[vdsm_stage_count];
-    std::size_t lines = 0;           ///< lines read
-    std::size_t extend_lines = 0;    ///< valid extend completion lines
-    std::size_t malformed = 0;       ///< extend completion lines that could not be read
-    std::size_t first_malformed = 0; ///< the first one's line number
-    std::string first_reason;        ///< and why
+    std::size_t lines = 0;            ///< lines read
+    std::size_t extend_lines = 0;     ///< valid extend completion lines
+    std::size_t malformed = 0;        ///< extend completion lines that could not be read
+    std::size_t first_malformed = 0;  ///< the first one's line number
+    std::string first_reason;         ///< and why
 
     /// Views of the samples for the library (fit_vdsm_log, vdsm_stage_stats sort them in place).
     vdsm_log_samples samples() {
@@ -97,9 +97,9 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
         throw runtime_failure(option + ": reading " + shown + " failed: " + std::strerror(err));
     }
     if (!line.empty()) take();
-    const std::string first = r.malformed == 0 ? std::string()
-                                               : "the first, line " + std::to_string(r.first_malformed) + ": " +
-                                                     r.first_reason;
+    const std::string first = r.malformed == 0
+                                  ? std::string()
+                                  : "the first, line " + std::to_string(r.first_malformed) + ": " + r.first_reason;
     if (r.extend_lines == 0) {
         if (r.malformed != 0)
             throw usage_error(option + ": " + shown + " has no valid extend completion line (" +

@@ -91,13 +91,20 @@ inline constexpr std::size_t vdsm_stage_count = 7;
 /// The timer's name in VDSM's Clock: "total", "wait", "extend-volume", ...
 PROVPOL_NODISCARD constexpr const char* to_text(vdsm_stage s) noexcept {
     switch (s) {
-        case vdsm_stage::total: return "total";
-        case vdsm_stage::wait: return "wait";
-        case vdsm_stage::extend_volume: return "extend-volume";
-        case vdsm_stage::refresh_volume: return "refresh-volume";
-        case vdsm_stage::extend_replica: return "extend-replica";
-        case vdsm_stage::refresh_replica: return "refresh-replica";
-        case vdsm_stage::refresh_destination_volume: return "refresh-destination-volume";
+        case vdsm_stage::total:
+            return "total";
+        case vdsm_stage::wait:
+            return "wait";
+        case vdsm_stage::extend_volume:
+            return "extend-volume";
+        case vdsm_stage::refresh_volume:
+            return "refresh-volume";
+        case vdsm_stage::extend_replica:
+            return "extend-replica";
+        case vdsm_stage::refresh_replica:
+            return "refresh-replica";
+        case vdsm_stage::refresh_destination_volume:
+            return "refresh-destination-volume";
     }
     return "?";
 }
@@ -105,9 +112,12 @@ PROVPOL_NODISCARD constexpr const char* to_text(vdsm_stage s) noexcept {
 namespace detail {
 // The setting names of the Clock's values, for errors: "Clock total", ... (static storage, as error wants).
 PROVPOL_NODISCARD constexpr const char* vdsm_clock_setting(std::size_t i) noexcept {
-    constexpr const char* names[vdsm_stage_count] = {"Clock total",          "Clock wait",
-                                                     "Clock extend-volume",  "Clock refresh-volume",
-                                                     "Clock extend-replica", "Clock refresh-replica",
+    constexpr const char* names[vdsm_stage_count] = {"Clock total",
+                                                     "Clock wait",
+                                                     "Clock extend-volume",
+                                                     "Clock refresh-volume",
+                                                     "Clock extend-replica",
+                                                     "Clock refresh-replica",
                                                      "Clock refresh-destination-volume"};
     return i < vdsm_stage_count ? names[i] : "Clock";
 }
@@ -177,7 +187,8 @@ PROVPOL_NODISCARD inline result<vdsm_extend_record> parse_vdsm_extend_line(text_
             break;
         }
         if (end + 1 >= rest.size() || rest[end + 1] != ' ')
-            return unexpected(error::invalid_syntax("vdsm log Clock", rest.substr(end), "expected \", \" between timers"));
+            return unexpected(
+                error::invalid_syntax("vdsm log Clock", rest.substr(end), "expected \", \" between timers"));
         rest = rest.substr(end + 2);
     }
     const auto has = [&r](vdsm_stage s) noexcept { return r.has(s); };
@@ -189,8 +200,9 @@ PROVPOL_NODISCARD inline result<vdsm_extend_record> parse_vdsm_extend_line(text_
         has(vdsm_stage::extend_replica) != has(vdsm_stage::refresh_replica) ||
         (r.what == vdsm_extend_record::kind::volume ? !volume : !replica))
         return unexpected(error::unsupported(
-            "vdsm log Clock", "an extend line without its extend and refresh timers (extend-volume and refresh-volume, "
-                              "or extend-replica and refresh-replica)"));
+            "vdsm log Clock",
+            "an extend line without its extend and refresh timers (extend-volume and refresh-volume, "
+            "or extend-replica and refresh-replica)"));
     return r;
 }
 
@@ -233,7 +245,9 @@ struct vdsm_log_samples {
     double* data[vdsm_stage_count] = {};
     std::size_t count[vdsm_stage_count] = {};
 
-    PROVPOL_NODISCARD constexpr std::size_t size(vdsm_stage s) const noexcept { return count[static_cast<unsigned>(s)]; }
+    PROVPOL_NODISCARD constexpr std::size_t size(vdsm_stage s) const noexcept {
+        return count[static_cast<unsigned>(s)];
+    }
     PROVPOL_NODISCARD constexpr double* values(vdsm_stage s) const noexcept { return data[static_cast<unsigned>(s)]; }
 };
 
@@ -246,8 +260,8 @@ enum class vdsm_detection : unsigned char {
 /// A fitted range [min, max) of a stage, and how it was fitted.
 struct vdsm_fitted_range {
     double min = 0.0, max = 0.0;
-    bool mean_kept = false;         ///< the samples were skewed: [lo, 2 x mean - lo) rather than the end points
-    std::size_t above = 0;          ///< log samples above max (only when mean_kept)
+    bool mean_kept = false;  ///< the samples were skewed: [lo, 2 x mean - lo) rather than the end points
+    std::size_t above = 0;   ///< log samples above max (only when mean_kept)
 };
 
 /// The marginal latency of one stage: the log's and the fitted model's.
@@ -360,7 +374,8 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_log_sample
     if (f.detection == vdsm_detection::monitor) {
         f.monitor_period = detail::fit_uniform(wm, true, waits);
         if (!(f.monitor_period.max >= 0.002 && f.monitor_period.max < 1e5))
-            return unexpected(error::out_of_range("fitted watermark monitor period", error_value::of_real(f.monitor_period.max),
+            return unexpected(error::out_of_range("fitted watermark monitor period",
+                                                  error_value::of_real(f.monitor_period.max),
                                                   error_value::of_real(0.002), error_value::of_real(1e5)));
     } else {
         f.dispatch = detail::fit_uniform(wm, false, waits);
