@@ -349,6 +349,15 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
         const auto fit = fit_vdsm_log(p.samples());
         REQUIRE(fit);
         const vdsm_log_fit& f = *fit;
+        INFO(std::string(c.name) << ": period " << f.monitor_period.max << ", dispatch " << f.dispatch.min << "-"
+                                 << f.dispatch.max << ", work " << f.spm_work.min << "-" << f.spm_work.max << ", read "
+                                 << f.inbox_read.min << "-" << f.inbox_read.max << ", refresh " << f.refresh.min << "-"
+                                 << f.refresh.max << "; trip log " << f.extend_volume.log_min << "/"
+                                 << f.extend_volume.log_mean << "/" << f.extend_volume.log_max << " model "
+                                 << f.extend_volume.model_min << "/" << f.extend_volume.model_mean << "/"
+                                 << f.extend_volume.model_max << "; total log " << f.total.log_min << "/"
+                                 << f.total.log_mean << "/" << f.total.log_max << " model " << f.total.model_min << "/"
+                                 << f.total.model_mean << "/" << f.total.model_max);
         CHECK(f.detection == c.detection);
         CHECK(f.mailbox_events == c.events);
         CHECK(f.poll_interval == (c.events ? 0.5 : 2.0));
@@ -374,15 +383,6 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
             CHECK(f.wait.model_min == 0.0);
             CHECK(f.wait.model_mean == doctest::Approx(f.monitor_period.max / 2));
         }
-        MESSAGE(std::string(c.name) << ": period " << f.monitor_period.max << ", dispatch " << f.dispatch.min << "-"
-                                    << f.dispatch.max << ", work " << f.spm_work.min << "-" << f.spm_work.max
-                                    << ", read " << f.inbox_read.min << "-" << f.inbox_read.max << ", refresh "
-                                    << f.refresh.min << "-" << f.refresh.max << "; trip log " << f.extend_volume.log_min
-                                    << "/" << f.extend_volume.log_mean << "/" << f.extend_volume.log_max << " model "
-                                    << f.extend_volume.model_min << "/" << f.extend_volume.model_mean << "/"
-                                    << f.extend_volume.model_max << "; total log " << f.total.log_min << "/"
-                                    << f.total.log_mean << "/" << f.total.log_max << " model " << f.total.model_min
-                                    << "/" << f.total.model_mean << "/" << f.total.model_max);
         fits.push_back(f);
     }
     // The criterion can fail: the polling log's figures against the events model, and the reverse.
@@ -437,4 +437,98 @@ TEST_CASE("vdsm log fit: errors name the stage that is missing") {
     REQUIRE_FALSE(no_refresh);
     CHECK(std::string(no_refresh.error().message().view()) ==
           "Clock refresh-volume: no samples in the log: cannot fit a flow model");
+}
+
+TEST_CASE("vdsm log fit: outliers and degenerate logs still give a valid model") {
+    // 200 extends of the events flow's shape, then one stuck for 2000 s (an SPM failover), a 1e5 s refresh and a
+    // 600 s wait.
+    std::vector<double> wait, trip, refresh;
+    for (int i = 0; i < 200; ++i) {
+        wait.push_back(0.01 * i);
+        trip.push_back(0.5 * (1 + i % 2) + 0.04 + 0.0005 * i);
+        refresh.push_back(0.2 + 0.001 * i);
+    }
+    wait.push_back(600.0);
+    trip.push_back(2000.0);
+    refresh.push_back(1e5);
+    vdsm_log_samples s;
+    s.data[1] = wait.data();
+    s.count[1] = wait.size();
+    s.data[2] = trip.data();
+    s.count[2] = trip.size();
+    s.data[3] = refresh.data();
+    s.count[3] = refresh.size();
+    const auto f = fit_vdsm_log(s);
+    REQUIRE(f);
+    CHECK(f->detection == vdsm_detection::monitor);
+    CHECK(f->monitor_period.mean_kept);  // the 600 s wait: the period is twice the mean
+    CHECK(f->monitor_period.max == doctest::Approx(2.0 * std::accumulate(wait.begin(), wait.end(), 0.0) / 201));
+    CHECK(f->polls_max == 4000);
+    CHECK(f->refresh.mean_kept);
+    CHECK(f->refresh.above == 1);
+    CHECK(f->model.max() < 1e5);
+    // The means still match the log's: the model is honest about the average, and says where it cut.
+    CHECK(f->extend_volume.model_mean == doctest::Approx(f->extend_volume.log_mean).epsilon(1e-6));
+    CHECK(f->refresh_volume.model_mean == doctest::Approx(f->refresh_volume.log_mean).epsilon(1e-6));
+
+    // Every wait 0 (an event dispatched within the Clock's 0.01 s), every round trip under one poll.
+    std::vector<double> zeros(10, 0.0), short_trips(10, 0.3), one_refresh(1, 0.25);
+    vdsm_log_samples d;
+    d.data[1] = zeros.data();
+    d.count[1] = zeros.size();
+    d.data[2] = short_trips.data();
+    d.count[2] = short_trips.size();
+    d.data[3] = one_refresh.data();
+    d.count[3] = one_refresh.size();
+    const auto g = fit_vdsm_log(d);
+    REQUIRE(g);
+    CHECK(g->detection == vdsm_detection::event);
+    CHECK(g->dispatch.min == 0.0);
+    CHECK(g->dispatch.max == 0.0);
+    CHECK(g->below_first_poll == 10);  // reported: the mode does not explain them
+    CHECK(g->refresh.min == 0.25);
+    CHECK(g->refresh.max == 0.25);
+    CHECK(g->model.min() >= 0.5);
+}
+
+TEST_CASE("vdsm log fit: the ranges' end points, by hand") {
+    // Waits 0.5, 1.0, 1.5: a monitor's period max x (n + 1) / n = 2.0 (mean 1.0, the period's middle).
+    // Round trips 0.6, 0.7, 1.1 with 0.5 s polls: reads 0.1, 0.2, 0.1, widened by w / (n - 1) = 0.05 each side.
+    // Refreshes 0.2, 0.3, 0.4: [0.2 - 0.1, 0.4 + 0.1].
+    std::vector<double> wait = {1.0, 0.5, 1.5}, trip = {0.7, 1.1, 0.6}, refresh = {0.3, 0.4, 0.2};
+    vdsm_log_samples s;
+    s.data[1] = wait.data();
+    s.count[1] = 3;
+    s.data[2] = trip.data();
+    s.count[2] = 3;
+    s.data[3] = refresh.data();
+    s.count[3] = 3;
+    const auto f = fit_vdsm_log(s);
+    REQUIRE(f);
+    CHECK(f->detection == vdsm_detection::monitor);
+    CHECK(f->monitor_period.max == doctest::Approx(2.0).epsilon(1e-12));
+    CHECK_FALSE(f->monitor_period.mean_kept);
+    CHECK(f->mailbox_events);
+    CHECK(f->polls_max == 2);
+    CHECK(f->inbox_read.min == doctest::Approx(0.05).epsilon(1e-9));
+    CHECK(f->inbox_read.max == doctest::Approx(0.25).epsilon(1e-9));
+    CHECK(f->refresh.min == doctest::Approx(0.1).epsilon(1e-12));
+    CHECK(f->refresh.max == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK_FALSE(f->refresh.mean_kept);
+    // The round trip's mean, 0.8 s, is 0.15 s of read and 1.3 polls: shorter than work in [0, 0.49875) (the
+    // widest that never needs a third poll, 2 x 0.5 - 0.50125) gives, so the work starts at 0 and b narrows.
+    CHECK(f->spm_work.min == 0.0);
+    CHECK(f->spm_work.max > 0.1);
+    CHECK(f->spm_work.max < 0.49875);
+    CHECK(f->extend_volume.model_mean == doctest::Approx((0.6 + 0.7 + 1.1) / 3).epsilon(1e-7));
+    CHECK(f->extend_volume.model_max == doctest::Approx(1.25).epsilon(1e-9));
+    CHECK(f->wait.model_max == doctest::Approx(2.0).epsilon(1e-12));
+    CHECK(f->refresh_volume.model_mean == doctest::Approx(0.3).epsilon(1e-12));
+    // The whole model is the stages in the profiles' order.
+    REQUIRE(f->model.size() == 7);
+    CHECK(f->model.stage(0).kind == flow_stage_kind::monitor);
+    CHECK(f->model.stage(2).kind == flow_stage_kind::clock);
+    CHECK(f->model.stage(2).cycle() == doctest::Approx(0.50125));
+    CHECK(f->model.stage(4).kind == flow_stage_kind::reply_poll);
+    CHECK(f->model.mean() == doctest::Approx(1.0 + (0.6 + 0.7 + 1.1) / 3 + 0.3).epsilon(1e-7));
 }

@@ -318,6 +318,7 @@ PROVPOL_NODISCARD inline vdsm_fitted_range fit_uniform(const moments& m, bool fr
         r.min = from_zero ? 0.0 : m.min - w / (n - 1.0);
         r.max = from_zero ? m.max * (n + 1.0) / n : m.max + w / (n - 1.0);
         if (r.min < 0.0) r.min = 0.0;
+        if (r.max > 99999.0) r.max = 99999.0;  // the flow model's stages stay under 1e5 s
         const double standard_error = (r.max - r.min) / sqrt(12.0 * n);
         if (fabs((r.min + r.max) / 2.0 - m.mean) > 3.0 * standard_error) {
             r.mean_kept = true;
@@ -409,16 +410,16 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_log_sample
             if (trips[i] - detail::floor(trips[i] / poll) * poll > f.inbox_read.max) ++f.inbox_read.above;
     }
     if (f.polls_max < 1) f.polls_max = 1;
-    if (f.polls_max > flow_latency::max_reply_polls / 2)
-        return unexpected(error::out_of_range("vdsm log extend-volume polls", error_value::of(f.polls_max),
-                                              error_value::of(1), error_value::of(flow_latency::max_reply_polls / 2)));
+    // A round trip of hundreds of polls (an SPM failover) cannot widen the work past what the flow model takes.
+    const std::uint64_t polls_cap = flow_latency::max_reply_polls / 2;
+    const double polls = static_cast<double>(f.polls_max < polls_cap ? f.polls_max : polls_cap);
 
     // SPM work: the widest [a, b) that never needs more than polls_max polls, its mean fitted by bisection.
     const auto trip_mean = [&](double a, double b) {
         const auto m = detail::round_trip_flow(f.mailbox_events, poll, a, b, f.inbox_read);
         return m ? m->mean() : 0.0;
     };
-    double b_max = static_cast<double>(f.polls_max) * poll - f.spm_cycle;
+    double b_max = polls * poll - f.spm_cycle;
     if (b_max < 0.0) b_max = 0.0;
     const double target = tm.mean;
     double a = 0.0, b = b_max;
@@ -437,7 +438,7 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_log_sample
         }
         a = lo + (hi - lo) / 2.0;
     } else {  // longer than the most polls allow (reads misjudged): a fixed work up to the longest round trip
-        double lo = b_max, hi = tm.max;
+        double lo = b_max, hi = tm.max < polls * poll ? tm.max : polls * poll;
         for (int i = 0; i < 100 && hi - lo > 1e-9; ++i) {
             const double mid = lo + (hi - lo) / 2.0;
             (trip_mean(mid, mid) < target ? lo : hi) = mid;

@@ -205,6 +205,18 @@ expect_usage 'give --profile NAME or --vdsm-log FILE' latency
 expect_usage 'unknown option' latency --profiles vdsm-immediate
 expect_usage 'needs a value' latency --vdsm-log
 expect_usage 'unknown value' latency --profile vdsm-immediate --format xml
+# Hostile values, as tests/cli/hostile_test.sh gives every other command.
+long=$(head -c 100000 /dev/zero | tr '\0' '9')
+for v in "-1" "1e400" "NaN" "" "5 GB" $'\x01\xff\xfe' "--" "$long" "fixed:" "fixed:-1" "samples:" "vdsm-log:" \
+  "vdsm-log:/dev/null" "vdsm-log:$scratch/nowhere/x" "samples:/dev/null"; do
+  expect_usage '.' latency --profile "$v"
+done
+for v in "" "$long" $'\x01\xff\xfe' "/dev/null" "$scratch/nowhere/x" "/"; do
+  expect_usage '.' latency --vdsm-log "$v"
+done
+expect_ok latency --vdsm-log "$log" --format json
+expect_stdout '"stage": "extend-volume"'
+expect_stdout '"model": "mailbox events: '
 expect_ok latency --help
 expect_stdout 'vdsm-log:FILE'
 
