@@ -34,10 +34,11 @@
 // no median or percentiles; provpol adds them as Python would: median as statistics.median (the middle value, or
 // the mean of the two middle values), p90 and p99 as statistics.quantiles(n=100, method='inclusive'), i.e. linear
 // interpolation between the closest ranks (R's type 7, numpy's default). Where provpol departs from extend-stats:
-// it keeps every stage's own sample count (a line without wait still counts for total), reads replica lines
-// (extend-stats' regular expression then fails on float()), and rejects nan and negative values.
-// Memory: the library allocates nothing; the caller keeps the samples (8 bytes per timer per line; a million
-// extend lines, far more than a host logs in a year, take about 32 MB).
+// it keeps every stage's own sample count (extend-stats skips a line without wait entirely; provpol counts its
+// total), reads replica lines (on which extend-stats' regular expression captures "0.50, extend-replica=1.20,
+// ..." as the wait and float() fails), and rejects nan and negative values (which float() accepts).
+// Memory: the library allocates nothing; the caller keeps the samples (8 bytes per timer per line: a million
+// extend lines of four timers take 32 MB).
 //
 // The fit, fit_vdsm_log(): the flow of latency.hpp's profiles,
 //   detection (monitor or event dispatch), send, SPM clock, SPM work, reply poll, inbox read, refresh,
@@ -50,12 +51,14 @@
 //     durations: the profiles' 5 ms per 2 s cycle is kept;
 //   - inbox read: the round trips modulo the poll interval (a round trip is k polls plus the read);
 //   - SPM work: the widest range the log allows, [a, b) with b = k_max x poll - SPM cycle (k_max, the most polls
-//     a round trip took, is never exceeded), and a set so that the model's mean round trip is the log's
-//     (bisection on the exact mean); a narrower b when even a = 0 gives too long a mean;
-//   - each range (dispatch, read, refresh, the monitor's period): the uniform's unbiased end points,
-//     [min - w/(n-1), max + w/(n-1)] for n samples of range w, unless the mean is more than 3 standard errors
-//     from the range's middle (a skewed stage, e.g. extend-stats' one 0.60 s refresh among 0.19 to 0.4 s): then
-//     [lo, 2 x mean - lo), which keeps the mean, and the samples above it are counted in the fit's report.
+//     a round trip took, is never exceeded; at most 500, the flow model's bound), and a set so that the model's
+//     mean round trip is the log's (bisection on the exact mean); a narrower b when even a = 0 gives too long a
+//     mean. A log of durations shows little more than the work's mean: the range is the widest that fits it;
+//   - each range (dispatch, read, refresh): the uniform's unbiased end points, [min - w/(n-1), max + w/(n-1)]
+//     for n samples of range w (the monitor's period: max x (n+1)/n, its waits starting at 0), unless the mean is more
+//     than 3 standard errors from the range's middle (a skewed stage, e.g. extend-stats' one 0.60 s refresh among 0.19
+//     to 0.4 s): then [lo, 2 x mean - lo), which keeps the mean, and the samples above it are counted in the fit's
+//     report.
 // The report gives each decision, each range, and the model's min/mean/max per stage next to the log's.
 //
 // SPDX-License-Identifier: MIT
