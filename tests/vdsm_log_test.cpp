@@ -532,3 +532,74 @@ TEST_CASE("vdsm log fit: the ranges' end points, by hand") {
     CHECK(f->model.stage(4).kind == flow_stage_kind::reply_poll);
     CHECK(f->model.mean() == doctest::Approx(1.0 + (0.6 + 0.7 + 1.1) / 3 + 0.3).epsilon(1e-7));
 }
+
+TEST_CASE("vdsm log: a seeded sweep of lines made of the Clock's pieces") {
+    // Whatever the pieces, the parser returns; a record it accepts keeps its promises. Half the lines are pieces
+    // in any order, half are Clocks with a few pieces wrong.
+    const char* const pieces[] = {"completed <Clock(",
+                                  "total=",
+                                  "wait=",
+                                  "extend-volume=",
+                                  "refresh-volume=",
+                                  "extend-replica=",
+                                  "refresh-replica=",
+                                  "1.65",
+                                  "0.28",
+                                  "-0.2",
+                                  "nan",
+                                  "1e400",
+                                  ", ",
+                                  ")>",
+                                  ")",
+                                  "*",
+                                  "\r",
+                                  "Extend replica ",
+                                  "Extend volume ",
+                                  "=",
+                                  ",",
+                                  " ",
+                                  "\x01",
+                                  "\xff"};
+    const char* const timers[] = {"total", "wait", "extend-volume", "refresh-volume"};
+    const char* const bad_values[] = {"-0.2", "nan", "1e400", "0.5*", "", "1,5", "0x10"};
+    random_stream rng(14);
+    std::size_t accepted = 0, extend = 0, malformed = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string line;
+        if (i % 2 == 0) {
+            const std::uint64_t n = rng.below(14);
+            for (std::uint64_t k = 0; k < n; ++k) line += pieces[rng.below(sizeof pieces / sizeof pieces[0])];
+        } else {
+            line = "Extend volume v completed <Clock(";
+            bool first = true;
+            for (const char* t : timers) {
+                if (rng.below(10) == 0) continue;  // a timer left out
+                if (!first) line += rng.below(20) == 0 ? "," : ", ";
+                first = false;
+                line += t;
+                line += '=';
+                line += rng.below(10) == 0 ? std::string(bad_values[rng.below(7)]) : two_decimals(3.0 * rng.uniform());
+            }
+            const std::uint64_t end = rng.below(20);
+            line += end == 0 ? "" : end == 1 ? ")" : ")> (thinp:567)";
+            if (rng.below(4) == 0) line += '\r';
+        }
+        CAPTURE(line);
+        const auto r = parse_vdsm_extend_line(line);
+        if (!r) {
+            ++malformed;
+            continue;
+        }
+        ++accepted;
+        if (r->what == vdsm_extend_record::kind::none) continue;
+        ++extend;
+        CHECK(r->has(vdsm_stage::total));
+        CHECK((r->has(vdsm_stage::extend_volume) || r->has(vdsm_stage::extend_replica)));
+        for (std::size_t k = 0; k < vdsm_stage_count; ++k)
+            if (r->has(static_cast<vdsm_stage>(k))) CHECK((r->seconds[k] >= 0.0 && r->seconds[k] <= 1e5));
+    }
+    // The sweep reaches every outcome.
+    CHECK(accepted > 5000);
+    CHECK(extend > 1000);
+    CHECK(malformed > 1000);
+}
