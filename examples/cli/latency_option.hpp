@@ -1,5 +1,6 @@
-// The CLI's --latency option: a built-in profile (provpol::latency_profile) or samples:FILE, measured extend
-// times in seconds, one per line (blank lines, '#' comments and a "seconds" header are skipped).
+// The CLI's --latency option: a built-in profile (provpol::latency_profile), samples:FILE, measured extend
+// times in seconds, one per line (blank lines, '#' comments and a "seconds" header are skipped), or
+// vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/vdsm_log.hpp; FILE "-" is stdin).
 #ifndef PROVPOL_CLI_LATENCY_OPTION_HPP
 #define PROVPOL_CLI_LATENCY_OPTION_HPP
 
@@ -7,6 +8,9 @@
 
 #include <provpol/latency.hpp>
 #include <provpol/parse.hpp>
+#include <provpol/vdsm_log.hpp>
+
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -16,15 +20,129 @@
 
 namespace provpol::cli {
 
-/// Reads --latency (default vdsm-polling-2022).
-inline latency_model latency_option(const args& a) {
-    const std::string spec = a.value("--latency").value_or("vdsm-polling-2022");
+/// Every --latency spec, for help texts.
+inline const std::string latency_spec_names = std::string(latency_profile_names) + ", samples:FILE, vdsm-log:FILE";
+
+/// A VDSM log read line by line: each stage's samples (kept here: the library allocates nothing), and what
+/// was skipped.
+struct vdsm_log_read {
+    std::vector<double> stage[vdsm_stage_count];
+    std::size_t lines = 0;            ///< lines read
+    std::size_t extend_lines = 0;     ///< valid extend completion lines
+    std::size_t malformed = 0;        ///< extend completion lines that could not be read
+    std::size_t first_malformed = 0;  ///< the first one's line number
+    std::string first_reason;         ///< and why
+
+    /// Views of the samples for the library (fit_vdsm_log, vdsm_stage_stats sort them in place).
+    vdsm_log_samples samples() {
+        vdsm_log_samples s;
+        for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
+            s.data[i] = stage[i].data();
+            s.count[i] = stage[i].size();
+        }
+        return s;
+    }
+};
+
+/// Reads VDSM's extend completion lines from `path` ("-": stdin), streaming (64 KiB reads; a line is cut at
+/// 1 MiB). Malformed extend lines are counted and reported on stderr in one line; no valid extend line is a
+/// usage error (exit 2), as are a missing file and a directory.
+inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+    const std::string shown = path == "-" ? std::string("stdin") : "'" + args::printable(path) + "'";
+    if (path.empty()) throw usage_error(option + ": needs a file name (or - for stdin)");
+    std::FILE* f = stdin;
+    if (path != "-") {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw usage_error(option + ": " + shown + " is a directory, not a VDSM log");
+        f = std::fopen(path.c_str(), "rb");
+        if (f == nullptr) throw usage_error(option + ": cannot open " + shown + ": " + std::strerror(errno));
+    }
+    vdsm_log_read r;
+    std::string line;
+    constexpr std::size_t max_line = std::size_t{1} << 20;
+    auto take = [&]() {
+        ++r.lines;
+        const auto rec = parse_vdsm_extend_line(line);
+        line.clear();
+        if (!rec) {
+            if (r.malformed++ == 0) {
+                r.first_malformed = r.lines;
+                r.first_reason = std::string(rec.error().message().view());
+            }
+            return;
+        }
+        if (rec->what == vdsm_extend_record::kind::none) return;
+        ++r.extend_lines;
+        for (std::size_t i = 0; i < vdsm_stage_count; ++i)
+            if (rec->has(static_cast<vdsm_stage>(i))) r.stage[i].push_back(rec->seconds[i]);
+    };
+    std::vector<char> buf(std::size_t{1} << 16);
+    for (;;) {
+        const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (buf[i] == '\n') {
+                take();
+            } else if (line.size() < max_line) {
+                line.push_back(buf[i]);
+            }
+        }
+        if (n < buf.size()) break;
+    }
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    if (f != stdin) std::fclose(f);
+    if (failed) {
+        if (err == EISDIR) throw usage_error(option + ": " + shown + " is a directory, not a VDSM log");
+        throw runtime_failure(option + ": reading " + shown + " failed: " + std::strerror(err));
+    }
+    if (!line.empty()) take();
+    const std::string first = r.malformed == 0
+                                  ? std::string()
+                                  : "the first, line " + std::to_string(r.first_malformed) + ": " + r.first_reason;
+    if (r.extend_lines == 0) {
+        if (r.malformed != 0)
+            throw usage_error(option + ": " + shown + " has no valid extend completion line (" +
+                              std::to_string(r.malformed) + " malformed; " + first + ")");
+        throw usage_error(option + ": " + shown +
+                          " has no extend completion lines (\"Extend volume ... completed <Clock(...)>\", as VDSM's "
+                          "thinp.py logs them)");
+    }
+    if (r.malformed != 0)
+        std::fprintf(stderr, "provpol %s: %s: %zu malformed extend completion lines ignored (%s)\n", command.c_str(),
+                     option.c_str(), r.malformed, first.c_str());
+    return r;
+}
+
+/// A VDSM log, its statistics per stage and the flow model fitted to it.
+struct vdsm_log_model {
+    vdsm_log_read log;
+    vdsm_stage_statistics stats[vdsm_stage_count];
+    vdsm_log_fit fit;
+};
+
+/// Reads and fits a VDSM log (see read_vdsm_log); a log the fit cannot use is a usage error.
+inline vdsm_log_model load_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+    vdsm_log_model m;
+    m.log = read_vdsm_log(path, option, command);
+    for (std::size_t i = 0; i < vdsm_stage_count; ++i)
+        m.stats[i] = vdsm_stage_stats(m.log.stage[i].data(), m.log.stage[i].size());
+    const auto fit = fit_vdsm_log(m.log.samples());
+    if (!fit) throw usage_error(option + ": " + std::string(fit.error().message().view()));
+    m.fit = *fit;
+    return m;
+}
+
+/// A latency model from a --latency spec (a built-in profile, samples:FILE or vdsm-log:FILE); errors name
+/// `option`.
+inline latency_model latency_spec(const std::string& spec, const std::string& option, const std::string& command) {
+    if (spec.rfind("vdsm-log:", 0) == 0) return load_vdsm_log(spec.substr(9), option, command).fit.model;
     if (spec.rfind("samples:", 0) == 0) {
         const std::string path = spec.substr(8);
-        if (path.empty()) throw usage_error("--latency: samples: needs a file name (samples:FILE)");
+        if (path.empty()) throw usage_error(option + ": samples: needs a file name (samples:FILE)");
         std::FILE* f = std::fopen(path.c_str(), "rb");
         if (f == nullptr)
-            throw usage_error("--latency: cannot open '" + args::printable(path) + "': " + std::strerror(errno));
+            throw usage_error(option + ": cannot open '" + args::printable(path) + "': " + std::strerror(errno));
         std::vector<double> seconds;
         std::string line;
         std::size_t line_no = 0;
@@ -40,7 +158,7 @@ inline latency_model latency_option(const args& a) {
             const auto r = parse_decimal(v, "", 0.0, 1e5);
             if (!r) {
                 std::fclose(f);
-                throw usage_error("--latency: " + args::printable(path) + ":" + std::to_string(line_no) + ": " +
+                throw usage_error(option + ": " + args::printable(path) + ":" + std::to_string(line_no) + ": " +
                                   std::string(r.error().message().view()));
             }
             seconds.push_back(*r);
@@ -52,21 +170,26 @@ inline latency_model latency_option(const args& a) {
             }
             if (c == '\0' || line.size() > 4096) {
                 std::fclose(f);
-                throw usage_error("--latency: " + args::printable(path) + ":" + std::to_string(line_no + 1) +
+                throw usage_error(option + ": " + args::printable(path) + ":" + std::to_string(line_no + 1) +
                                   ": not a text file of seconds, one per line");
             }
             line.push_back(static_cast<char>(c));
         }
         if (!line.empty()) flush();
         std::fclose(f);
-        if (seconds.empty()) throw usage_error("--latency: " + args::printable(path) + " has no samples");
+        if (seconds.empty()) throw usage_error(option + ": " + args::printable(path) + " has no samples");
         const auto e = empirical_latency::make(seconds.data(), seconds.size());
-        if (!e) fail(e.error(), "--latency");
+        if (!e) fail(e.error(), option.c_str());
         return *e;
     }
     const auto p = latency_profile(spec);
-    if (!p) fail(p.error(), "--latency");
+    if (!p) fail(p.error(), option.c_str());
     return *p;
+}
+
+/// Reads --latency (default vdsm-polling-2022).
+inline latency_model latency_option(const args& a) {
+    return latency_spec(a.value("--latency").value_or("vdsm-polling-2022"), "--latency", a.command());
 }
 
 /// A one-line description of a latency model for reports: "mean 3.7 s, 99th percentile 5.93 s, max 6.9 s".

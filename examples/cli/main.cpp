@@ -21,6 +21,7 @@ int run_recommend(int argc, char** argv);
 int run_chunk(int argc, char** argv);
 int run_calibrate(int argc, char** argv);
 int run_logsize(int argc, char** argv);
+int run_latency(int argc, char** argv);
 }  // namespace provpol::cli
 
 namespace {
@@ -37,6 +38,8 @@ const command commands[] = {
     {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size",
      provpol::cli::run_calibrate},
     {"logsize", "the filesystem log (journal) size mkfs.xfs or mke2fs makes, per preset", provpol::cli::run_logsize},
+    {"latency", "a latency model's extend times, or VDSM's measured ones and the flow model fitted to them",
+     provpol::cli::run_latency},
 };
 
 // Error text on exactly one line: control characters escaped.

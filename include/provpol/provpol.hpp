@@ -19,5 +19,6 @@
 #include "result.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
+#include "vdsm_log.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

@@ -1,0 +1,164 @@
+// provpol latency: the extend latency of a model (--profile: min, mean, median, p90, p99, max, all exact), or
+// VDSM's own measurements (--vdsm-log: its "Extend volume ... completed <Clock(...)>" lines, per stage, as
+// oVirt/vdsm's contrib/extend-stats computes them) with the flow model fitted to them next to them.
+#include "cli.hpp"
+#include "latency_option.hpp"
+#include "table.hpp"
+
+#include <provpol/latency.hpp>
+#include <provpol/vdsm_log.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+const char* const usage_text =
+    "provpol latency --profile NAME [--profile NAME...] [--format text|csv|json]\n"
+    "       provpol latency --vdsm-log FILE|- [--format text|csv|json]\n\n"
+    "--profile: the marginal extend latency of a model (any --latency spec: a built-in profile, fixed:SECONDS,\n"
+    "samples:FILE, vdsm-log:FILE), one row each: min, mean, median, p90, p99 and max, in seconds.\n"
+    "--vdsm-log: VDSM's extend completion lines (thinp.py's 'Extend volume ... completed <Clock(...)>'), the same\n"
+    "statistics per Clock timer (mean, min and max as contrib/extend-stats computes them), and the flow model\n"
+    "fitted to them (which detection and mailbox mode the log shows, each stage's range) next to them.";
+
+// A real for the output: in CSV and JSON the shortest text that reads back as the same double; in the text
+// table, 4 significant digits.
+cell real(double v, format f) {
+    if (f == format::text) return cell::of_real(v, 4);
+    for (int digits = 15; digits < 17; ++digits) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) return cell::of_real(v, digits);
+    }
+    return cell::of_real(v, 17);
+}
+
+std::string seconds(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+std::string range_text(const vdsm_fitted_range& r) {
+    std::string s = seconds(r.min) + "-" + seconds(r.max) + " s";
+    if (r.mean_kept) s += " (skewed: mean kept, " + std::to_string(r.above) + " above)";
+    return s;
+}
+
+int run_profiles(const args& a, format out) {
+    table t({"profile", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s"});
+    // "a,b" is two profiles, but a file name may hold commas: samples:FILE and vdsm-log:FILE are kept whole.
+    std::vector<std::string> names;
+    for (const std::string& v : a.values("--profile", false)) {
+        if (v.rfind("samples:", 0) == 0 || v.rfind("vdsm-log:", 0) == 0) {
+            names.push_back(v);
+            continue;
+        }
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t comma = v.find(',', start);
+            names.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+    for (const std::string& name : names) {
+        const latency_model m = latency_spec(name, "--profile", a.command());
+        t.add_row({cell::of_text(name), real(m.min(), out), real(m.mean(), out), real(m.quantile(0.5), out),
+                   real(m.quantile(0.9), out), real(m.quantile(0.99), out), real(m.max(), out)});
+    }
+    t.print(stdout, out);
+    return 0;
+}
+
+int run_vdsm_log(const args& a, format out) {
+    const std::string path = *a.value("--vdsm-log");
+    vdsm_log_model m = load_vdsm_log(path, "--vdsm-log", a.command());
+    const vdsm_log_fit& f = m.fit;
+
+    const bool monitor = f.detection == vdsm_detection::monitor;
+    const std::string wait_model = monitor ? "watermark monitor every " + seconds(f.monitor_period.max) + " s" +
+                                                 (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
+                                           : "event dispatch " + range_text(f.dispatch);
+    const std::string trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
+                                   (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) +
+                                   " s, work " + range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) +
+                                   " s (at most " + std::to_string(f.polls_max) + "), inbox read " +
+                                   range_text(f.inbox_read);
+    const std::string refresh_model = "refresh " + range_text(f.refresh);
+
+    table t({"stage", "samples", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s", "model_min_s",
+             "model_mean_s", "model_max_s", "model"});
+    for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
+        const auto st = static_cast<vdsm_stage>(i);
+        const vdsm_stage_statistics& s = m.stats[i];
+        // The four stages extend-stats reports always; the replica and migration stages when the log has them.
+        if (s.samples == 0 && i > static_cast<std::size_t>(vdsm_stage::refresh_volume)) continue;
+        std::vector<cell> row = {cell::of_text(to_text(st)), cell::of(s.samples)};
+        if (s.samples == 0) {
+            row.resize(8);
+        } else {
+            for (double v : {s.min, s.mean, s.median, s.p90, s.p99, s.max}) row.push_back(real(v, out));
+        }
+        const vdsm_stage_fit* sf = st == vdsm_stage::total            ? &f.total
+                                   : st == vdsm_stage::wait           ? &f.wait
+                                   : st == vdsm_stage::extend_volume  ? &f.extend_volume
+                                   : st == vdsm_stage::refresh_volume ? &f.refresh_volume
+                                                                      : nullptr;
+        if (sf != nullptr) {
+            row.push_back(real(sf->model_min, out));
+            row.push_back(real(sf->model_mean, out));
+            row.push_back(real(sf->model_max, out));
+            row.push_back(cell::of_text(st == vdsm_stage::total           ? "the fitted flow"
+                                        : st == vdsm_stage::wait          ? wait_model
+                                        : st == vdsm_stage::extend_volume ? trip_model
+                                                                          : refresh_model));
+        }
+        t.add_row(std::move(row));
+    }
+    if (out != format::text) {
+        t.print(stdout, out);
+        return 0;
+    }
+    const std::string shown = path == "-" ? std::string("stdin") : args::printable(path);
+    std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
+                m.log.extend_lines, m.log.lines, m.log.malformed);
+    t.print(stdout, out);
+    const vdsm_stage_statistics& w = m.stats[static_cast<std::size_t>(vdsm_stage::wait)];
+    const vdsm_stage_statistics& rt = m.stats[static_cast<std::size_t>(vdsm_stage::extend_volume)];
+    std::printf("\nfit: detection: %s (the waits' median, %.3g s, is %s 0.25 s)\n", wait_model.c_str(), w.median,
+                monitor ? "at least" : "under");
+    std::printf("fit: %s (the round trips' median, %.3g s, is %s 1.5 s)\n", trip_model.c_str(), rt.median,
+                f.mailbox_events ? "under" : "at least");
+    if (f.below_first_poll != 0)
+        std::printf("fit: %zu round trips are shorter than one %.3g s poll: the mode does not explain them\n",
+                    f.below_first_poll, f.poll_interval);
+    std::printf("fit: %s\n", refresh_model.c_str());
+    std::printf(
+        "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
+        "(use it with --latency vdsm-log:%s)\n",
+        f.model.min(), f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.99), f.model.max(), shown.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int run_latency(int argc, char** argv) {
+    const args a("latency", usage_text,
+                 {{"--profile", "NAME", latency_spec_names + " (repeatable)", true},
+                  {"--vdsm-log", "FILE", "VDSM's log (vdsm.log), or - for stdin"},
+                  {"--format", "FORMAT", "text, csv or json"}},
+                 argc, argv);
+    const format out = a.output_format();
+    if (a.has("--profile") && a.has("--vdsm-log"))
+        throw usage_error("give --profile or --vdsm-log, not both (see provpol latency --help)");
+    if (a.has("--vdsm-log")) return run_vdsm_log(a, out);
+    if (!a.has("--profile")) throw usage_error("give --profile NAME or --vdsm-log FILE (see provpol latency --help)");
+    return run_profiles(a, out);
+}
+
+}  // namespace provpol::cli
