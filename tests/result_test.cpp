@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -63,12 +64,17 @@ TEST_CASE("error messages name the setting, the value and the allowed range") {
     CHECK(error::arithmetic("*", error_value::of(3), error_value::of(4)).message() == "3 * 4 is outside [0, 2^64 - 1]");
 }
 
-TEST_CASE("error keeps at most 63 characters of user text and marks truncated messages") {
+TEST_CASE("error keeps at most max_text characters of user text and marks truncated messages") {
     const std::string long_text(500, 'x');
     const error e = error::invalid_syntax("s", long_text, "too long");
     CHECK(e.text().size() == error::max_text);
+    CHECK(e.text_truncated());
     const error_message m = e.message();
     CHECK(m.size() <= error_message::capacity());
+    CHECK(m.view() == "s: invalid value 'xxxxxxxxxxxxxxxxxxxx...': too long");
+    const error exact = error::invalid_syntax("s", std::string(error::max_text, 'y'), "d");
+    CHECK_FALSE(exact.text_truncated());
+    CHECK(exact.message().view() == "s: invalid value 'yyyyyyyyyyyyyyyyyyyy': d");
     fixed_string<16> f;
     f.append("0123456789abcdefghij");
     CHECK(f.view() == "0123456789ab...");
@@ -137,3 +143,73 @@ TEST_CASE("result<void>") {
     CHECK(bad.error().message() == "mode: not supported");
     CHECK_THROWS_AS(bad.value(), bad_result_access<error>);
 }
+
+TEST_CASE("error: 64 bytes at most, trivially copyable, and == compares what it says") {
+    static_assert(sizeof(error) <= 64);
+    static_assert(std::is_trivially_copyable_v<error>);
+    const auto range = [](std::uint64_t v) {
+        return error::out_of_range("percent", error_value::of(v), error_value::of(0), error_value::of(99));
+    };
+    CHECK(range(1) == range(1));
+    CHECK(range(1) != range(2));  // the same setting and kind, another value
+    CHECK(range(1) != error::out_of_range("percent", error_value::of(1), error_value::of(0), error_value::of(98)));
+    CHECK(range(1) != error::out_of_range("percent", error_value::of(1), error_value::of(1), error_value::of(99)));
+    CHECK(range(1) != range(1).with_setting("other"));
+    CHECK(error_value::of(1) != error_value::of_size(1));  // printed differently: not the same error
+    CHECK(error::out_of_range("x", error_value::of_real(0.5), {}, {}) ==
+          error::out_of_range("x", error_value::of_real(0.5), {}, {}));
+    CHECK(error::out_of_range("x", error_value::of_real(0.5), {}, {}) !=
+          error::out_of_range("x", error_value::of_real(0.25), {}, {}));
+    CHECK(error::unsupported("mode", "a") != error::unsupported("mode", "b"));  // the detail counts
+    CHECK(error::invalid_syntax("s", "4k", "d") != error::invalid_syntax("s", "5k", "d"));
+    // Every kind of value survives the compact storage.
+    const error e = error::out_of_range("v", error_value::of_signed(-5), error_value::of_real(-0.125),
+                                        error_value::of_size(std::uint64_t{3} << 30));
+    CHECK(e.value().type() == error_value::kind::signed_integer);
+    CHECK(e.value().as_signed() == -5);
+    CHECK(e.lower_bound().as_real() == -0.125);
+    CHECK(e.upper_bound().type() == error_value::kind::size);
+    CHECK(e.message() == "v must be in [-0.125, 3GiB], got -5");
+    // A conflict names the other setting, whatever its length, and compares it.
+    const error c = error::conflict("a", error_value::of(1), "must be at least", "the floor rounded up to the device's granularity",
+                                    error_value::of(2));
+    CHECK(c.message() == "a (1) must be at least the floor rounded up to the device's granularity (2)");
+    CHECK(c.other() == "the floor rounded up to the device's granularity");
+    CHECK(c.upper_bound().empty());
+    CHECK(c != error::conflict("a", error_value::of(1), "must be at least", "b", error_value::of(2)));
+}
+
+#if PROVPOL_HAS_EXCEPTIONS
+namespace {
+// A value whose copy throws when asked to: to watch result's assignment keep its old state.
+struct fragile {
+    static inline bool fail = false;
+    int v = 0;
+    explicit fragile(int x) : v(x) {}
+    fragile(const fragile& o) : v(o.v) {
+        if (fail) throw std::runtime_error("copy failed");
+    }
+    fragile(fragile&& o) : v(o.v) {  // NOLINT: a move that may throw, on purpose
+        if (fail) throw std::runtime_error("move failed");
+    }
+    fragile& operator=(const fragile& o) = default;
+    fragile& operator=(fragile&&) = default;
+};
+}  // namespace
+
+TEST_CASE("result's copy assignment gives the strong guarantee") {
+    const result<fragile> value = fragile(7);
+    result<fragile> target = unexpected(error::unsupported("x", "was an error"));
+    fragile::fail = true;
+    CHECK_THROWS_AS(target = value, std::runtime_error);
+    fragile::fail = false;
+    REQUIRE_FALSE(target.has_value());  // unchanged: still the error it held, not destroyed
+    CHECK(target.error() == error::unsupported("x", "was an error"));
+    target = value;
+    REQUIRE(target.has_value());
+    CHECK(target->v == 7);
+    // value -> error: the error is built without throwing
+    target = result<fragile>(unexpected(error::unsupported("y", "now an error")));
+    CHECK(target.error() == error::unsupported("y", "now an error"));
+}
+#endif

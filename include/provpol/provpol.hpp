@@ -6,6 +6,7 @@
 
 #include "agent.hpp"
 #include "bytes.hpp"
+#include "error.hpp"
 #include "calibrate.hpp"
 #include "chunk.hpp"
 #include "config.hpp"
