@@ -152,7 +152,7 @@ TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
     CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);                             // min(chunk, capacity)
     CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);                         // rounded up to the extent
     CHECK(vdsm(vdsm_2022(), 100_GiB, 0_B, 0_B, true).initial_size == 2560_MiB);  // never doubled
-    const qcow2_lvm_limits limits{};
+    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());  // the 128 MiB extent
     CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() ==
           1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
     CHECK(initial_size_for(limits, 10_GiB, 10_GiB).value() == 11264_MiB);
@@ -257,7 +257,7 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
         const auto count = static_cast<std::uint64_t>(n + 1048576.0 - 1.0) / 1048576;
         return count * 1048576;
     };
-    const qcow2_lvm_limits limits{};
+    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());  // the 128 MiB extent
     constexpr std::uint64_t first_difference = 511772687788219ULL;  // 465 TiB
     detail::xoshiro256 rng(11);
     for (int i = 0; i < 300000; ++i) {
@@ -310,7 +310,7 @@ struct preset_lvm_thin {
 TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_vdsm_2022, preset_vdsm_legacy,
                    preset_lvm_thin) {
     const auto policy = Preset::make();
-    const std::uint64_t extent = policy.limits().extent.count();
+    const std::uint64_t extent = policy.limits().config.extent().count();
     detail::xoshiro256 rng(99);
     const std::uint64_t edges[] = {0,          1,           extent - 1,     extent,    extent + 1,
                                    1ULL << 20, 10ULL << 30, max64 - extent, max64 - 1, max64};

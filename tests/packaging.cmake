@@ -29,6 +29,16 @@ provpol_dev_target(odr_test)
 add_test(NAME packaging.odr COMMAND odr_test)
 set_tests_properties(packaging.odr PROPERTIES LABELS packaging)
 
+# --- ODR across instruction sets: one translation unit built with -mavx2, one without, linked together ----------
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|i[3-6]86" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  add_executable(batch_isa_test packaging/batch_isa_a.cpp packaging/batch_isa_b.cpp)
+  provpol_dev_target(batch_isa_test)
+  set_source_files_properties(packaging/batch_isa_a.cpp PROPERTIES COMPILE_OPTIONS "-mavx2")
+  add_test(NAME packaging.batch_isa COMMAND batch_isa_test)
+  set_tests_properties(packaging.batch_isa PROPERTIES LABELS packaging
+    PASS_REGULAR_EXPRESSION "decided by a -mavx2 translation unit and a baseline one: 0 differ")
+endif()
+
 # --- the library without exceptions -------------------------------------------------------------------------------
 add_executable(no_exceptions_test packaging/no_exceptions.cpp)
 provpol_dev_target(no_exceptions_test)

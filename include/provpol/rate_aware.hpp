@@ -15,7 +15,7 @@
 //   going backwards, and restarts its baseline when the allocation goes backwards (a reduce) or the guest was
 //   paused. A pause event gives the exact rate: the guest wrote from the threshold to the LV end in the time
 //   between the two events.
-// - rate_aware_trigger, rate_aware_growth: steps for extend_policy. limit = max(floor limit, rate x budget);
+// - rate_aware_steps: the steps of extend_policy (all three roles). limit = max(floor limit, rate x budget);
 //   chunk = max(floor chunk, rate x budget); both rounded up to whole MiB. The budget is a latency the agent
 //   plans for: a high quantile of a latency model (latency_budget()), or fixed seconds. The floor is any VDSM
 //   configuration (default vdsm-legacy: an idle new disk costs 1 GiB, as before 2022). Every VDSM limit holds:
@@ -170,46 +170,74 @@ constexpr std::uint64_t rate_budget_bytes(rate r, std::uint32_t budget_ms) noexc
 }
 }  // namespace detail
 
-/// Extend when free space falls under max(floor limit, rate x budget).
-struct rate_aware_trigger {
-    vdsm_config floor;            ///< the static configuration below which the policy never goes
-    std::uint32_t budget_ms = 0;  ///< the latency planned for, in milliseconds
+/// The largest latency budget accepted, in milliseconds (one hour).
+inline constexpr std::uint32_t max_latency_budget_ms = 3600000;
 
+/// The rate-aware rules, one value playing extend_policy's three roles (the floor and the budget held once):
+/// - trigger: extend when free space falls under max(floor limit, rate x budget); VDSM's improbable check;
+/// - growth: extend by max(floor chunk, rate x budget); a new disk costs what the floor's does;
+/// - limits: qcow2_lvm_limits of the floor's extent.
+/// Made only by make(), which validates the budget.
+class rate_aware_steps {
+public:
+    /// Validates the budget: 1 ms to one hour.
+    PROVPOL_NODISCARD static constexpr result<rate_aware_steps> make(const vdsm_config& floor,
+                                                                     std::uint32_t budget_ms) noexcept {
+        if (budget_ms < 1 || budget_ms > max_latency_budget_ms)
+            return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms),
+                                                  error_value::of(1), error_value::of(max_latency_budget_ms)));
+        return rate_aware_steps(floor, budget_ms);
+    }
+
+    /// The static configuration below which the policy never goes.
+    PROVPOL_NODISCARD constexpr const vdsm_config& floor() const noexcept { return floor_; }
+    /// The latency planned for, in milliseconds.
+    PROVPOL_NODISCARD constexpr std::uint32_t budget_ms() const noexcept { return budget_ms_; }
+
+    // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
-        return max(floor.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms)));
+        return max(floor_.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms_)));
     }
     PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes next_size) const noexcept {
         return d.allocation > next_size;  // VDSM's check, unchanged
     }
-};
-
-/// Extend by max(floor chunk, rate x budget); a new disk costs what the floor's does.
-struct rate_aware_growth {
-    vdsm_config floor;
-    std::uint32_t budget_ms = 0;
-
+    // Growth
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
-        return max(floor.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms)));
+        return max(floor_.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms_)));
     }
     PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
-        return min(floor.chunk(), capacity);
+        return min(floor_.chunk(), capacity);
     }
+    // Limits
+    PROVPOL_NODISCARD constexpr bytes max_size(bytes capacity) const noexcept {
+        return qcow2_lvm_limits(floor_).max_size(capacity);
+    }
+    PROVPOL_NODISCARD constexpr bytes max_size_storage(bytes capacity) const noexcept {
+        return qcow2_lvm_limits(floor_).max_size_storage(capacity);
+    }
+    PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
+        return qcow2_lvm_limits(floor_).request(physical, chunk);
+    }
+    PROVPOL_NODISCARD constexpr bytes lv_size(bytes requested) const noexcept {
+        return qcow2_lvm_limits(floor_).lv_size(requested);
+    }
+
+private:
+    constexpr rate_aware_steps(const vdsm_config& floor, std::uint32_t budget_ms) noexcept
+        : floor_(floor), budget_ms_(budget_ms) {}
+    vdsm_config floor_;
+    std::uint32_t budget_ms_;
 };
 
 /// The rate-aware policy type.
-using rate_aware_policy = extend_policy<rate_aware_trigger, rate_aware_growth, qcow2_lvm_limits>;
-
-/// The largest latency budget accepted, in milliseconds (one hour).
-inline constexpr std::uint32_t max_latency_budget_ms = 3600000;
+using rate_aware_policy = extend_policy<rate_aware_steps, rate_aware_steps, rate_aware_steps>;
 
 /// A rate-aware policy over a floor configuration and a latency budget in milliseconds, validated.
 PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(const vdsm_config& floor,
                                                                              std::uint32_t budget_ms) noexcept {
-    if (budget_ms < 1 || budget_ms > max_latency_budget_ms)
-        return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms), error_value::of(1),
-                                              error_value::of(max_latency_budget_ms)));
-    return rate_aware_policy(rate_aware_trigger{floor, budget_ms}, rate_aware_growth{floor, budget_ms},
-                             qcow2_lvm_limits{floor.extent()});
+    const auto steps = rate_aware_steps::make(floor, budget_ms);
+    if (!steps) return unexpected(steps.error());
+    return rate_aware_policy(*steps);
 }
 
 /// An agent that keeps a write_rate_estimator per drive and decides with a rate-aware policy: it passes its
