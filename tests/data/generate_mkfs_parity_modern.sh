@@ -32,11 +32,13 @@ fi
 [ "$(id -u)" = 0 ] || { echo "modern: run as root (chroot, losetup)" >&2; exit 1; }
 cpus=$(getconf _NPROCESSORS_ONLN)  # what mkfs.xfs's nr_cpus() reads (sysconf _SC_NPROCESSORS_ONLN)
 
-# Classifies mkfs.xfs's complaint into a verdict (the messages of mkfs/xfs_mkfs.c, the same in 6.1 to 7.2).
+# Classifies mkfs.xfs's complaint into a verdict (the messages of mkfs/xfs_mkfs.c; 7.2 writes "300MiB" and
+# "64MiB" where 6.1 and 6.13 write "300MB" and "64MB", and refuses an AG too small for a 64 MiB log on its own).
 m_verdict() {
     case "$1" in
-        *"Filesystem must be larger than 300MB"*) echo fs_too_small ;;
-        *"Log size must be at least 64MB"*) echo log_too_small ;;
+        *"Filesystem must be larger than 300M"*) echo fs_too_small ;;
+        *"is too small to hold the minimum 64MiB log"*) echo ag_too_small_for_log_floor ;;
+        *"Log size must be at least 64M"*) echo log_too_small ;;
         *"at least 2 superblocks for redundancy"*) echo single_ag ;;
         *"smaller than min log size"*) echo error:ag_too_small_for_log ;;
         *"too small, minimum size is"*) echo error:log_below_minimum ;;
@@ -127,7 +129,7 @@ m_case() {
     local main_l=()
     [ -n "$lc" ] && main_l=(-l "concurrency=$lc${lopts}") || { [ -n "$lopts" ] && main_l=(-l "${lopts#,}"); }
 
-    local out rc verdict geo="" minlog="" uns=0
+    local out rc verdict geo="" minlog="" uns=0 message=""
     set +e
     out=$(chroot "$xroot" mkfs.xfs "${args[@]}" "${main_l[@]}" $dev 2>&1); rc=$?
     set -e
@@ -135,6 +137,8 @@ m_case() {
         verdict=ok; geo=$(echo "$out" | m_geometry)
     else
         verdict=$(m_verdict "$out")
+        # The tool's reason: its first line that is not a deprecation warning, commas made semicolons.
+        message=$(echo "$out" | grep -v -e '^V4 filesystems are deprecated' -e '^ascii-ci' | sed -n '1{s/,/;/g;p}')
         if [ "$verdict" = error:other ]; then echo "unclassified mkfs.xfs error for $name $size_text $*: $out" | head -3 >&2; exit 1; fi
         if [[ "$verdict" != error:* ]]; then
             set +e
@@ -159,17 +163,19 @@ m_case() {
         minlog=$(echo "$out" | sed -nE 's/.*smaller than min log size ([0-9]+),.*/\1/p' | head -1)
     fi
     if [ -n "$loopdev" ]; then losetup -d "$loopdev"; loopdev=""; fi
-    echo "$name,$method,$size,$bs,$sect,$agcount,$agsize,$su,$sw,$lsu,${feats},$lc,$rot,$cpus,$uns,$verdict,$d,$ag,$agsz,$lb,$ls,$pc,$pf,$pr,$pm,$pn,$pp,$minlog" >> "$m_csv"
+    echo "$name,$method,$size,$bs,$sect,$agcount,$agsize,$su,$sw,$lsu,${feats},$lc,$rot,$cpus,$uns,$verdict,$message,$d,$ag,$agsz,$lb,$ls,$pc,$pf,$pr,$pm,$pn,$pp,$minlog" >> "$m_csv"
     m_rows=$((m_rows + 1))
 }
 
 m_header() {  # version
     echo "# mkfs.xfs version $1 (xfsprogs, $2), $stamp"
     echo "# verdict: ok | fs_too_small | log_too_small | single_ag (refusals, geometry from a re-run with --unsupported)"
+    echo "#          | ag_too_small_for_log_floor (7.2: an AG under 64 MiB; refused unless --unsupported)"
     echo "#          | error:<class> (mkfs exits non-zero even with --unsupported; geometry columns empty)"
+    echo "# message: the first line mkfs.xfs printed when it refused (commas as semicolons)"
     echo "# features_opt: the features given (-m, -i nrext64, -n parent), '+'-separated; crc..parent: as mkfs printed them"
     echo "# log_concurrency: -l concurrency= (empty: not given); rotational: loop device's flag (empty: a file); cpus: online CPUs"
-    echo "case,method,device_size,block_size,sector_size,agcount_opt,agsize_opt,su,sw,log_su,features_opt,log_concurrency,rotational,cpus,unsupported,verdict,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,crc,finobt,reflink,rmapbt,nrext64,parent,min_log_blocks"
+    echo "case,method,device_size,block_size,sector_size,agcount_opt,agsize_opt,su,sw,log_su,features_opt,log_concurrency,rotational,cpus,unsupported,verdict,message,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,crc,finobt,reflink,rmapbt,nrext64,parent,min_log_blocks"
 }
 
 m_enter() {  # root: make a work directory inside it, mount /dev and /proc for loop devices
