@@ -11,10 +11,14 @@
 #include "extend.hpp"
 #include "latency.hpp"
 #include "log_size.hpp"
+#include "log_size_geometry.hpp"
+#include "log_size_result.hpp"
+#include "log_size_xfs.hpp"
 #include "parse.hpp"
 #include "rate_aware.hpp"
 #include "result.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
+#include "xfs_reservations.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP
