@@ -393,6 +393,12 @@ namespace {
 struct preset_6_1 {
     static constexpr xfs_modern_policy make() { return xfsprogs_6_1(); }
 };
+struct preset_6_13 {
+    static constexpr xfs_modern_policy make() { return xfsprogs_6_13(); }
+};
+struct preset_7_2 {
+    static constexpr xfs_modern_policy make() { return xfsprogs_7_2(); }
+};
 struct preset_5_14 {
     static constexpr xfs_legacy_policy make() { return xfsprogs_5_14(); }
 };
@@ -430,6 +436,11 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
     o.features.reflink = rng.below(2) == 0;
     o.features.rmapbt = rng.below(2) == 0;
     if (rng.below(2) == 0) o.min_log_blocks = 512 + rng.below(8000);
+    if (rng.below(4) == 0) o.features.nrext64 = rng.below(2) == 0;
+    if (rng.below(4) == 0) o.features.parent = rng.below(2) == 0;
+    if (rng.below(3) == 0) o.log_concurrency = static_cast<std::int64_t>(rng.below(300));
+    o.device = static_cast<xfs_device>(rng.below(3));
+    o.cpus = static_cast<std::uint32_t>(rng.below(257));
     o.allow_unsupported = rng.below(4) == 0;
     if (o.agsize.count() % o.block_size != 0) o.agsize = bytes(0);
     const auto g = fs_geometry::make(o);
@@ -438,8 +449,8 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_5_14,
-                   preset_ratio_256, preset_floor_32m) {
+TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_6_13,
+                   preset_7_2, preset_5_14, preset_ratio_256, preset_floor_32m) {
     constexpr auto policy = P::make();
     detail::xoshiro256 rng(0x6c6f6773697a65ULL);
     std::size_t decided = 0;
@@ -450,6 +461,8 @@ TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries",
             CHECK_FALSE(d.supported);
             continue;
         }
+        // The concurrency-sized log never goes past XFS_MAX_LOG_BYTES and only raises the log.
+        if (d.decided_by == log_step::concurrency) CHECK(d.log_concurrency > 0);
         ++decided;
         const std::uint64_t bs = d.block_size;
         // Never over XFS_MAX_LOG_BLOCKS or XFS_MAX_LOG_BYTES, never outside an AG, never under the minimum.

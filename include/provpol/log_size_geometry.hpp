@@ -249,6 +249,8 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o, const xfs_common&
     sb.rmapbt = f.rmapbt;
     sb.nrext64 = f.nrext64;
     sb.parent = f.parent;
+    sb.two_pointer_root = v != xfsprogs_version::v6_1;
+    sb.atomic_ioend = v == xfsprogs_version::v7_2;
     const std::uint64_t lo = (std::uint64_t{1} << 24) >> bl, hi = ((std::uint64_t{1} << 40) - 1) >> bl;
     const xfs_ag_breaks br = xfs_level_breaks(sb, lo, hi);
     for (unsigned i = 0; i <= br.count; ++i) {

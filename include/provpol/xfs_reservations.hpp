@@ -13,7 +13,7 @@
 //  - the btree heights: free space (bnobt/cntbt) over half the AG, inobt over every inode number an AG can hold,
 //    bmbt over the largest extent count (2^31 - 1, or 2^48 - 1 with nrext64), rmapbt (with reflink: the height
 //    that fills the AG with blocks, xfs_btree_space_to_height) and refcountbt over the AG blocks;
-//  - the 26 reservations of struct xfs_trans_resv in its order, each as the largest of its alternatives plus
+//  - the 26 reservations of struct xfs_trans_resv in its order (27 in 7.x, with tr_atomic_ioend), each as the largest of its alternatives plus
 //    the dquot overhead, with the parent-pointer overheads when parent=1 (xfsprogs >= 6.10);
 //  - for the minimum log, the historical adjustments of xfs_log_calc_trans_resv_for_minlogblocks: unless the
 //    filesystem has parent pointers, rmapbt height 9 with reflink, log counts 8 for write/itruncate/dqalloc with
@@ -48,6 +48,12 @@ struct xfs_sb_params {
     bool rmapbt = true;                   ///< reverse-mapping btree
     bool nrext64 = true;                  ///< large extent counts
     bool parent = false;                  ///< parent pointers (and the minimum-log fixes they switch on)
+    /// xfs_btree_space_to_height starts from a root of two pointers (6.13, 7.2); 6.1 starts from a full node,
+    /// which makes the reflink rmapbt one level shorter in the runtime reservations (xfs_db logres shows it).
+    bool two_pointer_root = true;
+    /// struct xfs_trans_resv ends with tr_atomic_ioend (xfsprogs 7.x): a copy of tr_itruncate when mkfs sets no
+    /// atomic write size. Last and equal to an earlier one, it never changes the largest reservation.
+    bool atomic_ioend = false;
 };
 
 /// One reservation: bytes per log ticket and tickets (tr_logres, tr_logcount).
@@ -60,7 +66,7 @@ struct xfs_trans_reservation {
 enum class xfs_trans_type : unsigned char {
     write, itruncate, rename, link, remove, symlink, create, create_tmpfile, mkdir, ifree, ichange, growdata,
     addafork, writeid, attrinval, attrsetm, attrsetrt, attrrm, clearagi, growrtalloc, growrtzero, growrtfree,
-    qm_setqlim, qm_dqalloc, sb, fsyncts
+    qm_setqlim, qm_dqalloc, sb, fsyncts, atomic_ioend
 };
 
 /// What libxfs_log_get_max_trans_res and libxfs_log_calc_minimum_size give mkfs.xfs.
@@ -108,10 +114,10 @@ constexpr unsigned xfs_btree_height(std::uint64_t leaf, std::uint64_t node, std:
 }
 
 /// xfs_btree_space_to_height: the height of a btree that uses `blocks` blocks with `node` pointers per node
-/// (a root of two pointers).
-constexpr unsigned xfs_btree_space_height(std::uint64_t node, std::uint64_t blocks) noexcept {
+/// (a root of `root` pointers: 2 from xfsprogs 6.13 on, `node` in 6.1).
+constexpr unsigned xfs_btree_space_height(std::uint64_t node, std::uint64_t blocks, std::uint64_t root) noexcept {
     if (blocks < 1) return 0;
-    std::uint64_t node_blocks = 2, left = blocks - 1;
+    std::uint64_t node_blocks = root, left = blocks - 1;
     unsigned h = 1;
     while (node_blocks < left) {
         left -= node_blocks;
@@ -196,7 +202,7 @@ constexpr xfs_resv_geometry xfs_resv_geometry_of(const xfs_sb_params& sb) noexce
     // Reverse mapping btree: 24-byte records, two 20-byte keys and a 4-byte pointer per node entry.
     if (g.rmapbt) {
         const std::uint64_t leaf = (g.bs - 56) / 24 / 2, node = (g.bs - 56) / 44 / 2;
-        g.rmap_levels = g.reflink ? xfs_btree_space_height(node, sb.agblocks)
+        g.rmap_levels = g.reflink ? xfs_btree_space_height(node, sb.agblocks, sb.two_pointer_root ? 2 : node)
                                   : xfs_btree_height(leaf, node, sb.agblocks);
     }
     // Refcount btree: 12-byte records, 4-byte keys and pointers.
@@ -300,16 +306,18 @@ constexpr std::uint64_t xfs_icreate_res(const xfs_resv_geometry& g) noexcept {
 }
 
 /// Every reservation of xfs_trans_resv_calc (for_minlog: as xfs_log_calc_trans_resv_for_minlogblocks adjusts
-/// them without parent pointers), in the struct's order.
+/// them without parent pointers), in the struct's order; `count` is 26, or 27 with tr_atomic_ioend.
 struct xfs_reservation_table {
-    xfs_trans_reservation r[26]{};
+    xfs_trans_reservation r[27]{};
+    unsigned count = 26;
 };
 
 constexpr xfs_trans_reservation xfs_res(std::uint64_t logres, std::uint64_t logcount) noexcept {
     return xfs_trans_reservation{static_cast<std::uint32_t>(logres), static_cast<std::uint32_t>(logcount)};
 }
 
-constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, bool for_minlog) noexcept {
+constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, bool for_minlog,
+                                                 bool atomic_ioend = false) noexcept {
     xfs_reservation_table t;
     const std::uint64_t bs = g.bs, sect = g.sect;
     const std::uint64_t attrsetm = xfs_attrsetm_res(g), attrrm = xfs_attrrm_res(g);
@@ -376,6 +384,10 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
     t.r[23] = xfs_res(write + xfs_buf_res(1, bs - 1), rw_count);                  // qm_dqalloc
     t.r[24] = xfs_res(xfs_buf_res(1, sect), 1);                                   // sb
     t.r[25] = xfs_res(xfs_inode_res(g, 1), 0);                                    // fsyncts
+    if (atomic_ioend) {
+        t.r[26] = t.r[1];  // tr_atomic_ioend (7.x): tr_itruncate's without an atomic write size
+        t.count = 27;
+    }
     return t;
 }
 
@@ -446,9 +458,10 @@ constexpr xfs_ag_breaks xfs_level_breaks(const xfs_sb_params& sb, std::uint64_t 
     if (g.rmapbt) {
         const std::uint64_t leaf = (bs - 56) / 24 / 2, node = (bs - 56) / 44 / 2;
         if (g.reflink) {
-            std::uint64_t sum = 1, pow = 1;  // a >= 2 x (1 + n + ... + n^(k-1)) + 2 adds level k + 1
-            for (unsigned k = 1; k < 16 && 2 * sum + 2 <= hi; ++k) {
-                b.add(2 * sum + 2, lo, hi);
+            const std::uint64_t root = sb.two_pointer_root ? 2 : node;
+            std::uint64_t sum = 1, pow = 1;  // a >= root x (1 + n + ... + n^(k-1)) + 2 adds level k + 1
+            for (unsigned k = 1; k < 16 && root * sum + 2 <= hi; ++k) {
+                b.add(root * sum + 2, lo, hi);
                 pow *= node;
                 sum += pow;
             }
@@ -489,10 +502,10 @@ PROVPOL_NODISCARD constexpr xfs_log_minimum_result xfs_log_minimum(const xfs_sb_
     // The reservations for the minimum log: the historical ones unless parent pointers are on.
     const bool old = !g.parent;
     if (old && g.rmapbt && g.reflink) g.rmap_levels = static_cast<unsigned>(xfs_old_reflink_rmap_levels);
-    const xfs_reservation_table t = xfs_reservations(g, old);
+    const xfs_reservation_table t = xfs_reservations(g, old, sb.atomic_ioend);
     xfs_log_minimum_result m;
     std::uint64_t space = 0;
-    for (unsigned i = 0; i < 26; ++i) {
+    for (unsigned i = 0; i < t.count; ++i) {
         const xfs_trans_reservation& r = t.r[i];
         const std::uint64_t v = r.logcount > 1 ? std::uint64_t{r.logres} * r.logcount : r.logres;
         if (space < v) {

@@ -6,7 +6,7 @@
 #                                                      e2fsprogs on this machine (Debian 12)
 #   MIN_LOG_TABLE=0 tests/data/generate_mkfs_parity.sh  about 3 minutes: keeps the committed min-log table
 #   tests/data/generate_mkfs_parity.sh roots            as root: debootstraps the Debian roots the next mode needs
-#   tests/data/generate_mkfs_parity.sh modern           as root, about 2 minutes: mkfs.xfs 6.13 (Debian 13), 7.2
+#   tests/data/generate_mkfs_parity.sh modern           as root, under a minute: mkfs.xfs 6.13 (Debian 13), 7.2
 #                                                      (Debian unstable) and 6.1 (Debian 12) run in those roots
 #
 # Writes, next to this script:
@@ -24,6 +24,8 @@
 #                              for loop devices the rotational flag set in /sys/block/loopN/queue/rotational and
 #                              the CPU count (mkfs.xfs >= 6.8 sizes the log for concurrency on non-rotational
 #                              devices); mkfs_xfs_6.1_v4.csv holds V4 (crc=0) rows with 512-byte blocks.
+#   xfs_db_logres_6.1.csv, xfs_db_logres_6.13.csv, xfs_db_logres_7.2.csv   (modern mode) every transaction
+#                              reservation of a real (sparse) filesystem per row, as `xfs_db -c logres` prints it.
 #
 # mkfs.xfs runs in dry-run mode (-N) on sparse files made with truncate -s; sizes of 16 TiB and more do not fit
 # in a file on ext4, so those use an empty file and -d size= (method "dsize"), which mkfs treats the same way.

@@ -77,15 +77,15 @@ m_cleanup() {
 trap m_cleanup EXIT
 
 m_rows=0
-# m_case NAME SIZE [bs=] [sect=] [agcount=] [agsize=] [su= sw=] [lsu=] [f=name=v+name=v] [lc=N] [rot=0|1]
+# m_case NAME SIZE [bs=] [sect=] [agcount=] [agsize=] [su= sw=] [lsu=] [f=name=v+name=v] [lc=N] [rot=0|1] [uns]
 m_case() {
     local name=$1 size_text=$2; shift 2
-    local bs=4096 sect=512 agcount="" agsize="" su="" sw="" lsu="" feats="" lc="" rot="" kv
+    local bs=4096 sect=512 agcount="" agsize="" su="" sw="" lsu="" feats="" lc="" rot="" uns=0 kv
     for kv in "$@"; do
         case "$kv" in
             bs=*) bs=${kv#bs=} ;; sect=*) sect=${kv#sect=} ;; agcount=*) agcount=${kv#agcount=} ;;
             agsize=*) agsize=$(to_bytes "${kv#agsize=}") ;; su=*) su=$(to_bytes "${kv#su=}") ;; sw=*) sw=${kv#sw=} ;;
-            lsu=*) lsu=$(to_bytes "${kv#lsu=}") ;; f=*) feats=${kv#f=} ;; lc=*) lc=${kv#lc=} ;; rot=*) rot=${kv#rot=} ;;
+            lsu=*) lsu=$(to_bytes "${kv#lsu=}") ;; f=*) feats=${kv#f=} ;; lc=*) lc=${kv#lc=} ;; rot=*) rot=${kv#rot=} ;; uns) uns=1 ;;
             *) echo "m_case: bad option $kv" >&2; exit 1 ;;
         esac
     done
@@ -129,7 +129,8 @@ m_case() {
     local main_l=()
     [ -n "$lc" ] && main_l=(-l "concurrency=$lc${lopts}") || { [ -n "$lopts" ] && main_l=(-l "${lopts#,}"); }
 
-    local out rc verdict geo="" minlog="" uns=0 message=""
+    local out rc verdict geo="" minlog="" message=""
+    [ "$uns" = 1 ] && args+=(--unsupported)
     set +e
     out=$(chroot "$xroot" mkfs.xfs "${args[@]}" "${main_l[@]}" $dev 2>&1); rc=$?
     set -e
@@ -137,8 +138,11 @@ m_case() {
         verdict=ok; geo=$(echo "$out" | m_geometry)
     else
         verdict=$(m_verdict "$out")
-        # The tool's reason: its first line that is not a deprecation warning, commas made semicolons.
-        message=$(echo "$out" | grep -v -e '^V4 filesystems are deprecated' -e '^ascii-ci' | sed -n '1{s/,/;/g;p}')
+        # The tool's reason: the line that gave the verdict (warnings before it skipped), commas made semicolons.
+        message=$(echo "$out" | grep -m1 -e 'must be larger than 300M' -e 'too small to hold the minimum' \
+                      -e 'must be at least 64M' -e 'superblocks for redundancy' -e 'smaller than min log size' \
+                      -e 'minimum size is' -e 'Due to stripe alignment' -e 'of data subvolume is too small' \
+                      -e 'agsize' -e 'allocation groups' -e 'last AG size' | sed 's/,/;/g')
         if [ "$verdict" = error:other ]; then echo "unclassified mkfs.xfs error for $name $size_text $*: $out" | head -3 >&2; exit 1; fi
         if [[ "$verdict" != error:* ]]; then
             set +e
@@ -250,6 +254,20 @@ m_sweep() {
     m_case loop 4G rot=1 lc=16
     m_case loop 512M rot=0
     m_case loop 4G rot=0 f=rmapbt=0+reflink=0
+    # Hard errors and refusals overridden by --unsupported.
+    m_case errors 100M bs=65536
+    m_case errors 100G bs=65536 agcount=6400
+    m_case errors 1056M agsize=1G su=64K sw=2
+    m_case errors 4T agcount=2
+    m_case errors 1675264000 agcount=100 su=12M sw=2
+    m_case unsupported 200M uns
+    m_case unsupported 10G agsize=16M uns
+    m_case unsupported 2G agcount=1 uns
+    m_case unsupported 10G agsize=32M lc=64 uns
+    # 7.2 refuses an AG that cannot hold 64 MiB of log: 64 MiB AGs are refused, 65 MiB AGs are not.
+    m_case ag-floor 10G agsize=64M
+    m_case ag-floor 10G agsize=65M
+    m_case ag-floor 10G agsize=66M f=rmapbt=0+reflink=0
 }
 
 # 6.1: the V4 rows the first sweep lacks (512-byte blocks), over the same kinds of geometry.
@@ -269,6 +287,94 @@ m_sweep_6_1_v4() {
     m_case v4-bs512-agcount 2G bs=512 f=crc=0 agcount=1
 }
 
+# Every transaction reservation, as xfs_db's logres command prints them for a real (sparse) filesystem:
+# the 26 runtime reservations of xfs_trans_resv_calc and the largest minimum-log reservation ("minlogsize").
+# The filesystem is formatted (-K, a log of the minimum size: reservations do not depend on the log size).
+r_header() {
+    echo "# mkfs.xfs and xfs_db version $1 (xfsprogs, $2), $stamp"
+    echo "# xfs_db -r -c logres on a filesystem made with these options: type N logres/logcount, then minlogsize"
+    echo "# (type 26, tr_atomic_ioend, exists from 7.x on; empty before)"
+    local h="case,device_size,block_size,sector_size,agcount_opt,agsize_opt,log_su,features_opt,agblocks,log_sunit_blocks,crc,finobt,reflink,rmapbt,nrext64,parent" i
+    for i in $(seq 0 26); do h+=",r${i}_logres,r${i}_logcount"; done
+    echo "$h,minlog_logres,minlog_logcount"
+}
+r_case() {  # NAME SIZE [bs=] [sect=] [agcount=] [agsize=] [lsu=] [f=...]
+    local name=$1 size_text=$2; shift 2
+    local bs=4096 sect=512 agcount="" agsize="" lsu="" feats="" kv
+    for kv in "$@"; do
+        case "$kv" in
+            bs=*) bs=${kv#bs=} ;; sect=*) sect=${kv#sect=} ;; agcount=*) agcount=${kv#agcount=} ;;
+            agsize=*) agsize=$(to_bytes "${kv#agsize=}") ;; lsu=*) lsu=$(to_bytes "${kv#lsu=}") ;;
+            f=*) feats=${kv#f=} ;; *) echo "r_case: bad option $kv" >&2; exit 1 ;;
+        esac
+    done
+    local size; size=$(to_bytes "$size_text")
+    local mopt="" iopt="" nopt="" f
+    for f in ${feats//+/ }; do
+        case "$f" in crc=*|finobt=*|reflink=*|rmapbt=*) mopt+=",$f" ;; nrext64=*) iopt+=",$f" ;; parent=*) nopt+=",$f" ;; esac
+    done
+    local args=(-f -b "size=$bs" -s "size=$sect") dopts="" lopts=""
+    [ -n "$agcount" ] && dopts+=",agcount=$agcount"
+    [ -n "$agsize" ] && dopts+=",agsize=$agsize"
+    [ -n "$dopts" ] && args+=(-d "${dopts#,}")
+    [ -n "$mopt" ] && args+=(-m "${mopt#,}")
+    [ -n "$iopt" ] && args+=(-i "${iopt#,}")
+    [ -n "$nopt" ] && args+=(-n "${nopt#,}")
+    [ -n "$lsu" ] && lopts=",su=$lsu"
+    local dev="$xwork/fs" out geo d ag agsz lb ls pc pf pr pm pn pp minlog
+    rm -f "$xroot$dev"; truncate -s "$size" "$xroot$dev"
+    out=$(chroot "$xroot" mkfs.xfs -N "${args[@]}" ${lopts:+-l "${lopts#,}"} --unsupported "$dev" 2>&1) ||
+        { echo "r_case $name: $out" | head -3 >&2; exit 1; }
+    read -r d ag agsz lb ls pc pf pr pm pn pp <<< "$(echo "$out" | m_geometry)"
+    local unit=${ls:-0}; [ "$unit" -gt 0 ] || unit=1
+    local probe=$(( (2 * MiB + bs - 1) / bs )); probe=$(( (probe + unit - 1) / unit * unit ))
+    out=$(chroot "$xroot" mkfs.xfs -N "${args[@]}" -l "size=${probe}b${lopts}" --unsupported "$dev" 2>&1 || true)
+    minlog=$(echo "$out" | sed -nE 's/.*minimum size is ([0-9]+) blocks.*/\1/p' | head -1)
+    [ -n "$minlog" ] || minlog=$probe
+    minlog=$(( (minlog + unit - 1) / unit * unit ))
+    chroot "$xroot" mkfs.xfs -q -K "${args[@]}" -l "size=${minlog}b${lopts}" --unsupported "$dev" > /dev/null 2>&1 ||
+        { echo "r_case $name: mkfs failed" >&2; exit 1; }
+    local res
+    res=$(chroot "$xroot" xfs_db -r -c logres "$dev" | awk '
+        /^type/ { printf ",%s,%s", $4, $6; n++ }
+        /^minlogsize/ { for (; n < 27; n++) printf ",,"; printf ",%s,%s", $3, $5 }')
+    rm -f "$xroot$dev"
+    echo "$name,$size,$bs,$sect,$agcount,$agsize,$lsu,$feats,$agsz,$ls,$pc,$pf,$pr,$pm,$pn,$pp$res" >> "$r_csv"
+    r_rows=$((r_rows + 1))
+}
+r_sweep() {  # the same geometries for every version (parent pointers only where the version has them)
+    local bs m
+    r_case default 300M
+    r_case default 4G
+    r_case default 1T
+    r_case default 4T
+    for bs in 1024 2048 8192 16384 65536; do r_case bs 10G bs=$bs; done
+    r_case v4 10G f=crc=0
+    r_case v4-bs512 10G bs=512 f=crc=0
+    r_case v4-bs1k 10G bs=1024 f=crc=0
+    r_case sect4k 10G sect=4096
+    r_case log-su 10G lsu=32K
+    r_case log-su 10G lsu=256K
+    for m in reflink=0 rmapbt=0 rmapbt=0+reflink=0 finobt=0 nrext64=0 rmapbt=1 nrext64=1; do r_case features 10G f=$m; done
+    if [ "$1" != 6.1 ]; then
+        r_case parent 10G f=parent=1
+        r_case parent 10G f=parent=0
+        r_case parent-bs64k 10G bs=65536 f=parent=1
+        r_case parent-v4 10G f=crc=0
+    fi
+    r_case agcount 1T agcount=64
+    r_case agsize 10G agsize=16M
+    r_case agsize 100G agsize=100G
+}
+r_run() {  # label root version csv
+    r_csv=$4; r_rows=0
+    r_header "$(chroot "$2" mkfs.xfs -V | sed -n 's/.*version //p')" "$1" > "$r_csv"
+    m_enter "$2"
+    r_sweep "$3"
+    m_leave
+    echo "xfs_db logres $3: $r_rows rows -> ${r_csv#$root/}" >&2
+}
+
 m_run() {  # version-label root expected-version csv sweep
     local label=$1 r=$2 want=$3 sweep=$5
     m_csv=$4
@@ -286,3 +392,6 @@ m_run() {  # version-label root expected-version csv sweep
 m_run "Debian 13" "$XFS_ROOT_6_13" 6.13.0 "$here/mkfs_xfs_6.13.csv" m_sweep
 m_run "Debian unstable" "$XFS_ROOT_7_2" 7.2.0 "$here/mkfs_xfs_7.2.csv" m_sweep
 m_run "Debian 12" "$XFS_ROOT_6_1" 6.1.0 "$here/mkfs_xfs_6.1_v4.csv" m_sweep_6_1_v4
+r_run "Debian 13" "$XFS_ROOT_6_13" 6.13 "$here/xfs_db_logres_6.13.csv"
+r_run "Debian unstable" "$XFS_ROOT_7_2" 7.2 "$here/xfs_db_logres_7.2.csv"
+r_run "Debian 12" "$XFS_ROOT_6_1" 6.1 "$here/xfs_db_logres_6.1.csv"
