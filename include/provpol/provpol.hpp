@@ -14,11 +14,11 @@
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"
+#include "xfs_reservations.hpp"  // the log-size family, kept together
 #include "parse.hpp"
 #include "rate_aware.hpp"
 #include "result.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
-#include "xfs_reservations.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP
