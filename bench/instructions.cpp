@@ -112,6 +112,11 @@ inline void sink(const log_size_decision& d) noexcept {
     use_anywhere(static_cast<unsigned char>(d.decided_by));
 }
 inline void sink(const xfs_sb_params& sb) noexcept { use_in_register(&sb); }  // read where needed
+inline void sink(const fs_geometry_options& o) noexcept { use_in_register(&o); }
+inline void sink(const result<fs_geometry>& g) noexcept {
+    use_anywhere(g.has_value());
+    use_anywhere(g->xfs(xfsprogs_version::v6_13).min_log[0].min_log_blocks);
+}
 inline void sink(const xfs_log_minimum_result& m) noexcept {
     use_anywhere(m.largest.logres);
     use_anywhere(m.largest.logcount);
@@ -281,6 +286,15 @@ void run_xfs_log_minimum(const entry& e) {
     measure_decisions(e, table, [](const xfs_sb_params& sb) { return xfs_log_minimum(sb); });
 }
 
+// Validating a geometry once: fs_geometry::make computes each version's reservation steps (default options,
+// device sizes as in geometry_table; the steps do not depend on the size).
+void run_fs_geometry_make(const entry& e) {
+    detail::xoshiro256 rng(9);
+    std::vector<fs_geometry_options> table(table_size);
+    for (auto& o : table) o.device_size = bytes((std::uint64_t{300} + rng.below(64ULL << 20)) << 20);
+    measure_decisions(e, table, [](const fs_geometry_options& o) { return fs_geometry::make(o); });
+}
+
 // Requested chunk sizes as calibration produces them: 1 byte to 64 MiB, most of them unaligned.
 template <class Policy>
 void run_chunk(const entry& e, Policy policy) {
@@ -340,6 +354,7 @@ const entry entries[] = {
     {"log_size/xfsprogs_6_13/concurrency_64", 0, iterations,
      [](const entry& e) { run_log_size(e, xfsprogs_6_13(), false, 64); }},
     {"xfs_reservations/log_minimum", 0, iterations / 10, [](const entry& e) { run_xfs_log_minimum(e); }},
+    {"log_size/fs_geometry_make", 0, iterations / 100, [](const entry& e) { run_fs_geometry_make(e); }},
     // Chunk size (the budget: 60).
     {"chunk/xapi_redo_log/vda", 60, iterations,
      [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::xapi_redo_log(), vda_limits()).value()); }},
