@@ -2,6 +2,7 @@
 // 512-byte blocks). The parity data (tests/data/mkfs_xfs_6.13.csv, mkfs_xfs_7.2.csv, mkfs_xfs_6.1_v4.csv) comes
 // from the real mkfs.xfs 6.13.0, 7.2.0 and 6.1.0 run by `tests/data/generate_mkfs_parity.sh modern` in Debian
 // roots; nothing here is computed by provpol first. The minimum log is never given: provpol computes it.
+#include <provpol/detail/random.hpp>
 #include <provpol/log_size.hpp>
 #include <provpol/xfs_reservations.hpp>
 
@@ -168,6 +169,19 @@ bool check_modern_row(const modern_row& x, const fs_geometry& g, xfsprogs_versio
         expect(d.min_log_blocks == x.min_log);
     }
     return same;
+}
+
+// The decision of the version's preset (6.1, 6.13 or 7.2).
+log_size_decision xfsprogs_layout_decision(const fs_geometry& g, xfsprogs_version v) {
+    switch (v) {
+        case xfsprogs_version::v6_1:
+            return xfsprogs_6_1().decide(g);
+        case xfsprogs_version::v6_13:
+            return xfsprogs_6_13().decide(g);
+        case xfsprogs_version::v7_2:
+            return xfsprogs_7_2().decide(g);
+    }
+    return log_size_decision{};
 }
 
 struct sweep_summary {
@@ -358,6 +372,56 @@ TEST_CASE("the reservation steps of every geometry agree with the direct computa
         }
     MESSAGE(steps << " steps checked; at most " << most << " in one geometry (room for 32)");
     CHECK(most <= 32);
+}
+
+TEST_CASE("a decision's minimum log and max_tx_bytes are the reservations at its AG size (random geometries)") {
+    // The step table of fs_geometry::make against xfs_log_minimum at the AG size each decision lays out:
+    // block sizes 512 (v4) to 64 KiB, sectors, log stripe units, AG counts, features, all three versions.
+    detail::xoshiro256 rng(0x7265737673ULL);
+    std::size_t checked = 0;
+    for (int i = 0; i < 3000; ++i) {
+        fs_geometry_options o;
+        const bool v4 = rng.below(6) == 0;
+        o.features.crc = !v4;
+        const unsigned bl = (v4 ? 9U : 10U) + static_cast<unsigned>(rng.below(v4 ? 8 : 7));
+        o.block_size = 1U << bl;
+        o.device_size = bytes((std::uint64_t{1} << (25 + rng.below(22))) + rng.below(std::uint64_t{1} << 30));
+        if (rng.below(3) == 0) o.sector_size = o.block_size < 4096 ? o.block_size : 4096;
+        if (rng.below(3) == 0) o.agcount = 1 + rng.below(300);
+        if (rng.below(4) == 0) o.log_stripe_unit = bytes(std::uint64_t{o.block_size} << rng.below(4));
+        if (rng.below(2) == 0) o.features.reflink = rng.below(2) == 0;
+        if (rng.below(2) == 0) o.features.rmapbt = rng.below(2) == 0;
+        if (rng.below(2) == 0) o.features.finobt = rng.below(2) == 0;
+        if (rng.below(3) == 0) o.features.nrext64 = rng.below(2) == 0;
+        const auto g = fs_geometry::make(o);
+        REQUIRE(g.has_value());
+        for (unsigned v = 0; v < 3; ++v) {
+            const auto version = static_cast<xfsprogs_version>(v);
+            const log_size_decision d = xfsprogs_layout_decision(*g, version);
+            if (d.agsize_blocks == 0 || is_hard(d.reason)) continue;
+            const auto f = g->features(version);
+            xfs_sb_params sb;
+            sb.block_log = bl;
+            sb.sector_size = g->options().sector_size;
+            sb.agblocks = static_cast<std::uint32_t>(d.agsize_blocks);
+            sb.log_sunit_bytes = static_cast<std::uint32_t>(d.log_sunit_blocks << bl);
+            sb.crc = f.crc;
+            sb.finobt = f.finobt;
+            sb.reflink = f.reflink;
+            sb.rmapbt = f.rmapbt;
+            sb.nrext64 = f.nrext64;
+            sb.parent = f.parent;
+            sb.two_pointer_root = v != 0;
+            sb.atomic_ioend = v == 2;
+            const auto m = xfs_log_minimum(sb);
+            INFO("version " << v << ", bs " << o.block_size << ", AG blocks " << d.agsize_blocks);
+            CHECK(d.min_log_blocks == m.min_log_blocks);
+            CHECK(d.max_tx_bytes == m.max_tx_bytes);
+            ++checked;
+        }
+    }
+    MESSAGE(checked << " decisions checked against the reservations at their AG size");
+    CHECK(checked > 5000);
 }
 
 TEST_CASE("the reservations react to each feature as libxfs does") {
