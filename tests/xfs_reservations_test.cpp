@@ -281,6 +281,15 @@ TEST_CASE("the concurrency-sized log: the issue's 64-CPU SSD, and what 6.1 does 
     o.log_concurrency = -1;
     o.features.parent = false;
     CHECK(xfsprogs_6_1().decide(fs_geometry::make(o).value()).reason == log_reason::unsupported_option);
+    // A v4 geometry with 512-byte blocks is mkfs.xfs's alone: mke2fs has no 512-byte blocks.
+    fs_geometry_options v4;
+    v4.device_size = 1_GiB;
+    v4.block_size = 512;
+    v4.features.crc = false;
+    const auto gv4 = fs_geometry::make(v4).value();
+    CHECK(xfsprogs_6_1().decide(gv4).supported);
+    CHECK(e2fsprogs_1_47().decide(gv4).reason == log_reason::unsupported_option);
+    CHECK_FALSE(e2fsprogs_1_47().decide(gv4).supported);
     // Under 1 GiB of data the concurrency is not used (calc_concurrency_logblocks).
     fs_geometry_options small;
     small.device_size = 1023_MiB;

@@ -71,7 +71,7 @@ namespace provpol {
 /// the groups to hold their inodes and can end a little under a step (16 GiB of 64 KiB blocks: 262112 blocks,
 /// a 4096-block journal where this layout says 8192); the parity test counts those rows.
 struct e2fsprogs_layout {
-    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c, log_state&) const noexcept {
+    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c, log_state& s) const noexcept {
         const fs_geometry_options& o = geo.options();
         const std::uint32_t bs =
             o.block_size != 0 ? o.block_size : (o.device_size.count() < (std::uint64_t{512} << 20) ? 1024U : 4096U);
@@ -80,6 +80,7 @@ struct e2fsprogs_layout {
         c.data_blocks = o.device_size.count() >> c.block_log;
         c.allow_unsupported = o.allow_unsupported;
         c.fast_commit = o.fast_commit;
+        if (PROVPOL_UNLIKELY(bs < 1024)) s.fail(log_reason::unsupported_option);  // mke2fs -b 512: no such size
     }
 };
 

@@ -45,7 +45,8 @@ enum class log_reason : unsigned char {
     ag_too_small_for_log,  ///< hard: an AG cannot hold the minimum log
     log_below_minimum,     ///< hard: stripe alignment left the log under the minimum
     log_crosses_ag,        ///< hard: stripe alignment cannot keep the log inside its AG
-    unsupported_option,    ///< hard: this mkfs has no such option (parent pointers or -l concurrency before 6.8)
+    unsupported_option,    ///< hard: this mkfs has no such option or value (parent pointers or -l concurrency
+                           ///< before 6.8; 512-byte blocks for mke2fs)
     no_journal,            ///< note: mke2fs makes no journal under 2048 blocks
 };
 
