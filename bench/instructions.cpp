@@ -33,6 +33,7 @@
 #include <provpol/detail/random.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/log_size.hpp>
+#include <provpol/xfs_reservations.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -103,10 +104,25 @@ inline void sink(const log_size_decision& d) noexcept {
     use_anywhere(d.log_sunit_blocks);
     use_anywhere(d.fast_commit_blocks);
     use_anywhere(d.min_log_blocks);
-    use_anywhere(d.min_log_estimated);
+    use_anywhere(d.min_log_computed);
+    use_anywhere(d.max_tx_bytes);
+    use_anywhere(d.log_concurrency);
     use_anywhere(d.supported);
     use_anywhere(static_cast<unsigned char>(d.reason));
     use_anywhere(static_cast<unsigned char>(d.decided_by));
+}
+inline void sink(const xfs_sb_params& sb) noexcept { use_in_register(&sb); }  // read where needed
+inline void sink(const fs_geometry_options& o) noexcept { use_in_register(&o); }
+inline void sink(const result<fs_geometry>& g) noexcept {
+    use_anywhere(g.has_value());
+    use_anywhere(g->xfs(xfsprogs_version::v6_13).min_log[0].min_log_blocks);
+}
+inline void sink(const xfs_log_minimum_result& m) noexcept {
+    use_anywhere(m.largest.logres);
+    use_anywhere(m.largest.logcount);
+    use_anywhere(static_cast<unsigned char>(m.largest_type));
+    use_anywhere(m.max_tx_bytes);
+    use_anywhere(m.min_log_blocks);
 }
 inline void sink(bytes b) noexcept { use_in_register(b.count()); }
 inline void sink(const chunk_decision& d) noexcept {
@@ -235,7 +251,7 @@ void run_batch(const entry& e, batch_kernel kernel) {
 // Filesystems as an image builder sees them: device sizes from 300 MiB to 64 TiB (the default AG geometry: 4 AGs
 // to 4 TiB, 1 TiB AGs above), 4 KiB blocks, the default features; `striped` adds a RAID stripe (su 64 KiB, sw 4:
 // multidisk AG layout and log stripe rounding).
-std::vector<fs_geometry> geometry_table(bool striped) {
+std::vector<fs_geometry> geometry_table(bool striped, std::int64_t log_concurrency = -1) {
     detail::xoshiro256 rng(6);
     std::vector<fs_geometry> t;
     t.reserve(table_size);
@@ -247,6 +263,7 @@ std::vector<fs_geometry> geometry_table(bool striped) {
             o.stripe_unit = bytes(64 * 1024);
             o.stripe_width = 4;
         }
+        o.log_concurrency = log_concurrency;
         const auto g = fs_geometry::make(o);
         if (g) t.push_back(*g);
     }
@@ -254,10 +271,28 @@ std::vector<fs_geometry> geometry_table(bool striped) {
 }
 
 template <class Policy>
-void run_log_size(const entry& e, Policy policy, bool striped) {
-    const std::vector<fs_geometry> table = geometry_table(striped);
+void run_log_size(const entry& e, Policy policy, bool striped, std::int64_t log_concurrency = -1) {
+    const std::vector<fs_geometry> table = geometry_table(striped, log_concurrency);
     opaque(policy);
     measure_decisions(e, table, [&policy](const fs_geometry& g) { return policy.decide(g); });
+}
+
+// The transaction reservations themselves (what fs_geometry::make computes at each AG size where a btree grows,
+// 8 to 15 times per version): 4 KiB blocks, 6.13's features, AG sizes from 16 MiB to 1 TiB.
+void run_xfs_log_minimum(const entry& e) {
+    detail::xoshiro256 rng(7);
+    std::vector<xfs_sb_params> table(table_size);
+    for (auto& sb : table) sb.agblocks = static_cast<std::uint32_t>(4096 + rng.below(268435455 - 4096));
+    measure_decisions(e, table, [](const xfs_sb_params& sb) { return xfs_log_minimum(sb); });
+}
+
+// Validating a geometry once: fs_geometry::make computes each version's reservation steps (default options,
+// device sizes as in geometry_table; the steps do not depend on the size).
+void run_fs_geometry_make(const entry& e) {
+    detail::xoshiro256 rng(9);
+    std::vector<fs_geometry_options> table(table_size);
+    for (auto& o : table) o.device_size = bytes((std::uint64_t{300} + rng.below(64ULL << 20)) << 20);
+    measure_decisions(e, table, [](const fs_geometry_options& o) { return fs_geometry::make(o); });
 }
 
 // Requested chunk sizes as calibration produces them: 1 byte to 64 MiB, most of them unaligned.
@@ -313,7 +348,13 @@ const entry entries[] = {
     {"log_size/xfsprogs_6_1", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_6_1(), false); }},
     {"log_size/xfsprogs_5_14", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_5_14(), false); }},
     {"log_size/e2fsprogs_1_47", 250, iterations, [](const entry& e) { run_log_size(e, e2fsprogs_1_47(), false); }},
+    {"log_size/xfsprogs_6_13", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_6_13(), false); }},
+    {"log_size/xfsprogs_7_2", 250, iterations, [](const entry& e) { run_log_size(e, xfsprogs_7_2(), false); }},
     {"log_size/xfsprogs_6_1/striped", 0, iterations, [](const entry& e) { run_log_size(e, xfsprogs_6_1(), true); }},
+    {"log_size/xfsprogs_6_13/concurrency_64", 0, iterations,
+     [](const entry& e) { run_log_size(e, xfsprogs_6_13(), false, 64); }},
+    {"xfs_reservations/log_minimum", 0, iterations / 10, [](const entry& e) { run_xfs_log_minimum(e); }},
+    {"log_size/fs_geometry_make", 0, iterations / 100, [](const entry& e) { run_fs_geometry_make(e); }},
     // Chunk size (the budget: 60).
     {"chunk/xapi_redo_log/vda", 60, iterations,
      [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::xapi_redo_log(), vda_limits()).value()); }},

@@ -4,6 +4,8 @@
 #include <provpol/detail/random.hpp>
 #include <provpol/log_size.hpp>
 
+#include "log_size_csv.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -15,6 +17,9 @@
 
 using namespace provpol;
 using namespace provpol::literals;
+using provpol_test::csv_table;
+using provpol_test::num;
+using provpol_test::read_csv;
 
 namespace {
 
@@ -31,54 +36,6 @@ fs_geometry_options opts(bytes size) {
     o.device_size = size;
     return o;
 }
-
-// --- CSV --------------------------------------------------------------------------------------------------------
-
-struct csv_table {
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> comments;
-
-    std::size_t col(const std::string& name) const {
-        for (std::size_t i = 0; i < header.size(); ++i)
-            if (header[i] == name) return i;
-        FAIL("no column " << name);
-        return 0;
-    }
-};
-
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cell;
-    std::istringstream in(line);
-    while (std::getline(in, cell, ',')) out.push_back(cell);
-    if (!line.empty() && line.back() == ',') out.emplace_back();
-    return out;
-}
-
-csv_table read_csv(const std::string& name) {
-    const std::string path = std::string(PROVPOL_TEST_DATA_DIR) + "/" + name;
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    csv_table t;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        if (line[0] == '#') {
-            t.comments.push_back(line);
-            continue;
-        }
-        if (t.header.empty())
-            t.header = split(line);
-        else {
-            t.rows.push_back(split(line));
-            REQUIRE(t.rows.back().size() == t.header.size());
-        }
-    }
-    return t;
-}
-
-std::uint64_t num(const std::string& s) { return s.empty() ? 0 : std::stoull(s); }
 
 // --- mkfs.xfs rows ----------------------------------------------------------------------------------------------
 
@@ -139,34 +96,34 @@ log_reason expected_reason(const std::string& verdict) {
     return log_reason::none;
 }
 
-// Checks one decision against one mkfs.xfs row: verdict, geometry and log.
-void check_xfs_row(const xfs_row& x, const log_size_decision& d) {
+// Checks one decision against one mkfs.xfs row: verdict, geometry and log. True when all of it matched.
+bool check_xfs_row(const xfs_row& x, const log_size_decision& d) {
     INFO(x.where);
     const log_reason want = expected_reason(x.verdict);
+    bool same = true;
+    auto expect = [&same](bool ok) {
+        CHECK(ok);
+        same = same && ok;
+    };
     if (x.verdict.rfind("error:", 0) == 0) {
-        CHECK_FALSE(d.supported);
-        CHECK(to_text(d.reason) == std::string(to_text(want)));
+        expect(!d.supported);
+        expect(to_text(d.reason) == std::string(to_text(want)));
     } else if (x.o.allow_unsupported) {
         // mkfs.xfs --unsupported formatted it: provpol says supported, and names any refusal it overrode.
-        CHECK(d.supported);
-        CHECK_FALSE(is_hard(d.reason));
+        expect(d.supported);
+        expect(!is_hard(d.reason));
     } else {
-        CHECK(d.supported == (want == log_reason::none));
-        CHECK(to_text(d.reason) == std::string(to_text(want)));
+        expect(d.supported == (want == log_reason::none));
+        expect(to_text(d.reason) == std::string(to_text(want)));
     }
-    if (!x.has_geometry) return;
-    CHECK(d.block_size == x.o.block_size);
-    CHECK(d.data_blocks == x.data_blocks);
-    CHECK(d.agcount == x.agcount);
-    CHECK(d.agsize_blocks == x.agsize);
-    CHECK(d.log_blocks == x.log_blocks);
-    CHECK(d.log_sunit_blocks == x.log_sunit);
-}
-
-// Rows where provpol's minimum-log table is exact: 512- or 4096-byte sectors and the log stripe unit they imply
-// (none, or one block).
-bool min_log_table_exact(const xfs_row& x) {
-    return (x.o.sector_size == 512 && x.log_sunit == 0) || (x.o.sector_size == 4096 && x.log_sunit == 1);
+    if (!x.has_geometry) return same;
+    expect(d.block_size == x.o.block_size);
+    expect(d.data_blocks == x.data_blocks);
+    expect(d.agcount == x.agcount);
+    expect(d.agsize_blocks == x.agsize);
+    expect(d.log_blocks == x.log_blocks);
+    expect(d.log_sunit_blocks == x.log_sunit);
+    return same;
 }
 
 }  // namespace
@@ -221,66 +178,66 @@ TEST_CASE("xfsprogs_6_1 matches every mkfs.xfs 6.1.0 row, given mkfs's minimum l
     CHECK(errors >= 5);
 }
 
-TEST_CASE("xfsprogs_6_1 with provpol's own minimum-log estimate: exact where the table is, an upper bound elsewhere") {
+TEST_CASE("xfsprogs_6_1 computes mkfs.xfs 6.1.0's minimum log and matches every row without being given it") {
     const auto rows = xfs_rows();
-    std::size_t exact_rows = 0, bound_rows = 0, same_decision = 0;
-    std::uint64_t worst_over = 0;
+    std::size_t rows_exact = 0, min_log_rows = 0;
     for (const xfs_row& x : rows) {
-        if (!x.has_geometry || x.min_log == 0) continue;
         const log_size_decision d = xfsprogs_6_1().decide(geo(x.o));  // min_log_blocks not given
         INFO(x.where);
-        CHECK(d.min_log_estimated);
-        if (min_log_table_exact(x)) {
-            ++exact_rows;
+        bool same = check_xfs_row(x, d);
+        if (x.min_log != 0 && (x.has_geometry || x.verdict == "error:ag_too_small_for_log")) {
+            ++min_log_rows;
+            CHECK(d.min_log_computed);
             CHECK(d.min_log_blocks == x.min_log);
-            check_xfs_row(x, d);  // the whole decision, estimate included
-            ++same_decision;
-        } else {
-            ++bound_rows;
-            CHECK(d.min_log_blocks >= x.min_log);
-            if (d.min_log_blocks > x.min_log && d.min_log_blocks - x.min_log > worst_over)
-                worst_over = d.min_log_blocks - x.min_log;
+            same = same && d.min_log_blocks == x.min_log;
         }
+        rows_exact += same ? 1U : 0U;
     }
-    MESSAGE(exact_rows << " rows with an exact minimum-log estimate, " << bound_rows
-                       << " with an upper bound (worst over-estimate " << worst_over << " blocks)");
-    CHECK(exact_rows >= 250);
-    CHECK(bound_rows >= 30);
+    MESSAGE("mkfs.xfs 6.1.0: " << rows_exact << " of " << rows.size() << " rows exact with the computed minimum log ("
+                               << min_log_rows << " minimum logs compared)");
+    CHECK(rows_exact == rows.size());
+    CHECK(min_log_rows >= 350);
 }
 
-TEST_CASE("the minimum-log table in detail/xfs_min_log_table.hpp is the one mkfs.xfs 6.1.0 printed") {
+TEST_CASE("the minimum log computed from the reservations is the table mkfs.xfs 6.1.0 printed (the old oracle)") {
+    // tests/data/mkfs_xfs_6.1_min_log.csv: every step of the minimum log over the AG size, per block size,
+    // feature set and sector size, found by bisection with the real tool (provpol used to look it up there).
     const csv_table t = read_csv("mkfs_xfs_6.1_min_log.csv");
-    REQUIRE(!t.rows.empty());
+    REQUIRE(t.rows.size() >= 300);
     std::size_t checked = 0;
     for (const auto& r : t.rows) {
+        xfs_sb_params sb;
         const std::uint64_t bs = num(r[t.col("block_size")]);
-        const auto sector = static_cast<std::uint32_t>(num(r[t.col("sector_size")]));
-        xfs_features f;
-        f.crc = r[t.col("crc")] == "1";
-        f.finobt = r[t.col("finobt")] == "1";
-        f.reflink = r[t.col("reflink")] == "1";
-        f.rmapbt = r[t.col("rmapbt")] == "1";
+        sb.block_log = detail::log2_exact(bs);
+        sb.sector_size = static_cast<std::uint32_t>(num(r[t.col("sector_size")]));
+        sb.log_sunit_bytes = sb.sector_size > 512 ? static_cast<std::uint32_t>(bs) : 0;  // -l su: one block
+        sb.crc = r[t.col("crc")] == "1";
+        sb.finobt = r[t.col("finobt")] == "1";
+        sb.reflink = r[t.col("reflink")] == "1";
+        sb.rmapbt = r[t.col("rmapbt")] == "1";
+        sb.nrext64 = false;  // 6.1's default
+        sb.parent = false;
         const std::uint64_t from = num(r[t.col("agblocks_from")]);
         const std::uint64_t want = num(r[t.col("min_log_blocks")]);
-        const unsigned bl = detail::log2_exact(bs);
-        const std::uint64_t lsunit = sector > 512 ? 1 : 0;  // what the sector implies without -l su
-        INFO("block size " << bs << ", sector " << sector << ", AG blocks " << from);
-        CHECK(detail::xfs_estimate_min_log(bl, f, from, sector, lsunit) == want);
+        INFO("block size " << bs << ", sector " << sb.sector_size << ", AG blocks " << from);
+        sb.agblocks = static_cast<std::uint32_t>(from);
+        CHECK(xfs_log_minimum(sb).min_log_blocks == want);
         // One block below a step, another value holds (a step function of the AG size; not always rising).
-        if (from > ((std::uint64_t{1} << 24) >> bl))
-            CHECK(detail::xfs_estimate_min_log(bl, f, from - 1, sector, lsunit) != want);
+        if (from > ((std::uint64_t{1} << 24) >> sb.block_log)) {
+            sb.agblocks = static_cast<std::uint32_t>(from - 1);
+            CHECK(xfs_log_minimum(sb).min_log_blocks != want);
+        }
         ++checked;
     }
-    std::size_t in_header = 0;
-    for (const auto& c : detail::xfs_min_log_classes) {
-        if (c.count == 0) continue;  // not measured: 4096-byte sectors with 1 or 2 KiB blocks do not exist
-        in_header += c.count;
-        CHECK(detail::xfs_min_log_steps[c.first + c.count].agblocks_from == 0xffffffffU);  // the end marker
-    }
-    CHECK(checked == in_header);
-    // The issue's range for default 4 KiB filesystems: 1368 to 2580 blocks.
-    CHECK(detail::xfs_estimate_min_log(12, xfs_features{}, 4096, 512, 0) == 1368);
-    CHECK(detail::xfs_estimate_min_log(12, xfs_features{}, 268435455, 512, 0) == 2580);
+    MESSAGE(checked << " steps of mkfs.xfs 6.1.0's minimum-log table, each computed exactly");
+    // The issue's range for default 4 KiB filesystems under 6.1: 1368 to 2580 blocks.
+    xfs_sb_params d61;
+    d61.rmapbt = false;
+    d61.nrext64 = false;
+    d61.agblocks = 4096;
+    CHECK(xfs_log_minimum(d61).min_log_blocks == 1368);
+    d61.agblocks = 268435455;
+    CHECK(xfs_log_minimum(d61).min_log_blocks == 2580);
 }
 
 TEST_CASE("mkfs.xfs 6.1 facts: refusals, the AG clamp and stripe alignment, each from a real row") {
@@ -307,7 +264,7 @@ TEST_CASE("mkfs.xfs 6.1 facts: refusals, the AG clamp and stripe alignment, each
     }
     SUBCASE("more than 2048 AGs: the log is cut to the AG (AG size - 11 blocks with default features)") {
         const xfs_row& x = find([](const xfs_row& r) {
-            return r.o.agcount == 8192 && r.o.block_size == 4096 && r.o.features.reflink && !r.o.features.rmapbt;
+            return r.o.agcount == 8192 && r.o.block_size == 4096 && r.o.features.reflink.value_or(true) && !r.o.features.rmapbt.value_or(false);
         });
         CHECK(x.log_blocks == x.agsize - 11);
         fs_geometry_options o = x.o;
@@ -436,6 +393,12 @@ namespace {
 struct preset_6_1 {
     static constexpr xfs_modern_policy make() { return xfsprogs_6_1(); }
 };
+struct preset_6_13 {
+    static constexpr xfs_modern_policy make() { return xfsprogs_6_13(); }
+};
+struct preset_7_2 {
+    static constexpr xfs_modern_policy make() { return xfsprogs_7_2(); }
+};
 struct preset_5_14 {
     static constexpr xfs_legacy_policy make() { return xfsprogs_5_14(); }
 };
@@ -473,6 +436,11 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
     o.features.reflink = rng.below(2) == 0;
     o.features.rmapbt = rng.below(2) == 0;
     if (rng.below(2) == 0) o.min_log_blocks = 512 + rng.below(8000);
+    if (rng.below(4) == 0) o.features.nrext64 = rng.below(2) == 0;
+    if (rng.below(4) == 0) o.features.parent = rng.below(2) == 0;
+    if (rng.below(3) == 0) o.log_concurrency = static_cast<std::int64_t>(rng.below(300));
+    o.device = static_cast<xfs_device>(rng.below(3));
+    o.cpus = static_cast<std::uint32_t>(rng.below(257));
     o.allow_unsupported = rng.below(4) == 0;
     if (o.agsize.count() % o.block_size != 0) o.agsize = bytes(0);
     const auto g = fs_geometry::make(o);
@@ -481,8 +449,8 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_5_14,
-                   preset_ratio_256, preset_floor_32m) {
+TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_6_13,
+                   preset_7_2, preset_5_14, preset_ratio_256, preset_floor_32m) {
     constexpr auto policy = P::make();
     detail::xoshiro256 rng(0x6c6f6773697a65ULL);
     std::size_t decided = 0;
@@ -493,6 +461,8 @@ TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries",
             CHECK_FALSE(d.supported);
             continue;
         }
+        // The concurrency-sized log never goes past XFS_MAX_LOG_BYTES and only raises the log.
+        if (d.decided_by == log_step::concurrency) CHECK(d.log_concurrency > 0);
         ++decided;
         const std::uint64_t bs = d.block_size;
         // Never over XFS_MAX_LOG_BLOCKS or XFS_MAX_LOG_BYTES, never outside an AG, never under the minimum.
@@ -643,7 +613,8 @@ TEST_CASE("fs_geometry::make rejects what mkfs would, naming the setting") {
     // crc=0 turns the v5 btrees off, as mkfs.xfs does.
     fs_geometry_options v4 = opts(1_GiB);
     v4.features.crc = false;
-    CHECK_FALSE(geo(v4).options().features.reflink);
+    CHECK_FALSE(geo(v4).features(xfsprogs_version::v6_13).reflink);
+    CHECK_FALSE(geo(v4).features(xfsprogs_version::v7_2).parent);
 }
 
 TEST_CASE("preset names round-trip; unknown names list the choices") {
@@ -651,8 +622,8 @@ TEST_CASE("preset names round-trip; unknown names list the choices") {
     const auto bad = parse_log_preset("xfsprogs-9");
     REQUIRE_FALSE(bad.has_value());
     CHECK(std::string(bad.error().message().view()) ==
-          "preset: unknown value 'xfsprogs-9': expected xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m or "
-          "e2fsprogs-1.47");
+          "preset: unknown value 'xfsprogs-9': expected xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, xfsprogs-5.14, "
+          "xfs-ratio-256, xfs-floor-32m or e2fsprogs-1.47");
     CHECK(std::string(to_text(log_reason::log_too_small)) == "log_too_small");
     CHECK(std::string(to_text(log_step::ag_limit)) == "ag_limit");
 }

@@ -15,13 +15,17 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage_text =
-    "provpol logsize --size SIZE [--preset xfsprogs-6.1|xfsprogs-5.14|xfs-ratio-256|xfs-floor-32m|e2fsprogs-1.47]\n"
-    "    [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE] [--su SIZE --sw N] [--log-su SIZE]\n"
-    "    [--features crc=1,finobt=1,reflink=1,rmapbt=0] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
+    "provpol logsize --size SIZE [--preset xfsprogs-7.2|xfsprogs-6.13|xfsprogs-6.1|xfsprogs-5.14|xfs-ratio-256|\n"
+    "    xfs-floor-32m|e2fsprogs-1.47] [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE]\n"
+    "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
+    "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
     "    [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
-    "none is given). XFS options are ignored by e2fsprogs-1.47; --fast-commit applies only to it. Without\n"
-    "--min-log-blocks, mkfs.xfs's minimum log is estimated (min_log_source=estimate; see provpol/log_size.hpp).";
+    "none is given). XFS options are ignored by e2fsprogs-1.47; --fast-commit applies only to it. Features not\n"
+    "given take each version's default. mkfs.xfs >= 6.8 sizes the log for --log-concurrency transactions (1: the\n"
+    "CPU count), or on a non-rotational device (--rotational 0) for --cpus; decided_by names the step that set the\n"
+    "size. The minimum log and max_tx_bytes are computed from the transaction reservations (min_log_source=computed)\n"
+    "unless --min-log-blocks gives the minimum.";
 
 // The flag that carries each fs_geometry setting, for error messages.
 const char* flag_of(text_view setting) {
@@ -32,7 +36,8 @@ const char* flag_of(text_view setting) {
     static const pair names[] = {{"block_size", "--block-size"},  {"sector_size", "--sector-size"},
                                  {"agcount", "--agcount"},        {"agsize", "--agsize"},
                                  {"stripe_unit", "--su"},         {"stripe_width", "--sw"},
-                                 {"log_stripe_unit", "--log-su"}, {"min_log_blocks", "--min-log-blocks"}};
+                                 {"log_stripe_unit", "--log-su"}, {"min_log_blocks", "--min-log-blocks"},
+                                 {"log_concurrency", "--log-concurrency"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
     return "--size";
@@ -47,7 +52,7 @@ std::uint32_t small_size(const args& a, const char* name) {
     return static_cast<std::uint32_t>(v->count());
 }
 
-// --features crc=1,finobt=1,reflink=1,rmapbt=0 (any subset, in any order).
+// --features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1 (any subset, in any order; the rest default).
 xfs_features parse_features(const std::string& text) {
     xfs_features f;
     std::size_t start = 0;
@@ -57,14 +62,16 @@ xfs_features parse_features(const std::string& text) {
         const std::size_t eq = item.find('=');
         const std::string key = item.substr(0, eq);
         const std::string val = eq == std::string::npos ? "" : item.substr(eq + 1);
-        bool* target = key == "crc"       ? &f.crc
-                       : key == "finobt"  ? &f.finobt
-                       : key == "reflink" ? &f.reflink
-                       : key == "rmapbt"  ? &f.rmapbt
-                                          : nullptr;
+        xfs_feature* target = key == "crc"       ? &f.crc
+                              : key == "finobt"  ? &f.finobt
+                              : key == "reflink" ? &f.reflink
+                              : key == "rmapbt"  ? &f.rmapbt
+                              : key == "nrext64" ? &f.nrext64
+                              : key == "parent"  ? &f.parent
+                                                 : nullptr;
         if (target == nullptr)
             throw usage_error("--features: unknown feature '" + args::printable(key) +
-                              "': expected crc, finobt, reflink or rmapbt as name=0 or name=1");
+                              "': expected crc, finobt, reflink, rmapbt, nrext64 or parent as name=0 or name=1");
         if (val != "0" && val != "1")
             throw usage_error("--features: " + key + " must be 0 or 1, got '" + args::printable(val) + "'");
         *target = val == "1";
@@ -80,8 +87,8 @@ int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
                   {"--preset", "NAME",
-                   "xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47 "
-                   "(repeatable; default: all)",
+                   "xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, "
+                   "e2fsprogs-1.47 (repeatable; default: all)",
                    true},
                   {"--block-size", "N", "block size in bytes (default: 4096; ext4 1024 below 512MiB)"},
                   {"--sector-size", "N", "sector size in bytes (default: 512)"},
@@ -90,8 +97,11 @@ int run_logsize(int argc, char** argv) {
                   {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
                   {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
                   {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
-                  {"--features", "LIST", "crc=1,finobt=1,reflink=1,rmapbt=0 (mkfs.xfs -m)"},
-                  {"--min-log-blocks", "N", "mkfs.xfs's minimum log, if known (default: estimated)"},
+                  {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
+                  {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
+                  {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
+                  {"--cpus", "N", "online CPUs, for --rotational 0 or --log-concurrency 1"},
+                  {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
                   {"--format", "FORMAT", "text, csv or json"}},
@@ -111,6 +121,19 @@ int run_logsize(int argc, char** argv) {
     o.stripe_width = static_cast<std::uint32_t>(a.count("--sw", 1, 0x7fffffff).value_or(0));
     o.log_stripe_unit = a.size("--log-su").value_or(bytes(0));
     if (const auto f = a.value("--features")) o.features = parse_features(*f);
+    if (a.has("--log-concurrency") && a.has("--rotational"))
+        throw usage_error("--log-concurrency cannot be given with --rotational (it replaces the automatic choice)");
+    o.log_concurrency = static_cast<std::int64_t>(a.count("--log-concurrency", 0, 0x7fffffff).value_or(0));
+    if (!a.has("--log-concurrency")) o.log_concurrency = -1;
+    if (const auto r = a.count("--rotational", 0, 1))
+        o.device = *r == 0 ? xfs_device::non_rotational : xfs_device::rotational;
+    o.cpus = static_cast<std::uint32_t>(a.count("--cpus", 1, 0x7fffffff).value_or(0));
+    const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1;
+    if (cpus_used && !a.has("--cpus"))
+        throw usage_error(std::string(o.log_concurrency == 1 ? "--log-concurrency 1" : "--rotational 0") +
+                          " needs --cpus N (mkfs.xfs sizes the log for the CPU count)");
+    if (a.has("--cpus") && !cpus_used)
+        throw usage_error("--cpus is used only with --rotational 0 or --log-concurrency 1");
     o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
     o.allow_unsupported = a.has("--unsupported");
     o.fast_commit = a.has("--fast-commit");
@@ -130,7 +153,7 @@ int run_logsize(int argc, char** argv) {
 
     table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
              "supported", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
-             "min_log_source"});
+             "min_log_source", "max_tx_bytes", "log_concurrency"});
     for (log_preset p : presets) {
         const log_size_decision d = decide_log_size(p, *g);
         const bool xfs = p != log_preset::e2fsprogs_1_47;
@@ -144,7 +167,9 @@ int run_logsize(int argc, char** argv) {
                    xfs ? cell() : cell::of(d.fast_commit_blocks), no_log ? cell() : cell::of_size(d.log_size()),
                    no_log ? cell() : cell::of_text(to_text(d.decided_by)),
                    xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
-                   xfs && !no_log ? cell::of_text(d.min_log_estimated ? "estimate" : "given") : cell()});
+                   xfs && !no_log ? cell::of_text(d.min_log_computed ? "computed" : "given") : cell(),
+                   xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
+                   xfs && !no_log ? cell::of(d.log_concurrency) : cell()});
     }
     t.print(stdout, out);
     return 0;

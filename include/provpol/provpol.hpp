@@ -15,6 +15,10 @@
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
 #include "log_size.hpp"
+#include "log_size_geometry.hpp"
+#include "log_size_result.hpp"
+#include "log_size_xfs.hpp"
+#include "xfs_reservations.hpp"  // the log-size family, kept together
 #include "parse.hpp"
 #include "rate_aware.hpp"
 #include "result.hpp"

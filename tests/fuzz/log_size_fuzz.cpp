@@ -1,4 +1,4 @@
-// Fuzzes the log-size policies with arbitrary mkfs options: every decision of a valid geometry stays within
+// Fuzzes the log-size policies (mkfs.xfs 6.1 to 7.2, concurrency and devices included) with arbitrary mkfs options: every decision of a valid geometry stays within
 // mkfs.xfs's floors and caps, is aligned to the log stripe unit, fits in an allocation group, replays
 // identically, and (for the default geometry, where the real tool is monotonic) never shrinks as the device
 // grows; ext4's journal is always a step of mke2fs's table.
@@ -17,7 +17,7 @@ constexpr std::uint64_t ext4_steps[] = {0, 1024, 4096, 8192, 16384, 32768, 65536
 bool hard_error(log_reason r) {
     return r == log_reason::data_too_small || r == log_reason::invalid_ag_geometry ||
            r == log_reason::ag_too_small_for_log || r == log_reason::log_below_minimum ||
-           r == log_reason::log_crosses_ag;
+           r == log_reason::log_crosses_ag || r == log_reason::unsupported_option;
 }
 
 void check_xfs(const log_size_decision& d) {
@@ -52,10 +52,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         o.stripe_width = in.u8() % 9;
     }
     if (in.flag()) o.log_stripe_unit = bytes(std::uint64_t{1} << (9 + in.u8() % 12));
-    o.features = {in.flag(), in.flag(), in.flag(), in.flag()};
+    o.features.crc = in.flag();
+    o.features.finobt = in.flag();
+    o.features.reflink = in.flag();
+    o.features.rmapbt = in.flag();
     o.min_log_blocks = in.flag() ? in.u32() % 100000 : 0;
     o.allow_unsupported = in.flag();
     o.fast_commit = in.flag();
+    // mkfs.xfs >= 6.8 inputs, read last so that the saved corpus keeps its meaning for the fields above.
+    if (in.flag()) o.features.nrext64 = in.flag();
+    if (in.flag()) o.features.parent = in.flag();
+    if (in.flag()) o.log_concurrency = static_cast<std::int64_t>(in.u32() % 4096);
+    o.device = static_cast<xfs_device>(in.u8() % 3);
+    o.cpus = in.u32() % 1024;
 
     const auto g = fs_geometry::make(o);
     if (!g) {
