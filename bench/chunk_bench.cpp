@@ -2,7 +2,7 @@
 // calibration fit per measurement. Inputs vary per iteration so that nothing is constant-folded or predicted.
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 // The thin-volume extend decision: one drive with every output, and a host's worth of drives in a batch,
 // measured against a memcpy of the same input and output bytes in the same run (bench/README.md).
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
 
 #include <benchmark/benchmark.h>

@@ -30,7 +30,7 @@
 //
 // SPDX-License-Identifier: MIT
 #include <provpol/chunk.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/log_size.hpp>
 #include <provpol/xfs_reservations.hpp>

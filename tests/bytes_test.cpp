@@ -1,6 +1,6 @@
 // Tests of provpol/bytes.hpp: literals, alignment, saturating and checked arithmetic, exact ratios.
 #include <provpol/bytes.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 
 #include "test_support.hpp"
 

@@ -1,7 +1,7 @@
 // Tests of provpol/calibrate.hpp: the rule on the seed's three dd tables, the cost-model fit on synthetic data
 // with known t0 and B, and the deadline planner, with hand-computed expectations.
 #include <provpol/calibrate.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // Tests of provpol/chunk.hpp: the presets against their tools' rules, alignment on 512e, 4Kn, RAID and unknown
 // devices, contradicting limits, and seeded sweeps of the invariants every decision keeps.
 #include <provpol/chunk.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Tests of provpol/extend.hpp: VDSM's vectors from its own tests and from the issue, LVM thin-pool
 // autoextend, an independent reference of VDSM's Python arithmetic, and seeded invariant sweeps.
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
 
 #include "test_support.hpp"

@@ -1,7 +1,7 @@
 // Tests of provpol/log_size.hpp. The parity data (tests/data/*.csv) comes from the real mkfs.xfs 6.1.0 and
 // mke2fs 1.47.0, run by tests/data/generate_mkfs_parity.sh; the xfsprogs 5.14 vectors are derived by hand from
 // the 5.14 rule quoted in issue 6 (that version cannot be run here). Nothing here is computed by provpol first.
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/log_size.hpp>
 
 #include "log_size_csv.hpp"

@@ -1,5 +1,5 @@
 // Tests of provpol/parse.hpp: the size, rate, count and decimal grammars, their errors, and round trips.
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/parse.hpp>
 
 #include "test_support.hpp"

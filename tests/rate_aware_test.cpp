@@ -2,7 +2,7 @@
 // issue 5's acceptance criteria in the simulator (50 GiB, vdsm-polling-2022, 1000 runs, 100 to 1000 MiB/s).
 #include "test_support.hpp"
 
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
 #include <provpol/simulate.hpp>

@@ -9,7 +9,7 @@
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>
-#include <provpol/detail/random.hpp>
+#include <provpol/random.hpp>
 
 #include <algorithm>
 #include <cerrno>

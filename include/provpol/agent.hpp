@@ -28,7 +28,7 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "detail/random.hpp"
+#include "random.hpp"
 #include "extend.hpp"
 
 #include <cstdint>

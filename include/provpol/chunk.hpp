@@ -32,7 +32,7 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "detail/text_view.hpp"
+#include "text.hpp"
 #include "result.hpp"
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 
 #include "config.hpp"
 #include "detail/format.hpp"
-#include "detail/text_view.hpp"
+#include "text.hpp"
 
 #include <cstddef>
 #include <cstdint>

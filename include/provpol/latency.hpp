@@ -10,8 +10,8 @@
 #define PROVPOL_LATENCY_HPP
 
 #include "config.hpp"
-#include "detail/random.hpp"
-#include "detail/text_view.hpp"
+#include "random.hpp"
+#include "text.hpp"
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
 #include "parse.hpp"

@@ -41,7 +41,7 @@
 
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "detail/random.hpp"
+#include "random.hpp"
 #include "latency_pipeline.hpp"
 #include "result.hpp"
 

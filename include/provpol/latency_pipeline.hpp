@@ -18,9 +18,9 @@
 
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "detail/random.hpp"
+#include "random.hpp"
 #include "detail/sort.hpp"
-#include "detail/text_view.hpp"
+#include "text.hpp"
 #include "result.hpp"
 
 #include <cstddef>

@@ -49,7 +49,7 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "detail/text_view.hpp"
+#include "text.hpp"
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"

@@ -6,11 +6,14 @@
 
 #include "agent.hpp"
 #include "bytes.hpp"
-#include "error.hpp"
 #include "calibrate.hpp"
 #include "chunk.hpp"
 #include "config.hpp"
+#include "error.hpp"
 #include "extend.hpp"
+#include "extend_lvm.hpp"
+#include "extend_policy.hpp"
+#include "extend_vdsm.hpp"
 #include "latency.hpp"
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
@@ -18,12 +21,14 @@
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"
-#include "xfs_reservations.hpp"  // the log-size family, kept together
 #include "parse.hpp"
+#include "random.hpp"
 #include "rate_aware.hpp"
 #include "result.hpp"
 #include "risk.hpp"
 #include "simulate.hpp"
+#include "text.hpp"
 #include "vdsm_log.hpp"
+#include "xfs_reservations.hpp"
 
 #endif  // PROVPOL_PROVPOL_HPP

@@ -11,7 +11,7 @@
 #include <exception>
 #include <new>
 #include <type_traits>
-#include "detail/text_view.hpp"
+#include "text.hpp"
 
 namespace provpol {
 

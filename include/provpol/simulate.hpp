@@ -39,7 +39,7 @@
 #include "bytes.hpp"
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "detail/random.hpp"
+#include "random.hpp"
 #include "agent.hpp"
 #include "extend.hpp"
 #include "result.hpp"

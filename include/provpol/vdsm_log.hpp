@@ -68,7 +68,7 @@
 #include "config.hpp"
 #include "detail/math.hpp"
 #include "detail/sort.hpp"
-#include "detail/text_view.hpp"
+#include "text.hpp"
 #include "latency.hpp"
 #include "latency_flow.hpp"
 #include "parse.hpp"

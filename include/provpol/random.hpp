@@ -1,15 +1,16 @@
-// provpol/detail/random.hpp - a small seeded generator whose output is the same on every platform and
+// provpol/random.hpp - provpol::random_stream, a small seeded generator whose output is the same on every platform and
 // standard library (std::*_distribution is not), for the simulator and for the tests' property sweeps.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_DETAIL_RANDOM_HPP
-#define PROVPOL_DETAIL_RANDOM_HPP
+#ifndef PROVPOL_RANDOM_HPP
+#define PROVPOL_RANDOM_HPP
 
-#include "../config.hpp"
+#include "config.hpp"
 
 #include <cstdint>
 
-namespace provpol::detail {
+namespace provpol {
+namespace detail {
 
 // The generators below rely on unsigned arithmetic modulo 2^64 (PROVPOL_MODULAR_ARITHMETIC, config.hpp).
 
@@ -28,11 +29,15 @@ private:
     std::uint64_t state_;
 };
 
-/// xoshiro256** (Blackman and Vigna, 2018), seeded through SplitMix64 as its authors recommend.
-class xoshiro256 {
+}  // namespace detail
+
+/// The random stream latency models draw from (latency_flow.hpp, agent.hpp): xoshiro256** (Blackman and Vigna,
+/// 2018) seeded through SplitMix64, the same sequence on every platform and standard library. simulate_run()
+/// seeds one per run; a latency model of one's own draws only from the stream it is given.
+class random_stream {
 public:
-    constexpr explicit xoshiro256(std::uint64_t seed) noexcept {
-        splitmix64 sm(seed);
+    constexpr explicit random_stream(std::uint64_t seed) noexcept {
+        detail::splitmix64 sm(seed);
         for (std::uint64_t& w : s_) w = sm.next();
     }
     PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t next() noexcept {
@@ -65,17 +70,11 @@ private:
     std::uint64_t s_[4] = {};
 };
 
-}  // namespace provpol::detail
-
-namespace provpol {
-
-/// The random stream latency models draw from: xoshiro256** seeded through SplitMix64, the same sequence on
-/// every platform and standard library. simulate_run() seeds one per run; a latency model of your own, for
-/// simulate_run(), provides `double detection_period() const` (the agent's poll period in seconds, 0 when it
-/// decides on events) and `double sample_after_detection(random_stream&) const` (seconds from the request to
-/// the completed extend), and draws only from the stream it is given.
-using random_stream = detail::xoshiro256;
+namespace detail {
+/// The generator under its algorithm's name (the tests' property sweeps use it).
+using xoshiro256 = random_stream;
+}  // namespace detail
 
 }  // namespace provpol
 
-#endif  // PROVPOL_DETAIL_RANDOM_HPP
+#endif  // PROVPOL_RANDOM_HPP
