@@ -84,7 +84,7 @@ inline constexpr std::uint64_t xfs_op_header_bytes = 12;      // struct xlog_op_
 inline constexpr std::uint64_t xfs_trans_header_bytes = 16;   // xfs_trans_header_t
 inline constexpr std::uint64_t xfs_inode_log_format_bytes = 56;  // struct xfs_inode_log_format
 inline constexpr std::uint64_t xfs_buf_overhead_bytes = 128;  // op header + xfs_buf_log_format, rounded to 128
-inline constexpr std::uint64_t xfs_dquot_logres = (24 + 104) * 6;  // (xfs_dq_logformat + xfs_disk_dquot) x 6
+inline constexpr std::uint64_t xfs_dquot_logres = std::uint64_t{24 + 104} * 6;  // (xfs_dq_logformat + xfs_disk_dquot) x 6
 inline constexpr std::uint64_t xfs_da_node_maxdepth = 5;      // XFS_DA_NODE_MAXDEPTH
 inline constexpr std::uint64_t xfs_old_reflink_rmap_levels = 9;  // XFS_OLD_REFLINK_RMAP_MAXLEVELS
 // Parent-pointer intent overheads: xfs_attri_log_format (40) + iovec(xfs_parent_rec, 12) + iovec(255 -> 256).
@@ -394,7 +394,7 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
 /// xfs_log_calc_unit_res: a reservation plus the log-record overhead of writing it (v2 logs: 256 KiB iclogs with
 /// 4 KiB headers), and the roundoff of the log stripe unit (or of a basic block) twice.
 constexpr std::uint64_t xfs_log_unit_res(std::uint64_t unit, std::uint64_t log_sunit_bytes) noexcept {
-    constexpr std::uint64_t iclog_size = 256 * 1024, header = 4096, space = iclog_size - header;
+    constexpr std::uint64_t iclog_size = std::uint64_t{256} * 1024, header = 4096, space = iclog_size - header;
     unit += 2 * xfs_op_header_bytes + xfs_trans_header_bytes;  // transaction header, start record
     std::uint64_t headers = xfs_howmany(unit, space);
     unit += xfs_op_header_bytes * headers;  // split records
@@ -403,7 +403,7 @@ constexpr std::uint64_t xfs_log_unit_res(std::uint64_t unit, std::uint64_t log_s
         ++headers;
     }
     unit += header * headers + header;  // record headers, and one for the commit record
-    unit += log_sunit_bytes > 1 ? 2 * log_sunit_bytes : 2 * 512;
+    unit += log_sunit_bytes > 1 ? 2 * log_sunit_bytes : std::uint64_t{2} * 512;
     return unit;
 }
 
@@ -524,7 +524,7 @@ PROVPOL_NODISCARD constexpr xfs_log_minimum_result xfs_log_minimum(const xfs_sb_
     if (m.largest.logcount > 1) max_logres *= m.largest.logcount;
     const std::uint64_t lsunit_bb = sb.log_sunit_bytes > 1 ? sb.log_sunit_bytes / 512 : 0;
     std::uint64_t bb = xfs_howmany(max_logres, 512);
-    bb = lsunit_bb != 0 ? xfs_howmany(bb, lsunit_bb) * lsunit_bb + 2 * lsunit_bb : bb + 2 * 512;
+    bb = lsunit_bb != 0 ? xfs_howmany(bb, lsunit_bb) * lsunit_bb + 2 * lsunit_bb : bb + std::uint64_t{2} * 512;
     bb *= 3;
     const std::uint64_t blocks = xfs_howmany(bb, g.bs / 512);
     m.min_log_blocks = blocks < 512 ? 512 : blocks;  // XFS_MIN_LOG_BLOCKS
