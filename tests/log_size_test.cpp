@@ -622,8 +622,8 @@ TEST_CASE("preset names round-trip; unknown names list the choices") {
     const auto bad = parse_log_preset("xfsprogs-9");
     REQUIRE_FALSE(bad.has_value());
     CHECK(std::string(bad.error().message().view()) ==
-          "preset: unknown value 'xfsprogs-9': expected xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, xfsprogs-5.14, "
-          "xfs-ratio-256, xfs-floor-32m or e2fsprogs-1.47");
+          "preset: unknown value 'xfsprogs-9': expected one of xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, "
+          "xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47");
     CHECK(std::string(to_text(log_reason::log_too_small)) == "log_too_small");
     CHECK(std::string(to_text(log_step::ag_limit)) == "ag_limit");
 }

@@ -8,5 +8,47 @@
 #include "extend_lvm.hpp"     // IWYU pragma: export
 #include "extend_policy.hpp"  // IWYU pragma: export
 #include "extend_vdsm.hpp"    // IWYU pragma: export
+#include "registry.hpp"
+#include "text.hpp"
+
+namespace provpol {
+
+/// The extend presets by name.
+enum class extend_preset : unsigned char { vdsm_2022, vdsm_legacy, lvm_thin_autoextend };
+
+/// The extend family's registry: every preset's name, what it does and where its rule comes from.
+inline constexpr preset_info<extend_preset> extend_presets[] = {
+    {extend_preset::vdsm_2022, "vdsm-2022", "oVirt VDSM 4.50: extend by 2560 MiB when less than 2048 MiB is free",
+     "oVirt VDSM 4.50, BZ#2051997: volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20"},
+    {extend_preset::vdsm_legacy, "vdsm-legacy", "oVirt VDSM before 4.50: extend by 1 GiB when less than 512 MiB is free",
+     "oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50"},
+    {extend_preset::lvm_thin_autoextend, "lvm-thin-autoextend",
+     "LVM2 thin-pool autoextend: grow by 20% when data usage passes 70%",
+     "lvm2 lvm.conf example: thin_pool_autoextend_threshold = 70, thin_pool_autoextend_percent = 20"},
+};
+/// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
+inline constexpr preset_list extend_preset_names = preset_names(extend_presets);
+inline constexpr preset_list extend_preset_choices = preset_names(extend_presets, "one of ");
+
+/// Reads an extend preset's name.
+PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view name,
+                                                                      const char* setting = "preset") noexcept {
+    return parse_preset(extend_presets, extend_preset_choices, name, setting);
+}
+/// The preset's name.
+PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { return preset_of(extend_presets, p).name; }
+
+/// Calls f with the preset's policy (a vdsm_policy or an lvm_thin_policy) and returns what f returns.
+template <class F>
+constexpr decltype(auto) with_extend_preset(extend_preset p, F&& f) {
+    switch (p) {
+        case extend_preset::vdsm_legacy: return f(vdsm_legacy());
+        case extend_preset::lvm_thin_autoextend: return f(lvm_thin_autoextend());
+        case extend_preset::vdsm_2022: break;
+    }
+    return f(vdsm_2022());
+}
+
+}  // namespace provpol
 
 #endif  // PROVPOL_EXTEND_HPP

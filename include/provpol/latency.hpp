@@ -15,6 +15,7 @@
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
 #include "parse.hpp"
+#include "registry.hpp"
 #include "result.hpp"
 
 #include <cstddef>
@@ -182,10 +183,11 @@ PROVPOL_NODISCARD inline pipeline_latency vdsm_immediate_independent_latency() n
     return pipeline_latency::make(stages, 4).value();
 }
 
-/// One built-in profile: its name, what it models, and the model.
+/// One built-in profile: its name, what it models, where its numbers come from, and the model.
 struct latency_profile_entry {
     const char* name;
     const char* description;
+    const char* source;
     latency_model (*make)() noexcept;
 };
 
@@ -198,33 +200,43 @@ inline latency_model make_events_independent() noexcept { return vdsm_mailbox_ev
 inline latency_model make_immediate_independent() noexcept { return vdsm_immediate_independent_latency(); }
 }  // namespace detail
 
-/// The built-in profiles (fixed:SECONDS apart).
+/// The latency family's registry: the built-in profiles (fixed:SECONDS apart).
 inline constexpr latency_profile_entry latency_profiles[] = {
     {"vdsm-polling-2022", "VDSM 4.50.0: 2 s watermark monitor, 2 s SPM scan, 2 s reply poll, as clocks",
-     detail::make_polling},
+     "BZ#2051997 (extend 2.2 to 6.2 s, mean 3.7 s); oVirt/vdsm periodic.py, mailbox.py", detail::make_polling},
     {"vdsm-mailbox-events", "VDSM 4.50.0.11: 2 s watermark monitor, 0.5 s mailbox events, as clocks",
-     detail::make_events},
+     "oVirt/vdsm PR #103; contrib/extend-stats (1.05/2.162/3.47 s)", detail::make_events},
     {"vdsm-immediate", "VDSM 4.50.1.1: extend on the threshold event, 0.5 s mailbox events, as clocks",
-     detail::make_immediate},
+     "oVirt/vdsm PR #124 (0.77/1.15/1.39 s)", detail::make_immediate},
     {"vdsm-polling-2022-independent", "vdsm-polling-2022's polls as independent waits (the earlier model)",
-     detail::make_polling_independent},
+     "BZ#2051997's mean 3.7 s", detail::make_polling_independent},
     {"vdsm-mailbox-events-independent", "vdsm-mailbox-events' polls as independent waits (the earlier model)",
-     detail::make_events_independent},
+     "oVirt/vdsm PR #103", detail::make_events_independent},
     {"vdsm-immediate-independent", "vdsm-immediate's polls as independent waits (the earlier model)",
-     detail::make_immediate_independent},
+     "oVirt/vdsm PR #124", detail::make_immediate_independent},
 };
 
-/// The built-in profiles' names, for help texts and errors.
-inline constexpr const char* latency_profile_names =
-    "vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, vdsm-polling-2022-independent, "
-    "vdsm-mailbox-events-independent, vdsm-immediate-independent, fixed:SECONDS";
+namespace detail {
+inline constexpr preset_list latency_names = [] {
+    preset_list l = preset_names(latency_profiles);
+    l.append(", fixed:SECONDS");
+    return l;
+}();
+inline constexpr preset_list latency_choices = [] {
+    preset_list l = preset_names(latency_profiles, "one of ");
+    l.append(", fixed:SECONDS");
+    return l;
+}();
+}  // namespace detail
+
+/// The built-in profiles' names, for help texts and errors (from latency_profiles).
+inline constexpr const char* latency_profile_names = detail::latency_names.c_str();
 
 /// A built-in profile by name (see latency_profiles), or "fixed:SECONDS" (a constant latency, e.g.
 /// "fixed:3.7"). Measured samples ("samples:FILE" in the CLI) are read by the caller and given to
 /// empirical_latency::make; VDSM logs ("vdsm-log:FILE") to fit_vdsm_log (vdsm_log.hpp).
 PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) noexcept {
-    for (const auto& p : latency_profiles)
-        if (name == p.name) return p.make();
+    if (const latency_profile_entry* p = find_preset(latency_profiles, name)) return p->make();
     if (name.starts_with("fixed:")) {
         const auto s = parse_decimal(name.substr(6), "latency fixed:SECONDS", 0.0, 1e5);
         if (!s) return unexpected(s.error().with_text(name));
@@ -232,9 +244,7 @@ PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) n
         if (!f) return unexpected(f.error());
         return latency_model(*f);
     }
-    return unexpected(error::unknown_name("latency", name, "one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, "
-                                                           "vdsm-polling-2022-independent, vdsm-mailbox-events-independent, "
-                                                           "vdsm-immediate-independent, fixed:SECONDS"));
+    return unexpected(error::unknown_name("latency", name, detail::latency_choices.c_str()));
 }
 
 }  // namespace provpol

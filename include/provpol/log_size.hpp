@@ -53,6 +53,7 @@
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"
+#include "registry.hpp"
 #include "result.hpp"
 #include "xfs_reservations.hpp"
 
@@ -382,40 +383,41 @@ enum class log_preset : unsigned char {
     xfsprogs_7_2
 };
 
+/// The log-size family's registry, in the order the CLI lists them (newest first).
+inline constexpr preset_info<log_preset> log_presets[] = {
+    {log_preset::xfsprogs_7_2, "xfsprogs-7.2", "mkfs.xfs 7.2: 6.13 with parent pointers on by default",
+     "xfsprogs 7.2.0 (Debian unstable), mkfs -N parity"},
+    {log_preset::xfsprogs_6_13, "xfsprogs-6.13",
+     "mkfs.xfs 6.13: the 6.8 concurrency-sized log; rmapbt, reflink, nrext64 on by default",
+     "xfsprogs 6.13.0 (Debian 13): mkfs/xfs_mkfs.c calculate_log_size, libxfs/xfs_trans_resv.c"},
+    {log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
+     "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size"},
+    {log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
+     "xfsprogs 5.14, before the 5.15 floor"},
+    {log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
+     "linux-xfs, [PATCH 19/17] mkfs: increase default log size for new (aka bigtime) filesystems"},
+    {log_preset::xfs_floor_32m, "xfs-floor-32m", "the 32 MB floor proposed in the same thread",
+     "linux-xfs, Re: [PATCH 19/17] (Dave Chinner)"},
+    {log_preset::e2fsprogs_1_47, "e2fsprogs-1.47", "mke2fs 1.47: ext4's journal size step table",
+     "e2fsprogs 1.47 lib/ext2fs/mkjournal.c ext2fs_default_journal_size"},
+};
+
 /// Every preset, in the order the CLI lists them.
 inline constexpr log_preset all_log_presets[] = {log_preset::xfsprogs_7_2,   log_preset::xfsprogs_6_13,
                                                  log_preset::xfsprogs_6_1,   log_preset::xfsprogs_5_14,
                                                  log_preset::xfs_ratio_256,  log_preset::xfs_floor_32m,
                                                  log_preset::e2fsprogs_1_47};
+/// The presets' names, and the same after "one of " for errors.
+inline constexpr preset_list log_preset_names = preset_names(log_presets);
+inline constexpr preset_list log_preset_choices = preset_names(log_presets, "one of ");
 
 /// The preset's name as the CLI spells it ("xfsprogs-6.1").
-PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept {
-    switch (p) {
-        case log_preset::xfsprogs_7_2:
-            return "xfsprogs-7.2";
-        case log_preset::xfsprogs_6_13:
-            return "xfsprogs-6.13";
-        case log_preset::xfsprogs_6_1:
-            return "xfsprogs-6.1";
-        case log_preset::xfsprogs_5_14:
-            return "xfsprogs-5.14";
-        case log_preset::xfs_ratio_256:
-            return "xfs-ratio-256";
-        case log_preset::xfs_floor_32m:
-            return "xfs-floor-32m";
-        case log_preset::e2fsprogs_1_47:
-            return "e2fsprogs-1.47";
-    }
-    return "";
-}
+PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_of(log_presets, p).name; }
 
 /// Reads a preset name ("xfsprogs-6.1", ...).
 PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text,
                                                                 const char* setting = "preset") noexcept {
-    for (log_preset p : all_log_presets)
-        if (text == to_text(p)) return p;
-    return unexpected(error::unknown_name(
-        setting, text, "xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m or e2fsprogs-1.47"));
+    return parse_preset(log_presets, log_preset_choices, text, setting);
 }
 
 /// The decision of a preset chosen at run time.
