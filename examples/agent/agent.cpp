@@ -15,9 +15,9 @@
 //
 // Exit status: 0 success; 1 the run failed (including data that did not read back); 2 bad options; 77 this
 // machine cannot run the stack (not root, no loop devices, no QEMU tools); 128 + N after signal N (clean-up done).
-#include "../cli/cli.hpp"
-#include "../cli/latency_option.hpp"
-#include "../cli/table.hpp"
+#include "common/cli.hpp"
+#include "common/latency_option.hpp"
+#include "common/table.hpp"
 #include "guest.hpp"
 #include "loop_device.hpp"
 #include "posix.hpp"

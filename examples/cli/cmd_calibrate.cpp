@@ -2,10 +2,10 @@
 // in each block size and run, times it, and prints the seed-style table, the fitted cost model and the chunk
 // size the rule and the model recommend for the device underneath.
 #include "chunk_report.hpp"
-#include "cli.hpp"
+#include "common/cli.hpp"
+#include "common/table.hpp"
 #include "device_limits.hpp"
 #include "scratch_file.hpp"
-#include "table.hpp"
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>

@@ -1,10 +1,10 @@
 // provpol chunk: the I/O chunk size for a device and a tool's rule (a preset), optionally calibrated from measured
 // samples (`provpol calibrate --save-samples`) or planned for a deadline.
 #include "chunk_report.hpp"
-#include "cli.hpp"
-#include "csv.hpp"
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/table.hpp"
 #include "device_limits.hpp"
-#include "table.hpp"
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>

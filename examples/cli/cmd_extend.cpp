@@ -1,9 +1,9 @@
 // provpol extend: every thin-volume extend decision VDSM (or LVM thin-pool autoextend) takes for a drive, for
 // one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
 // the guest fills.
-#include "cli.hpp"
-#include "csv.hpp"
-#include "table.hpp"
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/table.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>

@@ -4,9 +4,9 @@
 //
 // provpol recommend: the smallest VDSM configuration that keeps the pause probability per extend under a
 // target for a write rate, as lines to paste into a VDSM configuration file, checked by simulation.
-#include "cli.hpp"
-#include "latency_option.hpp"
-#include "table.hpp"
+#include "common/cli.hpp"
+#include "common/latency_option.hpp"
+#include "common/table.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
