@@ -65,8 +65,12 @@ public:
     /// Longest accepted line; longer lines are an error, never a reason to read a whole file into memory.
     static constexpr std::size_t max_line = 1 << 16;
 
-    /// Opens `path` ("-" for standard input) and reads the header. `option` names the flag in errors.
-    csv_reader(const std::string& path, const std::string& option) : in_(path, option, rules()) { read_header(); }
+    /// Opens `path` ("-" for standard input) and reads the header. `option` names the flag in errors; a directory
+    /// is "not <not_a>" when given (text_input::rules::not_a).
+    csv_reader(const std::string& path, const std::string& option, const std::string& not_a = "")
+        : in_(path, option, rules(not_a)) {
+        read_header();
+    }
     /// Reads from an open stream (not closed by the reader); `name` stands for it in messages.
     csv_reader(std::FILE* stream, std::string name, std::string option)
         : in_(stream, std::move(name), std::move(option), rules()) {
@@ -127,8 +131,9 @@ private:
             header_[0].erase(0, 3);  // UTF-8 byte order mark
     }
 
-    static text_input::rules rules() {
+    static text_input::rules rules(const std::string& not_a = "") {
         text_input::rules r;
+        r.not_a = not_a;
         r.max_line = max_line;
         r.too_long = "line longer than " + std::to_string(max_line) + " bytes";
         r.nul = "contains a NUL byte (not a text CSV file)";

@@ -17,16 +17,24 @@ well_formed() {
   fi
 }
 
+# plot <dir> <what> [plan options...]: a samples file of extend times in <dir> (made), plotted with it as the
+# --latency spec; the SVG must be well-formed.
+plot() {
+  local dir=$1 what=$2
+  shift 2
+  mkdir -p "$dir"
+  printf '1.5\n2.5\n4\n' >"$dir/lat.txt"
+  expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg --latency "samples:$dir/lat.txt" "$@"
+  well_formed "$what"
+}
+
 # A plain run: a well-formed document (the reference the cases below are held to).
 expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg
 well_formed "plain plot"
 
 # A latency file whose name needs every XML escape.
 dir="$scratch/a<b&c\"d'e>f"
-mkdir -p "$dir"
-printf '1.5\n2.5\n4\n' >"$dir/lat.txt"
-expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg --latency "samples:$dir/lat.txt"
-well_formed "a title with < & \" ' >"
+plot "$dir" "a title with < & \" ' >"
 expect_stdout 'a&lt;b&amp;c&quot;d&apos;e&gt;f/lat\.txt latency'
 checks=$((checks + 1))
 ! grep -Fq "a<b&c" "$out" || fail "the raw file name is in the SVG"
@@ -38,19 +46,11 @@ well_formed "two configurations, pauses per run"
 expect_stdout '>rate-aware/vdsm-legacy</text>'
 
 # A control character and a byte that is not UTF-8: XML 1.0 cannot hold them, escaped or not.
-odd="$scratch/$(printf 'ctl\001-bad\377-ok\303\251')"
-mkdir -p "$odd"
-printf '3\n' >"$odd/lat.txt"
-expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg --latency "samples:$odd/lat.txt"
-well_formed "a title with a control character and invalid UTF-8"
+plot "$scratch/$(printf 'ctl\001-bad\377-ok\303\251')" "a title with a control character and invalid UTF-8"
 expect_stdout "$(printf 'ctl\357\277\275-bad\357\277\275-ok\303\251')"
 
 # A long spec (a deep path): the title is whole, never cut off in the middle of the document.
-long="$scratch/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})&"
-mkdir -p "$long"
-printf '2\n' >"$long/lat.txt"
-expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg --latency "samples:$long/lat.txt"
-well_formed "a 450-character title"
+plot "$scratch/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})&" "a 450-character title"
 expect_stdout 'e&amp;/lat\.txt latency, 5 runs</text>$'
 
 finish
