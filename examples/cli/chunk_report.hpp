@@ -3,9 +3,9 @@
 #ifndef PROVPOL_CLI_CHUNK_REPORT_HPP
 #define PROVPOL_CLI_CHUNK_REPORT_HPP
 
-#include "cli.hpp"
+#include "common/cli.hpp"
+#include "common/table.hpp"
 #include "device_limits.hpp"
-#include "table.hpp"
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>

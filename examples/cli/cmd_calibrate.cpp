@@ -2,10 +2,12 @@
 // in each block size and run, times it, and prints the seed-style table, the fitted cost model and the chunk
 // size the rule and the model recommend for the device underneath.
 #include "chunk_report.hpp"
-#include "cli.hpp"
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/json.hpp"
+#include "common/table.hpp"
 #include "device_limits.hpp"
 #include "scratch_file.hpp"
-#include "table.hpp"
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>
@@ -249,15 +251,20 @@ int run_calibrate(int argc, char** argv) {
     const chunk_decision d = policy->decide(cal.rule.block_size);
 
     if (save) {
+        std::string csv;
+        csv_writer w(csv);
+        w.field("block_size").field("mb_per_s").end_row();
+        for (const throughput_sample& s : samples) {
+            char mbps[32];
+            std::snprintf(mbps, sizeof mbps, "%.6g", to_mb_per_s(s.bytes_per_second));
+            w.field(s.block_size.count()).field(mbps).end_row();
+        }
         std::FILE* out = std::fopen(save->c_str(), "w");
         if (out == nullptr)
             throw runtime_failure("--save-samples: cannot create '" + args::printable(*save) +
                                   "': " + std::strerror(errno));
-        std::fputs("block_size,mb_per_s\n", out);
-        for (const throughput_sample& s : samples)
-            std::fprintf(out, "%llu,%.6g\n", static_cast<unsigned long long>(s.block_size.count()),
-                         to_mb_per_s(s.bytes_per_second));
-        if (std::fclose(out) != 0)
+        const bool written = std::fwrite(csv.data(), 1, csv.size(), out) == csv.size();
+        if (std::fclose(out) != 0 || !written)
             throw runtime_failure("--save-samples: writing '" + args::printable(*save) +
                                   "' failed: " + std::strerror(errno));
     }
@@ -280,21 +287,32 @@ int run_calibrate(int argc, char** argv) {
         return 0;
     }
     if (fmt == format::json) {
-        const cli::table summary = f.table();
-        std::fputs("{\"result\": {", stdout);
-        for (std::size_t c = 0; c < summary.columns().size(); ++c)
-            std::fprintf(stdout, "%s%s: %s", c ? ", " : "", cell::quote_json(summary.columns()[c]).c_str(),
-                         summary.rows()[0][c].json().c_str());
-        std::fputs("},\n \"runs\": [", stdout);
+        // {"result": the csv row as an object, "runs": every run}
+        std::string out;
+        json_writer w(out);
+        w.begin_object(json_writer::layout::lines);
+        w.key("result");
+        f.table().write_json_row(w, 0);
+        w.key("runs");
+        w.begin_array();
         for (std::size_t i = 0; i < results.size(); ++i) {
             const run_result& r = results[i];
-            std::fprintf(
-                stdout, "%s\n  {\"block_size\": %llu, \"count\": %llu, \"run\": %u, \"seconds\": %s, \"mb_per_s\": %s}",
-                i ? "," : "", static_cast<unsigned long long>(r.block_size), static_cast<unsigned long long>(r.count),
-                r.run, cell::of_real(r.seconds, 6).json().c_str(),
-                cell::of_real(to_mb_per_s(samples[i].bytes_per_second), 6).json().c_str());
+            w.begin_object();
+            w.key("block_size");
+            w.number(r.block_size);
+            w.key("count");
+            w.number(r.count);
+            w.key("run");
+            w.number(std::uint64_t{r.run});
+            w.key("seconds");
+            w.real(r.seconds, 6);
+            w.key("mb_per_s");
+            w.real(to_mb_per_s(samples[i].bytes_per_second), 6);
+            w.end_object();
         }
-        std::fputs("\n]}\n", stdout);
+        w.end_array();
+        w.end_object();
+        std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }
 

@@ -1,10 +1,10 @@
 // provpol chunk: the I/O chunk size for a device and a tool's rule (a preset), optionally calibrated from measured
 // samples (`provpol calibrate --save-samples`) or planned for a deadline.
 #include "chunk_report.hpp"
-#include "cli.hpp"
-#include "csv.hpp"
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/table.hpp"
 #include "device_limits.hpp"
-#include "table.hpp"
 
 #include <provpol/calibrate.hpp>
 #include <provpol/chunk.hpp>
@@ -14,18 +14,13 @@
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
-
 namespace provpol::cli {
 
 namespace {
 
 // Reads `block_size,mb_per_s` rows (one per run; MB = 10^6 bytes, as dd prints).
 std::vector<throughput_sample> read_samples(const std::string& file) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw usage_error("--samples: '" + args::printable(file) + "' is a directory, not a CSV file");
-    csv_reader r(file, "--samples");
+    csv_reader r(file, "--samples", "a CSV file");
     const std::size_t bs_col = r.column("block_size");
     const std::size_t rate_col = r.column("mb_per_s");
     std::vector<throughput_sample> out;

@@ -1,14 +1,14 @@
 // provpol extend: every thin-volume extend decision VDSM (or LVM thin-pool autoextend) takes for a drive, for
 // one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
 // the guest fills.
-#include "cli.hpp"
-#include "csv.hpp"
-#include "table.hpp"
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/json.hpp"
+#include "common/table.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>
 
-#include <charconv>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -44,14 +44,14 @@ const char* const columns[] = {"capacity",
 // Appends one row of a decision in CSV, JSON or text form to `out` (streaming: a million rows need no table).
 class row_writer {
 public:
-    row_writer(format f, std::string& out) : f_(f), out_(out) {}
+    row_writer(format f, std::string& out) : f_(f), out_(out), csv_(out), json_(out) {}
 
     void begin() {
         if (f_ == format::csv) {
-            for (std::size_t i = 0; i < std::size(columns); ++i) (out_ += i ? "," : "") += columns[i];
-            out_ += '\n';
+            for (const char* c : columns) csv_.field(c);
+            csv_.end_row();
         } else if (f_ == format::json) {
-            out_ += '[';
+            json_.begin_array();
         } else {
             char line[512];
             std::snprintf(line, sizeof line, "%14s %14s %14s %9s %9s %14s %5s %10s %14s %6s %14s %14s %14s %17s\n",
@@ -78,22 +78,21 @@ public:
                                    d.max_size_storage.count(),
                                    d.initial_size.count()};
         if (f_ == format::csv) {
-            for (std::size_t i = 0; i < std::size(v); ++i) {
-                if (i) out_ += ',';
-                append_uint(v[i]);
-            }
-            out_ += '\n';
+            for (std::uint64_t x : v) csv_.field(x);
+            csv_.end_row();
         } else if (f_ == format::json) {
-            out_ += rows_++ ? ",\n  {" : "\n  {";
+            json_.begin_object();
             for (std::size_t i = 0; i < std::size(v); ++i) {
-                (((out_ += i ? ", \"" : "\"") += columns[i]) += "\": ");
+                json_.key(columns[i]);
                 const bool flag = i == 6 || i == 7 || i == 9;
                 if (flag)
-                    out_ += v[i] ? "true" : "false";
+                    json_.boolean(v[i] != 0);
                 else
-                    append_uint(v[i]);
+                    json_.number(v[i]);
             }
-            ((out_ += ", \"action\": \"") += to_string(d.action)) += "\"}";
+            json_.key("action");
+            json_.string(to_string(d.action));
+            json_.end_object();
         } else {
             auto sz = [](std::uint64_t b) { return std::string(format_size(bytes(b)).view()); };
             char line[512];
@@ -107,18 +106,14 @@ public:
     }
 
     void end() {
-        if (f_ == format::json) out_ += rows_ ? "\n]\n" : "]\n";
+        if (f_ == format::json) json_.end_array();
     }
 
 private:
-    void append_uint(std::uint64_t x) {
-        char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, x);
-        out_.append(buf, r.ptr);
-    }
     format f_;
     std::string& out_;
-    std::size_t rows_ = 0;
+    csv_writer csv_;
+    json_writer json_;
 };
 
 // One drive given on the command line: a vertical "name value" list in text, one row in CSV and JSON.

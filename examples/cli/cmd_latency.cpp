@@ -1,9 +1,9 @@
 // provpol latency: the extend latency of a model (--profile: min, mean, median, p90, p99, max, all exact), or
 // VDSM's own measurements (--vdsm-log: its "Extend volume ... completed <Clock(...)>" lines, per stage, as
 // oVirt/vdsm's contrib/extend-stats computes them) with the flow model fitted to them next to them.
-#include "cli.hpp"
-#include "latency_option.hpp"
-#include "table.hpp"
+#include "common/cli.hpp"
+#include "common/latency_option.hpp"
+#include "common/table.hpp"
 
 #include <provpol/latency.hpp>
 #include <provpol/vdsm_log.hpp>

@@ -1,7 +1,7 @@
 // provpol logsize: the log (journal) mkfs.xfs or mke2fs would create for a device, under each preset: the
 // comparison an operator or an image builder wants before running mkfs.
-#include "cli.hpp"
-#include "table.hpp"
+#include "common/cli.hpp"
+#include "common/table.hpp"
 
 #include <provpol/log_size.hpp>
 

@@ -4,7 +4,7 @@
 #ifndef PROVPOL_CLI_DEVICE_LIMITS_HPP
 #define PROVPOL_CLI_DEVICE_LIMITS_HPP
 
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <provpol/chunk.hpp>
 

@@ -1,8 +1,8 @@
 // provpol: the command-line face of the library. `provpol <command> --help` describes each command.
 //
 // Exit status: 0 success; 1 the work failed (I/O); 2 bad input (one line on stderr, nothing on stdout).
-#include "cli.hpp"
 #include "commands.hpp"
+#include "common/cli.hpp"
 
 #include <provpol/config.hpp>
 

@@ -13,7 +13,7 @@
 #ifndef PROVPOL_CLI_SCRATCH_FILE_HPP
 #define PROVPOL_CLI_SCRATCH_FILE_HPP
 
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <provpol/parse.hpp>
 

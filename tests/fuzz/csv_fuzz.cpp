@@ -1,9 +1,9 @@
-// Fuzzes the CLI's CSV reader (examples/cli/csv.hpp) with arbitrary files: it either reads records or throws
+// Fuzzes the CLI's CSV reader (examples/common/csv.hpp) with arbitrary files: it either reads records or throws
 // the CLI's usage_error with a message naming the option and file; it never crashes, hangs or throws anything
 // else. What it reads, written back with RFC 4180 quoting, reads back to the same fields.
 #include "fuzz_check.hpp"
 
-#include "csv.hpp"
+#include "common/csv.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,15 +1,16 @@
-// The provpol CLI's output: one table, printed as aligned text, CSV (RFC 4180) or JSON (an array of objects).
+// The provpol CLI's output: one table, printed as aligned text, CSV (RFC 4180, through csv_writer) or JSON (an
+// array of objects, through json_writer).
 #ifndef PROVPOL_CLI_TABLE_HPP
 #define PROVPOL_CLI_TABLE_HPP
 
 #include "cli.hpp"
+#include "csv.hpp"
+#include "json.hpp"
 
 #include <provpol/parse.hpp>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,42 +86,25 @@ public:
                 return raw();
         }
     }
-    /// The value as JSON.
-    std::string json() const {
+    /// The value as JSON (sizes in bytes, flags true or false, reals JSON cannot hold as null).
+    void write_json(json_writer& w) const {
         switch (kind_) {
             case kind::empty:
-                return "null";
+                return w.null();
             case kind::flag:
-                return u_ ? "true" : "false";
+                return w.boolean(u_ != 0);
             case kind::text:
-                return quote_json(s_);
-            case kind::real: {
-                if (!(v_ == v_) || v_ - v_ != 0.0) return "null";  // NaN or infinite: JSON has neither
-                return real_text();
-            }
-            default:
-                return raw();
+                return w.string(s_);
+            case kind::real:
+                return w.real(v_, digits_);
+            case kind::signed_integer:
+                return w.number(i_);
+            case kind::unsigned_integer:
+            case kind::size:
+                return w.number(u_);
         }
     }
     bool right_aligned() const { return kind_ != kind::text && kind_ != kind::flag; }
-
-    static std::string quote_json(const std::string& s) {
-        std::string out = "\"";
-        for (char c : s) {
-            const auto u = static_cast<unsigned char>(c);
-            if (c == '"' || c == '\\') {
-                out += '\\';
-                out += c;
-            } else if (u < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", u);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-        return out + "\"";
-    }
 
 private:
     cell(kind k, std::uint64_t u, std::int64_t i, double v, std::string s)
@@ -153,43 +137,65 @@ public:
 
     /// Prints in the given format (svg is not a table format: the caller draws it).
     void print(std::FILE* out, format f) const {
+        const std::string s = str(f);
+        std::fwrite(s.data(), 1, s.size(), out);
+    }
+
+    /// The table printed in the given format, as a string.
+    std::string str(format f) const {
+        std::string out;
         switch (f) {
             case format::csv:
-                print_csv(out);
+                write_csv(out);
                 break;
-            case format::json:
-                print_json(out);
+            case format::json: {
+                json_writer w(out);
+                write_json(w);
                 break;
+            }
             default:
-                print_text(out);
+                write_text(out);
                 break;
         }
+        return out;
     }
 
-    void print_csv(std::FILE* out) const {
-        for (std::size_t c = 0; c < columns_.size(); ++c)
-            std::fprintf(out, "%s%s", c ? "," : "", csv_field(columns_[c]).c_str());
-        std::fputc('\n', out);
+    /// A header row, then one row per row (RFC 4180; cells as raw values).
+    void write_csv(std::string& out) const {
+        csv_writer w(out);
+        for (const auto& c : columns_) w.field(c);
+        w.end_row();
         for (const auto& row : rows_) {
-            for (std::size_t c = 0; c < row.size(); ++c)
-                std::fprintf(out, "%s%s", c ? "," : "", csv_field(row[c].raw()).c_str());
-            std::fputc('\n', out);
+            for (const auto& c : row) w.field(c.raw());
+            w.end_row();
         }
     }
 
-    void print_json(std::FILE* out) const {
-        std::fputs("[", out);
-        for (std::size_t r = 0; r < rows_.size(); ++r) {
-            std::fputs(r ? ",\n  {" : "\n  {", out);
-            for (std::size_t c = 0; c < columns_.size(); ++c)
-                std::fprintf(out, "%s%s: %s", c ? ", " : "", cell::quote_json(columns_[c]).c_str(),
-                             rows_[r][c].json().c_str());
-            std::fputs("}", out);
+    /// An array of objects, one per row, named by the columns.
+    void write_json(json_writer& w) const {
+        w.begin_array();
+        for (std::size_t r = 0; r < rows_.size(); ++r) write_json_row(w, r);
+        w.end_array();
+    }
+
+    /// Row r as one JSON object, named by the columns.
+    void write_json_row(json_writer& w, std::size_t r) const {
+        w.begin_object();
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            w.key(columns_[c]);
+            rows_[r][c].write_json(w);
         }
-        std::fputs(rows_.empty() ? "]\n" : "\n]\n", out);
+        w.end_object();
     }
 
     void print_text(std::FILE* out) const {
+        std::string s;
+        write_text(s);
+        std::fwrite(s.data(), 1, s.size(), out);
+    }
+
+    /// Aligned columns: numbers to the right, text to the left, two spaces between.
+    void write_text(std::string& out) const {
         std::vector<std::size_t> width(columns_.size());
         for (std::size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].size();
         std::vector<std::vector<std::string>> shown;
@@ -210,49 +216,16 @@ public:
             const bool right = !rows_.empty() && rows_[0][c].right_aligned();
             line += (c ? "  " : "") + pad(columns_[c], width[c], right);
         }
-        std::fprintf(out, "%s\n", rtrim(line).c_str());
+        (out += rtrim(line)) += '\n';
         for (std::size_t r = 0; r < shown.size(); ++r) {
             line.clear();
             for (std::size_t c = 0; c < columns_.size(); ++c)
                 line += (c ? "  " : "") + pad(shown[r][c], width[c], rows_[r][c].right_aligned());
-            std::fprintf(out, "%s\n", rtrim(line).c_str());
-        }
-    }
-
-    /// The table printed in the given format, as a string.
-    std::string str(format f) const {
-        char* buf = nullptr;
-        std::size_t len = 0;
-        std::FILE* mem = open_memstream(&buf, &len);
-        if (mem == nullptr) throw std::bad_alloc();
-        print(mem, f);
-        std::fclose(mem);
-        std::string out(buf, len);
-        std::free(buf);
-        return out;
-    }
-
-    /// One row shown as "name  value" lines (the text form of a single answer).
-    void print_vertical(std::FILE* out, std::size_t row = 0) const {
-        std::size_t w = 0;
-        for (const auto& c : columns_) w = c.size() > w ? c.size() : w;
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            std::string name = columns_[c];
-            name.resize(w, ' ');
-            std::fprintf(out, "%s  %s\n", name.c_str(), rows_[row][c].display().c_str());
+            (out += rtrim(line)) += '\n';
         }
     }
 
 private:
-    static std::string csv_field(const std::string& s) {
-        if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-        std::string out = "\"";
-        for (char c : s) {
-            if (c == '"') out += '"';
-            out += c;
-        }
-        return out + "\"";
-    }
     static std::string rtrim(std::string s) {
         while (!s.empty() && s.back() == ' ') s.pop_back();
         return s;

@@ -1,60 +1,80 @@
-// The provpol CLI's CSV input: a header row, then records, streamed one at a time (a million-row file is read
-// in constant memory). Quoted fields (RFC 4180, without embedded line breaks), CRLF line ends and a UTF-8 BOM
-// are accepted; a missing column, a short row, a NUL byte or an over-long line is an error naming the file
-// and line.
+// The provpol CLI's CSV, in and out. In: a header row, then records, streamed one at a time through text_input
+// (a million-row file is read in constant memory). Quoted fields (RFC 4180, without embedded line breaks), CRLF
+// line ends and a UTF-8 BOM are accepted; a missing column, a short row, a NUL byte or an over-long line is an
+// error naming the file and line. Out: csv_writer, RFC 4180 quoting where a field needs it.
 #ifndef PROVPOL_CLI_CSV_HPP
 #define PROVPOL_CLI_CSV_HPP
 
 #include "cli.hpp"
+#include "input.hpp"
 
 #include <provpol/parse.hpp>
 
-#include <sys/stat.h>
-
-#include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace provpol::cli {
 
+/// Writes CSV rows into a string: fields separated by commas, each quoted (quotes doubled) only when it holds a
+/// comma, a quote or a line break, rows ended by '\n'.
+class csv_writer {
+public:
+    explicit csv_writer(std::string& out) : out_(out) {}
+
+    csv_writer& field(std::string_view s) {
+        separate();
+        if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+            out_ += s;
+            return *this;
+        }
+        out_ += '"';
+        for (char c : s) {
+            if (c == '"') out_ += '"';
+            out_ += c;
+        }
+        out_ += '"';
+        return *this;
+    }
+    csv_writer& field(std::uint64_t v) {
+        separate();
+        char buf[24];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);
+        out_.append(buf, r.ptr);
+        return *this;
+    }
+    void end_row() {
+        out_ += '\n';
+        fields_ = 0;
+    }
+
+private:
+    void separate() {
+        if (fields_++ != 0) out_ += ',';
+    }
+
+    std::string& out_;
+    std::size_t fields_ = 0;
+};
+
 class csv_reader {
 public:
     /// Longest accepted line; longer lines are an error, never a reason to read a whole file into memory.
     static constexpr std::size_t max_line = 1 << 16;
-    /// How much is read at a time.
-    static constexpr std::size_t block_size = 1 << 16;
 
-    /// Opens `path` ("-" for standard input) and reads the header. `option` names the flag in errors.
-    csv_reader(const std::string& path, std::string option) : path_(path), option_(std::move(option)) {
-        if (path.empty()) throw usage_error(option_ + ": empty file name");
-        if (path == "-") {
-            f_ = stdin;
-        } else {
-            f_ = std::fopen(path.c_str(), "rb");
-            if (f_ == nullptr)
-                throw usage_error(option_ + ": cannot open '" + args::printable(path) + "': " + std::strerror(errno));
-            struct stat st {};
-            if (fstat(fileno(f_), &st) == 0 && S_ISDIR(st.st_mode)) {
-                std::fclose(f_);
-                f_ = nullptr;
-                throw usage_error(option_ + ": cannot open '" + args::printable(path) + "': Is a directory");
-            }
-        }
+    /// Opens `path` ("-" for standard input) and reads the header. `option` names the flag in errors; a directory
+    /// is "not <not_a>" when given (text_input::rules::not_a).
+    csv_reader(const std::string& path, const std::string& option, const std::string& not_a = "")
+        : in_(path, option, rules(not_a)) {
         read_header();
     }
     /// Reads from an open stream (not closed by the reader); `name` stands for it in messages.
     csv_reader(std::FILE* stream, std::string name, std::string option)
-        : path_(std::move(name)), option_(std::move(option)), f_(stream), owned_(false) {
+        : in_(stream, std::move(name), std::move(option), rules()) {
         read_header();
-    }
-    csv_reader(const csv_reader&) = delete;
-    csv_reader& operator=(const csv_reader&) = delete;
-    ~csv_reader() {
-        if (owned_ && f_ != nullptr && f_ != stdin) std::fclose(f_);
     }
 
     /// The index of a required column; an error listing the header when it is missing.
@@ -63,7 +83,7 @@ public:
             if (header_[i] == name) return i;
         std::string have;
         for (const auto& h : header_) have += (have.empty() ? "" : ",") + args::printable(h);
-        throw usage_error(option_ + ": '" + args::printable(path_) + "' has no column '" + std::string(name) +
+        throw usage_error(in_.option() + ": " + in_.shown() + " has no column '" + std::string(name) +
                           "' (header: " + have + ")");
     }
     /// The index of an optional column, or -1.
@@ -85,7 +105,7 @@ public:
         }
     }
     const std::string& field(std::size_t i) const { return fields_[i]; }
-    std::size_t line() const { return line_; }
+    std::size_t line() const { return in_.line(); }
 
     /// Field i read as a size; an error naming file, line and column otherwise.
     bytes size(std::size_t i) const {
@@ -101,7 +121,7 @@ public:
     }
 
     /// "--input: file.csv:12: " for messages.
-    std::string where() const { return option_ + ": " + args::printable(path_) + ":" + std::to_string(line_) + ": "; }
+    std::string where() const { return in_.where(); }
 
 private:
     void read_header() {
@@ -111,43 +131,18 @@ private:
             header_[0].erase(0, 3);  // UTF-8 byte order mark
     }
 
-    // Reads one line (without its '\n' and a trailing '\r') through a block buffer: fread and memchr, not a call
-    // per byte. False at the end of the input.
+    static text_input::rules rules(const std::string& not_a = "") {
+        text_input::rules r;
+        r.not_a = not_a;
+        r.max_line = max_line;
+        r.too_long = "line longer than " + std::to_string(max_line) + " bytes";
+        r.nul = "contains a NUL byte (not a text CSV file)";
+        return r;
+    }
+
+    // One line, without a trailing '\r' (CRLF files).
     bool read_line(std::string& out) {
-        out.clear();
-        bool any = false;
-        for (;;) {
-            if (pos_ == len_) {
-                len_ = std::fread(block_.get(), 1, block_size, f_);
-                pos_ = 0;
-                if (len_ == 0) {
-                    if (std::ferror(f_))
-                        throw runtime_failure(option_ + ": reading '" + args::printable(path_) + "' failed");
-                    break;
-                }
-            }
-            any = true;
-            const char* start = block_.get() + pos_;
-            const std::size_t avail = len_ - pos_;
-            const void* nl = std::memchr(start, '\n', avail);
-            const std::size_t take = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : avail;
-            if (std::memchr(start, '\0', take) != nullptr) {
-                ++line_;
-                throw usage_error(where() + "contains a NUL byte (not a text CSV file)");
-            }
-            if (out.size() + take > max_line) {
-                ++line_;
-                throw usage_error(where() + "line longer than " + std::to_string(max_line) + " bytes");
-            }
-            out.append(start, take);
-            pos_ += take;
-            if (nl) {
-                ++pos_;  // the '\n'
-                break;
-            }
-        }
-        if (!any) return false;
-        ++line_;
+        if (!in_.next(out)) return false;
         if (!out.empty() && out.back() == '\r') out.pop_back();
         return true;
     }
@@ -188,17 +183,10 @@ private:
         return true;
     }
 
-    std::string path_;
-    std::string option_;
-    std::FILE* f_ = nullptr;
-    bool owned_ = true;
-    std::unique_ptr<char[]> block_ = std::make_unique<char[]>(block_size);
-    std::size_t pos_ = 0;
-    std::size_t len_ = 0;
+    text_input in_;
     std::string buf_;
     std::vector<std::string> header_;
     std::vector<std::string> fields_;
-    std::size_t line_ = 0;
 };
 
 }  // namespace provpol::cli

@@ -1,20 +1,18 @@
 // The CLI's --latency option: a built-in profile (provpol::latency_profile), samples:FILE, measured extend
 // times in seconds, one per line (blank lines, '#' comments and a "seconds" header are skipped), or
 // vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/vdsm_log.hpp; FILE "-" is stdin).
+// Both files are read through text_input.
 #ifndef PROVPOL_CLI_LATENCY_OPTION_HPP
 #define PROVPOL_CLI_LATENCY_OPTION_HPP
 
 #include "cli.hpp"
+#include "input.hpp"
 
 #include <provpol/latency.hpp>
 #include <provpol/parse.hpp>
 #include <provpol/vdsm_log.hpp>
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -44,59 +42,32 @@ struct vdsm_log_read {
     }
 };
 
-/// Reads VDSM's extend completion lines from `path` ("-": stdin), streaming (64 KiB reads; a line is cut at
-/// 1 MiB). Malformed extend lines are counted and reported on stderr in one line; no valid extend line is a
-/// usage error (exit 2), as are a missing file and a directory.
+/// Reads VDSM's extend completion lines from `path` ("-": stdin) through text_input (a line is cut at 1 MiB).
+/// Malformed extend lines are counted and reported on stderr in one line; no valid extend line is a usage error
+/// (exit 2), as are a missing file and a directory.
 inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
-    const std::string shown = path == "-" ? std::string("stdin") : "'" + args::printable(path) + "'";
-    if (path.empty()) throw usage_error(option + ": needs a file name (or - for stdin)");
-    std::FILE* f = stdin;
-    if (path != "-") {
-        struct stat st {};
-        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            throw usage_error(option + ": " + shown + " is a directory, not a VDSM log");
-        f = std::fopen(path.c_str(), "rb");
-        if (f == nullptr) throw usage_error(option + ": cannot open " + shown + ": " + std::strerror(errno));
-    }
+    text_input::rules rules;
+    rules.max_line = std::size_t{1} << 20;
+    rules.not_a = "a VDSM log";
+    text_input in(path, option, rules);
     vdsm_log_read r;
     std::string line;
-    constexpr std::size_t max_line = std::size_t{1} << 20;
-    auto take = [&]() {
+    while (in.next(line)) {
         ++r.lines;
         const auto rec = parse_vdsm_extend_line(line);
-        line.clear();
         if (!rec) {
             if (r.malformed++ == 0) {
                 r.first_malformed = r.lines;
                 r.first_reason = std::string(rec.error().message().view());
             }
-            return;
+            continue;
         }
-        if (rec->what == vdsm_extend_record::kind::none) return;
+        if (rec->what == vdsm_extend_record::kind::none) continue;
         ++r.extend_lines;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i)
             if (rec->has(static_cast<vdsm_stage>(i))) r.stage[i].push_back(rec->seconds[i]);
-    };
-    std::vector<char> buf(std::size_t{1} << 16);
-    for (;;) {
-        const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (buf[i] == '\n') {
-                take();
-            } else if (line.size() < max_line) {
-                line.push_back(buf[i]);
-            }
-        }
-        if (n < buf.size()) break;
     }
-    const bool failed = std::ferror(f) != 0;
-    const int err = errno;
-    if (f != stdin) std::fclose(f);
-    if (failed) {
-        if (err == EISDIR) throw usage_error(option + ": " + shown + " is a directory, not a VDSM log");
-        throw runtime_failure(option + ": reading " + shown + " failed: " + std::strerror(err));
-    }
-    if (!line.empty()) take();
+    const std::string shown = in.shown();
     const std::string first = r.malformed == 0
                                   ? std::string()
                                   : "the first, line " + std::to_string(r.first_malformed) + ": " + r.first_reason;
@@ -140,43 +111,24 @@ inline latency_model latency_spec(const std::string& spec, const std::string& op
     if (spec.rfind("samples:", 0) == 0) {
         const std::string path = spec.substr(8);
         if (path.empty()) throw usage_error(option + ": samples: needs a file name (samples:FILE)");
-        std::FILE* f = std::fopen(path.c_str(), "rb");
-        if (f == nullptr)
-            throw usage_error(option + ": cannot open '" + args::printable(path) + "': " + std::strerror(errno));
+        text_input::rules rules;
+        rules.max_line = 4096;
+        rules.too_long = rules.nul = "not a text file of seconds, one per line";
+        rules.not_a = "a file of seconds";
+        rules.dash_is_stdin = false;
+        text_input in(path, option, rules);
         std::vector<double> seconds;
         std::string line;
-        std::size_t line_no = 0;
-        int c = 0;
-        auto flush = [&]() {
-            ++line_no;
-            while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-            std::size_t start = 0;
-            while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
-            const std::string v = line.substr(start);
-            line.clear();
-            if (v.empty() || v[0] == '#' || (line_no == 1 && v == "seconds")) return;
+        while (in.next(line)) {
+            std::size_t start = 0, end = line.size();
+            while (end > 0 && (line[end - 1] == '\r' || line[end - 1] == ' ' || line[end - 1] == '\t')) --end;
+            while (start < end && (line[start] == ' ' || line[start] == '\t')) ++start;
+            const std::string v = line.substr(start, end - start);
+            if (v.empty() || v[0] == '#' || (in.line() == 1 && v == "seconds")) continue;
             const auto r = parse_decimal(v, "", 0.0, 1e5);
-            if (!r) {
-                std::fclose(f);
-                throw usage_error(option + ": " + args::printable(path) + ":" + std::to_string(line_no) + ": " +
-                                  std::string(r.error().message().view()));
-            }
+            if (!r) throw usage_error(in.where() + std::string(r.error().message().view()));
             seconds.push_back(*r);
-        };
-        while ((c = std::fgetc(f)) != EOF) {
-            if (c == '\n') {
-                flush();
-                continue;
-            }
-            if (c == '\0' || line.size() > 4096) {
-                std::fclose(f);
-                throw usage_error(option + ": " + args::printable(path) + ":" + std::to_string(line_no + 1) +
-                                  ": not a text file of seconds, one per line");
-            }
-            line.push_back(static_cast<char>(c));
         }
-        if (!line.empty()) flush();
-        std::fclose(f);
         if (seconds.empty()) throw usage_error(option + ": " + args::printable(path) + " has no samples");
         const auto e = empirical_latency::make(seconds.data(), seconds.size());
         if (!e) fail(e.error(), option.c_str());

@@ -1,0 +1,368 @@
+// provpol-agent's driver (see driver.hpp).
+#include "driver.hpp"
+
+#include "guest.hpp"
+#include "posix.hpp"
+
+#include <provpol/extend.hpp>
+#include <provpol/rate_aware.hpp>
+#include <provpol/simulate.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <poll.h>
+#include <unistd.h>
+
+namespace provpol::agent {
+
+namespace {
+
+/// The guest process and its pipes.
+struct guest_process {
+    child proc;
+    fd to, from;
+    std::optional<line_reader> reader;
+
+    std::string read_line(double seconds) {
+        const double deadline = monotonic_seconds() + seconds;
+        std::string line;
+        while (!reader->next(line)) {
+            pollfd p{from.get(), POLLIN, 0};
+            const int n = ::poll(&p, 1, 50);
+            if (n < 0 && errno != EINTR) fail_errno("poll");
+            check_signals();
+            if (n > 0 && !reader->fill()) throw failure("the guest exited before it was ready");
+            if (monotonic_seconds() > deadline) throw failure("the guest did not answer");
+        }
+        return line;
+    }
+};
+
+guest_process start_guest(const options& o, const std::string& nbd_socket) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) fail_errno("pipe2");
+    guest_process g;
+    fd child_in(in[0]), child_out(out[1]);
+    g.to = fd(in[1]);
+    g.from = fd(out[0]);
+    g.proc = child::spawn(
+        {"/proc/self/exe", "guest", nbd_socket, stack::format_node, std::to_string(o.write_rate.bytes_per_second()),
+         std::to_string(o.write.count()), std::to_string(o.request.count()), std::to_string(o.seed)},
+        child_in.get(), child_out.get(), -1);
+    g.reader.emplace(g.from.get());
+    return g;
+}
+
+/// Whether an agent type exposes its rate estimate (the rate-aware agent does).
+template <class A>
+std::uint64_t estimate_of(const A& a) {
+    if constexpr (std::is_same_v<A, rate_aware_agent>)
+        return a.estimator().estimate().bytes_per_second();
+    else
+        return 0;
+}
+
+}  // namespace
+
+/// The failure to report when the daemon has exited under the agent: its exit status and the end of its log.
+std::string daemon_exited(stack& s, const std::string& context) {
+    const std::string log_tail = s.daemon_log();
+    return "qemu-storage-daemon exited with status " + std::to_string(s.daemon().exit_code()) + " " + context +
+           (log_tail.empty() ? "" : ": " + log_tail);
+}
+
+/// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
+/// that the simulator with the same seed replays the same run by construction: the monitor's phase, the flow's
+/// clocks and every extend's latency come from one stream, drawn in the same order, at the real event times.
+template <class Agent>
+measured run_real(Agent agent, const latency_model& latency, const options& o, stack& s, event_log& log) {
+    measured m;
+    extend_controller<Agent, latency_model> c(std::move(agent), latency, o.capacity, o.monitor_interval, o.seed);
+    const bytes extent = o.config.extent();
+    if (c.initial_size().count() != s.loop().size())
+        throw failure("the new LV has " + std::to_string(s.loop().size()) + " bytes, the agent's initial size is " +
+                      std::to_string(c.initial_size().count()));
+    m.initial_size = s.loop().size();
+    bool paused = false, writing = true;
+    double pause_start = 0, last_extend_done = -1e300;
+    double t0 = 0;  // CLOCK_MONOTONIC of the guest's first write
+    auto now = [&]() { return monotonic_seconds() - t0; };
+    auto arm = [&](double t, bytes threshold_bytes) {
+        const std::uint64_t threshold = threshold_bytes.count();
+        const std::uint64_t held = s.set_threshold(threshold);
+        if (held != threshold)
+            throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
+        event_log::row r;
+        r.time = t;
+        r.event = "threshold-set";
+        r.physical = c.physical();
+        r.threshold = threshold;
+        r.rate = estimate_of(c.agent());
+        r.detail = "qemu-write-threshold=" + std::to_string(held);
+        log.add(r);
+    };
+    // Logs the extend the controller requested (nothing when it requested none).
+    auto requested = [&](const extend_in_flight* f, double t, std::uint64_t allocation, const std::string& why) {
+        if (f == nullptr) return;
+        event_log::row r;
+        r.time = t;
+        r.event = "extend-requested";
+        r.allocation = allocation;
+        r.physical = f->state.physical.count();
+        r.threshold = f->decision.block_threshold.count();
+        r.requested = f->decision.next_size.count();
+        r.lv_size = f->decision.lv_size_after_extend.count();
+        r.max_size = f->decision.max_size.count();
+        r.delay = f->done_at - f->requested_at;
+        // The time the guest needs, at the nominal rate, to fill what is free now: it pauses if the delay is longer.
+        r.free_s =
+            static_cast<double>(f->state.physical.count() > allocation ? f->state.physical.count() - allocation : 0) /
+            static_cast<double>(o.write_rate.bytes_per_second());
+        r.rate = estimate_of(c.agent());
+        r.detail = why;
+        log.add(r);
+    };
+
+    guest_process g = start_guest(o, s.nbd_socket());
+    {
+        const std::string ready = g.read_line(10.0);
+        if (ready.rfind("ready ", 0) != 0) throw failure("the guest could not open the disk: " + ready);
+    }
+    // The controller's monitor already ran before the write started: its last look saw the empty drive.
+    arm(0.0, c.threshold(bytes(0)));
+    write_all(g.to.get(), "go\n");
+    {
+        const std::string start = g.read_line(10.0);
+        if (start.rfind("start ", 0) != 0) throw failure("the guest did not start: " + start);
+        t0 = std::strtod(start.c_str() + 6, nullptr);
+    }
+    std::uint64_t total = 0;
+    double paused_by_guest = 0;
+    bool guest_open = true;
+
+    // The guest resumes (VDSM's cont): the pause is over, its length logged.
+    auto resume = [&](const char* why) {
+        write_all(g.to.get(), "resume\n");
+        paused = false;
+        const double t_resume = now();
+        m.pause_seconds += t_resume - pause_start;
+        event_log::row rr;
+        rr.time = t_resume;
+        rr.event = "resume";
+        rr.physical = c.physical();
+        rr.delay = t_resume - pause_start;
+        rr.detail = why;
+        log.add(rr);
+    };
+    auto complete = [&](unsigned i) {
+        const extend_in_flight f = c.flight(i);
+        const std::uint64_t request = f.decision.next_size.count();
+        // The SPM: lvextend rounds the request up to the extent; then the host refreshes the LV.
+        const std::uint64_t lv = (request + extent.count() - 1) / extent.count() * extent.count();
+        grow_file(s.lv_file(), lv);
+        s.loop().refresh_capacity();
+        const std::uint64_t real = s.loop().size();
+        if (!extend_succeeded(bytes(request), bytes(real)))
+            throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
+        const double t = now();
+        m.max_overhead = std::max(m.max_overhead, t - f.done_at);
+        last_extend_done = t;
+        event_log::row r;
+        r.time = t;
+        r.event = "extend-done";
+        r.physical = real;
+        r.requested = request;
+        r.lv_size = f.decision.lv_size_after_extend.count();
+        r.delay = t - f.requested_at;
+        char d[96];
+        std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", f.done_at - f.requested_at,
+                      (t - f.done_at) * 1000.0);
+        r.detail = d;
+        log.add(r);
+        // The threshold is re-registered from the device's real size, never the requested one.
+        arm(t, c.completed(i, t, bytes(s.allocation()), bytes(real)));
+        if (paused) resume("");
+    };
+
+    json ev;
+    std::string line;
+    while (writing || c.in_flight() > 0) {
+        check_signals();
+        // Due extends first (they complete at their time, as the SPM's reply arrives).
+        while (c.in_flight() > 0 && c.next_done() <= now()) complete(c.first_done());
+        if (writing && c.next_tick() <= now()) {  // the monitor wakes
+            const double t = now();
+            const std::uint64_t a = s.allocation();
+            const extend_in_flight* f = c.tick(t, bytes(a));
+            event_log::row r;
+            r.time = t;
+            r.event = "sample";
+            r.allocation = a;
+            r.physical = c.physical();
+            r.rate = estimate_of(c.agent());
+            log.add(r, false);
+            requested(f, t, a, "on=monitor");
+            if (paused && c.in_flight() == 0)
+                throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+        }
+        // Events from QEMU.
+        while (s.qmp().next_event(ev)) {
+            if (ev["event"] != "BLOCK_WRITE_THRESHOLD" || ev["data"].value("node-name", "") != stack::file_node)
+                continue;
+            const double t = now();
+            const std::uint64_t a =
+                ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
+            const extend_in_flight* f = c.threshold_crossed(t, bytes(a));
+            event_log::row r;
+            r.time = t;
+            r.event = "threshold-crossed";
+            r.allocation = a;
+            r.physical = c.physical();
+            r.threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
+            log.add(r);
+            // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
+            timespec rt{};
+            clock_gettime(CLOCK_REALTIME, &rt);
+            const double sent =
+                ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
+            char why[64];
+            std::snprintf(
+                why, sizeof why, "on=threshold event-delay=%.6f",
+                std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
+            requested(f, t, a, why);
+        }
+        // Messages from the guest.
+        while (g.reader->next(line)) {
+            if (line.rfind("pause ", 0) == 0) {
+                const double tp = std::strtod(line.c_str() + 6, nullptr) - t0;
+                const std::uint64_t a = s.allocation();
+                ++m.pauses;
+                event_log::row r;
+                r.time = tp;
+                r.event = "pause";
+                r.allocation = a;
+                r.physical = c.physical();
+                unsigned long long off = 0;
+                double issued = tp + t0, tpa = 0;
+                if (std::sscanf(line.c_str() + 6, "%lf %llu %lf", &tpa, &off, &issued) != 3)
+                    throw failure("the guest sent '" + line + "'");
+                issued -= t0;
+                char d[96];
+                std::snprintf(d, sizeof d, "guest-offset=%llu write-issued=%.3f", off, issued);
+                r.detail = d;
+                log.add(r);
+                paused = true;
+                pause_start = tp;
+                if (last_extend_done >= issued) {
+                    // The write was sent while the LV still had its old size and failed after the extend
+                    // completed: the space is there now, resume at once (VDSM resumes a VM whose drive no longer
+                    // needs an extend).
+                    resume("the extend completed while the failed write was in flight");
+                    continue;
+                }
+                // The request is made at the pause's time, as the simulator makes it (the agent reads the guest's
+                // message a few ms later; the injected latency counts from the pause).
+                requested(c.paused(tp, bytes(a)), tp, a, "on=pause");
+                if (c.decides_on_events() && c.in_flight() == 0)
+                    throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+            } else if (line.rfind("late ", 0) == 0) {
+                double t_late = 0, late = 0;
+                if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2)
+                    throw failure("the guest sent '" + line + "'");
+                event_log::row r;
+                r.time = t_late - t0;
+                r.event = "guest-late";
+                r.delay = late;
+                log.add(r, false);
+            } else if (line.rfind("done ", 0) == 0) {
+                double t_done = 0;
+                unsigned long long written = 0;
+                if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &m.max_lateness,
+                                &paused_by_guest) != 4)
+                    throw failure("the guest sent '" + line + "'");
+                m.duration = t_done - t0;
+                total = written;
+                writing = false;
+                const double busy = m.duration - paused_by_guest;
+                m.achieved_rate = busy > 0 ? static_cast<double>(total) / busy : 0;
+                event_log::row r;
+                r.time = m.duration;
+                r.event = "write-done";
+                r.allocation = s.allocation();
+                r.physical = c.physical();
+                char d[96];
+                std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m.achieved_rate / 1048576.0,
+                              m.max_lateness * 1000.0);
+                r.detail = d;
+                log.add(r);
+            } else {
+                throw failure("the guest sent '" + line + "'");
+            }
+        }
+        if (!writing && c.in_flight() == 0) break;
+        // Sleep until the next deadline or something to read.
+        const double deadline = std::min(writing ? c.next_tick() : 1e300, c.next_done());
+        const double wait = deadline - now();
+        // After "done", the guest's end of the pipe closes: stop watching it (poll ignores a negative fd).
+        pollfd p[3] = {
+            {s.qmp().get(), POLLIN, 0}, {guest_open ? g.from.get() : -1, POLLIN, 0}, {signal_fd(), POLLIN, 0}};
+        const int n = ::poll(p, 3, wait <= 0 ? 0 : static_cast<int>(std::ceil(wait * 1000.0)));
+        if (n < 0 && errno != EINTR) fail_errno("poll");
+        if (n > 0) {
+            if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s.qmp().pump())
+                throw failure("QMP: the daemon closed the monitor connection");
+            if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !g.reader->fill()) {
+                guest_open = false;
+                if (!writing) continue;
+                g.proc.wait_for(5.0);
+                throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()) +
+                              (writing ? " before it finished writing" : ""));
+            }
+        }
+        if (s.daemon().poll_exit()) throw failure(daemon_exited(s, "while the guest wrote"));
+    }
+    if (!g.proc.wait_for(10.0)) throw failure("the guest did not exit");
+    if (g.proc.exit_code() != 0) throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()));
+    m.final_physical = c.physical();
+    m.extends = c.extends();
+    return m;
+}
+
+template measured run_real(static_agent<vdsm_policy>, const latency_model&, const options&, stack&, event_log&);
+template measured run_real(rate_aware_agent, const latency_model&, const options&, stack&, event_log&);
+
+/// After the daemon stopped: qemu-img check, then every MiB read back through qemu-io (a separate QEMU process
+/// reading the qcow2 image on the device) and compared with the pattern by qemu-io itself (read -P).
+void verify(const options& o, stack& s, measured& m) {
+    const tool_result check = run_tool({"qemu-img", "check", "-f", "qcow2", s.loop().path()});
+    // 0: no errors; 3: leaked clusters only (a write that failed with ENOSPC may leak its clusters).
+    if (check.code != 0 && check.code != 3) throw failure("qemu-img check found errors: " + check.output);
+    m.check = check.code == 0 ? "no errors" : "leaked clusters only";
+    std::vector<std::string> argv = {"qemu-io", "-r", "-t", "none", "-f", "qcow2", s.loop().path()};
+    const std::uint64_t mibs = o.write.count() >> 20;
+    for (std::uint64_t i = 0; i < mibs; ++i) {
+        char cmd[96];
+        std::snprintf(cmd, sizeof cmd, "read -q -P 0x%02x %" PRIu64 " 1048576", pattern_byte(i, o.seed), i << 20);
+        argv.push_back("-c");
+        argv.push_back(cmd);
+    }
+    const tool_result r = run_tool(argv);
+    std::size_t failed = 0;
+    for (std::size_t p = r.output.find("Pattern verification failed"); p != std::string::npos;
+         p = r.output.find("Pattern verification failed", p + 1))
+        ++failed;
+    if (r.code != 0 || failed != 0 || r.output.find("fail") != std::string::npos)
+        throw failure("data lost: " + std::to_string(failed) + " of " + std::to_string(mibs) +
+                      " MiB did not read back as written: " + r.output.substr(0, 400));
+    m.verify = std::to_string(mibs) + " MiB read back by qemu-io, all as written";
+}
+
+}  // namespace provpol::agent

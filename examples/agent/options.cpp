@@ -1,0 +1,117 @@
+// provpol-agent's options (see options.hpp).
+#include "options.hpp"
+
+#include "common/latency_option.hpp"
+
+#include <provpol/parse.hpp>
+#include <provpol/rate_aware.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace provpol::agent {
+
+using cli::args;
+using cli::usage_error;
+
+const char* const usage_text =
+    "provpol-agent (--preset vdsm-legacy|vdsm-2022 | --chunk SIZE --percent N) [--extent SIZE]\n"
+    "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
+    "SIZE]\n"
+    "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
+    "       provpol-agent --check-environment [--workdir DIR]";
+
+std::vector<cli::option> option_list() {
+    return {
+        {"--preset", "NAME", "the static configuration (or the rate-aware floor): vdsm-legacy (default) or vdsm-2022"},
+        {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size, e.g. 128MiB (with --percent)"},
+        {"--percent", "N", "volume_utilization_percent, 0-99 (with --chunk)"},
+        {"--extent", "SIZE", "the volume group's extent that lvextend rounds to (default 128MiB)"},
+        {"--policy", "NAME", "static (default) or rate-aware"},
+        {"--budget-quantile", "Q", "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1)"},
+        {"--rate", "RATE", "the guest's write rate when not paused, e.g. 50MiB/s"},
+        {"--write", "SIZE", "how much the guest writes, sequentially from offset 0 (whole MiB)"},
+        {"--capacity", "SIZE", "the disk's virtual size (default: --write)"},
+        {"--latency", "PROFILE", cli::latency_spec_names + " (default vdsm-immediate)"},
+        {"--seed", "N", "the seed of the injected extend latencies and of the paired simulation (default 1)"},
+        {"--runs", "N", "simulated runs for the predicted distribution, 1-100000 (default 1000)"},
+        {"--monitor-interval", "SECONDS", "the agent's monitor period when detection is immediate (default 2)"},
+        {"--request-size", "SIZE", "the guest's write size, a divisor of 1MiB (default 256KiB)"},
+        {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},
+        {"--csv", "FILE", "write every event as CSV"},
+        {"--summary-csv", "FILE", "write the summary (measured and predicted) as CSV"},
+        {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
+}
+
+options parse_options(const args& a) {
+    options o;
+    const std::string policy = a.value("--policy").value_or("static");
+    if (policy != "static" && policy != "rate-aware")
+        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
+    o.rate_aware = policy == "rate-aware";
+    const bytes extent = a.size("--extent").value_or(bytes(std::uint64_t{128} << 20));
+    std::string name = "vdsm-legacy";
+    if (a.has("--chunk") || a.has("--percent")) {
+        if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
+        if (a.has("--preset")) throw usage_error("give --preset or --chunk with --percent, not both");
+        const auto c = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99), extent);
+        if (!c) cli::fail(c.error(), "--chunk");
+        o.config = *c;
+        name = "chunk-" + std::to_string(c->chunk_mb()) + "MiB-" + std::to_string(c->percent()) + "pct";
+    } else {
+        name = a.value("--preset").value_or("vdsm-legacy");
+        vdsm_config base = vdsm_legacy().trigger().config;
+        if (name == "vdsm-2022")
+            base = vdsm_2022().trigger().config;
+        else if (name != "vdsm-legacy")
+            throw usage_error("--preset: unknown value '" + args::printable(name) +
+                              "': expected vdsm-legacy or vdsm-2022");
+        const auto c = vdsm_config::make(base.chunk_mb(), base.percent(), extent);
+        if (!c) cli::fail(c.error(), "--extent");
+        o.config = *c;
+    }
+    o.label = (o.rate_aware ? "rate-aware/" : "") + name;
+    const auto r = a.rate("--rate");
+    if (!r) throw usage_error("--rate is required (e.g. --rate 50MiB/s)");
+    if (r->bytes_per_second() < (std::uint64_t{1} << 20) || r->bytes_per_second() > (std::uint64_t{1} << 30))
+        throw usage_error("--rate must be in [1MiB/s, 1GiB/s], got " + std::string(format_rate(*r).view()));
+    o.write_rate = *r;
+    const auto w = a.size("--write");
+    if (!w) throw usage_error("--write is required (e.g. --write 1GiB)");
+    if (w->count() == 0 || w->count() % (std::uint64_t{1} << 20) != 0 || w->count() > (std::uint64_t{64} << 30))
+        throw usage_error("--write must be a whole number of MiB in [1MiB, 64GiB], got " +
+                          std::string(format_size(*w).view()));
+    o.write = *w;
+    o.capacity = a.size("--capacity").value_or(o.write);
+    if (o.capacity < o.write) throw usage_error("--capacity must be at least --write");
+    if (o.capacity.count() > (std::uint64_t{1} << 40)) throw usage_error("--capacity must be at most 1TiB");
+    o.latency_name = a.value("--latency").value_or("vdsm-immediate");
+    {
+        // latency_option reads --latency with the CLI's default; the agent's default is the immediate flow.
+        std::vector<std::string> argv_store = {"--latency", o.latency_name};
+        std::vector<char*> argv;
+        for (auto& s : argv_store) argv.push_back(s.data());
+        const args la("agent", "", {{"--latency", "PROFILE", ""}}, static_cast<int>(argv.size()), argv.data());
+        o.latency = cli::latency_option(la);
+    }
+    o.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    o.runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1000));
+    o.monitor_interval = a.decimal("--monitor-interval", 0.1, 3600).value_or(2.0);
+    o.request = a.size("--request-size").value_or(bytes(std::uint64_t{256} << 10));
+    if (o.request.count() < 4096 || (std::uint64_t{1} << 20) % o.request.count() != 0)
+        throw usage_error("--request-size must divide 1MiB and be at least 4KiB, got " +
+                          std::string(format_size(o.request).view()));
+    if (o.rate_aware) {
+        const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
+        o.budget_ms = std::max<std::uint32_t>(1, latency_budget_ms(*o.latency, q));
+    } else if (a.has("--budget-quantile")) {
+        throw usage_error("--budget-quantile goes with --policy rate-aware");
+    }
+    o.workdir = a.value("--workdir").value_or("/tmp");
+    o.csv_path = a.value("--csv").value_or("");
+    o.summary_path = a.value("--summary-csv").value_or("");
+    return o;
+}
+
+}  // namespace provpol::agent

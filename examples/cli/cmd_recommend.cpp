@@ -1,0 +1,280 @@
+// provpol recommend: the smallest VDSM configuration that keeps the pause probability per extend under a
+// target for a write rate, as lines to paste into a VDSM configuration file, checked by simulation.
+#include "common/cli.hpp"
+#include "common/latency_option.hpp"
+#include "common/table.hpp"
+#include "plan.hpp"
+
+#include <provpol/extend.hpp>
+#include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
+#include <provpol/risk.hpp>
+#include <provpol/simulate.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+// The per-VM target of recommend (--max-pauses-per-run N [--vm-quantile Q]), if given.
+std::optional<per_vm_target> per_vm_option(const args& a, std::uint64_t runs) {
+    if (!a.has("--max-pauses-per-run")) {
+        if (a.has("--vm-quantile")) throw usage_error("--vm-quantile goes with --max-pauses-per-run");
+        return std::nullopt;
+    }
+    const auto n = a.count("--max-pauses-per-run", 0, 1000000);
+    const double q = a.decimal("--vm-quantile", 0.0, 1.0).value_or(0.99);
+    const auto t = per_vm_target::make(static_cast<std::uint32_t>(*n), q);
+    if (!t) fail(t.error(), "--vm-quantile");
+    if (runs == 0) throw usage_error("--runs 0: a per-VM target is checked on simulated runs (--runs 1-100000)");
+    return *t;
+}
+
+std::string per_vm_text(const per_vm_target& t) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%g%% of VMs pause at most %u time%s", t.vm_quantile * 100.0,
+                  t.max_pauses_per_run, t.max_pauses_per_run == 1 ? "" : "s");
+    return buf;
+}
+
+// recommend --policy rate-aware: keep a static floor in VDSM's configuration and let the agent size extends.
+int recommend_rate_aware(const args& a, rate r, double p, const latency_model& latency, std::uint64_t runs,
+                         std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm) {
+    std::vector<plan_config> floors;
+    for (const std::string& name : a.values("--preset")) {
+        if (name == "vdsm-2022")
+            floors.push_back({name, vdsm_2022().trigger().config, true});
+        else if (name == "vdsm-legacy")
+            floors.push_back({name, vdsm_legacy().trigger().config, true});
+        else
+            throw usage_error("--preset: unknown value '" + args::printable(name) +
+                              "': expected one of vdsm-2022, vdsm-legacy");
+    }
+    if (a.has("--chunk")) {
+        if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
+        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        if (!cfg) fail(cfg.error(), "--chunk");
+        floors.push_back({"custom", *cfg, true});
+    }
+    if (floors.size() > 1) throw usage_error("give one floor: --preset or --chunk with --percent");
+    if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_legacy().trigger().config, true});
+    const plan_config& floor = floors.front();
+    // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
+    // in whole milliseconds, up to the longest latency, under which the target holds.
+    const std::uint32_t longest = latency_budget_ms(latency, 1.0) < 1 ? 1 : latency_budget_ms(latency, 1.0);
+    std::uint32_t budget_ms = latency_budget_ms(latency, 1.0 - p) < 1 ? 1 : latency_budget_ms(latency, 1.0 - p);
+    per_vm_check vm_check{};
+    if (vm) {
+        auto check_budget = [&](std::uint32_t ms) {
+            return check_per_vm(rate_aware_agent(make_rate_aware_policy(floor.config, ms).value()), latency, w, *vm,
+                                static_cast<std::uint32_t>(runs), seed);
+        };
+        std::uint32_t lo = 0, hi = longest;
+        vm_check = check_budget(hi);
+        if (vm_check.met) {
+            while (hi - lo > 1) {
+                const std::uint32_t mid = lo + (hi - lo) / 2;
+                const per_vm_check c = check_budget(mid);
+                if (c.met)
+                    hi = mid, vm_check = c;
+                else
+                    lo = mid;
+            }
+        }
+        budget_ms = hi;
+        if (!vm_check.met)
+            std::fprintf(stderr,
+                         "provpol recommend: target not met: with the longest latency as its budget (%.3g s), %.4g of "
+                         "the simulated VMs pause at most %u times, not %g\n",
+                         longest / 1000.0, vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
+    }
+    const bytes at_rate(detail::rate_budget_bytes(r, budget_ms));
+    const bytes limit = max(floor.config.limit(false), at_rate);
+    const bytes chunk = max(floor.config.chunk(), at_rate);
+    simulation_summary check{};
+    if (runs > 0) check = simulate_config(floor, budget_ms, latency, w, static_cast<std::uint32_t>(runs), seed);
+    if (f == format::text) {
+        std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", format_rate(r).c_str(),
+                    a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
+        std::printf("# keep the floor in VDSM's configuration: a new empty disk costs %s, as with it today\n",
+                    human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
+        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                    static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
+        if (vm)
+            std::printf("# the agent plans for %.3g s of latency, the least for which %s (%s in %g%% of the "
+                        "simulated VMs%s)\n",
+                        budget_ms / 1000.0, per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
+                        vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
+        else
+            std::printf("# the agent plans for %.3g s of latency (the %g quantile)\n", budget_ms / 1000.0, 1.0 - p);
+        std::printf("# at %s it extends by %s whenever less than %s is free; an idle disk keeps the floor's %s limit\n",
+                    format_rate(r).c_str(), human_size(chunk).c_str(), human_size(limit).c_str(),
+                    human_size(floor.config.limit(false)).c_str());
+        if (runs > 0)
+            std::printf(
+                "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a "
+                "run;\n# per VM: median %g, 90%% %g, 99%% %g), %s allocated but unwritten at the end\n",
+                human_size(w.write_size).c_str(), format_rate(r).c_str(), static_cast<unsigned long long>(runs),
+                check.extends, check.pauses, check.max_pauses, check.pauses_p50, check.pauses_p90, check.pauses_p99,
+                human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
+        return 0;
+    }
+    table t({"rate_mib_s", "policy", "floor_chunk_mb", "floor_percent", "budget_s", "limit", "chunk", "new_disk_size",
+             "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses",
+             "simulated_unwritten_end", "pauses_p50", "pauses_p90", "pauses_p99", "runs_mostly_paused", "target",
+             "max_pauses_per_run", "vm_quantile", "share_within_target", "target_met"});
+    t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_text("rate-aware/" + floor.label),
+               cell::of(floor.config.chunk_mb()), cell::of(floor.config.percent()),
+               cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
+               cell::of_size(align_up(floor.config.chunk(), floor.config.extent())), cell::of(runs),
+               cell::of_real(check.extends, 6), cell::of_real(check.pauses, 6), cell::of_real(check.max_pauses, 6),
+               cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten))), cell::of_real(check.pauses_p50, 6),
+               cell::of_real(check.pauses_p90, 6), cell::of_real(check.pauses_p99, 6),
+               cell::of_real(check.runs_mostly_paused, 4), cell::of_text(vm ? "per-vm" : "per-extend"),
+               vm ? cell::of(vm->max_pauses_per_run) : cell(), vm ? cell::of_real(vm->vm_quantile, 6) : cell(),
+               vm ? cell::of_real(vm_check.share_within, 6) : cell(), vm ? cell::of(vm_check.met ? 1u : 0u) : cell()});
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+}  // namespace
+
+int run_recommend(int argc, char** argv) {
+    const args a(
+        "recommend",
+        "provpol recommend --rate RATE [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
+        "                         [--latency PROFILE] [--percent N] [--write SIZE]\n"
+        "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
+        "                         [--runs N] [--seed N] [--format text|csv|json]",
+        {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+         {"--policy", "NAME",
+          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
+         {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy (default) or vdsm-2022"},
+         {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
+         {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
+         {"--max-pauses-per-run", "N",
+          "per-VM target: the smallest configuration under which --vm-quantile of the simulated VMs pause at most "
+          "N times in the write"},
+         {"--vm-quantile", "Q", "with --max-pauses-per-run: the share of VMs that must meet it, (0, 1] (default 0.99)"},
+         {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
+         {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
+         {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
+         {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
+         {"--seed", "N", "the simulation's seed (default 1)"},
+         {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
+        argc, argv);
+    const format f = a.output_format();
+    const auto r = a.rate("--rate");
+    if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
+    if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
+    const double p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
+    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(20);
+    const std::uint64_t runs = a.count("--runs", 0, 100000).value_or(200);
+    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    const latency_model latency = latency_option(a);
+    const std::string policy = a.value("--policy").value_or("static");
+    const std::optional<per_vm_target> vm = per_vm_option(a, runs);
+    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    if (write.count() == 0 || write.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(write).view()));
+    const workload w = workload::make(write, *r, saturating_mul(write, 2)).value();
+    // The rate-aware agent plans for the latency's longest unless a target is given.
+    if (policy == "rate-aware")
+        return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f, w, vm);
+    if (policy != "static")
+        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
+    if (a.has("--preset") || a.has("--chunk"))
+        throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
+    const auto rec = recommend_vdsm(*r, latency, p, percent);
+    if (!rec) fail(rec.error(), "--rate");
+
+    // Check the answer by simulation: --write at the rate, on a disk twice as large.
+    simulation_summary check{};
+    if (runs > 0)
+        check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(rec->config)), latency, w,
+                         static_cast<std::uint32_t>(runs), seed);
+    // The per-VM target: its own configuration, checked on the same runs.
+    std::optional<vdsm_config> vm_config;
+    per_vm_check vm_check{};
+    if (vm) {
+        const auto c = recommend_vdsm_per_vm(w, latency, *vm, percent, static_cast<std::uint32_t>(runs), seed);
+        if (!c) fail(c.error(), "--max-pauses-per-run");
+        vm_config = *c;
+        vm_check = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, *vm,
+                                static_cast<std::uint32_t>(runs), seed);
+    }
+    if (f == format::text) {
+        const std::string spec = a.value("--latency").value_or("vdsm-polling-2022");
+        std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n",
+                    format_rate(*r).c_str(), p, spec.c_str(), describe(latency).c_str());
+        if (vm_config) {
+            std::printf("# per VM: %s in %s written (%llu simulated VMs)\n", per_vm_text(*vm).c_str(),
+                        human_size(write).c_str(), static_cast<unsigned long long>(runs));
+            std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                        static_cast<unsigned long long>(vm_config->chunk_mb()), vm_config->percent());
+            std::printf("# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% "
+                        "%g, at most %g; a new disk takes %s\n",
+                        vm_check.share_within, vm_check.summary.pauses_p50, vm_check.summary.pauses_p90,
+                        vm_check.summary.pauses_p99, vm_check.summary.max_pauses,
+                        format_size(align_up(vm_config->chunk(), vm_config->extent())).c_str());
+            std::printf("# next to it, the per-extend target (at most %g of extends pausing):\n", p);
+        }
+        std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n",
+                    vm_config ? "# " : "", vm_config ? "# " : "",
+                    static_cast<unsigned long long>(rec->config.chunk_mb()), vm_config ? "# " : "",
+                    rec->config.percent());
+        std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
+                    human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(),
+                    1.0 - p, latency.quantile(1.0 - p));
+        std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
+                    format_size(rec->new_disk_size).c_str());
+        std::printf(
+            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
+            rec->pause_probability, rec->max_rate.mib_per_second());
+        if (runs > 0)
+            std::printf(
+                "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
+                "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
+                human_size(write).c_str(), format_rate(*r).c_str(), static_cast<unsigned long long>(runs),
+                check.extends, check.pauses, check.pause_probability, check.pauses_p50, check.pauses_p90,
+                check.pauses_p99);
+        return 0;
+    }
+    table t({"rate_mib_s", "max_pause_probability", "volume_utilization_chunk_mb", "volume_utilization_percent",
+             "limit", "required_limit", "new_disk_size", "model_pause_probability", "max_rate_mib_s", "simulated_runs",
+             "simulated_extends", "simulated_pauses", "simulated_pause_probability", "pauses_p50", "pauses_p90",
+             "pauses_p99", "runs_mostly_paused", "target", "max_pauses_per_run", "vm_quantile", "share_within_target",
+             "target_met"});
+    t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
+               cell::of(rec->config.percent()), cell::of_size(rec->limit), cell::of_size(rec->required_limit),
+               cell::of_size(rec->new_disk_size), cell::of_real(rec->pause_probability, 4),
+               cell::of_real(rec->max_rate.mib_per_second(), 6), cell::of(runs), cell::of_real(check.extends, 6),
+               cell::of_real(check.pauses, 6), cell::of_real(check.pause_probability, 4),
+               cell::of_real(check.pauses_p50, 6), cell::of_real(check.pauses_p90, 6),
+               cell::of_real(check.pauses_p99, 6), cell::of_real(check.runs_mostly_paused, 4),
+               cell::of_text("per-extend"), cell(), cell(), cell(),
+               cell::of(rec->pause_probability <= p ? 1u : 0u)});
+    if (vm_config) {
+        const simulation_summary& v = vm_check.summary;
+        const bytes vm_limit = vm_config->limit(false);
+        t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(vm_config->chunk_mb()),
+                   cell::of(vm_config->percent()), cell::of_size(vm_limit), cell(),
+                   cell::of_size(align_up(vm_config->chunk(), vm_config->extent())),
+                   cell::of_real(pause_probability(vm_limit, *r, latency), 4),
+                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 6), cell::of(runs),
+                   cell::of_real(v.extends, 6), cell::of_real(v.pauses, 6), cell::of_real(v.pause_probability, 4),
+                   cell::of_real(v.pauses_p50, 6), cell::of_real(v.pauses_p90, 6), cell::of_real(v.pauses_p99, 6),
+                   cell::of_real(v.runs_mostly_paused, 4), cell::of_text("per-vm"), cell::of(vm->max_pauses_per_run),
+                   cell::of_real(vm->vm_quantile, 6), cell::of_real(vm_check.share_within, 6),
+                   cell::of(vm_check.met ? 1u : 0u)});
+    }
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+}  // namespace provpol::cli

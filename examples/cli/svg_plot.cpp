@@ -1,0 +1,161 @@
+// The SVG plot of `provpol plan` (see svg_plot.hpp).
+#include "svg_plot.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace {
+
+/// The length of the valid UTF-8 sequence at s[i] (1 to 4), or 0 when there is none (a stray continuation
+/// byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = b(0);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;  // no overlong form
+        if (c == 0xed) hi = 0x9f;  // no surrogate
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;  // no overlong form
+        if (c == 0xf4) hi = 0x8f;  // nothing beyond U+10FFFF
+    } else {
+        return 0;
+    }
+    if (i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (b(k) < 0x80 || b(k) > 0xbf) return 0;
+    return n;
+}
+
+}  // namespace
+
+std::string xml_text(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+                    out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 has no other control characters, not even escaped
+                } else if (const std::size_t n = utf8_length(s, i); n == 0) {
+                    out += "\xEF\xBF\xBD";  // not UTF-8
+                } else {
+                    out.append(s.substr(i, n));
+                    i += n;
+                    continue;
+                }
+        }
+        ++i;
+    }
+    return out;
+}
+
+std::string svg_plot(const std::vector<std::string>& labels, const std::vector<rate>& rates,
+                     const std::vector<std::vector<simulation_summary>>& results, const std::string& title,
+                     bool pauses_per_run) {
+    double ymax = 1.0;
+    if (pauses_per_run) {
+        double top = 0.0;
+        for (const auto& row : results)
+            for (const auto& r : row) top = r.pauses > top ? r.pauses : top;
+        // 1, 2, 5, 10, 20, 50, ...: ten grid lines at round values
+        ymax = 1.0;
+        for (double m = 1.0; ymax < top; m *= 10.0)
+            ymax = top <= 2.0 * m ? 2.0 * m : (top <= 5.0 * m ? 5.0 * m : 10.0 * m);
+    }
+    auto value = [&](const simulation_summary& r) { return pauses_per_run ? r.pauses : r.pause_probability; };
+    const double w = 760, h = 420, left = 70, right = 220, top = 40, bottom = 60;
+    double xmax = 0;
+    for (rate r : rates) xmax = r.mib_per_second() > xmax ? r.mib_per_second() : xmax;
+    double step = 50;
+    while (xmax / step > 10) step *= 2;
+    xmax = (static_cast<int>(xmax / step) + 1) * step;
+    auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
+    auto Y = [&](double p) { return top + (h - top - bottom) * (1.0 - p / ymax); };
+    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+    std::string s;
+    char buf[512];
+    std::snprintf(
+        buf, sizeof buf,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+        w, h, w, h);
+    s += buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
+    s += buf + xml_text(title) + "</text>\n";
+    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
+        const double p = ymax * i / 10.0;
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"end\">%g</text>\n",
+            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
+        s += buf;
+    }
+    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"middle\">%.0f</text>\n",
+            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
+        s += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
+                  "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(ymax)) / 2,
+                  pauses_per_run ? "pauses per run" : "pauses per extend");
+    s += buf;
+    for (std::size_t c = 0; c < labels.size(); ++c) {
+        const char* color = colors[c % 6];
+        std::string points;
+        for (std::size_t i = 0; i < rates.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(rates[i].mib_per_second()),
+                          Y(value(results[c][i])));
+            points += buf;
+        }
+        s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + points +
+             "\"/>\n";
+        for (std::size_t i = 0; i < rates.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+                          X(rates[i].mib_per_second()), Y(value(results[c][i])), color);
+            s += buf;
+        }
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\">",
+                      w - right + 15, top + 20.0 * static_cast<double>(c), w - right + 40,
+                      top + 20.0 * static_cast<double>(c), color, w - right + 46,
+                      top + 20.0 * static_cast<double>(c) + 4);
+        s += buf + xml_text(labels[c]) + "</text>\n";
+    }
+    s += "</svg>\n";
+    return s;
+}
+
+}  // namespace provpol::cli
