@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include "common/latency_option.hpp"
+#include "common/preset_option.hpp"
 
 #include <provpol/parse.hpp>
 #include <provpol/rate_aware.hpp>
@@ -61,12 +62,7 @@ options parse_options(const args& a) {
         name = "chunk-" + std::to_string(c->chunk_mb()) + "MiB-" + std::to_string(c->percent()) + "pct";
     } else {
         name = a.value("--preset").value_or("vdsm-legacy");
-        vdsm_config base = vdsm_legacy().trigger().config;
-        if (name == "vdsm-2022")
-            base = vdsm_2022().trigger().config;
-        else if (name != "vdsm-legacy")
-            throw usage_error("--preset: unknown value '" + args::printable(name) +
-                              "': expected vdsm-legacy or vdsm-2022");
+        const vdsm_config base = cli::vdsm_preset_option(name);
         const auto c = vdsm_config::make(base.chunk_mb(), base.percent(), extent);
         if (!c) cli::fail(c.error(), "--extent");
         o.config = *c;

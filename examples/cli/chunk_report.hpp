@@ -18,27 +18,6 @@
 
 namespace provpol::cli {
 
-/// The names --preset accepts.
-inline constexpr const char* preset_names =
-    "xapi_redo_log_2010, xapi_redo_log, coreutils_cp, coreutils_cp_2014, qemu_img_convert, ovirt_imageio";
-
-inline bool is_preset_name(const std::string& n) {
-    return n == "xapi_redo_log_2010" || n == "xapi_redo_log" || n == "coreutils_cp" || n == "coreutils_cp_2014" ||
-           n == "qemu_img_convert" || n == "ovirt_imageio";
-}
-
-/// Calls f(preset) with the named preset (presets differ in their default step's type). Precondition:
-/// is_preset_name(name).
-template <class F>
-auto with_preset(const std::string& name, F&& f) {
-    if (name == "xapi_redo_log_2010") return f(chunk_presets::xapi_redo_log_2010());
-    if (name == "coreutils_cp") return f(chunk_presets::coreutils_cp());
-    if (name == "coreutils_cp_2014") return f(chunk_presets::coreutils_cp_2014());
-    if (name == "qemu_img_convert") return f(chunk_presets::qemu_img_convert());
-    if (name == "ovirt_imageio") return f(chunk_presets::ovirt_imageio());
-    return f(chunk_presets::xapi_redo_log());
-}
-
 /// Samples and what the rule and the model make of them.
 struct calibration {
     std::vector<throughput_sample> sorted;  ///< by block size, then throughput

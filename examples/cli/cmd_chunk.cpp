@@ -102,7 +102,7 @@ int run_chunk(int argc, char** argv) {
         "The I/O chunk size for a device: the preset's size (or the one the samples or the deadline call for),\n"
         "raised to a 4 KiB floor, aligned up to the device's granularity (and optimal I/O size), capped at its\n"
         "maximum transfer. decided_by names the step that decided. Presets: " +
-            std::string(preset_names) + " (default xapi_redo_log).",
+            std::string(chunk_preset_names.c_str()) + " (default xapi-redo-log).",
         {
             {"--preset", "NAME", "the tool whose rule gives the default size and the I/O mode"},
             {"--logical-block-size", "N", "the device's logical block size (bytes or IEC size)"},
@@ -122,10 +122,9 @@ int run_chunk(int argc, char** argv) {
     const format fmt = a.output_format();
 
     chunk_inputs in;
-    in.preset = a.value("--preset").value_or("xapi_redo_log");
-    if (!is_preset_name(in.preset))
-        throw usage_error("--preset: unknown value '" + args::printable(in.preset) + "': expected one of " +
-                          preset_names);
+    const auto tool = parse_chunk_preset(a.value("--preset").value_or("xapi-redo-log"), "--preset");
+    if (!tool) fail(tool.error(), "--preset");
+    in.preset = to_text(*tool);
 
     // Limits: from --path, then the flags over them.
     if (const auto p = a.value("--path")) {
@@ -155,7 +154,7 @@ int run_chunk(int argc, char** argv) {
         throw usage_error("--deadline needs --samples (the cost model is fitted to them)");
     if (const auto s = a.value("--samples")) in.cal = calibrate_samples(read_samples(*s), in.target_fraction);
 
-    const report_fields f = with_preset(in.preset, [&](const auto& preset) { return decide_chunk(preset, in); });
+    const report_fields f = with_chunk_preset(*tool, [&](const auto& preset) { return decide_chunk(preset, in); });
     if (fmt == format::text) {
         f.print_text(stdout);
         if (in.cal) {

@@ -198,7 +198,7 @@ std::string sequence(const Policy& policy, bytes capacity, bool replicating, for
 int run_extend(int argc, char** argv) {
     const args a(
         "extend", usage,
-        {{"--preset", "NAME", "vdsm-2022 (default), vdsm-legacy or lvm-thin-autoextend"},
+        {{"--preset", "NAME", std::string(extend_preset_names.c_str()) + " (default vdsm-2022)"},
          {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset"},
          {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB for VDSM, 4MiB for LVM)"},
@@ -214,7 +214,9 @@ int run_extend(int argc, char** argv) {
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
     const format f = a.output_format();
-    const std::string preset = a.value("--preset").value_or("vdsm-2022");
+    const auto parsed = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
+    if (!parsed) fail(parsed.error(), "--preset");
+    const extend_preset preset = *parsed;
     const bool replicating = a.has("--replicating");
     const bool exceeded = a.has("--threshold-exceeded");
     const auto capacity = a.size("--capacity");
@@ -244,10 +246,10 @@ int run_extend(int argc, char** argv) {
     };
 
     std::string out;
-    if (preset == "vdsm-2022" || preset == "vdsm-legacy") {
+    if (const auto vdsm = vdsm_config_of(preset)) {
         if (a.has("--threshold") || a.has("--extend-percent"))
             throw usage_error("--threshold and --extend-percent belong to --preset lvm-thin-autoextend");
-        const vdsm_config base = (preset == "vdsm-2022" ? vdsm_2022() : vdsm_legacy()).trigger().config;
+        const vdsm_config base = *vdsm;
         const bytes chunk = a.size("--chunk").value_or(base.chunk());
         const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
         const bytes extent = a.size("--extent").value_or(base.extent());
@@ -258,7 +260,7 @@ int run_extend(int argc, char** argv) {
             fail(e, opt);
         }
         out = run(make_vdsm_policy(*cfg));
-    } else if (preset == "lvm-thin-autoextend") {
+    } else {
         if (a.has("--chunk") || a.has("--percent"))
             throw usage_error(
                 "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
@@ -270,9 +272,6 @@ int run_extend(int argc, char** argv) {
         const auto cfg = lvm_thin_config::make(threshold, pct, extent);
         if (!cfg) fail(cfg.error(), "--extent");
         out = run(make_lvm_thin_policy(*cfg));
-    } else {
-        throw usage_error("--preset: unknown value '" + args::printable(preset) +
-                          "': expected one of vdsm-2022, vdsm-legacy, lvm-thin-autoextend");
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;

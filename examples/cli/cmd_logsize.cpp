@@ -15,8 +15,7 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage_text =
-    "provpol logsize --size SIZE [--preset xfsprogs-7.2|xfsprogs-6.13|xfsprogs-6.1|xfsprogs-5.14|xfs-ratio-256|\n"
-    "    xfs-floor-32m|e2fsprogs-1.47] [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE]\n"
+    "provpol logsize --size SIZE [--preset NAME ...] [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
     "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
     "    [--format text|csv|json]\n\n"
@@ -86,10 +85,7 @@ xfs_features parse_features(const std::string& text) {
 int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
-                  {"--preset", "NAME",
-                   "xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, "
-                   "e2fsprogs-1.47 (repeatable; default: all)",
-                   true},
+                  {"--preset", "NAME", std::string(log_preset_names.c_str()) + " (repeatable; default: all)", true},
                   {"--block-size", "N", "block size in bytes (default: 4096; ext4 1024 below 512MiB)"},
                   {"--sector-size", "N", "sector size in bytes (default: 512)"},
                   {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},

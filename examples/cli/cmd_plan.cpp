@@ -29,15 +29,7 @@ std::vector<plan_config> configs_option(const args& a) {
         if (p != "static" && p != "rate-aware")
             throw usage_error("--policy: unknown value '" + args::printable(p) + "': expected static or rate-aware");
     std::vector<std::pair<std::string, vdsm_config>> presets;
-    for (const std::string& p : a.values("--preset")) {
-        if (p == "vdsm-2022")
-            presets.push_back({p, vdsm_2022().trigger().config});
-        else if (p == "vdsm-legacy")
-            presets.push_back({p, vdsm_legacy().trigger().config});
-        else
-            throw usage_error("--preset: unknown value '" + args::printable(p) +
-                              "': expected one of vdsm-2022, vdsm-legacy");
-    }
+    for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
         const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
@@ -50,9 +42,9 @@ std::vector<plan_config> configs_option(const args& a) {
         const bool ra = policy == "rate-aware";
         if (presets.empty()) {  // defaults: the static policy runs vdsm-2022, the rate-aware one floors at vdsm-legacy
             if (ra)
-                out.push_back({"rate-aware/vdsm-legacy", vdsm_legacy().trigger().config, true});
+                out.push_back({"rate-aware/vdsm-legacy", vdsm_preset_option("vdsm-legacy"), true});
             else
-                out.push_back({"vdsm-2022", vdsm_2022().trigger().config, false});
+                out.push_back({"vdsm-2022", vdsm_preset_option("vdsm-2022"), false});
             continue;
         }
         for (const auto& [name, cfg] : presets) out.push_back({ra ? "rate-aware/" + name : name, cfg, ra});

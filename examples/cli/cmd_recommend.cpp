@@ -45,15 +45,7 @@ std::string per_vm_text(const per_vm_target& t) {
 int recommend_rate_aware(const args& a, rate r, double p, const latency_model& latency, std::uint64_t runs,
                          std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm) {
     std::vector<plan_config> floors;
-    for (const std::string& name : a.values("--preset")) {
-        if (name == "vdsm-2022")
-            floors.push_back({name, vdsm_2022().trigger().config, true});
-        else if (name == "vdsm-legacy")
-            floors.push_back({name, vdsm_legacy().trigger().config, true});
-        else
-            throw usage_error("--preset: unknown value '" + args::printable(name) +
-                              "': expected one of vdsm-2022, vdsm-legacy");
-    }
+    for (const std::string& name : a.values("--preset")) floors.push_back({name, vdsm_preset_option(name), true});
     if (a.has("--chunk")) {
         if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
         const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
@@ -61,7 +53,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
         floors.push_back({"custom", *cfg, true});
     }
     if (floors.size() > 1) throw usage_error("give one floor: --preset or --chunk with --percent");
-    if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_legacy().trigger().config, true});
+    if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_preset_option("vdsm-legacy"), true});
     const plan_config& floor = floors.front();
     // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
     // in whole milliseconds, up to the longest latency, under which the target holds.

@@ -3,6 +3,7 @@
 #define PROVPOL_CLI_PLAN_HPP
 
 #include "common/cli.hpp"
+#include "common/preset_option.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>

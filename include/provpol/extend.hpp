@@ -38,6 +38,18 @@ PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view 
 /// The preset's name.
 PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { return preset_of(extend_presets, p).name; }
 
+/// The VDSM configuration of a VDSM preset; an error naming the setting for one that is not VDSM's.
+PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
+                                                               const char* setting = "preset") noexcept {
+    switch (p) {
+        case extend_preset::vdsm_2022: return vdsm_2022().trigger().config;
+        case extend_preset::vdsm_legacy: return vdsm_legacy().trigger().config;
+        case extend_preset::lvm_thin_autoextend: break;
+    }
+    return unexpected(error::unsupported(setting, "lvm-thin-autoextend is not a VDSM configuration (expected one of "
+                                                  "vdsm-2022, vdsm-legacy)"));
+}
+
 /// Calls f with the preset's policy (a vdsm_policy or an lvm_thin_policy) and returns what f returns.
 template <class F>
 constexpr decltype(auto) with_extend_preset(extend_preset p, F&& f) {

@@ -65,18 +65,18 @@ expect_usage() {
 }
 
 # --- presets on a device that imposes nothing: the tools' own sizes (sources in chunk.hpp) ------------------------
-expect_csv "default preset" chunk_size=65536 decided_by=default preset=xapi_redo_log mode=buffered-dsync --
-expect_csv "xapi 2010" chunk_size=16384 decided_by=default mode=buffered-dsync -- --preset xapi_redo_log_2010
-expect_csv "coreutils" chunk_size=262144 decided_by=default mode=buffered -- --preset coreutils_cp
-expect_csv "coreutils 2014" chunk_size=131072 -- --preset coreutils_cp_2014
-expect_csv "qemu-img" chunk_size=2097152 mode=buffered -- --preset qemu_img_convert
-expect_csv "ovirt-imageio" chunk_size=8388608 mode=direct granularity=4096 buffer_alignment=4096 -- --preset ovirt_imageio
+expect_csv "default preset" chunk_size=65536 decided_by=default preset=xapi-redo-log mode=buffered-dsync --
+expect_csv "xapi 2010" chunk_size=16384 decided_by=default mode=buffered-dsync -- --preset xapi-redo-log-2010
+expect_csv "coreutils" chunk_size=262144 decided_by=default mode=buffered -- --preset coreutils-cp
+expect_csv "coreutils 2014" chunk_size=131072 -- --preset coreutils-cp-2014
+expect_csv "qemu-img" chunk_size=2097152 mode=buffered -- --preset qemu-img-convert
+expect_csv "ovirt-imageio" chunk_size=8388608 mode=direct granularity=4096 buffer_alignment=4096 -- --preset ovirt-imageio
 
 # --- limits from flags: 512e, 4Kn, RAID -----------------------------------------------------------------------------
 expect_csv "512e cap" chunk_size=4194304 decided_by=max_transfer max_chunk=4194304 -- \
-  --preset ovirt_imageio --logical-block-size 512 --physical-block-size 4096 --max-io 4MiB --dio-align 512
+  --preset ovirt-imageio --logical-block-size 512 --physical-block-size 4096 --max-io 4MiB --dio-align 512
 expect_csv "4Kn with IEC units" chunk_size=16384 decided_by=default granularity=4096 -- \
-  --preset xapi_redo_log_2010 --logical-block-size 4KiB --physical-block-size 4KiB --dio-align 4KiB
+  --preset xapi-redo-log-2010 --logical-block-size 4KiB --physical-block-size 4KiB --dio-align 4KiB
 expect_csv "RAID stripe" chunk_size=196608 decided_by=optimal_io alignment_unit=196608 -- \
   --logical-block-size 512 --physical-block-size 4096 --minimum-io 64KiB --optimal-io 192KiB
 
@@ -109,7 +109,7 @@ if [ -n "$majmin" ] && [ -d "$sys" ]; then
   devname=$(sed -n 's/^DEVNAME=//p' "/sys/dev/block/$majmin/uevent" 2>/dev/null)
   if [ -n "$devname" ] && [ -b "/dev/$devname" ]; then
     expect_csv "--path /dev/$devname" logical_block_size="$lbs" physical_block_size="$pbs" path_kind="block device" \
-      device="$majmin" -- --path "/dev/$devname" --preset ovirt_imageio
+      device="$majmin" -- --path "/dev/$devname" --preset ovirt-imageio
   fi
   # Flags override what --path read.
   expect_csv "--path with an override" logical_block_size=4096 -- --path /tmp --logical-block-size 4096
@@ -148,7 +148,7 @@ expect_csv "CRLF samples" rule_block_size=4096 -- --samples "$tmp/nfs_crlf.csv"
   done
 } >"$tmp/model.csv"
 # By hand (see calibrate_test.cpp): 15 MiB in 2 s with the 20% margin needs chunks of 2979 bytes (5280 writes);
-# the preset's policy (xapi_redo_log, no limits) raises that to the 4 KiB floor: 3840 writes.
+# the preset's policy (xapi-redo-log, no limits) raises that to the 4 KiB floor: 3840 writes.
 expect_csv "deadline" requested_by=deadline requested_size=2979 chunk_size=4096 decided_by=floor writes=3840 margin=0.2 -- \
   --samples "$tmp/model.csv" --deadline 2 --bytes 15MiB
 expect_csv "model fit" fit_latency_us=300 fit_bandwidth_mb_per_s=1000 -- --samples "$tmp/model.csv"
@@ -179,7 +179,7 @@ expect_usage "empty samples file" "empty file" --samples "$tmp/empty.csv"
 expect_usage "samples file missing" "cannot open" --samples "$tmp/missing.csv"
 expect_usage "samples is a directory" "is a directory, not a CSV file" --samples "$tmp"
 expect_usage "samples is binary" "contains a NUL byte" --samples /dev/zero
-expect_usage "unknown preset" "--preset: unknown value 'dd': expected one of xapi_redo_log_2010" --preset dd
+expect_usage "unknown preset" "--preset: unknown value 'dd': expected one of xapi-redo-log-2010" --preset dd
 expect_usage "target fraction" "--target-fraction must be in \[0.01, 0.999\], got 1.5" --target-fraction 1.5
 expect_usage "negative size" "sizes cannot be negative" --logical-block-size -512
 expect_usage "SI unit" "spaces are not accepted" --max-io "5 GB"
