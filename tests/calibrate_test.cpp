@@ -1,4 +1,4 @@
-// Tests of provpol/calibrate.hpp: the rule on the seed's three dd tables, the cost-model fit on synthetic data
+// Tests of provpol/calibrate.hpp: the rule on xen-api CA-42914's three dd tables, the cost-model fit on synthetic data
 // with known t0 and B, and the deadline planner, with hand-computed expectations.
 #include <provpol/calibrate.hpp>
 #include <provpol/random.hpp>
@@ -15,8 +15,8 @@ using namespace provpol::literals;
 
 namespace {
 
-// One row of the seed's tables: block size and the two dd runs' MB/s, typed from
-// ../shared/seeds/xen-redo-log-chunk-size.txt (xen-api patch CA-42914, SCTX-434, 2010).
+// One row of CA-42914's tables: block size and the two dd runs' MB/s, typed from
+// the xen-api patch discussion (CA-42914, SCTX-434, 2010).
 struct seed_row {
     std::uint64_t bs;
     double run1, run2;
@@ -44,7 +44,7 @@ std::string error_of(const error& e) { return std::string(e.message().view()); }
 
 // --- (a) the rule -----------------------------------------------------------------------------------------------
 
-TEST_CASE("the rule on the seed's tables: 16 KiB for lvmoiscsi, 4 KiB for nfs, 16 KiB for lvm") {
+TEST_CASE("the rule on CA-42914's tables: 16 KiB for lvmoiscsi, 4 KiB for nfs, 16 KiB for lvm") {
     // The median of two runs is their mean. By hand: lvmoiscsi medians 8.2, 8.2, 38.8, 47.25, 47.3 MB/s, best 47.3
     // at 64 KiB, 95% of it 44.935: 16 KiB (47.25) is the smallest to reach it.
     auto s = samples_of(lvmoiscsi);
@@ -219,7 +219,7 @@ TEST_CASE("the fit: no latency clamps t0 at 0; one size or shrinking times are e
     shrinking[3].bytes_per_second = shrinking[1].bytes_per_second;
     CHECK(error_of(fit_cost_model(shrinking, 4).error()) ==
           "samples: the time per write does not grow with the block size, so t0 + bs / B does not fit them");
-    // The seed's tables do not follow the model (a cliff below 4 KiB): the fit says so in its residuals.
+    // CA-42914's tables do not follow the model (a cliff below 4 KiB): the fit says so in its residuals.
     auto iscsi = samples_of(lvmoiscsi);
     const auto seed_fit = fit_cost_model(iscsi.data(), iscsi.size());
     REQUIRE(seed_fit.has_value());

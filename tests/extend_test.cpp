@@ -147,7 +147,7 @@ TEST_CASE("VDSM: a 10 GiB disk goes 2.5, 5, 7.5, 10, 11 GiB, then cannot extend"
 }
 
 TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
-    CHECK(vdsm_2022().initial_size(100_GiB) == 2560_MiB);  // the seed: 2.5 GiB instead of 1 GiB
+    CHECK(vdsm_2022().initial_size(100_GiB) == 2560_MiB);  // BZ#2051997: 2.5 GiB instead of 1 GiB
     CHECK(vdsm_legacy().initial_size(100_GiB) == 1_GiB);
     CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);                             // min(chunk, capacity)
     CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);                         // rounded up to the extent

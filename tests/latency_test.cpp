@@ -125,7 +125,7 @@ TEST_CASE("independent-waits profiles keep the earlier model's numbers") {
 
 TEST_CASE("flow profiles cover what VDSM measured, and not much more") {
     // The criteria: [min, max] covers the measured range and lies within the stated bounds.
-    const flow_latency polling = vdsm_polling_2022_latency();  // the seed: 2.2 to 6.2 s, mean 3.7 s
+    const flow_latency polling = vdsm_polling_2022_latency();  // BZ#2051997: 2.2 to 6.2 s, mean 3.7 s
     CHECK(polling.min() <= 2.2);
     CHECK(polling.min() >= 2.0);
     CHECK(polling.max() >= 6.2);

@@ -1,6 +1,6 @@
 // Tests of provpol/log_size.hpp. The parity data (tests/data/*.csv) comes from the real mkfs.xfs 6.1.0 and
 // mke2fs 1.47.0, run by tests/data/generate_mkfs_parity.sh; the xfsprogs 5.14 vectors are derived by hand from
-// the 5.14 rule quoted in issue 6 (that version cannot be run here). Nothing here is computed by provpol first.
+// the 5.14 rule of the linux-xfs thread (that version cannot be run here). Nothing here is computed by provpol first.
 #include <provpol/random.hpp>
 #include <provpol/log_size.hpp>
 
@@ -139,7 +139,7 @@ constexpr fs_geometry const_geo(bytes size, std::uint64_t min_log = 0) {
 }
 }  // namespace
 
-// The seed's 220 GB example: mkfs.xfs 6.1 makes 28160 blocks (110 MiB), D / 2048 (tests/data/mkfs_xfs_6.1.csv).
+// The linux-xfs thread's 220 GB example: mkfs.xfs 6.1 makes 28160 blocks (110 MiB), D / 2048 (tests/data/mkfs_xfs_6.1.csv).
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).log_blocks == 28160);
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).decided_by == log_step::ratio);
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).supported);

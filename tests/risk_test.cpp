@@ -1,4 +1,4 @@
-// Tests of provpol/risk.hpp: the seed's arithmetic, the 4x between the VDSM configurations, and the planner.
+// Tests of provpol/risk.hpp: BZ#2051997's arithmetic, the 4x between the VDSM configurations, and the planner.
 #include "test_support.hpp"
 
 #include <provpol/latency.hpp>
@@ -15,7 +15,7 @@ namespace {
 rate mib_per_s(std::uint64_t n) { return rate(n << 20); }
 }  // namespace
 
-TEST_CASE("the seed's arithmetic: 512 MiB in 3.7 s is 138.4 MiB/s") {
+TEST_CASE("BZ#2051997's arithmetic: 512 MiB in 3.7 s is 138.4 MiB/s") {
     const pipeline_latency mean_latency = pipeline_latency::fixed(3.7).value();
     const rate r = max_write_rate(512_MiB, mean_latency, 0.0);
     CHECK(r.mib_per_second() == doctest::Approx(138.4).epsilon(0.001));
@@ -34,7 +34,7 @@ TEST_CASE("2048 MiB against 512 MiB: four times the pause-free write rate, at ev
     }
     // With the longest latency of the polling flow (6.9 s) nothing pauses below 74 and 296 MiB/s.
     CHECK(max_write_rate(512_MiB, l, 0.0).mib_per_second() == doctest::Approx(512.0 / 6.9).epsilon(1e-6));
-    // The seed's "still pauses above about 400 MiB/s": at 400 MiB/s about 8% of the extends pause.
+    // The review's "still pauses above about 400 MiB/s": at 400 MiB/s about 8% of the extends pause.
     CHECK(pause_probability(2048_MiB, mib_per_s(400), l) == doctest::Approx(0.0822).epsilon(0.01));
 }
 

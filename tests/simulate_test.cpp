@@ -1,4 +1,4 @@
-// Tests of provpol/simulate.hpp: the seed's "before" table (the calibration data), the 4x of the 2022
+// Tests of provpol/simulate.hpp: BZ#2051997's "before" table (the calibration data), the 4x of the 2022
 // configuration, agreement with the analytic risk model, determinism, and what the agent is allowed to see.
 #include "test_support.hpp"
 
@@ -28,8 +28,8 @@ simulation_summary run(const vdsm_policy& p, std::uint64_t mib_s, const latency_
 
 }  // namespace
 
-TEST_CASE("the seed's before table: 1024 MiB / 50%, polling flow, 50 GiB written") {
-    // The seed measured: 75 MiB/s: 50 extends, 0 pauses; 100: 50, 4; 125: 50, 4; 150: 53, 24.
+TEST_CASE("BZ#2051997's before table: 1024 MiB / 50%, polling flow, 50 GiB written") {
+    // BZ#2051997's change measured: 75 MiB/s: 50 extends, 0 pauses; 100: 50, 4; 125: 50, 4; 150: 53, 24.
     const latency_model l = vdsm_polling_2022_latency();
     const simulation_summary r75 = run(vdsm_legacy(), 75, l);
     const simulation_summary r100 = run(vdsm_legacy(), 100, l);
@@ -45,8 +45,8 @@ TEST_CASE("the seed's before table: 1024 MiB / 50%, polling flow, 50 GiB written
     CHECK((r150.pause_probability >= 0.35 && r150.pause_probability <= 0.7));  // roughly half (seed: 24 of 53)
 }
 
-TEST_CASE("the seed's before table, per run: every measured row lies in the central 95% of the runs") {
-    // The seed measured one run per rate (1024 MiB / 50%, 50 GiB written): 0, 4, 4 and 24 pauses at 75, 100, 125
+TEST_CASE("BZ#2051997's before table, per run: every measured row lies in the central 95% of the runs") {
+    // The VDSM change measured one run per rate (1024 MiB / 50%, 50 GiB written): 0, 4, 4 and 24 pauses at 75, 100, 125
     // and 150 MiB/s. Under the flow model each lies in the central 95% of 2000 runs' pause counts:
     // P(pauses <= measured) >= 0.025 and P(pauses >= measured) >= 0.025. The independent-waits model cannot
     // produce the 125 MiB/s row: every extend draws its waits afresh, so a run's pauses gather around the mean.

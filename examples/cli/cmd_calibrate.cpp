@@ -1,5 +1,5 @@
-// provpol calibrate: the seed's dd experiment done properly. Writes a scratch file of its own inside a directory,
-// in each block size and run, times it, and prints the seed-style table, the fitted cost model and the chunk
+// provpol calibrate: xen-api CA-42914's dd experiment done properly. Writes a scratch file of its own inside a directory,
+// in each block size and run, times it, and prints a dd-style table, the fitted cost model and the chunk
 // size the rule and the model recommend for the device underneath.
 #include "chunk_report.hpp"
 #include "common/cli.hpp"
@@ -34,9 +34,9 @@ namespace {
 
 using namespace provpol::literals;
 
-// The seed's sizes start at 1 KiB; below a 512-byte sector nothing is worth measuring.
+// CA-42914's dd runs start at 1 KiB; below a 512-byte sector nothing is worth measuring.
 constexpr std::uint64_t min_size = 512;
-// Default sizes: the seed's 4 KiB and 16 KiB up to where throughput stops rising on this project's machine with
+// Default sizes: CA-42914's 4 KiB and 16 KiB up to where throughput stops rising on this project's machine with
 // O_DIRECT|O_DSYNC (past 4 MiB).
 constexpr std::uint64_t default_sizes[] = {4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20};
 
@@ -130,7 +130,7 @@ int run_calibrate(int argc, char** argv) {
         "Measures write throughput per block size on the device under DIR, as the Xen-API redo log's dd timings\n"
         "did: writes a scratch file it creates inside DIR (never an existing file, never a device) for every\n"
         "size and run, with aligned buffers; removes it on success, error and signals; checks free space first.\n"
-        "Prints the seed-style table, the fitted model t0 + bs / B, and the chunk size the rule and the model\n"
+        "Prints a dd-style table, the fitted model t0 + bs / B, and the chunk size the rule and the model\n"
         "recommend for the device. Buffered runs end with fdatasync, inside the timing. Progress goes to stderr\n"
         "when it is a terminal. csv: one row with every field, like `provpol chunk --format csv`; json: that\n"
         "row and every run.",
@@ -193,7 +193,7 @@ int run_calibrate(int argc, char** argv) {
 
     // What O_DIRECT needs here, before anything is written: statx's offset alignment, else the logical block size,
     // else 4 KiB (the chunk policy's rule). Sizes that are legal but not multiples of the physical block are kept:
-    // measuring them is the point (the seed measured 1 KiB and 2 KiB on 512-byte devices).
+    // measuring them is the point (CA-42914 measured 1 KiB and 2 KiB on 512-byte devices).
     const device_limits& dl = limits.limits;
     const std::uint64_t dio_need = dl.dio_offset_align.count() != 0     ? dl.dio_offset_align.count()
                                    : dl.logical_block_size.count() != 0 ? dl.logical_block_size.count()
@@ -316,7 +316,7 @@ int run_calibrate(int argc, char** argv) {
         return 0;
     }
 
-    // Text: the seed's table (one row per size, the runs side by side), then the model per size, then the answer.
+    // Text: a dd-style table (one row per size, the runs side by side), then the model per size, then the answer.
     cli::table t({"block_size", "count", "seconds", "mb_per_s", "median_mb_per_s", "model_mb_per_s", "residual"});
     for (std::size_t i = 0; i < cal.sorted.size();) {
         const size_stats s = size_stats_at(cal.sorted.data(), cal.sorted.size(), i);

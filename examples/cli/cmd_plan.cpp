@@ -105,7 +105,7 @@ int run_plan(int argc, char** argv) {
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
          {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
-         {"--seed", "N", "the seed (default 1)"},
+         {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},

@@ -1,4 +1,4 @@
-// provpol/calibrate.hpp - choosing an I/O chunk size from measurements: the seed's dd experiment, done properly.
+// provpol/calibrate.hpp - choosing an I/O chunk size from measurements: the dd experiment of xen-api CA-42914, done properly.
 //
 //   (a) the rule: from measured samples (block size, throughput; repeated runs allowed), the smallest block size
 //       whose median throughput reaches a target fraction (default 95%) of the best median. This is the Xen-API
@@ -38,7 +38,7 @@ struct throughput_sample {
     double bytes_per_second;  ///< bytes written / seconds elapsed, positive and finite (dd's MB/s times 10^6)
 };
 
-/// dd's MB/s (10^6 bytes per second, as dd and the seed print it) in bytes per second.
+/// dd's MB/s (10^6 bytes per second, as dd prints it) in bytes per second.
 PROVPOL_NODISCARD constexpr double from_mb_per_s(double mb_per_s) noexcept { return mb_per_s * 1e6; }
 /// Bytes per second in dd's MB/s.
 PROVPOL_NODISCARD constexpr double to_mb_per_s(double bytes_per_second) noexcept { return bytes_per_second / 1e6; }

@@ -99,12 +99,12 @@ private:
 //   plus its event-check wait stays under 1 s; its mean, 0.864 s (contrib/extend-stats) and 0.92 s (PR #124),
 //   is 0.5 + E[SPM work] + E[read] for an event-check wait uniform in [0, 0.5): 0.32 + 0.095 = 0.415 s;
 // - the refresh: vdsm-immediate PR #124's 0.16 to 0.31 s; vdsm-mailbox-events extend-stats' 0.19/0.285 s
-//   (min/mean; its single 0.60 s maximum is left out of a uniform range); vdsm-polling-2022 has only the seed's
+//   (min/mean; its single 0.60 s maximum is left out of a uniform range); vdsm-polling-2022 has only BZ#2051997's
 //   totals (2.2 to 6.2 s, mean 3.7 s): its range, 0.15 to 0.34 s, is the one that keeps the total's minimum at
 //   2.2 s (2 s of reply poll, 0.04 s of read) and its maximum under 6.5 s.
-// - the SPM's drift per 2 s cycle (its mailbox read): see README.md, "the before-table": the seed's per-run
+// - the SPM's drift per 2 s cycle (its mailbox read): see docs/latency.md, "the before-table": BZ#2051997's per-run
 //   pause counts allow it from 0 to about 8 ms; the profiles use 5 ms.
-// The seed's table for the 2022 configuration is withheld from this project and was never used.
+// The measured table of BZ#2051997 for the 2022 configuration was not used to set any parameter.
 
 namespace detail {
 inline constexpr double spm_drift = 0.005;
@@ -115,9 +115,9 @@ inline constexpr latency_stage stage_lvextend{"lvextend on the SPM", 0.4, 0.8, f
 inline constexpr latency_stage stage_refresh{"LV refresh on the host", 0.1, 0.1, false};
 }  // namespace detail
 
-/// vdsm-polling-2022: VDSM 4.50.0 before mailbox events (the seed, BZ#2051997): the watermark monitor (2 s)
+/// vdsm-polling-2022: VDSM 4.50.0 before mailbox events (BZ#2051997): the watermark monitor (2 s)
 /// sends the request, the SPM scans every 2 s, the host polls for the reply every 2 s from the send. Marginal
-/// range [2.19, 6.49) s, mean 3.67 s (the seed measured 2.2 to 6.2 s, mean 3.7 s).
+/// range [2.19, 6.49) s, mean 3.67 s (BZ#2051997 measured 2.2 to 6.2 s, mean 3.7 s).
 PROVPOL_NODISCARD inline flow_latency vdsm_polling_2022_latency() noexcept {
     const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
                                  detail::flow_send,
@@ -158,7 +158,7 @@ PROVPOL_NODISCARD inline flow_latency vdsm_immediate_latency() noexcept {
 
 /// The profiles before the flow model, kept for comparison: the same polls as waits drawn afresh for every
 /// extend (independent of each other and of the VM), lvextend 0.4 to 0.8 s and a 0.1 s refresh, calibrated on
-/// the seed's mean 3.7 s. Ranges [0.5, 6.9), [0.5, 3.9), [0.5, 1.9) s.
+/// BZ#2051997's mean 3.7 s. Ranges [0.5, 6.9), [0.5, 3.9), [0.5, 1.9) s.
 PROVPOL_NODISCARD inline pipeline_latency vdsm_polling_2022_independent_latency() noexcept {
     const latency_stage stages[] = {{"watermark monitor poll", 0.0, 2.0, true},
                                     {"SPM mailbox scan", 0.0, 2.0, false},

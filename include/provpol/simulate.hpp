@@ -90,7 +90,7 @@ struct simulation_summary {
     std::uint32_t runs = 0;
     double extends = 0.0;              ///< mean extends per run
     double pauses = 0.0;               ///< mean pauses per run
-    double pause_probability = 0.0;    ///< pauses / extends over all runs (the seed's "pauses of extends")
+    double pause_probability = 0.0;    ///< pauses / extends over all runs (BZ#2051997's "pauses" of "extends")
     double runs_with_pause = 0.0;      ///< the share of runs that paused at least once
     double pause_seconds = 0.0;        ///< mean total pause time per run
     double max_pauses = 0.0;           ///< the most pauses in one run

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The seed's before-table, per run (the VDSM commit for BZ 2051997: 1024 MiB chunk, 50%, 50 GiB written per rate):
+# BZ#2051997's before-table, per run (the VDSM commit for it: 1024 MiB chunk, 50%, 50 GiB written per rate):
 #   75 MiB/s: 0 pauses; 100 MiB/s: 4; 125 MiB/s: 4; 150 MiB/s: 24.
 # Each measured row must lie in the central 95% of the model's per-run pause counts over 2000 runs:
-# P(pauses <= measured) >= 0.025 and P(pauses >= measured) >= 0.025 (the measured values are from the seed, not
+# P(pauses <= measured) >= 0.025 and P(pauses >= measured) >= 0.025 (the measured values are the VDSM commit's, not
 # from provpol). Usage: before_table_test.sh path/to/provpol
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI tests of `provpol calibrate`, one case per property of a calibrator that can never destroy data (issue 9,
+# CLI tests of `provpol calibrate`, one case per property of a calibrator that can never destroy data (a calibrator's safety properties,
 # section 4): it refuses every path that is not a directory it can write, never opens an existing file for
 # writing, checks free space first, and leaves nothing behind on success, on error, on SIGINT and on SIGTERM.
 #   calibrate_test.sh PATH/TO/provpol CASE        exit 0 pass, 1 fail, 77 skipped (says why)

@@ -7,7 +7,7 @@ endif()
 add_test(NAME cli.chunk COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/chunk_test.sh $<TARGET_FILE:provpol_cli>)
 set_tests_properties(cli.chunk PROPERTIES LABELS "cli;chunk" SKIP_RETURN_CODE 77 TIMEOUT 120)
 
-# One test per property of the calibrator (issue 9, section 4); 77 means skipped (e.g. no block device here).
+# One test per safety property of the calibrator; 77 means skipped (e.g. no block device here).
 foreach(case IN ITEMS tmp_16MiB formats_and_samples bad_input refuses_block_device refuses_symlink_to_block_device
                       refuses_char_device refuses_regular_file refuses_unwritable_dir refuses_read_only_filesystem
                       refuses_when_space_is_short cleans_up_on_error cleans_up_on_sigint cleans_up_on_sigterm

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI tests of `provpol chunk`: presets, device limits from flags and from --path (checked against sysfs read
-# here, not by provpol), samples (the seed's dd tables), the deadline planner, and bad input (exit 2, exactly one
+# here, not by provpol), samples (xen-api CA-42914's dd tables), the deadline planner, and bad input (exit 2, exactly one
 # line on stderr, nothing on stdout).
 #   chunk_test.sh PATH/TO/provpol
 set -u
@@ -118,7 +118,7 @@ else
 fi
 expect_usage "--path missing" "--path: cannot examine '$tmp/nope': No such file or directory" --path "$tmp/nope"
 
-# --- --samples: the seed's three dd tables (two runs per size; MB/s as dd printed them) -----------------------------
+# --- --samples: CA-42914's three dd tables (two runs per size; MB/s as dd printed them) -----------------------------
 seed() {  # seed NAME: writes the table as CSV
   case $1 in
     lvmoiscsi) rows="1024 7.9 8.5|2048 8.4 8.0|4096 44.0 33.6|16384 52.2 42.3|65536 43.3 51.3" ;;

@@ -19,7 +19,7 @@ expect_ok latency --profile vdsm-polling-2022 --format csv
 expect_stdout_line 1 'profile,min_s,mean_s,median_s,p90_s,p99_s,max_s'
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 2 ] || fail "latency --profile: expected a header and one row"
 expect_stdout '^vdsm-polling-2022,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+$'
-# Issue 14's "done when": each profile covers what VDSM measured and lies within the stated bounds.
+# Each profile covers what VDSM measured and lies within the stated bounds.
 expect_ok latency --profile vdsm-polling-2022,vdsm-mailbox-events --profile vdsm-immediate --format csv
 cp "$out" "$scratch/profiles.csv"
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 4 ] || fail "latency: expected a header and three rows"

@@ -39,7 +39,7 @@ expect_usage_error() {
 
 header="preset,block_size,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,supported,reason,fast_commit_blocks,log_size,decided_by,min_log_blocks,min_log_source,max_tx_bytes,log_concurrency"
 
-# The seed's 220 GB example: mkfs.xfs 6.1.0 prints agcount=4, agsize=14417920, blocks=57671680, log blocks=28160
+# The linux-xfs thread's 220 GB example: mkfs.xfs 6.1.0 prints agcount=4, agsize=14417920, blocks=57671680, log blocks=28160
 # and, probed with -l size=512b, a minimum of 2580 blocks.
 expect_output "220GiB xfsprogs-6.1 csv" "$header
 xfsprogs-6.1,4096,57671680,4,14417920,28160,0,1,,,115343360,ratio,2580,computed,2890752,0" \

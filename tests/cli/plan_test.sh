@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# provpol plan and provpol recommend: columns, determinism, the seed's shape, and bad input.
+# provpol plan and provpol recommend: columns, determinism, BZ#2051997's shape, and bad input.
 . "$(dirname "$0")/lib.sh"
 
 # CSV starts with the columns the issue fixes; one row per rate and configuration.
 expect_ok plan --preset vdsm-legacy --rates 75MiB/s,100MiB/s,150MiB/s --runs 200 --format csv
 expect_stdout '^rate_mib_s,extends,pauses,pause_probability,'
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 4 ] || fail "plan: expected a header and 3 rows"
-# 75 MiB/s: 50 extends, no pause (the seed's first row).
+# 75 MiB/s: 50 extends, no pause (BZ#2051997's first row).
 expect_stdout '^75,50,0,0,vdsm-legacy,1024,50,'
 cp "$out" "$scratch/first.csv"
 # Same seed, same numbers.
