@@ -287,12 +287,16 @@ int run_calibrate(int argc, char** argv) {
         return 0;
     }
     if (fmt == format::json) {
-        // {"result": the csv row as an object, "runs": every run}
+        // Like every subcommand's JSON, an array of objects: one, the CSV row's columns plus "runs", every run.
         std::string out;
         json_writer w(out);
-        w.begin_object(json_writer::layout::lines);
-        w.key("result");
-        f.table().write_json_row(w, 0);
+        w.begin_array();
+        const table& row = f.table();
+        w.begin_object();
+        for (std::size_t c = 0; c < row.columns().size(); ++c) {
+            w.key(row.columns()[c]);
+            row.rows()[0][c].write_json(w);
+        }
         w.key("runs");
         w.begin_array();
         for (std::size_t i = 0; i < results.size(); ++i) {
@@ -312,6 +316,7 @@ int run_calibrate(int argc, char** argv) {
         }
         w.end_array();
         w.end_object();
+        w.end_array();
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }

@@ -39,7 +39,16 @@ const char* const columns[] = {"capacity",
                                "lv_size_after_extend",
                                "next_block_threshold",
                                "max_size_storage",
-                               "initial_size"};
+                               "initial_size",
+                               "action"};
+
+// The text table's width of column i: its name, or the widest value it takes (a size like "1023.999GiB").
+int text_width(std::size_t i) {
+    const int name = static_cast<int>(std::char_traits<char>::length(columns[i]));
+    const bool flag = i == 6 || i == 7 || i == 9;
+    const int value = i == 15 ? 16 : (flag ? 3 : 12);
+    return name > value ? name : value;
+}
 
 // Appends one row of a decision in CSV, JSON or text form to `out` (streaming: a million rows need no table).
 class row_writer {
@@ -53,11 +62,9 @@ public:
         } else if (f_ == format::json) {
             json_.begin_array();
         } else {
-            char line[512];
-            std::snprintf(line, sizeof line, "%14s %14s %14s %9s %9s %14s %5s %10s %14s %6s %14s %14s %14s %17s\n",
-                          "capacity", "physical", "allocation", "chunk", "limit", "threshold", "needs", "improbable",
-                          "max_size", "can", "next_size", "lv_after", "next_threshold", "action");
-            out_ += line;
+            // The same column names as CSV and JSON.
+            for (std::size_t i = 0; i < std::size(columns); ++i) cell_text(i, columns[i]);
+            out_ += '\n';
         }
     }
 
@@ -79,6 +86,7 @@ public:
                                    d.initial_size.count()};
         if (f_ == format::csv) {
             for (std::uint64_t x : v) csv_.field(x);
+            csv_.field(to_text(d.action));
             csv_.end_row();
         } else if (f_ == format::json) {
             json_.begin_object();
@@ -91,23 +99,32 @@ public:
                     json_.number(v[i]);
             }
             json_.key("action");
-            json_.string(to_string(d.action));
+            json_.string(to_text(d.action));
             json_.end_object();
         } else {
-            auto sz = [](std::uint64_t b) { return std::string(format_size(bytes(b)).view()); };
-            char line[512];
-            std::snprintf(line, sizeof line, "%14s %14s %14s %9s %9s %14s %5s %10s %14s %6s %14s %14s %14s %17s\n",
-                          sz(v[0]).c_str(), sz(v[1]).c_str(), sz(v[2]).c_str(), sz(v[3]).c_str(), sz(v[4]).c_str(),
-                          sz(v[5]).c_str(), v[6] ? "yes" : "no", v[7] ? "yes" : "no", sz(v[8]).c_str(),
-                          v[9] ? "yes" : "no", sz(v[10]).c_str(), sz(v[11]).c_str(), sz(v[12]).c_str(),
-                          to_string(d.action));
-            out_ += line;
+            for (std::size_t i = 0; i < std::size(v); ++i) {
+                const bool flag = i == 6 || i == 7 || i == 9;
+                cell_text(i, flag ? std::string(v[i] ? "yes" : "no") : std::string(format_size(bytes(v[i])).view()));
+            }
+            cell_text(15, to_text(d.action));
+            out_ += '\n';
         }
     }
 
     void end() {
         if (f_ == format::json) json_.end_array();
     }
+
+private:
+    // One right-aligned cell of the text table, with the space before it.
+    void cell_text(std::size_t i, const std::string& text) {
+        if (i > 0) out_ += ' ';
+        const int w = text_width(i);
+        if (static_cast<int>(text.size()) < w) out_.append(static_cast<std::size_t>(w) - text.size(), ' ');
+        out_ += text;
+    }
+
+public:
 
 private:
     format f_;
@@ -146,7 +163,7 @@ std::string decide_one(const Policy& policy, const drive_state& s, format f) {
     add("next_block_threshold", cell::of_size(d.next_block_threshold));
     add("max_size_storage", cell::of_size(d.max_size_storage));
     add("initial_size", cell::of_size(d.initial_size));
-    add("action", cell::of_text(to_string(d.action)));
+    add("action", cell::of_text(to_text(d.action)));
     std::string out;
     for (const auto& row : t.rows()) {
         char line[256];
@@ -186,7 +203,7 @@ std::string sequence(const Policy& policy, bytes capacity, bool replicating, for
         t.add_row({cell::of(step), cell::of_size(lv), cell::of_size(d.block_threshold),
                    d.action == extend_action::extend ? cell::of_size(d.next_size) : cell(),
                    d.action == extend_action::extend ? cell::of_size(d.lv_size_after_extend) : cell(),
-                   cell::of_text(to_string(d.action))});
+                   cell::of_text(to_text(d.action))});
         if (d.action != extend_action::extend || d.lv_size_after_extend <= lv) break;
         lv = d.lv_size_after_extend;
     }

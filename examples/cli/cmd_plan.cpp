@@ -145,7 +145,7 @@ int run_plan(int argc, char** argv) {
                 configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed,
                 [&](std::uint32_t i, const run_result& x) {
                     if (!per_run) return;
-                    each.add_row({cell::of_real(r.mib_per_second(), 10), cell::of(i), cell::of(x.extends),
+                    each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
                                   cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
                                   cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
                                   budget});
@@ -155,7 +155,7 @@ int run_plan(int argc, char** argv) {
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
             if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));
-            t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
+            t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
                        cell::of_real(s.pause_probability, 4), cell::of_text(configs[c].label),
                        cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
                        cell::of_size(limit), cell::of_size(s.initial_size),

@@ -119,7 +119,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
              "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses",
              "simulated_unwritten_end", "pauses_p50", "pauses_p90", "pauses_p99", "runs_mostly_paused", "target",
              "max_pauses_per_run", "vm_quantile", "share_within_target", "target_met"});
-    t.add_row({cell::of_real(r.mib_per_second(), 10), cell::of_text("rate-aware/" + floor.label),
+    t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_text("rate-aware/" + floor.label),
                cell::of(floor.config.chunk_mb()), cell::of(floor.config.percent()),
                cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
                cell::of_size(align_up(floor.config.chunk(), floor.config.extent())), cell::of(runs),
@@ -241,10 +241,10 @@ int run_recommend(int argc, char** argv) {
              "simulated_extends", "simulated_pauses", "simulated_pause_probability", "pauses_p50", "pauses_p90",
              "pauses_p99", "runs_mostly_paused", "target", "max_pauses_per_run", "vm_quantile", "share_within_target",
              "target_met"});
-    t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
+    t.add_row({cell::of_real(r->mib_per_second(), 0), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
                cell::of(rec->config.percent()), cell::of_size(rec->limit), cell::of_size(rec->required_limit),
                cell::of_size(rec->new_disk_size), cell::of_real(rec->pause_probability, 4),
-               cell::of_real(rec->max_rate.mib_per_second(), 6), cell::of(runs), cell::of_real(check.extends, 6),
+               cell::of_real(rec->max_rate.mib_per_second(), 0), cell::of(runs), cell::of_real(check.extends, 6),
                cell::of_real(check.pauses, 6), cell::of_real(check.pause_probability, 4),
                cell::of_real(check.pauses_p50, 6), cell::of_real(check.pauses_p90, 6),
                cell::of_real(check.pauses_p99, 6), cell::of_real(check.runs_mostly_paused, 4),
@@ -253,11 +253,11 @@ int run_recommend(int argc, char** argv) {
     if (vm_config) {
         const simulation_summary& v = vm_check.summary;
         const bytes vm_limit = vm_config->limit(false);
-        t.add_row({cell::of_real(r->mib_per_second(), 10), cell::of_real(p, 6), cell::of(vm_config->chunk_mb()),
+        t.add_row({cell::of_real(r->mib_per_second(), 0), cell::of_real(p, 6), cell::of(vm_config->chunk_mb()),
                    cell::of(vm_config->percent()), cell::of_size(vm_limit), cell(),
                    cell::of_size(align_up(vm_config->chunk(), vm_config->extent())),
                    cell::of_real(pause_probability(vm_limit, *r, latency), 4),
-                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 6), cell::of(runs),
+                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 0), cell::of(runs),
                    cell::of_real(v.extends, 6), cell::of_real(v.pauses, 6), cell::of_real(v.pause_probability, 4),
                    cell::of_real(v.pauses_p50, 6), cell::of_real(v.pauses_p90, 6), cell::of_real(v.pauses_p99, 6),
                    cell::of_real(v.runs_mostly_paused, 4), cell::of_text("per-vm"), cell::of(vm->max_pauses_per_run),

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,11 +37,41 @@ inline std::string json_quote(std::string_view s) {
 }
 
 /// A real number as JSON: `digits` significant digits (printf's %g), or null for NaN and infinities.
-inline std::string json_real(double v, int digits) {
+/// A double in positional notation, never with an exponent (1048576, not 1.04858e+06; 0.00001, not 1e-05): with
+/// `significant` == 0 the shortest text that reads back as the same double, else that many significant digits.
+/// NaN and infinities read "nan", "inf", "-inf".
+inline std::string decimal_text(double v, int significant = 0) {
+    if (v != v) return "nan";
+    if (v - v != 0.0) return v > 0 ? "inf" : "-inf";
+    if (v == 0.0) return "0";
+    char buf[400];
+    int p = significant > 0 ? (significant > 17 ? 17 : significant) : 17;
+    if (significant <= 0)
+        for (int q = 1; q <= 17; ++q) {
+            std::snprintf(buf, sizeof buf, "%.*g", q, v);
+            if (std::strtod(buf, nullptr) == v) {
+                p = q;
+                break;
+            }
+        }
+    std::snprintf(buf, sizeof buf, "%.*e", p - 1, v);  // d.ddd...e+XX: the exponent after rounding to p digits
+    const char* e = std::strchr(buf, 'e');
+    const int exponent = e != nullptr ? std::atoi(e + 1) : 0;
+    const int decimals = p - 1 - exponent > 0 ? p - 1 - exponent : 0;
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    std::string out = buf;
+    if (out.find('.') != std::string::npos) {
+        while (out.back() == '0') out.pop_back();
+        if (out.back() == '.') out.pop_back();
+    }
+    return out;
+}
+
+/// A real as JSON: the shortest positional text that reads back as the same double (null where JSON has no
+/// number). `digits` is kept for callers that asked for fewer; it no longer shortens machine output.
+inline std::string json_real(double v, int /*digits*/ = 0) {
     if (!(v == v) || v - v != 0.0) return "null";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
+    return decimal_text(v);
 }
 
 /// Writes one JSON document into a string, value by value (a million rows stream through it).

@@ -17,8 +17,9 @@
 
 namespace provpol::cli {
 
-/// A size for people: exact when it has a short exact form ("2.5GiB"), otherwise four significant digits in
-/// the largest fitting unit ("883.7MiB"). Scripts read the CSV or JSON bytes instead.
+/// A size for prose: exact when it has a short exact form ("2.5GiB"), otherwise "~" and four significant digits
+/// in the largest fitting unit ("~883.7MiB": marked as not a size to paste). Tables print exact sizes
+/// (format_size: the IEC form, or bytes), which the CLI reads back.
 inline std::string human_size(bytes b) {
     const size_text exact = format_size(b);
     const text_view v = exact.view();
@@ -31,7 +32,7 @@ inline std::string human_size(bytes b) {
         ++u;
     }
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g%s", x, units[u]);
+    std::snprintf(buf, sizeof buf, "~%.4g%s", x, units[u]);
     return buf;
 }
 
@@ -44,7 +45,8 @@ public:
     cell() = default;
     static cell of(std::uint64_t v) { return cell(kind::unsigned_integer, v, 0, 0.0, {}); }
     static cell of_signed(std::int64_t v) { return cell(kind::signed_integer, 0, v, 0.0, {}); }
-    /// A real number printed with `digits` significant digits.
+    /// A real number printed with `digits` significant digits (0: as many as reading it back needs), never in
+    /// exponent notation.
     static cell of_real(double v, int digits = 6) {
         cell c(kind::real, 0, 0, v, {});
         c.digits_ = digits;
@@ -75,13 +77,15 @@ public:
         }
         return "";
     }
-    /// The value as the text table prints it.
+    /// The value as the text table prints it (reals with the cell's significant digits).
     std::string display() const {
         switch (kind_) {
             case kind::size:
-                return human_size(bytes(u_));
+                return std::string(format_size(bytes(u_)).view());
             case kind::flag:
                 return u_ ? "yes" : "no";
+            case kind::real:
+                return decimal_text(v_, digits_);
             default:
                 return raw();
         }
@@ -96,7 +100,7 @@ public:
             case kind::text:
                 return w.string(s_);
             case kind::real:
-                return w.real(v_, digits_);
+                return w.token(v_ == v_ && v_ - v_ == 0.0 ? decimal_text(v_, digits_) : std::string("null"));
             case kind::signed_integer:
                 return w.number(i_);
             case kind::unsigned_integer:
@@ -109,11 +113,9 @@ public:
 private:
     cell(kind k, std::uint64_t u, std::int64_t i, double v, std::string s)
         : kind_(k), u_(u), i_(i), v_(v), s_(std::move(s)) {}
-    std::string real_text() const {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*g", digits_, v_);
-        return buf;
-    }
+    // CSV: positional, never an exponent; `digits_` significant digits, or (0) the shortest text that reads back
+    // as the same double.
+    std::string real_text() const { return decimal_text(v_, digits_); }
 
     kind kind_ = kind::empty;
     std::uint64_t u_ = 0;

@@ -97,8 +97,8 @@ formats_and_samples)
   run --path "$work/d" "${quick[@]}" --format json
   [ "$rc" -eq 0 ] || fail "json: exit $rc: $err"
   if command -v python3 >/dev/null; then
-    python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["result"]["chunk_size"] > 0; assert len(d["runs"]) == 2' \
-      <<<"$out" || fail "json does not parse or lacks result/runs"
+    python3 -c 'import json, sys; d = json.load(sys.stdin); assert isinstance(d, list) and len(d) == 1; assert d[0]["chunk_size"] > 0; assert len(d[0]["runs"]) == 2' \
+      <<<"$out" || fail "json is not an array of one object with chunk_size and runs"
   fi
   for mode in direct direct-dsync buffered buffered-dsync; do
     run --path "$work/d" --bytes 256KiB --sizes 4KiB,16KiB --runs 1 --mode "$mode" --format csv

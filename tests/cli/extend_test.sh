@@ -2,24 +2,24 @@
 # provpol extend: outputs against VDSM's vectors (from the issue), CSV in and out, and bad input.
 . "$(dirname "$0")/lib.sh"
 
-header='capacity,physical,allocation,chunk,limit,block_threshold,needs_extend,improbable_allocation,max_size,can_extend,next_size,lv_size_after_extend,next_block_threshold,max_size_storage,initial_size'
+header='capacity,physical,allocation,chunk,limit,block_threshold,needs_extend,improbable_allocation,max_size,can_extend,next_size,lv_size_after_extend,next_block_threshold,max_size_storage,initial_size,action'
 
 # capacity 10 GiB, physical 5 GiB: threshold 3 GiB, next 7.5 GiB (8053063680); max 11811160064.
 expect_ok extend --capacity 10GiB --physical 5GiB --allocation 0 --format csv
 expect_stdout_line 1 "$header"
-expect_stdout_line 2 "10737418240,5368709120,0,2684354560,2147483648,3221225472,0,0,11811160064,1,8053063680,8053063680,5905580032,11811160064,2684354560"
+expect_stdout_line 2 "10737418240,5368709120,0,2684354560,2147483648,3221225472,0,0,11811160064,1,8053063680,8053063680,5905580032,11811160064,2684354560,none"
 # Replicating: the chunk doubles, threshold 1 GiB.
 expect_ok extend --capacity 10GiB --physical 5GiB --allocation 0 --replicating --format csv
 expect_stdout '^10737418240,5368709120,0,5368709120,4294967296,1073741824,'
 # Legacy: 8 GiB capacity, 2 GiB LV -> next 3 GiB; physical 4 GiB -> threshold 3.5 GiB.
 expect_ok extend --preset vdsm-legacy --capacity 8GiB --physical 2GiB --allocation 0 --format csv
-expect_stdout ',3221225472,3221225472,[0-9]+,[0-9]+,1073741824$'
+expect_stdout ',3221225472,3221225472,[0-9]+,[0-9]+,1073741824,none$'
 expect_ok extend --preset vdsm-legacy --capacity 8GiB --physical 4GiB --allocation 0 --format csv
 expect_stdout '^8589934592,4294967296,0,1073741824,536870912,3758096384,'
 # Chunk and percent override the preset; 22 GiB capacity at its maximum.
 expect_ok extend --chunk 2560MiB --percent 20 --capacity 22GiB --physical 22GiB --allocation 22GiB --format csv
 expect_stdout ',25984761856,1,25984761856,26038239232,'
-# JSON carries the action.
+# CSV and JSON carry the action: 5 GiB free of a 2 GiB limit is none; an allocation above the next size pauses.
 expect_ok extend --capacity 10GiB --physical 5GiB --allocation 8053063681 --format json
 expect_stdout '"action": "pause-improbable"'
 expect_ok extend --capacity 10GiB --physical 11GiB --allocation 0
@@ -29,7 +29,7 @@ expect_stdout 'action +at-maximum'
 printf 'name,capacity,physical,allocation\r\nvda,10737418240,5368709120,0\r\nvdb,1073741824,1073741824,1073741824\r\n' >"$scratch/in.csv"
 expect_ok extend --input "$scratch/in.csv" --format csv
 expect_stdout_line 1 "$header"
-expect_stdout_line 2 "10737418240,5368709120,0,2684354560,2147483648,3221225472,0,0,11811160064,1,8053063680,8053063680,5905580032,11811160064,2684354560"
+expect_stdout_line 2 "10737418240,5368709120,0,2684354560,2147483648,3221225472,0,0,11811160064,1,8053063680,8053063680,5905580032,11811160064,2684354560,none"
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "--input: expected 3 output lines"
 
 # --sequence: a 10 GiB disk goes 2.5, 5, 7.5, 10, 11 GiB.
