@@ -14,29 +14,49 @@ export LC_ALL=C
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 inc="$root/include/provpol"
 
-# One header's row. Quoted includes are resolved against the header's own directory and printed relative to
+# A header's includes, one a line: "u TARGET" or, inside an #if other than the include guard, "c TARGET".
+includes() {
+    awk '
+        /^[[:space:]]*#[[:space:]]*if/ { depth++ }
+        /^[[:space:]]*#[[:space:]]*endif/ { depth-- }
+        /^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]/ {
+            target = $0
+            sub(/^[[:space:]]*#[[:space:]]*include[[:space:]]*/, "", target)
+            match(target, /^[<"][^>"]+[>"]/)
+            print (depth > guard ? "c " : "u ") substr(target, 1, RLENGTH)
+        }
+        BEGIN { guard = 0 }
+        /^#ifndef PROVPOL_[A-Z0-9_]+_HPP$/ && !seen_guard { guard = 1; seen_guard = 1 }
+    ' "$1"
+}
+
+# One header's row. Conditional includes are marked "(conditional)". Quoted includes are resolved against the header's own directory and printed relative to
 # include/provpol ("detail/math.hpp", "config.hpp"); angle includes of provpol/ likewise; others are std headers.
 row() {
     local file=$1 rel dir lines own=() std=() target
     rel=${file#"$inc"/}
     dir=$(dirname "$rel")
     lines=$(wc -l <"$file")
-    while IFS= read -r target; do
+    local flag note
+    while IFS=' ' read -r flag target; do
+        note=""
+        [[ $flag == c ]] && note=" (conditional)"
         case $target in
             \"*\")
                 target=${target#\"}; target=${target%\"}
                 [[ $dir != . ]] && target="$dir/$target"
                 target=$(realpath -m --relative-to="$inc" "$inc/$target")
-                own+=("$target") ;;
+                own+=("\`$target\`$note") ;;
             \<provpol/*\>)
-                target=${target#<provpol/}; own+=("${target%>}") ;;
+                target=${target#<provpol/}; own+=("\`${target%>}\`$note") ;;
             *)
-                std+=("$target") ;;
+                std+=("\`$target\`$note") ;;
         esac
-    done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*([<"][^>"]+[>"]).*/\1/p' "$file")
+    done < <(includes "$file")
     local own_text=- std_text=-
-    if ((${#own[@]})); then own_text=$(printf '%s\n' "${own[@]}" | sort -u | sed 's/.*/`&`/' | paste -sd ' ' -); fi
-    if ((${#std[@]})); then std_text=$(printf '%s\n' "${std[@]}" | sort -u | sed 's/.*/`&`/' | paste -sd ' ' -); fi
+    if ((${#own[@]})); then own_text=$(printf '%s\n' "${own[@]}" | sort -u | paste -sd ' ' -); fi
+    if ((${#std[@]})); then std_text=$(printf '%s\n' "${std[@]}" | sort -u | paste -sd ' ' -); fi
+    # shellcheck disable=SC2016  # the backquotes are Markdown, not a command substitution
     printf '| `%s` | %s | %s | %s |\n' "$rel" "$lines" "$own_text" "$std_text"
 }
 
