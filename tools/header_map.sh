@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The header map: every public header under include/provpol (then include/provpol/detail), its line count and what
+# it includes (provpol's own headers, then standard headers), as a Markdown table in a stable order (LC_ALL=C).
+#
+#   tools/header_map.sh                      print the map
+#   tools/header_map.sh --check FILE.md      exit 1, with a diff, unless FILE.md holds the same map between the
+#                                            lines "<!-- header-map begin -->" and "<!-- header-map end -->"
+#   tools/header_map.sh --update FILE.md     replace the map between those lines with the current one
+#
+# docs/design.md holds the map; the ctest docs.header_map runs --check on it so the two cannot drift.
+set -euo pipefail
+export LC_ALL=C
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+inc="$root/include/provpol"
+
+# A header's includes, one a line: "u TARGET" or, inside an #if other than the include guard, "c TARGET".
+includes() {
+    awk '
+        /^[[:space:]]*#[[:space:]]*if/ { depth++ }
+        /^[[:space:]]*#[[:space:]]*endif/ { depth-- }
+        /^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]/ {
+            target = $0
+            sub(/^[[:space:]]*#[[:space:]]*include[[:space:]]*/, "", target)
+            match(target, /^[<"][^>"]+[>"]/)
+            print (depth > guard ? "c " : "u ") substr(target, 1, RLENGTH)
+        }
+        BEGIN { guard = 0 }
+        /^#ifndef PROVPOL_[A-Z0-9_]+_HPP$/ && !seen_guard { guard = 1; seen_guard = 1 }
+    ' "$1"
+}
+
+# One header's row. Conditional includes are marked "(conditional)". Quoted includes are resolved against the header's own directory and printed relative to
+# include/provpol ("detail/math.hpp", "config.hpp"); angle includes of provpol/ likewise; others are std headers.
+row() {
+    local file=$1 rel dir lines own=() std=() target
+    rel=${file#"$inc"/}
+    dir=$(dirname "$rel")
+    lines=$(wc -l <"$file")
+    local flag note
+    while IFS=' ' read -r flag target; do
+        note=""
+        [[ $flag == c ]] && note=" (conditional)"
+        case $target in
+            \"*\")
+                target=${target#\"}; target=${target%\"}
+                [[ $dir != . ]] && target="$dir/$target"
+                target=$(realpath -m --relative-to="$inc" "$inc/$target")
+                own+=("\`$target\`$note") ;;
+            \<provpol/*\>)
+                target=${target#<provpol/}; own+=("\`${target%>}\`$note") ;;
+            *)
+                std+=("\`$target\`$note") ;;
+        esac
+    done < <(includes "$file")
+    local own_text=- std_text=-
+    if ((${#own[@]})); then own_text=$(printf '%s\n' "${own[@]}" | sort -u | paste -sd ' ' -); fi
+    if ((${#std[@]})); then std_text=$(printf '%s\n' "${std[@]}" | sort -u | paste -sd ' ' -); fi
+    # shellcheck disable=SC2016  # the backquotes are Markdown, not a command substitution
+    printf '| `%s` | %s | %s | %s |\n' "$rel" "$lines" "$own_text" "$std_text"
+}
+
+map() {
+    printf '| header | lines | includes (provpol) | includes (standard) |\n'
+    printf '|---|---:|---|---|\n'
+    local f
+    while IFS= read -r f; do row "$f"; done < <(find "$inc" -maxdepth 1 -name '*.hpp' -type f | sort)
+    while IFS= read -r f; do row "$f"; done < <(find "$inc/detail" -maxdepth 1 -name '*.hpp' -type f | sort)
+}
+
+has_block() {
+    if ! grep -qx '<!-- header-map begin -->' "$1" || ! grep -qx '<!-- header-map end -->' "$1"; then
+        echo "header_map: $1 has no '<!-- header-map begin -->' ... '<!-- header-map end -->' block" >&2
+        exit 1
+    fi
+}
+
+case ${1:-} in
+    "")
+        map ;;
+    --check)
+        doc=${2:?usage: tools/header_map.sh --check FILE.md}
+        has_block "$doc"
+        if ! diff -u --label "$doc (header map)" --label "tools/header_map.sh" \
+                <(sed -n '/^<!-- header-map begin -->$/,/^<!-- header-map end -->$/{//!p}' "$doc") <(map); then
+            echo "header_map: the map in $doc is out of date: run tools/header_map.sh --update $doc" >&2
+            exit 1
+        fi ;;
+    --update)
+        doc=${2:?usage: tools/header_map.sh --update FILE.md}
+        has_block "$doc"
+        tmp=$(mktemp)
+        trap 'rm -f "$tmp"' EXIT
+        map >"$tmp"
+        sed -i -e '/^<!-- header-map begin -->$/,/^<!-- header-map end -->$/{//!d}' \
+               -e "/^<!-- header-map begin -->\$/r $tmp" "$doc" ;;
+    -h|--help)
+        sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+    *)
+        echo "usage: tools/header_map.sh [--check FILE.md | --update FILE.md]" >&2
+        exit 2 ;;
+esac
