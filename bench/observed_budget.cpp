@@ -10,7 +10,7 @@
 //   build/dev/bench/observed_budget [PROFILE...]     (default: the three VDSM flow profiles)
 //
 // Output: one row per profile, rate and budget rule: pauses per run (mean, 99th percentile, most), and the space
-// allocated but unwritten at the end. README.md ("A rate-aware extend policy") quotes it.
+// allocated but unwritten at the end. docs/rate-aware.md quotes it.
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
 #include <provpol/simulate.hpp>

@@ -1,7 +1,7 @@
 // provpol-agent: a VDSM-like agent that keeps a real thin qcow2 volume alive under a real writer, with provpol's
 // policies deciding every extend, and the simulator's prediction for the same configuration next to the run.
 //
-// The stack, each part real and standing in for its production twin (see README.md, "End to end"):
+// The stack, each part real and standing in for its production twin (see docs/agent.md):
 //   LV             a loop device over a sparse file; lvextend = grow the file to the extent-rounded size, the
 //                  host's refresh = LOOP_SET_CAPACITY
 //   qcow2 volume   qemu-img create -f qcow2 on the loop device, opened by qemu-storage-daemon as host_device +

@@ -197,7 +197,7 @@ fi
 #            + the longest extend overhead beyond the injected delay (grow, LOOP_SET_CAPACITY, re-arm)
 #            + 20 ms: qcow2's metadata runs about 0.4 MiB ahead of the guest's data, the guest writes 256 KiB
 #              requests (8 + 5 ms at 50 MiB/s), and the events and the resume travel through sockets and pipes
-# (measured on the run in README.md: overhead under 5 ms, lateness mostly under 50 ms). So:
+# (measured on the run in docs/agent.md: overhead under 5 ms, lateness mostly under 50 ms). So:
 #   - per extend, the measured pause (0 if none) is within jitter_i of p;
 #   - pauses: |measured - simulated (same seed)| <= the extends with |d - f| < jitter_i ("borderline");
 #   - pause time: |measured - simulated (same seed)| <= the sum of jitter_i over the extends that paused;
