@@ -492,7 +492,9 @@ TEST_CASE("decisions are total: edge sizes 0, 1 and 2^64 - 1 bytes") {
             const log_size_decision d = decide_log_size(p, geo(opts(bytes(size))));
             if (p == log_preset::e2fsprogs_1_47) {
                 CHECK(d.log_blocks == (size == max64 ? 262144U : 0U));
-                CHECK(d.reason == (size == max64 ? log_reason::none : log_reason::no_journal));
+                // 0 and 1 byte: no block at all; mke2fs refuses a device that small (see the minimum's test).
+                CHECK(d.reason == (size == max64 ? log_reason::none : log_reason::data_too_small));
+                CHECK(d.supported == (size == max64));
             } else if (size < (16_MiB).count()) {
                 CHECK(d.reason == log_reason::data_too_small);
                 CHECK_FALSE(d.supported);
@@ -615,6 +617,21 @@ TEST_CASE("fs_geometry::make rejects what mkfs would, naming the setting") {
     v4.features.crc = false;
     CHECK_FALSE(geo(v4).features(xfsprogs_version::v6_13).reflink);
     CHECK_FALSE(geo(v4).features(xfsprogs_version::v7_2).parent);
+}
+
+TEST_CASE("mke2fs's smallest filesystem: every row of the real tool's verdicts, an empty device refused") {
+    const csv_table t = read_csv("mke2fs_1.47_minimum.csv");
+    REQUIRE(t.rows.size() == 7 * 13);
+    for (const auto& r : t.rows) {
+        const std::uint64_t bs = num(r[t.col("block_size")]);
+        const std::uint64_t n = num(r[t.col("blocks")]);
+        INFO(bs << " x " << n << ": mke2fs " << r[t.col("verdict")]);
+        fs_geometry_options o = opts(bytes(n * bs));
+        o.block_size = static_cast<std::uint32_t>(bs);
+        const log_size_decision d = e2fsprogs_1_47().decide(geo(o));
+        CHECK(d.supported == (r[t.col("verdict")] == "made"));
+        if (!d.supported) CHECK(d.reason == log_reason::data_too_small);
+    }
 }
 
 TEST_CASE("preset names round-trip; unknown names list the choices") {

@@ -132,6 +132,10 @@ int run_chunk(int argc, char** argv) {
         in.path = read_path_limits(*p);
         in.limits = in.path->limits;
     }
+    // A block size of 0 means nothing: an unknown block size is the flag left out.
+    for (const char* flag : {"--logical-block-size", "--physical-block-size"})
+        if (const auto v = a.size(flag); v && v->count() == 0)
+            throw usage_error(std::string(flag) + " must be at least 512 (leave it out when unknown), got 0");
     if (const auto v = a.size("--logical-block-size")) in.limits.logical_block_size = *v;
     if (const auto v = a.size("--physical-block-size")) in.limits.physical_block_size = *v;
     if (const auto v = a.size("--minimum-io")) in.limits.minimum_io_size = *v;

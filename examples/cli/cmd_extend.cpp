@@ -193,9 +193,9 @@ std::string decide_file(const Policy& policy, const std::string& path, bool repl
 
 // The extend sequence of a new disk that the guest keeps filling: initial size, each extend, the maximum.
 template <class Policy>
-std::string sequence(const Policy& policy, bytes capacity, bool replicating, format f) {
+std::string sequence(const Policy& policy, bytes capacity, bytes start, bool replicating, format f) {
     table t({"step", "physical", "block_threshold", "next_size", "lv_size_after_extend", "action"});
-    bytes lv = policy.initial_size(capacity);
+    bytes lv = start;
     for (std::uint64_t step = 0; step < 100000; ++step) {
         drive_state s{capacity, lv, lv};
         s.replicating = replicating;
@@ -242,20 +242,21 @@ int run_extend(int argc, char** argv) {
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
 
-    const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((physical || allocation) ? 1 : 0);
+    // --sequence may start from --physical (an LVM thin pool's created size); a drive needs --allocation too.
+    const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || (physical && !seq)) ? 1 : 0);
     if (modes != 1 && !(modes == 0 && capacity))
         throw usage_error(
             "give --capacity, --physical and --allocation, or --input FILE.csv, or --capacity with --sequence");
     if (modes == 0)
         throw usage_error("--capacity alone decides nothing: add --physical and --allocation, or --sequence");
     if (input && capacity) throw usage_error("--input takes sizes from the file: drop --capacity");
-    if ((physical || allocation) && (!capacity || !physical || !allocation))
+    if (!seq && (physical || allocation) && (!capacity || !physical || !allocation))
         throw usage_error("a single drive needs all of --capacity, --physical and --allocation");
     if (seq && !capacity) throw usage_error("--sequence needs --capacity");
 
     auto run = [&](const auto& policy) -> std::string {
         if (input) return decide_file(policy, *input, replicating, exceeded, f);
-        if (seq) return sequence(policy, *capacity, replicating, f);
+        if (seq) return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating, f);
         drive_state s{*capacity, *physical, *allocation};
         s.replicating = replicating;
         s.threshold_exceeded = exceeded;
@@ -282,6 +283,9 @@ int run_extend(int argc, char** argv) {
             throw usage_error(
                 "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM thin pools");
+        if (seq && !physical)
+            throw usage_error("--sequence with lvm-thin-autoextend needs --physical, the pool's size now (a pool is "
+                              "created at its full size, so it would start at --capacity, its maximum)");
         const lvm_thin_config base = lvm_thin_autoextend().trigger().config;
         const std::uint64_t threshold = a.count("--threshold", 50, 100).value_or(base.threshold_percent());
         const std::uint64_t pct = a.count("--extend-percent", 1, 1000).value_or(base.extend_percent());

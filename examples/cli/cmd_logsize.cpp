@@ -148,7 +148,7 @@ int run_logsize(int argc, char** argv) {
     if (presets.empty()) presets.assign(std::begin(all_log_presets), std::end(all_log_presets));
 
     table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
-             "supported", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
+             "supported", "made", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
              "min_log_source", "max_tx_bytes", "log_concurrency"});
     for (log_preset p : presets) {
         const log_size_decision d = decide_log_size(p, *g);
@@ -156,10 +156,14 @@ int run_logsize(int argc, char** argv) {
         // Errors in the layout (no AG geometry) leave nothing to report about the log.
         const bool no_log = is_hard(d.reason) && d.log_blocks == 0;
         const bool ag = xfs && d.agcount != 0;
+        // supported: the tool makes this filesystem as it is; made: it makes it with the flags given (a soft
+        // refusal overridden by --unsupported is made but not supported, and its reason stays).
+        const bool soft_refusal = d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
+        const bool supported = d.supported && !soft_refusal;
         t.add_row({cell::of_text(to_text(p)), cell::of(d.block_size), cell::of(d.data_blocks),
                    ag ? cell::of(d.agcount) : cell(), ag ? cell::of(d.agsize_blocks) : cell(),
                    no_log ? cell() : cell::of(d.log_blocks), xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
-                   cell::of_flag(d.supported), cell::of_text(to_text(d.reason)),
+                   cell::of_flag(supported), cell::of_flag(d.supported), cell::of_text(to_text(d.reason)),
                    xfs ? cell() : cell::of(d.fast_commit_blocks), no_log ? cell() : cell::of_size(d.log_size()),
                    no_log ? cell() : cell::of_text(to_text(d.decided_by)),
                    xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
