@@ -17,17 +17,21 @@ namespace provpol::cli {
 
 namespace {
 
-// Text as roff reads it: backslashes and hyphens escaped (so options copy as typed), and a line that would start
-// with a control character ('.' or '\'') protected with \&.
+// Text as roff reads it: backslashes and hyphens escaped (so options copy as typed), a line that would start
+// with a control character ('.' or '\'') protected with \&, and a break point (\:) after each comma inside a
+// word, so a long list such as "75MiB/s,100MiB/s,..." can wrap.
 std::string roff(std::string_view s) {
     std::string out;
     bool line_start = true;
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
         if (line_start && (c == '.' || c == '\'')) out += "\\&";
         if (c == '\\')
             out += "\\e";
         else if (c == '-')
             out += "\\-";
+        else if (c == ',' && i + 1 < s.size() && s[i + 1] != ' ' && s[i + 1] != '\n')
+            out += ",\\:";
         else
             out += c;
         line_start = c == '\n';
@@ -144,14 +148,19 @@ std::string man_page(const std::string& top, const std::vector<command_help>& co
         for (char& ch : title) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         m += ".SH \"" + roff(title) + "\"\n";
         // The usage: the synopsis (kept as laid out), then the description paragraphs.
+        m += roff(c.summary) + ".\n";
         std::vector<std::string> parts = paragraphs(c.help.usage);
         for (std::size_t i = 0; i < parts.size(); ++i) {
-            if (i == 0)
-                m += ".nf\n" + roff(parts[i]) + "\n.fi\n";
+            if (i == 0) {
+                // The synopsis as --help lays it out, less the indent that "usage: " took there.
+                std::string synopsis = parts[i];
+                for (std::size_t p = 0; (p = synopsis.find("\n       ", p)) != std::string::npos;)
+                    synopsis.erase(++p, 7);
+                m += ".PP\n.nf\n" + roff(synopsis) + "\n.fi\n";
+            }
             else
                 m += ".PP\n" + roff(parts[i]) + "\n";
         }
-        m += ".PP\n" + roff(c.summary) + ".\n";
         for (const option& o : c.help.options) {
             m += ".TP\n.B " + roff(o.name);
             if (o.value_name) m += " \\fI" + roff(o.value_name) + "\\fR";
