@@ -128,7 +128,9 @@ int main(int argc, char** argv) {
     using provpol::cli::did_you_mean;
     if (argc < 2) return usage_failure("a command is needed (see provpol --help)");
     const std::string_view name = argv[1];
-    if (name == "--help" || name == "-h" || (name == "help" && argc == 2)) {
+    const bool help_of_help = name == "help" && argc == 3 && (std::string_view(argv[2]) == "--help" ||
+                                                               std::string_view(argv[2]) == "-h");
+    if (name == "--help" || name == "-h" || (name == "help" && argc == 2) || help_of_help) {
         std::fputs(usage_text().c_str(), stdout);
         return finish(0);
     }
@@ -139,6 +141,7 @@ int main(int argc, char** argv) {
     }
     // Hidden: the man page and the bash completion, generated at build time from the same tables as --help.
     if (name == "__man" || name == "__bash-completion") {
+        if (argc > 2) return usage_failure(std::string(name) + " takes no arguments");
         const auto help = all_help();
         const std::string out = name == "__man" ? provpol::cli::man_page(usage_text(), help)
                                                 : provpol::cli::bash_completion(help);
