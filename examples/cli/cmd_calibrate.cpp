@@ -140,7 +140,7 @@ int run_calibrate(int argc, char** argv) {
             {"--bytes", "SIZE", "bytes written per size and run (default 64MiB)"},
             {"--runs", "N", "runs per size, in [1, 100] (default 3)"},
             {"--mode", "MODE", "direct (default), direct-dsync, buffered or buffered-dsync"},
-            {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
+            {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (default 0.95)"},
             {"--save-samples", "FILE", "also write the runs as CSV block_size,mb_per_s (for provpol chunk)"},
             {"--format", "FORMAT", "text (default), csv or json"},
         },

@@ -101,10 +101,11 @@ int run_chunk(int argc, char** argv) {
         "                     [--target-fraction F] [--deadline SECONDS --bytes SIZE] [--format text|csv|json]\n\n"
         "The I/O chunk size for a device: the preset's size (or the one the samples or the deadline call for),\n"
         "raised to a 4 KiB floor, aligned up to the device's granularity (and optimal I/O size), capped at its\n"
-        "maximum transfer. decided_by names the step that decided. Presets: " +
-            std::string(chunk_preset_names.c_str()) + " (default xapi-redo-log).",
+        "maximum transfer. decided_by names the step that decided.",
         {
-            {"--preset", "NAME", "the tool whose rule gives the default size and the I/O mode"},
+            {"--preset", "NAME",
+             std::string(chunk_preset_names.c_str()) +
+                 ": the tool whose rule gives the default size and the I/O mode (default xapi-redo-log)"},
             {"--logical-block-size", "N", "the device's logical block size (bytes or IEC size)"},
             {"--physical-block-size", "N", "the device's physical block size"},
             {"--minimum-io", "N", "the device's minimum I/O size (e.g. a RAID chunk)"},
@@ -113,7 +114,8 @@ int run_chunk(int argc, char** argv) {
             {"--dio-align", "N", "the O_DIRECT memory and offset alignment (statx)"},
             {"--path", "PATH", "read the limits of this file or block device (statx, sysfs); flags override"},
             {"--samples", "FILE.csv", "measured runs, header block_size,mb_per_s (MB = 10^6 bytes)"},
-            {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (0.95)"},
+            {"--target-fraction", "F",
+             "the share of the best throughput to reach, in [0.01, 0.999] (with --samples, default 0.95)"},
             {"--deadline", "SECONDS", "plan the smallest chunk that writes --bytes within this time (needs --samples)"},
             {"--bytes", "SIZE", "the size written within --deadline"},
             {"--format", "FORMAT", "text (default), csv or json"},

@@ -216,11 +216,12 @@ int run_extend(int argc, char** argv) {
     const args a(
         "extend", usage,
         {{"--preset", "NAME", std::string(extend_preset_names.c_str()) + " (default vdsm-2022)"},
-         {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset"},
-         {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset"},
-         {"--extent", "SIZE", "LVM extent size (default 128MiB for VDSM, 4MiB for LVM)"},
-         {"--threshold", "N", "lvm-thin-autoextend: thin_pool_autoextend_threshold, 50-100"},
-         {"--extend-percent", "N", "lvm-thin-autoextend: thin_pool_autoextend_percent, 1-1000"},
+         {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset's (default 2560MiB; with "
+          "--preset vdsm-legacy, default 1GiB)"},
+         {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default 50)"},
+         {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
+         {"--threshold", "N", "thin_pool_autoextend_threshold, 50-100 (with --preset lvm-thin-autoextend, default 70)"},
+         {"--extend-percent", "N", "thin_pool_autoextend_percent, 1-1000 (with --preset lvm-thin-autoextend, default 20)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
          {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
          {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},

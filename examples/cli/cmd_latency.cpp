@@ -151,7 +151,7 @@ int run_latency(int argc, char** argv) {
     const args a("latency", usage_text,
                  {{"--profile", "NAME", latency_spec_names + " (repeatable)", true},
                   {"--vdsm-log", "FILE", "VDSM's log (vdsm.log), or - for stdin"},
-                  {"--format", "FORMAT", "text, csv or json"}},
+                  {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);
     const format out = a.output_format();
     if (a.has("--profile") && a.has("--vdsm-log"))

@@ -86,8 +86,8 @@ int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
                   {"--preset", "NAME", std::string(log_preset_names.c_str()) + " (repeatable; default: all)", true},
-                  {"--block-size", "N", "block size in bytes (default: 4096; ext4 1024 below 512MiB)"},
-                  {"--sector-size", "N", "sector size in bytes (default: 512)"},
+                  {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
+                  {"--sector-size", "N", "sector size in bytes (default 512)"},
                   {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
                   {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
                   {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
@@ -100,7 +100,7 @@ int run_logsize(int argc, char** argv) {
                   {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
-                  {"--format", "FORMAT", "text, csv or json"}},
+                  {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);
     const format out = a.output_format();
 

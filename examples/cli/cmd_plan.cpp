@@ -93,22 +93,27 @@ int run_plan(int argc, char** argv) {
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
           true},
-         {"--preset", "NAME", "vdsm-2022 (static default) or vdsm-legacy (rate-aware default); repeat to compare",
+         {"--preset", "NAME",
+          "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default "
+          "vdsm-legacy)",
           true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
          {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",
-          "rate-aware: plan for this quantile of the latency, 0.5-1 (default 1: its longest)"},
-         {"--rates", "LIST", "comma-separated write rates, e.g. 75MiB/s,100MiB/s (default 75 to 500 MiB/s)", true},
+          "rate-aware: plan for this quantile of the latency, 0.5-1 (with --policy rate-aware, default 1: its "
+          "longest)"},
+         {"--rates", "LIST", "comma-separated write rates (default "
+          "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)", true},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
-         {"--capacity", "SIZE", "the disk's virtual size (default twice --write)"},
+         {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
          {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
-         {"--svg-metric", "METRIC", "what the SVG plots: pause-probability (per extend, default) or pauses (per run)"}},
+         {"--svg-metric", "METRIC", "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
+          "svg, default pause-probability)"}},
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     const std::string metric = a.value("--svg-metric").value_or("pause-probability");

@@ -145,13 +145,15 @@ int run_recommend(int argc, char** argv) {
         {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
          {"--policy", "NAME",
           "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
-         {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy (default) or vdsm-2022"},
+         {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
          {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
-         {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01)"},
+         {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01; with --policy "
+          "rate-aware, default 0: budget for the longest latency)"},
          {"--max-pauses-per-run", "N",
           "per-VM target: the smallest configuration under which --vm-quantile of the simulated VMs pause at most "
           "N times in the write"},
-         {"--vm-quantile", "Q", "with --max-pauses-per-run: the share of VMs that must meet it, (0, 1] (default 0.99)"},
+         {"--vm-quantile", "Q", "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
+          "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
          {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},

@@ -3,6 +3,7 @@
 // Exit status: 0 success; 1 the work failed (I/O); 2 bad input (one line on stderr, nothing on stdout).
 #include "commands.hpp"
 #include "common/cli.hpp"
+#include "generate.hpp"
 
 #include <provpol/config.hpp>
 
@@ -12,6 +13,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
@@ -58,14 +60,56 @@ std::string one_line(std::string_view s) {
     return out;
 }
 
-void print_usage(std::FILE* out) {
-    std::fprintf(out,
-                 "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n");
+std::string usage_text() {
+    std::string t = "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n";
+    char line[256];
+    for (const command& c : commands) {
+        std::snprintf(line, sizeof line, "  %-12s%s\n", c.name, c.summary);
+        t += line;
+    }
+    t += "\noptions:\n  --help, -h  print this help and exit (provpol help <command>: that command's)\n"
+         "  --version   print provpol's version and exit\n";
+    t += std::string("\nprovpol ") + PROVPOL_VERSION_STRING +
+         " - storage provisioning policies: thin-volume extend, filesystem log size, I/O chunk size\n";
+    return t;
+}
+
+std::vector<std::string> command_names() {
+    std::vector<std::string> out;
+    for (const command& c : commands) out.emplace_back(c.name);
+    return out;
+}
+
+// The command named `name`, or nullptr.
+const command* find_command(std::string_view name) {
     for (const command& c : commands)
-        if (c.name != nullptr) std::fprintf(out, "  %-12s%s\n", c.name, c.summary);
-    std::fprintf(
-        out, "\nprovpol %s - storage provisioning policies: thin-volume extend, filesystem log size, I/O chunk size\n",
-        PROVPOL_VERSION_STRING);
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+// What `provpol <c> --help` prints, taken from the command itself (its args table), so that `provpol help <c>`,
+// the man page and the completion cannot differ from it.
+provpol::cli::help_request help_of(const command& c) {
+    char help[] = "--help";
+    char* argv[] = {help, nullptr};
+    try {
+        c.run(1, argv);
+    } catch (const provpol::cli::help_request& h) {
+        return h;
+    }
+    return {};  // not reached: every command's args throws help_request on --help
+}
+
+std::vector<provpol::cli::command_help> all_help() {
+    std::vector<provpol::cli::command_help> out;
+    for (const command& c : commands) out.push_back({c.name, c.summary, help_of(c)});
+    return out;
+}
+
+// Bad input at the top level: one line on stderr, exit 2.
+int usage_failure(const std::string& message) {
+    std::fprintf(stderr, "provpol: %s\n", message.c_str());
+    return 2;
 }
 
 // Flushes stdout and reports a write error (a full disk, a closed pipe) instead of exiting 0 on lost output.
@@ -80,40 +124,69 @@ int finish(int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        print_usage(stderr);
-        return 2;
-    }
+    using provpol::cli::args;
+    using provpol::cli::did_you_mean;
+    if (argc < 2) return usage_failure("a command is needed (see provpol --help)");
     const std::string_view name = argv[1];
-    if (name == "--help" || name == "-h" || name == "help") {
-        print_usage(stdout);
+    const bool help_of_help = name == "help" && argc == 3 && (std::string_view(argv[2]) == "--help" ||
+                                                               std::string_view(argv[2]) == "-h");
+    if (name == "--help" || name == "-h" || (name == "help" && argc == 2) || help_of_help) {
+        std::fputs(usage_text().c_str(), stdout);
         return finish(0);
     }
     if (name == "--version") {
+        if (argc > 2) return usage_failure("--version takes no arguments");
         std::printf("provpol %s\n", PROVPOL_VERSION_STRING);
         return finish(0);
     }
-    for (const command& c : commands) {
-        if (c.name == nullptr || name != c.name) continue;
-        try {
-            return finish(c.run(argc - 2, argv + 2));
-        } catch (const provpol::cli::help_request& h) {
-            std::fputs(h.text.c_str(), stdout);
-            return finish(0);
-        } catch (const provpol::cli::usage_error& e) {
-            std::fflush(stdout);
-            std::fprintf(stderr, "provpol %s: %s\n", c.name, one_line(e.what()).c_str());
-            return 2;
-        } catch (const provpol::cli::runtime_failure& e) {
-            std::fflush(stdout);
-            std::fprintf(stderr, "provpol %s: %s\n", c.name, one_line(e.what()).c_str());
-            return 1;
-        } catch (const std::bad_alloc&) {
-            std::fprintf(stderr, "provpol %s: out of memory\n", c.name);
-            return 1;
-        }
+    // Hidden: the man page and the bash completion, generated at build time from the same tables as --help.
+    if (name == "__man" || name == "__bash-completion") {
+        if (argc > 2) return usage_failure(std::string(name) + " takes no arguments");
+        const auto help = all_help();
+        const std::string out = name == "__man" ? provpol::cli::man_page(usage_text(), help)
+                                                : provpol::cli::bash_completion(help);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return finish(0);
     }
-    std::fprintf(stderr, "provpol: unknown command '%s' (see provpol --help)\n",
-                 provpol::cli::args::printable(name).c_str());
-    return 2;
+    const command* c = find_command(name);
+    if (name == "help") {  // provpol help <command>: exactly what provpol <command> --help prints
+        const std::string_view target = argv[2];
+        c = find_command(target);
+        if (c == nullptr) {
+            const std::string hint = did_you_mean(target, command_names());
+            return usage_failure("help: unknown command '" + args::printable(target) + "'" +
+                                 (hint.empty() ? " (see provpol --help)" : hint));
+        }
+        if (argc > 3) return usage_failure("help takes one command, e.g. provpol help " + std::string(c->name));
+        std::fputs(help_of(*c).text.c_str(), stdout);
+        return finish(0);
+    }
+    if (c == nullptr) {
+        if (name.size() > 1 && name[0] == '-') {
+            const std::string hint =
+                did_you_mean(name.substr(0, name.find('=')), {"--help", "--version"});
+            return usage_failure("unknown option '" + args::printable(name) + "'" +
+                                 (hint.empty() ? " (a command comes first; see provpol --help)" : hint));
+        }
+        const std::string hint = did_you_mean(name, command_names());
+        return usage_failure("unknown command '" + args::printable(name) + "'" +
+                             (hint.empty() ? " (see provpol --help)" : hint));
+    }
+    try {
+        return finish(c->run(argc - 2, argv + 2));
+    } catch (const provpol::cli::help_request& h) {
+        std::fputs(h.text.c_str(), stdout);
+        return finish(0);
+    } catch (const provpol::cli::usage_error& e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "provpol %s: %s\n", c->name, one_line(e.what()).c_str());
+        return 2;
+    } catch (const provpol::cli::runtime_failure& e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "provpol %s: %s\n", c->name, one_line(e.what()).c_str());
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "provpol %s: out of memory\n", c->name);
+        return 1;
+    }
 }

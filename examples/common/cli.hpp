@@ -5,6 +5,8 @@
 
 #include <provpol/parse.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -25,16 +27,6 @@ struct runtime_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// --help was given: main() prints `text` on stdout and exits 0 (thrown by args, so no subcommand repeats it).
-struct help_request {
-    std::string text;
-};
-
-/// A usage_error from a provpol error, named after the option that carried the value.
-[[noreturn]] inline void fail(const provpol::error& e, const char* option) {
-    throw usage_error(std::string(e.with_setting(option).message().view()));
-}
-
 /// One option a subcommand accepts.
 struct option {
     const char* name;         ///< "--chunk"
@@ -42,6 +34,99 @@ struct option {
     std::string help;         ///< one line
     bool repeatable = false;  ///< may be given several times (values() returns all)
 };
+
+/// -h or --help was given: main() prints `text` on stdout and exits 0 (thrown by args, so no subcommand repeats
+/// it). `usage` and `options` are what `text` is made of, for the man page and the bash completion.
+struct help_request {
+    std::string text;
+    std::string usage;
+    std::vector<option> options;
+};
+
+/// The Levenshtein distance between two short strings (option, command and preset names).
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// The one name in `names` close to `given`, or "" when none is, or two are equally close. Close: the same name
+/// up to case and '-'/'_' ("xapi_redo_log" is xapi-redo-log), within a third of its length in edits (at least
+/// one: "--rates" is --rate), or the only name that starts with it ("--max-pause" is --max-pause-probability).
+inline std::string closest_name(std::string_view given, const std::vector<std::string>& names) {
+    auto normal = [](std::string_view s) {
+        std::string out;
+        for (char c : s) out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return out;
+    };
+    const std::string g = normal(given);
+    std::size_t core = g.size();
+    for (char c : g) core -= c == '-' ? 1u : 0u;
+    if (g.empty() || g.size() > 64) return "";
+    const std::size_t limit = std::max<std::size_t>(1, core / 3);
+    std::string best, prefixed;
+    std::size_t best_d = limit + 1, prefixes = 0;
+    bool tie = false;
+    for (const std::string& n : names) {
+        const std::string m = normal(n);
+        if (m == g) return n;
+        const std::size_t d = edit_distance(g, m);
+        if (d < best_d) {
+            best_d = d;
+            best = n;
+            tie = false;
+        } else if (d == best_d) {
+            tie = true;
+        }
+        if (core >= 3 && m.compare(0, g.size(), g) == 0) {
+            ++prefixes;
+            prefixed = n;
+        }
+    }
+    if (!best.empty() && !tie) return best;
+    return prefixes == 1 ? prefixed : "";
+}
+
+/// " (did you mean X?)" for the name in `names` close to `given`, or "".
+inline std::string did_you_mean(std::string_view given, const std::vector<std::string>& names) {
+    const std::string n = closest_name(given, names);
+    return n.empty() ? std::string() : " (did you mean " + n + "?)";
+}
+
+/// The names of a list as the library's errors write it: "one of a, b or c" -> a, b, c (placeholders such as
+/// "fixed:SECONDS" are left out).
+inline std::vector<std::string> names_of_list(std::string_view list) {
+    if (list.substr(0, 7) == "one of ") list.remove_prefix(7);
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t end = std::min(list.find(", ", start), list.find(" or ", start));
+        const std::string_view item = list.substr(start, end == std::string_view::npos ? end : end - start);
+        if (!item.empty() && item.find_first_of(": ") == std::string_view::npos) out.emplace_back(item);
+        if (end == std::string_view::npos) break;
+        start = end + (list.compare(end, 2, ", ") == 0 ? 2 : 4);
+    }
+    return out;
+}
+
+/// A usage_error from a provpol error, named after the option that carried the value; an unknown name (a
+/// preset, a latency profile) close to a known one adds "(did you mean X?)".
+[[noreturn]] inline void fail(const provpol::error& e, const char* option) {
+    std::string m(e.with_setting(option).message().view());
+    if (e.code() == errc::unknown_name && !e.text_truncated())
+        m += did_you_mean(std::string_view(e.text().data(), e.text().size()),
+                          names_of_list(std::string_view(e.detail().data(), e.detail().size())));
+    throw usage_error(m);
+}
 
 /// Output formats every subcommand accepts (some add "svg").
 enum class format { text, csv, json, svg };
@@ -52,14 +137,22 @@ public:
     /// Parses argv[first..argc). Throws usage_error for anything not in `options` (plus --help, --format).
     args(std::string command, std::string usage, std::vector<option> options, int argc, char** argv, int first = 0)
         : command_(std::move(command)), usage_(std::move(usage)), options_(std::move(options)) {
-        options_.push_back({"--help", nullptr, "print this help and exit"});
-        for (int i = first; i < argc; ++i)
-            if (std::string_view(argv[i]) == "--help") throw help_request{help()};  // help wins over everything
+        options_.push_back({"--help", nullptr, "print this help and exit (also -h)"});
+        for (int i = first; i < argc; ++i) {  // help wins over everything
+            const std::string_view a = argv[i];
+            if (a == "--help" || a == "-h") throw help_request{help(), usage_, options_};
+        }
         for (int i = first; i < argc; ++i) {
             std::string_view a = argv[i];
-            if (a.size() < 3 || a.substr(0, 2) != "--")
-                throw usage_error("unexpected argument '" + printable(a) + "' (options start with --; see provpol " +
-                                  command_ + " --help)");
+            if (a.size() < 3 || a.substr(0, 2) != "--") {
+                // "-rate" is --rate with one dash too few.
+                const std::string hint =
+                    a.size() > 1 && a[0] == '-' ? did_you_mean("-" + std::string(a.substr(0, a.find('='))), names())
+                                                : std::string();
+                throw usage_error("unexpected argument '" + printable(a) + "'" +
+                                  (hint.empty() ? " (options start with --; see provpol " + command_ + " --help)"
+                                                : hint));
+            }
             std::string name(a);
             std::optional<std::string> value;
             if (const auto eq = a.find('='); eq != std::string_view::npos) {
@@ -67,8 +160,11 @@ public:
                 value = std::string(a.substr(eq + 1));
             }
             const option* opt = find(name);
-            if (opt == nullptr)
-                throw usage_error("unknown option '" + printable(name) + "' (see provpol " + command_ + " --help)");
+            if (opt == nullptr) {
+                const std::string hint = did_you_mean(name, names());
+                throw usage_error("unknown option '" + printable(name) + "'" +
+                                  (hint.empty() ? " (see provpol " + command_ + " --help)" : hint));
+            }
             if (opt->value_name == nullptr) {
                 if (value) throw usage_error(name + " takes no value");
                 value = std::string();
@@ -173,10 +269,13 @@ public:
             expected += expected.empty() ? "one of " : ", ";
             expected += n.first;
         }
-        throw usage_error("--format: unknown value '" + printable(*v) + "': expected " + expected);
+        throw usage_error("--format: unknown value '" + printable(*v) + "': expected " + expected +
+                          did_you_mean(*v, names_of_list(expected)));
     }
 
     const std::string& command() const { return command_; }
+    /// The options this invocation accepts (with --help), as help lists them.
+    const std::vector<option>& options() const { return options_; }
 
     /// Text quoted in a message, with control and non-ASCII bytes escaped, cut at 60 characters, so that
     /// an error stays on one line whatever the user passed.
@@ -200,6 +299,11 @@ public:
     }
 
 private:
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const option& o : options_) out.emplace_back(o.name);
+        return out;
+    }
     const option* find(const std::string& name) const {
         for (const option& o : options_)
             if (name == o.name) return &o;
