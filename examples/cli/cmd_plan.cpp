@@ -4,6 +4,7 @@
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
+#include "work.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 
@@ -13,6 +14,7 @@
 #include <provpol/risk.hpp>
 #include <provpol/simulate.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -111,16 +113,25 @@ int run_plan(int argc, char** argv) {
          {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
+         {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC", "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
           "svg, default pause-probability)"}},
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
+    // No option is ignored: one that does not apply to what was asked is an error.
+    if (a.has("--svg-metric") && f != format::svg) throw usage_error("--svg-metric applies to --format svg");
+    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
+        throw usage_error("give --preset or --chunk with --percent, not both");
     const std::string metric = a.value("--svg-metric").value_or("pause-probability");
     if (metric != "pause-probability" && metric != "pauses")
         throw usage_error("--svg-metric: unknown value '" + args::printable(metric) +
                           "': expected pause-probability or pauses");
     const std::vector<plan_config> configs = configs_option(a);
+    bool any_rate_aware = false;
+    for (const plan_config& c : configs) any_rate_aware = any_rate_aware || c.rate_aware;
+    for (const char* o : {"--budget", "--budget-quantile"})
+        if (a.has(o) && !any_rate_aware) throw usage_error(std::string(o) + " applies to --policy rate-aware");
     const std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
     const std::uint32_t budget_ms = budget_option(a, latency);
@@ -132,6 +143,23 @@ int run_plan(int argc, char** argv) {
     const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(1000);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
 
+    const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    {  // bounded work: estimate before simulating
+        double events = 0.0;
+        for (const plan_config& c : configs)
+            for (rate r : rates)
+                events += static_cast<double>(runs) *
+                          events_per_run(write, r, c.config.chunk(), latency.detection_period());
+        check_work("plan", events, max_events,
+                   std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
+                       std::to_string(configs.size()) + " configurations of " +
+                       std::string(format_size(write).view()) + ", the slowest rate " +
+                       std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
+                                       return x.bytes_per_second() < y.bytes_per_second();
+                                   })).view()));
+    }
+    progress bar("plan");
+    std::uint64_t done = 0;
     const bool per_run = a.has("--per-run");
     if (per_run && f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
     std::vector<std::vector<simulation_summary>> results(configs.size());
@@ -156,6 +184,7 @@ int run_plan(int argc, char** argv) {
                                   budget});
                 });
             results[c].push_back(s);
+            bar.update(++done, configs.size() * rates.size());
             // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);

@@ -48,7 +48,8 @@ expect_stdout ',vdsm-2022,2560,20,'
 expect_stdout ',rate-aware/vdsm-2022,2560,20,'
 expect_ok plan --policy rate-aware --rates 400MiB/s --runs 20 --format svg --svg-metric pauses
 expect_stdout 'pauses per run'
-expect_ok recommend --policy rate-aware --rate 400MiB/s --runs 50
+run recommend --policy rate-aware --rate 400MiB/s --runs 50  # stderr: its default target (no pause) is missed
+checks=$((checks + 1)); [ "$status" -eq 0 ] || fail "recommend --policy rate-aware: exit $status"
 expect_stdout '^volume_utilization_chunk_mb = 1024$'
 expect_stdout 'plans for 6.49 s of latency'
 # The per-VM target: the smallest chunk (whole 128 MiB extents) under which 99% of 200 simulated VMs pause at most
@@ -73,7 +74,7 @@ expect_usage '--vm-quantile: must be above 0 and at most 1 \(a share of VMs\), g
 expect_usage 'a per-VM target is checked on simulated runs' recommend --rate 400MiB/s --max-pauses-per-run 1 --runs 0
 expect_usage 'expected static or rate-aware' plan --policy adaptive
 expect_usage '--budget-quantile must be in \[0.5, 1\], got 2' plan --policy rate-aware --budget-quantile 2
-expect_usage 'give --budget or --budget-quantile' plan --budget 3 --budget-quantile 0.9
+expect_usage 'give --budget or --budget-quantile' plan --policy rate-aware --budget 3 --budget-quantile 0.9
 expect_usage 'floor of --policy rate-aware' recommend --rate 1MiB/s --preset vdsm-2022
 
 expect_usage 'unknown value' plan --preset vdsm-2023
