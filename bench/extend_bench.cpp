@@ -1,7 +1,7 @@
 // The thin-volume extend decision: one drive with every output, and a host's worth of drives in a batch,
 // measured against a memcpy of the same input and output bytes in the same run (bench/README.md).
-#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
+#include <provpol/random.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -30,9 +30,9 @@
 //
 // SPDX-License-Identifier: MIT
 #include <provpol/chunk.hpp>
-#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/log_size.hpp>
+#include <provpol/random.hpp>
 #include <provpol/xfs_reservations.hpp>
 
 #include <cstddef>

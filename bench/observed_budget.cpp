@@ -35,12 +35,16 @@ public:
     unsigned max_in_flight() const { return 2; }
     void observe(const observation& o) {
         switch (o.kind) {
-            case observation_kind::sample: estimator_.sample(o.time, o.allocation); break;
+            case observation_kind::sample:
+                estimator_.sample(o.time, o.allocation);
+                break;
             case observation_kind::threshold:
                 estimator_.threshold(o.time, o.allocation);
                 threshold_at_ = o.time;
                 break;
-            case observation_kind::pause: estimator_.pause(o.time, o.allocation); break;
+            case observation_kind::pause:
+                estimator_.pause(o.time, o.allocation);
+                break;
             case observation_kind::extended:
                 estimator_.extended(o.time, o.allocation);
                 if (threshold_at_ >= 0.0) latencies_[seen_++ % ring] = o.time - threshold_at_;
@@ -86,13 +90,13 @@ private:
 template <class Agent>
 void row(const char* profile, std::uint64_t mib_s, const std::string& rule, const Agent& agent,
          const latency_model& latency) {
-    const workload w = workload::make(bytes(std::uint64_t{50} << 30), rate(mib_s << 20), bytes(std::uint64_t{100} << 30))
-                           .value();
+    const workload w =
+        workload::make(bytes(std::uint64_t{50} << 30), rate(mib_s << 20), bytes(std::uint64_t{100} << 30)).value();
     run_accumulator acc;
     simulate_each(agent, latency, w, 1000, 1, [&acc](std::uint32_t, const run_result& r) { acc.add(r); });
     const simulation_summary s = acc.summary();
-    std::printf("%s,%llu,%s,%.3f,%g,%g,%.2f\n", profile, static_cast<unsigned long long>(mib_s), rule.c_str(),
-                s.pauses, s.pauses_p99, s.max_pauses, s.unwritten / static_cast<double>(std::uint64_t{1} << 30));
+    std::printf("%s,%llu,%s,%.3f,%g,%g,%.2f\n", profile, static_cast<unsigned long long>(mib_s), rule.c_str(), s.pauses,
+                s.pauses_p99, s.max_pauses, s.unwritten / static_cast<double>(std::uint64_t{1} << 30));
 }
 
 }  // namespace
@@ -110,7 +114,8 @@ int main(int argc, char** argv) {
         }
         const std::uint32_t model_ms = latency_budget_ms(*l, 1.0);
         for (std::uint64_t r : {100u, 200u, 400u, 700u, 1000u}) {
-            row(name.c_str(), r, "model-longest", rate_aware_agent(make_rate_aware_policy(floor, model_ms).value()), *l);
+            row(name.c_str(), r, "model-longest", rate_aware_agent(make_rate_aware_policy(floor, model_ms).value()),
+                *l);
             for (double margin : {0.25, 1.0})
                 for (unsigned window : {4u, 16u}) {
                     char rule[64];

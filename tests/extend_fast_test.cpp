@@ -1,8 +1,8 @@
 // Tests of the fast paths in provpol/extend.hpp: VDSM's branch-free single decision and its vectorised batch
 // must equal the policy's saturating steps for every input. The reference is the same steps composed under
 // types that have no fast path (the steps' own functions, not a second implementation).
-#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
+#include <provpol/random.hpp>
 
 #include "test_support.hpp"
 

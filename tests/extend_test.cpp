@@ -1,7 +1,7 @@
 // Tests of provpol/extend.hpp: VDSM's vectors from its own tests and from the issue, LVM thin-pool
 // autoextend, an independent reference of VDSM's Python arithmetic, and seeded invariant sweeps.
-#include <provpol/random.hpp>
 #include <provpol/extend.hpp>
+#include <provpol/random.hpp>
 
 #include "test_support.hpp"
 
@@ -152,7 +152,7 @@ TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
     CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);                             // min(chunk, capacity)
     CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);                         // rounded up to the extent
     CHECK(vdsm(vdsm_2022(), 100_GiB, 0_B, 0_B, true).initial_size == 2560_MiB);  // never doubled
-    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());  // the 128 MiB extent
+    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());          // the 128 MiB extent
     CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() ==
           1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
     CHECK(initial_size_for(limits, 10_GiB, 10_GiB).value() == 11264_MiB);
@@ -258,7 +258,7 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
         return count * 1048576;
     };
     const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());  // the 128 MiB extent
-    constexpr std::uint64_t first_difference = 511772687788219ULL;  // 465 TiB
+    constexpr std::uint64_t first_difference = 511772687788219ULL;       // 465 TiB
     detail::xoshiro256 rng(11);
     for (int i = 0; i < 300000; ++i) {
         std::uint64_t cap = rng.next() >> (15 + rng.below(49));  // below 2^49

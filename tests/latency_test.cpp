@@ -193,7 +193,7 @@ TEST_CASE_TEMPLATE_DEFINE("flow: the exact marginal agrees with a million simula
     constexpr int n = 1000000;
     double sum = 0.0, lo = 1e9, hi = 0.0;
     const double points[] = {f.quantile(0.01), f.quantile(0.1), f.quantile(0.3), f.quantile(0.5),
-                             f.quantile(0.7), f.quantile(0.9), f.quantile(0.99)};
+                             f.quantile(0.7),  f.quantile(0.9), f.quantile(0.99)};
     int above[std::size(points)] = {};
     for (int i = 0; i < n; ++i) {
         const double v = marginal_sample(f, rng);
@@ -229,7 +229,8 @@ TEST_CASE("flow: the exact CDF against a numerical convolution (error at most 1e
     const double h = 1e-4;
     auto uniform = [&](double a, double b) {
         std::vector<double> d(static_cast<std::size_t>(std::llround(b / h)) + 1, 0.0);
-        const auto i0 = static_cast<std::size_t>(std::llround(a / h)), i1 = static_cast<std::size_t>(std::llround(b / h));
+        const auto i0 = static_cast<std::size_t>(std::llround(a / h)),
+                   i1 = static_cast<std::size_t>(std::llround(b / h));
         for (std::size_t i = i0; i < i1; ++i) d[i] = 1.0 / static_cast<double>(i1 - i0);
         return d;
     };
@@ -269,8 +270,8 @@ TEST_CASE("flow: the exact CDF against a numerical convolution (error at most 1e
 }
 
 TEST_CASE("flow: the same VM keeps its clocks; the reply poll counts from the send") {
-    const flow_stage stages[] = {flow_stage::monitor("m", 2.0), flow_stage::send("s", 0.0, 0.0),
-                                 flow_stage::clock("spm", 2.0), flow_stage::delay("work", 0.5, 0.5),
+    const flow_stage stages[] = {flow_stage::monitor("m", 2.0),       flow_stage::send("s", 0.0, 0.0),
+                                 flow_stage::clock("spm", 2.0),       flow_stage::delay("work", 0.5, 0.5),
                                  flow_stage::reply_poll("poll", 2.0), flow_stage::delay("refresh", 0.25, 0.25)};
     const flow_latency f = flow_latency::make(stages, 6).value();
     flow_run run;

@@ -59,7 +59,6 @@ inline csv_table read_csv(const std::string& name) {
     return t;
 }
 
-
 inline std::uint64_t num(const std::string& s) { return s.empty() ? 0 : std::stoull(s); }
 
 }  // namespace provpol_test

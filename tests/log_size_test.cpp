@@ -1,8 +1,8 @@
 // Tests of provpol/log_size.hpp. The parity data (tests/data/*.csv) comes from the real mkfs.xfs 6.1.0 and
 // mke2fs 1.47.0, run by tests/data/generate_mkfs_parity.sh; the xfsprogs 5.14 vectors are derived by hand from
 // the 5.14 rule of the linux-xfs thread (that version cannot be run here). Nothing here is computed by provpol first.
-#include <provpol/random.hpp>
 #include <provpol/log_size.hpp>
+#include <provpol/random.hpp>
 
 #include "log_size_csv.hpp"
 
@@ -139,7 +139,8 @@ constexpr fs_geometry const_geo(bytes size, std::uint64_t min_log = 0) {
 }
 }  // namespace
 
-// The linux-xfs thread's 220 GB example: mkfs.xfs 6.1 makes 28160 blocks (110 MiB), D / 2048 (tests/data/mkfs_xfs_6.1.csv).
+// The linux-xfs thread's 220 GB example: mkfs.xfs 6.1 makes 28160 blocks (110 MiB), D / 2048
+// (tests/data/mkfs_xfs_6.1.csv).
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).log_blocks == 28160);
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).decided_by == log_step::ratio);
 static_assert(xfsprogs_6_1().decide(const_geo(220_GiB)).supported);
@@ -264,7 +265,8 @@ TEST_CASE("mkfs.xfs 6.1 facts: refusals, the AG clamp and stripe alignment, each
     }
     SUBCASE("more than 2048 AGs: the log is cut to the AG (AG size - 11 blocks with default features)") {
         const xfs_row& x = find([](const xfs_row& r) {
-            return r.o.agcount == 8192 && r.o.block_size == 4096 && r.o.features.reflink.value_or(true) && !r.o.features.rmapbt.value_or(false);
+            return r.o.agcount == 8192 && r.o.block_size == 4096 && r.o.features.reflink.value_or(true) &&
+                   !r.o.features.rmapbt.value_or(false);
         });
         CHECK(x.log_blocks == x.agsize - 11);
         fs_geometry_options o = x.o;
@@ -449,8 +451,8 @@ fs_geometry random_geometry(detail::xoshiro256& rng) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_6_13,
-                   preset_7_2, preset_5_14, preset_ratio_256, preset_floor_32m) {
+TEST_CASE_TEMPLATE("XFS presets keep xfsprogs' invariants on random geometries", P, preset_6_1, preset_6_13, preset_7_2,
+                   preset_5_14, preset_ratio_256, preset_floor_32m) {
     constexpr auto policy = P::make();
     detail::xoshiro256 rng(0x6c6f6773697a65ULL);
     std::size_t decided = 0;

@@ -1,6 +1,6 @@
 // Tests of provpol/parse.hpp: the size, rate, count and decimal grammars, their errors, and round trips.
-#include <provpol/random.hpp>
 #include <provpol/parse.hpp>
+#include <provpol/random.hpp>
 
 #include "test_support.hpp"
 

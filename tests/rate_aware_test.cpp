@@ -2,8 +2,8 @@
 // the rate-aware policy's criteria in the simulator (50 GiB, vdsm-polling-2022, 1000 runs, 100 to 1000 MiB/s).
 #include "test_support.hpp"
 
-#include <provpol/random.hpp>
 #include <provpol/latency.hpp>
+#include <provpol/random.hpp>
 #include <provpol/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
@@ -180,7 +180,8 @@ TEST_CASE("agent: a provisional estimate sizes an extend but does not start one"
     CHECK(agent.max_in_flight() == 2);
 }
 
-// --- the rate-aware policy's criteria --------------------------------------------------------------------------------------
+// --- the rate-aware policy's criteria
+// --------------------------------------------------------------------------------------
 
 TEST_CASE("simulated: the rate-aware policy pauses at most once per 50 GiB, and never more than vdsm-2022") {
     const latency_model l = vdsm_polling_2022_latency();

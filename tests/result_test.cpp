@@ -171,8 +171,8 @@ TEST_CASE("error: 64 bytes at most, trivially copyable, and == compares what it 
     CHECK(e.upper_bound().type() == error_value::kind::size);
     CHECK(e.message() == "v must be in [-0.125, 3GiB], got -5");
     // A conflict names the other setting, whatever its length, and compares it.
-    const error c = error::conflict("a", error_value::of(1), "must be at least", "the floor rounded up to the device's granularity",
-                                    error_value::of(2));
+    const error c = error::conflict("a", error_value::of(1), "must be at least",
+                                    "the floor rounded up to the device's granularity", error_value::of(2));
     CHECK(c.message() == "a (1) must be at least the floor rounded up to the device's granularity (2)");
     CHECK(c.other() == "the floor rounded up to the device's granularity");
     CHECK(c.upper_bound().empty());

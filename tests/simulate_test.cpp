@@ -56,11 +56,10 @@ TEST_CASE("BZ#2051997's before table, per run: every measured row lies in the ce
         workload w = base;
         w.write_rate = mib_per_s(mib_s);
         std::uint32_t at_most = 0, at_least = 0;
-        simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), l, w, 2000, 1,
-                      [&](std::uint32_t, const run_result& r) {
-                          at_most += r.pauses <= measured;
-                          at_least += r.pauses >= measured;
-                      });
+        simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), l, w, 2000, 1, [&](std::uint32_t, const run_result& r) {
+            at_most += r.pauses <= measured;
+            at_least += r.pauses >= measured;
+        });
         return std::make_pair(at_most / 2000.0, at_least / 2000.0);
     };
     for (const auto& row : rows) {
@@ -374,7 +373,8 @@ TEST_CASE("recommend_vdsm_per_vm: the smallest chunk under which the share of VM
         CHECK(at.share_within >= 0.9);
         if (c.chunk() > 128_MiB) {
             const vdsm_config smaller = vdsm_config::make_bytes(saturating_sub(c.chunk(), 128_MiB), 20).value();
-            const per_vm_check below = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(smaller)), l, w, t, 200, 1);
+            const per_vm_check below =
+                check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(smaller)), l, w, t, 200, 1);
             CHECK_FALSE(below.met);
         }
     }
@@ -393,23 +393,22 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
     // The criterion of the before-table test, with vdsm-polling-2022's stages and the SPM drift varied: the
     // measured rows hold up to 7 ms per cycle and not at 7.5 ms (the 125 MiB/s row: too few runs with 4 pauses).
     auto passes = [](double drift) {
-        const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
-                                     flow_stage::send("send", 0.0, 0.0),
-                                     flow_stage::clock("SPM mailbox scan", 2.0, drift),
-                                     flow_stage::delay("SPM work", 0.15, 0.49),
-                                     flow_stage::reply_poll("reply poll", 2.0),
-                                     flow_stage::delay("inbox read", 0.04, 0.15),
-                                     flow_stage::delay("refresh", 0.15, 0.34)};
+        const flow_stage stages[] = {
+            flow_stage::monitor("watermark monitor", 2.0),     flow_stage::send("send", 0.0, 0.0),
+            flow_stage::clock("SPM mailbox scan", 2.0, drift), flow_stage::delay("SPM work", 0.15, 0.49),
+            flow_stage::reply_poll("reply poll", 2.0),         flow_stage::delay("inbox read", 0.04, 0.15),
+            flow_stage::delay("refresh", 0.15, 0.34)};
         const flow_latency f = flow_latency::make(stages, 7).value();
         bool ok = true;
         for (const auto& row : {std::pair<std::uint64_t, std::uint32_t>{75, 0}, {100, 4}, {125, 4}, {150, 24}}) {
             const std::uint32_t measured = row.second;
             const workload w = workload::make(50_GiB, mib_per_s(row.first), 100_GiB).value();
             std::uint32_t at_most = 0, at_least = 0;
-            simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), f, w, 2000, 1, [&](std::uint32_t, const run_result& r) {
-                at_most += r.pauses <= measured;
-                at_least += r.pauses >= measured;
-            });
+            simulate_each(static_agent<vdsm_policy>(vdsm_legacy()), f, w, 2000, 1,
+                          [&](std::uint32_t, const run_result& r) {
+                              at_most += r.pauses <= measured;
+                              at_least += r.pauses >= measured;
+                          });
             ok = ok && at_most >= 50 && at_least >= 50;  // 2.5% of 2000 runs
         }
         return ok;

@@ -115,9 +115,10 @@ TEST_CASE("vdsm log: malformed extend lines are errors that name the timer and t
           std::string::npos);
     CHECK(error_of(clock_line("total=1.65, extend-replica=1.09, refresh-replica=0.2")).find("without its extend") !=
           std::string::npos);  // an "Extend volume" line needs extend-volume
-    CHECK(error_of(clock_line("total=1.65,wait=0.28, extend-volume=1.09, refresh-volume=0.28")) ==
-          "vdsm log Clock: invalid value ',wait=0.28, extend-v...': expected \", \" between timers");  // cut at
-                                                                                              // error::max_text
+    CHECK(
+        error_of(clock_line("total=1.65,wait=0.28, extend-volume=1.09, refresh-volume=0.28")) ==
+        "vdsm log Clock: invalid value ',wait=0.28, extend-v...': expected \", \" between timers");  // cut at
+                                                                                                     // error::max_text
     CHECK(error_of(clock_line("total 1.65, extend-volume=1.09, refresh-volume=0.28")) ==
           "vdsm log Clock: invalid value 'total 1.65': expected name=seconds");
     CHECK(error_of(clock_line("")) == "vdsm log Clock: invalid value '': expected name=seconds");

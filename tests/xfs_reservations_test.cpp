@@ -2,8 +2,8 @@
 // 512-byte blocks). The parity data (tests/data/mkfs_xfs_6.13.csv, mkfs_xfs_7.2.csv, mkfs_xfs_6.1_v4.csv) comes
 // from the real mkfs.xfs 6.13.0, 7.2.0 and 6.1.0 run by `tests/data/generate_mkfs_parity.sh modern` in Debian
 // roots; nothing here is computed by provpol first. The minimum log is never given: provpol computes it.
-#include <provpol/random.hpp>
 #include <provpol/log_size.hpp>
+#include <provpol/random.hpp>
 #include <provpol/xfs_reservations.hpp>
 
 #include "log_size_csv.hpp"
@@ -70,8 +70,8 @@ std::vector<modern_row> modern_rows(const std::string& file, const std::string& 
         const auto& r = t.rows[i];
         auto at = [&](const char* c) -> const std::string& { return r[t.col(c)]; };
         modern_row x;
-        x.where = file + " row " + std::to_string(i + 1) + " (" + at("case") + ", " + at("device_size") + " bytes, bs " +
-                  at("block_size") + ", features '" + at("features_opt") + "', concurrency '" +
+        x.where = file + " row " + std::to_string(i + 1) + " (" + at("case") + ", " + at("device_size") +
+                  " bytes, bs " + at("block_size") + ", features '" + at("features_opt") + "', concurrency '" +
                   at("log_concurrency") + "', rotational '" + at("rotational") + "')";
         x.o.device_size = bytes(num(at("device_size")));
         x.o.block_size = static_cast<std::uint32_t>(num(at("block_size")));
@@ -82,7 +82,8 @@ std::vector<modern_row> modern_rows(const std::string& file, const std::string& 
         x.o.stripe_width = static_cast<std::uint32_t>(num(at("sw")));
         x.o.log_stripe_unit = bytes(num(at("log_su")));
         x.o.features = parse_features(at("features_opt"));
-        x.o.log_concurrency = at("log_concurrency").empty() ? -1 : static_cast<std::int64_t>(num(at("log_concurrency")));
+        x.o.log_concurrency =
+            at("log_concurrency").empty() ? -1 : static_cast<std::int64_t>(num(at("log_concurrency")));
         x.o.device = at("rotational").empty()  ? xfs_device::file
                      : at("rotational") == "1" ? xfs_device::rotational
                                                : xfs_device::non_rotational;
@@ -458,8 +459,8 @@ TEST_CASE("every transaction reservation is the one xfs_db logres prints (xfspro
         for (std::size_t i = 0; i < t.rows.size(); ++i) {
             const auto& r = t.rows[i];
             auto at = [&](const std::string& c) -> const std::string& { return r[t.col(c)]; };
-            INFO(std::string(file) << " row " << i + 1 << " (" << at("case") << ", bs " << at("block_size") << ", features '"
-                      << at("features_opt") << "')");
+            INFO(std::string(file) << " row " << i + 1 << " (" << at("case") << ", bs " << at("block_size")
+                                   << ", features '" << at("features_opt") << "')");
             xfs_sb_params sb;
             const std::uint64_t bs = num(at("block_size"));
             sb.block_log = detail::log2_exact(bs);

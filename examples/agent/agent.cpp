@@ -170,4 +170,3 @@ int main(int argc, char** argv) {
         return 1;
     }
 }
-

@@ -1,5 +1,5 @@
-// provpol calibrate: xen-api CA-42914's dd experiment done properly. Writes a scratch file of its own inside a directory,
-// in each block size and run, times it, and prints a dd-style table, the fitted cost model and the chunk
+// provpol calibrate: xen-api CA-42914's dd experiment done properly. Writes a scratch file of its own inside a
+// directory, in each block size and run, times it, and prints a dd-style table, the fitted cost model and the chunk
 // size the rule and the model recommend for the device underneath.
 #include "chunk_report.hpp"
 #include "common/cli.hpp"

@@ -125,7 +125,6 @@ private:
     }
 
 public:
-
 private:
     format f_;
     std::string& out_;
@@ -216,12 +215,16 @@ int run_extend(int argc, char** argv) {
     const args a(
         "extend", usage,
         {{"--preset", "NAME", std::string(extend_preset_names.c_str()) + " (default vdsm-2022)"},
-         {"--chunk", "SIZE", "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset's (default 2560MiB; with "
+         {"--chunk", "SIZE",
+          "volume_utilization_chunk_mb as a size (whole MiB), overrides the preset's (default 2560MiB; with "
           "--preset vdsm-legacy, default 1GiB)"},
-         {"--percent", "N", "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default 50)"},
+         {"--percent", "N",
+          "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
+          "50)"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N", "thin_pool_autoextend_threshold, 50-100 (with --preset lvm-thin-autoextend, default 70)"},
-         {"--extend-percent", "N", "thin_pool_autoextend_percent, 1-1000 (with --preset lvm-thin-autoextend, default 20)"},
+         {"--extend-percent", "N",
+          "thin_pool_autoextend_percent, 1-1000 (with --preset lvm-thin-autoextend, default 20)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
          {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
          {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},
@@ -257,7 +260,8 @@ int run_extend(int argc, char** argv) {
 
     auto run = [&](const auto& policy) -> std::string {
         if (input) return decide_file(policy, *input, replicating, exceeded, f);
-        if (seq) return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating, f);
+        if (seq)
+            return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating, f);
         drive_state s{*capacity, *physical, *allocation};
         s.replicating = replicating;
         s.threshold_exceeded = exceeded;
@@ -285,8 +289,9 @@ int run_extend(int argc, char** argv) {
                 "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM thin pools");
         if (seq && !physical)
-            throw usage_error("--sequence with lvm-thin-autoextend needs --physical, the pool's size now (a pool is "
-                              "created at its full size, so it would start at --capacity, its maximum)");
+            throw usage_error(
+                "--sequence with lvm-thin-autoextend needs --physical, the pool's size now (a pool is "
+                "created at its full size, so it would start at --capacity, its maximum)");
         const lvm_thin_config base = lvm_thin_autoextend().trigger().config;
         const std::uint64_t threshold = a.count("--threshold", 50, 100).value_or(base.threshold_percent());
         const std::uint64_t pct = a.count("--extend-percent", 1, 1000).value_or(base.extend_percent());

@@ -32,10 +32,14 @@ const char* flag_of(text_view setting) {
         const char* setting;
         const char* flag;
     };
-    static const pair names[] = {{"block_size", "--block-size"},  {"sector_size", "--sector-size"},
-                                 {"agcount", "--agcount"},        {"agsize", "--agsize"},
-                                 {"stripe_unit", "--su"},         {"stripe_width", "--sw"},
-                                 {"log_stripe_unit", "--log-su"}, {"min_log_blocks", "--min-log-blocks"},
+    static const pair names[] = {{"block_size", "--block-size"},
+                                 {"sector_size", "--sector-size"},
+                                 {"agcount", "--agcount"},
+                                 {"agsize", "--agsize"},
+                                 {"stripe_unit", "--su"},
+                                 {"stripe_width", "--sw"},
+                                 {"log_stripe_unit", "--log-su"},
+                                 {"min_log_blocks", "--min-log-blocks"},
                                  {"log_concurrency", "--log-concurrency"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
@@ -158,7 +162,8 @@ int run_logsize(int argc, char** argv) {
         const bool ag = xfs && d.agcount != 0;
         // supported: the tool makes this filesystem as it is; made: it makes it with the flags given (a soft
         // refusal overridden by --unsupported is made but not supported, and its reason stays).
-        const bool soft_refusal = d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
+        const bool soft_refusal =
+            d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
         const bool supported = d.supported && !soft_refusal;
         t.add_row({cell::of_text(to_text(p)), cell::of(d.block_size), cell::of(d.data_blocks),
                    ag ? cell::of(d.agcount) : cell(), ag ? cell::of(d.agsize_blocks) : cell(),

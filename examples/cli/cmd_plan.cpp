@@ -4,9 +4,9 @@
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
-#include "work.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
+#include "work.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
@@ -65,7 +65,6 @@ std::uint32_t budget_option(const args& a, const latency_model& latency) {
     return ms < 1 ? 1 : ms;
 }
 
-
 std::vector<rate> rates_option(const args& a) {
     std::vector<std::string> items = a.values("--rates");
     if (items.empty())
@@ -106,8 +105,10 @@ int run_plan(int argc, char** argv) {
          {"--budget-quantile", "Q",
           "rate-aware: plan for this quantile of the latency, 0.5-1 (with --policy rate-aware, default 1: its "
           "longest)"},
-         {"--rates", "LIST", "comma-separated write rates (default "
-          "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)", true},
+         {"--rates", "LIST",
+          "comma-separated write rates (default "
+          "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)",
+          true},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
          {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
@@ -115,7 +116,8 @@ int run_plan(int argc, char** argv) {
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
-         {"--svg-metric", "METRIC", "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
+         {"--svg-metric", "METRIC",
+          "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
           "svg, default pause-probability)"}},
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
@@ -148,12 +150,12 @@ int run_plan(int argc, char** argv) {
         double events = 0.0;
         for (const plan_config& c : configs)
             for (rate r : rates)
-                events += static_cast<double>(runs) *
-                          events_per_run(write, r, c.config.chunk(), latency.detection_period());
+                events +=
+                    static_cast<double>(runs) * events_per_run(write, r, c.config.chunk(), latency.detection_period());
         check_work("plan", events, max_events,
                    std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
-                       std::to_string(configs.size()) + " configurations of " +
-                       std::string(format_size(write).view()) + ", the slowest rate " +
+                       std::to_string(configs.size()) + " configurations of " + std::string(format_size(write).view()) +
+                       ", the slowest rate " +
                        std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                        return x.bytes_per_second() < y.bytes_per_second();
                                    })).view()));
@@ -163,12 +165,30 @@ int run_plan(int argc, char** argv) {
     const bool per_run = a.has("--per-run");
     if (per_run && f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
     std::vector<std::vector<simulation_summary>> results(configs.size());
-    table t({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "limit",
-             "initial_size", "unwritten_end", "runs_with_pause", "pause_seconds", "max_pauses", "pauses_p50",
-             "pauses_p90", "pauses_p99", "runs_mostly_paused", "model_pause_probability", "runs", "write",
-             "latency_mean_s", "budget_s"});
-    table each({"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent",
-                "budget_s"});
+    table t({"rate_mib_s",
+             "extends",
+             "pauses",
+             "pause_probability",
+             "policy",
+             "chunk_mb",
+             "percent",
+             "limit",
+             "initial_size",
+             "unwritten_end",
+             "runs_with_pause",
+             "pause_seconds",
+             "max_pauses",
+             "pauses_p50",
+             "pauses_p90",
+             "pauses_p99",
+             "runs_mostly_paused",
+             "model_pause_probability",
+             "runs",
+             "write",
+             "latency_mean_s",
+             "budget_s"});
+    table each(
+        {"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s"});
     for (std::size_t c = 0; c < configs.size(); ++c) {
         for (rate r : rates) {
             const auto w = workload::make(write, r, capacity);
@@ -179,9 +199,9 @@ int run_plan(int argc, char** argv) {
                 [&](std::uint32_t i, const run_result& x) {
                     if (!per_run) return;
                     each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
-                                  cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
-                                  cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
-                                  budget});
+                                  cell::of(x.pauses), cell::of_real(x.pause_seconds, 6),
+                                  cell::of_text(configs[c].label), cell::of(configs[c].config.chunk_mb()),
+                                  cell::of(configs[c].config.percent()), budget});
                 });
             results[c].push_back(s);
             bar.update(++done, configs.size() * rates.size());
@@ -189,16 +209,28 @@ int run_plan(int argc, char** argv) {
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
             if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));
-            t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_real(s.extends, 6), cell::of_real(s.pauses, 6),
-                       cell::of_real(s.pause_probability, 4), cell::of_text(configs[c].label),
-                       cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
-                       cell::of_size(limit), cell::of_size(s.initial_size),
+            t.add_row({cell::of_real(r.mib_per_second(), 0),
+                       cell::of_real(s.extends, 6),
+                       cell::of_real(s.pauses, 6),
+                       cell::of_real(s.pause_probability, 4),
+                       cell::of_text(configs[c].label),
+                       cell::of(configs[c].config.chunk_mb()),
+                       cell::of(configs[c].config.percent()),
+                       cell::of_size(limit),
+                       cell::of_size(s.initial_size),
                        cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
-                       cell::of_real(s.runs_with_pause, 4), cell::of_real(s.pause_seconds, 4),
-                       cell::of_real(s.max_pauses, 6), cell::of_real(s.pauses_p50, 6), cell::of_real(s.pauses_p90, 6),
-                       cell::of_real(s.pauses_p99, 6), cell::of_real(s.runs_mostly_paused, 4),
-                       cell::of_real(pause_probability(limit, r, latency), 4), cell::of(runs), cell::of_size(write),
-                       cell::of_real(latency.mean(), 4), budget});
+                       cell::of_real(s.runs_with_pause, 4),
+                       cell::of_real(s.pause_seconds, 4),
+                       cell::of_real(s.max_pauses, 6),
+                       cell::of_real(s.pauses_p50, 6),
+                       cell::of_real(s.pauses_p90, 6),
+                       cell::of_real(s.pauses_p99, 6),
+                       cell::of_real(s.runs_mostly_paused, 4),
+                       cell::of_real(pause_probability(limit, r, latency), 4),
+                       cell::of(runs),
+                       cell::of_size(write),
+                       cell::of_real(latency.mean(), 4),
+                       budget});
         }
     }
     if (f == format::svg) {

@@ -37,8 +37,8 @@ std::optional<per_vm_target> per_vm_option(const args& a, std::uint64_t runs) {
 
 std::string per_vm_text(const per_vm_target& t) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%g%% of VMs pause at most %u time%s", t.vm_quantile * 100.0,
-                  t.max_pauses_per_run, t.max_pauses_per_run == 1 ? "" : "s");
+    std::snprintf(buf, sizeof buf, "%g%% of VMs pause at most %u time%s", t.vm_quantile * 100.0, t.max_pauses_per_run,
+                  t.max_pauses_per_run == 1 ? "" : "s");
     return buf;
 }
 
@@ -47,8 +47,9 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                          std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm) {
     std::vector<plan_config> floors;
     if (a.has("--percent") && !a.has("--chunk"))
-        throw usage_error("--percent with --policy rate-aware sets the floor with --chunk; alone it applies to "
-                          "--policy static");
+        throw usage_error(
+            "--percent with --policy rate-aware sets the floor with --chunk; alone it applies to "
+            "--policy static");
     for (const std::string& name : a.values("--preset")) floors.push_back({name, vdsm_preset_option(name), true});
     if (a.has("--chunk")) {
         if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
@@ -110,10 +111,11 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
         std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                     static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
         if (vm)
-            std::printf("# the agent plans for %.3g s of latency, the least for which %s (%s in %g%% of the "
-                        "simulated VMs%s)\n",
-                        budget_ms / 1000.0, per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
-                        vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
+            std::printf(
+                "# the agent plans for %.3g s of latency, the least for which %s (%s in %g%% of the "
+                "simulated VMs%s)\n",
+                budget_ms / 1000.0, per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
+                vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
         else
             std::printf("# the agent plans for %.3g s of latency (the %g quantile)%s\n", budget_ms / 1000.0, 1.0 - p,
                         extend_target_met ? "" : "; the target is NOT met (see stderr)");
@@ -129,21 +131,52 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                 human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
         return 0;
     }
-    table t({"rate_mib_s", "policy", "floor_chunk_mb", "floor_percent", "budget_s", "limit", "chunk", "new_disk_size",
-             "simulated_runs", "simulated_extends", "simulated_pauses", "simulated_max_pauses",
-             "simulated_unwritten_end", "pauses_p50", "pauses_p90", "pauses_p99", "runs_mostly_paused", "target",
-             "max_pause_probability", "simulated_pause_probability", "max_pauses_per_run", "vm_quantile",
-             "share_within_target", "target_met"});
-    t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_text("rate-aware/" + floor.label),
-               cell::of(floor.config.chunk_mb()), cell::of(floor.config.percent()),
-               cell::of_real(budget_ms / 1000.0, 6), cell::of_size(limit), cell::of_size(chunk),
-               cell::of_size(align_up(floor.config.chunk(), floor.config.extent())), cell::of(runs),
-               cell::of_real(check.extends, 6), cell::of_real(check.pauses, 6), cell::of_real(check.max_pauses, 6),
-               cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten))), cell::of_real(check.pauses_p50, 6),
-               cell::of_real(check.pauses_p90, 6), cell::of_real(check.pauses_p99, 6),
-               cell::of_real(check.runs_mostly_paused, 4), cell::of_text(vm ? "per-vm" : "per-extend"),
-               cell::of_real(p, 6), cell::of_real(check.pause_probability, 4),
-               vm ? cell::of(vm->max_pauses_per_run) : cell(), vm ? cell::of_real(vm->vm_quantile, 6) : cell(),
+    table t({"rate_mib_s",
+             "policy",
+             "floor_chunk_mb",
+             "floor_percent",
+             "budget_s",
+             "limit",
+             "chunk",
+             "new_disk_size",
+             "simulated_runs",
+             "simulated_extends",
+             "simulated_pauses",
+             "simulated_max_pauses",
+             "simulated_unwritten_end",
+             "pauses_p50",
+             "pauses_p90",
+             "pauses_p99",
+             "runs_mostly_paused",
+             "target",
+             "max_pause_probability",
+             "simulated_pause_probability",
+             "max_pauses_per_run",
+             "vm_quantile",
+             "share_within_target",
+             "target_met"});
+    t.add_row({cell::of_real(r.mib_per_second(), 0),
+               cell::of_text("rate-aware/" + floor.label),
+               cell::of(floor.config.chunk_mb()),
+               cell::of(floor.config.percent()),
+               cell::of_real(budget_ms / 1000.0, 6),
+               cell::of_size(limit),
+               cell::of_size(chunk),
+               cell::of_size(align_up(floor.config.chunk(), floor.config.extent())),
+               cell::of(runs),
+               cell::of_real(check.extends, 6),
+               cell::of_real(check.pauses, 6),
+               cell::of_real(check.max_pauses, 6),
+               cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten))),
+               cell::of_real(check.pauses_p50, 6),
+               cell::of_real(check.pauses_p90, 6),
+               cell::of_real(check.pauses_p99, 6),
+               cell::of_real(check.runs_mostly_paused, 4),
+               cell::of_text(vm ? "per-vm" : "per-extend"),
+               cell::of_real(p, 6),
+               cell::of_real(check.pause_probability, 4),
+               vm ? cell::of(vm->max_pauses_per_run) : cell(),
+               vm ? cell::of_real(vm->vm_quantile, 6) : cell(),
                vm ? cell::of_real(vm_check.share_within, 6) : cell(),
                cell::of((vm ? vm_check.met : extend_target_met) ? 1u : 0u)});
     const std::string out = t.str(f);
@@ -162,14 +195,17 @@ int run_recommend(int argc, char** argv) {
         {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
          {"--policy", "NAME",
           "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
-         {"--preset", "NAME", "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
+         {"--preset", "NAME",
+          "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
          {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
-         {"--max-pause-probability", "P", "acceptable share of extends that pause the guest, 0-1 (default 0.01; with --policy "
+         {"--max-pause-probability", "P",
+          "acceptable share of extends that pause the guest, 0-1 (default 0.01; with --policy "
           "rate-aware, default 0: budget for the longest latency)"},
          {"--max-pauses-per-run", "N",
           "per-VM target: the smallest configuration under which --vm-quantile of the simulated VMs pause at most "
           "N times in the write"},
-         {"--vm-quantile", "Q", "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
+         {"--vm-quantile", "Q",
+          "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
          {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
@@ -215,8 +251,9 @@ int run_recommend(int argc, char** argv) {
     check_work("recommend",
                static_cast<double>(runs) * (vm ? 64.0 : 1.0) *
                    events_per_run(write, *r, rec->config.chunk(), latency.detection_period()),
-               max_events, std::to_string(runs) + " runs of " + std::string(format_size(write).view()) +
-                               (vm ? ", up to 64 candidate configurations" : ""));
+               max_events,
+               std::to_string(runs) + " runs of " + std::string(format_size(write).view()) +
+                   (vm ? ", up to 64 candidate configurations" : ""));
 
     // Check the answer by simulation: --write at the rate, on a disk twice as large.
     simulation_summary check{};
@@ -242,11 +279,12 @@ int run_recommend(int argc, char** argv) {
                         human_size(write).c_str(), static_cast<unsigned long long>(runs));
             std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                         static_cast<unsigned long long>(vm_config->chunk_mb()), vm_config->percent());
-            std::printf("# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% "
-                        "%g, at most %g; a new disk takes %s\n",
-                        vm_check.share_within, vm_check.summary.pauses_p50, vm_check.summary.pauses_p90,
-                        vm_check.summary.pauses_p99, vm_check.summary.max_pauses,
-                        format_size(align_up(vm_config->chunk(), vm_config->extent())).c_str());
+            std::printf(
+                "# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% "
+                "%g, at most %g; a new disk takes %s\n",
+                vm_check.share_within, vm_check.summary.pauses_p50, vm_check.summary.pauses_p90,
+                vm_check.summary.pauses_p99, vm_check.summary.max_pauses,
+                format_size(align_up(vm_config->chunk(), vm_config->extent())).c_str());
             std::printf("# next to it, the per-extend target (at most %g of extends pausing):\n", p);
         }
         std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n",
@@ -270,32 +308,74 @@ int run_recommend(int argc, char** argv) {
                 check.pauses_p99);
         return 0;
     }
-    table t({"rate_mib_s", "max_pause_probability", "volume_utilization_chunk_mb", "volume_utilization_percent",
-             "limit", "required_limit", "new_disk_size", "model_pause_probability", "max_rate_mib_s", "simulated_runs",
-             "simulated_extends", "simulated_pauses", "simulated_pause_probability", "pauses_p50", "pauses_p90",
-             "pauses_p99", "runs_mostly_paused", "target", "max_pauses_per_run", "vm_quantile", "share_within_target",
+    table t({"rate_mib_s",
+             "max_pause_probability",
+             "volume_utilization_chunk_mb",
+             "volume_utilization_percent",
+             "limit",
+             "required_limit",
+             "new_disk_size",
+             "model_pause_probability",
+             "max_rate_mib_s",
+             "simulated_runs",
+             "simulated_extends",
+             "simulated_pauses",
+             "simulated_pause_probability",
+             "pauses_p50",
+             "pauses_p90",
+             "pauses_p99",
+             "runs_mostly_paused",
+             "target",
+             "max_pauses_per_run",
+             "vm_quantile",
+             "share_within_target",
              "target_met"});
-    t.add_row({cell::of_real(r->mib_per_second(), 0), cell::of_real(p, 6), cell::of(rec->config.chunk_mb()),
-               cell::of(rec->config.percent()), cell::of_size(rec->limit), cell::of_size(rec->required_limit),
-               cell::of_size(rec->new_disk_size), cell::of_real(rec->pause_probability, 4),
-               cell::of_real(rec->max_rate.mib_per_second(), 0), cell::of(runs), cell::of_real(check.extends, 6),
-               cell::of_real(check.pauses, 6), cell::of_real(check.pause_probability, 4),
-               cell::of_real(check.pauses_p50, 6), cell::of_real(check.pauses_p90, 6),
-               cell::of_real(check.pauses_p99, 6), cell::of_real(check.runs_mostly_paused, 4),
-               cell::of_text("per-extend"), cell(), cell(), cell(),
+    t.add_row({cell::of_real(r->mib_per_second(), 0),
+               cell::of_real(p, 6),
+               cell::of(rec->config.chunk_mb()),
+               cell::of(rec->config.percent()),
+               cell::of_size(rec->limit),
+               cell::of_size(rec->required_limit),
+               cell::of_size(rec->new_disk_size),
+               cell::of_real(rec->pause_probability, 4),
+               cell::of_real(rec->max_rate.mib_per_second(), 0),
+               cell::of(runs),
+               cell::of_real(check.extends, 6),
+               cell::of_real(check.pauses, 6),
+               cell::of_real(check.pause_probability, 4),
+               cell::of_real(check.pauses_p50, 6),
+               cell::of_real(check.pauses_p90, 6),
+               cell::of_real(check.pauses_p99, 6),
+               cell::of_real(check.runs_mostly_paused, 4),
+               cell::of_text("per-extend"),
+               cell(),
+               cell(),
+               cell(),
                cell::of(rec->pause_probability <= p ? 1u : 0u)});
     if (vm_config) {
         const simulation_summary& v = vm_check.summary;
         const bytes vm_limit = vm_config->limit(false);
-        t.add_row({cell::of_real(r->mib_per_second(), 0), cell::of_real(p, 6), cell::of(vm_config->chunk_mb()),
-                   cell::of(vm_config->percent()), cell::of_size(vm_limit), cell(),
+        t.add_row({cell::of_real(r->mib_per_second(), 0),
+                   cell::of_real(p, 6),
+                   cell::of(vm_config->chunk_mb()),
+                   cell::of(vm_config->percent()),
+                   cell::of_size(vm_limit),
+                   cell(),
                    cell::of_size(align_up(vm_config->chunk(), vm_config->extent())),
                    cell::of_real(pause_probability(vm_limit, *r, latency), 4),
-                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 0), cell::of(runs),
-                   cell::of_real(v.extends, 6), cell::of_real(v.pauses, 6), cell::of_real(v.pause_probability, 4),
-                   cell::of_real(v.pauses_p50, 6), cell::of_real(v.pauses_p90, 6), cell::of_real(v.pauses_p99, 6),
-                   cell::of_real(v.runs_mostly_paused, 4), cell::of_text("per-vm"), cell::of(vm->max_pauses_per_run),
-                   cell::of_real(vm->vm_quantile, 6), cell::of_real(vm_check.share_within, 6),
+                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 0),
+                   cell::of(runs),
+                   cell::of_real(v.extends, 6),
+                   cell::of_real(v.pauses, 6),
+                   cell::of_real(v.pause_probability, 4),
+                   cell::of_real(v.pauses_p50, 6),
+                   cell::of_real(v.pauses_p90, 6),
+                   cell::of_real(v.pauses_p99, 6),
+                   cell::of_real(v.runs_mostly_paused, 4),
+                   cell::of_text("per-vm"),
+                   cell::of(vm->max_pauses_per_run),
+                   cell::of_real(vm->vm_quantile, 6),
+                   cell::of_real(vm_check.share_within, 6),
                    cell::of(vm_check.met ? 1u : 0u)});
     }
     const std::string out = t.str(f);

@@ -138,7 +138,8 @@ std::string man_page(const std::string& top, const std::vector<command_help>& co
          ".B provpol \\-\\-help\n.br\n.B provpol \\-\\-version\n";
     m += ".nh\n.ad l\n";  // no hyphenation, no justification: option names and presets stay whole
     m += ".SH DESCRIPTION\n\\fBprovpol\\fR answers \"what should my configuration be?\" from the provpol library's "
-         "policies, without writing C++. Each command prints a readable table by default, and CSV or JSON with \\fB\\-\\-format\\fR. "
+         "policies, without writing C++. Each command prints a readable table by default, and CSV or JSON with "
+         "\\fB\\-\\-format\\fR. "
          "Every command takes \\fB\\-h\\fR and \\fB\\-\\-help\\fR; \\fBprovpol help\\fR \\fIcommand\\fR prints the "
          "same.\n";
     m += ".SH COMMANDS\n";
@@ -157,8 +158,7 @@ std::string man_page(const std::string& top, const std::vector<command_help>& co
                 for (std::size_t p = 0; (p = synopsis.find("\n       ", p)) != std::string::npos;)
                     synopsis.erase(++p, 7);
                 m += ".PP\n.nf\n" + roff(synopsis) + "\n.fi\n";
-            }
-            else
+            } else
                 m += ".PP\n" + roff(parts[i]) + "\n";
         }
         for (const option& o : c.help.options) {
@@ -190,12 +190,16 @@ std::string bash_completion(const std::vector<command_help>& commands) {
          "    fi\n"
          "    COMPREPLY=()\n"
          "    if ((COMP_CWORD == 1)); then\n"
-         "        COMPREPLY=($(compgen -W '" + joined(names) + " help --help -h --version' -- \"$cur\"))\n"
+         "        COMPREPLY=($(compgen -W '" +
+         joined(names) +
+         " help --help -h --version' -- \"$cur\"))\n"
          "        return\n"
          "    fi\n"
          "    case ${COMP_WORDS[1]} in\n"
          "    help)\n"
-         "        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W '" + joined(names) + "' -- \"$cur\"))\n"
+         "        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W '" +
+         joined(names) +
+         "' -- \"$cur\"))\n"
          "        ;;\n";
     for (const command_help& c : commands) {
         s += "    " + c.name + ")\n        case $prev in\n";

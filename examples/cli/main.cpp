@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
     using provpol::cli::did_you_mean;
     if (argc < 2) return usage_failure("a command is needed (see provpol --help)");
     const std::string_view name = argv[1];
-    const bool help_of_help = name == "help" && argc == 3 && (std::string_view(argv[2]) == "--help" ||
-                                                               std::string_view(argv[2]) == "-h");
+    const bool help_of_help =
+        name == "help" && argc == 3 && (std::string_view(argv[2]) == "--help" || std::string_view(argv[2]) == "-h");
     if (name == "--help" || name == "-h" || (name == "help" && argc == 2) || help_of_help) {
         std::fputs(usage_text().c_str(), stdout);
         return finish(0);
@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
     if (name == "__man" || name == "__bash-completion") {
         if (argc > 2) return usage_failure(std::string(name) + " takes no arguments");
         const auto help = all_help();
-        const std::string out = name == "__man" ? provpol::cli::man_page(usage_text(), help)
-                                                : provpol::cli::bash_completion(help);
+        const std::string out =
+            name == "__man" ? provpol::cli::man_page(usage_text(), help) : provpol::cli::bash_completion(help);
         std::fwrite(out.data(), 1, out.size(), stdout);
         return finish(0);
     }
@@ -163,8 +163,7 @@ int main(int argc, char** argv) {
     }
     if (c == nullptr) {
         if (name.size() > 1 && name[0] == '-') {
-            const std::string hint =
-                did_you_mean(name.substr(0, name.find('=')), {"--help", "--version"});
+            const std::string hint = did_you_mean(name.substr(0, name.find('=')), {"--help", "--version"});
             return usage_failure("unknown option '" + args::printable(name) + "'" +
                                  (hint.empty() ? " (a command comes first; see provpol --help)" : hint));
         }

@@ -9,11 +9,11 @@
 #include <provpol/bytes.hpp>
 #include <provpol/parse.hpp>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 namespace provpol::cli {
 

@@ -146,12 +146,12 @@ public:
             std::string_view a = argv[i];
             if (a.size() < 3 || a.substr(0, 2) != "--") {
                 // "-rate" is --rate with one dash too few.
-                const std::string hint =
-                    a.size() > 1 && a[0] == '-' ? did_you_mean("-" + std::string(a.substr(0, a.find('='))), names())
-                                                : std::string();
-                throw usage_error("unexpected argument '" + printable(a) + "'" +
-                                  (hint.empty() ? " (options start with --; see provpol " + command_ + " --help)"
-                                                : hint));
+                const std::string hint = a.size() > 1 && a[0] == '-'
+                                             ? did_you_mean("-" + std::string(a.substr(0, a.find('='))), names())
+                                             : std::string();
+                throw usage_error(
+                    "unexpected argument '" + printable(a) + "'" +
+                    (hint.empty() ? " (options start with --; see provpol " + command_ + " --help)" : hint));
             }
             std::string name(a);
             std::optional<std::string> value;

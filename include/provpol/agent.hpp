@@ -28,8 +28,8 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "random.hpp"
 #include "extend.hpp"
+#include "random.hpp"
 
 #include <cstdint>
 #include <type_traits>

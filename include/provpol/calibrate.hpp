@@ -1,4 +1,5 @@
-// provpol/calibrate.hpp - choosing an I/O chunk size from measurements: the dd experiment of xen-api CA-42914, done properly.
+// provpol/calibrate.hpp - choosing an I/O chunk size from measurements: the dd experiment of xen-api CA-42914, done
+// properly.
 //
 //   (a) the rule: from measured samples (block size, throughput; repeated runs allowed), the smallest block size
 //       whose median throughput reaches a target fraction (default 95%) of the best median. This is the Xen-API

@@ -32,9 +32,9 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "text.hpp"
 #include "registry.hpp"
 #include "result.hpp"
+#include "text.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -564,21 +564,25 @@ PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name
     return parse_preset(chunk_preset_table, chunk_preset_choices, name, setting);
 }
 /// The preset's name.
-PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept {
-    return preset_of(chunk_preset_table, t).name;
-}
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_of(chunk_preset_table, t).name; }
 
 /// Calls f(preset) with the preset of `t` (presets differ in their default step's type) and returns what f
 /// returns (the same type for every preset).
 template <class F>
 constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
     switch (t) {
-        case chunk_tool::xapi_redo_log_2010: return f(chunk_presets::xapi_redo_log_2010());
-        case chunk_tool::coreutils_cp: return f(chunk_presets::coreutils_cp());
-        case chunk_tool::coreutils_cp_2014: return f(chunk_presets::coreutils_cp_2014());
-        case chunk_tool::qemu_img_convert: return f(chunk_presets::qemu_img_convert());
-        case chunk_tool::ovirt_imageio: return f(chunk_presets::ovirt_imageio());
-        case chunk_tool::xapi_redo_log: break;
+        case chunk_tool::xapi_redo_log_2010:
+            return f(chunk_presets::xapi_redo_log_2010());
+        case chunk_tool::coreutils_cp:
+            return f(chunk_presets::coreutils_cp());
+        case chunk_tool::coreutils_cp_2014:
+            return f(chunk_presets::coreutils_cp_2014());
+        case chunk_tool::qemu_img_convert:
+            return f(chunk_presets::qemu_img_convert());
+        case chunk_tool::ovirt_imageio:
+            return f(chunk_presets::ovirt_imageio());
+        case chunk_tool::xapi_redo_log:
+            break;
     }
     return f(chunk_presets::xapi_redo_log());
 }

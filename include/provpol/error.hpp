@@ -37,17 +37,22 @@ public:
     /// The value from its kind and its 64 bits (as error stores it).
     PROVPOL_NODISCARD static constexpr error_value from_bits(kind k, std::uint64_t bits) noexcept {
         switch (k) {
-            case kind::none: return {};
-            case kind::unsigned_integer: return of(bits);
-            case kind::signed_integer: return of_signed(static_cast<std::int64_t>(bits));
-            case kind::real: return of_real(__builtin_bit_cast(double, bits));
-            case kind::size: return of_size(bits);
+            case kind::none:
+                return {};
+            case kind::unsigned_integer:
+                return of(bits);
+            case kind::signed_integer:
+                return of_signed(static_cast<std::int64_t>(bits));
+            case kind::real:
+                return of_real(__builtin_bit_cast(double, bits));
+            case kind::size:
+                return of_size(bits);
         }
         return {};
     }
     /// Its 64 bits: the integer, or the double's representation.
     PROVPOL_NODISCARD constexpr std::uint64_t bits() const noexcept {
-        return kind_ == kind::real ? __builtin_bit_cast(std::uint64_t, d_)
+        return kind_ == kind::real             ? __builtin_bit_cast(std::uint64_t, d_)
                : kind_ == kind::signed_integer ? static_cast<std::uint64_t>(i_)
                                                : u_;
     }
@@ -317,8 +322,8 @@ public:
 
     /// Equal when they say the same: the kind, the setting, the detail, the text and every value.
     friend constexpr bool operator==(const error& a, const error& b) noexcept {
-        if (a.code_ != b.code_ || a.meta_ != b.meta_ || !(a.setting() == b.setting()) ||
-            !(a.detail() == b.detail()) || !(text_view(a.text_, a.text_size_) == text_view(b.text_, b.text_size_)))
+        if (a.code_ != b.code_ || a.meta_ != b.meta_ || !(a.setting() == b.setting()) || !(a.detail() == b.detail()) ||
+            !(text_view(a.text_, a.text_size_) == text_view(b.text_, b.text_size_)))
             return false;
         return a.value() == b.value() && a.lower_bound() == b.lower_bound() && a.upper_bound() == b.upper_bound() &&
                a.other() == b.other();

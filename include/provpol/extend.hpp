@@ -20,7 +20,8 @@ enum class extend_preset : unsigned char { vdsm_2022, vdsm_legacy, lvm_thin_auto
 inline constexpr preset_info<extend_preset> extend_presets[] = {
     {extend_preset::vdsm_2022, "vdsm-2022", "oVirt VDSM 4.50: extend by 2560 MiB when less than 2048 MiB is free",
      "oVirt VDSM 4.50, BZ#2051997: volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20"},
-    {extend_preset::vdsm_legacy, "vdsm-legacy", "oVirt VDSM before 4.50: extend by 1 GiB when less than 512 MiB is free",
+    {extend_preset::vdsm_legacy, "vdsm-legacy",
+     "oVirt VDSM before 4.50: extend by 1 GiB when less than 512 MiB is free",
      "oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50"},
     {extend_preset::lvm_thin_autoextend, "lvm-thin-autoextend",
      "LVM2 thin-pool autoextend: grow by 20% when data usage passes 70%",
@@ -42,21 +43,28 @@ PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { retu
 PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
                                                                const char* setting = "preset") noexcept {
     switch (p) {
-        case extend_preset::vdsm_2022: return vdsm_2022().trigger().config;
-        case extend_preset::vdsm_legacy: return vdsm_legacy().trigger().config;
-        case extend_preset::lvm_thin_autoextend: break;
+        case extend_preset::vdsm_2022:
+            return vdsm_2022().trigger().config;
+        case extend_preset::vdsm_legacy:
+            return vdsm_legacy().trigger().config;
+        case extend_preset::lvm_thin_autoextend:
+            break;
     }
-    return unexpected(error::unsupported(setting, "lvm-thin-autoextend is not a VDSM configuration (expected one of "
-                                                  "vdsm-2022, vdsm-legacy)"));
+    return unexpected(error::unsupported(setting,
+                                         "lvm-thin-autoextend is not a VDSM configuration (expected one of "
+                                         "vdsm-2022, vdsm-legacy)"));
 }
 
 /// Calls f with the preset's policy (a vdsm_policy or an lvm_thin_policy) and returns what f returns.
 template <class F>
 constexpr decltype(auto) with_extend_preset(extend_preset p, F&& f) {
     switch (p) {
-        case extend_preset::vdsm_legacy: return f(vdsm_legacy());
-        case extend_preset::lvm_thin_autoextend: return f(lvm_thin_autoextend());
-        case extend_preset::vdsm_2022: break;
+        case extend_preset::vdsm_legacy:
+            return f(vdsm_legacy());
+        case extend_preset::lvm_thin_autoextend:
+            return f(lvm_thin_autoextend());
+        case extend_preset::vdsm_2022:
+            break;
     }
     return f(vdsm_2022());
 }

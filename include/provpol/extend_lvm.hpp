@@ -153,7 +153,7 @@ public:
         const std::uint64_t e = config.extent_mask();
         const std::uint64_t not_e = config.extent_align();
         const unsigned shift = config.extent_shift();
-        const std::uint64_t extents = (p + e) >> shift;                             // ceil(p / extent)
+        const std::uint64_t extents = (p + e) >> shift;                            // ceil(p / extent)
         const std::uint64_t add = (extents * config.extend_percent() + 99) / 100;  // ceil(extents * % / 100)
         const std::uint64_t chunk = (add + (add == 0 ? 1 : 0)) << shift;           // at least one extent
         const std::uint64_t q = p * config.threshold_percent() / 100;              // floor(p * threshold / 100)

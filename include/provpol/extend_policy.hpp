@@ -163,8 +163,8 @@ struct has_improbable<
 template <class T, class = void>
 struct has_chunk : std::false_type {};
 template <class T>
-struct has_chunk<
-    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().chunk(std::declval<const drive_state&>())), bytes>>>
+struct has_chunk<T, std::enable_if_t<std::is_same_v<
+                        decltype(std::declval<const T&>().chunk(std::declval<const drive_state&>())), bytes>>>
     : std::true_type {};
 template <class T, class = void>
 struct has_initial_size : std::false_type {};
@@ -194,10 +194,10 @@ struct has_fast_decide<
 
 /// T can be an extend_policy's Trigger (see the header comment).
 template <class T>
-inline constexpr bool is_extend_trigger_v = detail::has_limit<T>::value && detail::has_improbable<T>::value;
+inline constexpr bool is_extend_trigger_v = detail::has_limit<T>::value&& detail::has_improbable<T>::value;
 /// T can be an extend_policy's Growth.
 template <class T>
-inline constexpr bool is_extend_growth_v = detail::has_chunk<T>::value && detail::has_initial_size<T>::value;
+inline constexpr bool is_extend_growth_v = detail::has_chunk<T>::value&& detail::has_initial_size<T>::value;
 /// T can be an extend_policy's Limits.
 template <class T>
 inline constexpr bool is_extend_limits_v = detail::has_limits_api<T>::value;
@@ -255,7 +255,7 @@ inline constexpr bool has_batch_prefix_v = detail::has_batch_prefix<T>::value;
 namespace detail {
 
 // The steps, each once: a type that plays several roles is one object.
-template <class T, class G, class L, bool Shared = std::is_same_v<T, G> && std::is_same_v<G, L>>
+template <class T, class G, class L, bool Shared = std::is_same_v<T, G>&& std::is_same_v<G, L>>
 struct extend_steps {
     constexpr extend_steps(T t, G g, L l) noexcept : trigger(t), growth(g), limits(l) {}
     PROVPOL_NODISCARD constexpr const T& get_trigger() const noexcept { return trigger; }

@@ -32,7 +32,6 @@ constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept {
     return saturating_add(capacity, capacity / 10);
 }
 
-
 // roundup(floor(capacity * 1.1), a): VDSM's maximum volume size, rounded to a power of two a.
 constexpr std::uint64_t qcow2_max(std::uint64_t capacity, std::uint64_t a) noexcept {
     return align_up_pow2(qcow2_overhead(capacity), a);
@@ -360,15 +359,14 @@ namespace detail {
 inline std::size_t vdsm_batch_blocks(const vdsm_policy& p, const extend_batch_input& in,
                                      const extend_batch_output& out) noexcept {
     auto one = [&](std::size_t j) noexcept { decide_batch_one(p, in, out, j); };
-    return vdsm_batch_blocks(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in, out,
-                             one);
+    return vdsm_batch_blocks(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in, out, one);
 }
 #ifdef PROVPOL_EXTEND_BATCH_AVX2
 inline std::size_t vdsm_batch_blocks_avx2(const vdsm_policy& p, const extend_batch_input& in,
                                           const extend_batch_output& out) noexcept {
     auto one = [&](std::size_t j) noexcept { decide_batch_one(p, in, out, j); };
-    return vdsm_batch_blocks_avx2(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in,
-                                  out, one);
+    return vdsm_batch_blocks_avx2(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in, out,
+                                  one);
 }
 #endif
 }  // namespace detail

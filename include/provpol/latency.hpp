@@ -10,13 +10,13 @@
 #define PROVPOL_LATENCY_HPP
 
 #include "config.hpp"
-#include "random.hpp"
-#include "text.hpp"
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
 #include "parse.hpp"
+#include "random.hpp"
 #include "registry.hpp"
 #include "result.hpp"
+#include "text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -42,10 +42,18 @@ public:
     PROVPOL_NODISCARD const pipeline_latency& pipeline() const noexcept { return pipeline_; }
     PROVPOL_NODISCARD const empirical_latency& empirical() const noexcept { return empirical_; }
 
-    PROVPOL_NODISCARD double mean() const noexcept { return pick([](const auto& m) { return m.mean(); }); }
-    PROVPOL_NODISCARD double min() const noexcept { return pick([](const auto& m) { return m.min(); }); }
-    PROVPOL_NODISCARD double max() const noexcept { return pick([](const auto& m) { return m.max(); }); }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept { return pick([t](const auto& m) { return m.cdf(t); }); }
+    PROVPOL_NODISCARD double mean() const noexcept {
+        return pick([](const auto& m) { return m.mean(); });
+    }
+    PROVPOL_NODISCARD double min() const noexcept {
+        return pick([](const auto& m) { return m.min(); });
+    }
+    PROVPOL_NODISCARD double max() const noexcept {
+        return pick([](const auto& m) { return m.max(); });
+    }
+    PROVPOL_NODISCARD double cdf(double t) const noexcept {
+        return pick([t](const auto& m) { return m.cdf(t); });
+    }
     PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
         return pick([t](const auto& m) { return m.exceed_probability(t); });
     }
@@ -62,9 +70,12 @@ public:
     /// The time the grown LV is visible for a request made at `t`.
     PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
         switch (kind_) {
-            case kind::flow: return flow_.complete(run, t, rng);
-            case kind::pipeline: return t + pipeline_.sample_after_detection(rng);
-            case kind::empirical: return t + empirical_.sample_after_detection(rng);
+            case kind::flow:
+                return flow_.complete(run, t, rng);
+            case kind::pipeline:
+                return t + pipeline_.sample_after_detection(rng);
+            case kind::empirical:
+                return t + empirical_.sample_after_detection(rng);
         }
         return t;
     }
@@ -73,9 +84,12 @@ private:
     template <class F>
     PROVPOL_NODISCARD double pick(F f) const noexcept {
         switch (kind_) {
-            case kind::flow: return f(flow_);
-            case kind::pipeline: return f(pipeline_);
-            case kind::empirical: return f(empirical_);
+            case kind::flow:
+                return f(flow_);
+            case kind::pipeline:
+                return f(pipeline_);
+            case kind::empirical:
+                return f(empirical_);
         }
         return 0.0;
     }

@@ -41,8 +41,8 @@
 
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "random.hpp"
 #include "latency_pipeline.hpp"
+#include "random.hpp"
 #include "result.hpp"
 
 #include <cstddef>
@@ -56,11 +56,16 @@ enum class flow_stage_kind : unsigned char { monitor, clock, send, delay, reply_
 /// The stage kind's name: "monitor", "clock", "send", "delay", "reply-poll".
 PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
     switch (k) {
-        case flow_stage_kind::monitor: return "monitor";
-        case flow_stage_kind::clock: return "clock";
-        case flow_stage_kind::send: return "send";
-        case flow_stage_kind::delay: return "delay";
-        case flow_stage_kind::reply_poll: return "reply-poll";
+        case flow_stage_kind::monitor:
+            return "monitor";
+        case flow_stage_kind::clock:
+            return "clock";
+        case flow_stage_kind::send:
+            return "send";
+        case flow_stage_kind::delay:
+            return "delay";
+        case flow_stage_kind::reply_poll:
+            return "reply-poll";
     }
     return "?";
 }
@@ -96,7 +101,7 @@ struct flow_stage {
 
     /// The clock's cycle (period + drift), or 0 for a delay or a send.
     PROVPOL_NODISCARD constexpr double cycle() const noexcept {
-        return kind == flow_stage_kind::clock ? min_seconds + drift
+        return kind == flow_stage_kind::clock                                              ? min_seconds + drift
                : (kind == flow_stage_kind::monitor || kind == flow_stage_kind::reply_poll) ? min_seconds
                                                                                            : 0.0;
     }
@@ -105,8 +110,8 @@ struct flow_stage {
 /// A run's state of a flow: the clocks' phases and the mail monitor's pending reply.
 struct flow_run {
     static constexpr std::size_t max_stages = 8;
-    double phase[max_stages] = {};  ///< each clock's first tick at or after time 0, in [0, cycle)
-    double send_time = -1e300;      ///< the last send: the reply poll's clock counts from there
+    double phase[max_stages] = {};        ///< each clock's first tick at or after time 0, in [0, cycle)
+    double send_time = -1e300;            ///< the last send: the reply poll's clock counts from there
     double reply_pending_until = -1e300;  ///< when the last pending reply is seen; a request before that waits
 };
 
@@ -142,7 +147,8 @@ public:
                                                           error_value::of_real(0.001), error_value::of_real(1e5)));
                 if (!detail::isfinite(s.drift) || s.drift < 0.0 || s.drift >= s.min_seconds)
                     return unexpected(error::out_of_range("flow clock drift", error_value::of_real(s.drift),
-                                                          error_value::of_real(0.0), error_value::of_real(s.min_seconds)));
+                                                          error_value::of_real(0.0),
+                                                          error_value::of_real(s.min_seconds)));
             }
             if (s.kind == flow_stage_kind::monitor && i != 0)
                 return unexpected(error::unsupported("flow stages", "only the first stage can be the agent's monitor"));
@@ -237,9 +243,14 @@ public:
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
             switch (s.kind) {
-                case flow_stage_kind::monitor: break;  // the request is made at the monitor's tick
-                case flow_stage_kind::clock: t = next_tick(run.phase[i], s.cycle(), t); break;
-                case flow_stage_kind::delay: t += draw(s, rng); break;
+                case flow_stage_kind::monitor:
+                    break;  // the request is made at the monitor's tick
+                case flow_stage_kind::clock:
+                    t = next_tick(run.phase[i], s.cycle(), t);
+                    break;
+                case flow_stage_kind::delay:
+                    t += draw(s, rng);
+                    break;
                 case flow_stage_kind::send:
                     t += draw(s, rng);
                     if (poll_ >= 0) {

@@ -18,10 +18,10 @@
 
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "random.hpp"
 #include "detail/sort.hpp"
-#include "text.hpp"
+#include "random.hpp"
 #include "result.hpp"
+#include "text.hpp"
 
 #include <cstddef>
 #include <cstdint>

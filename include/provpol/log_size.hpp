@@ -49,12 +49,12 @@
 
 #include "bytes.hpp"
 #include "config.hpp"
-#include "text.hpp"
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"
 #include "registry.hpp"
 #include "result.hpp"
+#include "text.hpp"
 #include "xfs_reservations.hpp"
 
 #include <cstdint>
@@ -72,7 +72,8 @@ namespace provpol {
 /// the groups to hold their inodes and can end a little under a step (16 GiB of 64 KiB blocks: 262112 blocks,
 /// a 4096-block journal where this layout says 8192); the parity test counts those rows.
 struct e2fsprogs_layout {
-    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c, log_state& s) const noexcept {
+    PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c,
+                                                   log_state& s) const noexcept {
         const fs_geometry_options& o = geo.options();
         const std::uint32_t bs =
             o.block_size != 0 ? o.block_size : (o.device_size.count() < (std::uint64_t{512} << 20) ? 1024U : 4096U);
@@ -309,9 +310,8 @@ using namespace provpol::literals;
 constexpr xfs_modern_policy xfs_modern(std::uint32_t den, bytes floor, bytes min_log,
                                        xfsprogs_version v = xfsprogs_version::v6_1) noexcept {
     return xfs_modern_policy(xfsprogs_layout{v}, *ratio_step::make(1, den), xfsprogs_concurrency_step{},
-                             *floor_step::make(floor),
-                             *tiny_filesystem_step::make(300_MiB), xfsprogs_caps{}, xfsprogs_stripe_align_step{},
-                             *xfsprogs_support_step::make(300_MiB, min_log));
+                             *floor_step::make(floor), *tiny_filesystem_step::make(300_MiB), xfsprogs_caps{},
+                             xfsprogs_stripe_align_step{}, *xfsprogs_support_step::make(300_MiB, min_log));
 }
 }  // namespace detail
 
@@ -408,10 +408,9 @@ inline constexpr preset_info<log_preset> log_presets[] = {
 };
 
 /// Every preset, in the order the CLI lists them.
-inline constexpr log_preset all_log_presets[] = {log_preset::xfsprogs_7_2,   log_preset::xfsprogs_6_13,
-                                                 log_preset::xfsprogs_6_1,   log_preset::xfsprogs_5_14,
-                                                 log_preset::xfs_ratio_256,  log_preset::xfs_floor_32m,
-                                                 log_preset::e2fsprogs_1_47};
+inline constexpr log_preset all_log_presets[] = {
+    log_preset::xfsprogs_7_2,  log_preset::xfsprogs_6_13, log_preset::xfsprogs_6_1,  log_preset::xfsprogs_5_14,
+    log_preset::xfs_ratio_256, log_preset::xfs_floor_32m, log_preset::e2fsprogs_1_47};
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list log_preset_names = preset_names(log_presets);
 inline constexpr preset_list log_preset_choices = preset_names(log_presets, "one of ");

@@ -76,21 +76,21 @@ enum class xfsprogs_version : unsigned char { v6_1, v6_13, v7_2 };
 
 /// What a caller would pass to mkfs, before validation. Zero means "the tool's default".
 struct fs_geometry_options {
-    bytes device_size{};               ///< the device (or file) size, as mkfs sees it
-    std::uint32_t block_size = 0;      ///< 0: 4096 for XFS; for ext4 1024 below 512 MiB, else 4096
-    std::uint32_t sector_size = 0;     ///< 0: 512
-    std::uint64_t agcount = 0;         ///< mkfs.xfs -d agcount (0: default geometry)
-    bytes agsize{};                    ///< mkfs.xfs -d agsize (0: default geometry)
-    bytes stripe_unit{};               ///< mkfs.xfs -d su (0: no stripe)
-    std::uint32_t stripe_width = 0;    ///< mkfs.xfs -d sw, in stripe units (needed with stripe_unit)
-    bytes log_stripe_unit{};           ///< mkfs.xfs -l su (0: from the data stripe unit or the sector size)
-    xfs_features features{};           ///< mkfs.xfs -m, -i nrext64, -n parent
-    std::int64_t log_concurrency = -1;  ///< mkfs.xfs -l concurrency (-1: not given; 1 means the CPU count)
+    bytes device_size{};                   ///< the device (or file) size, as mkfs sees it
+    std::uint32_t block_size = 0;          ///< 0: 4096 for XFS; for ext4 1024 below 512 MiB, else 4096
+    std::uint32_t sector_size = 0;         ///< 0: 512
+    std::uint64_t agcount = 0;             ///< mkfs.xfs -d agcount (0: default geometry)
+    bytes agsize{};                        ///< mkfs.xfs -d agsize (0: default geometry)
+    bytes stripe_unit{};                   ///< mkfs.xfs -d su (0: no stripe)
+    std::uint32_t stripe_width = 0;        ///< mkfs.xfs -d sw, in stripe units (needed with stripe_unit)
+    bytes log_stripe_unit{};               ///< mkfs.xfs -l su (0: from the data stripe unit or the sector size)
+    xfs_features features{};               ///< mkfs.xfs -m, -i nrext64, -n parent
+    std::int64_t log_concurrency = -1;     ///< mkfs.xfs -l concurrency (-1: not given; 1 means the CPU count)
     xfs_device device = xfs_device::file;  ///< what BLKROTATIONAL says (mkfs.xfs >= 6.8)
-    std::uint32_t cpus = 0;            ///< online CPUs, as mkfs.xfs's nr_cpus() reads them (0: unknown)
-    std::uint64_t min_log_blocks = 0;  ///< the minimum log, to override provpol's computation (0: compute it)
-    bool allow_unsupported = false;    ///< mkfs.xfs --unsupported: format what it would otherwise refuse
-    bool fast_commit = false;          ///< mke2fs -O fast_commit
+    std::uint32_t cpus = 0;                ///< online CPUs, as mkfs.xfs's nr_cpus() reads them (0: unknown)
+    std::uint64_t min_log_blocks = 0;      ///< the minimum log, to override provpol's computation (0: compute it)
+    bool allow_unsupported = false;        ///< mkfs.xfs --unsupported: format what it would otherwise refuse
+    bool fast_commit = false;              ///< mke2fs -O fast_commit
 };
 
 // ------------------------------------------------------------------------------------------------------------
@@ -294,8 +294,7 @@ public:
             return unexpected(error::not_a_power_of_two("block_size", error_value::of(o.block_size)));
         const std::uint32_t min_bs = v4 ? 512 : 1024;
         if (o.block_size != 0 && (o.block_size < min_bs || o.block_size > 65536))
-            return unexpected(error::out_of_range("block_size",
-                                                  error_value::of(o.block_size), error_value::of(min_bs),
+            return unexpected(error::out_of_range("block_size", error_value::of(o.block_size), error_value::of(min_bs),
                                                   error_value::of(65536)));
         const std::uint32_t sect = o.sector_size == 0 ? 512 : o.sector_size;
         if (!is_power_of_two(sect)) return unexpected(error::not_a_power_of_two("sector_size", error_value::of(sect)));

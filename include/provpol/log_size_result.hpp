@@ -35,19 +35,19 @@ enum class log_step : unsigned char {
 
 /// Why mkfs would not make this log, or a note on a result it would make.
 enum class log_reason : unsigned char {
-    none,                  ///< mkfs makes this log
-    fs_too_small,          ///< soft: data under 300 MiB (xfsprogs >= 5.19 refuses unless --unsupported)
-    log_too_small,         ///< soft: log under 64 MiB (idem)
-    single_ag,             ///< soft: one allocation group, no redundant superblock (idem)
+    none,                        ///< mkfs makes this log
+    fs_too_small,                ///< soft: data under 300 MiB (xfsprogs >= 5.19 refuses unless --unsupported)
+    log_too_small,               ///< soft: log under 64 MiB (idem)
+    single_ag,                   ///< soft: one allocation group, no redundant superblock (idem)
     ag_too_small_for_log_floor,  ///< soft: an AG cannot hold a 64 MiB log (xfsprogs 7.2's own message)
-    data_too_small,        ///< hard: the data is smaller than one minimal AG (16 MiB)
-    invalid_ag_geometry,   ///< hard: AG size outside [16 MiB, 1 TiB) or larger than the data
-    ag_too_small_for_log,  ///< hard: an AG cannot hold the minimum log
-    log_below_minimum,     ///< hard: stripe alignment left the log under the minimum
-    log_crosses_ag,        ///< hard: stripe alignment cannot keep the log inside its AG
-    unsupported_option,    ///< hard: this mkfs has no such option or value (parent pointers or -l concurrency
-                           ///< before 6.8; 512-byte blocks for mke2fs)
-    no_journal,            ///< note: mke2fs makes no journal under 2048 blocks
+    data_too_small,              ///< hard: the data is smaller than one minimal AG (16 MiB)
+    invalid_ag_geometry,         ///< hard: AG size outside [16 MiB, 1 TiB) or larger than the data
+    ag_too_small_for_log,        ///< hard: an AG cannot hold the minimum log
+    log_below_minimum,           ///< hard: stripe alignment left the log under the minimum
+    log_crosses_ag,              ///< hard: stripe alignment cannot keep the log inside its AG
+    unsupported_option,          ///< hard: this mkfs has no such option or value (parent pointers or -l concurrency
+                                 ///< before 6.8; 512-byte blocks for mke2fs)
+    no_journal,                  ///< note: mke2fs makes no journal under 2048 blocks
 };
 
 /// The reason's name, as the CLI prints it ("log_too_small").
@@ -128,14 +128,14 @@ struct log_context {
     std::uint64_t max_tx_bytes = 0;        ///< the largest transaction reservation x its log count (XFS)
     std::uint64_t log_concurrency = 0;     ///< concurrent maximal transactions to size the log for (0: none)
     xfsprogs_version version = xfsprogs_version::v6_1;  ///< the mkfs.xfs whose rules the steps follow
-    std::uint64_t max_log_blocks = 0;      ///< largest log an AG holds: AG size - AG headers and roots - 1
-    std::uint64_t ag0_backoff = 0;         ///< kept free when the log is in AG 0 (single AG): the root inode chunk
-    std::uint64_t log_sunit_blocks = 0;    ///< the log stripe unit mkfs prints (0: none)
-    std::uint64_t align_blocks = 0;        ///< what the log is rounded to: the log stripe unit, else the data's
-    std::uint64_t log_start = 0;           ///< first free block in the log's AG, rounded up to align_blocks
-    std::uint64_t log_ag_blocks = 0;       ///< size of the AG that holds the log (AG count / 2; the last may be short)
-    bool allow_unsupported = false;        ///< --unsupported
-    bool fast_commit = false;              ///< mke2fs -O fast_commit
+    std::uint64_t max_log_blocks = 0;                   ///< largest log an AG holds: AG size - AG headers and roots - 1
+    std::uint64_t ag0_backoff = 0;       ///< kept free when the log is in AG 0 (single AG): the root inode chunk
+    std::uint64_t log_sunit_blocks = 0;  ///< the log stripe unit mkfs prints (0: none)
+    std::uint64_t align_blocks = 0;      ///< what the log is rounded to: the log stripe unit, else the data's
+    std::uint64_t log_start = 0;         ///< first free block in the log's AG, rounded up to align_blocks
+    std::uint64_t log_ag_blocks = 0;     ///< size of the AG that holds the log (AG count / 2; the last may be short)
+    bool allow_unsupported = false;      ///< --unsupported
+    bool fast_commit = false;            ///< mke2fs -O fast_commit
 };
 
 /// The log size as the steps build it.

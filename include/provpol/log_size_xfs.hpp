@@ -274,7 +274,6 @@ private:
     bytes min_log_;
 };
 
-
 }  // namespace provpol
 
 #endif  // PROVPOL_LOG_SIZE_XFS_HPP

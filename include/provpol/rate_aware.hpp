@@ -184,8 +184,8 @@ public:
     PROVPOL_NODISCARD static constexpr result<rate_aware_steps> make(const vdsm_config& floor,
                                                                      std::uint32_t budget_ms) noexcept {
         if (budget_ms < 1 || budget_ms > max_latency_budget_ms)
-            return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms),
-                                                  error_value::of(1), error_value::of(max_latency_budget_ms)));
+            return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms), error_value::of(1),
+                                                  error_value::of(max_latency_budget_ms)));
         return rate_aware_steps(floor, budget_ms);
     }
 

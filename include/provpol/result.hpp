@@ -141,8 +141,8 @@ struct result_storage<T, E, false> {
         has_ = o.has_;
         return *this;
     }
-    result_storage& operator=(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T> &&
-                                                           std::is_nothrow_move_assignable_v<T>) {
+    result_storage& operator=(result_storage&& o) noexcept(
+        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_assignable_v<T>) {
         if (this == &o) return *this;
         if (has_ && o.has_)
             val_ = detail::move(o.val_);

@@ -2,9 +2,9 @@
 // the planner that inverts it: for a write rate and an acceptable pause probability, the smallest VDSM
 // configuration that meets it, and what it costs.
 //
-// The model is the argument of the VDSM change for BZ#2051997, made exact. When the guest crosses the block threshold it has `limit`
-// bytes of free space; it pauses (ENOSPC) if it writes them before the extend completes, i.e. if the extend
-// latency L exceeds limit / rate. So one extend pauses with probability P(L > limit / rate), and the largest
+// The model is the argument of the VDSM change for BZ#2051997, made exact. When the guest crosses the block threshold
+// it has `limit` bytes of free space; it pauses (ENOSPC) if it writes them before the extend completes, i.e. if the
+// extend latency L exceeds limit / rate. So one extend pauses with probability P(L > limit / rate), and the largest
 // rate that keeps that under p is limit / Q(1 - p), Q the latency's quantile function. That change's 138.4 MiB/s
 // is the same arithmetic with the mean latency (512 MiB / 3.7 s).
 //

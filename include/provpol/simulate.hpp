@@ -36,12 +36,12 @@
 #ifndef PROVPOL_SIMULATE_HPP
 #define PROVPOL_SIMULATE_HPP
 
+#include "agent.hpp"
 #include "bytes.hpp"
 #include "config.hpp"
 #include "detail/math.hpp"
-#include "random.hpp"
-#include "agent.hpp"
 #include "extend.hpp"
+#include "random.hpp"
 #include "result.hpp"
 
 #include <cstdint>
@@ -345,7 +345,9 @@ PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, c
         return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
                                               error_value::of(0), error_value::of(99)));
     const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
-    auto config = [&](std::uint64_t extents) { return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent); };
+    auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
     auto meets = [&](std::uint64_t extents) {
         const auto c = config(extents);
         return c && check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed).met;

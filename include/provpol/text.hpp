@@ -89,7 +89,6 @@ private:
     std::size_t size_ = 0;
 };
 
-
 /// A NUL-terminated string of at most N - 1 characters, held by value. Text appended past the capacity is
 /// dropped and the last characters replaced by "...", so a truncated message is visibly truncated.
 template <std::size_t N>

@@ -68,11 +68,11 @@
 #include "config.hpp"
 #include "detail/math.hpp"
 #include "detail/sort.hpp"
-#include "text.hpp"
 #include "latency.hpp"
 #include "latency_flow.hpp"
 #include "parse.hpp"
 #include "result.hpp"
+#include "text.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,8 @@
 //  - the btree heights: free space (bnobt/cntbt) over half the AG, inobt over every inode number an AG can hold,
 //    bmbt over the largest extent count (2^31 - 1, or 2^48 - 1 with nrext64), rmapbt (with reflink: the height
 //    that fills the AG with blocks, xfs_btree_space_to_height) and refcountbt over the AG blocks;
-//  - the 26 reservations of struct xfs_trans_resv in its order (27 in 7.x, with tr_atomic_ioend), each as the largest of its alternatives plus
+//  - the 26 reservations of struct xfs_trans_resv in its order (27 in 7.x, with tr_atomic_ioend), each as the largest
+//  of its alternatives plus
 //    the dquot overhead, with the parent-pointer overheads when parent=1 (xfsprogs >= 6.10);
 //  - for the minimum log, the historical adjustments of xfs_log_calc_trans_resv_for_minlogblocks: unless the
 //    filesystem has parent pointers, rmapbt height 9 with reflink, log counts 8 for write/itruncate/dqalloc with
@@ -37,17 +38,17 @@ namespace provpol {
 
 /// The superblock fields the reservations read, as mkfs.xfs sets them before it sizes the log.
 struct xfs_sb_params {
-    unsigned block_log = 12;              ///< sb_blocklog: 9 (512-byte blocks, v4 only) to 16
-    std::uint32_t sector_size = 512;      ///< sb_sectsize
-    std::uint32_t inode_size = 0;         ///< sb_inodesize (0: mkfs's default, 512 on v5 and 256 on v4)
-    std::uint32_t agblocks = 0;           ///< sb_agblocks: the AG size in blocks
-    std::uint32_t log_sunit_bytes = 0;    ///< sb_logsunit when over one byte (0: no log stripe unit)
-    bool crc = true;                      ///< v5 superblock (v3 inodes, CRC btree blocks)
-    bool finobt = true;                   ///< free inode btree
-    bool reflink = true;                  ///< refcount btree
-    bool rmapbt = true;                   ///< reverse-mapping btree
-    bool nrext64 = true;                  ///< large extent counts
-    bool parent = false;                  ///< parent pointers (and the minimum-log fixes they switch on)
+    unsigned block_log = 12;            ///< sb_blocklog: 9 (512-byte blocks, v4 only) to 16
+    std::uint32_t sector_size = 512;    ///< sb_sectsize
+    std::uint32_t inode_size = 0;       ///< sb_inodesize (0: mkfs's default, 512 on v5 and 256 on v4)
+    std::uint32_t agblocks = 0;         ///< sb_agblocks: the AG size in blocks
+    std::uint32_t log_sunit_bytes = 0;  ///< sb_logsunit when over one byte (0: no log stripe unit)
+    bool crc = true;                    ///< v5 superblock (v3 inodes, CRC btree blocks)
+    bool finobt = true;                 ///< free inode btree
+    bool reflink = true;                ///< refcount btree
+    bool rmapbt = true;                 ///< reverse-mapping btree
+    bool nrext64 = true;                ///< large extent counts
+    bool parent = false;                ///< parent pointers (and the minimum-log fixes they switch on)
     /// xfs_btree_space_to_height starts from a root of two pointers (6.13, 7.2); 6.1 starts from a full node,
     /// which makes the reflink rmapbt one level shorter in the runtime reservations (xfs_db logres shows it).
     bool two_pointer_root = true;
@@ -64,28 +65,53 @@ struct xfs_trans_reservation {
 
 /// The transaction types of struct xfs_trans_resv, in its order (the order decides ties).
 enum class xfs_trans_type : unsigned char {
-    write, itruncate, rename, link, remove, symlink, create, create_tmpfile, mkdir, ifree, ichange, growdata,
-    addafork, writeid, attrinval, attrsetm, attrsetrt, attrrm, clearagi, growrtalloc, growrtzero, growrtfree,
-    qm_setqlim, qm_dqalloc, sb, fsyncts, atomic_ioend
+    write,
+    itruncate,
+    rename,
+    link,
+    remove,
+    symlink,
+    create,
+    create_tmpfile,
+    mkdir,
+    ifree,
+    ichange,
+    growdata,
+    addafork,
+    writeid,
+    attrinval,
+    attrsetm,
+    attrsetrt,
+    attrrm,
+    clearagi,
+    growrtalloc,
+    growrtzero,
+    growrtfree,
+    qm_setqlim,
+    qm_dqalloc,
+    sb,
+    fsyncts,
+    atomic_ioend
 };
 
 /// What libxfs_log_get_max_trans_res and libxfs_log_calc_minimum_size give mkfs.xfs.
 struct xfs_log_minimum_result {
-    xfs_trans_reservation largest{};       ///< the largest reservation (logres x logcount), ties to the first
-    xfs_trans_type largest_type{};         ///< its transaction type (attrsetm also for the xattr-size rule)
-    std::uint64_t max_tx_bytes = 0;        ///< largest.logres x largest.logcount (mkfs.xfs >= 6.8)
-    std::uint64_t min_log_blocks = 0;      ///< libxfs_log_calc_minimum_size, raised to XFS_MIN_LOG_BLOCKS
+    xfs_trans_reservation largest{};   ///< the largest reservation (logres x logcount), ties to the first
+    xfs_trans_type largest_type{};     ///< its transaction type (attrsetm also for the xattr-size rule)
+    std::uint64_t max_tx_bytes = 0;    ///< largest.logres x largest.logcount (mkfs.xfs >= 6.8)
+    std::uint64_t min_log_blocks = 0;  ///< libxfs_log_calc_minimum_size, raised to XFS_MIN_LOG_BLOCKS
 };
 
 namespace detail {
 
 // On-disk structure sizes (xfs_log_format.h, xfs_format.h, xfs_da_format.h).
-inline constexpr std::uint64_t xfs_op_header_bytes = 12;      // struct xlog_op_header
-inline constexpr std::uint64_t xfs_trans_header_bytes = 16;   // xfs_trans_header_t
+inline constexpr std::uint64_t xfs_op_header_bytes = 12;         // struct xlog_op_header
+inline constexpr std::uint64_t xfs_trans_header_bytes = 16;      // xfs_trans_header_t
 inline constexpr std::uint64_t xfs_inode_log_format_bytes = 56;  // struct xfs_inode_log_format
-inline constexpr std::uint64_t xfs_buf_overhead_bytes = 128;  // op header + xfs_buf_log_format, rounded to 128
-inline constexpr std::uint64_t xfs_dquot_logres = std::uint64_t{24 + 104} * 6;  // (xfs_dq_logformat + xfs_disk_dquot) x 6
-inline constexpr std::uint64_t xfs_da_node_maxdepth = 5;      // XFS_DA_NODE_MAXDEPTH
+inline constexpr std::uint64_t xfs_buf_overhead_bytes = 128;     // op header + xfs_buf_log_format, rounded to 128
+inline constexpr std::uint64_t xfs_dquot_logres =
+    std::uint64_t{24 + 104} * 6;                                 // (xfs_dq_logformat + xfs_disk_dquot) x 6
+inline constexpr std::uint64_t xfs_da_node_maxdepth = 5;         // XFS_DA_NODE_MAXDEPTH
 inline constexpr std::uint64_t xfs_old_reflink_rmap_levels = 9;  // XFS_OLD_REFLINK_RMAP_MAXLEVELS
 // Parent-pointer intent overheads: xfs_attri_log_format (40) + iovec(xfs_parent_rec, 12) + iovec(255 -> 256).
 inline constexpr std::uint64_t xfs_pptr_link_overhead = 40 + 12 + 256;
@@ -129,15 +155,15 @@ constexpr unsigned xfs_btree_space_height(std::uint64_t node, std::uint64_t bloc
 
 /// The geometry-derived quantities xfs_trans_resv_calc reads (struct xfs_mount and xfs_ino_geometry).
 struct xfs_resv_geometry {
-    std::uint64_t bs = 4096;            // block size
-    std::uint64_t sect = 512;           // sector size
-    std::uint64_t isize = 512;          // inode size
-    std::uint64_t dir_bytes = 4096;     // directory block size
-    std::uint64_t dir_fsbs = 1;         // directory block in filesystem blocks (m_dir_geo->fsbcount)
-    std::uint64_t bmbt_hdr = 72;        // xfs_bmbt_block_len
-    std::uint64_t contig_ext = 0;       // XFS_MAX_CONTIG_EXTENTS_PER_BLOCK: m_alloc_mxr[0] - m_alloc_mnr[0]
-    std::uint64_t cluster = 16384;      // inode_cluster_size
-    std::uint64_t ialloc_blks = 8;      // blocks per inode chunk
+    std::uint64_t bs = 4096;         // block size
+    std::uint64_t sect = 512;        // sector size
+    std::uint64_t isize = 512;       // inode size
+    std::uint64_t dir_bytes = 4096;  // directory block size
+    std::uint64_t dir_fsbs = 1;      // directory block in filesystem blocks (m_dir_geo->fsbcount)
+    std::uint64_t bmbt_hdr = 72;     // xfs_bmbt_block_len
+    std::uint64_t contig_ext = 0;    // XFS_MAX_CONTIG_EXTENTS_PER_BLOCK: m_alloc_mxr[0] - m_alloc_mnr[0]
+    std::uint64_t cluster = 16384;   // inode_cluster_size
+    std::uint64_t ialloc_blks = 8;   // blocks per inode chunk
     unsigned alloc_levels = 0, inobt_levels = 0, bm_data_levels = 0, bm_attr_levels = 0;
     unsigned rmap_levels = 0, refc_levels = 0;
     bool crc = true, finobt = true, reflink = true, rmapbt = true, parent = false;
@@ -186,8 +212,8 @@ constexpr xfs_resv_geometry xfs_resv_geometry_of(const xfs_sb_params& sb) noexce
     // Inode btree: 16-byte records, 4-byte keys and pointers, over every inode number of an AG (agino bits).
     const unsigned inode_log = xfs_log2_roundup(g.isize);
     const unsigned agino_bits = (bl - inode_log) + xfs_log2_roundup(sb.agblocks);
-    g.inobt_levels = xfs_btree_height((g.bs - shdr) / 16 / 2, (g.bs - shdr) / 8 / 2,
-                                      (std::uint64_t{1} << agino_bits) >> 6);
+    g.inobt_levels =
+        xfs_btree_height((g.bs - shdr) / 16 / 2, (g.bs - shdr) / 8 / 2, (std::uint64_t{1} << agino_bits) >> 6);
     // Inode chunks of 64 inodes (at least a block); clusters of 8 KiB scaled by the v5 inode size.
     const std::uint64_t inopblock = g.bs / g.isize;
     g.ialloc_blks = (inopblock > 64 ? inopblock : 64) / inopblock;
@@ -195,10 +221,10 @@ constexpr xfs_resv_geometry xfs_resv_geometry_of(const xfs_sb_params& sb) noexce
     g.cluster = raw_cluster > g.bs ? raw_cluster / g.bs * g.bs : g.bs;
     // Block map btree: 16-byte records, keys and pointers; a root in the inode of 3 (data) or 2 (attr) pointers.
     const std::uint64_t bm_min = (g.bs - g.bmbt_hdr) / 16 / 2;
-    g.bm_data_levels = xfs_bmap_levels(nrext64 ? (std::uint64_t{1} << 48) - 1 : (std::uint64_t{1} << 31) - 1,
-                                       bm_min, bm_min, 3);
-    g.bm_attr_levels = xfs_bmap_levels(nrext64 ? (std::uint64_t{1} << 32) - 1 : (std::uint64_t{1} << 15) - 1,
-                                       bm_min, bm_min, 2);
+    g.bm_data_levels =
+        xfs_bmap_levels(nrext64 ? (std::uint64_t{1} << 48) - 1 : (std::uint64_t{1} << 31) - 1, bm_min, bm_min, 3);
+    g.bm_attr_levels =
+        xfs_bmap_levels(nrext64 ? (std::uint64_t{1} << 32) - 1 : (std::uint64_t{1} << 15) - 1, bm_min, bm_min, 2);
     // Reverse mapping btree: 24-byte records, two 20-byte keys and a 4-byte pointer per node entry.
     if (g.rmapbt) {
         const std::uint64_t leaf = (g.bs - 56) / 24 / 2, node = (g.bs - 56) / 44 / 2;
@@ -262,8 +288,7 @@ constexpr std::uint64_t xfs_itruncate_res(const xfs_resv_geometry& g, bool for_m
     }
     return xfs_dquot_logres + xfs_max3(xfs_refcountbt_res(g, 2), t1, t2);
 }
-constexpr std::uint64_t xfs_nextentadd_blocks(const xfs_resv_geometry& g, std::uint64_t b,
-                                              unsigned levels) noexcept {
+constexpr std::uint64_t xfs_nextentadd_blocks(const xfs_resv_geometry& g, std::uint64_t b, unsigned levels) noexcept {
     return xfs_howmany(b, g.contig_ext) * (levels - 1U);  // XFS_NEXTENTADD_SPACE_RES
 }
 constexpr std::uint64_t xfs_dirop_log_count(const xfs_resv_geometry& g) noexcept {
@@ -293,10 +318,9 @@ constexpr std::uint64_t xfs_attrsetrt_res(const xfs_resv_geometry& g) noexcept {
     return xfs_buf_res(1, g.sect) + xfs_buf_res(g.bm_attr_levels, g.bs);
 }
 constexpr std::uint64_t xfs_attrrm_res(const xfs_resv_geometry& g) noexcept {
-    return xfs_dquot_logres +
-           xfs_max2(xfs_inode_res(g, 1) + xfs_buf_res(xfs_da_node_maxdepth, g.bs) + g.bs * g.bm_attr_levels +
-                        xfs_buf_res(g.bm_data_levels, 0),
-                    xfs_buf_res(5, g.sect) + xfs_buf_res(xfs_allocfree_blocks(g, 2), g.bs));
+    return xfs_dquot_logres + xfs_max2(xfs_inode_res(g, 1) + xfs_buf_res(xfs_da_node_maxdepth, g.bs) +
+                                           g.bs * g.bm_attr_levels + xfs_buf_res(g.bm_data_levels, 0),
+                                       xfs_buf_res(5, g.sect) + xfs_buf_res(xfs_allocfree_blocks(g, 2), g.bs));
 }
 constexpr std::uint64_t xfs_icreate_res(const xfs_resv_geometry& g) noexcept {
     // xfs_calc_icreate_reservation (and mkdir)
@@ -327,8 +351,10 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
     if (g.reflink) ++adj;
     if (g.rmapbt) ++adj;
     std::uint64_t rw_count = 2 + adj;
-    if (for_minlog && g.reflink) rw_count = 8;  // XFS_WRITE_LOG_COUNT_REFLINK, XFS_ITRUNCATE_LOG_COUNT_REFLINK
-    else if (for_minlog && g.rmapbt) rw_count = 2;
+    if (for_minlog && g.reflink)
+        rw_count = 8;  // XFS_WRITE_LOG_COUNT_REFLINK, XFS_ITRUNCATE_LOG_COUNT_REFLINK
+    else if (for_minlog && g.rmapbt)
+        rw_count = 2;
     const std::uint64_t write = xfs_write_res(g, for_minlog);
     t.r[0] = xfs_res(write, rw_count);
     t.r[1] = xfs_res(xfs_itruncate_res(g, for_minlog), rw_count);
@@ -338,13 +364,15 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
         const std::uint64_t t2 = xfs_buf_res(7, sect) + xfs_buf_res(xfs_allocfree_blocks(g, 3), bs);
         const std::uint64_t t3 = g.parent ? xfs_max2(attrsetm, attrrm) : 0;
         const std::uint64_t rename_ovh = xfs_pptr_replace_overhead + 2 * xfs_pptr_link_overhead;
-        const std::uint64_t ovh = xfs_dquot_logres + (g.parent ? xfs_max2(rename_ovh, 2 * xfs_pptr_replace_overhead) : 0);
+        const std::uint64_t ovh =
+            xfs_dquot_logres + (g.parent ? xfs_max2(rename_ovh, 2 * xfs_pptr_replace_overhead) : 0);
         t.r[2] = xfs_res(ovh + xfs_max3(t1, t2, t3), 2 + pcount);
     }
     {  // link
         const std::uint64_t t1 = xfs_inode_res(g, 2) + xfs_buf_res(xfs_dirop_log_count(g), bs);
         const std::uint64_t t2 = xfs_buf_res(3, sect) + xfs_buf_res(xfs_allocfree_blocks(g, 1), bs);
-        const std::uint64_t ovh = xfs_dquot_logres + xfs_iunlink_remove_res(g) + (g.parent ? xfs_pptr_link_overhead : 0);
+        const std::uint64_t ovh =
+            xfs_dquot_logres + xfs_iunlink_remove_res(g) + (g.parent ? xfs_pptr_link_overhead : 0);
         t.r[3] = xfs_res(ovh + xfs_max3(t1, t2, g.parent ? attrsetm : 0), 2 + pcount);
     }
     {  // remove
@@ -355,35 +383,35 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
     }
     const std::uint64_t icreate = xfs_icreate_res(g);
     t.r[5] = xfs_res(icreate + xfs_buf_res(1, 1024), 3 + pcount);  // symlink: XFS_SYMLINK_MAXLEN
-    t.r[6] = xfs_res(icreate, 2 + pcount);                          // create
+    t.r[6] = xfs_res(icreate, 2 + pcount);                         // create
     t.r[7] = xfs_res(xfs_dquot_logres + xfs_icreate_alloc_res(g) + xfs_iunlink_add_res(g), 2);  // create_tmpfile
-    t.r[8] = xfs_res(icreate, 3 + pcount);                                                     // mkdir
+    t.r[8] = xfs_res(icreate, 3 + pcount);                                                      // mkdir
     t.r[9] = xfs_res(xfs_dquot_logres + xfs_inode_res(g, 1) + xfs_buf_res(3, sect) + xfs_iunlink_remove_res(g) +
                          xfs_inode_chunk_res(g, false) + xfs_inobt_res(g) + xfs_finobt_res(g),
-                     2);                                                                // ifree
-    t.r[10] = xfs_res(xfs_dquot_logres + xfs_inode_res(g, 1) + xfs_buf_res(1, sect), 0);  // ichange
+                     2);                                                                       // ifree
+    t.r[10] = xfs_res(xfs_dquot_logres + xfs_inode_res(g, 1) + xfs_buf_res(1, sect), 0);       // ichange
     t.r[11] = xfs_res(xfs_buf_res(3, sect) + xfs_buf_res(xfs_allocfree_blocks(g, 1), bs), 2);  // growdata
     t.r[12] = xfs_res(xfs_dquot_logres + xfs_inode_res(g, 1) + xfs_buf_res(2, sect) + xfs_buf_res(1, g.dir_bytes) +
                           xfs_buf_res(xfs_nextentadd_blocks(g, g.dir_fsbs, g.bm_data_levels) + 1, bs) +
                           xfs_buf_res(xfs_allocfree_blocks(g, 1), bs),
-                      2);                                                         // addafork
-    t.r[13] = xfs_res(xfs_inode_res(g, 1), 0);                                    // writeid
+                      2);                       // addafork
+    t.r[13] = xfs_res(xfs_inode_res(g, 1), 0);  // writeid
     t.r[14] = xfs_res(xfs_max2(xfs_inode_res(g, 1) + xfs_buf_res(g.bm_attr_levels, bs),
                                xfs_buf_res(9, sect) + xfs_buf_res(xfs_allocfree_blocks(g, 4), bs)),
-                      1);                                                         // attrinval
-    t.r[15] = xfs_res(attrsetm, 3);                                               // attrsetm
-    t.r[16] = xfs_res(xfs_attrsetrt_res(g), 0);                                   // attrsetrt
-    t.r[17] = xfs_res(attrrm, 3);                                                 // attrrm
-    t.r[18] = xfs_res(xfs_buf_res(1, sect), 0);                                   // clearagi
+                      1);                        // attrinval
+    t.r[15] = xfs_res(attrsetm, 3);              // attrsetm
+    t.r[16] = xfs_res(xfs_attrsetrt_res(g), 0);  // attrsetrt
+    t.r[17] = xfs_res(attrrm, 3);                // attrrm
+    t.r[18] = xfs_res(xfs_buf_res(1, sect), 0);  // clearagi
     t.r[19] = xfs_res(xfs_buf_res(2, sect) + xfs_buf_res(g.bm_data_levels, bs) + xfs_inode_res(g, 1) +
                           xfs_buf_res(xfs_allocfree_blocks(g, 1), bs),
-                      2);                                                         // growrtalloc
-    t.r[20] = xfs_res(xfs_buf_res(1, bs), 0);                                     // growrtzero
+                      2);                      // growrtalloc
+    t.r[20] = xfs_res(xfs_buf_res(1, bs), 0);  // growrtzero
     t.r[21] = xfs_res(xfs_buf_res(1, sect) + xfs_inode_res(g, 2) + xfs_buf_res(1, bs) + xfs_buf_res(1, 0), 0);
-    t.r[22] = xfs_res(xfs_buf_res(1, 104), 1);                                    // qm_setqlim: xfs_disk_dquot
-    t.r[23] = xfs_res(write + xfs_buf_res(1, bs - 1), rw_count);                  // qm_dqalloc
-    t.r[24] = xfs_res(xfs_buf_res(1, sect), 1);                                   // sb
-    t.r[25] = xfs_res(xfs_inode_res(g, 1), 0);                                    // fsyncts
+    t.r[22] = xfs_res(xfs_buf_res(1, 104), 1);                    // qm_setqlim: xfs_disk_dquot
+    t.r[23] = xfs_res(write + xfs_buf_res(1, bs - 1), rw_count);  // qm_dqalloc
+    t.r[24] = xfs_res(xfs_buf_res(1, sect), 1);                   // sb
+    t.r[25] = xfs_res(xfs_inode_res(g, 1), 0);                    // fsyncts
     if (atomic_ioend) {
         t.r[26] = t.r[1];  // tr_atomic_ioend (7.x): tr_itruncate's without an atomic write size
         t.count = 27;
@@ -448,8 +476,8 @@ constexpr xfs_ag_breaks xfs_level_breaks(const xfs_sb_params& sb, std::uint64_t 
         unsigned prev = 0;
         for (unsigned k = 1; k <= 32 && (std::uint64_t{1} << (k - 1)) < hi; ++k) {
             const unsigned bits = (sb.block_log - inode_log) + k;
-            const unsigned h = xfs_btree_height((bs - shdr) / 16 / 2, (bs - shdr) / 8 / 2,
-                                                (std::uint64_t{1} << bits) >> 6);
+            const unsigned h =
+                xfs_btree_height((bs - shdr) / 16 / 2, (bs - shdr) / 8 / 2, (std::uint64_t{1} << bits) >> 6);
             if (k > 1 && h != prev) b.add((std::uint64_t{1} << (k - 1)) + 1, lo, hi);
             prev = h;
         }

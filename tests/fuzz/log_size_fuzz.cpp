@@ -1,7 +1,7 @@
-// Fuzzes the log-size policies (mkfs.xfs 6.1 to 7.2, concurrency and devices included) with arbitrary mkfs options: every decision of a valid geometry stays within
-// mkfs.xfs's floors and caps, is aligned to the log stripe unit, fits in an allocation group, replays
-// identically, and (for the default geometry, where the real tool is monotonic) never shrinks as the device
-// grows; ext4's journal is always a step of mke2fs's table.
+// Fuzzes the log-size policies (mkfs.xfs 6.1 to 7.2, concurrency and devices included) with arbitrary mkfs options:
+// every decision of a valid geometry stays within mkfs.xfs's floors and caps, is aligned to the log stripe unit, fits
+// in an allocation group, replays identically, and (for the default geometry, where the real tool is monotonic) never
+// shrinks as the device grows; ext4's journal is always a step of mke2fs's table.
 #include "fuzz_check.hpp"
 
 #include <provpol/log_size.hpp>

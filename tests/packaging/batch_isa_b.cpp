@@ -40,8 +40,8 @@ int main() {
     batch_b(c.data(), p.data(), a.data(), n, tb.data(), nb.data(), fb.data());
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const provpol::extend_decision d =
-            provpol::vdsm_2022().decide(provpol::drive_state{provpol::bytes(c[i]), provpol::bytes(p[i]), provpol::bytes(a[i])});
+        const provpol::extend_decision d = provpol::vdsm_2022().decide(
+            provpol::drive_state{provpol::bytes(c[i]), provpol::bytes(p[i]), provpol::bytes(a[i])});
         const unsigned f = (d.needs_extend ? 1u : 0u) | (d.improbable_allocation ? 2u : 0u) | (d.can_extend ? 4u : 0u);
         if (ta[i] != tb[i] || na[i] != nb[i] || fa[i] != fb[i] || ta[i] != d.block_threshold.count() ||
             na[i] != d.next_size.count() || fa[i] != f)
