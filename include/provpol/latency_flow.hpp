@@ -201,19 +201,7 @@ public:
         return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
     }
     /// The smallest t with P(L <= t) >= p (bisection on the exact CDF, to 1e-9 s).
-    PROVPOL_NODISCARD double quantile(double p) const noexcept {
-        if (!(p > 0.0)) return min();
-        if (p >= 1.0) return max();
-        double lo = min(), hi = max();
-        for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
-            const double mid = lo + (hi - lo) / 2.0;
-            if (cdf(mid) >= p)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        return hi;
-    }
+    PROVPOL_NODISCARD double quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
     /// P(K = k): the probability that the reply is seen at the k-th poll after the send (1 without a poll).
     PROVPOL_NODISCARD double poll_probability(std::uint64_t k) const noexcept {
         if (poll_ < 0) return k == 1 ? 1.0 : 0.0;

@@ -28,6 +28,25 @@
 
 namespace provpol {
 
+namespace detail {
+/// The smallest t in [model.min(), model.max()] with model.cdf(t) >= p, by bisection to 1e-9 s: the quantile of
+/// any model whose CDF is exact and monotone (pipeline_latency, flow_latency).
+template <class Model>
+PROVPOL_NODISCARD double quantile_by_bisection(const Model& model, double p) noexcept {
+    if (!(p > 0.0)) return model.min();
+    if (p >= 1.0) return model.max();
+    double lo = model.min(), hi = model.max();
+    for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
+        const double mid = lo + (hi - lo) / 2.0;
+        if (model.cdf(mid) >= p)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+}  // namespace detail
+
 /// One stage of the extend pipeline: a wait uniform in [min_seconds, max_seconds), or fixed when equal.
 struct latency_stage {
     const char* name = "";     ///< what the stage is ("SPM mailbox scan"); a string with static storage
@@ -102,19 +121,7 @@ public:
     }
 
     /// The smallest t with P(L <= t) >= p, for p in [0, 1] (by bisection on the exact CDF, to 1e-9 s).
-    PROVPOL_NODISCARD double quantile(double p) const noexcept {
-        if (!(p > 0.0)) return min();
-        if (p >= 1.0) return max();
-        double lo = min(), hi = max();
-        for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
-            const double mid = lo + (hi - lo) / 2.0;
-            if (cdf(mid) >= p)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        return hi;
-    }
+    PROVPOL_NODISCARD double quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
 
     /// One draw of the latency.
     PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
