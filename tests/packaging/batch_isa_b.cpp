@@ -1,6 +1,7 @@
 // Built without -mavx2: see batch_isa_a.cpp. main() decides the same drives through both translation units and
 // through decide() one by one, and requires the same answers everywhere.
 #include <provpol/extend.hpp>
+#include <provpol/random.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,13 +22,8 @@ void batch_b(const std::uint64_t* capacity, const std::uint64_t* physical, const
 int main() {
     const std::size_t n = 32 * 64 + 7;  // whole blocks and a tail
     std::vector<std::uint64_t> c(n), p(n), a(n);
-    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
-    auto next = [&x]() {  // xorshift64: any sizes, most below 2^47 (the vectorised blocks), some above
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    provpol::random_stream rng(2026);  // any sizes: most below 2^47 (the vectorised blocks), some above
+    auto next = [&rng]() { return rng.next(); };
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned bits = i % 97 == 0 ? 63 : 44;
         c[i] = next() >> (64 - bits);
