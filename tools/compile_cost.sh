@@ -6,6 +6,9 @@
 #       compiles of user+sys CPU time, the empty unit, <string> and each header compiled in turn (interleaved, so
 #       that a machine that slows down slows all of them). Budget for provpol/provpol.hpp: at most 1.5 times
 #       <string>, the ratio column (a ratio holds across machines where seconds do not).
+#   tools/compile_cost.sh --instructions [header ...]
+#       deterministic: the instructions the compiler executes (valgrind's callgrind, every process of the driver)
+#       for the empty unit, <string> and each header, and the same ratio to <string>; slow (about 10 s a compile)
 #   tools/compile_cost.sh --includes [--check] [header ...]
 #       deterministic: the standard headers it pulls in (transitively) and its preprocessed size; --check exits
 #       1 when one of the headers the library must not include is among them (the ctest perf.header_includes)
@@ -28,6 +31,7 @@ mode=time check=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --includes) mode=includes ;;
+    --instructions) mode=instructions ;;
     --check) check=1 ;;
     -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     --*) echo "compile_cost.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -63,9 +67,36 @@ if [ "$mode" = includes ]; then
   exit 0
 fi
 
-seconds() {  # seconds <source>: user+sys seconds of one compile
+if [ "$mode" = instructions ]; then
+  command -v valgrind >/dev/null || { echo "compile_cost.sh: --instructions needs valgrind" >&2; exit 2; }
+  count() {  # count <source>: instructions executed by the compiler driver and its children
+    rm -f "$tmp"/cg.*
+    # shellcheck disable=SC2086
+    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$tmp/cg.%p" \
+      $cxx $flags -I"$root/include" -c "$1" -o "$tmp/out.o" >/dev/null 2>&1
+    awk '/^summary:/ { s += $2 } END { print s }' "$tmp"/cg.*
+  }
+  printf 'int main() { return 0; }\n' > "$tmp/empty.cpp"
+  printf '#include <string>\nint main() { return 0; }\n' > "$tmp/string.cpp"
+  e=$(count "$tmp/empty.cpp")
+  s=$(count "$tmp/string.cpp")
+  printf '%-32s %16s %14s\n' header "instructions" "x <string>"
+  printf '%-32s %16s %14s\n' "<string>" "$((s - e))" "1.00"
+  for h in "${headers[@]}"; do
+    printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$tmp/with.cpp"
+    c=$(count "$tmp/with.cpp")
+    printf '%-32s %16s %14s\n' "$h" "$((c - e))" "$(awk -v a=$((c - e)) -v b=$((s - e)) 'BEGIN { printf "%.3f", a / b }')"
+  done
+  echo "budget: provpol/provpol.hpp at most 1.50 x <string> ($cxx $flags; instructions above the empty unit)"
+  exit 0
+fi
+
+seconds() {  # seconds <source>: user+sys CPU seconds of one compile, to the microsecond (getrusage of the child)
   # shellcheck disable=SC2086
-  { /usr/bin/time -f "%U %S" $cxx $flags -I"$root/include" -c "$1" -o "$tmp/out.o"; } 2>&1 | tail -1 | awk '{print $1 + $2}'
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f" % (r.ru_utime + r.ru_stime))' $cxx $flags -I"$root/include" -c "$1" -o "$tmp/out.o"
 }
 
 printf 'int main() { return 0; }\n' > "$tmp/empty.cpp"
