@@ -128,7 +128,8 @@ struct domain_summary {
     double latency_p50 = 0.0;
     double latency_p99 = 0.0;
     double latency_max = 0.0;
-    std::uint64_t queue_p99 = 0;  ///< requests waiting for the VG lock or a worker, as each request arrives
+    std::uint64_t queue_p99 = 0;  ///< requests waiting for the VG lock or a worker just after each arrival
+                                  ///< (the arriving one included when it waits), 99th percentile over arrivals
     std::uint64_t queue_max = 0;
     double worker_wait_share = 0.0;  ///< the share of requests that found every worker taken
 };

@@ -260,11 +260,13 @@ public:
             queue_head_ = (queue_head_ + 1) % queue_.size();
             --queue_len_;
         }
-        ++queue_hist_[queue_len_ < queue_hist_.size() ? queue_len_ : queue_hist_.size() - 1];
         // ... and it waits for a worker when the workers are all taken (the one holding the lock and the waiters).
         if (queue_len_ + (lock_free_ > s ? 1u : 0u) >= workers_) ++worker_waits_;
         double t = lock_free_ > s ? lock_free_ : s;
         const double start = t;
+        // The queue it joins: the requests waiting just after it arrived, itself included when it waits.
+        const std::size_t waiting = queue_len_ + (start > s ? 1 : 0);
+        ++queue_hist_[waiting < queue_hist_.size() ? waiting : queue_hist_.size() - 1];
         const flow_latency& fl = flow_->flow();
         for (std::size_t i = 0; i < fl.size(); ++i)
             if (flow_->role(i) == domain_role::spm_service) t += r.draws[i];
