@@ -203,7 +203,9 @@ public:
     }
 
 private:
-    bool less(std::size_t x, std::size_t y) const noexcept { return key_[x] < key_[y] || (key_[x] == key_[y] && x < y); }
+    PROVPOL_NODISCARD bool less(std::size_t x, std::size_t y) const noexcept {
+        return key_[x] < key_[y] || (key_[x] == key_[y] && x < y);
+    }
     void swap(std::size_t i, std::size_t j) noexcept {
         const std::size_t x = heap_[i];
         heap_[i] = heap_[j];

@@ -304,7 +304,7 @@ public:
 
 private:
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
-    double step(std::size_t i, std::uint32_t drive, double t, double draw) const noexcept {
+    PROVPOL_NODISCARD double step(std::size_t i, std::uint32_t drive, double t, double draw) const noexcept {
         const flow_stage& s = flow_->flow().stage(i);
         if (s.kind == flow_stage_kind::clock) return domain_next_tick(phases_[drive].phase[i], s.cycle(), t);
         return s.kind == flow_stage_kind::delay ? t + draw : t;
@@ -326,7 +326,7 @@ private:
         if (n < reply_cap_) replies_[host * reply_cap_ + n++] = t;  // at most 2 per drive in flight
     }
     // The SPM's pending requests: a min-heap on (scan time, host, send order).
-    bool before(std::size_t x, std::size_t y) const noexcept {
+    PROVPOL_NODISCARD bool before(std::size_t x, std::size_t y) const noexcept {
         const domain_request& a = requests_[x];
         const domain_request& b = requests_[y];
         if (a.at != b.at) return a.at < b.at;
