@@ -134,6 +134,11 @@ struct domain_summary {
     double worker_wait_share = 0.0;  ///< the share of requests that found every worker taken
 };
 
+class domain_result;
+namespace detail {
+struct domain_result_access;
+}  // namespace detail
+
 /// A domain run's outcome: per drive, and for the domain.
 class domain_result {
 public:
@@ -142,12 +147,18 @@ public:
     PROVPOL_NODISCARD const domain_summary& summary() const noexcept { return summary_; }
 
 private:
-    template <class MakeAgent, class WorkloadOf>
-    friend result<domain_result> simulate_domain(const domain_config&, const flow_latency&, MakeAgent&&,
-                                                 WorkloadOf&&, std::uint64_t) noexcept;
+    friend struct detail::domain_result_access;
     detail::buffer<domain_drive_result> drives_;
     domain_summary summary_;
 };
+
+namespace detail {
+/// simulate_domain's access to the result it fills.
+struct domain_result_access {
+    static buffer<domain_drive_result>& drives(domain_result& r) noexcept { return r.drives_; }
+    static domain_summary& summary(domain_result& r) noexcept { return r.summary_; }
+};
+}  // namespace detail
 
 namespace detail {
 
@@ -321,13 +332,14 @@ double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std:
 }  // namespace detail
 
 /// Runs a domain: drive d (host d / drives_per_host) gets the agent make_agent(d) and the workload
-/// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, d). The latency must be a flow with
+/// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, first_run + d), as run first_run + d
+/// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
 /// the mailbox (a send and a reply poll: the vdsm-* profiles); see domain_shared.hpp for how its stages map onto
 /// the hosts and the SPM. Errors: a flow without the mailbox; out of memory.
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const flow_latency& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed) noexcept {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0) noexcept {
     using agent_type = decltype(make_agent(std::uint32_t{}));
     static_assert(detail::is_agent<agent_type>::value,
                   "simulate_domain: make_agent(drive) must return an agent: initial_size(bytes) const, "
@@ -341,14 +353,15 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     domain_result out;
     const auto oom = [] { return unexpected(error::unsupported("domain", "out of memory")); };
     if (!shared.init(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots) || !drives.assign(n) ||
-        !heap.init(n) || !out.drives_.assign(n))
+        !heap.init(n) || !detail::domain_result_access::drives(out).assign(n))
         return oom();
 
     for (std::uint32_t i = 0; i < n; ++i) {
         detail::domain_drive<agent_type>& d = drives[i];
         d.latency = detail::domain_drive_latency{&flow->flow(), &shared, i};
         d.w = workload_of(i);
-        d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval, detail::run_seed(seed, i));
+        d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval,
+                    detail::run_seed(seed, first_run + i));
         d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
         d.W = static_cast<double>(d.w.base.write_size.count());
         d.out.initial_size = d.c->initial_size();
@@ -403,7 +416,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     }
     if (shared.out_of_memory()) return oom();
 
-    domain_summary& s = out.summary_;
+    domain_summary& s = detail::domain_result_access::summary(out);
     s.elapsed = drained ? now : horizon;
     for (std::uint32_t i = 0; i < n; ++i) {
         detail::domain_drive<agent_type>& d = drives[i];
@@ -421,7 +434,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         r.final_physical = bytes(d.c->pending_physical());
         r.unwritten = saturating_sub(r.final_physical, done ? d.w.base.write_size
                                                             : bytes(static_cast<std::uint64_t>(written)));
-        out.drives_[i] = domain_drive_result{r, i / cfg.drives_per_host, done};
+        detail::domain_result_access::drives(out)[i] = domain_drive_result{r, i / cfg.drives_per_host, done};
         s.extends += r.extends;
     }
     s.served = shared.served();
@@ -461,12 +474,12 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const latency_model& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed) noexcept {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0) noexcept {
     if (!latency.is_flow())
         return unexpected(error::unsupported("domain latency", "needs a flow model with the mailbox's clocks "
                                                                "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
     return simulate_domain(cfg, latency.flow(), static_cast<MakeAgent&&>(make_agent),
-                           static_cast<WorkloadOf&&>(workload_of), seed);
+                           static_cast<WorkloadOf&&>(workload_of), seed, first_run);
 }
 
 }  // namespace provpol
