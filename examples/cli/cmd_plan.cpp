@@ -8,6 +8,7 @@
 #include "svg_plot.hpp"
 #include "work.hpp"
 
+#include <provpol/domain.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
@@ -90,7 +91,8 @@ int run_plan(int argc, char** argv) {
         "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
         "SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
-        "[--svg-metric M]",
+        "[--svg-metric M]\n"
+        "                    [--hosts H --drives-per-host D [--writers N]]",
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
           true},
@@ -111,7 +113,12 @@ int run_plan(int argc, char** argv) {
           true},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
-         {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000)"},
+         {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000; with --hosts, default 1: "
+          "runs of the whole domain)"},
+         {"--hosts", "H", "simulate a storage domain of H hosts, 1-10000, sharing one SPM and its VG lock"},
+         {"--drives-per-host", "D", "with --hosts: drives per host, 1-10000 (at most 1000000 drives)"},
+         {"--writers", "N", "with --hosts: how many drives write, spread over the hosts in turn; every drive writes "
+          "when not given"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
@@ -142,16 +149,35 @@ int run_plan(int argc, char** argv) {
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
-    const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(1000);
+    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
+    if (domain && (!a.has("--hosts") || !a.has("--drives-per-host")))
+        throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
+    if (domain && a.has("--per-run")) throw usage_error("--per-run applies to single drives, not to --hosts");
+    if (domain && f == format::svg) throw usage_error("--format svg plots single drives, not --hosts");
+    const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(domain ? 1 : 1000);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+
+    domain_config dcfg;
+    std::uint32_t writers = 0;
+    if (domain) {
+        const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                                           static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+        if (!d) fail(d.error(), "--drives-per-host");
+        dcfg = *d;
+        writers = static_cast<std::uint32_t>(a.count("--writers", 1, dcfg.drives()).value_or(dcfg.drives()));
+        if (!latency.is_flow())
+            throw usage_error("--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, "
+                              "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
+    }
+    const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
 
     const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
     {  // bounded work: estimate before simulating
         double events = 0.0;
         for (const plan_config& c : configs)
             for (rate r : rates)
-                events +=
-                    static_cast<double>(runs) * events_per_run(write, r, c.config.chunk(), latency.detection_period());
+                events += static_cast<double>(runs) * drives_per_run *
+                          events_per_run(write, r, c.config.chunk(), latency.detection_period());
         check_work("plan", events, max_events,
                    std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
                        std::to_string(configs.size()) + " configurations of " + std::string(format_size(write).view()) +
@@ -162,6 +188,32 @@ int run_plan(int argc, char** argv) {
     }
     progress bar("plan");
     std::uint64_t done = 0;
+    if (domain) {  // a storage domain: the writers' per-VM columns and the domain's shared figures
+        table d({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "hosts",
+                 "drives_per_host", "writers", "pauses_p50", "pauses_p90", "pauses_p99", "runs_mostly_paused",
+                 "latency_p50_s", "latency_p99_s", "spm_utilization", "queue_p99", "runs", "write", "budget_s"});
+        for (const plan_config& c : configs)
+            for (rate r : rates) {
+                const auto w = workload::make(write, r, capacity);
+                if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+                const domain_plan_result x = simulate_domain_config(c, budget_ms, latency, *w, dcfg, writers,
+                                                                    static_cast<std::uint32_t>(runs), seed);
+                const simulation_summary& s = x.vms;
+                bar.update(++done, configs.size() * rates.size());
+                d.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_real(s.extends, 6),
+                           cell::of_real(s.pauses, 6), cell::of_real(s.pause_probability, 4), cell::of_text(c.label),
+                           cell::of(c.config.chunk_mb()), cell::of(c.config.percent()), cell::of(dcfg.hosts),
+                           cell::of(dcfg.drives_per_host), cell::of(writers), cell::of_real(s.pauses_p50, 6),
+                           cell::of_real(s.pauses_p90, 6), cell::of_real(s.pauses_p99, 6),
+                           cell::of_real(s.runs_mostly_paused, 4), cell::of_real(x.latency_p50, 4),
+                           cell::of_real(x.latency_p99, 4), cell::of_real(x.spm_utilization, 4),
+                           cell::of_real(x.queue_p99, 6), cell::of(runs), cell::of_size(write),
+                           c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
+            }
+        const std::string out = d.str(f);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
     const bool per_run = a.has("--per-run");
     if (per_run && f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
     std::vector<std::vector<simulation_summary>> results(configs.size());

@@ -5,6 +5,7 @@
 #include "common/cli.hpp"
 #include "common/preset_option.hpp"
 
+#include <provpol/domain.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
@@ -45,6 +46,58 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
 inline simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
                                           const workload& w, std::uint32_t runs, std::uint64_t seed) {
     return simulate_config(c, budget_ms, latency, w, runs, seed, [](std::uint32_t, const run_result&) {});
+}
+
+/// A configuration in a storage domain (`plan --hosts`): the writers' per-VM distribution, and the domain's
+/// shared figures, each the mean over the domain runs.
+struct domain_plan_result {
+    simulation_summary vms;
+    double latency_p50 = 0.0;
+    double latency_p99 = 0.0;
+    double spm_utilization = 0.0;
+    double queue_p99 = 0.0;
+};
+
+/// Runs `runs` domains of `cfg` in which `writers` drives write `w` and the others idle; each drive gets a copy of
+/// `agent`. Drive d of domain k is run k x drives + d of `plan` without --hosts: a domain of one drive gives
+/// plan's per-VM figures.
+template <class Agent>
+domain_plan_result simulate_domain_runs(const Agent& agent, const latency_model& latency, const workload& w,
+                                        const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
+                                        std::uint64_t seed) {
+    run_accumulator acc;
+    domain_plan_result out;
+    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
+    const drive_workload idle = drive_workload::idle(w);
+    for (std::uint32_t k = 0; k < runs; ++k) {
+        const auto r = simulate_domain(
+            cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
+            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; },
+            seed, std::uint64_t{k} * cfg.drives());
+        if (!r) fail(r.error(), "--latency");
+        for (std::uint32_t d = 0; d < r->drives(); ++d)
+            if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);
+        const domain_summary& s = r->summary();
+        out.latency_p50 += s.latency_p50 / runs;
+        out.latency_p99 += s.latency_p99 / runs;
+        out.spm_utilization += s.spm_utilization / runs;
+        out.queue_p99 += static_cast<double>(s.queue_p99) / runs;
+    }
+    out.vms = acc.summary();
+    return out;
+}
+
+/// The same for a plan_config (static, or rate-aware over its floor).
+inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint32_t budget_ms,
+                                                 const latency_model& latency, const workload& w,
+                                                 const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
+                                                 std::uint64_t seed) {
+    if (!c.rate_aware)
+        return simulate_domain_runs(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, cfg, writers,
+                                    runs, seed);
+    const auto policy = make_rate_aware_policy(c.config, budget_ms);
+    if (!policy) fail(policy.error(), "--budget");
+    return simulate_domain_runs(rate_aware_agent(*policy), latency, w, cfg, writers, runs, seed);
 }
 
 }  // namespace provpol::cli

@@ -243,6 +243,10 @@ public:
         agent_.observe(observation{observation_kind::pause, t, allocation, bytes(physical_)});
         return on_events_ ? request(t, allocation) : nullptr;
     }
+    /// Sets in-flight extend `i`'s completion time. For a latency whose answer depends on other drives (the
+    /// domain simulator's shared SPM, domain.hpp): its complete() returns detail::never, and the caller fills
+    /// the time in once the shared queue has decided it.
+    void set_done_at(unsigned i, double t) noexcept { flights_[i].done_at = t; }
     /// In-flight extend `i` completed at `t`, leaving the LV at `lv_size` (the device's real size; the simulator
     /// passes the decided size). Returns the threshold to register from the real size.
     bytes completed(unsigned i, double t, bytes allocation, bytes lv_size) noexcept {

@@ -9,6 +9,8 @@
 #include "calibrate.hpp"
 #include "chunk.hpp"
 #include "config.hpp"
+#include "domain.hpp"
+#include "domain_shared.hpp"
 #include "error.hpp"
 #include "extend.hpp"
 #include "extend_lvm.hpp"

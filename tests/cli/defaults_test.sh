@@ -20,6 +20,7 @@ bases=(
   "plan|--rates 400MiB/s --write 5GiB --runs 20"
   "plan|--rates 400MiB/s --write 5GiB --runs 20 --policy rate-aware"
   "plan|--rates 400MiB/s --write 5GiB --runs 20 --format svg"
+  "plan|--rates 400MiB/s --write 5GiB --hosts 2 --drives-per-host 2"
   "recommend|--rate 400MiB/s --write 5GiB --runs 20"
   "recommend|--rate 400MiB/s --write 5GiB --runs 20 --policy rate-aware"
   "recommend|--rate 400MiB/s --write 5GiB --runs 20 --max-pauses-per-run 3"

@@ -1,0 +1,384 @@
+// provpol/domain_shared.hpp - what the drives of a storage domain share, as VDSM's code has it: each host's mail
+// monitor, the SPM's mailbox scan, its thread pool and the volume group's lock. domain.hpp runs the drives on top.
+//
+// The parts (oVirt/vdsm, lib/vdsm/storage/mailbox.py, sp.py, lvm.py):
+//   - one mail monitor per host (HSM_MailMonitor): a 4 KiB outbox of 64-byte messages, so 63 requests in flight
+//     per host. Idle, it writes a request at once; while replies are pending it sleeps its reply interval (2 s, or
+//     0.5 s with events) and picks up new requests only at its next loop, on the grid of its last idle send. A
+//     host that has 63 requests in flight holds a new one until a loop at which a slot is free.
+//   - one SPM (SPM_MailMonitor): its scan reads every host's mailbox on a free-running clock (2 s plus its read;
+//     the event block every 0.5 s with events) and hands the new requests, host by host and slot by slot, to its
+//     thread pool (sp.py: thread_pool_size // 2 = 5 workers by default), whose worker runs lvextend and writes the
+//     reply.
+//   - one volume group lock (lvm.py takes the VG's lock for every metadata change): the lvextends of a domain run
+//     one at a time, first come first served.
+//
+// How a flow_latency (latency_flow.hpp) maps onto them, stage by stage, so that a domain of one drive is exactly
+// the single-drive flow: the stages before the send run on the drive's host alone; the send goes through the
+// host's mail monitor; between the send and the reply poll, the first clock is the SPM's scan (one clock for the
+// whole domain, its phase the first drive's draw) and the delays after it are the SPM's work for the request,
+// held under the VG lock (its service time); the reply poll is the host's mail monitor's grid; the stages after
+// it (inbox read, refresh) run on the host alone. Every request draws all its delays when it is made, in stage
+// order, from its drive's stream, as flow_latency::complete does: the draws are the single drive's, and only the
+// waits depend on the other drives.
+//
+// The duplicate filter (a request for the same volume and size is ignored; an lvextend to the LV's size returns
+// at once) has nothing to drop here: extend_controller never requests a size already pending (agent.hpp).
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_DOMAIN_SHARED_HPP
+#define PROVPOL_DOMAIN_SHARED_HPP
+
+#include "agent.hpp"
+#include "config.hpp"
+#include "detail/buffer.hpp"
+#include "detail/math.hpp"
+#include "latency_flow.hpp"
+#include "random.hpp"
+#include "result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace provpol {
+
+/// What a stage of a flow does in a domain (see the header comment).
+enum class domain_role : unsigned char { monitor, host, send, transport, spm_scan, spm_service, reply_poll, after };
+
+/// A flow_latency read as a domain's stages: which stage is the send, the SPM's scan, the reply poll.
+class domain_flow {
+public:
+    /// Needs a send and a reply poll (the mailbox); between them at most one clock (the SPM's scan).
+    PROVPOL_NODISCARD static result<domain_flow> make(const flow_latency& f) noexcept {
+        domain_flow d;
+        d.flow_ = f;
+        int send = -1, scan = -1, poll = -1;
+        for (std::size_t i = 0; i < f.size(); ++i) {
+            const flow_stage& s = f.stage(i);
+            const int k = static_cast<int>(i);
+            domain_role r = domain_role::host;
+            if (s.kind == flow_stage_kind::monitor) {
+                r = domain_role::monitor;
+            } else if (s.kind == flow_stage_kind::send) {
+                r = domain_role::send, send = k;
+            } else if (s.kind == flow_stage_kind::reply_poll) {
+                r = domain_role::reply_poll, poll = k;
+            } else if (poll >= 0) {
+                r = domain_role::after;
+            } else if (send >= 0 && s.kind == flow_stage_kind::clock) {
+                if (scan >= 0)
+                    return unexpected(error::unsupported("domain flow", "at most one clock (the SPM's scan) between "
+                                                                        "the send and the reply poll"));
+                r = domain_role::spm_scan, scan = k;
+            } else if (send >= 0) {
+                r = scan >= 0 ? domain_role::spm_service : domain_role::transport;
+            }
+            d.roles_[i] = r;
+        }
+        if (send < 0 || poll < 0)
+            return unexpected(error::unsupported("domain flow", "needs the mailbox: a send and a reply poll "
+                                                                "(a profile such as vdsm-polling-2022)"));
+        d.scan_ = scan;
+        d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).min_seconds;
+        d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : 0.0;
+        return d;
+    }
+    PROVPOL_NODISCARD const flow_latency& flow() const noexcept { return flow_; }
+    PROVPOL_NODISCARD domain_role role(std::size_t i) const noexcept { return roles_[i]; }
+    PROVPOL_NODISCARD std::size_t size() const noexcept { return flow_.size(); }
+    /// The SPM scan's stage, or -1 when the SPM acts on a request as it arrives.
+    PROVPOL_NODISCARD int scan_stage() const noexcept { return scan_; }
+    PROVPOL_NODISCARD double poll_period() const noexcept { return poll_period_; }
+    PROVPOL_NODISCARD double scan_cycle() const noexcept { return scan_cycle_; }
+
+private:
+    flow_latency flow_{};
+    domain_role roles_[flow_latency::max_stages] = {};
+    int scan_ = -1;
+    double poll_period_ = 0.0, scan_cycle_ = 0.0;
+};
+
+namespace detail {
+
+/// The first tick of the clock phase + n x cycle at or after t: flow_latency's own formula, so that the domain's
+/// waits are bit for bit the flow's.
+inline double domain_next_tick(double phase, double cycle, double t) noexcept {
+    const double n = detail::ceil((t - phase) / cycle);
+    const double tick = phase + n * cycle;
+    return tick < t ? tick + cycle : tick;
+}
+
+/// One extend request on its way through the domain.
+struct domain_request {
+    enum class state : unsigned char { free, before_send, at_spm };
+    double requested_at = 0.0;
+    double at = 0.0;    ///< before_send: when the host's mail monitor handles it; at_spm: when the SPM scans it
+    double grid = 0.0;  ///< the host's reply-poll grid it was sent on
+    double draws[flow_latency::max_stages] = {};
+    std::uint64_t size = 0;  ///< the LV size it asks for: identifies the controller's flight
+    std::uint64_t seq = 0;   ///< send order, for the SPM's slot order
+    std::uint32_t drive = 0;
+    std::uint32_t host = 0;
+    state st = state::free;
+};
+
+/// One host's mail monitor.
+struct domain_host {
+    double grid = -1e300;       ///< its last idle send: the reply poll's clock counts from there
+    double max_reply = -1e300;  ///< the latest reply poll that sees a reply decided so far
+    std::uint32_t undecided = 0;  ///< requests sent whose reply time the SPM has not decided yet
+};
+
+/// What the SPM queue's step hands back: a request's completion.
+struct domain_completion {
+    std::uint32_t drive;
+    std::uint64_t size;
+    double requested_at;
+    double done_at;
+};
+
+/// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics.
+class domain_shared {
+public:
+    static constexpr std::uint32_t slots_per_host = 63;  // mailbox.py: 4 KiB outbox / 64-byte messages, less one
+
+    PROVPOL_NODISCARD bool init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host,
+                                std::uint32_t workers, std::uint32_t slots) noexcept {
+        flow_ = &f;
+        per_host_ = drives_per_host;
+        workers_ = workers;
+        slots_ = slots;
+        const std::size_t drives = std::size_t{hosts} * drives_per_host;
+        reply_cap_ = 2 * std::size_t{drives_per_host};
+        return hosts_.assign(hosts) && requests_.assign(2 * drives) && phases_.assign(drives) &&
+               replies_.assign(hosts * reply_cap_) && reply_count_.assign(hosts) && spm_.reserve(2 * drives + 1) &&
+               queue_.assign(2 * drives + 1) && queue_hist_.assign(2 * drives + 2) && latencies_.reserve(1024);
+    }
+
+    /// The drive's clock phases (its start_run draws); the first drive's SPM phase is the domain's.
+    void start(std::uint32_t drive, const flow_run& run) noexcept {
+        phases_[drive] = run;
+        if (drive == 0 && flow_->scan_stage() >= 0) spm_phase_ = run.phase[flow_->scan_stage()];
+    }
+
+    /// A request made at `t` by `drive`: draws its delays in stage order from the drive's stream (as
+    /// flow_latency::complete does) and runs the stages before the send. Returns its slot.
+    std::size_t add(std::uint32_t drive, double t, random_stream& rng) noexcept {
+        std::size_t slot = 2 * std::size_t{drive};
+        if (requests_[slot].st != domain_request::state::free) ++slot;
+        domain_request& r = requests_[slot];
+        r = domain_request{};
+        r.requested_at = t;
+        r.drive = drive;
+        r.host = drive / per_host_;
+        r.st = domain_request::state::before_send;
+        ++requests_before_send_;
+        const flow_latency& fl = flow_->flow();
+        for (std::size_t i = 0; i < fl.size(); ++i) {
+            const flow_stage& s = fl.stage(i);
+            if (s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send)
+                r.draws[i] = s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
+                                                           : s.min_seconds;
+        }
+        for (std::size_t i = 0; i < fl.size(); ++i) {
+            const domain_role role = flow_->role(i);
+            if (role == domain_role::host) t = step(i, drive, t, r.draws[i]);
+            if (role == domain_role::send) {
+                t += r.draws[i];
+                break;
+            }
+        }
+        r.at = t;
+        last_ = slot;
+        return slot;
+    }
+    /// The slot of the request add() made last.
+    PROVPOL_NODISCARD std::size_t last_added() const noexcept { return last_; }
+    domain_request& request(std::size_t slot) noexcept { return requests_[slot]; }
+
+    /// When the drive's next request reaches its host's mail monitor, or never.
+    PROVPOL_NODISCARD double next_send(std::uint32_t drive) const noexcept {
+        double n = detail::never;
+        for (std::size_t s = 2 * std::size_t{drive}; s < 2 * std::size_t{drive} + 2; ++s)
+            if (requests_[s].st == domain_request::state::before_send && requests_[s].at < n) n = requests_[s].at;
+        return n;
+    }
+
+    /// The host's mail monitor handles the drive's request due now (next_send(drive)).
+    void send(std::uint32_t drive) noexcept {
+        std::size_t slot = 2 * std::size_t{drive};
+        const domain_request& a = requests_[slot];
+        const domain_request& b = requests_[slot + 1];
+        if (a.st != domain_request::state::before_send ||
+            (b.st == domain_request::state::before_send && b.at < a.at))
+            ++slot;
+        domain_request& r = requests_[slot];
+        domain_host& h = hosts_[r.host];
+        const double t = r.at;
+        const double T = flow_->poll_period();
+        if (in_flight(r.host, t) >= slots_) {  // the outbox is full: try again at the monitor's next loop
+            r.at = h.grid + (detail::floor((t - h.grid) / T) + 1.0) * T;
+            if (!(r.at > t)) r.at = t + T;
+            return;
+        }
+        double sent = t;
+        if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (latency_flow.hpp's rule)
+            sent = domain_next_tick(h.grid, T, t);
+        else
+            h.grid = t;
+        r.grid = h.grid;
+        ++h.undecided;
+        r.seq = seq_++;
+        // The transport to the SPM, then its scan.
+        const flow_latency& fl = flow_->flow();
+        for (std::size_t i = 0; i < fl.size(); ++i)
+            if (flow_->role(i) == domain_role::transport) sent += r.draws[i];
+        r.at = flow_->scan_stage() >= 0 ? domain_next_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
+        r.st = domain_request::state::at_spm;
+        --requests_before_send_;
+        (void)spm_.push_back(slot);  // reserved for every request slot in init()
+        sift_up(spm_.size() - 1);
+    }
+
+    /// When the SPM next takes a request (its scan), or never.
+    PROVPOL_NODISCARD double next_spm() const noexcept {
+        return spm_.empty() ? detail::never : requests_[spm_[0]].at;
+    }
+
+    /// The SPM takes its next request (host by host, slot by slot within a scan): a worker, the VG lock for the
+    /// request's service time, the reply; the host's next reply poll; the host's own stages. Returns the request's
+    /// completion.
+    domain_completion serve() noexcept {
+        const std::size_t slot = spm_[0];
+        spm_[0] = spm_[spm_.size() - 1];
+        spm_.pop_back();
+        if (!spm_.empty()) sift_down(0);
+        domain_request& r = requests_[slot];
+        const double s = r.at;
+        // Queue: the requests ahead that wait for the lock or a worker (FIFO, so their starts are after s).
+        while (queue_len_ > 0 && !(queue_[queue_head_] > s)) {
+            queue_head_ = (queue_head_ + 1) % queue_.size();
+            --queue_len_;
+        }
+        // ... and it waits for a worker when the workers are all taken (the one holding the lock and the waiters).
+        if (queue_len_ + (lock_free_ > s ? 1u : 0u) >= workers_) ++worker_waits_;
+        double t = lock_free_ > s ? lock_free_ : s;
+        const double start = t;
+        // The queue it joins: the requests waiting just after it arrived, itself included when it waits.
+        const std::size_t waiting = queue_len_ + (start > s ? 1 : 0);
+        ++queue_hist_[waiting < queue_hist_.size() ? waiting : queue_hist_.size() - 1];
+        const flow_latency& fl = flow_->flow();
+        for (std::size_t i = 0; i < fl.size(); ++i)
+            if (flow_->role(i) == domain_role::spm_service) t += r.draws[i];
+        lock_free_ = t;
+        busy_ += t - start;
+        ++served_;
+        queue_[(queue_head_ + queue_len_) % queue_.size()] = start;
+        ++queue_len_;
+        // The host sees the reply at its first poll after the reply is written (latency_flow.hpp's formula).
+        const double T = flow_->poll_period();
+        const double k = detail::ceil((t - r.grid) / T);
+        t = r.grid + (k < 1.0 ? 1.0 : k) * T;
+        domain_host& h = hosts_[r.host];
+        --h.undecided;
+        if (t > h.max_reply) h.max_reply = t;
+        (void)in_flight(r.host, s);  // drop the replies already seen
+        add_reply(r.host, t);
+        for (std::size_t i = 0; i < fl.size(); ++i)
+            if (flow_->role(i) == domain_role::after) t = step(i, r.drive, t, r.draws[i]);
+        const domain_completion c{r.drive, r.size, r.requested_at, t};
+        (void)latencies_.push_back(t - r.requested_at);
+        r.st = domain_request::state::free;
+        return c;
+    }
+
+    /// Whether no request is on its way: none made and not yet sent, none waiting for the SPM.
+    PROVPOL_NODISCARD bool idle() const noexcept { return spm_.empty() && requests_before_send_ == 0; }
+    PROVPOL_NODISCARD double busy() const noexcept { return busy_; }
+    PROVPOL_NODISCARD double lock_free() const noexcept { return lock_free_; }
+    PROVPOL_NODISCARD std::uint64_t served() const noexcept { return served_; }
+    PROVPOL_NODISCARD std::uint64_t worker_waits() const noexcept { return worker_waits_; }
+    buffer<double>& latencies() noexcept { return latencies_; }
+    PROVPOL_NODISCARD const buffer<std::uint64_t>& queue_histogram() const noexcept { return queue_hist_; }
+    PROVPOL_NODISCARD bool out_of_memory() const noexcept { return latencies_.size() < served_; }
+
+private:
+    // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
+    PROVPOL_NODISCARD double step(std::size_t i, std::uint32_t drive, double t, double draw) const noexcept {
+        const flow_stage& s = flow_->flow().stage(i);
+        if (s.kind == flow_stage_kind::clock) return domain_next_tick(phases_[drive].phase[i], s.cycle(), t);
+        return s.kind == flow_stage_kind::delay ? t + draw : t;
+    }
+    // Requests of `host` in flight at t: sent and their reply not yet seen.
+    std::uint32_t in_flight(std::uint32_t host, double t) noexcept {
+        double* rep = replies_.data() + host * reply_cap_;
+        std::size_t& n = reply_count_[host];
+        for (std::size_t i = 0; i < n;) {
+            if (rep[i] > t)
+                ++i;
+            else
+                rep[i] = rep[--n];
+        }
+        return hosts_[host].undecided + static_cast<std::uint32_t>(n);
+    }
+    void add_reply(std::uint32_t host, double t) noexcept {
+        std::size_t& n = reply_count_[host];
+        if (n < reply_cap_) replies_[host * reply_cap_ + n++] = t;  // at most 2 per drive in flight
+    }
+    // The SPM's pending requests: a min-heap on (scan time, host, send order).
+    PROVPOL_NODISCARD bool before(std::size_t x, std::size_t y) const noexcept {
+        const domain_request& a = requests_[x];
+        const domain_request& b = requests_[y];
+        if (a.at != b.at) return a.at < b.at;
+        if (a.host != b.host) return a.host < b.host;
+        return a.seq < b.seq;
+    }
+    void sift_up(std::size_t i) noexcept {
+        while (i > 0) {
+            const std::size_t p = (i - 1) / 2;
+            if (!before(spm_[i], spm_[p])) return;
+            const std::size_t x = spm_[i];
+            spm_[i] = spm_[p];
+            spm_[p] = x;
+            i = p;
+        }
+    }
+    void sift_down(std::size_t i) noexcept {
+        const std::size_t n = spm_.size();
+        for (;;) {
+            std::size_t c = 2 * i + 1;
+            if (c >= n) return;
+            if (c + 1 < n && before(spm_[c + 1], spm_[c])) ++c;
+            if (!before(spm_[c], spm_[i])) return;
+            const std::size_t x = spm_[i];
+            spm_[i] = spm_[c];
+            spm_[c] = x;
+            i = c;
+        }
+    }
+
+    const domain_flow* flow_ = nullptr;
+    std::uint32_t per_host_ = 1, workers_ = 5, slots_ = slots_per_host;
+    std::size_t reply_cap_ = 2;
+    buffer<domain_host> hosts_;
+    buffer<domain_request> requests_;  // two slots per drive
+    buffer<flow_run> phases_;
+    buffer<double> replies_;           // per host: the reply polls decided and not yet passed
+    buffer<std::size_t> reply_count_;
+    buffer<std::size_t> spm_;          // heap of request slots
+    buffer<double> queue_;             // ring: service starts of the requests at the SPM
+    std::size_t queue_head_ = 0, queue_len_ = 0;
+    buffer<std::uint64_t> queue_hist_;
+    buffer<double> latencies_;
+    double spm_phase_ = 0.0;
+    double lock_free_ = -1e300;
+    double busy_ = 0.0;
+    std::uint64_t seq_ = 0, served_ = 0, worker_waits_ = 0;
+    std::size_t last_ = 0;
+    std::size_t requests_before_send_ = 0;
+};
+
+}  // namespace detail
+}  // namespace provpol
+
+#endif  // PROVPOL_DOMAIN_SHARED_HPP
