@@ -37,7 +37,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 
 namespace provpol {
 
@@ -51,8 +50,8 @@ struct drive_workload {
     bool writing = true;
 
     /// Validates: start in [0, 1e9) s; on and off both 0, or both in (0, 1e9) s.
-    PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, double start = 0.0,
-                                                         double on_seconds = 0.0, double off_seconds = 0.0) noexcept {
+    PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, double start = 0.0, double on_seconds = 0.0,
+                                                         double off_seconds = 0.0) noexcept {
         if (!(start >= 0.0 && start < 1e9))
             return unexpected(error::out_of_range("start", error_value::of_real(start), error_value::of_real(0.0),
                                                   error_value::of_real(1e9)));
@@ -73,8 +72,8 @@ struct drive_workload {
 struct domain_config {
     std::uint32_t hosts = 1;
     std::uint32_t drives_per_host = 1;
-    double duration = 3600.0;            ///< simulated seconds at most
-    std::uint32_t spm_workers = 5;       ///< sp.py: thread_pool_size (10) // 2
+    double duration = 3600.0;                                          ///< simulated seconds at most
+    std::uint32_t spm_workers = 5;                                     ///< sp.py: thread_pool_size (10) // 2
     std::uint32_t host_slots = detail::domain_shared::slots_per_host;  ///< mailbox.py: requests in flight per host
 
     /// Validates: 1 to 10,000 hosts, 1 to 10,000 drives per host, at most 1,000,000 drives; duration in (0, 1e9) s;
@@ -83,8 +82,8 @@ struct domain_config {
                                                         double duration = 3600.0, std::uint32_t spm_workers = 5,
                                                         std::uint32_t host_slots = 63) noexcept {
         if (hosts < 1 || hosts > 10000)
-            return unexpected(error::out_of_range("hosts", error_value::of(hosts), error_value::of(1),
-                                                  error_value::of(10000)));
+            return unexpected(
+                error::out_of_range("hosts", error_value::of(hosts), error_value::of(1), error_value::of(10000)));
         if (drives_per_host < 1 || drives_per_host > 10000)
             return unexpected(error::out_of_range("drives_per_host", error_value::of(drives_per_host),
                                                   error_value::of(1), error_value::of(10000)));
@@ -92,8 +91,8 @@ struct domain_config {
             return unexpected(error::out_of_range("drives", error_value::of(std::uint64_t{hosts} * drives_per_host),
                                                   error_value::of(1), error_value::of(1000000)));
         if (!(duration > 0.0 && duration < 1e9))
-            return unexpected(error::out_of_range("duration", error_value::of_real(duration),
-                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
+            return unexpected(error::out_of_range("duration", error_value::of_real(duration), error_value::of_real(0.0),
+                                                  error_value::of_real(1e9)));
         if (spm_workers < 1 || spm_workers > 1000)
             return unexpected(error::out_of_range("spm_workers", error_value::of(spm_workers), error_value::of(1),
                                                   error_value::of(1000)));
@@ -119,12 +118,12 @@ struct domain_drive_result {
 
 /// The domain's shared figures.
 struct domain_summary {
-    std::uint64_t extends = 0;    ///< extends requested by all drives
-    std::uint64_t served = 0;     ///< requests the SPM took (the others were still on their way at the end)
-    double elapsed = 0.0;         ///< simulated seconds: the duration, or until everything was written
-    double spm_busy = 0.0;        ///< seconds the VG lock was held, within the elapsed time
-    double spm_utilization = 0.0; ///< spm_busy / elapsed
-    double latency_mean = 0.0;    ///< extend latency (request to the grown LV seen) over the served requests
+    std::uint64_t extends = 0;     ///< extends requested by all drives
+    std::uint64_t served = 0;      ///< requests the SPM took (the others were still on their way at the end)
+    double elapsed = 0.0;          ///< simulated seconds: the duration, or until everything was written
+    double spm_busy = 0.0;         ///< seconds the VG lock was held, within the elapsed time
+    double spm_utilization = 0.0;  ///< spm_busy / elapsed
+    double latency_mean = 0.0;     ///< extend latency (request to the grown LV seen) over the served requests
     double latency_p50 = 0.0;
     double latency_p99 = 0.0;
     double latency_max = 0.0;
@@ -183,7 +182,7 @@ struct domain_drive_latency {
 /// One drive of a domain: its controller and the guest's state, as simulate_run keeps them.
 template <class Agent>
 struct domain_drive {
-    std::optional<extend_controller<Agent, domain_drive_latency>> c;
+    detail::deferred<extend_controller<Agent, domain_drive_latency>> c;
     domain_drive_latency latency{};
     drive_workload w{};
     run_result out{};
@@ -300,7 +299,9 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             d.armed = false;
             f = d.c->threshold_crossed(d.t, alloc);
             break;
-        case drive_event::end: d.finished = true; break;
+        case drive_event::end:
+            d.finished = true;
+            break;
         case drive_event::full:
             d.paused = true;
             d.pause_start = d.t;
@@ -316,7 +317,9 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
                 d.next_change = d.t + d.w.off_seconds;
             }
             break;
-        case drive_event::tick: f = d.c->tick(d.t, alloc); break;
+        case drive_event::tick:
+            f = d.c->tick(d.t, alloc);
+            break;
     }
     if (f != nullptr) shared.request(shared.last_added()).size = f->decision.lv_size_after_extend.count();
 }
@@ -432,8 +435,8 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         r.extends = d.c->extends();
         r.duration = (done ? d.t : s.elapsed) - begin;
         r.final_physical = bytes(d.c->pending_physical());
-        r.unwritten = saturating_sub(r.final_physical, done ? d.w.base.write_size
-                                                            : bytes(static_cast<std::uint64_t>(written)));
+        r.unwritten =
+            saturating_sub(r.final_physical, done ? d.w.base.write_size : bytes(static_cast<std::uint64_t>(written)));
         detail::domain_result_access::drives(out)[i] = domain_drive_result{r, i / cfg.drives_per_host, done};
         s.extends += r.extends;
     }
@@ -476,8 +479,9 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
                                                         std::uint64_t seed, std::uint64_t first_run = 0) noexcept {
     if (!latency.is_flow())
-        return unexpected(error::unsupported("domain latency", "needs a flow model with the mailbox's clocks "
-                                                               "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
+        return unexpected(error::unsupported("domain latency",
+                                             "needs a flow model with the mailbox's clocks "
+                                             "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
     return simulate_domain(cfg, latency.flow(), static_cast<MakeAgent&&>(make_agent),
                            static_cast<WorkloadOf&&>(workload_of), seed, first_run);
 }
