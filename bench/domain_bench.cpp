@@ -1,4 +1,4 @@
-// The domain simulator's cost (issue 18: 1,000 drives writing for an hour of simulated time, under 1 s on one
+// The domain simulator's cost (the target: 1,000 drives writing for an hour of simulated time, under 1 s on one
 // core): 50 hosts x 20 drives, every drive writing for 3600 s, under the polling flow, with static VDSM agents
 // at a load the SPM holds and at one it does not, and with rate-aware agents.
 #include <provpol/domain.hpp>
