@@ -26,17 +26,9 @@ const char* const usage_text =
     "statistics per Clock timer (mean, min and max as contrib/extend-stats computes them), and the flow model\n"
     "fitted to them (which detection and mailbox mode the log shows, each stage's range) next to them.";
 
-// A real for the output: in CSV and JSON the shortest text that reads back as the same double; in the text
-// table, 4 significant digits.
-cell real(double v, format f) {
-    if (f == format::text) return cell::of_real(v, 4);
-    for (int digits = 15; digits < 17; ++digits) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (std::strtod(buf, nullptr) == v) return cell::of_real(v, digits);
-    }
-    return cell::of_real(v, 17);
-}
+// A real for the output: in CSV and JSON the shortest text that reads back as the same double (cell's 0 digits); in
+// the text table, 4 significant digits.
+cell real(double v, format f) { return cell::of_real(v, f == format::text ? 4 : 0); }
 
 std::string seconds(double v) {
     char buf[32];
