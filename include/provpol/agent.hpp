@@ -171,6 +171,7 @@ class extend_controller {
 public:
     /// Starts a run: draws the monitor's phase, then the latency's run state; the agent's monitor saw the empty
     /// drive one period before its first tick. `monitor_interval` is used when the latency has no monitor stage.
+    /// The controller keeps a pointer to `latency`, which must outlive it.
     extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval,
                       std::uint64_t seed) noexcept
         : agent_(static_cast<Agent&&>(agent)),
