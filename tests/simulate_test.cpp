@@ -420,3 +420,28 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
     // The profile's own drift is the 5 ms checked here.
     CHECK(vdsm_polling_2022_latency().stage(2).drift == 0.005);
 }
+
+TEST_CASE("check_per_vm: whole runs, at least ceil(Q x runs) of them within the target") {
+    // 200 runs of vdsm-legacy at 125 MiB/s, whose VMs pause from never to often: at most 1000 pauses is met by
+    // every run; for each pause count n met by k runs (0 < k < 200), Q = k/200 is met and (k + 0.4)/200 (which
+    // needs k + 1 runs: ceil(k + 0.4)) is not.
+    const latency_model l = vdsm_polling_2022_latency();
+    const workload w = workload::make(10_GiB, mib_per_s(125), 20_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    CHECK(check_per_vm(agent, l, w, per_vm_target::make(1000, 1.0).value(), 200, 1).met);
+    int probed = 0;
+    // A target met by exactly k of 200 runs: find the pause count n where the share crosses, then probe Q.
+    run_accumulator acc;
+    simulate_each(agent, l, w, 200, 1, [&acc](std::uint32_t, const run_result& r) { acc.add(r); });
+    for (std::uint32_t n = 0; n < 40; ++n) {
+        const double share = acc.share_with_at_most(n);
+        if (share <= 0.0 || share >= 1.0) continue;
+        const double k = share * 200;
+        CAPTURE(n);
+        CAPTURE(k);
+        CHECK(check_per_vm(agent, l, w, per_vm_target::make(n, k / 200).value(), 200, 1).met);
+        CHECK_FALSE(check_per_vm(agent, l, w, per_vm_target::make(n, (k + 0.4) / 200).value(), 200, 1).met);
+        ++probed;
+    }
+    CHECK(probed >= 3);
+}
