@@ -132,6 +132,23 @@ TEST_CASE("run_accumulator: quantiles, the mostly-paused share and the summary, 
     CHECK(acc.pauses_quantile(1.0) == 4000);
 }
 
+TEST_CASE("run_accumulator: a quantile counts whole runs, whatever the product's rounding") {
+    // 0.07 x 100 is 7.000000000000001 in doubles: the 0.07 quantile of 100 runs is the 7th smallest, not the 8th
+    // (and 0.29 x 100 = 28.999999999999996 the 29th).
+    run_accumulator acc;
+    for (std::uint32_t p = 0; p < 100; ++p) {
+        run_result r;
+        r.extends = 100;
+        r.pauses = p;  // run p paused p times: the k-th smallest is k - 1
+        acc.add(r);
+    }
+    CHECK(acc.pauses_quantile(0.07) == 6);
+    CHECK(acc.pauses_quantile(0.29) == 28);
+    CHECK(acc.pauses_quantile(0.5) == 49);
+    CHECK(acc.pauses_quantile(0.99) == 98);
+    CHECK(acc.pauses_quantile(1.0) == 99);
+}
+
 TEST_CASE("simulate's summary equals simulate_run run by run") {
     // simulation_summary's per-run counts against simulate_run, run by run (seeded by detail::run_seed).
     const latency_model l = vdsm_polling_2022_latency();

@@ -237,7 +237,9 @@ public:
     /// The smallest pause count k such that a share of at least q of the runs paused at most k times.
     PROVPOL_NODISCARD std::uint32_t pauses_quantile(double q) const noexcept {
         if (runs_ == 0) return 0;
-        const double need = q * static_cast<double>(runs_);
+        // ceil(q x runs) whole runs (the product's last-bit noise, as in 0.29 x 100 = 28.999999999999996, is not
+        // a run).
+        const double need = detail::ceil(q * static_cast<double>(runs_) - 1e-9);
         double seen = 0.0;
         for (std::uint32_t k = 0; k < pause_histogram_size; ++k) {
             seen += histogram_[k];
