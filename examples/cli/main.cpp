@@ -19,6 +19,7 @@ namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
 int run_extend(int argc, char** argv);
 int run_plan(int argc, char** argv);
+int run_capacity(int argc, char** argv);
 int run_recommend(int argc, char** argv);
 int run_chunk(int argc, char** argv);
 int run_calibrate(int argc, char** argv);
@@ -34,6 +35,8 @@ using provpol::cli::command;
 const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
     {"plan", "simulate pauses and space for write rates, configurations and latency models", provpol::cli::run_plan},
+    {"capacity", "the most concurrent writers a storage domain holds under a per-VM pause target",
+     provpol::cli::run_capacity},
     {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
     {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline",
      provpol::cli::run_chunk},

@@ -17,6 +17,7 @@ cases=(
   "recommend|--rate 100MiB/s --runs 0|--rate --max-pause-probability --latency --percent --runs --seed --format --policy --write --max-events"
   "recommend|--rate 100MiB/s --runs 2 --write 1GiB|--max-pauses-per-run --vm-quantile"
   "recommend|--rate 100MiB/s --runs 0 --policy rate-aware --percent 50|--preset --chunk"
+  "capacity|--hosts 1 --drives-per-host 2 --rate 100MiB/s --max-pauses-per-run 1 --write 1GiB|--rate --max-pauses-per-run --vm-quantile --hosts --drives-per-host --policy --preset --latency --write --runs --seed --max-events --format"
   "latency|--profile vdsm-immediate|--profile --vdsm-log --format"
   "chunk|--logical-block-size 512|--preset --logical-block-size --physical-block-size --minimum-io --optimal-io --max-io --dio-align --path --samples --target-fraction --format"
   "chunk|--samples /dev/null --deadline 2 --bytes 1MiB|--deadline --bytes"

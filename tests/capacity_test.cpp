@@ -1,0 +1,123 @@
+// Tests of provpol/domain.hpp's max_writers: the largest number of concurrent writers under a per-VM target,
+// checked through simulate_domain itself (the answer meets the target and one more writer misses it), its edges
+// (0 writers, every drive), and its determinism.
+#include "test_support.hpp"
+
+#include <provpol/domain.hpp>
+#include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
+#include <provpol/simulate.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+// The target's pause quantile over the writing VMs of `runs` domains, computed here from simulate_domain's
+// per-drive results (not through check_writers).
+template <class Agent>
+std::uint32_t quantile_by_hand(const domain_config& cfg, const latency_model& l, const Agent& agent, const workload& w,
+                               double q, std::uint32_t writers, std::uint32_t runs, std::uint64_t seed) {
+    run_accumulator acc;
+    for (std::uint32_t k = 0; k < runs; ++k) {
+        const auto r = simulate_domain(
+            cfg, l, [&agent](std::uint32_t) noexcept { return agent; },
+            [&](std::uint32_t d) noexcept {
+                return cfg.is_writer(d, writers) ? drive_workload::make(w).value() : drive_workload::idle(w);
+            },
+            seed, std::uint64_t{k} * cfg.drives());
+        REQUIRE(r.has_value());
+        for (std::uint32_t d = 0; d < r->drives(); ++d)
+            if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);
+    }
+    return acc.pauses_quantile(q);
+}
+
+template <class Agent>
+void check_answer(const domain_config& cfg, const latency_model& l, const Agent& agent, const workload& w,
+                  per_vm_target t, std::uint32_t runs, std::uint64_t seed) {
+    const auto m = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, runs, seed);
+    REQUIRE(m.has_value());
+    CAPTURE(m->writers);
+    CHECK(m->evaluations >= 1);
+    if (m->writers > 0) {
+        CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, m->writers, runs, seed) <= t.max_pauses_per_run);
+        CHECK(m->at_max.writers == m->writers);
+        CHECK(m->at_max.met);
+    } else {
+        CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, 1, runs, seed) > t.max_pauses_per_run);
+    }
+    if (m->writers < cfg.drives())
+        CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, m->writers + 1, runs, seed) > t.max_pauses_per_run);
+}
+
+}  // namespace
+
+TEST_CASE("max_writers: the answer meets the target and one more writer misses it") {
+    const domain_config cfg = domain_config::make(4, 8, 1e8).value();
+    const latency_model l = latency_profile("vdsm-polling-2022").value();
+    const auto agent = static_agent<vdsm_policy>(vdsm_2022());
+    const workload w = workload::make(10_GiB, rate(std::uint64_t{500} << 20), 20_GiB).value();
+    for (std::uint32_t pauses : {0u, 1u, 2u, 4u})
+        for (double q : {0.5, 0.9, 0.99}) {
+            CAPTURE(pauses);
+            CAPTURE(q);
+            check_answer(cfg, l, agent, w, per_vm_target::make(pauses, q).value(), 1, 1);
+        }
+    // Several runs per count, another seed, the events flow.
+    check_answer(cfg, latency_profile("vdsm-mailbox-events").value(), agent, w, per_vm_target::make(1, 0.9).value(), 3,
+                 7);
+}
+
+TEST_CASE("max_writers: 0 when one writer misses the target, every drive when all of them meet it") {
+    const domain_config cfg = domain_config::make(2, 3, 1e8).value();
+    const latency_model l = latency_profile("vdsm-polling-2022").value();
+    const auto agent = static_agent<vdsm_policy>(vdsm_2022());
+    // 50 GiB at 500 MiB/s: a lone vdsm-2022 writer pauses 3 times; never 0 times.
+    const workload fast = workload::make(50_GiB, rate(std::uint64_t{500} << 20), 100_GiB).value();
+    const auto none = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, fast, per_vm_target::make(0, 1.0).value(), 1, 1);
+    REQUIRE(none.has_value());
+    CHECK(none->writers == 0);
+    CHECK(none->evaluations == 1);
+    CHECK(none->at_max.pauses_p99 == 0.0);
+    // 1 GiB at 10 MiB/s: nobody pauses.
+    const workload slow = workload::make(1_GiB, rate(std::uint64_t{10} << 20), 2_GiB).value();
+    const auto all = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, slow, per_vm_target::make(0, 1.0).value(), 1, 1);
+    REQUIRE(all.has_value());
+    CHECK(all->writers == cfg.drives());
+    CHECK(all->at_max.pauses_p99 == 0.0);
+    check_answer(cfg, l, agent, slow, per_vm_target::make(0, 1.0).value(), 1, 1);
+}
+
+TEST_CASE("max_writers: the rate-aware agent, deterministic, and its errors") {
+    const domain_config cfg = domain_config::make(3, 4, 1e8).value();
+    const latency_model l = latency_profile("vdsm-polling-2022").value();
+    const auto policy = make_rate_aware_policy(vdsm_config::make(1024, 50).value(), latency_budget_ms(l, 1.0)).value();
+    const rate_aware_agent agent(policy);
+    const workload w = workload::make(10_GiB, rate(std::uint64_t{400} << 20), 20_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.99).value();
+    check_answer(cfg, l, agent, w, t, 2, 3);
+    const auto a = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, 2, 3);
+    const auto b = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, 2, 3);
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    CHECK(a->writers == b->writers);
+    CHECK(a->at_max.latency_p99 == b->at_max.latency_p99);
+    CHECK(a->at_max.spm_utilization == b->at_max.spm_utilization);
+    CHECK_FALSE(max_writers(
+                    cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, 0, 3)
+                    .has_value());
+    CHECK_FALSE(
+        max_writers(
+            cfg, latency_profile("fixed:3").value(), [&agent](std::uint32_t) noexcept { return agent; }, w, t, 1, 3)
+            .has_value());
+}

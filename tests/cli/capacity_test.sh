@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# provpol capacity: the largest number of concurrent writers a storage domain holds under a per-VM target, one row
+# per latency profile; the answer checked against provpol plan --hosts at N writers (meets) and N + 1 (misses);
+# bad input.
+. "$(dirname "$0")/lib.sh"
+
+col() {  # col <name> [row]: the value of column <name> in row (default 1) of the last run's CSV
+  awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i} NR == row + 1 {print $c}' "$out"
+}
+shape=(--hosts 4 --drives-per-host 6)
+domain=("${shape[@]}" --write 10GiB)
+
+# The columns, one row per latency profile.
+expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --vm-quantile 0.99 \
+  --latency vdsm-polling-2022,vdsm-mailbox-events --format csv
+expect_stdout_line 1 'latency,policy,rate_mib_s,hosts,drives_per_host,max_pauses_per_run,vm_quantile,max_writers,pauses_p99_at_max,latency_p99_s_at_max,spm_utilization_at_max'
+expect_stdout '^vdsm-polling-2022,vdsm-2022,500,4,6,1,0\.99,[0-9]+,'
+expect_stdout '^vdsm-mailbox-events,vdsm-2022,500,4,6,1,0\.99,[0-9]+,'
+checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "capacity: expected a header and 2 rows"
+cp "$out" "$scratch/first.csv"
+expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --vm-quantile 0.99 \
+  --latency vdsm-polling-2022,vdsm-mailbox-events --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/first.csv" || fail "capacity: the same seed gave another answer"
+
+# check_against_plan <capacity args...>: capacity's answer N meets the target in plan --hosts --writers N (its
+# pauses_p99 at most the maximum) and N + 1 misses it; the figures at N are plan's.
+check_against_plan() {
+  local max_pauses=$1 latency=$2 rate=$3
+  shift 3
+  expect_ok capacity "${domain[@]}" --rate "$rate" --max-pauses-per-run "$max_pauses" --latency "$latency" --format csv "$@"
+  local n p99 lat util total
+  n=$(col max_writers) p99=$(col pauses_p99_at_max) lat=$(col latency_p99_s_at_max) util=$(col spm_utilization_at_max)
+  total=24
+  echo "capacity $latency $rate $* (max $max_pauses pauses): $n writers, pauses_p99 $p99, latency_p99 $lat, spm $util"
+  if [ "$n" -gt 0 ]; then
+    expect_ok plan "${domain[@]}" --writers "$n" --rates "$rate" --latency "$latency" --format csv "$@"
+    checks=$((checks + 1))
+    [ "$(col pauses_p99)" = "$p99" ] && [ "$(col latency_p99_s)" = "$lat" ] && [ "$(col spm_utilization)" = "$util" ] &&
+      awk -v p="$p99" -v m="$max_pauses" 'BEGIN {exit !(p <= m)}' ||
+      fail "capacity says $n writers (pauses_p99 $p99, latency $lat, spm $util); plan --writers $n: $(tail -1 "$out")"
+  fi
+  if [ "$n" -lt "$total" ]; then
+    expect_ok plan "${domain[@]}" --writers $((n + 1)) --rates "$rate" --latency "$latency" --format csv "$@"
+    checks=$((checks + 1))
+    awk -v p="$(col pauses_p99)" -v m="$max_pauses" 'BEGIN {exit !(p > m)}' ||
+      fail "capacity says $n writers, but plan --writers $((n + 1)) meets the target: $(tail -1 "$out")"
+  fi
+  last_n=$n
+}
+check_against_plan 1 vdsm-polling-2022 500MiB/s
+checks=$((checks + 1)); [ "$last_n" -gt 0 ] && [ "$last_n" -lt 24 ] || fail "capacity: expected an answer inside (0, 24), got $last_n"
+check_against_plan 2 vdsm-mailbox-events 500MiB/s --runs 2 --seed 5
+check_against_plan 1 vdsm-polling-2022 300MiB/s --policy rate-aware
+
+# The edges: 0 when even one writer misses, every drive when all of them meet the target.
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 50GiB --max-pauses-per-run 0 --vm-quantile 1 --format csv
+checks=$((checks + 1)); [ "$(col max_writers)" = 0 ] || fail "capacity: a lone writer pauses, expected 0 writers"
+expect_ok capacity "${shape[@]}" --rate 10MiB/s --write 1GiB --max-pauses-per-run 0 --format csv
+checks=$((checks + 1)); [ "$(col max_writers)" = 24 ] || fail "capacity: nobody pauses, expected all 24 writers"
+# Text and JSON.
+expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1
+expect_stdout 'max_writers'
+expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --format json
+expect_stdout '"max_writers": ?[0-9]+'
+
+# Bad input: one line, exit 2.
+expect_usage '^provpol capacity: --rate is required' capacity "${domain[@]}" --max-pauses-per-run 1
+expect_usage '^provpol capacity: --max-pauses-per-run is required' capacity "${domain[@]}" --rate 500MiB/s
+expect_usage '^provpol capacity: --hosts and --drives-per-host are required' capacity --hosts 2 --rate 500MiB/s --max-pauses-per-run 1
+expect_usage '^provpol capacity: --hosts must be in \[1, 10000\], got 0$' capacity --hosts 0 --drives-per-host 2 --rate 500MiB/s --max-pauses-per-run 1
+expect_usage '^provpol capacity: --latency: fixed:3 has no mailbox clocks' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --latency vdsm-polling-2022,fixed:3
+expect_usage '^provpol capacity: --policy: unknown value' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --policy fast
+expect_usage '^provpol capacity: --vm-quantile' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --vm-quantile 0
+expect_usage '^provpol capacity: --rate: a rate of 0' capacity "${domain[@]}" --rate 0MiB/s --max-pauses-per-run 1
+expect_usage '^provpol capacity: .*--format' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --format svg
+expect_usage '^provpol capacity: capacity would replay about [0-9]+ simulated events' capacity --hosts 100 --drives-per-host 100 --rate 500MiB/s --max-pauses-per-run 1 --max-events 1000000
+
+finish
