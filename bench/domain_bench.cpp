@@ -29,8 +29,7 @@ void domain_hour(benchmark::State& state, const Agent& agent, const flow_latency
     for (auto _ : state) {
         const auto r = simulate_domain(
             cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
-            [&w, stagger](std::uint32_t d) noexcept { return drive_workload::make(w, d * stagger).value(); },
-            seed++);
+            [&w, stagger](std::uint32_t d) noexcept { return drive_workload::make(w, d * stagger).value(); }, seed++);
         benchmark::DoNotOptimize(r);
         extends = static_cast<double>(r->summary().extends);
         utilization = r->summary().spm_utilization;

@@ -64,8 +64,7 @@ flow_latency polling_with_service(double service) {
 
 TEST_CASE("a domain of one host and one drive is simulate_run, every field, bit for bit") {
     const domain_config one = domain_config::make(1, 1, 1e8).value();
-    const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_mailbox_events_latency(),
-                                  vdsm_immediate_latency()};
+    const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_mailbox_events_latency(), vdsm_immediate_latency()};
     const vdsm_policy policies[] = {vdsm_legacy(), vdsm_2022()};
     int compared = 0, paused_runs = 0;
     for (const flow_latency& l : flows)
@@ -209,8 +208,9 @@ TEST_CASE("workloads: staggered starts and on/off bursts write the same bytes, l
     auto r = simulate_domain(
         cfg, l, [&agent](std::uint32_t) noexcept { return agent; },
         [&w](std::uint32_t d) noexcept {
-            return d == 0 ? drive_workload::make(w).value()
-                          : d == 1 ? drive_workload::make(w, 60.0).value() : drive_workload::make(w, 0.0, 10.0, 30.0).value();
+            return d == 0   ? drive_workload::make(w).value()
+                   : d == 1 ? drive_workload::make(w, 60.0).value()
+                            : drive_workload::make(w, 0.0, 10.0, 30.0).value();
         },
         1);
     REQUIRE(r.has_value());
@@ -269,8 +269,8 @@ TEST_CASE("writers spread over the hosts in turn") {
 // 0.3 s under the VG lock, reply poll every 2 s from the send, 0.1 s refresh.
 namespace {
 flow_latency hand_flow() {
-    const flow_stage stages[] = {flow_stage::monitor("monitor", 2.0),  flow_stage::send("send", 0.0, 0.0),
-                                 flow_stage::clock("SPM scan", 2.0),   flow_stage::delay("lvextend", 0.3, 0.3),
+    const flow_stage stages[] = {flow_stage::monitor("monitor", 2.0), flow_stage::send("send", 0.0, 0.0),
+                                 flow_stage::clock("SPM scan", 2.0),  flow_stage::delay("lvextend", 0.3, 0.3),
                                  flow_stage::reply_poll("poll", 2.0), flow_stage::delay("refresh", 0.1, 0.1)};
     return flow_latency::make(stages, 6).value();
 }
@@ -296,14 +296,14 @@ struct hand_domain {
 TEST_CASE("a host's mail monitor: while a reply is pending, a new request waits for its next loop") {
     hand_domain h(1, 2);
     CHECK(domain_flow::make(hand_flow()).value().role(3) == domain_role::spm_service);
-    h.request(0, 1.0);                         // idle: sent at once, on a grid from 1.0
-    CHECK(h.shared.next_spm() == 2.5);         // the SPM's next scan
-    h.request(1, 1.5);                         // the reply for drive 0 is pending: sent at the loop at 3.0
-    const auto c0 = h.shared.serve();          // scan 2.5, lvextend to 2.8, the reply seen at 3.0, refresh
+    h.request(0, 1.0);                  // idle: sent at once, on a grid from 1.0
+    CHECK(h.shared.next_spm() == 2.5);  // the SPM's next scan
+    h.request(1, 1.5);                  // the reply for drive 0 is pending: sent at the loop at 3.0
+    const auto c0 = h.shared.serve();   // scan 2.5, lvextend to 2.8, the reply seen at 3.0, refresh
     CHECK(c0.drive == 0);
     CHECK(c0.done_at == doctest::Approx(3.1));
     CHECK(h.shared.next_spm() == doctest::Approx(4.5));  // sent at 3.0: the scan at 4.5
-    const auto c1 = h.shared.serve();          // 4.5 to 4.8, the reply at the grid's 5.0
+    const auto c1 = h.shared.serve();                    // 4.5 to 4.8, the reply at the grid's 5.0
     CHECK(c1.drive == 1);
     CHECK(c1.done_at == doctest::Approx(5.1));
     CHECK(h.shared.idle());
@@ -319,7 +319,7 @@ TEST_CASE("the VG lock: requests of one scan run one at a time, host by host") {
     CHECK(a.drive == 0);
     CHECK(a.done_at == doctest::Approx(3.3));  // 2.5 to 2.8 under the lock, its host's poll at 3.2
     CHECK(b.drive == 1);
-    CHECK(b.done_at == doctest::Approx(5.1));  // waits for the lock, 2.8 to 3.1: misses its host's poll at 3.0
+    CHECK(b.done_at == doctest::Approx(5.1));   // waits for the lock, 2.8 to 3.1: misses its host's poll at 3.0
     CHECK(h.shared.queue_histogram()[0] == 1);  // the first found nobody waiting
     CHECK(h.shared.queue_histogram()[1] == 1);  // the second found one ahead
     CHECK(h.shared.busy() == doctest::Approx(0.6));
@@ -330,10 +330,10 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     h.request(0, 1.0);
     const std::size_t slot = h.shared.add(1, 1.5, h.rng);
     h.shared.request(slot).size = 1;
-    h.shared.send(1);                               // the one slot is taken
+    h.shared.send(1);                                      // the one slot is taken
     CHECK(h.shared.next_send(1) == doctest::Approx(3.0));  // the mail monitor's next loop
     CHECK(h.shared.serve().done_at == doctest::Approx(3.1));
-    h.shared.send(1);                               // at 3.0 drive 0's reply was seen: the slot is free, the host idle
+    h.shared.send(1);  // at 3.0 drive 0's reply was seen: the slot is free, the host idle
     CHECK(h.shared.next_send(1) == detail::never);
     CHECK(h.shared.next_spm() == doctest::Approx(4.5));
     CHECK(h.shared.serve().done_at == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0

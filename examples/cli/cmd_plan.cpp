@@ -113,11 +113,13 @@ int run_plan(int argc, char** argv) {
           true},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
-         {"--runs", "N", "seeded runs per rate and configuration, 1-100000 (default 1000; with --hosts, default 1: "
+         {"--runs", "N",
+          "seeded runs per rate and configuration, 1-100000 (default 1000; with --hosts, default 1: "
           "runs of the whole domain)"},
          {"--hosts", "H", "simulate a storage domain of H hosts, 1-10000, sharing one SPM and its VG lock"},
          {"--drives-per-host", "D", "with --hosts: drives per host, 1-10000 (at most 1000000 drives)"},
-         {"--writers", "N", "with --hosts: how many drives write, spread over the hosts in turn; every drive writes "
+         {"--writers", "N",
+          "with --hosts: how many drives write, spread over the hosts in turn; every drive writes "
           "when not given"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
@@ -166,8 +168,9 @@ int run_plan(int argc, char** argv) {
         dcfg = *d;
         writers = static_cast<std::uint32_t>(a.count("--writers", 1, dcfg.drives()).value_or(dcfg.drives()));
         if (!latency.is_flow())
-            throw usage_error("--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, "
-                              "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
+            throw usage_error(
+                "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, "
+                "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
     }
     const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
 
@@ -189,9 +192,27 @@ int run_plan(int argc, char** argv) {
     progress bar("plan");
     std::uint64_t done = 0;
     if (domain) {  // a storage domain: the writers' per-VM columns and the domain's shared figures
-        table d({"rate_mib_s", "extends", "pauses", "pause_probability", "policy", "chunk_mb", "percent", "hosts",
-                 "drives_per_host", "writers", "pauses_p50", "pauses_p90", "pauses_p99", "runs_mostly_paused",
-                 "latency_p50_s", "latency_p99_s", "spm_utilization", "queue_p99", "runs", "write", "budget_s"});
+        table d({"rate_mib_s",
+                 "extends",
+                 "pauses",
+                 "pause_probability",
+                 "policy",
+                 "chunk_mb",
+                 "percent",
+                 "hosts",
+                 "drives_per_host",
+                 "writers",
+                 "pauses_p50",
+                 "pauses_p90",
+                 "pauses_p99",
+                 "runs_mostly_paused",
+                 "latency_p50_s",
+                 "latency_p99_s",
+                 "spm_utilization",
+                 "queue_p99",
+                 "runs",
+                 "write",
+                 "budget_s"});
         for (const plan_config& c : configs)
             for (rate r : rates) {
                 const auto w = workload::make(write, r, capacity);
@@ -200,14 +221,26 @@ int run_plan(int argc, char** argv) {
                                                                     static_cast<std::uint32_t>(runs), seed);
                 const simulation_summary& s = x.vms;
                 bar.update(++done, configs.size() * rates.size());
-                d.add_row({cell::of_real(r.mib_per_second(), 0), cell::of_real(s.extends, 6),
-                           cell::of_real(s.pauses, 6), cell::of_real(s.pause_probability, 4), cell::of_text(c.label),
-                           cell::of(c.config.chunk_mb()), cell::of(c.config.percent()), cell::of(dcfg.hosts),
-                           cell::of(dcfg.drives_per_host), cell::of(writers), cell::of_real(s.pauses_p50, 6),
-                           cell::of_real(s.pauses_p90, 6), cell::of_real(s.pauses_p99, 6),
-                           cell::of_real(s.runs_mostly_paused, 4), cell::of_real(x.latency_p50, 4),
-                           cell::of_real(x.latency_p99, 4), cell::of_real(x.spm_utilization, 4),
-                           cell::of_real(x.queue_p99, 6), cell::of(runs), cell::of_size(write),
+                d.add_row({cell::of_real(r.mib_per_second(), 0),
+                           cell::of_real(s.extends, 6),
+                           cell::of_real(s.pauses, 6),
+                           cell::of_real(s.pause_probability, 4),
+                           cell::of_text(c.label),
+                           cell::of(c.config.chunk_mb()),
+                           cell::of(c.config.percent()),
+                           cell::of(dcfg.hosts),
+                           cell::of(dcfg.drives_per_host),
+                           cell::of(writers),
+                           cell::of_real(s.pauses_p50, 6),
+                           cell::of_real(s.pauses_p90, 6),
+                           cell::of_real(s.pauses_p99, 6),
+                           cell::of_real(s.runs_mostly_paused, 4),
+                           cell::of_real(x.latency_p50, 4),
+                           cell::of_real(x.latency_p99, 4),
+                           cell::of_real(x.spm_utilization, 4),
+                           cell::of_real(x.queue_p99, 6),
+                           cell::of(runs),
+                           cell::of_size(write),
                            c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
             }
         const std::string out = d.str(f);

@@ -72,8 +72,8 @@ domain_plan_result simulate_domain_runs(const Agent& agent, const latency_model&
     for (std::uint32_t k = 0; k < runs; ++k) {
         const auto r = simulate_domain(
             cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
-            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; },
-            seed, std::uint64_t{k} * cfg.drives());
+            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, seed,
+            std::uint64_t{k} * cfg.drives());
         if (!r) fail(r.error(), "--latency");
         for (std::uint32_t d = 0; d < r->drives(); ++d)
             if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);

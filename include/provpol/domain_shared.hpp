@@ -67,8 +67,9 @@ public:
                 r = domain_role::after;
             } else if (send >= 0 && s.kind == flow_stage_kind::clock) {
                 if (scan >= 0)
-                    return unexpected(error::unsupported("domain flow", "at most one clock (the SPM's scan) between "
-                                                                        "the send and the reply poll"));
+                    return unexpected(error::unsupported("domain flow",
+                                                         "at most one clock (the SPM's scan) between "
+                                                         "the send and the reply poll"));
                 r = domain_role::spm_scan, scan = k;
             } else if (send >= 0) {
                 r = scan >= 0 ? domain_role::spm_service : domain_role::transport;
@@ -76,8 +77,9 @@ public:
             d.roles_[i] = r;
         }
         if (send < 0 || poll < 0)
-            return unexpected(error::unsupported("domain flow", "needs the mailbox: a send and a reply poll "
-                                                                "(a profile such as vdsm-polling-2022)"));
+            return unexpected(error::unsupported("domain flow",
+                                                 "needs the mailbox: a send and a reply poll "
+                                                 "(a profile such as vdsm-polling-2022)"));
         d.scan_ = scan;
         d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).min_seconds;
         d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : 0.0;
@@ -124,8 +126,8 @@ struct domain_request {
 
 /// One host's mail monitor.
 struct domain_host {
-    double grid = -1e300;       ///< its last idle send: the reply poll's clock counts from there
-    double max_reply = -1e300;  ///< the latest reply poll that sees a reply decided so far
+    double grid = -1e300;         ///< its last idle send: the reply poll's clock counts from there
+    double max_reply = -1e300;    ///< the latest reply poll that sees a reply decided so far
     std::uint32_t undecided = 0;  ///< requests sent whose reply time the SPM has not decided yet
 };
 
@@ -177,8 +179,9 @@ public:
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const flow_stage& s = fl.stage(i);
             if (s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send)
-                r.draws[i] = s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
-                                                           : s.min_seconds;
+                r.draws[i] = s.max_seconds > s.min_seconds
+                                 ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
+                                 : s.min_seconds;
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);
@@ -209,8 +212,7 @@ public:
         std::size_t slot = 2 * std::size_t{drive};
         const domain_request& a = requests_[slot];
         const domain_request& b = requests_[slot + 1];
-        if (a.st != domain_request::state::before_send ||
-            (b.st == domain_request::state::before_send && b.at < a.at))
+        if (a.st != domain_request::state::before_send || (b.st == domain_request::state::before_send && b.at < a.at))
             ++slot;
         domain_request& r = requests_[slot];
         domain_host& h = hosts_[r.host];
@@ -241,9 +243,7 @@ public:
     }
 
     /// When the SPM next takes a request (its scan), or never.
-    PROVPOL_NODISCARD double next_spm() const noexcept {
-        return spm_.empty() ? detail::never : requests_[spm_[0]].at;
-    }
+    PROVPOL_NODISCARD double next_spm() const noexcept { return spm_.empty() ? detail::never : requests_[spm_[0]].at; }
 
     /// The SPM takes its next request (host by host, slot by slot within a scan): a worker, the VG lock for the
     /// request's service time, the reply; the host's next reply poll; the host's own stages. Returns the request's
@@ -363,10 +363,10 @@ private:
     buffer<domain_host> hosts_;
     buffer<domain_request> requests_;  // two slots per drive
     buffer<flow_run> phases_;
-    buffer<double> replies_;           // per host: the reply polls decided and not yet passed
+    buffer<double> replies_;  // per host: the reply polls decided and not yet passed
     buffer<std::size_t> reply_count_;
-    buffer<std::size_t> spm_;          // heap of request slots
-    buffer<double> queue_;             // ring: service starts of the requests at the SPM
+    buffer<std::size_t> spm_;  // heap of request slots
+    buffer<double> queue_;     // ring: service starts of the requests at the SPM
     std::size_t queue_head_ = 0, queue_len_ = 0;
     buffer<std::uint64_t> queue_hist_;
     buffer<double> latencies_;

@@ -30,7 +30,7 @@ bases=(
   "chunk|--logical-block-size 512 --samples $scratch/samples.csv"
   "logsize|--size 220GiB"
   "latency|--profile vdsm-polling-2022"
-  "calibrate|--path $scratch/cal --bytes 4MiB --runs 1 --sizes 4KiB,64KiB --format csv"
+  "calibrate|--path $scratch/cal --bytes 4MiB --runs 1 --sizes 64KiB,1MiB --format csv"
 )
 
 # calibrate measures: compare what its options decide (sizes, bytes, runs, mode, fraction), not the timings.
