@@ -121,3 +121,36 @@ TEST_CASE("max_writers: the rate-aware agent, deterministic, and its errors") {
             cfg, latency_profile("fixed:3").value(), [&agent](std::uint32_t) noexcept { return agent; }, w, t, 1, 3)
             .has_value());
 }
+
+TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal it was built for") {
+    // 50 GiB at 500 MiB/s per writer, all starting together, 99% of VMs at most 1 pause: under the events flow the
+    // adapting agent over the vdsm-2022 floor holds at least twice the writers vdsm-2022 holds; under the polling
+    // flow vdsm-2022 holds none (one writer alone pauses 3 times) and the adapting agent holds some.
+    const domain_config cfg = domain_config::make(10, 20, 1e8).value();
+    const workload w = workload::make(50_GiB, rate(std::uint64_t{500} << 20), 100_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.99).value();
+    for (const char* name : {"vdsm-mailbox-events", "vdsm-polling-2022"}) {
+        CAPTURE(name);
+        const latency_model l = latency_profile(name).value();
+        const rate_aware_agent adapting(
+            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(), 2, 60.0,
+            load_adaptation::make().value());
+        const rate_aware_agent fixed(
+            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value());
+        const auto static_2022 = static_agent<vdsm_policy>(vdsm_2022());
+        const auto cap = [&](const auto& agent) {
+            const auto m = max_writers(
+                cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, 3, 1);
+            REQUIRE(m.has_value());
+            return m->writers;
+        };
+        const std::uint32_t a = cap(adapting), f = cap(fixed), s = cap(static_2022);
+        CAPTURE(a);
+        CAPTURE(f);
+        CAPTURE(s);
+        CHECK(a >= 2 * s);
+        CHECK(a > f);  // the adaptation, not the floor, makes the difference
+        CHECK(a >= 8);
+        check_answer(cfg, l, adapting, w, t, 3, 1);
+    }
+}

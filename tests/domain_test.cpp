@@ -94,9 +94,11 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
     const domain_config one = domain_config::make(1, 1, 1e8).value();
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_immediate_latency()};
     for (const flow_latency& l : flows)
-        for (unsigned in_flight : {1u, 2u}) {
+        for (unsigned in_flight : {1u, 2u, 3u}) {
+            // 3: two in flight, adapting its budget to the latency it observes (rate_aware.hpp, load_adaptation)
             const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(),
-                                         in_flight);
+                                         in_flight > 2 ? 2 : in_flight, 60.0,
+                                         in_flight > 2 ? load_adaptation::make().value() : load_adaptation::off());
             for (std::uint64_t mib_s : {100u, 400u, 900u})
                 for (std::uint64_t seed = 1; seed <= 5; ++seed) {
                     const workload w = make_workload(mib_s);

@@ -180,6 +180,123 @@ TEST_CASE("agent: a provisional estimate sizes an extend but does not start one"
     CHECK(agent.max_in_flight() == 2);
 }
 
+// --- adapting the budget to the observed latency
+// ------------------------------------------------------------------------------------
+
+TEST_CASE("load_adaptation: validated, off by default") {
+    CHECK_FALSE(load_adaptation::off().enabled());
+    CHECK(load_adaptation::make().value().margin() == 1.75);
+    CHECK(load_adaptation::make().value().half_life() == 600.0);
+    CHECK(load_adaptation::make().value().pending_weight() == 1.5);
+    CHECK(load_adaptation::make(1.0, 1.0).has_value());
+    CHECK(load_adaptation::make(10.0, 1e6).has_value());
+    for (double m :
+         {0.0, 0.999, 10.001, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        CAPTURE(m);
+        const auto a = load_adaptation::make(m);
+        REQUIRE_FALSE(a.has_value());
+        CHECK(a.error().setting() == text_view("margin"));
+    }
+    for (double h : {0.0, 0.5, 1e6 + 1, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+        CAPTURE(h);
+        const auto a = load_adaptation::make(1.75, h);
+        REQUIRE_FALSE(a.has_value());
+        CHECK(a.error().setting() == text_view("half_life_seconds"));
+    }
+    for (double w : {0.0, 0.99, 10.5, std::numeric_limits<double>::quiet_NaN()}) {
+        CAPTURE(w);
+        const auto a = load_adaptation::make(1.75, 600.0, w);
+        REQUIRE_FALSE(a.has_value());
+        CHECK(a.error().setting() == text_view("pending_weight"));
+    }
+}
+
+TEST_CASE("exposure_tracker: from the threshold to the grown LV; the time so far counts; slow decay") {
+    exposure_tracker e(600.0);
+    CHECK(e.seconds() == 0.0);
+    e.observe(observation{observation_kind::sample, 5.0, 1_GiB, 2_GiB});
+    CHECK(e.seconds() == 0.0);  // no threshold yet: nothing is exposed
+    e.observe(observation{observation_kind::threshold, 10.0, 1_GiB, 2_GiB});
+    e.observe(observation{observation_kind::sample, 12.0, 1_GiB, 2_GiB});
+    CHECK(e.seconds() == 2.0);  // pending for 2 s so far: the exposure is at least that
+    e.observe(observation{observation_kind::pause, 15.0, 2_GiB, 2_GiB});
+    CHECK(e.seconds() == 5.0);
+    // Completed at 16, requested at 13 (latency 3): the exposure runs from the threshold, 6 s.
+    e.observe(observation{observation_kind::extended, 16.0, 2_GiB, 4_GiB, 3.0});
+    CHECK(e.seconds() == 6.0);
+    CHECK(e.extends() == 1);
+    // A shorter one 86 s later pulls it toward 2 s by 1 - 2^(-86/600).
+    e.observe(observation{observation_kind::threshold, 100.0, 3_GiB, 4_GiB});
+    e.observe(observation{observation_kind::extended, 102.0, 3_GiB, 6_GiB, 1.5});
+    const double keep = std::pow(2.0, -86.0 / 600.0);
+    CHECK(e.seconds() == doctest::Approx(6.0 * keep + 2.0 * (1.0 - keep)).epsilon(1e-12));
+    // An extend asked before any threshold: its latency from the request counts, and a longer one rises at once.
+    e.observe(observation{observation_kind::extended, 200.0, 5_GiB, 8_GiB, 8.0});
+    CHECK(e.seconds() == 8.0);
+    // A second threshold in one cycle does not restart the clock.
+    e.observe(observation{observation_kind::threshold, 300.0, 7_GiB, 8_GiB});
+    e.observe(observation{observation_kind::threshold, 301.0, 7_GiB, 8_GiB});
+    e.observe(observation{observation_kind::sample, 309.5, 7_GiB, 8_GiB});
+    CHECK(e.seconds() == 9.5);
+
+    // Weighted: a pending extend's 4 s so far count 6 s; the completed one counts as it was, 5 s.
+    exposure_tracker w(600.0, 1.5);
+    w.observe(observation{observation_kind::threshold, 10.0, 1_GiB, 2_GiB});
+    w.observe(observation{observation_kind::sample, 14.0, 1_GiB, 2_GiB});
+    CHECK(w.seconds() == 6.0);
+    w.observe(observation{observation_kind::extended, 15.0, 1_GiB, 2_GiB, 5.0});
+    CHECK(
+        w.seconds() ==
+        doctest::Approx(6.0 * std::pow(2.0, -1.0 / 600.0) + 5.0 * (1.0 - std::pow(2.0, -1.0 / 600.0))).epsilon(1e-12));
+}
+
+TEST_CASE("agent: with adaptation, it decides as the same agent whose budget is margin x exposure") {
+    const vdsm_config floor = vdsm_legacy().trigger().config;
+    const rate_aware_agent plain(make_rate_aware_policy(floor, 2000).value());
+    rate_aware_agent adapting(make_rate_aware_policy(floor, 2000).value(), 2, 60.0,
+                              load_adaptation::make(2.0, 600.0).value());
+    rate_aware_agent off(make_rate_aware_policy(floor, 2000).value(), 2, 60.0, load_adaptation::off());
+    // 100 MiB/s measured, then a threshold at t = 4 and the extend done at t = 9.5: exposed 5.5 s.
+    const observation seen[] = {
+        {observation_kind::sample, 0.0, 0_B, 1_GiB},
+        {observation_kind::sample, 2.0, mib_bytes(200), 1_GiB},
+        {observation_kind::sample, 4.0, mib_bytes(400), 1_GiB},
+        {observation_kind::threshold, 4.0, mib_bytes(400), 1_GiB},
+        {observation_kind::extended, 9.5, mib_bytes(950), 2_GiB, 4.0},
+    };
+    for (const observation& o : seen) {
+        adapting.observe(o);
+        off.observe(o);
+    }
+    CHECK(off.budget_ms() == 2000);
+    CHECK(adapting.budget_ms() == 11000);  // 2 x 5.5 s
+    const rate_aware_agent as_if(make_rate_aware_policy(floor, 11000).value());
+    rate_aware_agent reference = as_if;
+    rate_aware_agent plain_seen = plain;
+    for (const observation& o : seen) {
+        reference.observe(o);
+        plain_seen.observe(o);
+    }
+    for (std::uint64_t alloc_mib : {950u, 1100u, 1500u, 1900u}) {
+        const drive_state s{100_GiB, 2_GiB, mib_bytes(static_cast<double>(alloc_mib))};
+        CAPTURE(alloc_mib);
+        const extend_decision a = adapting.decide(s);
+        CHECK(a == reference.decide(s));
+        CHECK(off.decide(s) == plain_seen.decide(s));  // off: the agent without adaptation, exactly
+    }
+    // 100 MiB/s x 11 s = 1100 MiB of limit and chunk (the floor's 512 and 1024 are smaller).
+    const extend_decision d = adapting.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
+    CHECK(d.limit == 1100_MiB);
+    CHECK(d.chunk == 1100_MiB);
+    // Off: the policy's 2 s budget, 200 MiB, under the floor's 512 MiB limit and 1 GiB chunk.
+    const extend_decision o = off.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
+    CHECK(o.limit == 512_MiB);
+    CHECK(o.chunk == 1_GiB);
+    // The budget is capped at an hour.
+    adapting.observe(observation{observation_kind::extended, 1e5, 10_GiB, 20_GiB, 5e4});
+    CHECK(adapting.budget_ms() == max_latency_budget_ms);
+}
+
 // --- the rate-aware policy's criteria
 // --------------------------------------------------------------------------------------
 

@@ -36,9 +36,8 @@ int run_capacity(int argc, char** argv) {
     const args a(
         "capacity",
         "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
-        "                        [--policy static|rate-aware] [--preset NAME] [--latency LIST] [--write SIZE] "
-        "[--runs N]\n"
-        "                        [--seed N] [--max-events N] [--format text|csv|json]",
+        "                        [--policy static|rate-aware|rate-aware-adaptive] [--preset NAME] [--latency LIST]\n"
+        "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
         {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
          {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
          {"--vm-quantile", "Q", "the share of writing VMs that must meet --max-pauses-per-run, (0, 1] (default 0.99)"},
@@ -46,7 +45,9 @@ int run_capacity(int argc, char** argv) {
          {"--drives-per-host", "D",
           "drives per host, 1-10000 (at most 1000000 drives); the writers are spread over "
           "the hosts in turn, the others idle"},
-         {"--policy", "NAME", "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor)"},
+         {"--policy", "NAME",
+          "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
+          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes)"},
          {"--preset", "NAME",
           "vdsm-2022 or vdsm-legacy (default vdsm-2022; with --policy rate-aware, default vdsm-legacy)"},
          {"--latency", "LIST",
@@ -61,11 +62,10 @@ int run_capacity(int argc, char** argv) {
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json});
     const std::string policy = a.value("--policy").value_or("static");
-    if (policy != "static" && policy != "rate-aware")
-        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
-    const bool rate_aware = policy == "rate-aware";
-    const std::string preset = a.value("--preset").value_or(rate_aware ? "vdsm-legacy" : "vdsm-2022");
-    const plan_config config{rate_aware ? "rate-aware/" + preset : preset, vdsm_preset_option(preset), rate_aware};
+    check_policy(policy);
+    const std::string preset = a.value("--preset").value_or(default_preset(policy));
+    const plan_config config = policy_config(policy, preset, vdsm_preset_option(preset));
+    const bool rate_aware = config.rate_aware;
 
     const auto r = a.rate("--rate");
     if (!r) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
@@ -129,7 +129,7 @@ int run_capacity(int argc, char** argv) {
             const std::uint32_t ms = latency_budget_ms(l, 1.0);
             const auto p = make_rate_aware_policy(config.config, ms < 1 ? 1 : ms);
             if (!p) fail(p.error(), "--latency");
-            m = search(rate_aware_agent(*p), l, *w, dcfg, *target, runs, seed);
+            m = search(rate_aware_agent(*p, 2, 60.0, config.adapt), l, *w, dcfg, *target, runs, seed);
         }
         bar.update(i + 1, latencies.size());
         const bool any = m.writers > 0;

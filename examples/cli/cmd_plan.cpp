@@ -24,13 +24,11 @@ namespace provpol::cli {
 
 namespace {
 
-// --policy static|rate-aware (repeatable) x --preset ... (repeatable) or --chunk/--percent.
+// --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable) or --chunk/--percent.
 std::vector<plan_config> configs_option(const args& a) {
     std::vector<std::string> policies = a.values("--policy");
     if (policies.empty()) policies = {"static"};
-    for (const std::string& p : policies)
-        if (p != "static" && p != "rate-aware")
-            throw usage_error("--policy: unknown value '" + args::printable(p) + "': expected static or rate-aware");
+    for (const std::string& p : policies) check_policy(p);
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
@@ -42,15 +40,12 @@ std::vector<plan_config> configs_option(const args& a) {
     }
     std::vector<plan_config> out;
     for (const std::string& policy : policies) {
-        const bool ra = policy == "rate-aware";
-        if (presets.empty()) {  // defaults: the static policy runs vdsm-2022, the rate-aware one floors at vdsm-legacy
-            if (ra)
-                out.push_back({"rate-aware/vdsm-legacy", vdsm_preset_option("vdsm-legacy"), true});
-            else
-                out.push_back({"vdsm-2022", vdsm_preset_option("vdsm-2022"), false});
+        if (presets.empty()) {  // each policy's default preset (plan.hpp: default_preset)
+            const std::string preset = default_preset(policy);
+            out.push_back(policy_config(policy, preset, vdsm_preset_option(preset)));
             continue;
         }
-        for (const auto& [name, cfg] : presets) out.push_back({ra ? "rate-aware/" + name : name, cfg, ra});
+        for (const auto& [name, cfg] : presets) out.push_back(policy_config(policy, name, cfg));
     }
     return out;
 }
@@ -86,15 +81,17 @@ std::vector<rate> rates_option(const args& a) {
 int run_plan(int argc, char** argv) {
     const args a(
         "plan",
-        "provpol plan [--policy static|rate-aware ...] [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent "
-        "N]\n"
+        "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
+        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N]\n"
         "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
         "SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N]]",
         {{"--policy", "NAME",
-          "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
+          "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
+          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
+          "compare",
           true},
          {"--preset", "NAME",
           "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default "

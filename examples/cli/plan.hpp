@@ -16,12 +16,39 @@
 
 namespace provpol::cli {
 
-/// One configuration under test: a static VDSM configuration, or the rate-aware policy over it as its floor.
+/// One configuration under test: a static VDSM configuration, or the rate-aware policy over it as its floor
+/// (adapting its budget to the latency it observes when `adapt` is enabled).
 struct plan_config {
     std::string label;
     vdsm_config config;
     bool rate_aware = false;
+    load_adaptation adapt = load_adaptation::off();
 };
+
+/// The --policy values of plan and capacity.
+inline constexpr const char* policy_names = "static, rate-aware or rate-aware-adaptive";
+
+/// Throws usage_error unless `policy` is one of policy_names.
+inline void check_policy(const std::string& policy) {
+    if (policy != "static" && policy != "rate-aware" && policy != "rate-aware-adaptive")
+        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected " + policy_names);
+}
+
+/// A --policy value and a preset as a configuration: the label, and the adaptation's defaults for
+/// rate-aware-adaptive. Throws usage_error for an unknown policy.
+inline plan_config policy_config(const std::string& policy, const std::string& preset, const vdsm_config& cfg) {
+    check_policy(policy);
+    if (policy == "static") return {preset, cfg, false};
+    if (policy == "rate-aware") return {"rate-aware/" + preset, cfg, true};
+    return {"rate-aware-adaptive/" + preset, cfg, true, load_adaptation::make().value()};
+}
+
+/// The preset a --policy runs when none is given: vdsm-2022 for the static policy and for rate-aware-adaptive (a
+/// boot storm: every new disk's first extend queues behind the others', and 2.5 GiB lasts longer than 1 GiB),
+/// vdsm-legacy for rate-aware.
+inline std::string default_preset(const std::string& policy) {
+    return policy == "rate-aware" ? "vdsm-legacy" : "vdsm-2022";
+}
 
 /// Runs one configuration at one rate, handing every run to `on_run(i, result)`, and summarises them.
 template <class OnRun>
@@ -37,7 +64,7 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
     } else {
         const auto policy = make_rate_aware_policy(c.config, budget_ms);
         if (!policy) fail(policy.error(), "--budget");
-        simulate_each(rate_aware_agent(*policy), latency, w, runs, seed, each);
+        simulate_each(rate_aware_agent(*policy, 2, 60.0, c.adapt), latency, w, runs, seed, each);
     }
     return acc.summary();
 }
@@ -97,7 +124,7 @@ inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint
                                     runs, seed);
     const auto policy = make_rate_aware_policy(c.config, budget_ms);
     if (!policy) fail(policy.error(), "--budget");
-    return simulate_domain_runs(rate_aware_agent(*policy), latency, w, cfg, writers, runs, seed);
+    return simulate_domain_runs(rate_aware_agent(*policy, 2, 60.0, c.adapt), latency, w, cfg, writers, runs, seed);
 }
 
 }  // namespace provpol::cli

@@ -45,6 +45,7 @@ struct observation {
     double time;
     bytes allocation;
     bytes physical;
+    double latency = 0.0;  ///< extended: seconds from the request to the grown LV (0 for the other kinds)
 };
 
 /// An agent for any static extend policy (VDSM, LVM): it observes nothing and decides from the drive alone.
@@ -252,10 +253,11 @@ public:
     /// passes the decided size). Returns the threshold to register from the real size.
     bytes completed(unsigned i, double t, bytes allocation, bytes lv_size) noexcept {
         physical_ = lv_size.count() > physical_ ? lv_size.count() : physical_;
+        const double latency = t - flights_[i].requested_at;
         --in_flight_;
         flights_[i] = flights_[in_flight_];
         exceeded_ = false;
-        agent_.observe(observation{observation_kind::extended, t, allocation, bytes(physical_)});
+        agent_.observe(observation{observation_kind::extended, t, allocation, bytes(physical_), latency});
         return threshold(allocation);
     }
 

@@ -21,6 +21,14 @@
 //   configuration (default vdsm-legacy: an idle new disk costs 1 GiB, as before 2022). Every VDSM limit holds:
 //   1 MiB requests, 128 MiB extents, the qcow2 maximum, the improbable-allocation check.
 // - rate_aware_agent: the estimator and the policy together, as the simulator drives an agent.
+// - load_adaptation and exposure_tracker: optionally, the agent's budget also follows the extend latency it
+//   observes. A latency model describes one drive alone; in a storage domain the SPM serializes every drive's
+//   lvextend (domain.hpp), and under load an extend takes longer than any model of one drive says. The agent sees
+//   it: the time its drive stays past the limit, from the block threshold to the grown LV (its exposure). With
+//   adaptation on, the budget is max(the policy's budget, margin x the longest recent exposure): the limit and the
+//   chunk grow with the queue, so each drive asks less often (one extend per budget), which shortens the queue.
+//   An extend still pending counts too, its time so far weighted (a request that waited x seconds in a queue has
+//   more to wait): the agent that learns of the queue only when its extend completes learns it one extend late.
 //
 // Choices, and why:
 // - One extend in flight per drive, like VDSM. A second request while one is in flight is possible (the
@@ -240,17 +248,102 @@ PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(con
     return rate_aware_policy(*steps);
 }
 
+/// Whether and how a rate_aware_agent's latency budget follows the exposure it observes (see the header
+/// comment): off, or budget = max(policy budget, margin x exposure), the exposure decaying with a half-life.
+class load_adaptation {
+public:
+    /// The budget is the policy's alone (the default).
+    PROVPOL_NODISCARD static constexpr load_adaptation off() noexcept { return load_adaptation(); }
+    /// Validates: margin in [1, 10]; half_life_seconds in [1, 1e6] (how fast a past exposure stops counting);
+    /// pending_weight in [1, 10] (the factor on a pending extend's time so far). The defaults are the ones
+    /// bench/domain_adaptation.cpp measured best (docs/domain.md).
+    PROVPOL_NODISCARD static constexpr result<load_adaptation> make(double margin = 1.75,
+                                                                    double half_life_seconds = 600.0,
+                                                                    double pending_weight = 1.5) noexcept {
+        if (!(margin >= 1.0 && margin <= 10.0))
+            return unexpected(error::out_of_range("margin", error_value::of_real(margin), error_value::of_real(1.0),
+                                                  error_value::of_real(10.0)));
+        if (!(half_life_seconds >= 1.0 && half_life_seconds <= 1e6))
+            return unexpected(error::out_of_range("half_life_seconds", error_value::of_real(half_life_seconds),
+                                                  error_value::of_real(1.0), error_value::of_real(1e6)));
+        if (!(pending_weight >= 1.0 && pending_weight <= 10.0))
+            return unexpected(error::out_of_range("pending_weight", error_value::of_real(pending_weight),
+                                                  error_value::of_real(1.0), error_value::of_real(10.0)));
+        return load_adaptation(margin, half_life_seconds, pending_weight);
+    }
+    PROVPOL_NODISCARD constexpr bool enabled() const noexcept { return margin_ > 0.0; }
+    /// The factor on the exposure (0 when off).
+    PROVPOL_NODISCARD constexpr double margin() const noexcept { return margin_; }
+    PROVPOL_NODISCARD constexpr double half_life() const noexcept { return half_life_; }
+    PROVPOL_NODISCARD constexpr double pending_weight() const noexcept { return pending_weight_; }
+
+private:
+    constexpr load_adaptation() noexcept = default;
+    constexpr load_adaptation(double margin, double half_life, double pending_weight) noexcept
+        : margin_(margin), half_life_(half_life), pending_weight_(pending_weight) {}
+    double margin_ = 0.0;
+    double half_life_ = 600.0;
+    double pending_weight_ = 1.0;
+};
+
+/// The exposure of one drive: how long it stays past its limit before an extend grows it, from the block
+/// threshold (or from the request, when the agent asked before the threshold) to the grown LV. While an extend is
+/// pending, its time so far already counts, times `pending_weight` (the exposure is at least the time so far). It
+/// rises at once and falls toward newer exposures with a half-life, at each completed extend.
+class exposure_tracker {
+public:
+    constexpr explicit exposure_tracker(double half_life_seconds = 600.0, double pending_weight = 1.0) noexcept
+        : tau_(half_life_seconds / 0.6931471805599453), pending_weight_(pending_weight) {}
+
+    void observe(const observation& o) noexcept {
+        if (o.kind == observation_kind::threshold && !(since_ >= 0.0)) since_ = o.time;
+        const double so_far = since_ >= 0.0 ? o.time - since_ : 0.0;
+        if (o.kind != observation_kind::extended) {
+            if (pending_weight_ * so_far > seconds_) seconds_ = pending_weight_ * so_far, at_ = o.time;
+            return;
+        }
+        const double e = so_far > o.latency ? so_far : o.latency;
+        if (e >= seconds_) {
+            seconds_ = e;
+        } else if (o.time > at_) {
+            const double keep = detail::exp(-(o.time - at_) / tau_);
+            seconds_ = seconds_ * keep + e * (1.0 - keep);
+        }
+        at_ = o.time;
+        since_ = -1.0;
+        ++extends_;
+    }
+    /// The longest recent exposure, seconds (0 before the first threshold).
+    PROVPOL_NODISCARD double seconds() const noexcept { return seconds_; }
+    /// The completed extends seen.
+    PROVPOL_NODISCARD std::uint64_t extends() const noexcept { return extends_; }
+
+private:
+    double tau_;
+    double pending_weight_;
+    double seconds_ = 0.0;
+    double at_ = 0.0;
+    double since_ = -1.0;
+    std::uint64_t extends_ = 0;
+};
+
 /// An agent that keeps a write_rate_estimator per drive and decides with a rate-aware policy: it passes its
-/// estimate as drive_state::write_rate. Satisfies simulate.hpp's Agent contract.
+/// estimate as drive_state::write_rate; with a load_adaptation, its budget also follows the drive's exposure.
+/// Satisfies simulate.hpp's Agent contract.
 class rate_aware_agent {
 public:
-    explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2,
-                              double half_life_seconds = 60.0) noexcept
-        : policy_(policy), estimator_(half_life_seconds), max_in_flight_(max_in_flight) {}
+    explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2, double half_life_seconds = 60.0,
+                              load_adaptation adapt = load_adaptation::off()) noexcept
+        : policy_(policy),
+          estimator_(half_life_seconds),
+          exposure_(adapt.half_life(), adapt.pending_weight()),
+          adapt_(adapt),
+          max_in_flight_(max_in_flight) {}
 
     PROVPOL_NODISCARD bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
 
     void observe(const observation& o) noexcept {
+        if (adapt_.enabled()) exposure_.observe(o);
         switch (o.kind) {
             case observation_kind::sample:
                 estimator_.sample(o.time, o.allocation);
@@ -268,17 +361,19 @@ public:
     }
 
     PROVPOL_NODISCARD extend_decision decide(const drive_state& s) const noexcept {
-        drive_state with_rate = s;
-        with_rate.write_rate = estimator_.estimate();
-        extend_decision d = policy_.decide(with_rate);
-        if (estimator_.provisional() && d.action == extend_action::extend && !s.threshold_exceeded) {
-            // A provisional estimate sizes an extend but does not start one: extend early only on a measured
-            // rate, or when the floor alone would.
-            drive_state floor_only = s;
-            floor_only.write_rate = rate(0);
-            if (!policy_.decide(floor_only).needs_extend) d.action = extend_action::none;
-        }
-        return d;
+        if (!adapt_.enabled()) return decide_with(policy_, s);
+        const auto steps = rate_aware_steps::make(policy_.trigger().floor(), budget_ms());
+        return decide_with(steps ? rate_aware_policy(*steps) : policy_, s);
+    }
+
+    /// The budget the next decision plans for, milliseconds: the policy's, or with adaptation max(the policy's,
+    /// margin x exposure) rounded up, at most max_latency_budget_ms.
+    PROVPOL_NODISCARD std::uint32_t budget_ms() const noexcept {
+        const std::uint32_t base = policy_.trigger().budget_ms();
+        if (!adapt_.enabled()) return base;
+        const double ms = detail::ceil(adapt_.margin() * exposure_.seconds() * 1000.0);
+        if (!(ms > base)) return base;
+        return ms >= max_latency_budget_ms ? max_latency_budget_ms : static_cast<std::uint32_t>(ms);
     }
 
     /// Two extends may be in flight: a request on top of a pending one when the pending one, sized from an
@@ -287,10 +382,28 @@ public:
 
     PROVPOL_NODISCARD const rate_aware_policy& policy() const noexcept { return policy_; }
     PROVPOL_NODISCARD const write_rate_estimator& estimator() const noexcept { return estimator_; }
+    PROVPOL_NODISCARD const exposure_tracker& exposure() const noexcept { return exposure_; }
+    PROVPOL_NODISCARD const load_adaptation& adaptation() const noexcept { return adapt_; }
 
 private:
+    PROVPOL_NODISCARD extend_decision decide_with(const rate_aware_policy& p, const drive_state& s) const noexcept {
+        drive_state with_rate = s;
+        with_rate.write_rate = estimator_.estimate();
+        extend_decision d = p.decide(with_rate);
+        if (estimator_.provisional() && d.action == extend_action::extend && !s.threshold_exceeded) {
+            // A provisional estimate sizes an extend but does not start one: extend early only on a measured
+            // rate, or when the floor alone would.
+            drive_state floor_only = s;
+            floor_only.write_rate = rate(0);
+            if (!p.decide(floor_only).needs_extend) d.action = extend_action::none;
+        }
+        return d;
+    }
+
     rate_aware_policy policy_;
     write_rate_estimator estimator_;
+    exposure_tracker exposure_;
+    load_adaptation adapt_;
     unsigned max_in_flight_;
 };
 

@@ -72,7 +72,7 @@ expect_usage '--vm-quantile goes with --max-pauses-per-run' recommend --rate 400
 expect_usage '--vm-quantile must be in \[0, 1\], got 2' recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 2
 expect_usage '--vm-quantile: must be above 0 and at most 1 \(a share of VMs\), got 0' recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 0
 expect_usage 'a per-VM target is checked on simulated runs' recommend --rate 400MiB/s --max-pauses-per-run 1 --runs 0
-expect_usage 'expected static or rate-aware' plan --policy adaptive
+expect_usage 'expected static, rate-aware or rate-aware-adaptive' plan --policy adaptive
 expect_usage '--budget-quantile must be in \[0.5, 1\], got 2' plan --policy rate-aware --budget-quantile 2
 expect_usage 'give --budget or --budget-quantile' plan --policy rate-aware --budget 3 --budget-quantile 0.9
 expect_usage 'floor of --policy rate-aware' recommend --rate 1MiB/s --preset vdsm-2022
