@@ -4,14 +4,16 @@
 // the largest number of drives that can write 50 GiB at 500 MiB/s at once, all starting together (a boot storm:
 // the hardest case, every new disk's first extends meet in the same scans), such that 99% of the writing VMs
 // pause at most once. Policies: vdsm-legacy and vdsm-2022 as VDSM runs them, the rate-aware agent (its budget
-// the model's longest latency; floor vdsm-legacy and vdsm-2022), and the rate-aware agent adapting to the load
-// (rate_aware.hpp, load_adaptation) over the vdsm-2022 floor, for a grid of margins and pending weights (the
-// half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it does not matter here).
+// the model's longest latency; floor vdsm-legacy and vdsm-2022), the rate-aware agent adapting to the load
+// (rate_aware.hpp, load_adaptation) with its defaults over the vdsm-legacy floor, and over the vdsm-2022 floor for
+// a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it does
+// not matter here).
 //
 //   build/dev/bench/domain_adaptation [PROFILE...]   (default: vdsm-mailbox-events vdsm-polling-2022)
 //
-// Output: CSV, one row per profile, shape, runs and policy: max_writers. docs/domain.md quotes it; the defaults
-// of load_adaptation::make() are the grid point whose smallest count over the shapes is largest under both flows.
+// Output: CSV, one row per profile, shape, runs and policy: max_writers. docs/rate-aware.md quotes it; the
+// defaults of load_adaptation::make() are a grid point with the largest smallest ratio to vdsm-2022 under mailbox
+// events over the shapes, and among those the largest smallest count under polling.
 #include <provpol/domain.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
                 capacity(d, *l, rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value()), w, s.runs));
             row("rate-aware/vdsm-2022",
                 capacity(d, *l, rate_aware_agent(make_rate_aware_policy(v2022, model_ms).value()), w, s.runs));
+            row("rate-aware-adaptive/vdsm-legacy (defaults)",
+                capacity(d, *l,
+                         rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value(), 2, 60.0,
+                                          load_adaptation::make().value()),
+                         w, s.runs));
             for (double margin : {1.25, 1.5, 1.75, 2.0})
                 for (double pending : {1.0, 1.25, 1.5, 2.0}) {
                     const rate_aware_agent agent(make_rate_aware_policy(v2022, model_ms).value(), 2, 60.0,
