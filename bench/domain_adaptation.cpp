@@ -5,9 +5,9 @@
 // the hardest case, every new disk's first extends meet in the same scans), such that 99% of the writing VMs
 // pause at most once. Policies: vdsm-legacy and vdsm-2022 as VDSM runs them, the rate-aware agent (its budget
 // the model's longest latency; floor vdsm-legacy and vdsm-2022), the rate-aware agent adapting to the load
-// (rate_aware.hpp, load_adaptation) with its defaults over the vdsm-legacy floor, and over the vdsm-2022 floor for
-// a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it does
-// not matter here).
+// (rate_aware.hpp, adaptive_rate_aware_agent) with its defaults over the vdsm-legacy floor, and over the vdsm-2022
+// floor for a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it
+// does not matter here).
 //
 //   build/dev/bench/domain_adaptation [PROFILE...]   (default: vdsm-mailbox-events vdsm-polling-2022)
 //
@@ -79,13 +79,13 @@ int main(int argc, char** argv) {
                 capacity(d, *l, rate_aware_agent(make_rate_aware_policy(v2022, model_ms).value()), w, s.runs));
             row("rate-aware-adaptive/vdsm-legacy (defaults)",
                 capacity(d, *l,
-                         rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value(), 2, 60.0,
-                                          load_adaptation::make().value()),
+                         adaptive_rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value(),
+                                                   load_adaptation::make().value()),
                          w, s.runs));
             for (double margin : {1.25, 1.5, 1.75, 2.0})
                 for (double pending : {1.0, 1.25, 1.5, 2.0}) {
-                    const rate_aware_agent agent(make_rate_aware_policy(v2022, model_ms).value(), 2, 60.0,
-                                                 load_adaptation::make(margin, 600.0, pending).value());
+                    const adaptive_rate_aware_agent agent(make_rate_aware_policy(v2022, model_ms).value(),
+                                                          load_adaptation::make(margin, 600.0, pending).value());
                     char label[96];
                     std::snprintf(label, sizeof label, "rate-aware-adaptive/vdsm-2022 margin %.2f pending %.2f", margin,
                                   pending);

@@ -68,6 +68,18 @@ void bm_domain_1000_drives_hour_rate_aware(benchmark::State& state) {
 }
 BENCHMARK(bm_domain_1000_drives_hour_rate_aware)->Unit(benchmark::kMillisecond);
 
+// Rate-aware agents adapting their budget to the latency they observe (vdsm-2022 floor, load_adaptation's
+// defaults), all starting at once at 50 MiB/s per drive: 1000 x 50 MiB/s, far beyond what the SPM serves with
+// vdsm-2022's chunks; the budgets grow with the queue.
+void bm_domain_1000_drives_hour_adaptive_storm(benchmark::State& state) {
+    const flow_latency l = vdsm_polling_2022_latency();
+    const adaptive_rate_aware_agent agent(
+        make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(),
+        load_adaptation::make().value());
+    domain_hour(state, agent, l, 50, 0.0);
+}
+BENCHMARK(bm_domain_1000_drives_hour_adaptive_storm)->Unit(benchmark::kMillisecond);
+
 // The same 1000 drives under mailbox events (0.5 s polls and scans).
 void bm_domain_1000_drives_hour_events(benchmark::State& state) {
     domain_hour(state, static_agent<vdsm_policy>(vdsm_2022()), vdsm_mailbox_events_latency(), 4, 0.64);

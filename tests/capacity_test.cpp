@@ -132,8 +132,8 @@ TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal 
     for (const char* name : {"vdsm-mailbox-events", "vdsm-polling-2022"}) {
         CAPTURE(name);
         const latency_model l = latency_profile(name).value();
-        const rate_aware_agent adapting(
-            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(), 2, 60.0,
+        const adaptive_rate_aware_agent adapting(
+            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(),
             load_adaptation::make().value());
         const rate_aware_agent fixed(
             make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value());

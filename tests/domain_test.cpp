@@ -94,11 +94,13 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
     const domain_config one = domain_config::make(1, 1, 1e8).value();
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_immediate_latency()};
     for (const flow_latency& l : flows)
-        for (unsigned in_flight : {1u, 2u, 3u}) {
-            // 3: two in flight, adapting its budget to the latency it observes (rate_aware.hpp, load_adaptation)
+        for (unsigned in_flight : {1u, 2u}) {
             const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(),
-                                         in_flight > 2 ? 2 : in_flight, 60.0,
-                                         in_flight > 2 ? load_adaptation::make().value() : load_adaptation::off());
+                                         in_flight);
+            // The same agent adapting its budget to the latency it observes (rate_aware.hpp).
+            const adaptive_rate_aware_agent adaptive(
+                make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(), load_adaptation::make().value(),
+                in_flight);
             for (std::uint64_t mib_s : {100u, 400u, 900u})
                 for (std::uint64_t seed = 1; seed <= 5; ++seed) {
                     const workload w = make_workload(mib_s);
@@ -107,6 +109,8 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
                     CAPTURE(in_flight);
                     check_same(run_domain(one, l, agent, w, 1, seed).drive(0).run,
                                simulate_run(agent, l, w, detail::run_seed(seed, 0)));
+                    check_same(run_domain(one, l, adaptive, w, 1, seed).drive(0).run,
+                               simulate_run(adaptive, l, w, detail::run_seed(seed, 0)));
                 }
         }
 }

@@ -183,8 +183,7 @@ TEST_CASE("agent: a provisional estimate sizes an extend but does not start one"
 // --- adapting the budget to the observed latency
 // ------------------------------------------------------------------------------------
 
-TEST_CASE("load_adaptation: validated, off by default") {
-    CHECK_FALSE(load_adaptation::off().enabled());
+TEST_CASE("load_adaptation: validated") {
     CHECK(load_adaptation::make().value().margin() == 1.75);
     CHECK(load_adaptation::make().value().half_life() == 600.0);
     CHECK(load_adaptation::make().value().pending_weight() == 1.5);
@@ -250,12 +249,11 @@ TEST_CASE("exposure_tracker: from the threshold to the grown LV; the time so far
         doctest::Approx(6.0 * std::pow(2.0, -1.0 / 600.0) + 5.0 * (1.0 - std::pow(2.0, -1.0 / 600.0))).epsilon(1e-12));
 }
 
-TEST_CASE("agent: with adaptation, it decides as the same agent whose budget is margin x exposure") {
+TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is margin x exposure") {
     const vdsm_config floor = vdsm_legacy().trigger().config;
-    const rate_aware_agent plain(make_rate_aware_policy(floor, 2000).value());
-    rate_aware_agent adapting(make_rate_aware_policy(floor, 2000).value(), 2, 60.0,
-                              load_adaptation::make(2.0, 600.0).value());
-    rate_aware_agent off(make_rate_aware_policy(floor, 2000).value(), 2, 60.0, load_adaptation::off());
+    adaptive_rate_aware_agent adapting(make_rate_aware_policy(floor, 2000).value(),
+                                       load_adaptation::make(2.0, 600.0).value());
+    rate_aware_agent off(make_rate_aware_policy(floor, 2000).value());
     // 100 MiB/s measured, then a threshold at t = 4 and the extend done at t = 9.5: exposed 5.5 s.
     const observation seen[] = {
         {observation_kind::sample, 0.0, 0_B, 1_GiB},
@@ -268,27 +266,24 @@ TEST_CASE("agent: with adaptation, it decides as the same agent whose budget is 
         adapting.observe(o);
         off.observe(o);
     }
-    CHECK(off.budget_ms() == 2000);
+    CHECK(off.policy().trigger().budget_ms() == 2000);
     CHECK(adapting.budget_ms() == 11000);  // 2 x 5.5 s
     const rate_aware_agent as_if(make_rate_aware_policy(floor, 11000).value());
     rate_aware_agent reference = as_if;
-    rate_aware_agent plain_seen = plain;
-    for (const observation& o : seen) {
-        reference.observe(o);
-        plain_seen.observe(o);
-    }
+    for (const observation& o : seen) reference.observe(o);
     for (std::uint64_t alloc_mib : {950u, 1100u, 1500u, 1900u}) {
         const drive_state s{100_GiB, 2_GiB, mib_bytes(static_cast<double>(alloc_mib))};
         CAPTURE(alloc_mib);
         const extend_decision a = adapting.decide(s);
         CHECK(a == reference.decide(s));
-        CHECK(off.decide(s) == plain_seen.decide(s));  // off: the agent without adaptation, exactly
+        CHECK(off.decide(s, off.policy()) == off.decide(s));  // the overload with its own policy is decide()
+        CHECK(adapting.estimator().estimate() == off.estimator().estimate());
     }
     // 100 MiB/s x 11 s = 1100 MiB of limit and chunk (the floor's 512 and 1024 are smaller).
     const extend_decision d = adapting.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
     CHECK(d.limit == 1100_MiB);
     CHECK(d.chunk == 1100_MiB);
-    // Off: the policy's 2 s budget, 200 MiB, under the floor's 512 MiB limit and 1 GiB chunk.
+    // Without adaptation: the policy's 2 s budget, 200 MiB, under the floor's 512 MiB limit and 1 GiB chunk.
     const extend_decision o = off.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
     CHECK(o.limit == 512_MiB);
     CHECK(o.chunk == 1_GiB);

@@ -129,7 +129,11 @@ int run_capacity(int argc, char** argv) {
             const std::uint32_t ms = latency_budget_ms(l, 1.0);
             const auto p = make_rate_aware_policy(config.config, ms < 1 ? 1 : ms);
             if (!p) fail(p.error(), "--latency");
-            m = search(rate_aware_agent(*p, 2, 60.0, config.adapt), l, *w, dcfg, *target, runs, seed);
+            if (config.adaptive)
+                m = search(adaptive_rate_aware_agent(*p, load_adaptation::make().value()), l, *w, dcfg, *target, runs,
+                           seed);
+            else
+                m = search(rate_aware_agent(*p), l, *w, dcfg, *target, runs, seed);
         }
         bar.update(i + 1, latencies.size());
         const bool any = m.writers > 0;

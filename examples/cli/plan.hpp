@@ -17,12 +17,12 @@
 namespace provpol::cli {
 
 /// One configuration under test: a static VDSM configuration, or the rate-aware policy over it as its floor
-/// (adapting its budget to the latency it observes when `adapt` is enabled).
+/// (adaptive: adaptive_rate_aware_agent, its budget following the latency it observes, load_adaptation's defaults).
 struct plan_config {
     std::string label;
     vdsm_config config;
     bool rate_aware = false;
-    load_adaptation adapt = load_adaptation::off();
+    bool adaptive = false;
 };
 
 /// The --policy values of plan and capacity.
@@ -40,7 +40,7 @@ inline plan_config policy_config(const std::string& policy, const std::string& p
     check_policy(policy);
     if (policy == "static") return {preset, cfg, false};
     if (policy == "rate-aware") return {"rate-aware/" + preset, cfg, true};
-    return {"rate-aware-adaptive/" + preset, cfg, true, load_adaptation::make().value()};
+    return {"rate-aware-adaptive/" + preset, cfg, true, true};
 }
 
 /// The preset a --policy runs when none is given: vdsm-2022 for the static policy and for rate-aware-adaptive (a
@@ -64,7 +64,11 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
     } else {
         const auto policy = make_rate_aware_policy(c.config, budget_ms);
         if (!policy) fail(policy.error(), "--budget");
-        simulate_each(rate_aware_agent(*policy, 2, 60.0, c.adapt), latency, w, runs, seed, each);
+        if (c.adaptive)
+            simulate_each(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()), latency, w, runs, seed,
+                          each);
+        else
+            simulate_each(rate_aware_agent(*policy), latency, w, runs, seed, each);
     }
     return acc.summary();
 }
@@ -124,7 +128,10 @@ inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint
                                     runs, seed);
     const auto policy = make_rate_aware_policy(c.config, budget_ms);
     if (!policy) fail(policy.error(), "--budget");
-    return simulate_domain_runs(rate_aware_agent(*policy, 2, 60.0, c.adapt), latency, w, cfg, writers, runs, seed);
+    if (c.adaptive)
+        return simulate_domain_runs(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()), latency, w,
+                                    cfg, writers, runs, seed);
+    return simulate_domain_runs(rate_aware_agent(*policy), latency, w, cfg, writers, runs, seed);
 }
 
 }  // namespace provpol::cli
