@@ -48,13 +48,14 @@ struct trace_point {
 };
 
 /// The fastest a trace may write between two points, in bytes per second (1 PiB/s): far above any device, and
-/// low enough that a segment's rate and its end stay finite.
+/// low enough that a segment's rate and its end stay finite (2^50).
 inline constexpr double max_trace_rate = 1125899906842624.0;
 
 /// Checks one point of a trace against the one before it (nullptr for the first point) and the disk's capacity:
 /// time finite, in [0, 1e9) s and above the previous point's; written at most the capacity, 0 at the first point
 /// (bytes written since the drive's start), at least the previous point's; at most max_trace_rate between the
-/// two. The error names the setting ("trace time", "trace bytes_written", "trace rate"), the value and the bound.
+/// two. The error names the setting ("trace time", "trace bytes_written", "trace rate per second"), the value and
+/// the bound.
 PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, const trace_point* previous,
                                                         bytes capacity) noexcept {
     if (!(p.time >= 0.0 && p.time < 1e9))
@@ -77,9 +78,11 @@ PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, co
                                           "must be at least the previous point's", "bytes_written",
                                           error_value::of_size(previous->written.count())));
     const double r = static_cast<double>(p.written.count() - previous->written.count()) / (p.time - previous->time);
-    if (!(r <= max_trace_rate))
-        return unexpected(error::out_of_range("trace rate (bytes/s)", error_value::of_real(r), {},
-                                              error_value::of_real(max_trace_rate)));
+    if (!(r <= max_trace_rate))  // printed as bytes per second, in IEC units
+        return unexpected(error::out_of_range(
+            "trace rate per second",
+            error_value::of_size(r < 0x1p63 ? static_cast<std::uint64_t>(r) : std::uint64_t{1} << 63), {},
+            error_value::of_size(std::uint64_t{1} << 50)));
     return {};
 }
 
