@@ -28,6 +28,7 @@
 #include "bytes.hpp"
 #include "config.hpp"
 #include "detail/buffer.hpp"
+#include "detail/math.hpp"
 #include "detail/sort.hpp"
 #include "domain_shared.hpp"
 #include "latency.hpp"
@@ -133,10 +134,11 @@ struct drive_workload {
         if (total.count() == 0)
             return unexpected(error::out_of_range("trace bytes_written at the last point", error_value::of_size(0),
                                                   error_value::of_size(1), {}));
-        // The base workload's rate is the trace's mean (informational: the trace's segments set the rate).
-        const double mean = static_cast<double>(total.count()) / (points[count - 1].time - points[0].time);
-        const auto w = workload::make(total, rate(mean < 1.0 ? 1 : static_cast<std::uint64_t>(mean + 0.5)), capacity,
-                                      monitor_interval);
+        // The base workload's rate is the trace's mean, rounded up (informational: the segments set the rate).
+        const double mean =
+            detail::ceil(static_cast<double>(total.count()) / (points[count - 1].time - points[0].time));
+        const auto w =
+            workload::make(total, rate(mean < 1.0 ? 1 : static_cast<std::uint64_t>(mean)), capacity, monitor_interval);
         if (!w) return unexpected(w.error());
         auto d = make(*w, start);
         if (!d) return d;
