@@ -275,8 +275,7 @@ struct domain_drive {
     run_result out{};
     double R = 0.0, W = 0.0, R_now = 0.0, next_change = never;
     double t = 0.0, a = 0.0, P = 0.0, theta = 0.0, pause_start = 0.0;
-    double seg_end = never;   // a trace's writing segment: the position where it ends (never: the last, or none)
-    std::size_t seg = 0;      // a trace: the point the current segment starts from
+    std::size_t seg = 0;      // a trace: the point the current segment starts from (W: where its writing ends)
     unsigned char phase = 0;  // 0 before the start, 1 writing (or following the trace), 2 idling between bursts
     bool paused = false, armed = true, finished = false;
     std::uint64_t events = 0;
@@ -342,31 +341,28 @@ double next_guest_event(const domain_drive<Agent>& d, drive_event& which) noexce
     const double t_full = moving ? (d.a >= d.P ? d.t : d.t + (d.P - d.a) / R) : never;
     const double t_thr =
         (d.armed && !d.paused) ? (d.a >= d.theta ? d.t : (moving ? d.t + (d.theta - d.a) / R : never)) : never;
-    const double t_seg = moving && d.seg_end < never ? (d.a >= d.seg_end ? d.t : d.t + (d.seg_end - d.a) / R) : never;
     double next = d.c->next_done();
     which = drive_event::done;
     if (t_thr < next) next = t_thr, which = drive_event::threshold;
     if (t_end < next) next = t_end, which = drive_event::end;
     if (t_full < next) next = t_full, which = drive_event::full;
     if (d.next_change < next) next = d.next_change, which = drive_event::change;
-    if (t_seg < next) next = t_seg, which = drive_event::change;
     if (d.c->next_tick() < next) next = d.c->next_tick(), which = drive_event::tick;
     return next;
 }
 
-/// A trace's drive enters segment k (from point k to k + 1) at d.t: writing at the segment's rate until its end
-/// position, or idling for its seconds. The last segment's end is the write's end (drive_event::end).
+/// A trace's drive enters segment k (from point k to k + 1) at d.t: writing at the segment's rate until the
+/// allocation reaches its end (W is that position, so the segment's end is drive_event::end, at no cost to the
+/// other workloads), or idling for its seconds (a drive_event::change).
 template <class Agent>
 void enter_segment(domain_drive<Agent>& d, std::size_t k) noexcept {
-    d.phase = 1, d.seg = k, d.seg_end = never, d.next_change = never, d.R_now = 0.0;
+    d.phase = 1, d.seg = k, d.next_change = never, d.R_now = 0.0;
     if (k + 1 >= d.w.trace_points) return;
     const trace_point& p = d.w.trace[k];
     const trace_point& q = d.w.trace[k + 1];
-    const double bytes_in = static_cast<double>(q.written.count() - p.written.count());
-    if (bytes_in > 0.0) {
-        d.R_now = bytes_in / (q.time - p.time);
-        d.seg_end = static_cast<double>(q.written.count());
-        if (!(d.seg_end < d.W)) d.seg_end = never;
+    if (q.written > p.written) {
+        d.R_now = static_cast<double>(q.written.count() - p.written.count()) / (q.time - p.time);
+        d.W = static_cast<double>(q.written.count());
     } else {
         d.next_change = d.t + (q.time - p.time);
     }
@@ -408,8 +404,11 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             d.armed = false;
             f = d.c->threshold_crossed(d.t, alloc);
             break;
-        case drive_event::end:
-            d.finished = true;
+        case drive_event::end:  // everything written, or a trace's writing segment's end
+            if (d.w.trace != nullptr && d.W < static_cast<double>(d.w.base.write_size.count()))
+                enter_segment(d, d.seg + 1);
+            else
+                d.finished = true;
             break;
         case drive_event::full:
             d.paused = true;
@@ -418,13 +417,8 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             f = d.c->paused(d.t, alloc);
             break;
         case drive_event::change:        // before the start -> writing -> idling -> writing ...
-            if (d.w.trace != nullptr) {  // a trace: the start, a writing segment's end position, an idle one's end
-                if (d.phase == 0) {
-                    enter_segment(d, 0);
-                } else {
-                    if (d.R_now > 0.0) d.a = d.seg_end;  // lands exactly on the point
-                    enter_segment(d, d.seg + 1);
-                }
+            if (d.w.trace != nullptr) {  // a trace: its start, or an idle segment's end
+                enter_segment(d, d.phase == 0 ? 0 : d.seg + 1);
             } else if (d.phase != 1) {
                 d.phase = 1, d.R_now = d.R;
                 d.next_change = d.w.on_seconds > 0.0 ? d.t + d.w.on_seconds : never;
