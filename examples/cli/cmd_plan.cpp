@@ -279,7 +279,7 @@ int run_plan(int argc, char** argv) {
     {  // bounded work: estimate before simulating
         double events = 0.0;
         // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
-        // last writer starts.
+        // last writer starts; a trace, an event per point.
         const double duty = burst_on > 0.0 ? burst_on / (burst_on + burst_off) : 1.0;
         const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger : 0.0;
         const double tick = latency.detection_period() > 0.0 ? latency.detection_period() : 2.0;
@@ -289,7 +289,7 @@ int run_plan(int argc, char** argv) {
                 events += static_cast<double>(runs) * drives_per_run *
                           (events_per_run(write, rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
                                           c.config.chunk(), latency.detection_period()) +
-                           wait / tick);
+                           wait / tick + static_cast<double>(trace.size()));
             }
         check_work("plan", events, max_events,
                    std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
