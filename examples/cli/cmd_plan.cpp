@@ -2,6 +2,7 @@
 // a latency model, and reports extends, pauses and space per rate (text, CSV, JSON, or an SVG plot of the
 // pause probability against the write rate).
 #include "common/cli.hpp"
+#include "common/csv.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
 #include "plan.hpp"
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
@@ -76,6 +78,59 @@ std::vector<rate> rates_option(const args& a) {
     return out;
 }
 
+// The longest a domain workload may take to start or to follow its trace: the domain runs 1e8 simulated seconds
+// at most, and a writer needs room to write after its start.
+constexpr double max_workload_seconds = 1e7;
+
+// --trace FILE: the CSV time_s,bytes_written every writer follows, checked point by point (an error names the file,
+// the line and the value), or nothing. A point above --capacity, when given, is an error on its line.
+std::vector<trace_point> trace_option(const args& a) {
+    const auto path = a.value("--trace");
+    if (!path) return {};
+    if (a.has("--rates")) throw usage_error("--rates does not apply with --trace: the trace gives the rates");
+    if (a.has("--write"))
+        throw usage_error("--write does not apply with --trace: each writer writes the trace's last bytes_written");
+    if (a.has("--burst")) throw usage_error("give --burst or --trace, not both: a trace has its own rates and pauses");
+    const bytes capacity = a.size("--capacity").value_or(bytes(~std::uint64_t{0}));
+    const std::string shown = *path == "-" ? std::string("stdin") : "'" + args::printable(*path) + "'";
+    csv_reader in(*path, "--trace", "a CSV trace");
+    const std::size_t t = in.column("time_s"), b = in.column("bytes_written");
+    std::vector<trace_point> out;
+    while (in.next()) {
+        if (out.size() >= 1000000) throw usage_error(in.where() + "more than 1000000 points");
+        const trace_point p{in.decimal(t, 0.0, max_workload_seconds), in.size(b)};
+        if (const auto c = check_trace_point(p, out.empty() ? nullptr : &out.back(), capacity); !c)
+            throw usage_error(in.where() + std::string(c.error().message().view()));
+        out.push_back(p);
+    }
+    if (out.size() < 2)
+        throw usage_error("--trace: " + shown + " has " + std::to_string(out.size()) +
+                          (out.size() == 1 ? " point" : " points") + ": a trace needs at least 2");
+    if (out.back().written.count() == 0)
+        throw usage_error("--trace: " + shown + " writes nothing: its last bytes_written is 0");
+    if (out.back().written.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--trace: " + shown + " writes " + std::string(format_size(out.back().written).view()) +
+                          ": at most 1PiB");
+    return out;
+}
+
+// --burst ON,OFF: seconds of writing and of idling, in turn; {0, 0} when not given.
+std::pair<double, double> burst_option(const args& a) {
+    const auto v = a.value("--burst");
+    if (!v) return {0.0, 0.0};
+    const std::size_t comma = v->find(',');
+    if (comma == std::string::npos || v->find(',', comma + 1) != std::string::npos)
+        throw usage_error("--burst: expected ON,OFF in seconds (e.g. 60,30), got '" + args::printable(*v) + "'");
+    double out[2] = {};
+    for (int i = 0; i < 2; ++i) {
+        const std::string part = i == 0 ? v->substr(0, comma) : v->substr(comma + 1);
+        const auto r = parse_decimal(part, "--burst", 0.001, max_workload_seconds);
+        if (!r) fail(r.error(), "--burst");
+        out[i] = *r;
+    }
+    return {out[0], out[1]};
+}
+
 }  // namespace
 
 int run_plan(int argc, char** argv) {
@@ -87,7 +142,8 @@ int run_plan(int argc, char** argv) {
         "SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
-        "                    [--hosts H --drives-per-host D [--writers N]]",
+        "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
+        "--trace FILE] [--mix]]",
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
           "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
@@ -118,6 +174,15 @@ int run_plan(int argc, char** argv) {
          {"--writers", "N",
           "with --hosts: how many drives write, spread over the hosts in turn; every drive writes "
           "when not given"},
+         {"--stagger", "SECONDS",
+          "with --hosts: writer i starts at i x SECONDS, in --writers' order (with --hosts, default 0: all at once)"},
+         {"--burst", "ON,OFF", "with --hosts: every writer writes for ON seconds, then idles for OFF seconds, in turn"},
+         {"--trace", "FILE",
+          "with --hosts: every writer follows this CSV of time_s,bytes_written (a header line, then cumulative bytes "
+          "from 0; - for stdin), in place of --rates and --write"},
+         {"--mix", nullptr,
+          "with --hosts: the configurations (--policy, --preset) in one domain, the writers taking them in turn; "
+          "a row each"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
@@ -140,15 +205,20 @@ int run_plan(int argc, char** argv) {
     for (const plan_config& c : configs) any_rate_aware = any_rate_aware || c.rate_aware;
     for (const char* o : {"--budget", "--budget-quantile"})
         if (a.has(o) && !any_rate_aware) throw usage_error(std::string(o) + " applies to --policy rate-aware");
-    const std::vector<rate> rates = rates_option(a);
+    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
+    for (const char* o : {"--stagger", "--burst", "--trace", "--mix"})
+        if (a.has(o) && !domain)
+            throw usage_error(std::string(o) + " applies to a storage domain: give --hosts and --drives-per-host");
+    const std::vector<trace_point> trace = trace_option(a);
+    std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
     const std::uint32_t budget_ms = budget_option(a, latency);
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    const bytes write =
+        trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : trace.back().written;
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
-    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
     if (domain && (!a.has("--hosts") || !a.has("--drives-per-host")))
         throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
     if (domain && a.has("--per-run")) throw usage_error("--per-run applies to single drives, not to --hosts");
@@ -169,15 +239,55 @@ int run_plan(int argc, char** argv) {
                 "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, "
                 "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
     }
+    // The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
+    const double stagger = a.decimal("--stagger", 0.0, max_workload_seconds).value_or(0.0);
+    if (writers > 1 && static_cast<double>(writers - 1) * stagger > max_workload_seconds)
+        throw usage_error("--stagger " + *a.value("--stagger") + " starts the last of " + std::to_string(writers) +
+                          " writers after 10000000 s: at most " +
+                          std::to_string(max_workload_seconds / static_cast<double>(writers - 1)).substr(0, 12) +
+                          " with this many");
+    const auto [burst_on, burst_off] = burst_option(a);
+    const bool mix = a.has("--mix");
+    if (mix && configs.size() < 2)
+        throw usage_error("--mix needs at least two configurations (--policy or --preset given twice)");
+    domain_writing writing;
+    writing.writers = writers;
+    writing.stagger = stagger;
+    if (!trace.empty()) {
+        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity);
+        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
+        writing.writer = *t;
+        rates = {t->base.write_rate};  // the trace's mean rate, for the rate column and the work estimate
+    }
+    // What the writers do at rate r (the trace: its own rates).
+    const auto writing_at = [&](rate r) {
+        if (!trace.empty()) return writing;
+        const auto w = workload::make(write, r, capacity);
+        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        const auto d = drive_workload::make(*w, 0.0, burst_on, burst_off);
+        if (!d) fail(d.error(), "--burst");
+        domain_writing out = writing;
+        out.writer = *d;
+        return out;
+    };
     const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
 
     const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
     {  // bounded work: estimate before simulating
         double events = 0.0;
+        // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
+        // last writer starts; a trace, an event per point.
+        const double duty = burst_on > 0.0 ? burst_on / (burst_on + burst_off) : 1.0;
+        const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger : 0.0;
+        const double tick = latency.detection_period() > 0.0 ? latency.detection_period() : 2.0;
         for (const plan_config& c : configs)
-            for (rate r : rates)
+            for (rate r : rates) {
+                const double slow = static_cast<double>(r.bytes_per_second()) * duty;
                 events += static_cast<double>(runs) * drives_per_run *
-                          events_per_run(write, r, c.config.chunk(), latency.detection_period());
+                          (events_per_run(write, rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
+                                          c.config.chunk(), latency.detection_period()) +
+                           wait / tick + static_cast<double>(trace.size()));
+            }
         check_work("plan", events, max_events,
                    std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
                        std::to_string(configs.size()) + " configurations of " + std::string(format_size(write).view()) +
@@ -210,15 +320,21 @@ int run_plan(int argc, char** argv) {
                  "runs",
                  "write",
                  "budget_s"});
+        std::vector<std::vector<domain_plan_result>> mixed;  // --mix: per rate, every configuration in one domain
+        if (mix)
+            for (rate r : rates)
+                mixed.push_back(simulate_domain_mix(configs, budget_ms, latency, writing_at(r), dcfg,
+                                                    static_cast<std::uint32_t>(runs), seed));
         for (const plan_config& c : configs)
-            for (rate r : rates) {
-                const auto w = workload::make(write, r, capacity);
-                if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
-                const domain_plan_result x = simulate_domain_config(c, budget_ms, latency, *w, dcfg, writers,
-                                                                    static_cast<std::uint32_t>(runs), seed);
+            for (const rate& r : rates) {
+                const std::size_t ci = static_cast<std::size_t>(&c - configs.data());
+                const std::size_t ri = static_cast<std::size_t>(&r - rates.data());
+                const domain_plan_result x = mix ? mixed[ri][ci]
+                                                 : simulate_domain_config(c, budget_ms, latency, writing_at(r), dcfg,
+                                                                          static_cast<std::uint32_t>(runs), seed);
                 const simulation_summary& s = x.vms;
                 bar.update(++done, configs.size() * rates.size());
-                d.add_row({cell::of_real(r.mib_per_second(), 0),
+                d.add_row({cell::of_real(r.mib_per_second(), trace.empty() ? 0 : 6),  // a trace: its mean
                            cell::of_real(s.extends, 6),
                            cell::of_real(s.pauses, 6),
                            cell::of_real(s.pause_probability, 4),

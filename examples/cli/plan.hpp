@@ -6,6 +6,7 @@
 #include "common/preset_option.hpp"
 
 #include <provpol/domain.hpp>
+#include <provpol/either_agent.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace provpol::cli {
 
@@ -89,49 +91,99 @@ struct domain_plan_result {
     double queue_p99 = 0.0;
 };
 
-/// Runs `runs` domains of `cfg` in which `writers` drives write `w` and the others idle; each drive gets a copy of
-/// `agent`. Drive d of domain k is run k x drives + d of `plan` without --hosts: a domain of one drive gives
-/// plan's per-VM figures.
-template <class Agent>
-domain_plan_result simulate_domain_runs(const Agent& agent, const latency_model& latency, const workload& w,
-                                        const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
-                                        std::uint64_t seed) {
-    run_accumulator acc;
+/// How the drives of a `plan --hosts` domain write: the first `writers` (domain_config::is_writer) do as `writer`
+/// says (a constant rate, bursts or a trace), writer i from i x `stagger` seconds on; the others idle.
+struct domain_writing {
+    drive_workload writer;
+    std::uint32_t writers = 0;
+    double stagger = 0.0;
+
+    drive_workload of(const domain_config& cfg, std::uint32_t d) const noexcept {
+        if (!cfg.is_writer(d, writers)) return drive_workload::idle(writer.base);
+        drive_workload w = writer;
+        w.start += static_cast<double>(cfg.writer_rank(d)) * stagger;
+        return w;
+    }
+};
+
+/// Runs `runs` domains of `cfg` written as `wl` says; drive d gets agent_of(d). Drive d of domain k is run
+/// k x drives + d of `plan` without --hosts: a domain of one drive gives plan's per-VM figures. Each writer's run
+/// goes to the accumulator accs[group(d)].
+template <class AgentOf, class Group>
+domain_plan_result simulate_domain_runs(AgentOf&& agent_of, const latency_model& latency, const domain_writing& wl,
+                                        const domain_config& cfg, std::uint32_t runs, std::uint64_t seed,
+                                        std::vector<run_accumulator>& accs, Group&& group) {
     domain_plan_result out;
-    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
-    const drive_workload idle = drive_workload::idle(w);
     for (std::uint32_t k = 0; k < runs; ++k) {
         const auto r = simulate_domain(
-            cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
-            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, seed,
+            cfg, latency, agent_of, [&](std::uint32_t d) noexcept { return wl.of(cfg, d); }, seed,
             std::uint64_t{k} * cfg.drives());
         if (!r) fail(r.error(), "--latency");
         for (std::uint32_t d = 0; d < r->drives(); ++d)
-            if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);
+            if (cfg.is_writer(d, wl.writers)) accs[group(d)].add(r->drive(d).run);
         const domain_summary& s = r->summary();
         out.latency_p50 += s.latency_p50 / runs;
         out.latency_p99 += s.latency_p99 / runs;
         out.spm_utilization += s.spm_utilization / runs;
         out.queue_p99 += static_cast<double>(s.queue_p99) / runs;
     }
-    out.vms = acc.summary();
     return out;
 }
 
-/// The same for a plan_config (static, or rate-aware over its floor).
-inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint32_t budget_ms,
-                                                 const latency_model& latency, const workload& w,
-                                                 const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
-                                                 std::uint64_t seed) {
-    if (!c.rate_aware)
-        return simulate_domain_runs(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, cfg, writers,
-                                    runs, seed);
+/// The agent type of plan_agent(): static, rate-aware or adaptive rate-aware.
+using plan_agent_type =
+    either_agent<static_agent<vdsm_policy>, either_agent<rate_aware_agent, adaptive_rate_aware_agent>>;
+
+/// The agent a plan_config runs: static, or rate-aware over its floor (adapting to the load when c.adaptive).
+inline plan_agent_type plan_agent(const plan_config& c, std::uint32_t budget_ms) {
+    using rate_aware_either = either_agent<rate_aware_agent, adaptive_rate_aware_agent>;
+    if (!c.rate_aware) return static_agent<vdsm_policy>(make_vdsm_policy(c.config));
     const auto policy = make_rate_aware_policy(c.config, budget_ms);
     if (!policy) fail(policy.error(), "--budget");
-    if (c.adaptive)
-        return simulate_domain_runs(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()), latency, w,
-                                    cfg, writers, runs, seed);
-    return simulate_domain_runs(rate_aware_agent(*policy), latency, w, cfg, writers, runs, seed);
+    if (c.adaptive) return rate_aware_either(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()));
+    return rate_aware_either(rate_aware_agent(*policy));
+}
+
+/// The same for a plan_config (static, or rate-aware over its floor): every drive runs it.
+inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint32_t budget_ms,
+                                                 const latency_model& latency, const domain_writing& wl,
+                                                 const domain_config& cfg, std::uint32_t runs, std::uint64_t seed) {
+    std::vector<run_accumulator> accs(1);
+    const auto group = [](std::uint32_t) noexcept { return std::size_t{0}; };
+    domain_plan_result out;
+    const auto run = [&](const auto& agent) {
+        out = simulate_domain_runs([&agent](std::uint32_t) noexcept { return agent; }, latency, wl, cfg, runs, seed,
+                                   accs, group);
+    };
+    const plan_agent_type agent = plan_agent(c, budget_ms);
+    if (agent.index() == 0)
+        run(agent.first());
+    else if (agent.second().index() == 0)
+        run(agent.second().first());
+    else
+        run(agent.second().second());
+    out.vms = accs[0].summary();
+    return out;
+}
+
+/// `plan --hosts ... --mix`: the configurations in one domain, drive d running configuration writer_rank(d) mod
+/// C (so the writers take them in turn); one result per configuration, its per-VM figures over its own writers and
+/// the domain's shared figures.
+inline std::vector<domain_plan_result> simulate_domain_mix(const std::vector<plan_config>& cs, std::uint32_t budget_ms,
+                                                           const latency_model& latency, const domain_writing& wl,
+                                                           const domain_config& cfg, std::uint32_t runs,
+                                                           std::uint64_t seed) {
+    std::vector<plan_agent_type> agents;
+    for (const plan_config& c : cs) agents.push_back(plan_agent(c, budget_ms));
+    std::vector<run_accumulator> accs(cs.size());
+    const auto group = [&](std::uint32_t d) noexcept {
+        return static_cast<std::size_t>(cfg.writer_rank(d) % cs.size());
+    };
+    const domain_plan_result shared = simulate_domain_runs([&](std::uint32_t d) noexcept { return agents[group(d)]; },
+                                                           latency, wl, cfg, runs, seed, accs, group);
+    std::vector<domain_plan_result> out(cs.size(), shared);
+    for (std::size_t i = 0; i < cs.size(); ++i) out[i].vms = accs[i].summary();
+    return out;
 }
 
 }  // namespace provpol::cli

@@ -116,7 +116,11 @@ public:
     /// Field i read as a decimal in [lo, hi].
     double decimal(std::size_t i, double lo, double hi) const {
         const auto r = parse_decimal(fields_[i], "", lo, hi);
-        if (!r) throw usage_error(where() + "column '" + header_[i] + "': " + std::string(r.error().message().view()));
+        if (!r) {
+            std::string m(r.error().message().view());
+            if (!m.empty() && m[0] == ' ') m.erase(0, 1);  // a range error without a setting: " must be in ..."
+            throw usage_error(where() + "column '" + header_[i] + "': " + m);
+        }
         return *r;
     }
 

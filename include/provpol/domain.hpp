@@ -12,8 +12,9 @@
 // meet another's. An agent with two extends in flight (rate_aware_agent) is the exception: its second lvextend
 // waits for its first on the VG lock, as in VDSM, where the single-drive flow runs them side by side.
 //
-// Workloads (drive_workload): a constant rate, a staggered start, on/off bursts, or idle. The simulation runs
-// until every drive wrote everything and the SPM is idle, or for `duration` seconds of simulated time.
+// Workloads (drive_workload): a constant rate, a staggered start, on/off bursts, a trace of (time, bytes written)
+// points followed piecewise linearly, or idle. The simulation runs until every drive wrote everything and the SPM
+// is idle, or for `duration` seconds of simulated time.
 //
 // The loop is a discrete-event simulation over an indexed heap of the drives' next events and the SPM's queue:
 // O(log drives) per event, memory O(drives), allocated once (new (std::nothrow); an allocation failure is an
@@ -27,6 +28,7 @@
 #include "bytes.hpp"
 #include "config.hpp"
 #include "detail/buffer.hpp"
+#include "detail/math.hpp"
 #include "detail/sort.hpp"
 #include "domain_shared.hpp"
 #include "latency.hpp"
@@ -40,14 +42,62 @@
 
 namespace provpol {
 
+/// One point of a write trace: `time` seconds after the drive's start, the guest had written `written` in all.
+struct trace_point {
+    double time = 0.0;
+    bytes written;
+};
+
+/// The fastest a trace may write between two points, in bytes per second (1 PiB/s): far above any device, and
+/// low enough that a segment's rate and its end stay finite (2^50).
+inline constexpr double max_trace_rate = 1125899906842624.0;
+
+/// Checks one point of a trace against the one before it (nullptr for the first point) and the disk's capacity:
+/// time finite, in [0, 1e9) s and above the previous point's; written at most the capacity, 0 at the first point
+/// (bytes written since the drive's start), at least the previous point's; at most max_trace_rate between the
+/// two. The error names the setting ("trace time", "trace bytes_written", "trace rate per second"), the value and
+/// the bound.
+PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, const trace_point* previous,
+                                                        bytes capacity) noexcept {
+    if (!(p.time >= 0.0 && p.time < 1e9))
+        return unexpected(error::out_of_range("trace time", error_value::of_real(p.time), error_value::of_real(0.0),
+                                              error_value::of_real(1e9)));
+    if (previous == nullptr && p.written.count() != 0)
+        return unexpected(error::unsupported("trace bytes_written",
+                                             "must be 0 at the first point (bytes written since the drive's start)",
+                                             error_value::of_size(p.written.count())));
+    if (p.written > capacity)
+        return unexpected(error::conflict("trace bytes_written", error_value::of_size(p.written.count()),
+                                          "must be at most", "capacity", error_value::of_size(capacity.count())));
+    if (previous == nullptr) return {};
+    if (!(p.time > previous->time))
+        return unexpected(error::conflict("trace time", error_value::of_real(p.time),
+                                          "must be above the previous point's", "time",
+                                          error_value::of_real(previous->time)));
+    if (p.written < previous->written)
+        return unexpected(error::conflict("trace bytes_written", error_value::of_size(p.written.count()),
+                                          "must be at least the previous point's", "bytes_written",
+                                          error_value::of_size(previous->written.count())));
+    const double r = static_cast<double>(p.written.count() - previous->written.count()) / (p.time - previous->time);
+    if (!(r <= max_trace_rate))  // printed as bytes per second, in IEC units
+        return unexpected(error::out_of_range(
+            "trace rate per second",
+            error_value::of_size(r < 0x1p63 ? static_cast<std::uint64_t>(r) : std::uint64_t{1} << 63), {},
+            error_value::of_size(std::uint64_t{1} << 50)));
+    return {};
+}
+
 /// One drive's workload in a domain: simulate.hpp's workload, from `start` seconds on, in bursts of `on_seconds`
-/// of writing and `off_seconds` of idling (both 0: constant), or not writing at all (idle()).
+/// of writing and `off_seconds` of idling (both 0: constant), or following a trace (make_trace()), or not writing
+/// at all (idle()).
 struct drive_workload {
     workload base{};
     double start = 0.0;
     double on_seconds = 0.0;
     double off_seconds = 0.0;
     bool writing = true;
+    const trace_point* trace = nullptr;  ///< make_trace(): the caller's points, which must outlive the simulation
+    std::size_t trace_points = 0;
 
     /// Validates: start in [0, 1e9) s; on and off both 0, or both in (0, 1e9) s.
     PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, double start = 0.0, double on_seconds = 0.0,
@@ -63,6 +113,38 @@ struct drive_workload {
             return unexpected(error::out_of_range("off_seconds", error_value::of_real(off_seconds),
                                                   error_value::of_real(0.0), error_value::of_real(1e9)));
         return drive_workload{w, start, on_seconds, off_seconds, true};
+    }
+    /// A drive that writes as a trace says: from `start` + points[0].time on, between points k and k + 1 at
+    /// (written[k + 1] - written[k]) / (time[k + 1] - time[k]) (idle when that is 0), until it has written the last
+    /// point's bytes. The trace is the guest's own time: a pause on ENOSPC delays the rest of it (a paused VM's
+    /// guest does not run), so a segment ends where its bytes are written, and an idle one after its seconds.
+    /// Without pauses, the allocation is the trace's at every time. The caller owns the points (a view is kept).
+    /// Validates: at least 2 points, each as check_trace_point says; the last point's bytes at least 1; start in
+    /// [0, 1e9) s; the monitor interval as workload::make.
+    PROVPOL_NODISCARD static result<drive_workload> make_trace(const trace_point* points, std::size_t count,
+                                                               bytes capacity, double start = 0.0,
+                                                               double monitor_interval = 2.0) noexcept {
+        if (points == nullptr || count < 2)
+            return unexpected(error::out_of_range("trace points", error_value::of(points == nullptr ? 0 : count),
+                                                  error_value::of(2), {}));
+        for (std::size_t k = 0; k < count; ++k)
+            if (auto c = check_trace_point(points[k], k == 0 ? nullptr : &points[k - 1], capacity); !c)
+                return unexpected(c.error());
+        const bytes total = points[count - 1].written;
+        if (total.count() == 0)
+            return unexpected(error::out_of_range("trace bytes_written at the last point", error_value::of_size(0),
+                                                  error_value::of_size(1), {}));
+        // The base workload's rate is the trace's mean, rounded up (informational: the segments set the rate).
+        const double mean =
+            detail::ceil(static_cast<double>(total.count()) / (points[count - 1].time - points[0].time));
+        const auto w =
+            workload::make(total, rate(mean < 1.0 ? 1 : static_cast<std::uint64_t>(mean)), capacity, monitor_interval);
+        if (!w) return unexpected(w.error());
+        auto d = make(*w, start);
+        if (!d) return d;
+        d->trace = points;
+        d->trace_points = count;
+        return d;
     }
     /// A drive that does not write (its agent still watches it).
     PROVPOL_NODISCARD static drive_workload idle(const workload& w) noexcept { return {w, 0.0, 0.0, 0.0, false}; }
@@ -105,7 +187,12 @@ struct domain_config {
     /// Whether drive `d` is among the first `writers`, taken host by host in turn (drive 0 of every host, then
     /// drive 1, ...), so that writers spread over the hosts.
     PROVPOL_NODISCARD bool is_writer(std::uint32_t d, std::uint32_t writers) const noexcept {
-        return std::uint64_t{d % drives_per_host} * hosts + d / drives_per_host < writers;
+        return writer_rank(d) < writers;
+    }
+    /// Drive `d`'s place in that order: writer 0 is drive 0 of host 0, writer 1 drive 0 of host 1, ... (for a
+    /// staggered start, writer i at i x the step).
+    PROVPOL_NODISCARD std::uint64_t writer_rank(std::uint32_t d) const noexcept {
+        return std::uint64_t{d % drives_per_host} * hosts + d / drives_per_host;
     }
 };
 
@@ -188,7 +275,8 @@ struct domain_drive {
     run_result out{};
     double R = 0.0, W = 0.0, R_now = 0.0, next_change = never;
     double t = 0.0, a = 0.0, P = 0.0, theta = 0.0, pause_start = 0.0;
-    unsigned char phase = 0;  // 0 before the start, 1 writing, 2 idling between bursts
+    std::size_t seg = 0;      // a trace: the point the current segment starts from (W: where its writing ends)
+    unsigned char phase = 0;  // 0 before the start, 1 writing (or following the trace), 2 idling between bursts
     bool paused = false, armed = true, finished = false;
     std::uint64_t events = 0;
 };
@@ -263,6 +351,23 @@ double next_guest_event(const domain_drive<Agent>& d, drive_event& which) noexce
     return next;
 }
 
+/// A trace's drive enters segment k (from point k to k + 1) at d.t: writing at the segment's rate until the
+/// allocation reaches its end (W is that position, so the segment's end is drive_event::end, at no cost to the
+/// other workloads), or idling for its seconds (a drive_event::change).
+template <class Agent>
+void enter_segment(domain_drive<Agent>& d, std::size_t k) noexcept {
+    d.phase = 1, d.seg = k, d.next_change = never, d.R_now = 0.0;
+    if (k + 1 >= d.w.trace_points) return;
+    const trace_point& p = d.w.trace[k];
+    const trace_point& q = d.w.trace[k + 1];
+    if (q.written > p.written) {
+        d.R_now = static_cast<double>(q.written.count() - p.written.count()) / (q.time - p.time);
+        d.W = static_cast<double>(q.written.count());
+    } else {
+        d.next_change = d.t + (q.time - p.time);
+    }
+}
+
 /// Processes the drive's next guest event: simulate_run's loop body.
 template <class Agent>
 void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
@@ -299,8 +404,11 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             d.armed = false;
             f = d.c->threshold_crossed(d.t, alloc);
             break;
-        case drive_event::end:
-            d.finished = true;
+        case drive_event::end:  // everything written, or a trace's writing segment's end
+            if (d.w.trace != nullptr && d.W < static_cast<double>(d.w.base.write_size.count()))
+                enter_segment(d, d.seg + 1);
+            else
+                d.finished = true;
             break;
         case drive_event::full:
             d.paused = true;
@@ -308,8 +416,10 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             ++d.out.pauses;
             f = d.c->paused(d.t, alloc);
             break;
-        case drive_event::change:  // before the start -> writing -> idling -> writing ...
-            if (d.phase != 1) {
+        case drive_event::change:        // before the start -> writing -> idling -> writing ...
+            if (d.w.trace != nullptr) {  // a trace: its start, or an idle segment's end
+                enter_segment(d, d.phase == 0 ? 0 : d.seg + 1);
+            } else if (d.phase != 1) {
                 d.phase = 1, d.R_now = d.R;
                 d.next_change = d.w.on_seconds > 0.0 ? d.t + d.w.on_seconds : never;
             } else {
@@ -370,10 +480,13 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         d.out.initial_size = d.c->initial_size();
         d.P = static_cast<double>(d.out.initial_size.count());
         d.theta = static_cast<double>(d.c->threshold(bytes(0)).count());
-        if (d.w.writing && d.w.start <= 0.0)
+        const double begin = d.w.start + (d.w.trace != nullptr ? d.w.trace[0].time : 0.0);
+        if (d.w.writing && begin <= 0.0 && d.w.trace != nullptr)
+            detail::enter_segment(d, 0);
+        else if (d.w.writing && begin <= 0.0)
             d.phase = 1, d.R_now = d.R, d.next_change = d.w.on_seconds > 0.0 ? d.w.on_seconds : detail::never;
         else if (d.w.writing)
-            d.next_change = d.w.start;
+            d.next_change = begin;
         heap.update(i, detail::drive_key(d, shared, i));
     }
 

@@ -11,6 +11,7 @@
 #include "config.hpp"
 #include "domain.hpp"
 #include "domain_shared.hpp"
+#include "either_agent.hpp"
 #include "error.hpp"
 #include "extend.hpp"
 #include "extend_lvm.hpp"

@@ -14,6 +14,8 @@ cases=(
   "extend|--preset lvm-thin-autoextend --capacity 1TiB --physical 100GiB --allocation 1GiB|--threshold --extend-percent"
   "plan|--runs 1 --rates 100MiB/s --write 1GiB|--preset --chunk --latency --rates --write --capacity --runs --seed --format --policy --budget --budget-quantile --svg-metric --max-events"
   "plan|--runs 1 --rates 100MiB/s --write 1GiB --chunk 1GiB|--percent"
+  "plan|--hosts 1 --drives-per-host 2 --runs 1 --rates 100MiB/s --write 1GiB|--hosts --drives-per-host --writers --stagger --burst"
+  "plan|--hosts 1 --drives-per-host 2 --runs 1|--trace"
   "recommend|--rate 100MiB/s --runs 0|--rate --max-pause-probability --latency --percent --runs --seed --format --policy --write --max-events"
   "recommend|--rate 100MiB/s --runs 2 --write 1GiB|--max-pauses-per-run --vm-quantile"
   "recommend|--rate 100MiB/s --runs 0 --policy rate-aware --percent 50|--preset --chunk"
@@ -70,6 +72,9 @@ expect_usage 'line longer than 65536 bytes' extend --input <(yes a | tr -d '\n' 
 printf 'vm,capacity,physical,allocation,note\r\nvm1,10GiB,5GiB,0,x\r\n' >"$scratch/extra.csv"
 expect_ok extend --input "$scratch/extra.csv" --format csv
 expect_stdout '^10737418240,5368709120,0,'
+# Hostile traces to provpol plan --hosts --trace: binary, a 1 GB line (streamed, refused after 64 KiB).
+expect_usage '.' plan --hosts 1 --drives-per-host 2 --trace "$scratch/garbage.csv"
+expect_usage 'line longer than 65536 bytes' plan --hosts 1 --drives-per-host 2 --trace <(yes a | tr -d '\n' | head -c 1073741824)
 # A latency samples file that is binary, or empty.
 head -c 2048 /dev/urandom >"$scratch/lat.bin"
 expect_usage '.' plan --runs 1 --latency "samples:$scratch/lat.bin"
