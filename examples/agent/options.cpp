@@ -4,6 +4,7 @@
 #include "common/latency_option.hpp"
 #include "common/preset_option.hpp"
 
+#include <provpol/domain_shared.hpp>
 #include <provpol/parse.hpp>
 #include <provpol/rate_aware.hpp>
 
@@ -21,6 +22,7 @@ const char* const usage_text =
     "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
     "SIZE]\n"
     "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
+    "                     [--drives N [--stagger SECONDS] [--extends-csv FILE]]\n"
     "       provpol-agent --check-environment [--workdir DIR]";
 
 std::vector<cli::option> option_list() {
@@ -43,6 +45,11 @@ std::vector<cli::option> option_list() {
         {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},
         {"--csv", "FILE", "write every event as CSV"},
         {"--summary-csv", "FILE", "write the summary (measured and predicted) as CSV"},
+        {"--drives", "N",
+         "a domain: N drives on one host (N loop devices, one daemon, N guests) sharing one mailbox and one SPM "
+         "that runs one lvextend at a time, compared with simulate_domain, 1-8"},
+        {"--stagger", "SECONDS", "with --drives: drive d starts writing at d x SECONDS, 0-60 (default 0)"},
+        {"--extends-csv", "FILE", "with --drives: write every extend, measured and simulated, as CSV"},
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
@@ -104,6 +111,18 @@ options parse_options(const args& a) {
         o.budget_ms = std::max<std::uint32_t>(1, latency_budget_ms(*o.latency, q));
     } else if (a.has("--budget-quantile")) {
         throw usage_error("--budget-quantile goes with --policy rate-aware");
+    }
+    if (a.has("--drives")) {
+        o.drives = static_cast<std::uint32_t>(*a.count("--drives", 1, 8));
+        o.stagger = a.decimal("--stagger", 0, 60).value_or(0.0);
+        o.extends_csv_path = a.value("--extends-csv").value_or("");
+        if (!o.latency->is_flow() || !domain_flow::make(o.latency->flow()))
+            throw usage_error(
+                "--drives needs a --latency flow with the mailbox (vdsm-polling-2022, "
+                "vdsm-mailbox-events, vdsm-immediate), got " +
+                args::printable(o.latency_name));
+    } else if (a.has("--stagger") || a.has("--extends-csv")) {
+        throw usage_error(std::string(a.has("--stagger") ? "--stagger" : "--extends-csv") + " goes with --drives");
     }
     o.workdir = a.value("--workdir").value_or("/tmp");
     o.csv_path = a.value("--csv").value_or("");
