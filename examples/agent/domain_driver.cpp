@@ -51,7 +51,7 @@ public:
         if (r.st != pd::domain_request::state::at_spm) return;  // the outbox was full: sent later
         // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
         const double sent = r.grid == t ? t : pd::domain_next_tick(r.grid, flow_.poll_period(), t);
-        if (extend_record* e = find(extends, drive, r.size)) e->sent = sent, e->scan = r.at;
+        if (extend_record* e = find(extends, drive, r.size)) e->handled = t, e->sent = sent, e->scan = r.at;
     }
 
     /// The SPM takes its next request: returns the completion; records the lock and the reply poll; queues the

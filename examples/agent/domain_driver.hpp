@@ -28,11 +28,12 @@ namespace provpol::agent {
 /// (seconds since the first drive's start; -1: did not happen).
 struct extend_record {
     unsigned drive = 0;
-    double requested = 0;                   ///< the request (threshold event, pause or monitor tick)
-    double injected_done = -1;              ///< when the model makes the grown LV visible: the host's refresh is due
-    double done = -1;                       ///< when the agent completed it (LV refreshed, threshold re-armed)
-    double sent = -1;                       ///< the host's mail monitor sent it
-    double scan = -1;                       ///< the SPM's scan took it
+    double requested = 0;       ///< the request (threshold event, pause or monitor tick)
+    double injected_done = -1;  ///< when the model makes the grown LV visible: the host's refresh is due
+    double done = -1;           ///< when the agent completed it (LV refreshed, threshold re-armed)
+    double handled = -1;        ///< the host's mail monitor took it (the request's host-side stages done)
+    double sent = -1;           ///< the host's mail monitor sent it (at once when idle, else on its reply-poll grid)
+    double scan = -1;           ///< the SPM's scan took it
     double lock_start = -1, lock_end = -1;  ///< the volume group lock held for its lvextend
     double lvextend_done = -1;              ///< the SPM worker grew the LV (real time)
     double reply_poll = -1;                 ///< the host's reply poll that saw the reply

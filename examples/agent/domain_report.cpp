@@ -225,9 +225,17 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
     std::printf(
         "extends, measured | simulate_domain (same seed); the measured one's path through the mailbox and "
         "the SPM:\n");
-    for (const char* c : {"drive", "k", "requested_s", "latency_s", "injected_s", "pause_s", "free_s", "sent_s",
-                          "scan_s", "lock_start_s", "lock_end_s", "reply_poll_s", "event_delay_s", "lv",
-                          "sim_requested_s", "sim_latency_s", "sim_pause_s", "sim_lv", "alone_latency_s"})
+    for (const char* c : {"drive",           "k",
+                          "requested_s",     "latency_s",
+                          "injected_s",      "pause_s",
+                          "free_s",          "handled_s",
+                          "sent_s",          "scan_s",
+                          "lock_start_s",    "lock_end_s",
+                          "lvextend_done_s", "reply_poll_s",
+                          "event_delay_s",   "lv",
+                          "sim_requested_s", "sim_latency_s",
+                          "sim_pause_s",     "sim_lv",
+                          "alone_latency_s"})
         ew.field(c);
     ew.end_row();
     std::vector<std::uint32_t> k(o.drives, 0);
@@ -243,8 +251,8 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
             e.drive, i + 1, e.requested, s.requested, latency_of(e), e.injected_done - e.requested, latency_of(s),
             e.pause, s.pause, e.sent, e.scan, e.lock_start, e.lock_end, e.reply_poll);
         ew.field(std::uint64_t{e.drive}).field(std::uint64_t{i + 1});
-        for (double v : {e.requested, latency_of(e), e.injected_done - e.requested, e.pause, e.free_s, e.sent, e.scan,
-                         e.lock_start, e.lock_end, e.reply_poll, e.event_delay})
+        for (double v : {e.requested, latency_of(e), e.injected_done - e.requested, e.pause, e.free_s, e.handled,
+                         e.sent, e.scan, e.lock_start, e.lock_end, e.lvextend_done, e.reply_poll, e.event_delay})
             ew.field(fmt("%.6f", v));
         ew.field(e.lv);
         for (double v : {s.requested, latency_of(s), s.pause}) ew.field(fmt("%.6f", v));

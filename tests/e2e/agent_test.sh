@@ -8,6 +8,8 @@
 #               model's longest latency (1.49 s): the model says no run ever pauses.
 #   pausing     50 MiB/s: 1.28 s, near the median latency (1.3 s): about half of the extends pause.
 #   rate-aware  the rate-aware policy over the same floor, 50 MiB/s.
+#   domain      four drives on one daemon sharing one mailbox and one SPM, against simulate_domain
+#               (domain_scenario.sh).
 #   Ctrl-C, SIGTERM, and the daemon killed mid-run: clean-up on every path.
 # Every scenario ends with the checks that nothing is left behind: no loop device, no process, no file.
 # A scenario whose guest fell further behind its write schedule than the scenario tolerates (the machine, not the
@@ -261,7 +263,11 @@ if run_scenario rate-aware $((1024 * MiB)) 500 --policy rate-aware --rate 50MiB/
     awk -v a="$pm" -v l="$lo" -v h="$hi" 'BEGIN { exit !(a >= l && a <= h) }'
 fi
 
-# 4. Interrupted: Ctrl-C (SIGINT) and SIGTERM in the middle of a run, after the first extend, the daemon killed
+# 4. The storage domain: four drives on one daemon, one mailbox and one SPM, against simulate_domain
+# (domain_scenario.sh says what it checks and why each tolerance).
+. "$(dirname "$0")/domain_scenario.sh"
+
+# 5. Interrupted: Ctrl-C (SIGINT) and SIGTERM in the middle of a run, after the first extend, the daemon killed
 # under the agent, and the agent itself killed with SIGKILL. Each must end with nothing left running or attached.
 interrupt() {
   local name=$1 how=$2 want=$3
@@ -301,7 +307,7 @@ interrupt sigterm TERM 143
 interrupt daemon-killed daemon 1
 interrupt sigkill KILL 137
 
-# 5. Bad options: exit 2, one line on stderr, and nothing created.
+# 6. Bad options: exit 2, one line on stderr, and nothing created.
 "$AGENT" "${common[@]}" --rate 50MiB/s --write 1000MiB --capacity 512MiB >"$scratch/bad.out" 2>"$scratch/bad.err"
 rc=$?
 check "bad options: exit 2 (got $rc)" [ "$rc" -eq 2 ]
