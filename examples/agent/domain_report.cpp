@@ -83,19 +83,33 @@ latency_stats stats_of(std::vector<double> v) {
     s.max = v.back();
     return s;
 }
-template <class E>
-latency_stats drive_stats(const std::vector<E>& extends, unsigned drive, bool all) {
+/// Every extend's latency in the domain (the measured ones).
+latency_stats domain_stats(const std::vector<extend_record>& extends) {
     std::vector<double> v;
-    for (const E& e : extends)
-        if (all || e.drive == drive)
-            if (latency_of(e) >= 0) v.push_back(latency_of(e));
-    return stats_of(v);
-}
-latency_stats drive_stats(const std::vector<simulated_extend>& extends) {
-    std::vector<double> v;
-    for (const simulated_extend& e : extends)
+    for (const extend_record& e : extends)
         if (latency_of(e) >= 0) v.push_back(latency_of(e));
     return stats_of(v);
+}
+
+/// A drive's latencies over the extends that completed in all three (measured, simulated, alone): the simulator
+/// stops watching a drive once it wrote everything, so an extend completing after that has no simulated latency.
+struct drive_latencies {
+    latency_stats measured, simulated, alone;
+};
+drive_latencies drive_stats(const std::vector<extend_record>& extends, unsigned drive, const simulated_drive& sim,
+                            const simulated_drive& alone) {
+    std::vector<double> m, s, a;
+    std::size_t k = 0;
+    for (const extend_record& e : extends) {
+        if (e.drive != drive) continue;
+        const std::size_t i = k++;
+        if (latency_of(e) < 0 || i >= sim.extends.size() || i >= alone.extends.size()) continue;
+        if (latency_of(sim.extends[i]) < 0 || latency_of(alone.extends[i]) < 0) continue;
+        m.push_back(latency_of(e));
+        s.push_back(latency_of(sim.extends[i]));
+        a.push_back(latency_of(alone.extends[i]));
+    }
+    return {stats_of(m), stats_of(s), stats_of(a)};
 }
 
 std::string fmt(const char* f, double v) {
@@ -158,7 +172,9 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         "%s; seed %" PRIu64 "\n",
         o.drives, o.label.c_str(), cli::human_size(o.write).c_str(), format_rate(o.write_rate).c_str(), o.stagger,
         o.latency_name.c_str(), o.seed);
-    std::printf("measured | simulate_domain with the same seed | the drive alone in the domain (simulated)\n");
+    std::printf(
+        "measured | simulate_domain with the same seed | the drive alone in the domain (simulated); a drive's "
+        "latencies over its extends that completed before it finished writing\n");
     std::printf("%-6s %9s %13s %22s %24s %15s\n", "drive", "extends", "pauses", "pause time (s)",
                 "extend latency mean (s)", "max (s)");
     std::string sum, ext;
@@ -176,8 +192,8 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         const measured& md = m.drives[d];
         const run_result& sr = p.paired[d].run;
         const run_result& ar = p.alone[d].run;
-        const latency_stats lm = drive_stats(m.extends, d, false), ls = drive_stats(p.paired[d].extends),
-                            la = drive_stats(p.alone[d].extends);
+        const drive_latencies l = drive_stats(m.extends, d, p.paired[d], p.alone[d]);
+        const latency_stats &lm = l.measured, &ls = l.simulated, &la = l.alone;
         std::printf("d%-5u %4u|%-4u %3u|%3u|%-3u %7.3f|%6.3f|%6.3f %7.3f|%7.3f|%7.3f %7.3f|%7.3f\n", d, md.extends,
                     sr.extends, md.pauses, sr.pauses, ar.pauses, md.pause_seconds, sr.pause_seconds, ar.pause_seconds,
                     lm.mean, ls.mean, la.mean, lm.max, ls.max);
@@ -200,7 +216,7 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         pauses_total += md.pauses;
         pause_total += md.pause_seconds;
     }
-    const latency_stats lm = drive_stats(m.extends, 0, true);
+    const latency_stats lm = domain_stats(m.extends);
     std::uint32_t sim_pauses = 0;
     double sim_pause_total = 0;
     for (const simulated_drive& sd : p.paired) sim_pauses += sd.run.pauses, sim_pause_total += sd.run.pause_seconds;
@@ -245,10 +261,12 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         const auto& ae = p.alone[e.drive].extends;
         const simulated_extend s = i < se.size() ? se[i] : simulated_extend{-1, -1, -1, 0};
         const double alone = i < ae.size() ? latency_of(ae[i]) : -1;
+        const std::string sim_latency =
+            latency_of(s) >= 0 ? fmt("%.3f", latency_of(s)) : std::string("(after its write)");
         std::printf(
-            "d%u #%-2u requested %7.3f | %7.3f  latency %.3f (injected %.3f) | %.3f  pause %.3f | %.3f  sent "
+            "d%u #%-2u requested %7.3f | %7.3f  latency %.3f (injected %.3f) | %s  pause %.3f | %.3f  sent "
             "%.3f scan %.3f lock %.3f-%.3f reply %.3f\n",
-            e.drive, i + 1, e.requested, s.requested, latency_of(e), e.injected_done - e.requested, latency_of(s),
+            e.drive, i + 1, e.requested, s.requested, latency_of(e), e.injected_done - e.requested, sim_latency.c_str(),
             e.pause, s.pause, e.sent, e.scan, e.lock_start, e.lock_end, e.reply_poll);
         ew.field(std::uint64_t{e.drive}).field(std::uint64_t{i + 1});
         for (double v : {e.requested, latency_of(e), e.injected_done - e.requested, e.pause, e.free_s, e.handled,
