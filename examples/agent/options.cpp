@@ -39,7 +39,7 @@ std::vector<cli::option> option_list() {
         {"--capacity", "SIZE", "the disk's virtual size (default: --write)"},
         {"--latency", "PROFILE", cli::latency_spec_names + " (default vdsm-immediate)"},
         {"--seed", "N", "the random seed of the injected extend latencies and of the paired simulation (default 1)"},
-        {"--runs", "N", "simulated runs for the predicted distribution, 1-100000 (default 1000)"},
+        {"--runs", "N", "simulated runs for the predicted distribution of a single drive, 1-100000 (default 1000)"},
         {"--monitor-interval", "SECONDS", "the agent's monitor period when detection is immediate (default 2)"},
         {"--request-size", "SIZE", "the guest's write size, a divisor of 1MiB (default 256KiB)"},
         {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},

@@ -170,3 +170,25 @@ domain_scenario() {
   nothing_left "$name"
 }
 domain_scenario
+
+# Ctrl-C in the middle of a domain run, after its first extend: four loop devices, one daemon and four guests to
+# stop, and nothing may be left of them.
+domain_interrupted() {
+  local name=domain-sigint out=$scratch/domain-sigint.out csv=$scratch/domain-sigint.csv pid i rc
+  echo "== [${SECONDS}s] $name"
+  "$AGENT" --chunk 64MiB --percent 50 --extent 64MiB --latency vdsm-immediate --drives 4 --stagger 0.3 \
+    --rate 20MiB/s --write 240MiB --capacity 256MiB --seed 2 --workdir "$scratch" --csv "$csv" >"$out" 2>&1 &
+  pid=$!
+  for i in $(seq 1 200); do  # up to 20 s for the first extend to complete
+    grep -q extend-done "$csv" 2>/dev/null && break
+    sleep 0.1
+  done
+  check "$name: the run got to its first extend" grep -q extend-done "$csv"
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  check "$name: exit status $rc, expected 130" [ "$rc" -eq 130 ]
+  check "$name: says it cleaned up" grep -q "cleaned up" "$out"
+  nothing_left "$name"
+}
+domain_interrupted
