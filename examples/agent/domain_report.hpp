@@ -6,6 +6,7 @@
 
 #include "domain_driver.hpp"
 #include "options.hpp"
+#include "sim_record.hpp"
 
 #include <provpol/domain.hpp>
 #include <provpol/latency.hpp>
@@ -14,12 +15,6 @@
 #include <vector>
 
 namespace provpol::agent {
-
-/// One extend as the simulator made it (seconds since the first drive's start).
-struct simulated_extend {
-    double requested = 0, done = -1, pause = 0;
-    std::uint64_t lv = 0;
-};
 
 /// simulate_domain's answer for a drive: its run_result and its extends.
 struct simulated_drive {

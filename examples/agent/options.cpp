@@ -22,7 +22,7 @@ const char* const usage_text =
     "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
     "SIZE]\n"
     "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
-    "                     [--drives N [--stagger SECONDS] [--extends-csv FILE]]\n"
+    "                     [--extends-csv FILE] [--drives N [--stagger SECONDS]]\n"
     "       provpol-agent --check-environment [--workdir DIR]";
 
 std::vector<cli::option> option_list() {
@@ -49,7 +49,8 @@ std::vector<cli::option> option_list() {
          "a domain: N drives on one host (N loop devices, one daemon, N guests) sharing one mailbox and one SPM "
          "that runs one lvextend at a time, compared with simulate_domain, 1-8"},
         {"--stagger", "SECONDS", "with --drives: drive d starts writing at d x SECONDS, 0-60 (default 0)"},
-        {"--extends-csv", "FILE", "with --drives: write every extend, measured and simulated, as CSV"},
+        {"--extends-csv", "FILE",
+         "write every extend of the simulation with the same seed as CSV (with --drives: measured and simulated)"},
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
@@ -115,15 +116,15 @@ options parse_options(const args& a) {
     if (a.has("--drives")) {
         o.drives = static_cast<std::uint32_t>(*a.count("--drives", 1, 8));
         o.stagger = a.decimal("--stagger", 0, 60).value_or(0.0);
-        o.extends_csv_path = a.value("--extends-csv").value_or("");
         if (!o.latency->is_flow() || !domain_flow::make(o.latency->flow()))
             throw usage_error(
                 "--drives needs a --latency flow with the mailbox (vdsm-polling-2022, "
                 "vdsm-mailbox-events, vdsm-immediate), got " +
                 args::printable(o.latency_name));
-    } else if (a.has("--stagger") || a.has("--extends-csv")) {
-        throw usage_error(std::string(a.has("--stagger") ? "--stagger" : "--extends-csv") + " goes with --drives");
+    } else if (a.has("--stagger")) {
+        throw usage_error("--stagger goes with --drives");
     }
+    o.extends_csv_path = a.value("--extends-csv").value_or("");
     o.workdir = a.value("--workdir").value_or("/tmp");
     o.csv_path = a.value("--csv").value_or("");
     o.summary_path = a.value("--summary-csv").value_or("");
