@@ -17,8 +17,11 @@
 // machine cannot run the stack (not root, no loop devices, no QEMU tools); 128 + N after signal N (clean-up done).
 //
 // The code, by role: options.cpp (the command line), stack.cpp (the block stack), event_log.cpp (every event,
-// printed and as CSV), driver.cpp (the guest and the agent's loop), report.cpp (the prediction and the summary);
+// printed and as CSV), driver.cpp (the guest and the agent's loop), report.cpp (the prediction and the summary),
+// domain_driver.cpp and domain_report.cpp (the same for --drives N: N drives sharing one mailbox and one SPM);
 // this file runs them in order and maps failures to the exit status.
+#include "domain_driver.hpp"
+#include "domain_report.hpp"
 #include "driver.hpp"
 #include "event_log.hpp"
 #include "guest.hpp"
@@ -96,6 +99,44 @@ int run_with(const Agent& agent, const options& o) {
     return 0;
 }
 
+/// A domain run (--drives): every drive gets a copy of `agent`; the report sets simulate_domain beside it.
+template <class Agent>
+int run_domain_with(const Agent& agent, const options& o) {
+    const bytes initial = agent.initial_size(o.capacity);
+    std::printf(
+        "provpol-agent: %u drives on one host, one SPM; %s, capacity %s, new LV %s, limit %s, extent %s; each guest "
+        "writes %s at %s, drive d from d x %.2f s; latency %s (%s); seed %" PRIu64 "\n",
+        o.drives, o.label.c_str(), human_size(o.capacity).c_str(), human_size(initial).c_str(),
+        human_size(o.config.limit(false)).c_str(), human_size(o.config.extent()).c_str(), human_size(o.write).c_str(),
+        format_rate(o.write_rate).c_str(), o.stagger, o.latency_name.c_str(), cli::describe(*o.latency).c_str(),
+        o.seed);
+    domain_measured m;
+    {
+        stack s(o.workdir, initial, o.capacity, o.drives);
+        std::printf("stack: %u loop devices (%s ...) over %s/lv*.img, qemu-storage-daemon pid %d, NBD %s\n", o.drives,
+                    s.loop(0).path().c_str(), s.dir().c_str(), static_cast<int>(s.daemon().pid()),
+                    s.nbd_socket().c_str());
+        std::fflush(stdout);
+        event_log log(o.csv_path);
+        try {
+            m = run_domain(agent, *o.latency, o, s, log);
+        } catch (const failure& e) {
+            const std::string seen = e.what();  // as in run_with: name the daemon when it died first
+            if (seen.rfind("qemu-storage-daemon exited", 0) != 0 && s.daemon().wait_for(0.5, false))
+                throw failure(daemon_exited(s, "(the agent saw: " + seen + ")"));
+            throw;
+        }
+        s.stop_daemon();
+        for (unsigned d = 0; d < o.drives; ++d) {
+            const verified v = verify_image(s.loop(d).path(), o.write, o.seed + d);
+            m.drives[d].check = v.check;
+            m.drives[d].verify = v.verify;
+        }
+    }  // the stack is torn down here: daemon reaped, loop devices detached, files removed
+    summarize_domain(o, m, predict_domain(agent, *o.latency, o));
+    return 0;
+}
+
 int check_environment(const std::string& workdir) {
     if (::geteuid() != 0) throw unavailable("needs root (loop devices, and QEMU opening them)");
     for (const char* tool : {"qemu-storage-daemon", "qemu-img", "qemu-io"}) {
@@ -134,8 +175,10 @@ int run(int argc, char** argv) {
     if (o.rate_aware) {
         const auto policy = make_rate_aware_policy(o.config, o.budget_ms);
         if (!policy) cli::fail(policy.error(), "--budget-quantile");
+        if (o.drives > 0) return run_domain_with(rate_aware_agent(*policy), o);
         return run_with(rate_aware_agent(*policy), o);
     }
+    if (o.drives > 0) return run_domain_with(static_agent<vdsm_policy>(make_vdsm_policy(o.config)), o);
     return run_with(static_agent<vdsm_policy>(make_vdsm_policy(o.config)), o);
 }
 

@@ -25,42 +25,6 @@ namespace provpol::agent {
 
 namespace {
 
-/// The guest process and its pipes.
-struct guest_process {
-    child proc;
-    fd to, from;
-    std::optional<line_reader> reader;
-
-    std::string read_line(double seconds) {
-        const double deadline = monotonic_seconds() + seconds;
-        std::string line;
-        while (!reader->next(line)) {
-            pollfd p{from.get(), POLLIN, 0};
-            const int n = ::poll(&p, 1, 50);
-            if (n < 0 && errno != EINTR) fail_errno("poll");
-            check_signals();
-            if (n > 0 && !reader->fill()) throw failure("the guest exited before it was ready");
-            if (monotonic_seconds() > deadline) throw failure("the guest did not answer");
-        }
-        return line;
-    }
-};
-
-guest_process start_guest(const options& o, const std::string& nbd_socket) {
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) fail_errno("pipe2");
-    guest_process g;
-    fd child_in(in[0]), child_out(out[1]);
-    g.to = fd(in[1]);
-    g.from = fd(out[0]);
-    g.proc = child::spawn(
-        {"/proc/self/exe", "guest", nbd_socket, stack::format_node, std::to_string(o.write_rate.bytes_per_second()),
-         std::to_string(o.write.count()), std::to_string(o.request.count()), std::to_string(o.seed)},
-        child_in.get(), child_out.get(), -1);
-    g.reader.emplace(g.from.get());
-    return g;
-}
-
 /// Whether an agent type exposes its rate estimate (the rate-aware agent does).
 template <class A>
 std::uint64_t estimate_of(const A& a) {
@@ -71,6 +35,36 @@ std::uint64_t estimate_of(const A& a) {
 }
 
 }  // namespace
+
+std::string guest_process::read_line(double seconds) {
+    const double deadline = monotonic_seconds() + seconds;
+    std::string line;
+    while (!reader->next(line)) {
+        pollfd p{from.get(), POLLIN, 0};
+        const int n = ::poll(&p, 1, 50);
+        if (n < 0 && errno != EINTR) fail_errno("poll");
+        check_signals();
+        if (n > 0 && !reader->fill()) throw failure("the guest exited before it was ready");
+        if (monotonic_seconds() > deadline) throw failure("the guest did not answer");
+    }
+    return line;
+}
+
+guest_process start_guest(const options& o, const std::string& nbd_socket, const std::string& export_name,
+                          std::uint64_t pattern_seed) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) fail_errno("pipe2");
+    guest_process g;
+    fd child_in(in[0]), child_out(out[1]);
+    g.to = fd(in[1]);
+    g.from = fd(out[0]);
+    g.proc = child::spawn(
+        {"/proc/self/exe", "guest", nbd_socket, export_name, std::to_string(o.write_rate.bytes_per_second()),
+         std::to_string(o.write.count()), std::to_string(o.request.count()), std::to_string(pattern_seed)},
+        child_in.get(), child_out.get(), -1);
+    g.reader.emplace(g.from.get());
+    return g;
+}
 
 /// The failure to report when the daemon has exited under the agent: its exit status and the end of its log.
 std::string daemon_exited(stack& s, const std::string& context) {
@@ -131,7 +125,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         log.add(r);
     };
 
-    guest_process g = start_guest(o, s.nbd_socket());
+    guest_process g = start_guest(o, s.nbd_socket(), stack::format_node, o.seed);
     {
         const std::string ready = g.read_line(10.0);
         if (ready.rfind("ready ", 0) != 0) throw failure("the guest could not open the disk: " + ready);
@@ -339,18 +333,17 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
 template measured run_real(static_agent<vdsm_policy>, const latency_model&, const options&, stack&, event_log&);
 template measured run_real(rate_aware_agent, const latency_model&, const options&, stack&, event_log&);
 
-/// After the daemon stopped: qemu-img check, then every MiB read back through qemu-io (a separate QEMU process
-/// reading the qcow2 image on the device) and compared with the pattern by qemu-io itself (read -P).
-void verify(const options& o, stack& s, measured& m) {
-    const tool_result check = run_tool({"qemu-img", "check", "-f", "qcow2", s.loop().path()});
+verified verify_image(const std::string& device, bytes write, std::uint64_t pattern_seed) {
+    verified v;
+    const tool_result check = run_tool({"qemu-img", "check", "-f", "qcow2", device});
     // 0: no errors; 3: leaked clusters only (a write that failed with ENOSPC may leak its clusters).
     if (check.code != 0 && check.code != 3) throw failure("qemu-img check found errors: " + check.output);
-    m.check = check.code == 0 ? "no errors" : "leaked clusters only";
-    std::vector<std::string> argv = {"qemu-io", "-r", "-t", "none", "-f", "qcow2", s.loop().path()};
-    const std::uint64_t mibs = o.write.count() >> 20;
+    v.check = check.code == 0 ? "no errors" : "leaked clusters only";
+    std::vector<std::string> argv = {"qemu-io", "-r", "-t", "none", "-f", "qcow2", device};
+    const std::uint64_t mibs = write.count() >> 20;
     for (std::uint64_t i = 0; i < mibs; ++i) {
         char cmd[96];
-        std::snprintf(cmd, sizeof cmd, "read -q -P 0x%02x %" PRIu64 " 1048576", pattern_byte(i, o.seed), i << 20);
+        std::snprintf(cmd, sizeof cmd, "read -q -P 0x%02x %" PRIu64 " 1048576", pattern_byte(i, pattern_seed), i << 20);
         argv.push_back("-c");
         argv.push_back(cmd);
     }
@@ -362,7 +355,16 @@ void verify(const options& o, stack& s, measured& m) {
     if (r.code != 0 || failed != 0 || r.output.find("fail") != std::string::npos)
         throw failure("data lost: " + std::to_string(failed) + " of " + std::to_string(mibs) +
                       " MiB did not read back as written: " + r.output.substr(0, 400));
-    m.verify = std::to_string(mibs) + " MiB read back by qemu-io, all as written";
+    v.verify = std::to_string(mibs) + " MiB read back by qemu-io, all as written";
+    return v;
+}
+
+/// After the daemon stopped: qemu-img check, then every MiB read back through qemu-io (a separate QEMU process
+/// reading the qcow2 image on the device) and compared with the pattern by qemu-io itself (read -P).
+void verify(const options& o, stack& s, measured& m) {
+    const verified v = verify_image(s.loop().path(), o.write, o.seed);
+    m.check = v.check;
+    m.verify = v.verify;
 }
 
 }  // namespace provpol::agent

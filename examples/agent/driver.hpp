@@ -5,11 +5,13 @@
 
 #include "event_log.hpp"
 #include "options.hpp"
+#include "posix.hpp"
 #include "stack.hpp"
 
 #include <provpol/latency.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace provpol::agent {
@@ -23,6 +25,29 @@ struct measured {
     double max_overhead = 0;  // the longest real extend time beyond the injected delay
     std::string check, verify;
 };
+
+/// The guest process and its pipes.
+struct guest_process {
+    child proc;
+    fd to, from;
+    std::optional<line_reader> reader;
+
+    /// The guest's next line, waiting at most `seconds`.
+    std::string read_line(double seconds);
+};
+
+/// Starts the guest writing the run's pattern (for `pattern_seed`) to the export `export_name`.
+guest_process start_guest(const options& o, const std::string& nbd_socket, const std::string& export_name,
+                          std::uint64_t pattern_seed);
+
+/// What the image check and the read-back found.
+struct verified {
+    std::string check, verify;
+};
+
+/// After the daemon stopped: qemu-img check of the qcow2 image on `device`, then every MiB of `write` read back by
+/// qemu-io and compared with the pattern for `pattern_seed` (throws failure when data did not read back).
+verified verify_image(const std::string& device, bytes write, std::uint64_t pattern_seed);
 
 /// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
 /// that the simulator with the same seed replays the same run. Defined in driver.cpp for the agents provpol-agent

@@ -28,8 +28,9 @@ event_log::event_log(const std::string& csv_path) {
     if (csv_path.empty()) return;
     csv_ = std::fopen(csv_path.c_str(), "w");
     if (csv_ == nullptr) fail_errno("open " + csv_path);
-    std::fputs("time_s,event,allocation,physical,threshold,requested,lv_size,max_size,delay_s,free_s,rate,detail\n",
-               csv_);
+    std::fputs(
+        "time_s,event,allocation,physical,threshold,requested,lv_size,max_size,delay_s,free_s,rate,detail,drive\n",
+        csv_);
 }
 
 event_log::~event_log() {
@@ -43,6 +44,7 @@ void event_log::add(const row& r, bool print) {
         w.field(seconds_field(r.time)).field(r.event);
         for (std::uint64_t v : {r.allocation, r.physical, r.threshold, r.requested, r.lv_size, r.max_size}) w.field(v);
         w.field(optional_seconds_field(r.delay)).field(optional_seconds_field(r.free_s)).field(r.rate).field(r.detail);
+        w.field(static_cast<std::uint64_t>(r.drive < 0 ? 0 : r.drive));
         w.end_row();
         std::fputs(line.c_str(), csv_);
         std::fflush(csv_);
@@ -52,7 +54,10 @@ void event_log::add(const row& r, bool print) {
     auto sz = [](std::uint64_t b) { return cli::human_size(bytes(b)); };
     auto add_size = [&](const char* k, std::uint64_t v) { s += std::string("  ") + k + " " + sz(v); };
     char t[64];
-    std::snprintf(t, sizeof t, "%9.3f  %-18s", r.time, r.event);
+    if (r.drive >= 0)
+        std::snprintf(t, sizeof t, "%9.3f  d%-2d %-18s", r.time, r.drive, r.event);
+    else
+        std::snprintf(t, sizeof t, "%9.3f  %-18s", r.time, r.event);
     s += t;
     if (r.allocation) add_size("allocation", r.allocation);
     if (r.physical) add_size("lv", r.physical);

@@ -24,6 +24,7 @@ public:
         double delay = -1, free_s = -1;
         std::uint64_t rate = 0;
         std::string detail;
+        int drive = -1;  ///< the drive of a domain run (-1: the single-drive run, printed without it)
     };
 
     /// Writes the row to the CSV (flushed: a run that fails leaves its events), and prints it unless `print` is

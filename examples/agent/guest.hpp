@@ -15,9 +15,9 @@ constexpr unsigned char pattern_byte(std::uint64_t mib, std::uint64_t seed) noex
 }
 
 /// `provpol-agent guest SOCKET EXPORT RATE_BPS WRITE_BYTES REQUEST_BYTES SEED`: the writer the agent starts.
-/// Protocol, one line each way: it prints "ready", waits for "go", prints "start T", then "pause T OFFSET" on
-/// ENOSPC (and waits for "resume"), "late T SECONDS" when it runs behind its schedule, and "done T BYTES LATENESS
-/// PAUSED" at the end (T: CLOCK_MONOTONIC seconds).
+/// Protocol, one line each way: it prints "ready", waits for "go" (or "go T": start at T), prints "start T", then
+/// "pause T OFFSET" on ENOSPC (and waits for "resume"), "late T SECONDS" when it runs behind its schedule, and "done T
+/// BYTES LATENESS PAUSED" at the end (T: CLOCK_MONOTONIC seconds).
 int run_guest(int argc, char** argv);
 
 }  // namespace provpol::agent

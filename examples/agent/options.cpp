@@ -4,6 +4,7 @@
 #include "common/latency_option.hpp"
 #include "common/preset_option.hpp"
 
+#include <provpol/domain_shared.hpp>
 #include <provpol/parse.hpp>
 #include <provpol/rate_aware.hpp>
 
@@ -21,6 +22,7 @@ const char* const usage_text =
     "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
     "SIZE]\n"
     "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
+    "                     [--extends-csv FILE] [--drives N [--stagger SECONDS]]\n"
     "       provpol-agent --check-environment [--workdir DIR]";
 
 std::vector<cli::option> option_list() {
@@ -37,12 +39,18 @@ std::vector<cli::option> option_list() {
         {"--capacity", "SIZE", "the disk's virtual size (default: --write)"},
         {"--latency", "PROFILE", cli::latency_spec_names + " (default vdsm-immediate)"},
         {"--seed", "N", "the random seed of the injected extend latencies and of the paired simulation (default 1)"},
-        {"--runs", "N", "simulated runs for the predicted distribution, 1-100000 (default 1000)"},
+        {"--runs", "N", "simulated runs for the predicted distribution of a single drive, 1-100000 (default 1000)"},
         {"--monitor-interval", "SECONDS", "the agent's monitor period when detection is immediate (default 2)"},
         {"--request-size", "SIZE", "the guest's write size, a divisor of 1MiB (default 256KiB)"},
         {"--workdir", "DIR", "where the scratch directory is made and removed (default /tmp)"},
         {"--csv", "FILE", "write every event as CSV"},
         {"--summary-csv", "FILE", "write the summary (measured and predicted) as CSV"},
+        {"--drives", "N",
+         "a domain: N drives on one host (N loop devices, one daemon, N guests) sharing one mailbox and one SPM "
+         "that runs one lvextend at a time, compared with simulate_domain, 1-8"},
+        {"--stagger", "SECONDS", "with --drives: drive d starts writing at d x SECONDS, 0-60 (default 0)"},
+        {"--extends-csv", "FILE",
+         "write every extend of the simulation with the same seed as CSV (with --drives: measured and simulated)"},
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
@@ -105,6 +113,18 @@ options parse_options(const args& a) {
     } else if (a.has("--budget-quantile")) {
         throw usage_error("--budget-quantile goes with --policy rate-aware");
     }
+    if (a.has("--drives")) {
+        o.drives = static_cast<std::uint32_t>(*a.count("--drives", 1, 8));
+        o.stagger = a.decimal("--stagger", 0, 60).value_or(0.0);
+        if (!o.latency->is_flow() || !domain_flow::make(o.latency->flow()))
+            throw usage_error(
+                "--drives needs a --latency flow with the mailbox (vdsm-polling-2022, "
+                "vdsm-mailbox-events, vdsm-immediate), got " +
+                args::printable(o.latency_name));
+    } else if (a.has("--stagger")) {
+        throw usage_error("--stagger goes with --drives");
+    }
+    o.extends_csv_path = a.value("--extends-csv").value_or("");
     o.workdir = a.value("--workdir").value_or("/tmp");
     o.csv_path = a.value("--csv").value_or("");
     o.summary_path = a.value("--summary-csv").value_or("");

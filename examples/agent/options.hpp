@@ -32,6 +32,10 @@ struct options {
     bytes request{};
     std::string workdir = "/tmp";
     std::string csv_path, summary_path;
+    // A domain run (--drives): that many drives on one host, one daemon, one SPM; drive d starts at d x stagger.
+    std::uint32_t drives = 0;  ///< 0: the single-drive run
+    double stagger = 0;
+    std::string extends_csv_path;
 };
 
 /// The usage line and the options, for --help and the errors.

@@ -38,7 +38,10 @@ prediction predict(const Agent& agent, const latency_model& latency, const optio
     const auto w = workload::make(o.write, o.write_rate, o.capacity, o.monitor_interval);
     if (!w) throw usage_error(std::string(w.error().message().view()));
     prediction p;
-    p.paired = simulate_run(agent, latency, *w, o.seed);
+    extend_log log;
+    log.extends.reserve(4096);
+    p.paired = simulate_run(recording_agent<Agent>(agent, &log), latency, *w, o.seed);
+    p.paired_extends = log.extends;
     for (std::uint32_t i = 0; i < o.runs; ++i) {
         // Other seeds than the paired run's: the distribution of runs under the model.
         const std::uint64_t seed = o.seed < ~std::uint64_t{0} - o.runs ? o.seed + 1 + i : o.seed - 1 - i;
@@ -148,6 +151,23 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     std::printf("image: qemu-img check: %s; data: %s\n", m.check.c_str(), m.verify.c_str());
 
     if (!o.summary_path.empty()) write_summary_csv(o, m, p);
+    if (!o.extends_csv_path.empty()) {
+        // The paired simulation's extends: the agent's events CSV has the real ones, in the same order.
+        std::string out;
+        cli::csv_writer w(out);
+        for (const char* c : {"k", "sim_requested_s", "sim_latency_s", "sim_pause_s", "sim_lv"}) w.field(c);
+        w.end_row();
+        std::uint64_t k = 0;
+        for (const simulated_extend& e : p.paired_extends) {
+            w.field(++k).field(format_field("%.6f", e.requested)).field(format_field("%.6f", latency_of(e)));
+            w.field(format_field("%.6f", e.pause)).field(e.lv);
+            w.end_row();
+        }
+        std::FILE* f = std::fopen(o.extends_csv_path.c_str(), "w");
+        if (f == nullptr) fail_errno("open " + o.extends_csv_path);
+        std::fwrite(out.data(), 1, out.size(), f);
+        std::fclose(f);
+    }
 }
 
 }  // namespace provpol::agent

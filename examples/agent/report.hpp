@@ -5,6 +5,7 @@
 
 #include "driver.hpp"
 #include "options.hpp"
+#include "sim_record.hpp"
 
 #include <provpol/latency.hpp>
 #include <provpol/simulate.hpp>
@@ -16,6 +17,7 @@ namespace provpol::agent {
 /// The simulator's runs: the one paired with the real run (same seed), and --runs others.
 struct prediction {
     run_result paired;
+    std::vector<simulated_extend> paired_extends;  ///< the paired run's extends, in request order
     std::vector<double> pauses, pause_seconds, extends, final_physical;
     /// The q quantile of v (the nearest rank).
     static double quantile(std::vector<double> v, double q);
@@ -26,7 +28,8 @@ struct prediction {
 template <class Agent>
 prediction predict(const Agent& agent, const latency_model& latency, const options& o);
 
-/// Prints the measured run next to the prediction, and writes both to --summary-csv.
+/// Prints the measured run next to the prediction, and writes both to --summary-csv (and the paired run's
+/// extends to --extends-csv).
 void summarize(const options& o, const measured& m, const prediction& p);
 
 }  // namespace provpol::agent

@@ -4,6 +4,7 @@
 #include "common/input.hpp"
 
 #include <string>
+#include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -49,17 +50,20 @@ std::string tail_of(const std::string& file) {
     return s;
 }
 
-stack::stack(const std::string& workdir, bytes initial_size, bytes capacity) : dir_(workdir) {
-    lv_file_ = dir_.path() + "/lv.img";
-    {
-        fd f(::open(lv_file_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-        if (!f) fail_errno("create " + lv_file_);
+stack::stack(const std::string& workdir, bytes initial_size, bytes capacity, unsigned drives) : dir_(workdir) {
+    for (unsigned d = 0; d < drives; ++d) {
+        lv_files_.push_back(dir_.path() + (drives == 1 ? std::string("/lv.img") : "/lv" + std::to_string(d) + ".img"));
+        const std::string& file = lv_files_.back();
+        {
+            fd f(::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+            if (!f) fail_errno("create " + file);
+        }
+        grow_file(file, initial_size.count());
+        loops_.push_back(loop_device::attach(file));
+        const tool_result r = run_tool(
+            {"qemu-img", "create", "-q", "-f", "qcow2", loops_.back().path(), std::to_string(capacity.count())});
+        if (r.code != 0) throw failure("qemu-img create failed: " + r.output);
     }
-    grow_file(lv_file_, initial_size.count());
-    loop_ = loop_device::attach(lv_file_);
-    const tool_result r =
-        run_tool({"qemu-img", "create", "-q", "-f", "qcow2", loop_.path(), std::to_string(capacity.count())});
-    if (r.code != 0) throw failure("qemu-img create failed: " + r.output);
     nbd_socket_ = dir_.path() + "/nbd.sock";
     const std::string qmp_socket = dir_.path() + "/qmp.sock";
     daemon_log_ = dir_.path() + "/daemon.log";
@@ -69,15 +73,27 @@ stack::stack(const std::string& workdir, bytes initial_size, bytes capacity) : d
     // sends them when it updates metadata) from reaching the loop device: its backing file lives in the host's
     // page cache, and each fsync wrote hundreds of MiB back to this machine's disk, stalling the guest for 0.3
     // to 0.8 s in the middle of a run (measured) - a stall a real LV on a SAN's write cache does not have.
-    daemon_ = child::spawn(
-        {"qemu-storage-daemon", "--blockdev",
-         std::string("driver=host_device,node-name=") + file_node + ",filename=" + loop_.path() +
-             ",cache.direct=on,aio=native,cache.no-flush=on",
-         "--blockdev", std::string("driver=qcow2,node-name=") + format_node + ",file=" + file_node, "--nbd-server",
-         "addr.type=unix,addr.path=" + nbd_socket_, "--export",
-         std::string("type=nbd,id=export0,node-name=") + format_node + ",name=" + format_node + ",writable=on",
-         "--chardev", "socket,id=monitor0,path=" + qmp_socket + ",server=on,wait=off", "--monitor", "chardev=monitor0"},
-        -1, log.get(), log.get());
+    std::vector<std::string> argv = {"qemu-storage-daemon"};
+    for (unsigned d = 0; d < drives; ++d) {
+        const std::string file = file_node_of(d), format = format_node_of(d);
+        for (const std::string& a : {std::string("--blockdev"),
+                                     "driver=host_device,node-name=" + file + ",filename=" + loops_[d].path() +
+                                         ",cache.direct=on,aio=native,cache.no-flush=on",
+                                     std::string("--blockdev"), "driver=qcow2,node-name=" + format + ",file=" + file})
+            argv.push_back(a);
+    }
+    for (const std::string& a : {std::string("--nbd-server"), "addr.type=unix,addr.path=" + nbd_socket_})
+        argv.push_back(a);
+    for (unsigned d = 0; d < drives; ++d) {
+        argv.push_back("--export");
+        argv.push_back("type=nbd,id=export" + std::to_string(d) + ",node-name=" + format_node_of(d) +
+                       ",name=" + format_node_of(d) + ",writable=on");
+    }
+    for (const std::string& a :
+         {std::string("--chardev"), "socket,id=monitor0,path=" + qmp_socket + ",server=on,wait=off",
+          std::string("--monitor"), std::string("chardev=monitor0")})
+        argv.push_back(a);
+    daemon_ = child::spawn(argv, -1, log.get(), log.get());
     try {
         qmp_.emplace(qmp_socket, 10.0);
         // The NBD socket exists once the export is up (QMP answers after the command line is processed).
@@ -88,18 +104,41 @@ stack::stack(const std::string& workdir, bytes initial_size, bytes capacity) : d
     }
 }
 
-std::uint64_t stack::allocation() {
+std::vector<std::uint64_t> stack::allocations() {
+    std::vector<std::uint64_t> out(loops_.size(), 0);
+    std::vector<bool> seen(loops_.size(), false);
     const json stats = qmp_->execute("query-blockstats", {{"query-nodes", true}});
-    for (const json& s : stats)
-        if (s.value("node-name", "") == file_node) return s["stats"]["wr_highest_offset"].get<std::uint64_t>();
-    throw failure("query-blockstats: no node " + std::string(file_node));
+    for (const json& s : stats) {
+        const int d = drive_of_file_node(s.value("node-name", ""));
+        if (d < 0) continue;
+        out[static_cast<unsigned>(d)] = s["stats"]["wr_highest_offset"].get<std::uint64_t>();
+        seen[static_cast<unsigned>(d)] = true;
+    }
+    for (unsigned d = 0; d < seen.size(); ++d)
+        if (!seen[d]) throw failure("query-blockstats: no node " + file_node_of(d));
+    return out;
 }
 
-std::uint64_t stack::set_threshold(std::uint64_t threshold) {
-    qmp_->execute("block-set-write-threshold", {{"node-name", file_node}, {"write-threshold", threshold}});
+std::uint64_t stack::allocation(unsigned drive) {
+    const json stats = qmp_->execute("query-blockstats", {{"query-nodes", true}});
+    const std::string node = file_node_of(drive);
+    for (const json& s : stats)
+        if (s.value("node-name", "") == node) return s["stats"]["wr_highest_offset"].get<std::uint64_t>();
+    throw failure("query-blockstats: no node " + node);
+}
+
+std::uint64_t stack::set_threshold(std::uint64_t threshold, unsigned drive) {
+    const std::string node = file_node_of(drive);
+    qmp_->execute("block-set-write-threshold", {{"node-name", node}, {"write-threshold", threshold}});
     for (const json& n : qmp_->execute("query-named-block-nodes"))
-        if (n.value("node-name", "") == file_node) return n.value("write_threshold", std::uint64_t{0});
-    throw failure("query-named-block-nodes: no node " + std::string(file_node));
+        if (n.value("node-name", "") == node) return n.value("write_threshold", std::uint64_t{0});
+    throw failure("query-named-block-nodes: no node " + node);
+}
+
+int stack::drive_of_file_node(const std::string& node) const {
+    for (unsigned d = 0; d < loops_.size(); ++d)
+        if (node == file_node_of(d)) return static_cast<int>(d);
+    return -1;
 }
 
 void stack::stop_daemon() {

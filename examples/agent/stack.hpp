@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace provpol::agent {
 
@@ -31,36 +32,46 @@ private:
 /// The last 600 bytes of a file on one line, for error messages (the daemon's log); "" when it cannot be read.
 std::string tail_of(const std::string& file);
 
-/// The whole stack: LV file, loop device, qcow2, qemu-storage-daemon with its NBD export and QMP monitor. The
-/// members are destroyed in reverse order: QMP, daemon (stopped and reaped), loop device (detached), files.
+/// The whole stack: per drive an LV file, a loop device and a qcow2 image, all served by one qemu-storage-daemon
+/// (one NBD export per drive, one QMP monitor), as one QEMU serves every disk of a host. The members are destroyed
+/// in reverse order: QMP, daemon (stopped and reaped), loop devices (detached), files.
 class stack {
 public:
+    /// Drive 0's node names (drive d's are file<d> and disk<d>).
     static constexpr const char* file_node = "file0";
     static constexpr const char* format_node = "disk0";
+    static std::string file_node_of(unsigned drive) { return "file" + std::to_string(drive); }
+    static std::string format_node_of(unsigned drive) { return "disk" + std::to_string(drive); }
 
-    /// Builds the stack in a scratch directory under `workdir`: an LV of `initial_size`, a qcow2 image of
-    /// `capacity` on it, the daemon started and its QMP monitor connected.
-    stack(const std::string& workdir, bytes initial_size, bytes capacity);
+    /// Builds the stack in a scratch directory under `workdir`: `drives` LVs of `initial_size`, a qcow2 image of
+    /// `capacity` on each, the daemon started with an export per drive and its QMP monitor connected.
+    stack(const std::string& workdir, bytes initial_size, bytes capacity, unsigned drives = 1);
 
+    unsigned drives() const { return static_cast<unsigned>(loops_.size()); }
     qmp_client& qmp() { return *qmp_; }
-    loop_device& loop() { return loop_; }
+    loop_device& loop(unsigned drive = 0) { return loops_[drive]; }
     child& daemon() { return daemon_; }
     const std::string& dir() const { return dir_.path(); }
-    const std::string& lv_file() const { return lv_file_; }
+    const std::string& lv_file(unsigned drive = 0) const { return lv_files_[drive]; }
     const std::string& nbd_socket() const { return nbd_socket_; }
     std::string daemon_log() const { return tail_of(daemon_log_); }
 
-    /// The allocation libvirt reports: wr_highest_offset of the host_device node.
-    std::uint64_t allocation();
-    /// Registers the write threshold on the host_device node and returns what QEMU reports holding.
-    std::uint64_t set_threshold(std::uint64_t threshold);
-    /// Stops the daemon through QMP (flushing the image) and waits for it.
+    /// The allocation libvirt reports: wr_highest_offset of the drive's host_device node.
+    std::uint64_t allocation(unsigned drive = 0);
+    /// Every drive's allocation from one query-blockstats.
+    std::vector<std::uint64_t> allocations();
+    /// Registers the write threshold on the drive's host_device node and returns what QEMU reports holding.
+    std::uint64_t set_threshold(std::uint64_t threshold, unsigned drive = 0);
+    /// The drive of a host_device node name, or -1 when it is none of the stack's.
+    int drive_of_file_node(const std::string& node) const;
+    /// Stops the daemon through QMP (flushing the images) and waits for it.
     void stop_daemon();
 
 private:
     scratch_dir dir_;
-    std::string lv_file_, nbd_socket_, daemon_log_;
-    loop_device loop_;
+    std::vector<std::string> lv_files_;
+    std::string nbd_socket_, daemon_log_;
+    std::vector<loop_device> loops_;
     child daemon_;
     std::optional<qmp_client> qmp_;
 };

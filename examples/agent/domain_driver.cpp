@@ -1,0 +1,448 @@
+// provpol-agent's domain run (see domain_driver.hpp).
+#include "domain_driver.hpp"
+
+#include "guest.hpp"
+#include "posix.hpp"
+
+#include <provpol/domain.hpp>
+#include <provpol/extend.hpp>
+#include <provpol/rate_aware.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <poll.h>
+
+namespace provpol::agent {
+
+namespace {
+
+namespace pd = provpol::detail;  // the simulator's queue and per-drive latency (domain.hpp, domain_shared.hpp)
+using drive_latency = pd::domain_drive_latency;
+
+/// The host's mail monitor and the SPM: domain_shared, the simulator's own queue, decides when each request is
+/// sent, scanned, served under the VG lock and seen by the host's reply poll; this class keeps those times for
+/// the log and runs the SPM worker: the lvextends, one at a time, each at the end of its turn under the lock.
+class spm_worker {
+public:
+    spm_worker(const domain_flow& flow, const domain_config& cfg) : flow_(flow) {
+        if (!shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots))
+            throw failure("out of memory");
+    }
+    pd::domain_shared& shared() { return shared_; }
+
+    /// A drive's request handed to the host's mail monitor: record its send and the SPM scan that will take it.
+    void send(unsigned drive, std::vector<extend_record>& extends) {
+        const double t = shared_.next_send(drive);
+        std::size_t slot = 2 * std::size_t{drive};
+        for (std::size_t k = slot; k < slot + 2; ++k)
+            if (shared_.request(k).st == pd::domain_request::state::before_send && shared_.request(k).at == t) slot = k;
+        shared_.send(drive);
+        const pd::domain_request& r = shared_.request(slot);
+        if (r.st != pd::domain_request::state::at_spm) return;  // the outbox was full: sent later
+        // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
+        const double sent = r.grid == t ? t : pd::domain_next_tick(r.grid, flow_.poll_period(), t);
+        if (extend_record* e = find(extends, drive, r.size)) e->handled = t, e->sent = sent, e->scan = r.at;
+    }
+
+    /// The SPM takes its next request: returns the completion; records the lock and the reply poll; queues the
+    /// lvextend for the end of the request's turn under the lock.
+    pd::domain_completion serve(std::vector<extend_record>& extends) {
+        const double lock_free_before = shared_.lock_free();
+        const pd::domain_completion c = shared_.serve();
+        std::size_t slot = 2 * std::size_t{c.drive};
+        if (shared_.request(slot).size != c.size) ++slot;
+        const pd::domain_request& r = shared_.request(slot);
+        const double start = std::max(lock_free_before, r.at), end = shared_.lock_free();
+        const double T = flow_.poll_period();
+        const double k = std::ceil((end - r.grid) / T);
+        busy_ += end - start;
+        if (start > r.at) ++waits_;
+        if (extend_record* e = find(extends, c.drive, c.size)) {
+            e->lock_start = start;
+            e->lock_end = end;
+            e->reply_poll = r.grid + std::max(1.0, k) * T;
+            e->injected_done = c.done_at;
+        }
+        lvextends_.push_back({end, c.drive, c.size});
+        return c;
+    }
+
+    /// When the SPM worker's next lvextend ends, or never.
+    double next_lvextend() const { return lvextends_.empty() ? pd::never : lvextends_.front().at; }
+    /// The next lvextend ends: the drive and the LV size it asked for.
+    std::pair<unsigned, std::uint64_t> pop_lvextend() {
+        const pending p = lvextends_.front();
+        lvextends_.pop_front();
+        return {p.drive, p.size};
+    }
+    bool idle() const { return shared_.idle() && lvextends_.empty(); }
+    double busy() const { return busy_; }
+    std::uint32_t waits() const { return waits_; }
+
+    /// The drive's request for an LV of `lv` bytes not yet completed.
+    static extend_record* find(std::vector<extend_record>& extends, unsigned drive, std::uint64_t lv) {
+        for (auto it = extends.rbegin(); it != extends.rend(); ++it)
+            if (it->drive == drive && it->lv == lv && it->done < 0) return &*it;
+        return nullptr;
+    }
+
+private:
+    struct pending {
+        double at;
+        unsigned drive;
+        std::uint64_t size;
+    };
+    const domain_flow& flow_;
+    pd::domain_shared shared_;
+    std::deque<pending> lvextends_;  // in lock order: their ends increase
+    double busy_ = 0;
+    std::uint32_t waits_ = 0;
+};
+
+/// One drive: its controller and its guest.
+template <class Agent>
+struct drive {
+    std::unique_ptr<extend_controller<Agent, drive_latency>> c;
+    guest_process g;
+    measured m;
+    bool writing = true, guest_open = true, paused = false;
+    double start = 0, pause_start = 0, last_extend_done = -1e300, paused_by_guest = 0;
+};
+
+}  // namespace
+
+template <class Agent>
+domain_measured run_domain(const Agent& agent, const latency_model& latency, const options& o, stack& s,
+                           event_log& log) {
+    const unsigned n = s.drives();
+    const auto cfg = domain_config::make(1, n);
+    const auto flow = domain_flow::make(latency.flow());
+    if (!cfg || !flow) throw failure("--drives: not a domain the simulator can run");
+    spm_worker spm(*flow, *cfg);
+    domain_measured out;
+    out.drives.resize(n);
+    std::vector<drive_latency> latencies(n);
+    std::vector<drive<Agent>> drives(n);
+    const std::uint64_t extent = o.config.extent().count();
+    // Constructed in drive order, as simulate_domain does: drive 0's draws set the SPM scan's phase.
+    for (unsigned d = 0; d < n; ++d) {
+        latencies[d] = drive_latency{&flow->flow(), &spm.shared(), d};
+        drives[d].c = std::make_unique<extend_controller<Agent, drive_latency>>(
+            agent, latencies[d], o.capacity, o.monitor_interval, pd::run_seed(o.seed, d));
+        drives[d].start = o.stagger * d;
+        drives[d].m.initial_size = s.loop(d).size();
+        if (drives[d].c->initial_size().count() != s.loop(d).size())
+            throw failure("the new LV has " + std::to_string(s.loop(d).size()) +
+                          " bytes, the agent's initial size is " + std::to_string(drives[d].c->initial_size().count()));
+    }
+    double t0 = 0;
+    auto now = [&]() { return monotonic_seconds() - t0; };
+    auto row = [](double t, const char* event, unsigned d) {
+        event_log::row r;
+        r.time = t;
+        r.event = event;
+        r.drive = static_cast<int>(d);
+        return r;
+    };
+    auto arm = [&](unsigned d, double t, bytes threshold_bytes) {
+        const std::uint64_t threshold = threshold_bytes.count();
+        const std::uint64_t held = s.set_threshold(threshold, d);
+        if (held != threshold)
+            throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
+        event_log::row r = row(t, "threshold-set", d);
+        r.physical = drives[d].c->physical();
+        r.threshold = threshold;
+        r.detail = "qemu-write-threshold=" + std::to_string(held);
+        log.add(r);
+    };
+    // A request the controller made (none when f is null): the SPM's queue needs its size, the log its record.
+    auto requested = [&](unsigned d, const extend_in_flight* f, double t, std::uint64_t allocation, const char* on,
+                         double event_delay) {
+        if (f == nullptr) return;
+        spm.shared().request(spm.shared().last_added()).size = f->decision.lv_size_after_extend.count();
+        extend_record e;
+        e.drive = d;
+        e.requested = t;
+        e.request = f->decision.next_size.count();
+        e.lv = f->decision.lv_size_after_extend.count();
+        e.free_s =
+            static_cast<double>(f->state.physical.count() > allocation ? f->state.physical.count() - allocation : 0) /
+            static_cast<double>(o.write_rate.bytes_per_second());
+        e.on = on;
+        e.event_delay = event_delay;
+        out.extends.push_back(e);
+        event_log::row r = row(t, "extend-requested", d);
+        r.allocation = allocation;
+        r.physical = f->state.physical.count();
+        r.threshold = f->decision.block_threshold.count();
+        r.requested = e.request;
+        r.lv_size = e.lv;
+        r.max_size = f->decision.max_size.count();
+        r.free_s = e.free_s;
+        char why[64];
+        std::snprintf(why, sizeof why, "on=%s event-delay=%.6f", on, event_delay);
+        r.detail = why;
+        log.add(r);
+    };
+    auto resume = [&](unsigned d, extend_record* e, const char* why) {
+        drive<Agent>& v = drives[d];
+        write_all(v.g.to.get(), "resume\n");
+        v.paused = false;
+        const double t = now(), paused = t - v.pause_start;
+        v.m.pause_seconds += paused;
+        if (e != nullptr) e->pause += paused;
+        event_log::row r = row(t, "resume", d);
+        r.physical = v.c->physical();
+        r.delay = paused;
+        r.detail = why;
+        log.add(r);
+    };
+    auto complete = [&](unsigned d) {
+        drive<Agent>& v = drives[d];
+        const unsigned i = v.c->first_done();
+        const extend_in_flight f = v.c->flight(i);
+        const std::uint64_t request = f.decision.next_size.count();
+        // The host sees the reply and refreshes the LV: the SPM worker's lvextend has grown the file by now.
+        s.loop(d).refresh_capacity();
+        const std::uint64_t real = s.loop(d).size();
+        if (!extend_succeeded(bytes(request), bytes(real)))
+            throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
+        const double t = now();
+        v.m.max_overhead = std::max(v.m.max_overhead, t - f.done_at);
+        v.last_extend_done = t;
+        extend_record* e = spm_worker::find(out.extends, d, f.decision.lv_size_after_extend.count());
+        event_log::row r = row(t, "extend-done", d);
+        r.physical = real;
+        r.requested = request;
+        r.lv_size = f.decision.lv_size_after_extend.count();
+        r.delay = t - f.requested_at;
+        char detail_text[160];
+        std::snprintf(detail_text, sizeof detail_text,
+                      "injected=%.3fs overhead=%.1fms sent=%.3f scan=%.3f lock=%.3f-%.3f reply-poll=%.3f",
+                      f.done_at - f.requested_at, (t - f.done_at) * 1000.0, e ? e->sent : -1, e ? e->scan : -1,
+                      e ? e->lock_start : -1, e ? e->lock_end : -1, e ? e->reply_poll : -1);
+        r.detail = detail_text;
+        log.add(r);
+        arm(d, t, v.c->completed(i, t, bytes(s.allocation(d)), bytes(real)));
+        if (e != nullptr) e->done = t;  // after completed(): find() looks for the extends not done yet
+        if (v.paused) resume(d, e, "");
+    };
+
+    for (unsigned d = 0; d < n; ++d) drives[d].g = start_guest(o, s.nbd_socket(), stack::format_node_of(d), o.seed + d);
+    for (unsigned d = 0; d < n; ++d) {
+        const std::string ready = drives[d].g.read_line(10.0);
+        if (ready.rfind("ready ", 0) != 0)
+            throw failure("guest " + std::to_string(d) + " could not open its disk: " + ready);
+        arm(d, 0.0, drives[d].c->threshold(bytes(0)));
+    }
+    // Every guest starts on the same clock: drive d at t0 + d x stagger.
+    t0 = monotonic_seconds() + 0.2;
+    for (unsigned d = 0; d < n; ++d) {
+        char go[64];
+        std::snprintf(go, sizeof go, "go %.6f\n", t0 + drives[d].start);
+        write_all(drives[d].g.to.get(), go);
+    }
+    // Their "start" lines come in the loop below: the first drives write while the later ones wait for theirs.
+
+    json ev;
+    std::string line;
+    std::vector<pollfd> fds(n + 2);
+    for (;;) {
+        check_signals();
+        bool busy = !spm.idle();
+        for (const drive<Agent>& v : drives) busy = busy || v.writing || v.c->in_flight() > 0;
+        if (!busy) break;
+        // The scheduled events that are due, earliest first; at equal times as simulate_domain orders them: the
+        // drives' (the host's send, the extend's completion, the monitor's tick), then the SPM.
+        for (;;) {
+            double when = pd::never;
+            int kind = -1;
+            unsigned which = 0;
+            for (unsigned d = 0; d < n; ++d) {
+                const double ts = spm.shared().next_send(d), td = drives[d].c->next_done();
+                const double tt = drives[d].writing ? drives[d].c->next_tick() : pd::never;
+                if (ts < when) when = ts, kind = 0, which = d;
+                if (td < when) when = td, kind = 1, which = d;
+                if (tt < when) when = tt, kind = 2, which = d;
+            }
+            if (spm.next_lvextend() < when) when = spm.next_lvextend(), kind = 3;
+            if (spm.shared().next_spm() < when) when = spm.shared().next_spm(), kind = 4;
+            if (kind < 0 || when > now()) break;
+            if (kind == 0) {
+                spm.send(which, out.extends);
+            } else if (kind == 1) {
+                complete(which);
+            } else if (kind == 2) {
+                drive<Agent>& v = drives[which];
+                const double t = now();
+                const std::uint64_t a = s.allocation(which);
+                const extend_in_flight* f = v.c->tick(t, bytes(a));
+                event_log::row r = row(t, "sample", which);
+                r.allocation = a;
+                r.physical = v.c->physical();
+                log.add(r, false);
+                requested(which, f, t, a, "monitor", 0);
+                if (v.paused && v.c->in_flight() == 0)
+                    throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+            } else if (kind == 3) {
+                // The SPM worker's lvextend: the LV file grows to the request rounded up to the extent.
+                const auto [d, lv_size] = spm.pop_lvextend();
+                const drive<Agent>& v = drives[d];
+                std::uint64_t request = lv_size;
+                for (unsigned f = 0; f < v.c->in_flight(); ++f)
+                    if (v.c->flight(f).decision.lv_size_after_extend.count() == lv_size)
+                        request = v.c->flight(f).decision.next_size.count();
+                grow_file(s.lv_file(d), (request + extent - 1) / extent * extent);
+                if (extend_record* e = spm_worker::find(out.extends, d, lv_size)) e->lvextend_done = now();
+            } else {
+                const pd::domain_completion c = spm.serve(out.extends);
+                auto& ctl = *drives[c.drive].c;
+                for (unsigned f = 0; f < ctl.in_flight(); ++f)
+                    if (ctl.flight(f).done_at == pd::never &&
+                        ctl.flight(f).decision.lv_size_after_extend.count() == c.size)
+                        ctl.set_done_at(f, c.done_at);
+            }
+        }
+        // QEMU's threshold events.
+        while (s.qmp().next_event(ev)) {
+            if (ev["event"] != "BLOCK_WRITE_THRESHOLD") continue;
+            const int dn = s.drive_of_file_node(ev["data"].value("node-name", ""));
+            if (dn < 0) continue;
+            const auto d = static_cast<unsigned>(dn);
+            const double t = now();
+            const std::uint64_t threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
+            const std::uint64_t a = threshold + ev["data"]["amount-exceeded"].get<std::uint64_t>();
+            const extend_in_flight* f = drives[d].c->threshold_crossed(t, bytes(a));
+            event_log::row r = row(t, "threshold-crossed", d);
+            r.allocation = a;
+            r.physical = drives[d].c->physical();
+            r.threshold = threshold;
+            log.add(r);
+            timespec rt{};
+            clock_gettime(CLOCK_REALTIME, &rt);
+            const double sent_at =
+                ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
+            requested(d, f, t, a, "threshold",
+                      std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent_at));
+        }
+        // The guests' messages.
+        for (unsigned d = 0; d < n; ++d) {
+            drive<Agent>& v = drives[d];
+            while (v.g.reader->next(line)) {
+                if (line.rfind("start ", 0) == 0) continue;
+                if (line.rfind("pause ", 0) == 0) {
+                    double tp = 0, issued = 0;
+                    unsigned long long off = 0;
+                    if (std::sscanf(line.c_str() + 6, "%lf %llu %lf", &tp, &off, &issued) != 3)
+                        throw failure("guest " + std::to_string(d) + " sent '" + line + "'");
+                    tp -= t0;
+                    issued -= t0;
+                    const std::uint64_t a = s.allocation(d);
+                    ++v.m.pauses;
+                    event_log::row r = row(tp, "pause", d);
+                    r.allocation = a;
+                    r.physical = v.c->physical();
+                    char detail_text[96];
+                    std::snprintf(detail_text, sizeof detail_text, "guest-offset=%llu write-issued=%.3f", off, issued);
+                    r.detail = detail_text;
+                    log.add(r);
+                    v.paused = true;
+                    v.pause_start = tp;
+                    if (v.last_extend_done >= issued) {
+                        // Sent while the LV had its old size, failed after the extend completed (driver.cpp).
+                        extend_record* last = nullptr;
+                        for (extend_record& e : out.extends)
+                            if (e.drive == d && e.done >= 0) last = &e;
+                        resume(d, last, "the extend completed while the failed write was in flight");
+                        continue;
+                    }
+                    requested(d, v.c->paused(tp, bytes(a)), tp, a, "pause", 0);
+                    if (v.c->decides_on_events() && v.c->in_flight() == 0)
+                        throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+                } else if (line.rfind("late ", 0) == 0) {
+                    double t_late = 0, late = 0;
+                    if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2)
+                        throw failure("guest " + std::to_string(d) + " sent '" + line + "'");
+                    event_log::row r = row(t_late - t0, "guest-late", d);
+                    r.delay = late;
+                    log.add(r, false);
+                } else if (line.rfind("done ", 0) == 0) {
+                    double t_done = 0;
+                    unsigned long long written = 0;
+                    if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &v.m.max_lateness,
+                                    &v.paused_by_guest) != 4)
+                        throw failure("guest " + std::to_string(d) + " sent '" + line + "'");
+                    v.m.duration = t_done - t0 - v.start;
+                    v.writing = false;
+                    const double busy_s = v.m.duration - v.paused_by_guest;
+                    v.m.achieved_rate = busy_s > 0 ? static_cast<double>(written) / busy_s : 0;
+                    event_log::row r = row(t_done - t0, "write-done", d);
+                    r.allocation = s.allocation(d);
+                    r.physical = v.c->physical();
+                    char detail_text[96];
+                    std::snprintf(detail_text, sizeof detail_text, "rate=%.1fMiB/s max-lateness=%.1fms",
+                                  v.m.achieved_rate / 1048576.0, v.m.max_lateness * 1000.0);
+                    r.detail = detail_text;
+                    log.add(r);
+                } else {
+                    throw failure("guest " + std::to_string(d) + " sent '" + line + "'");
+                }
+            }
+        }
+        // Sleep until the next scheduled event or something to read.
+        double deadline = std::min(spm.shared().next_spm(), spm.next_lvextend());
+        for (unsigned d = 0; d < n; ++d) {
+            deadline = std::min({deadline, spm.shared().next_send(d), drives[d].c->next_done(),
+                                 drives[d].writing ? drives[d].c->next_tick() : pd::never});
+        }
+        const double wait = deadline - now();
+        fds[0] = {s.qmp().get(), POLLIN, 0};
+        fds[1] = {signal_fd(), POLLIN, 0};
+        for (unsigned d = 0; d < n; ++d) fds[d + 2] = {drives[d].guest_open ? drives[d].g.from.get() : -1, POLLIN, 0};
+        const int k =
+            ::poll(fds.data(), fds.size(), wait <= 0 ? 0 : static_cast<int>(std::ceil(std::min(wait, 1.0) * 1000.0)));
+        if (k < 0 && errno != EINTR) fail_errno("poll");
+        if (k > 0) {
+            if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s.qmp().pump())
+                throw failure("QMP: the daemon closed the monitor connection");
+            for (unsigned d = 0; d < n; ++d) {
+                drive<Agent>& v = drives[d];
+                if (!(fds[d + 2].revents & (POLLIN | POLLHUP | POLLERR)) || v.g.reader->fill()) continue;
+                v.guest_open = false;
+                if (!v.writing) continue;
+                v.g.proc.wait_for(5.0);
+                throw failure("guest " + std::to_string(d) + " exited with status " +
+                              std::to_string(v.g.proc.exit_code()) + " before it finished writing");
+            }
+        }
+        if (s.daemon().poll_exit()) throw failure(daemon_exited(s, "while the guests wrote"));
+    }
+    for (unsigned d = 0; d < n; ++d) {
+        drive<Agent>& v = drives[d];
+        if (!v.g.proc.wait_for(10.0)) throw failure("guest " + std::to_string(d) + " did not exit");
+        if (v.g.proc.exit_code() != 0)
+            throw failure("guest " + std::to_string(d) + " exited with status " + std::to_string(v.g.proc.exit_code()));
+        v.m.final_physical = v.c->physical();
+        v.m.extends = v.c->extends();
+        out.drives[d] = v.m;
+    }
+    out.spm_busy = spm.busy();
+    out.lock_waits = spm.waits();
+    return out;
+}
+
+template domain_measured run_domain(const static_agent<vdsm_policy>&, const latency_model&, const options&, stack&,
+                                    event_log&);
+template domain_measured run_domain(const rate_aware_agent&, const latency_model&, const options&, stack&, event_log&);
+
+}  // namespace provpol::agent
