@@ -4,6 +4,7 @@
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
+#include "parallel.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,17 @@ std::vector<rate> rates_option(const args& a) {
     return out;
 }
 
+// The workload at each rate (the same for every configuration).
+std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, bytes capacity) {
+    std::vector<workload> out;
+    for (rate r : rates) {
+        const auto w = workload::make(write, r, capacity);
+        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        out.push_back(*w);
+    }
+    return out;
+}
+
 }  // namespace
 
 int run_plan(int argc, char** argv) {
@@ -92,7 +105,7 @@ int run_plan(int argc, char** argv) {
         "SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
-        "                    [--hosts H --drives-per-host D [--writers N]]",
+        "                    [--hosts H --drives-per-host D [--writers N]] [--jobs N]",
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it) or rate-aware (the preset is its floor); repeat to compare",
           true},
@@ -124,6 +137,7 @@ int run_plan(int argc, char** argv) {
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
+         {"--jobs", "N", jobs_help},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC",
           "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
@@ -175,6 +189,7 @@ int run_plan(int argc, char** argv) {
     const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
 
     const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    const unsigned jobs = jobs_option(a);
     {  // bounded work: estimate before simulating
         double events = 0.0;
         for (const plan_config& c : configs)
@@ -190,7 +205,6 @@ int run_plan(int argc, char** argv) {
                                    })).view()));
     }
     progress bar("plan");
-    std::uint64_t done = 0;
     if (domain) {  // a storage domain: the writers' per-VM columns and the domain's shared figures
         table d({"rate_mib_s",
                  "extends",
@@ -213,14 +227,29 @@ int run_plan(int argc, char** argv) {
                  "runs",
                  "write",
                  "budget_s"});
-        for (const plan_config& c : configs)
-            for (rate r : rates) {
-                const auto w = workload::make(write, r, capacity);
-                if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
-                const domain_plan_result x = simulate_domain_config(c, budget_ms, latency, *w, dcfg, writers,
-                                                                    static_cast<std::uint32_t>(runs), seed);
+        // Every domain run of every configuration and rate is a task (k + runs x (rate + rates x configuration)),
+        // computed on `jobs` threads and added up in task order (parallel.hpp); at most about a million drives'
+        // results are held at once.
+        const std::vector<workload> loads = workloads(write, rates, capacity);
+        const std::uint64_t per_window = (std::uint64_t{1} << 20) / dcfg.drives();
+        std::optional<domain_plan_accumulator> acc;
+        ordered_parallel(
+            configs.size() * rates.size() * runs, jobs, per_window > jobs ? per_window : jobs,
+            [&](std::uint64_t task) {
+                const std::uint64_t pair = task / runs;
+                return simulate_domain_config_run(configs[pair / rates.size()], budget_ms, latency,
+                                                  loads[pair % rates.size()], dcfg, writers,
+                                                  static_cast<std::uint32_t>(task % runs), seed);
+            },
+            [&](std::uint64_t task, domain_result&& one) {
+                if (task % runs == 0) acc.emplace(dcfg, writers, static_cast<std::uint32_t>(runs));
+                acc->add(one);
+                if (task % runs != runs - 1) return;
+                const std::uint64_t pair = task / runs;
+                const plan_config& c = configs[pair / rates.size()];
+                const rate r = rates[pair % rates.size()];
+                const domain_plan_result x = acc->result();
                 const simulation_summary& s = x.vms;
-                bar.update(++done, configs.size() * rates.size());
                 d.add_row({cell::of_real(r.mib_per_second(), 0),
                            cell::of_real(s.extends, 6),
                            cell::of_real(s.pauses, 6),
@@ -242,7 +271,8 @@ int run_plan(int argc, char** argv) {
                            cell::of(runs),
                            cell::of_size(write),
                            c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
-            }
+            },
+            [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
         const std::string out = d.str(f);
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
@@ -274,22 +304,31 @@ int run_plan(int argc, char** argv) {
              "budget_s"});
     table each(
         {"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s"});
-    for (std::size_t c = 0; c < configs.size(); ++c) {
-        for (rate r : rates) {
-            const auto w = workload::make(write, r, capacity);
-            if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+    // Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
+    // `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
+    const std::vector<workload> loads = workloads(write, rates, capacity);
+    run_accumulator acc;
+    ordered_parallel(
+        configs.size() * rates.size() * runs, jobs, std::uint64_t{1} << 16,
+        [&](std::uint64_t task) {
+            const std::uint64_t pair = task / runs;
+            return simulate_config_run(configs[pair / rates.size()], budget_ms, latency, loads[pair % rates.size()],
+                                       seed, static_cast<std::uint32_t>(task % runs));
+        },
+        [&](std::uint64_t task, const run_result& x) {
+            const std::uint64_t pair = task / runs, i = task % runs;
+            const std::size_t c = pair / rates.size();
+            const rate r = rates[pair % rates.size()];
             const cell budget = configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell();
-            const simulation_summary s = simulate_config(
-                configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed,
-                [&](std::uint32_t i, const run_result& x) {
-                    if (!per_run) return;
-                    each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
-                                  cell::of(x.pauses), cell::of_real(x.pause_seconds, 6),
-                                  cell::of_text(configs[c].label), cell::of(configs[c].config.chunk_mb()),
-                                  cell::of(configs[c].config.percent()), budget});
-                });
+            if (i == 0) acc = run_accumulator();
+            acc.add(x);
+            if (per_run)
+                each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
+                              cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
+                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), budget});
+            if (i != runs - 1) return;
+            const simulation_summary s = acc.summary();
             results[c].push_back(s);
-            bar.update(++done, configs.size() * rates.size());
             // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
@@ -316,8 +355,8 @@ int run_plan(int argc, char** argv) {
                        cell::of_size(write),
                        cell::of_real(latency.mean(), 4),
                        budget});
-        }
-    }
+        },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
     if (f == format::svg) {
         const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
                                   ", " + std::string(format_size(write).view()) + " written, " +

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace provpol::cli {
 
@@ -23,6 +24,25 @@ struct plan_config {
     bool rate_aware = false;
 };
 
+/// Calls f(agent) with configuration c's agent: the static VDSM policy, or the rate-aware one over it as its floor.
+template <class F>
+decltype(auto) with_agent(const plan_config& c, std::uint32_t budget_ms, F&& f) {
+    if (!c.rate_aware) return f(static_agent<vdsm_policy>(make_vdsm_policy(c.config)));
+    const auto policy = make_rate_aware_policy(c.config, budget_ms);
+    if (!policy) fail(policy.error(), "--budget");
+    return f(rate_aware_agent(*policy));
+}
+
+/// Run i of one configuration at one rate (simulate.hpp's run i: any range of runs, on any thread).
+inline run_result simulate_config_run(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+                                      const workload& w, std::uint64_t seed, std::uint32_t i) {
+    return with_agent(c, budget_ms, [&](const auto& agent) {
+        run_result out;
+        simulate_each(agent, latency, w, i, i + 1, seed, [&out](std::uint32_t, const run_result& r) { out = r; });
+        return out;
+    });
+}
+
 /// Runs one configuration at one rate, handing every run to `on_run(i, result)`, and summarises them.
 template <class OnRun>
 simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
@@ -32,13 +52,7 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
         acc.add(r);
         on_run(i, r);
     };
-    if (!c.rate_aware) {
-        simulate_each(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, runs, seed, each);
-    } else {
-        const auto policy = make_rate_aware_policy(c.config, budget_ms);
-        if (!policy) fail(policy.error(), "--budget");
-        simulate_each(rate_aware_agent(*policy), latency, w, runs, seed, each);
-    }
+    with_agent(c, budget_ms, [&](const auto& agent) { simulate_each(agent, latency, w, runs, seed, each); });
     return acc.summary();
 }
 
@@ -58,33 +72,72 @@ struct domain_plan_result {
     double queue_p99 = 0.0;
 };
 
-/// Runs `runs` domains of `cfg` in which `writers` drives write `w` and the others idle; each drive gets a copy of
-/// `agent`. Drive d of domain k is run k x drives + d of `plan` without --hosts: a domain of one drive gives
-/// plan's per-VM figures.
+/// Domain run k of a series of `cfg` in which `writers` drives write `w` and the others idle; each drive gets a
+/// copy of `agent`. Drive d of domain k is run k x drives + d of `plan` without --hosts: a domain of one drive
+/// gives plan's per-VM figures. Runs depend on k alone: any of them, on any thread.
+template <class Agent>
+domain_result simulate_domain_run(const Agent& agent, const latency_model& latency, const workload& w,
+                                  const domain_config& cfg, std::uint32_t writers, std::uint32_t k,
+                                  std::uint64_t seed) {
+    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
+    const drive_workload idle = drive_workload::idle(w);
+    auto r = simulate_domain(
+        cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
+        [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, seed,
+        std::uint64_t{k} * cfg.drives());
+    if (!r) fail(r.error(), "--latency");
+    return std::move(*r);
+}
+
+/// The same for a plan_config (static, or rate-aware over its floor).
+inline domain_result simulate_domain_config_run(const plan_config& c, std::uint32_t budget_ms,
+                                                const latency_model& latency, const workload& w,
+                                                const domain_config& cfg, std::uint32_t writers, std::uint32_t k,
+                                                std::uint64_t seed) {
+    return with_agent(c, budget_ms,
+                      [&](const auto& agent) { return simulate_domain_run(agent, latency, w, cfg, writers, k, seed); });
+}
+
+/// Adds up `runs` domain runs, in run order (the order fixes every floating-point sum): the writers' runs, drive
+/// by drive, and the means of the domain's figures.
+class domain_plan_accumulator {
+public:
+    domain_plan_accumulator(const domain_config& cfg, std::uint32_t writers, std::uint32_t runs)
+        : cfg_(cfg), writers_(writers), runs_(runs) {}
+
+    void add(const domain_result& r) {
+        for (std::uint32_t d = 0; d < r.drives(); ++d)
+            if (cfg_.is_writer(d, writers_)) acc_.add(r.drive(d).run);
+        const domain_summary& s = r.summary();
+        out_.latency_p50 += s.latency_p50 / runs_;
+        out_.latency_p99 += s.latency_p99 / runs_;
+        out_.spm_utilization += s.spm_utilization / runs_;
+        out_.queue_p99 += static_cast<double>(s.queue_p99) / runs_;
+    }
+    /// The writers' runs, as added so far.
+    const run_accumulator& vms() const { return acc_; }
+    domain_plan_result result() const {
+        domain_plan_result out = out_;
+        out.vms = acc_.summary();
+        return out;
+    }
+
+private:
+    domain_config cfg_;
+    std::uint32_t writers_ = 0;
+    std::uint32_t runs_ = 1;
+    run_accumulator acc_;
+    domain_plan_result out_;
+};
+
+/// Runs `runs` domains of `cfg` (simulate_domain_run for k = 0 .. runs - 1, one after the other) and adds them up.
 template <class Agent>
 domain_plan_result simulate_domain_runs(const Agent& agent, const latency_model& latency, const workload& w,
                                         const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
                                         std::uint64_t seed) {
-    run_accumulator acc;
-    domain_plan_result out;
-    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
-    const drive_workload idle = drive_workload::idle(w);
-    for (std::uint32_t k = 0; k < runs; ++k) {
-        const auto r = simulate_domain(
-            cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
-            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, seed,
-            std::uint64_t{k} * cfg.drives());
-        if (!r) fail(r.error(), "--latency");
-        for (std::uint32_t d = 0; d < r->drives(); ++d)
-            if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);
-        const domain_summary& s = r->summary();
-        out.latency_p50 += s.latency_p50 / runs;
-        out.latency_p99 += s.latency_p99 / runs;
-        out.spm_utilization += s.spm_utilization / runs;
-        out.queue_p99 += static_cast<double>(s.queue_p99) / runs;
-    }
-    out.vms = acc.summary();
-    return out;
+    domain_plan_accumulator acc(cfg, writers, runs);
+    for (std::uint32_t k = 0; k < runs; ++k) acc.add(simulate_domain_run(agent, latency, w, cfg, writers, k, seed));
+    return acc.result();
 }
 
 /// The same for a plan_config (static, or rate-aware over its floor).
@@ -92,12 +145,9 @@ inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint
                                                  const latency_model& latency, const workload& w,
                                                  const domain_config& cfg, std::uint32_t writers, std::uint32_t runs,
                                                  std::uint64_t seed) {
-    if (!c.rate_aware)
-        return simulate_domain_runs(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, cfg, writers,
-                                    runs, seed);
-    const auto policy = make_rate_aware_policy(c.config, budget_ms);
-    if (!policy) fail(policy.error(), "--budget");
-    return simulate_domain_runs(rate_aware_agent(*policy), latency, w, cfg, writers, runs, seed);
+    return with_agent(c, budget_ms, [&](const auto& agent) {
+        return simulate_domain_runs(agent, latency, w, cfg, writers, runs, seed);
+    });
 }
 
 }  // namespace provpol::cli
