@@ -61,7 +61,8 @@ struct profile_search {
         if (seen.count(writers) == 0) {
             domain_plan_accumulator acc = accumulator(writers);
             ordered_parallel(
-                runs, jobs, jobs, [&](std::uint64_t k) { return run(writers, static_cast<std::uint32_t>(k)); },
+                runs, jobs, domain_window(cfg, jobs),
+                [&](std::uint64_t k) { return run(writers, static_cast<std::uint32_t>(k)); },
                 [&](std::uint64_t, domain_result&& one) { acc.add(one); }, [](std::uint64_t, std::uint64_t) {});
             keep(writers, acc);
         }
@@ -238,7 +239,7 @@ int run_capacity(int argc, char** argv) {
                 if (searches[i].seen.count(n) == 0) more.push_back({i, n});
         std::optional<domain_plan_accumulator> acc;
         ordered_parallel(
-            more.size() * runs, jobs, jobs,
+            more.size() * runs, jobs, domain_window(dcfg, jobs),
             [&](std::uint64_t task) {
                 const auto& [i, n] = more[task / runs];
                 return searches[i].run(n, static_cast<std::uint32_t>(task % runs));

@@ -228,13 +228,11 @@ int run_plan(int argc, char** argv) {
                  "write",
                  "budget_s"});
         // Every domain run of every configuration and rate is a task (k + runs x (rate + rates x configuration)),
-        // computed on `jobs` threads and added up in task order (parallel.hpp); at most about a million drives'
-        // results are held at once.
+        // computed on `jobs` threads and added up in task order (parallel.hpp).
         const std::vector<workload> loads = workloads(write, rates, capacity);
-        const std::uint64_t per_window = (std::uint64_t{1} << 20) / dcfg.drives();
         std::optional<domain_plan_accumulator> acc;
         ordered_parallel(
-            configs.size() * rates.size() * runs, jobs, per_window > jobs ? per_window : jobs,
+            configs.size() * rates.size() * runs, jobs, domain_window(dcfg, jobs),
             [&](std::uint64_t task) {
                 const std::uint64_t pair = task / runs;
                 return simulate_domain_config_run(configs[pair / rates.size()], budget_ms, latency,

@@ -98,6 +98,14 @@ inline domain_result simulate_domain_config_run(const plan_config& c, std::uint3
                       [&](const auto& agent) { return simulate_domain_run(agent, latency, w, cfg, writers, k, seed); });
 }
 
+/// How many domain runs of `cfg` to compute before adding them up (ordered_parallel's window): about a million
+/// drives' results, at most 65536 domains, at least one per thread.
+inline std::uint64_t domain_window(const domain_config& cfg, unsigned jobs) {
+    const std::uint64_t by_drives = (std::uint64_t{1} << 20) / cfg.drives();
+    const std::uint64_t w = by_drives < (std::uint64_t{1} << 16) ? by_drives : std::uint64_t{1} << 16;
+    return w > jobs ? w : jobs;
+}
+
 /// Adds up `runs` domain runs, in run order (the order fixes every floating-point sum): the writers' runs, drive
 /// by drive, and the means of the domain's figures.
 class domain_plan_accumulator {
