@@ -10,7 +10,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -153,4 +156,57 @@ TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal 
         CHECK(a >= 8);
         check_answer(cfg, l, adapting, w, t, 3, 1);
     }
+}
+
+TEST_CASE("search_max_writers: doubling then bisection over any check, each count once") {
+    // A check made up here: met up to `limit` writers (monotone), or a non-monotone pattern; the answer is a count
+    // that meets the target while the next one misses it, found in at most 2 log2(drives) + 2 checks.
+    const auto search = [](std::uint32_t drives, auto met) {
+        std::vector<std::uint32_t> asked;
+        const auto r = search_max_writers(drives, [&](std::uint32_t n) -> result<writers_check> {
+            asked.push_back(n);
+            writers_check c;
+            c.writers = n;
+            c.met = met(n);
+            c.pauses_p99 = n;  // a figure to carry to at_max
+            return c;
+        });
+        REQUIRE(r.has_value());
+        CHECK(r->evaluations == asked.size());
+        std::vector<std::uint32_t> sorted = asked;
+        std::sort(sorted.begin(), sorted.end());
+        CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // no count twice
+        for (std::uint32_t n : asked) CHECK((n >= 1 && n <= drives));
+        return std::make_pair(*r, asked);
+    };
+    for (const std::uint32_t limit : {1u, 2u, 13u, 39u, 40u}) {
+        const auto [r, asked] = search(40, [limit](std::uint32_t n) { return n <= limit; });
+        CAPTURE(limit);
+        CHECK(r.writers == limit);
+        CHECK(r.at_max.writers == limit);
+        CHECK(r.at_max.pauses_p99 == limit);
+        CHECK(asked.size() <= 2 * 6 + 2);  // 2 ceil(log2(41)) + 2
+    }
+    // 13: doubling 1, 2, 4, 8, 16 (misses), then bisection 12, 14, 13.
+    CHECK(search(40, [](std::uint32_t n) { return n <= 13; }).second ==
+          std::vector<std::uint32_t>{1, 2, 4, 8, 16, 12, 14, 13});
+    // None: one check. Every drive: doubling to 32, then 40.
+    CHECK(search(40, [](std::uint32_t) { return false; }).first.writers == 0);
+    CHECK(search(40, [](std::uint32_t) { return false; }).second.size() == 1);
+    CHECK(search(40, [](std::uint32_t) { return true; }).second == std::vector<std::uint32_t>{1, 2, 4, 8, 16, 32, 40});
+    // Not monotone (met at 1-5 and 9-11): the answer meets the target and the next count misses it.
+    const auto odd = [](std::uint32_t n) { return n <= 5 || (n >= 9 && n <= 11); };
+    const auto r = search(40, odd).first;
+    CHECK(odd(r.writers));
+    CHECK(!odd(r.writers + 1));
+    // An error from the check is the search's.
+    const auto e = search_max_writers(10, [](std::uint32_t n) -> result<writers_check> {
+        if (n == 4) return unexpected(error::unsupported("domain", "out of memory"));
+        writers_check c;
+        c.writers = n;
+        c.met = true;
+        return c;
+    });
+    REQUIRE(!e.has_value());
+    CHECK(e.error().setting() == text_view("domain"));
 }

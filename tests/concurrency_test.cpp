@@ -5,10 +5,14 @@
 
 #include <provpol/provpol.hpp>
 
+#include "cli/parallel.hpp"  // the CLI's --jobs threads (examples/cli): header-only, no CLI dependency
+
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -93,4 +97,122 @@ TEST_CASE("parsers from many threads") {
         }
     });
     CHECK(mismatches.load() == 0);
+}
+
+// provpol plan and capacity --jobs (examples/cli/parallel.hpp): runs computed on several threads and added up in
+// run order give the single-threaded numbers bit for bit, however many threads and however the runs are windowed.
+TEST_CASE("ordered_parallel: runs on many threads, added up in run order, are simulate()'s numbers exactly") {
+    const latency_model l = vdsm_polling_2022_latency();
+    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6900).value());
+    const workload w = workload::make(5_GiB, rate(300ULL << 20), 10_GiB).value();
+    const std::uint32_t runs = 700;
+    const simulation_summary want = simulate(agent, l, w, runs, 5);
+    REQUIRE(want.pauses > 0.0);  // something to add up
+    for (const unsigned jobs : {1u, 2u, 3u, 8u}) {
+        for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{1000}}) {
+            run_accumulator acc;
+            std::uint64_t expected_next = 0;
+            bool in_order = true;
+            cli::ordered_parallel(
+                runs, jobs, window,
+                [&](std::uint64_t i) {
+                    run_result out;
+                    simulate_each(agent, l, w, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1), 5,
+                                  [&out](std::uint32_t, const run_result& r) { out = r; });
+                    return out;
+                },
+                [&](std::uint64_t i, const run_result& r) {
+                    in_order = in_order && i == expected_next++;
+                    acc.add(r);
+                },
+                [](std::uint64_t, std::uint64_t) {});
+            const simulation_summary got = acc.summary();
+            CAPTURE(jobs);
+            CAPTURE(window);
+            CHECK(in_order);
+            CHECK(got.runs == runs);
+            // Exact equality on purpose: the same sums in the same order.
+            CHECK(got.pauses == want.pauses);
+            CHECK(got.pause_seconds == want.pause_seconds);
+            CHECK(got.duration == want.duration);
+            CHECK(got.unwritten == want.unwritten);
+            CHECK(got.pauses_p99 == want.pauses_p99);
+        }
+    }
+}
+
+TEST_CASE("ordered_parallel: domain runs on many threads give check_writers' figures exactly") {
+    const latency_model l = vdsm_polling_2022_latency();
+    const static_agent<vdsm_policy> agent(vdsm_2022());
+    const workload w = workload::make(5_GiB, rate(500ULL << 20), 10_GiB).value();
+    const domain_config cfg = domain_config::make(3, 4).value();
+    const std::uint32_t writers = 7, runs = 4;
+    const auto make_agent = [&agent](std::uint32_t) noexcept { return agent; };
+    const writers_check want =
+        check_writers(cfg, l, make_agent, w, per_vm_target::make(1, 0.99).value(), writers, runs, 9).value();
+    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
+    const drive_workload idle = drive_workload::idle(w);
+    for (const unsigned jobs : {1u, 3u}) {
+        run_accumulator acc;
+        double latency_p99 = 0.0, spm = 0.0;
+        cli::ordered_parallel(
+            runs, jobs, 2,
+            [&](std::uint64_t k) {
+                return simulate_domain(
+                           cfg, l, make_agent,
+                           [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, 9,
+                           k * cfg.drives())
+                    .value();
+            },
+            [&](std::uint64_t, domain_result&& r) {
+                for (std::uint32_t d = 0; d < r.drives(); ++d)
+                    if (cfg.is_writer(d, writers)) acc.add(r.drive(d).run);
+                latency_p99 += r.summary().latency_p99 / runs;
+                spm += r.summary().spm_utilization / runs;
+            },
+            [](std::uint64_t, std::uint64_t) {});
+        CAPTURE(jobs);
+        CHECK(acc.summary().runs == writers * runs);
+        CHECK(acc.summary().pauses_p99 == want.pauses_p99);
+        CHECK(latency_p99 == want.latency_p99);
+        CHECK(spm == want.spm_utilization);
+    }
+}
+
+TEST_CASE("parallel_for: the exception of the smallest index that threw, whatever the threads") {
+    for (const unsigned jobs : {1u, 2u, 8u}) {
+        std::vector<std::atomic<int>> ran(1000);
+        std::optional<std::string> caught;
+        try {
+            cli::parallel_for(
+                ran.size(), jobs,
+                [&](std::size_t i) {
+                    ++ran[i];
+                    if (i == 7 || i == 500 || i == 900) throw std::runtime_error("task " + std::to_string(i));
+                },
+                [](std::size_t) {});
+        } catch (const std::runtime_error& e) {
+            caught = e.what();
+        }
+        CAPTURE(jobs);
+        REQUIRE(caught.has_value());
+        CHECK(*caught == "task 7");
+        // Every index below the one that threw ran, once; none ran twice.
+        bool below = true, once = true;
+        for (std::size_t i = 0; i < ran.size(); ++i) {
+            below = below && (i > 7 || ran[i].load() == 1);
+            once = once && ran[i].load() <= 1;
+        }
+        CHECK(below);
+        CHECK(once);
+    }
+    // No tasks, and more threads than tasks.
+    int count = 0;
+    cli::parallel_for(
+        0, 4, [&](std::size_t) { ++count; }, [](std::size_t) {});
+    std::atomic<int> few{0};
+    cli::parallel_for(
+        3, 16, [&](std::size_t) { ++few; }, [](std::size_t) {});
+    CHECK(count == 0);
+    CHECK(few.load() == 3);
 }

@@ -176,6 +176,36 @@ TEST_CASE("simulate's summary equals simulate_run run by run") {
     CHECK(s.pauses_p99 == counts[197]);  // the 198th
 }
 
+TEST_CASE(
+    "simulate_each over a range of runs: run i is simulate_run seeded with run_seed(seed, i), wherever it starts") {
+    // What lets the CLI split a series over threads (provpol plan --jobs): ranges [first, last) of a series, in
+    // any order, are the series' runs, with their own indices.
+    const latency_model l = vdsm_polling_2022_latency();
+    const workload w = workload::make(10_GiB, mib_per_s(300), 20_GiB).value();
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    std::vector<run_result> got(60);
+    std::vector<std::uint32_t> seen;
+    for (const auto& [first, last] : {std::pair<std::uint32_t, std::uint32_t>{40, 60}, {0, 1}, {1, 40}, {7, 7}})
+        simulate_each(agent, l, w, first, last, 4, [&](std::uint32_t i, const run_result& r) {
+            seen.push_back(i);
+            got[i] = r;
+        });
+    REQUIRE(seen.size() == 60);
+    CHECK(seen.front() == 40);
+    CHECK(seen[20] == 0);
+    double shortest = 1e300, longest = 0.0;
+    for (std::uint32_t i = 0; i < 60; ++i) {
+        const run_result want = simulate_run(agent, l, w, detail::run_seed(4, i));
+        CHECK(got[i].pauses == want.pauses);
+        CHECK(got[i].extends == want.extends);
+        CHECK(got[i].pause_seconds == want.pause_seconds);
+        CHECK(got[i].duration == want.duration);
+        shortest = std::min(shortest, want.pause_seconds);
+        longest = std::max(longest, want.pause_seconds);
+    }
+    CHECK(shortest < longest);  // runs that differ from one another: a run in the wrong place would show
+}
+
 TEST_CASE("2560 MiB / 20% copes with four times the write rate of 1024 MiB / 50%") {
     const latency_model l = vdsm_polling_2022_latency();
     // The largest rate (1 MiB/s steps) without a single pause in 200 runs, for each configuration.

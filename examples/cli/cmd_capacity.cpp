@@ -3,7 +3,9 @@
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
+#include "parallel.hpp"
 #include "plan.hpp"
+#include "svg_plot.hpp"
 #include "work.hpp"
 
 #include <provpol/domain.hpp>
@@ -12,23 +14,95 @@
 #include <provpol/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
 
 namespace {
 
-template <class Agent>
-max_writers_result search(const Agent& agent, const latency_model& latency, const workload& w, const domain_config& cfg,
-                          per_vm_target target, std::uint32_t runs, std::uint64_t seed) {
-    const auto r = max_writers(
-        cfg, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, target, runs, seed);
-    if (!r) fail(r.error(), "--latency");
-    return *r;
+/// The figures at one writer count: plan --hosts's (simulate_domain_config_run for runs 0 .. runs - 1, added up in
+/// run order), and the pause quantiles the plot and the target need.
+struct count_figures {
+    domain_plan_result plan;
+    std::uint32_t at_quantile = 0;  ///< pauses per writing VM at the target's quantile
+};
+
+/// One latency profile's search: the domain runs of a writer count on `jobs` threads, every count's figures kept
+/// (the plot draws the counts the search visited).
+struct profile_search {
+    const plan_config& config;
+    std::uint32_t budget_ms;
+    const latency_model& latency;
+    const workload& w;
+    const domain_config& cfg;
+    per_vm_target target;
+    std::uint32_t runs;
+    std::uint64_t seed;
+    std::map<std::uint32_t, count_figures> seen;
+
+    /// A fresh accumulator for `writers` and the task that computes domain run k of it.
+    domain_plan_accumulator accumulator(std::uint32_t writers) const { return {cfg, writers, runs}; }
+    domain_result run(std::uint32_t writers, std::uint32_t k) const {
+        return simulate_domain_config_run(config, budget_ms, latency, w, cfg, writers, k, seed);
+    }
+    void keep(std::uint32_t writers, const domain_plan_accumulator& acc) {
+        seen[writers] = count_figures{acc.result(), acc.vms().pauses_quantile(target.vm_quantile)};
+    }
+
+    /// check_writers' figures at `writers` (domain.hpp), from the same runs added up in the same order.
+    writers_check check(std::uint32_t writers, unsigned jobs) {
+        if (seen.count(writers) == 0) {
+            domain_plan_accumulator acc = accumulator(writers);
+            ordered_parallel(
+                runs, jobs, domain_window(cfg, jobs),
+                [&](std::uint64_t k) { return run(writers, static_cast<std::uint32_t>(k)); },
+                [&](std::uint64_t, domain_result&& one) { acc.add(one); }, [](std::uint64_t, std::uint64_t) {});
+            keep(writers, acc);
+        }
+        const count_figures& f = seen.at(writers);
+        writers_check c;
+        c.writers = writers;
+        c.pauses_at_quantile = f.at_quantile;
+        c.met = f.at_quantile <= target.max_pauses_per_run;
+        c.pauses_p99 = f.plan.vms.pauses_p99;
+        c.latency_p99 = f.plan.latency_p99;
+        c.spm_utilization = f.plan.spm_utilization;
+        return c;
+    }
+    max_writers_result search(unsigned jobs) {
+        const auto r = search_max_writers(
+            cfg.drives(), [&](std::uint32_t writers) -> result<writers_check> { return check(writers, jobs); });
+        if (!r) fail(r.error(), "--latency");
+        return *r;
+    }
+};
+
+/// The writer counts the plot shows beyond those the search visited: max_writers and one more, and 8 counts
+/// spread evenly up to about twice max_writers (at least 4, at most every drive).
+std::vector<std::uint32_t> plot_counts(std::uint32_t max_writers, std::uint32_t drives) {
+    const std::uint64_t wide = 2 * std::uint64_t{max_writers} + 2 > 4 ? 2 * std::uint64_t{max_writers} + 2 : 4;
+    const std::uint64_t upper = wide < drives ? wide : drives;
+    std::vector<std::uint32_t> out;
+    for (std::uint64_t k = 1; k <= 8; ++k) out.push_back(static_cast<std::uint32_t>((upper * k + 4) / 8));
+    out.push_back(max_writers);
+    if (max_writers < drives) out.push_back(max_writers + 1);
+    std::vector<std::uint32_t> kept;
+    for (std::uint32_t n : out)
+        if (n >= 1 && n <= drives) kept.push_back(n);
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    return kept;
 }
+
+/// The most writer counts plot_counts adds.
+constexpr int plot_extra_counts = 10;
 
 }  // namespace
 
@@ -37,7 +111,8 @@ int run_capacity(int argc, char** argv) {
         "capacity",
         "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive] [--preset NAME] [--latency LIST]\n"
-        "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
+        "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
+        "                        [--format text|csv|json|svg]",
         {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
          {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
          {"--vm-quantile", "Q", "the share of writing VMs that must meet --max-pauses-per-run, (0, 1] (default 0.99)"},
@@ -58,9 +133,11 @@ int run_capacity(int argc, char** argv) {
          {"--runs", "N", "domain runs per writer count, 1-100000 (default 1)"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
-         {"--format", "FORMAT", "text (default), csv or json"}},
+         {"--jobs", "N", jobs_help},
+         {"--format", "FORMAT",
+          "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
-    const format f = a.output_format({format::text, format::csv, format::json});
+    const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     const std::string policy = a.value("--policy").value_or("static");
     check_policy(policy);
     const std::string preset = a.value("--preset").value_or(default_preset(policy));
@@ -105,8 +182,11 @@ int run_capacity(int argc, char** argv) {
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
 
     const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
-    {  // bounded work: every check runs `runs` domains of every drive; the search makes at most 2 log2(drives) + 2
-        const double checks = 2.0 * std::ceil(std::log2(static_cast<double>(dcfg.drives()) + 1.0)) + 2.0;
+    const unsigned jobs = jobs_option(a);
+    {  // bounded work: every check runs `runs` domains of every drive; the search makes at most 2 log2(drives) + 2,
+       // the plot at most plot_extra_counts more
+        const double checks = 2.0 * std::ceil(std::log2(static_cast<double>(dcfg.drives()) + 1.0)) + 2.0 +
+                              (f == format::svg ? plot_extra_counts : 0);
         double events = 0.0;
         for (const latency_model& l : latencies)
             events += checks * runs * static_cast<double>(dcfg.drives()) *
@@ -117,25 +197,33 @@ int run_capacity(int argc, char** argv) {
                        std::to_string(dcfg.drives()) + " drives writing " + std::string(format_size(write).view()));
     }
 
+    // The rate-aware policy plans for each profile's longest latency.
+    std::vector<std::uint32_t> budgets;
+    for (const latency_model& l : latencies) {
+        const std::uint32_t ms = latency_budget_ms(l, 1.0) < 1 ? 1 : latency_budget_ms(l, 1.0);
+        if (rate_aware)
+            if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");
+        budgets.push_back(ms);
+    }
+    std::vector<profile_search> searches;
+    for (std::size_t i = 0; i < latencies.size(); ++i)
+        searches.push_back({config, budgets[i], latencies[i], *w, dcfg, *target, runs, seed, {}});
+
+    // On `jobs` threads: the domain runs of each writer count, or, with more profiles and fewer runs than threads,
+    // the profiles' searches side by side (one thread each). The figures are the same either way.
     progress bar("capacity");
+    std::vector<max_writers_result> found(latencies.size());
+    const bool by_profile = latencies.size() > 1 && runs < jobs;
+    ordered_parallel(
+        latencies.size(), by_profile ? jobs : 1, latencies.size(),
+        [&](std::uint64_t i) { return searches[i].search(by_profile ? 1 : jobs); },
+        [&](std::uint64_t i, const max_writers_result& m) { found[i] = m; },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
+
     table t({"latency", "policy", "rate_mib_s", "hosts", "drives_per_host", "max_pauses_per_run", "vm_quantile",
              "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max"});
     for (std::size_t i = 0; i < latencies.size(); ++i) {
-        const latency_model& l = latencies[i];
-        max_writers_result m;
-        if (!rate_aware) {
-            m = search(static_agent<vdsm_policy>(make_vdsm_policy(config.config)), l, *w, dcfg, *target, runs, seed);
-        } else {
-            const std::uint32_t ms = latency_budget_ms(l, 1.0);
-            const auto p = make_rate_aware_policy(config.config, ms < 1 ? 1 : ms);
-            if (!p) fail(p.error(), "--latency");
-            if (config.adaptive)
-                m = search(adaptive_rate_aware_agent(*p, load_adaptation::make().value()), l, *w, dcfg, *target, runs,
-                           seed);
-            else
-                m = search(rate_aware_agent(*p), l, *w, dcfg, *target, runs, seed);
-        }
-        bar.update(i + 1, latencies.size());
+        const max_writers_result& m = found[i];
         const bool any = m.writers > 0;
         t.add_row({cell::of_text(specs[i]), cell::of_text(config.label), cell::of_real(r->mib_per_second(), 0),
                    cell::of(dcfg.hosts), cell::of(dcfg.drives_per_host), cell::of(target->max_pauses_per_run),
@@ -143,6 +231,46 @@ int run_capacity(int argc, char** argv) {
                    any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
                    any ? cell::of_real(m.at_max.latency_p99, 4) : cell(),
                    any ? cell::of_real(m.at_max.spm_utilization, 4) : cell()});
+    }
+    if (f == format::svg) {
+        // The counts the plot adds to those the searches visited, every domain run of every one a task.
+        std::vector<std::pair<std::size_t, std::uint32_t>> more;
+        for (std::size_t i = 0; i < searches.size(); ++i)
+            for (std::uint32_t n : plot_counts(found[i].writers, dcfg.drives()))
+                if (searches[i].seen.count(n) == 0) more.push_back({i, n});
+        std::optional<domain_plan_accumulator> acc;
+        ordered_parallel(
+            more.size() * runs, jobs, domain_window(dcfg, jobs),
+            [&](std::uint64_t task) {
+                const auto& [i, n] = more[task / runs];
+                return searches[i].run(n, static_cast<std::uint32_t>(task % runs));
+            },
+            [&](std::uint64_t task, domain_result&& one) {
+                const auto& [i, n] = more[task / runs];
+                if (task % runs == 0) acc.emplace(searches[i].accumulator(n));
+                acc->add(one);
+                if (task % runs == runs - 1) searches[i].keep(n, *acc);
+            },
+            [](std::uint64_t, std::uint64_t) {});
+        std::vector<capacity_series> series;
+        for (std::size_t i = 0; i < searches.size(); ++i) {
+            capacity_series c{specs[i], found[i].writers, {}, {}, {}};
+            for (const auto& [n, fig] : searches[i].seen) {
+                c.writers.push_back(n);
+                c.p50.push_back(fig.plan.vms.pauses_p50);
+                c.p99.push_back(fig.plan.vms.pauses_p99);
+            }
+            series.push_back(std::move(c));
+        }
+        const std::string subtitle = std::to_string(dcfg.hosts) + " hosts x " + std::to_string(dcfg.drives_per_host) +
+                                     " drives, " + std::string(format_rate(*r).view()) + " each, " +
+                                     std::string(format_size(write).view()) + " written, " + config.label + ", " +
+                                     std::to_string(runs) + (runs == 1 ? " run" : " runs") + " per count, seed " +
+                                     std::to_string(seed);
+        const std::string svg = svg_capacity_plot(series, target->max_pauses_per_run, target->vm_quantile,
+                                                  "pauses per VM against concurrent writers", subtitle);
+        std::fwrite(svg.data(), 1, svg.size(), stdout);
+        return 0;
     }
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -5,6 +5,7 @@
 #include "common/csv.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
+#include "parallel.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +133,17 @@ std::pair<double, double> burst_option(const args& a) {
     return {out[0], out[1]};
 }
 
+// The workload at each rate (the same for every configuration).
+std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, bytes capacity) {
+    std::vector<workload> out;
+    for (rate r : rates) {
+        const auto w = workload::make(write, r, capacity);
+        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        out.push_back(*w);
+    }
+    return out;
+}
+
 }  // namespace
 
 int run_plan(int argc, char** argv) {
@@ -143,7 +156,8 @@ int run_plan(int argc, char** argv) {
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
-        "--trace FILE] [--mix]]",
+        "--trace FILE] [--mix]]\n"
+        "                    [--jobs N]",
         {{"--policy", "NAME",
           "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
           "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
@@ -186,6 +200,7 @@ int run_plan(int argc, char** argv) {
          {"--seed", "N", "the random seed (default 1)"},
          {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
+         {"--jobs", "N", jobs_help},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC",
           "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
@@ -273,6 +288,7 @@ int run_plan(int argc, char** argv) {
     const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
 
     const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    const unsigned jobs = jobs_option(a);
     {  // bounded work: estimate before simulating
         double events = 0.0;
         // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
@@ -297,7 +313,6 @@ int run_plan(int argc, char** argv) {
                                    })).view()));
     }
     progress bar("plan");
-    std::uint64_t done = 0;
     if (domain) {  // a storage domain: the writers' per-VM columns and the domain's shared figures
         table d({"rate_mib_s",
                  "extends",
@@ -320,20 +335,46 @@ int run_plan(int argc, char** argv) {
                  "runs",
                  "write",
                  "budget_s"});
-        std::vector<std::vector<domain_plan_result>> mixed;  // --mix: per rate, every configuration in one domain
+        // Every domain run is a task, computed on `jobs` threads and added up in task order (parallel.hpp). Without
+        // --mix: task k + runs x (rate + rates x configuration), each configuration's domain on its own; with --mix:
+        // task k + runs x rate, the configurations in one domain, their writers in as many groups.
+        const std::size_t per_domain = mix ? configs.size() : 1;
+        const std::uint64_t series = mix ? rates.size() : configs.size() * rates.size();
+        std::vector<domain_writing> writing_by_rate;
+        for (rate r : rates) writing_by_rate.push_back(writing_at(r));
+        std::vector<plan_agent_type> agents;
         if (mix)
-            for (rate r : rates)
-                mixed.push_back(simulate_domain_mix(configs, budget_ms, latency, writing_at(r), dcfg,
-                                                    static_cast<std::uint32_t>(runs), seed));
-        for (const plan_config& c : configs)
-            for (const rate& r : rates) {
-                const std::size_t ci = static_cast<std::size_t>(&c - configs.data());
-                const std::size_t ri = static_cast<std::size_t>(&r - rates.data());
-                const domain_plan_result x = mix ? mixed[ri][ci]
-                                                 : simulate_domain_config(c, budget_ms, latency, writing_at(r), dcfg,
-                                                                          static_cast<std::uint32_t>(runs), seed);
+            for (const plan_config& c : configs) agents.push_back(plan_agent(c, budget_ms));
+        // Rows in configuration order, then rate order, whichever way the domains ran.
+        std::vector<std::vector<domain_plan_result>> results(configs.size(),
+                                                             std::vector<domain_plan_result>(rates.size()));
+        std::optional<domain_plan_accumulator> acc;
+        ordered_parallel(
+            series * runs, jobs, domain_window(dcfg, jobs),
+            [&](std::uint64_t task) {
+                const std::uint64_t pair = task / runs;
+                const auto k = static_cast<std::uint32_t>(task % runs);
+                if (mix) return simulate_domain_mix_run(agents, latency, writing_by_rate[pair], dcfg, k, seed);
+                return simulate_domain_config_run(configs[pair / rates.size()], budget_ms, latency,
+                                                  writing_by_rate[pair % rates.size()], dcfg, k, seed);
+            },
+            [&](std::uint64_t task, domain_result&& one) {
+                if (task % runs == 0) acc.emplace(dcfg, writers, static_cast<std::uint32_t>(runs), per_domain);
+                acc->add(one);
+                if (task % runs != runs - 1) return;
+                const std::uint64_t pair = task / runs;
+                if (mix)
+                    for (std::size_t c = 0; c < configs.size(); ++c) results[c][pair] = acc->result(c);
+                else
+                    results[pair / rates.size()][pair % rates.size()] = acc->result();
+            },
+            [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
+        for (std::size_t ci = 0; ci < configs.size(); ++ci)
+            for (std::size_t ri = 0; ri < rates.size(); ++ri) {
+                const plan_config& c = configs[ci];
+                const rate r = rates[ri];
+                const domain_plan_result& x = results[ci][ri];
                 const simulation_summary& s = x.vms;
-                bar.update(++done, configs.size() * rates.size());
                 d.add_row({cell::of_real(r.mib_per_second(), trace.empty() ? 0 : 6),  // a trace: its mean
                            cell::of_real(s.extends, 6),
                            cell::of_real(s.pauses, 6),
@@ -387,22 +428,31 @@ int run_plan(int argc, char** argv) {
              "budget_s"});
     table each(
         {"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s"});
-    for (std::size_t c = 0; c < configs.size(); ++c) {
-        for (rate r : rates) {
-            const auto w = workload::make(write, r, capacity);
-            if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+    // Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
+    // `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
+    const std::vector<workload> loads = workloads(write, rates, capacity);
+    run_accumulator acc;
+    ordered_parallel(
+        configs.size() * rates.size() * runs, jobs, std::uint64_t{1} << 16,
+        [&](std::uint64_t task) {
+            const std::uint64_t pair = task / runs;
+            return simulate_config_run(configs[pair / rates.size()], budget_ms, latency, loads[pair % rates.size()],
+                                       seed, static_cast<std::uint32_t>(task % runs));
+        },
+        [&](std::uint64_t task, const run_result& x) {
+            const std::uint64_t pair = task / runs, i = task % runs;
+            const std::size_t c = pair / rates.size();
+            const rate r = rates[pair % rates.size()];
             const cell budget = configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell();
-            const simulation_summary s = simulate_config(
-                configs[c], budget_ms, latency, *w, static_cast<std::uint32_t>(runs), seed,
-                [&](std::uint32_t i, const run_result& x) {
-                    if (!per_run) return;
-                    each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
-                                  cell::of(x.pauses), cell::of_real(x.pause_seconds, 6),
-                                  cell::of_text(configs[c].label), cell::of(configs[c].config.chunk_mb()),
-                                  cell::of(configs[c].config.percent()), budget});
-                });
+            if (i == 0) acc = run_accumulator();
+            acc.add(x);
+            if (per_run)
+                each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
+                              cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
+                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), budget});
+            if (i != runs - 1) return;
+            const simulation_summary s = acc.summary();
             results[c].push_back(s);
-            bar.update(++done, configs.size() * rates.size());
             // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
@@ -429,8 +479,8 @@ int run_plan(int argc, char** argv) {
                        cell::of_size(write),
                        cell::of_real(latency.mean(), 4),
                        budget});
-        }
-    }
+        },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
     if (f == format::svg) {
         const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
                                   ", " + std::string(format_size(write).view()) + " written, " +

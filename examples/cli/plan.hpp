@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
@@ -52,6 +54,27 @@ inline std::string default_preset(const std::string& policy) {
     return policy == "rate-aware" ? "vdsm-legacy" : "vdsm-2022";
 }
 
+/// Calls f(agent) with configuration c's agent: the static VDSM policy, or the rate-aware one over it as its floor
+/// (adaptive_rate_aware_agent with load_adaptation's defaults when c.adaptive).
+template <class F>
+decltype(auto) with_agent(const plan_config& c, std::uint32_t budget_ms, F&& f) {
+    if (!c.rate_aware) return f(static_agent<vdsm_policy>(make_vdsm_policy(c.config)));
+    const auto policy = make_rate_aware_policy(c.config, budget_ms);
+    if (!policy) fail(policy.error(), "--budget");
+    if (c.adaptive) return f(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()));
+    return f(rate_aware_agent(*policy));
+}
+
+/// Run i of one configuration at one rate (simulate.hpp's run i: any range of runs, on any thread).
+inline run_result simulate_config_run(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+                                      const workload& w, std::uint64_t seed, std::uint32_t i) {
+    return with_agent(c, budget_ms, [&](const auto& agent) {
+        run_result out;
+        simulate_each(agent, latency, w, i, i + 1, seed, [&out](std::uint32_t, const run_result& r) { out = r; });
+        return out;
+    });
+}
+
 /// Runs one configuration at one rate, handing every run to `on_run(i, result)`, and summarises them.
 template <class OnRun>
 simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
@@ -61,17 +84,7 @@ simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms
         acc.add(r);
         on_run(i, r);
     };
-    if (!c.rate_aware) {
-        simulate_each(static_agent<vdsm_policy>(make_vdsm_policy(c.config)), latency, w, runs, seed, each);
-    } else {
-        const auto policy = make_rate_aware_policy(c.config, budget_ms);
-        if (!policy) fail(policy.error(), "--budget");
-        if (c.adaptive)
-            simulate_each(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()), latency, w, runs, seed,
-                          each);
-        else
-            simulate_each(rate_aware_agent(*policy), latency, w, runs, seed, each);
-    }
+    with_agent(c, budget_ms, [&](const auto& agent) { simulate_each(agent, latency, w, runs, seed, each); });
     return acc.summary();
 }
 
@@ -104,87 +117,108 @@ struct domain_writing {
         w.start += static_cast<double>(cfg.writer_rank(d)) * stagger;
         return w;
     }
+    /// `writers` drives writing `w` from the start, at once.
+    static domain_writing constant(const workload& w, std::uint32_t writers) noexcept {
+        return {drive_workload{w, 0.0, 0.0, 0.0, true}, writers, 0.0};
+    }
 };
 
-/// Runs `runs` domains of `cfg` written as `wl` says; drive d gets agent_of(d). Drive d of domain k is run
-/// k x drives + d of `plan` without --hosts: a domain of one drive gives plan's per-VM figures. Each writer's run
-/// goes to the accumulator accs[group(d)].
-template <class AgentOf, class Group>
-domain_plan_result simulate_domain_runs(AgentOf&& agent_of, const latency_model& latency, const domain_writing& wl,
-                                        const domain_config& cfg, std::uint32_t runs, std::uint64_t seed,
-                                        std::vector<run_accumulator>& accs, Group&& group) {
-    domain_plan_result out;
-    for (std::uint32_t k = 0; k < runs; ++k) {
-        const auto r = simulate_domain(
-            cfg, latency, agent_of, [&](std::uint32_t d) noexcept { return wl.of(cfg, d); }, seed,
-            std::uint64_t{k} * cfg.drives());
-        if (!r) fail(r.error(), "--latency");
-        for (std::uint32_t d = 0; d < r->drives(); ++d)
-            if (cfg.is_writer(d, wl.writers)) accs[group(d)].add(r->drive(d).run);
-        const domain_summary& s = r->summary();
-        out.latency_p50 += s.latency_p50 / runs;
-        out.latency_p99 += s.latency_p99 / runs;
-        out.spm_utilization += s.spm_utilization / runs;
-        out.queue_p99 += static_cast<double>(s.queue_p99) / runs;
-    }
-    return out;
+/// Domain run k of a series of `cfg` written as `wl` says; drive d gets agent_of(d). Drive d of domain k is run
+/// k x drives + d of `plan` without --hosts: a domain of one drive gives plan's per-VM figures. Runs depend on k
+/// alone: any of them, on any thread.
+template <class AgentOf>
+domain_result simulate_domain_run(AgentOf&& agent_of, const latency_model& latency, const domain_writing& wl,
+                                  const domain_config& cfg, std::uint32_t k, std::uint64_t seed) {
+    auto r = simulate_domain(
+        cfg, latency, agent_of, [&](std::uint32_t d) noexcept { return wl.of(cfg, d); }, seed,
+        std::uint64_t{k} * cfg.drives());
+    if (!r) fail(r.error(), "--latency");
+    return std::move(*r);
+}
+
+/// The same for a plan_config (static, or rate-aware over its floor): every drive runs it.
+inline domain_result simulate_domain_config_run(const plan_config& c, std::uint32_t budget_ms,
+                                                const latency_model& latency, const domain_writing& wl,
+                                                const domain_config& cfg, std::uint32_t k, std::uint64_t seed) {
+    return with_agent(c, budget_ms, [&](const auto& agent) {
+        return simulate_domain_run([&agent](std::uint32_t) noexcept { return agent; }, latency, wl, cfg, k, seed);
+    });
+}
+
+/// The same with `writers` drives writing `w` from the start (`provpol capacity`).
+inline domain_result simulate_domain_config_run(const plan_config& c, std::uint32_t budget_ms,
+                                                const latency_model& latency, const workload& w,
+                                                const domain_config& cfg, std::uint32_t writers, std::uint32_t k,
+                                                std::uint64_t seed) {
+    return simulate_domain_config_run(c, budget_ms, latency, domain_writing::constant(w, writers), cfg, k, seed);
 }
 
 /// The agent type of plan_agent(): static, rate-aware or adaptive rate-aware.
 using plan_agent_type =
     either_agent<static_agent<vdsm_policy>, either_agent<rate_aware_agent, adaptive_rate_aware_agent>>;
 
-/// The agent a plan_config runs: static, or rate-aware over its floor (adapting to the load when c.adaptive).
+/// The agent a plan_config runs, as one type for a domain of mixed configurations (`--mix`).
 inline plan_agent_type plan_agent(const plan_config& c, std::uint32_t budget_ms) {
     using rate_aware_either = either_agent<rate_aware_agent, adaptive_rate_aware_agent>;
-    if (!c.rate_aware) return static_agent<vdsm_policy>(make_vdsm_policy(c.config));
-    const auto policy = make_rate_aware_policy(c.config, budget_ms);
-    if (!policy) fail(policy.error(), "--budget");
-    if (c.adaptive) return rate_aware_either(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()));
-    return rate_aware_either(rate_aware_agent(*policy));
+    return with_agent(c, budget_ms, [](const auto& agent) -> plan_agent_type {
+        using A = std::decay_t<decltype(agent)>;
+        if constexpr (std::is_same<A, static_agent<vdsm_policy>>::value)
+            return agent;
+        else
+            return rate_aware_either(agent);
+    });
 }
 
-/// The same for a plan_config (static, or rate-aware over its floor): every drive runs it.
-inline domain_plan_result simulate_domain_config(const plan_config& c, std::uint32_t budget_ms,
-                                                 const latency_model& latency, const domain_writing& wl,
-                                                 const domain_config& cfg, std::uint32_t runs, std::uint64_t seed) {
-    std::vector<run_accumulator> accs(1);
-    const auto group = [](std::uint32_t) noexcept { return std::size_t{0}; };
-    domain_plan_result out;
-    const auto run = [&](const auto& agent) {
-        out = simulate_domain_runs([&agent](std::uint32_t) noexcept { return agent; }, latency, wl, cfg, runs, seed,
-                                   accs, group);
-    };
-    const plan_agent_type agent = plan_agent(c, budget_ms);
-    if (agent.index() == 0)
-        run(agent.first());
-    else if (agent.second().index() == 0)
-        run(agent.second().first());
-    else
-        run(agent.second().second());
-    out.vms = accs[0].summary();
-    return out;
+/// `plan --hosts ... --mix`, domain run k: the configurations' agents in one domain, drive d running
+/// agents[mix_group(d)] (the writers take them in turn).
+inline domain_result simulate_domain_mix_run(const std::vector<plan_agent_type>& agents, const latency_model& latency,
+                                             const domain_writing& wl, const domain_config& cfg, std::uint32_t k,
+                                             std::uint64_t seed) {
+    return simulate_domain_run([&](std::uint32_t d) noexcept { return agents[cfg.writer_rank(d) % agents.size()]; },
+                               latency, wl, cfg, k, seed);
 }
 
-/// `plan --hosts ... --mix`: the configurations in one domain, drive d running configuration writer_rank(d) mod
-/// C (so the writers take them in turn); one result per configuration, its per-VM figures over its own writers and
-/// the domain's shared figures.
-inline std::vector<domain_plan_result> simulate_domain_mix(const std::vector<plan_config>& cs, std::uint32_t budget_ms,
-                                                           const latency_model& latency, const domain_writing& wl,
-                                                           const domain_config& cfg, std::uint32_t runs,
-                                                           std::uint64_t seed) {
-    std::vector<plan_agent_type> agents;
-    for (const plan_config& c : cs) agents.push_back(plan_agent(c, budget_ms));
-    std::vector<run_accumulator> accs(cs.size());
-    const auto group = [&](std::uint32_t d) noexcept {
-        return static_cast<std::size_t>(cfg.writer_rank(d) % cs.size());
-    };
-    const domain_plan_result shared = simulate_domain_runs([&](std::uint32_t d) noexcept { return agents[group(d)]; },
-                                                           latency, wl, cfg, runs, seed, accs, group);
-    std::vector<domain_plan_result> out(cs.size(), shared);
-    for (std::size_t i = 0; i < cs.size(); ++i) out[i].vms = accs[i].summary();
-    return out;
+/// How many domain runs of `cfg` to compute before adding them up (ordered_parallel's window): about a million
+/// drives' results, at most 65536 domains, at least one per thread.
+inline std::uint64_t domain_window(const domain_config& cfg, unsigned jobs) {
+    const std::uint64_t by_drives = (std::uint64_t{1} << 20) / cfg.drives();
+    const std::uint64_t w = by_drives < (std::uint64_t{1} << 16) ? by_drives : std::uint64_t{1} << 16;
+    return w > jobs ? w : jobs;
 }
+
+/// Adds up `runs` domain runs, in run order (the order fixes every floating-point sum): the writers' runs, drive
+/// by drive, into `groups` accumulators (a writer's group: writer_rank mod groups, as `--mix` assigns the
+/// configurations), and the means of the domain's shared figures.
+class domain_plan_accumulator {
+public:
+    domain_plan_accumulator(const domain_config& cfg, std::uint32_t writers, std::uint32_t runs, std::size_t groups = 1)
+        : cfg_(cfg), writers_(writers), runs_(runs), acc_(groups) {}
+
+    void add(const domain_result& r) {
+        for (std::uint32_t d = 0; d < r.drives(); ++d)
+            if (cfg_.is_writer(d, writers_)) acc_[cfg_.writer_rank(d) % acc_.size()].add(r.drive(d).run);
+        const domain_summary& s = r.summary();
+        out_.latency_p50 += s.latency_p50 / runs_;
+        out_.latency_p99 += s.latency_p99 / runs_;
+        out_.spm_utilization += s.spm_utilization / runs_;
+        out_.queue_p99 += static_cast<double>(s.queue_p99) / runs_;
+    }
+    /// Group g's writers' runs, as added so far.
+    const run_accumulator& vms(std::size_t g = 0) const { return acc_[g]; }
+    /// Group g's per-VM figures and the domain's shared ones.
+    domain_plan_result result(std::size_t g = 0) const {
+        domain_plan_result out = out_;
+        out.vms = acc_[g].summary();
+        return out;
+    }
+
+private:
+    domain_config cfg_;
+    std::uint32_t writers_ = 0;
+    std::uint32_t runs_ = 1;
+    std::vector<run_accumulator> acc_;
+    domain_plan_result out_;
+};
 
 }  // namespace provpol::cli
 

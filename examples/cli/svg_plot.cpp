@@ -1,4 +1,4 @@
-// The SVG plot of `provpol plan` (see svg_plot.hpp).
+// The SVG plots of `provpol plan` and `provpol capacity` (see svg_plot.hpp).
 #include "svg_plot.hpp"
 
 #include <cstdio>
@@ -34,6 +34,13 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
     for (std::size_t k = 2; k < n; ++k)
         if (b(k) < 0x80 || b(k) > 0xbf) return 0;
     return n;
+}
+
+/// 1, 2, 5, 10, 20, 50, ...: the smallest such value at least `top` (1 when `top` is 0 or less).
+double round_up_125(double top) {
+    double v = 1.0;
+    for (double m = 1.0; v < top; m *= 10.0) v = top <= 2.0 * m ? 2.0 * m : (top <= 5.0 * m ? 5.0 * m : 10.0 * m);
+    return v;
 }
 
 }  // namespace
@@ -153,6 +160,127 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
                       top + 20.0 * static_cast<double>(c), color, w - right + 46,
                       top + 20.0 * static_cast<double>(c) + 4);
         s += buf + xml_text(labels[c]) + "</text>\n";
+    }
+    s += "</svg>\n";
+    return s;
+}
+
+std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::uint32_t max_pauses, double vm_quantile,
+                              const std::string& title, const std::string& subtitle) {
+    const double target_pauses = max_pauses;
+    double top = target_pauses, most = 1.0;
+    for (const capacity_series& c : series) {
+        for (double v : c.p99) top = v > top ? v : top;
+        for (double v : c.p50) top = v > top ? v : top;
+        for (std::uint32_t n : c.writers) most = n > most ? n : most;
+    }
+    const double ymax = round_up_125(top);
+    // x: 0 to a round count past the last one sampled, at most 10 grid steps of 1, 2, 5, 10, ... writers
+    double step = 1.0;
+    while (most / step > 10.0) step = round_up_125(step * 1.5);
+    const double xmax = (static_cast<double>(static_cast<std::uint64_t>(most / step)) + 1.0) * step;
+    const double w = 760, h = 460, left = 70, right = 250, top_margin = 60, bottom = 60;
+    auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
+    auto Y = [&](double p) { return top_margin + (h - top_margin - bottom) * (1.0 - p / ymax); };
+    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+    std::string s;
+    char buf[512];
+    std::snprintf(
+        buf, sizeof buf,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+        w, h, w, h);
+    s += buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
+    s += buf + xml_text(title) + "</text>\n";
+    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"40\" fill=\"#444\">", left);
+    s += buf + xml_text(subtitle) + "</text>\n";
+    char target_text[128], target_share[64];
+    std::snprintf(target_text, sizeof target_text, "target: at most %u pause%s", static_cast<unsigned>(max_pauses),
+                  max_pauses == 1 ? "" : "s");
+    std::snprintf(target_share, sizeof target_share, "for %g%% of VMs", vm_quantile * 100.0);
+    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
+        const double p = ymax * i / 10.0;
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"end\">%g</text>\n",
+            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
+        s += buf;
+    }
+    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"middle\">%.0f</text>\n",
+            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
+        s += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">concurrent writers</text>\n"
+                  "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">pauses per VM (per "
+                  "run)</text>\n",
+                  (X(0) + X(xmax)) / 2, h - 14, (Y(0) + Y(ymax)) / 2);
+    s += buf;
+    // The target: at most target_pauses pauses for the target's share of VMs.
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" stroke-width=\"1.5\" "
+                  "stroke-dasharray=\"8 4\"><title>",
+                  X(0), Y(target_pauses), X(xmax), Y(target_pauses));
+    s += buf + xml_text(target_text) + " " + target_share + "</title></line>\n";
+    double legend_y = top_margin;
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" stroke-width=\"1.5\" "
+                  "stroke-dasharray=\"8 4\"/><text x=\"%.1f\" y=\"%.1f\">",
+                  w - right + 15, legend_y, w - right + 40, legend_y, w - right + 46, legend_y + 4);
+    s += buf + xml_text(target_text) + "</text>\n";
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", w - right + 46, legend_y + 20,
+                  target_share);
+    s += buf;
+    legend_y += 44.0;
+    for (std::size_t c = 0; c < series.size(); ++c) {
+        const capacity_series& k = series[c];
+        const char* color = colors[c % 6];
+        if (k.max_writers > 0) {  // the answer: a vertical line at max_writers
+            std::snprintf(buf, sizeof buf,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+                          "stroke-dasharray=\"2 3\"><title>",
+                          X(k.max_writers), Y(0), X(k.max_writers), Y(ymax), color);
+            s += buf + xml_text(k.label);
+            std::snprintf(buf, sizeof buf, " max_writers %u</title></line>\n", static_cast<unsigned>(k.max_writers));
+            s += buf;
+        }
+        for (int q = 0; q < 2; ++q) {  // the 99th percentile solid, the median dashed
+            const std::vector<double>& v = q == 0 ? k.p99 : k.p50;
+            const char* name = q == 0 ? "p99" : "p50";
+            std::string points;
+            for (std::size_t i = 0; i < k.writers.size(); ++i) {
+                std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(k.writers[i]), Y(v[i]));
+                points += buf;
+            }
+            s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\"" +
+                 (q == 0 ? "" : " stroke-dasharray=\"5 3\"") + " points=\"" + points + "\"/>\n";
+            for (std::size_t i = 0; i < k.writers.size(); ++i) {
+                std::snprintf(buf, sizeof buf,
+                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" stroke=\"%s\"><title>",
+                              X(k.writers[i]), Y(v[i]), q == 0 ? color : "white", color);
+                s += buf + xml_text(k.label);
+                std::snprintf(buf, sizeof buf, " %s at %u writer%s: %.6g pauses per run</title></circle>\n", name,
+                              static_cast<unsigned>(k.writers[i]), k.writers[i] == 1 ? "" : "s", v[i]);
+                s += buf;
+            }
+            std::snprintf(buf, sizeof buf,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+                          "<text x=\"%.1f\" y=\"%.1f\">",
+                          w - right + 15, legend_y, w - right + 40, legend_y, color,
+                          q == 0 ? "" : " stroke-dasharray=\"5 3\"", w - right + 46, legend_y + 4);
+            s += buf + xml_text(k.label) + " " + name + "</text>\n";
+            legend_y += 18.0;
+        }
+        std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">max_writers %u</text>\n",
+                      w - right + 46, legend_y + 4, color, static_cast<unsigned>(k.max_writers));
+        s += buf;
+        legend_y += 26.0;
     }
     s += "</svg>\n";
     return s;

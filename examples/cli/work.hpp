@@ -5,6 +5,7 @@
 #define PROVPOL_CLI_WORK_HPP
 
 #include "common/cli.hpp"
+#include "parallel.hpp"
 
 #include <provpol/bytes.hpp>
 #include <provpol/parse.hpp>
@@ -37,6 +38,14 @@ inline void check_work(const char* command, double events, std::uint64_t max_eve
     throw usage_error(std::string(command) + " would replay about " + buf + " simulated events (" + what +
                       "), above --max-events " + std::to_string(max_events) +
                       ": lower --runs or --write, raise the rate, or raise --max-events");
+}
+
+/// --jobs: the threads a simulating subcommand runs on, 1 to max_jobs (default: every core). The output does not
+/// depend on it (parallel.hpp).
+inline constexpr const char* jobs_help =
+    "threads to simulate on, 1-1024 (every core by default); the output is the same for any number";
+inline unsigned jobs_option(const args& a) {
+    return static_cast<unsigned>(a.count("--jobs", 1, max_jobs).value_or(default_jobs()));
 }
 
 /// Progress on stderr, when stderr is a terminal and the work has run for a second.

@@ -647,31 +647,27 @@ struct max_writers_result {
     std::uint32_t evaluations = 0;  ///< check_writers calls made
 };
 
-/// Searches the writers by doubling (1, 2, 4, ... up to every drive), then by bisection between the last count
-/// that met the target and the first that missed it: the answer meets it and one more writer does not (unless it
-/// is every drive). Deterministic: every count is checked with the same seeds. At most about 2 log2(drives) + 2
-/// checks. Errors: simulate_domain's; `runs` 0.
-template <class MakeAgent>
-PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cfg, const latency_model& latency,
-                                                         MakeAgent&& make_agent, const workload& w,
-                                                         per_vm_target target, std::uint32_t runs,
-                                                         std::uint64_t seed) noexcept {
-    if (runs == 0)
-        return unexpected(
-            error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
+/// The search behind max_writers, over any check of a writer count: check(writers) returns a
+/// result<writers_check> (check_writers', or the same figures computed otherwise, e.g. on several threads). The
+/// counts double from 1 (1, 2, 4, ... up to `drives`), then bisect between the last count that met the target and
+/// the first that missed it: the answer meets it and one more writer does not (unless it is every drive). At most
+/// about 2 log2(drives) + 2 checks, each count at most once. Errors: the check's.
+template <class Check>
+PROVPOL_NODISCARD result<max_writers_result> search_max_writers(std::uint32_t drives, Check&& check) noexcept(
+    noexcept(check(std::uint32_t{}))) {
     max_writers_result out;
-    const std::uint32_t n = cfg.drives();
-    const auto check = [&](std::uint32_t writers) noexcept {
+    const std::uint32_t n = drives;
+    const auto counted = [&](std::uint32_t writers) {
         ++out.evaluations;
-        return check_writers(cfg, latency, make_agent, w, target, writers, runs, seed);
+        return check(writers);
     };
-    auto lo = check(1);
+    result<writers_check> lo = counted(1);
     if (!lo) return unexpected(lo.error());
     if (!lo->met) return out;
     std::uint32_t hi = n + 1;  // the smallest count known to miss (n + 1: none known)
     while (lo->writers < n) {
         const std::uint32_t next = lo->writers > n / 2 ? n : lo->writers * 2;
-        auto c = check(next);
+        result<writers_check> c = counted(next);
         if (!c) return unexpected(c.error());
         if (!c->met) {
             hi = next;
@@ -681,7 +677,7 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cf
     }
     while (hi <= n && hi - lo->writers > 1) {
         const std::uint32_t mid = lo->writers + (hi - lo->writers) / 2;
-        auto c = check(mid);
+        result<writers_check> c = counted(mid);
         if (!c) return unexpected(c.error());
         if (c->met)
             lo = c;
@@ -691,6 +687,21 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cf
     out.writers = lo->writers;
     out.at_max = *lo;
     return out;
+}
+
+/// Searches the writers (search_max_writers) with check_writers. Deterministic: every count is checked with the
+/// same seeds. Errors: simulate_domain's; `runs` 0.
+template <class MakeAgent>
+PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cfg, const latency_model& latency,
+                                                         MakeAgent&& make_agent, const workload& w,
+                                                         per_vm_target target, std::uint32_t runs,
+                                                         std::uint64_t seed) noexcept {
+    if (runs == 0)
+        return unexpected(
+            error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
+    return search_max_writers(cfg.drives(), [&](std::uint32_t writers) noexcept {
+        return check_writers(cfg, latency, make_agent, w, target, writers, runs, seed);
+    });
 }
 
 }  // namespace provpol

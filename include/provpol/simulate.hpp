@@ -203,11 +203,22 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
     return out;
 }
 
+/// Replays runs first_run to last_run - 1 of a series (run i seeded by detail::run_seed(seed, i)) and hands each to
+/// `on_run(i, result)`: runs depend on their index alone, so a caller may split a series into ranges and replay
+/// them on several threads; summed in run order (run_accumulator::add), the ranges give the whole series' numbers.
+template <class Agent, class Latency, class OnRun>
+void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t first_run,
+                   std::uint32_t last_run, std::uint64_t seed,
+                   OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
+    for (std::uint32_t i = first_run; i < last_run; ++i)
+        on_run(i, simulate_run(agent, latency, w, detail::run_seed(seed, i)));
+}
+
 /// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and hands each to `on_run(i, result)`.
 template <class Agent, class Latency, class OnRun>
 void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t runs,
                    std::uint64_t seed, OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
-    for (std::uint32_t i = 0; i < runs; ++i) on_run(i, simulate_run(agent, latency, w, detail::run_seed(seed, i)));
+    simulate_each(agent, latency, w, std::uint32_t{0}, runs, seed, static_cast<OnRun&&>(on_run));
 }
 
 /// Accumulates runs into a simulation_summary, including the distribution of pauses over runs (over VMs): a
