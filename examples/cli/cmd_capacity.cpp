@@ -110,7 +110,8 @@ int run_capacity(int argc, char** argv) {
     const args a(
         "capacity",
         "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
-        "                        [--policy static|rate-aware|rate-aware-adaptive] [--preset NAME] [--latency LIST]\n"
+        "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
+        "                        [--latency LIST]"
         "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
         {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
@@ -122,9 +123,13 @@ int run_capacity(int argc, char** argv) {
           "the hosts in turn, the others idle"},
          {"--policy", "NAME",
           "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
-          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes)"},
+          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
+          "compare",
+          true},
          {"--preset", "NAME",
-          "vdsm-2022 or vdsm-legacy (default vdsm-2022; with --policy rate-aware, default vdsm-legacy)"},
+          "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default "
+          "vdsm-legacy)",
+          true},
          {"--latency", "LIST",
           "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
@@ -138,11 +143,10 @@ int run_capacity(int argc, char** argv) {
           "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
-    const std::string policy = a.value("--policy").value_or("static");
-    check_policy(policy);
-    const std::string preset = a.value("--preset").value_or(default_preset(policy));
-    const plan_config config = policy_config(policy, preset, vdsm_preset_option(preset));
-    const bool rate_aware = config.rate_aware;
+    std::vector<std::pair<std::string, vdsm_config>> presets;
+    for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
+    const std::vector<plan_config> configs = policy_configs(a.values("--policy"), presets);
+    if (configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
 
     const auto r = a.rate("--rate");
     if (!r) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
@@ -188,46 +192,52 @@ int run_capacity(int argc, char** argv) {
         const double checks = 2.0 * std::ceil(std::log2(static_cast<double>(dcfg.drives()) + 1.0)) + 2.0 +
                               (f == format::svg ? plot_extra_counts : 0);
         double events = 0.0;
-        for (const latency_model& l : latencies)
-            events += checks * runs * static_cast<double>(dcfg.drives()) *
-                      events_per_run(write, *r, config.config.chunk(), l.detection_period());
+        for (const plan_config& config : configs)
+            for (const latency_model& l : latencies)
+                events += checks * runs * static_cast<double>(dcfg.drives()) *
+                          events_per_run(write, *r, config.config.chunk(), l.detection_period());
         check_work("capacity", events, max_events,
                    "up to " + std::to_string(static_cast<int>(checks)) + " writer counts x " + std::to_string(runs) +
-                       " runs x " + std::to_string(latencies.size()) + " latency profiles of " +
-                       std::to_string(dcfg.drives()) + " drives writing " + std::string(format_size(write).view()));
+                       " runs x " + std::to_string(latencies.size()) + " latency profiles x " +
+                       std::to_string(configs.size()) + " configurations of " + std::to_string(dcfg.drives()) +
+                       " drives writing " + std::string(format_size(write).view()));
     }
 
-    // The rate-aware policy plans for each profile's longest latency.
+    // The rate-aware policy plans for each profile's longest latency. One search per configuration and profile,
+    // search i = configuration i / profiles, profile i % profiles.
     std::vector<std::uint32_t> budgets;
     for (const latency_model& l : latencies) {
         const std::uint32_t ms = latency_budget_ms(l, 1.0) < 1 ? 1 : latency_budget_ms(l, 1.0);
-        if (rate_aware)
-            if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");
+        for (const plan_config& config : configs)
+            if (config.rate_aware)
+                if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");
         budgets.push_back(ms);
     }
+    const std::size_t profiles = latencies.size();
     std::vector<profile_search> searches;
-    for (std::size_t i = 0; i < latencies.size(); ++i)
-        searches.push_back({config, budgets[i], latencies[i], *w, dcfg, *target, runs, seed, {}});
+    for (const plan_config& config : configs)
+        for (std::size_t i = 0; i < profiles; ++i)
+            searches.push_back({config, budgets[i], latencies[i], *w, dcfg, *target, runs, seed, {}});
 
     // On `jobs` threads: the domain runs of each writer count, or, with more profiles and fewer runs than threads,
     // the profiles' searches side by side (one thread each). The figures are the same either way.
     progress bar("capacity");
-    std::vector<max_writers_result> found(latencies.size());
-    const bool by_profile = latencies.size() > 1 && runs < jobs;
+    std::vector<max_writers_result> found(searches.size());
+    const bool by_profile = searches.size() > 1 && runs < jobs;
     ordered_parallel(
-        latencies.size(), by_profile ? jobs : 1, latencies.size(),
+        searches.size(), by_profile ? jobs : 1, searches.size(),
         [&](std::uint64_t i) { return searches[i].search(by_profile ? 1 : jobs); },
         [&](std::uint64_t i, const max_writers_result& m) { found[i] = m; },
         [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
 
     table t({"latency", "policy", "rate_mib_s", "hosts", "drives_per_host", "max_pauses_per_run", "vm_quantile",
              "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max"});
-    for (std::size_t i = 0; i < latencies.size(); ++i) {
+    for (std::size_t i = 0; i < searches.size(); ++i) {
         const max_writers_result& m = found[i];
         const bool any = m.writers > 0;
-        t.add_row({cell::of_text(specs[i]), cell::of_text(config.label), cell::of_real(r->mib_per_second(), 0),
-                   cell::of(dcfg.hosts), cell::of(dcfg.drives_per_host), cell::of(target->max_pauses_per_run),
-                   cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
+        t.add_row({cell::of_text(specs[i % profiles]), cell::of_text(searches[i].config.label),
+                   cell::of_real(r->mib_per_second(), 0), cell::of(dcfg.hosts), cell::of(dcfg.drives_per_host),
+                   cell::of(target->max_pauses_per_run), cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
                    any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
                    any ? cell::of_real(m.at_max.latency_p99, 4) : cell(),
                    any ? cell::of_real(m.at_max.spm_utilization, 4) : cell()});
@@ -254,7 +264,11 @@ int run_capacity(int argc, char** argv) {
             [](std::uint64_t, std::uint64_t) {});
         std::vector<capacity_series> series;
         for (std::size_t i = 0; i < searches.size(); ++i) {
-            capacity_series c{specs[i], found[i].writers, {}, {}, {}};
+            // One configuration: the profile names the series; one profile: the configuration; else both.
+            const std::string label = configs.size() == 1 ? specs[i % profiles]
+                                      : profiles == 1     ? searches[i].config.label
+                                                          : searches[i].config.label + ", " + specs[i % profiles];
+            capacity_series c{label, found[i].writers, {}, {}, {}};
             for (const auto& [n, fig] : searches[i].seen) {
                 c.writers.push_back(n);
                 c.p50.push_back(fig.plan.vms.pauses_p50);
@@ -262,11 +276,12 @@ int run_capacity(int argc, char** argv) {
             }
             series.push_back(std::move(c));
         }
-        const std::string subtitle = std::to_string(dcfg.hosts) + " hosts x " + std::to_string(dcfg.drives_per_host) +
-                                     " drives, " + std::string(format_rate(*r).view()) + " each, " +
-                                     std::string(format_size(write).view()) + " written, " + config.label + ", " +
-                                     std::to_string(runs) + (runs == 1 ? " run" : " runs") + " per count, seed " +
-                                     std::to_string(seed);
+        const std::string subtitle =
+            std::to_string(dcfg.hosts) + " hosts x " + std::to_string(dcfg.drives_per_host) + " drives, " +
+            std::string(format_rate(*r).view()) + " each, " + std::string(format_size(write).view()) + " written, " +
+            (configs.size() == 1 ? configs[0].label + ", " : std::string()) +
+            (profiles == 1 && configs.size() > 1 ? specs[0] + ", " : std::string()) + std::to_string(runs) +
+            (runs == 1 ? " run" : " runs") + " per count, seed " + std::to_string(seed);
         const std::string svg = svg_capacity_plot(series, target->max_pauses_per_run, target->vm_quantile,
                                                   "pauses per VM against concurrent writers", subtitle);
         std::fwrite(svg.data(), 1, svg.size(), stdout);

@@ -30,9 +30,6 @@ namespace {
 
 // --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable) or --chunk/--percent.
 std::vector<plan_config> configs_option(const args& a) {
-    std::vector<std::string> policies = a.values("--policy");
-    if (policies.empty()) policies = {"static"};
-    for (const std::string& p : policies) check_policy(p);
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
@@ -42,16 +39,7 @@ std::vector<plan_config> configs_option(const args& a) {
         presets.push_back(
             {"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
     }
-    std::vector<plan_config> out;
-    for (const std::string& policy : policies) {
-        if (presets.empty()) {  // each policy's default preset (plan.hpp: default_preset)
-            const std::string preset = default_preset(policy);
-            out.push_back(policy_config(policy, preset, vdsm_preset_option(preset)));
-            continue;
-        }
-        for (const auto& [name, cfg] : presets) out.push_back(policy_config(policy, name, cfg));
-    }
-    return out;
+    return policy_configs(a.values("--policy"), presets);
 }
 
 // --budget SECONDS or --budget-quantile Q (default 1: the longest latency the model allows).

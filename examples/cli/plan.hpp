@@ -54,6 +54,24 @@ inline std::string default_preset(const std::string& policy) {
     return policy == "rate-aware" ? "vdsm-legacy" : "vdsm-2022";
 }
 
+/// --policy values (repeatable; none: static) x presets (repeatable), policy by policy; a policy without presets
+/// runs its default_preset.
+inline std::vector<plan_config> policy_configs(std::vector<std::string> policies,
+                                               const std::vector<std::pair<std::string, vdsm_config>>& presets) {
+    if (policies.empty()) policies = {"static"};
+    for (const std::string& p : policies) check_policy(p);
+    std::vector<plan_config> out;
+    for (const std::string& policy : policies) {
+        if (presets.empty()) {
+            const std::string preset = default_preset(policy);
+            out.push_back(policy_config(policy, preset, vdsm_preset_option(preset)));
+            continue;
+        }
+        for (const auto& [name, cfg] : presets) out.push_back(policy_config(policy, name, cfg));
+    }
+    return out;
+}
+
 /// Calls f(agent) with configuration c's agent: the static VDSM policy, or the rate-aware one over it as its floor
 /// (adaptive_rate_aware_agent with load_adaptation's defaults when c.adaptive).
 template <class F>

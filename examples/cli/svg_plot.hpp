@@ -28,7 +28,7 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
 /// One latency profile in `provpol capacity --format svg`: pauses per writing VM (the median and the 99th
 /// percentile over the VMs, as `plan --hosts` reports them) at each writer count, and the search's answer.
 struct capacity_series {
-    std::string label;                   ///< the latency profile
+    std::string label;                   ///< the latency profile (and the configuration, when several)
     std::uint32_t max_writers = 0;       ///< marked with a vertical line (none when 0)
     std::vector<std::uint32_t> writers;  ///< increasing
     std::vector<double> p50, p99;        ///< at writers[i]

@@ -52,6 +52,28 @@ checks=$((checks + 1)); [ "$last_n" -gt 0 ] && [ "$last_n" -lt 24 ] || fail "cap
 check_against_plan 2 vdsm-mailbox-events 500MiB/s --runs 2 --seed 5
 check_against_plan 1 vdsm-polling-2022 300MiB/s --policy rate-aware
 
+check_against_plan 1 vdsm-mailbox-events 500MiB/s --policy rate-aware-adaptive
+
+# Several configurations: one row per configuration and profile, configuration by configuration, each the answer
+# the configuration gets alone.
+expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --latency vdsm-polling-2022,vdsm-mailbox-events \
+  --policy static,rate-aware-adaptive --preset vdsm-legacy,vdsm-2022 --format csv
+cp "$out" "$scratch/several.csv"
+checks=$((checks + 1)); [ "$(wc -l <"$scratch/several.csv")" -eq 9 ] || fail "capacity: expected a header and 8 rows"
+row=1
+for policy in static rate-aware-adaptive; do
+  for preset in vdsm-legacy vdsm-2022; do
+    expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 \
+      --latency vdsm-polling-2022,vdsm-mailbox-events --policy $policy --preset $preset --format csv
+    for k in 1 2; do
+      checks=$((checks + 1))
+      [ "$(sed -n "$((row + 1))p" "$scratch/several.csv")" = "$(sed -n "$((k + 1))p" "$out")" ] ||
+        fail "capacity --policy $policy --preset $preset row $k differs in the several-configuration run"
+      row=$((row + 1))
+    done
+  done
+done
+
 # The edges: 0 when even one writer misses, every drive when all of them meet the target.
 expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 50GiB --max-pauses-per-run 0 --vm-quantile 1 --format csv
 checks=$((checks + 1)); [ "$(col max_writers)" = 0 ] || fail "capacity: a lone writer pauses, expected 0 writers"
