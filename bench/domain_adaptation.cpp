@@ -15,6 +15,7 @@
 // defaults of load_adaptation::make() are a grid point with the largest smallest ratio to vdsm-2022 under mailbox
 // events over the shapes, and among those the largest smallest count under polling.
 #include <provpol/domain.hpp>
+#include <provpol/domain_capacity.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
 

@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
+#include <provpol/domain_capacity.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
 #include <provpol/simulate.hpp>

@@ -9,6 +9,7 @@
 #include "work.hpp"
 
 #include <provpol/domain.hpp>
+#include <provpol/domain_capacity.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>

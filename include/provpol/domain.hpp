@@ -12,9 +12,10 @@
 // meet another's. An agent with two extends in flight (rate_aware_agent) is the exception: its second lvextend
 // waits for its first on the VG lock, as in VDSM, where the single-drive flow runs them side by side.
 //
-// Workloads (drive_workload): a constant rate, a staggered start, on/off bursts, a trace of (time, bytes written)
-// points followed piecewise linearly, or idle. The simulation runs until every drive wrote everything and the SPM
-// is idle, or for `duration` seconds of simulated time.
+// Workloads (drive_workload, domain_workload.hpp): a constant rate, a staggered start, on/off bursts, a trace of
+// (time, bytes written) points followed piecewise linearly, or idle. The simulation runs until every drive wrote
+// everything and the SPM is idle, or for `duration` seconds of simulated time. How many writers a domain holds
+// under a per-VM target: domain_capacity.hpp.
 //
 // The loop is a discrete-event simulation over an indexed heap of the drives' next events and the SPM's queue:
 // O(log drives) per event, memory O(drives), allocated once (new (std::nothrow); an allocation failure is an
@@ -31,6 +32,7 @@
 #include "detail/math.hpp"
 #include "detail/sort.hpp"
 #include "domain_shared.hpp"
+#include "domain_workload.hpp"
 #include "latency.hpp"
 #include "latency_flow.hpp"
 #include "random.hpp"
@@ -41,114 +43,6 @@
 #include <cstdint>
 
 namespace provpol {
-
-/// One point of a write trace: `time` seconds after the drive's start, the guest had written `written` in all.
-struct trace_point {
-    double time = 0.0;
-    bytes written;
-};
-
-/// The fastest a trace may write between two points, in bytes per second (1 PiB/s): far above any device, and
-/// low enough that a segment's rate and its end stay finite (2^50).
-inline constexpr double max_trace_rate = 1125899906842624.0;
-
-/// Checks one point of a trace against the one before it (nullptr for the first point) and the disk's capacity:
-/// time finite, in [0, 1e9) s and above the previous point's; written at most the capacity, 0 at the first point
-/// (bytes written since the drive's start), at least the previous point's; at most max_trace_rate between the
-/// two. The error names the setting ("trace time", "trace bytes_written", "trace rate per second"), the value and
-/// the bound.
-PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, const trace_point* previous,
-                                                        bytes capacity) noexcept {
-    if (!(p.time >= 0.0 && p.time < 1e9))
-        return unexpected(error::out_of_range("trace time", error_value::of_real(p.time), error_value::of_real(0.0),
-                                              error_value::of_real(1e9)));
-    if (previous == nullptr && p.written.count() != 0)
-        return unexpected(error::unsupported("trace bytes_written",
-                                             "must be 0 at the first point (bytes written since the drive's start)",
-                                             error_value::of_size(p.written.count())));
-    if (p.written > capacity)
-        return unexpected(error::conflict("trace bytes_written", error_value::of_size(p.written.count()),
-                                          "must be at most", "capacity", error_value::of_size(capacity.count())));
-    if (previous == nullptr) return {};
-    if (!(p.time > previous->time))
-        return unexpected(error::conflict("trace time", error_value::of_real(p.time),
-                                          "must be above the previous point's", "time",
-                                          error_value::of_real(previous->time)));
-    if (p.written < previous->written)
-        return unexpected(error::conflict("trace bytes_written", error_value::of_size(p.written.count()),
-                                          "must be at least the previous point's", "bytes_written",
-                                          error_value::of_size(previous->written.count())));
-    const double r = static_cast<double>(p.written.count() - previous->written.count()) / (p.time - previous->time);
-    if (!(r <= max_trace_rate))  // printed as bytes per second, in IEC units
-        return unexpected(error::out_of_range(
-            "trace rate per second",
-            error_value::of_size(r < 0x1p63 ? static_cast<std::uint64_t>(r) : std::uint64_t{1} << 63), {},
-            error_value::of_size(std::uint64_t{1} << 50)));
-    return {};
-}
-
-/// One drive's workload in a domain: simulate.hpp's workload, from `start` seconds on, in bursts of `on_seconds`
-/// of writing and `off_seconds` of idling (both 0: constant), or following a trace (make_trace()), or not writing
-/// at all (idle()).
-struct drive_workload {
-    workload base{};
-    double start = 0.0;
-    double on_seconds = 0.0;
-    double off_seconds = 0.0;
-    bool writing = true;
-    const trace_point* trace = nullptr;  ///< make_trace(): the caller's points, which must outlive the simulation
-    std::size_t trace_points = 0;
-
-    /// Validates: start in [0, 1e9) s; on and off both 0, or both in (0, 1e9) s.
-    PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, double start = 0.0, double on_seconds = 0.0,
-                                                         double off_seconds = 0.0) noexcept {
-        if (!(start >= 0.0 && start < 1e9))
-            return unexpected(error::out_of_range("start", error_value::of_real(start), error_value::of_real(0.0),
-                                                  error_value::of_real(1e9)));
-        const bool constant = on_seconds == 0.0 && off_seconds == 0.0;
-        if (!constant && !(on_seconds > 0.0 && on_seconds < 1e9))
-            return unexpected(error::out_of_range("on_seconds", error_value::of_real(on_seconds),
-                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
-        if (!constant && !(off_seconds > 0.0 && off_seconds < 1e9))
-            return unexpected(error::out_of_range("off_seconds", error_value::of_real(off_seconds),
-                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
-        return drive_workload{w, start, on_seconds, off_seconds, true};
-    }
-    /// A drive that writes as a trace says: from `start` + points[0].time on, between points k and k + 1 at
-    /// (written[k + 1] - written[k]) / (time[k + 1] - time[k]) (idle when that is 0), until it has written the last
-    /// point's bytes. The trace is the guest's own time: a pause on ENOSPC delays the rest of it (a paused VM's
-    /// guest does not run), so a segment ends where its bytes are written, and an idle one after its seconds.
-    /// Without pauses, the allocation is the trace's at every time. The caller owns the points (a view is kept).
-    /// Validates: at least 2 points, each as check_trace_point says; the last point's bytes at least 1; start in
-    /// [0, 1e9) s; the monitor interval as workload::make.
-    PROVPOL_NODISCARD static result<drive_workload> make_trace(const trace_point* points, std::size_t count,
-                                                               bytes capacity, double start = 0.0,
-                                                               double monitor_interval = 2.0) noexcept {
-        if (points == nullptr || count < 2)
-            return unexpected(error::out_of_range("trace points", error_value::of(points == nullptr ? 0 : count),
-                                                  error_value::of(2), {}));
-        for (std::size_t k = 0; k < count; ++k)
-            if (auto c = check_trace_point(points[k], k == 0 ? nullptr : &points[k - 1], capacity); !c)
-                return unexpected(c.error());
-        const bytes total = points[count - 1].written;
-        if (total.count() == 0)
-            return unexpected(error::out_of_range("trace bytes_written at the last point", error_value::of_size(0),
-                                                  error_value::of_size(1), {}));
-        // The base workload's rate is the trace's mean, rounded up (informational: the segments set the rate).
-        const double mean =
-            detail::ceil(static_cast<double>(total.count()) / (points[count - 1].time - points[0].time));
-        const auto w =
-            workload::make(total, rate(mean < 1.0 ? 1 : static_cast<std::uint64_t>(mean)), capacity, monitor_interval);
-        if (!w) return unexpected(w.error());
-        auto d = make(*w, start);
-        if (!d) return d;
-        d->trace = points;
-        d->trace_points = count;
-        return d;
-    }
-    /// A drive that does not write (its agent still watches it).
-    PROVPOL_NODISCARD static drive_workload idle(const workload& w) noexcept { return {w, 0.0, 0.0, 0.0, false}; }
-};
 
 /// The domain's shape and its shared parts.
 struct domain_config {
@@ -597,111 +491,6 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
                                              "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
     return simulate_domain(cfg, latency.flow(), static_cast<MakeAgent&&>(make_agent),
                            static_cast<WorkloadOf&&>(workload_of), seed, first_run);
-}
-
-/// A domain in which `writers` drives write (domain_config::is_writer) and the others idle, over `runs` domain
-/// runs, measured against a per-VM target (simulate.hpp's per_vm_target).
-struct writers_check {
-    std::uint32_t writers = 0;
-    bool met = false;                      ///< the target's quantile of pauses per writing VM is at most its maximum
-    std::uint32_t pauses_at_quantile = 0;  ///< that quantile (run_accumulator::pauses_quantile)
-    double pauses_p99 = 0.0;               ///< pauses per writing VM, 99th percentile over every writer of every run
-    double latency_p99 = 0.0;              ///< the domain's extend latency p99, the mean over the runs
-    double spm_utilization = 0.0;          ///< the mean over the runs
-};
-
-/// Runs `runs` domains of `cfg` (domain k seeded as runs k x drives on, as `provpol plan --hosts` does) in which
-/// the first `writers` drives write `w` from the start and the others idle; every drive gets make_agent(d).
-/// Errors: simulate_domain's.
-template <class MakeAgent>
-PROVPOL_NODISCARD result<writers_check> check_writers(const domain_config& cfg, const latency_model& latency,
-                                                      MakeAgent&& make_agent, const workload& w, per_vm_target target,
-                                                      std::uint32_t writers, std::uint32_t runs,
-                                                      std::uint64_t seed) noexcept {
-    writers_check out;
-    out.writers = writers;
-    run_accumulator acc;
-    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
-    const drive_workload idle = drive_workload::idle(w);
-    for (std::uint32_t k = 0; k < runs; ++k) {
-        const auto r = simulate_domain(
-            cfg, latency, make_agent,
-            [&](std::uint32_t d) noexcept { return cfg.is_writer(d, writers) ? writing : idle; }, seed,
-            std::uint64_t{k} * cfg.drives());
-        if (!r) return unexpected(r.error());
-        for (std::uint32_t d = 0; d < r->drives(); ++d)
-            if (cfg.is_writer(d, writers)) acc.add(r->drive(d).run);
-        out.latency_p99 += r->summary().latency_p99 / runs;
-        out.spm_utilization += r->summary().spm_utilization / runs;
-    }
-    out.pauses_at_quantile = acc.pauses_quantile(target.vm_quantile);
-    out.met = out.pauses_at_quantile <= target.max_pauses_per_run;
-    out.pauses_p99 = acc.summary().pauses_p99;
-    return out;
-}
-
-/// The largest number of concurrent writers the domain holds under a per-VM target, and its figures.
-struct max_writers_result {
-    std::uint32_t writers = 0;      ///< 0: even one writer misses the target; cfg.drives(): every drive meets it
-    writers_check at_max;           ///< check_writers at `writers` (all zero when it is 0)
-    std::uint32_t evaluations = 0;  ///< check_writers calls made
-};
-
-/// The search behind max_writers, over any check of a writer count: check(writers) returns a
-/// result<writers_check> (check_writers', or the same figures computed otherwise, e.g. on several threads). The
-/// counts double from 1 (1, 2, 4, ... up to `drives`), then bisect between the last count that met the target and
-/// the first that missed it: the answer meets it and one more writer does not (unless it is every drive). At most
-/// about 2 log2(drives) + 2 checks, each count at most once. Errors: the check's.
-template <class Check>
-PROVPOL_NODISCARD result<max_writers_result> search_max_writers(std::uint32_t drives, Check&& check) noexcept(
-    noexcept(check(std::uint32_t{}))) {
-    max_writers_result out;
-    const std::uint32_t n = drives;
-    const auto counted = [&](std::uint32_t writers) {
-        ++out.evaluations;
-        return check(writers);
-    };
-    result<writers_check> lo = counted(1);
-    if (!lo) return unexpected(lo.error());
-    if (!lo->met) return out;
-    std::uint32_t hi = n + 1;  // the smallest count known to miss (n + 1: none known)
-    while (lo->writers < n) {
-        const std::uint32_t next = lo->writers > n / 2 ? n : lo->writers * 2;
-        result<writers_check> c = counted(next);
-        if (!c) return unexpected(c.error());
-        if (!c->met) {
-            hi = next;
-            break;
-        }
-        lo = c;
-    }
-    while (hi <= n && hi - lo->writers > 1) {
-        const std::uint32_t mid = lo->writers + (hi - lo->writers) / 2;
-        result<writers_check> c = counted(mid);
-        if (!c) return unexpected(c.error());
-        if (c->met)
-            lo = c;
-        else
-            hi = mid;
-    }
-    out.writers = lo->writers;
-    out.at_max = *lo;
-    return out;
-}
-
-/// Searches the writers (search_max_writers) with check_writers. Deterministic: every count is checked with the
-/// same seeds. Errors: simulate_domain's; `runs` 0.
-template <class MakeAgent>
-PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cfg, const latency_model& latency,
-                                                         MakeAgent&& make_agent, const workload& w,
-                                                         per_vm_target target, std::uint32_t runs,
-                                                         std::uint64_t seed) noexcept {
-    if (runs == 0)
-        return unexpected(
-            error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
-    return search_max_writers(cfg.drives(), [&](std::uint32_t writers) noexcept {
-        return check_writers(cfg, latency, make_agent, w, target, writers, runs, seed);
-    });
 }
 
 }  // namespace provpol
