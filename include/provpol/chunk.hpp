@@ -219,8 +219,8 @@ constexpr result<void> check_power_of_two(const char* setting, bytes v) noexcept
 
 /// True when S satisfies the DefaultStep contract (see the header comment).
 template <class S>
-inline constexpr bool is_chunk_default_step_v =
-    detail::has_default_size<S>::value&& detail::default_size_is_noexcept<S>::value&& std::is_trivially_copyable_v<S>;
+inline constexpr bool is_chunk_default_step_v = detail::has_default_size<S>::value&&
+    detail::default_size_is_noexcept<S>::value&& detail::is_trivially_copyable_v<S>;
 
 /// Checks that a device's limits are consistent with each other (0 = unknown passes every check). The same checks
 /// run in basic_chunk_policy::make(), which adds those that involve the floor and the mode.
@@ -297,7 +297,7 @@ class basic_chunk_policy {
                   "basic_chunk_policy: DefaultStep must provide `bytes default_size(const device_limits&) const`");
     static_assert(detail::default_size_is_noexcept<DefaultStep>::value,
                   "basic_chunk_policy: DefaultStep::default_size must be noexcept");
-    static_assert(std::is_trivially_copyable_v<DefaultStep>,
+    static_assert(detail::is_trivially_copyable_v<DefaultStep>,
                   "basic_chunk_policy: DefaultStep must be trivially copyable (a policy is a value)");
 
 public:
@@ -556,7 +556,7 @@ inline constexpr preset_info<chunk_tool> chunk_preset_table[] = {
 };
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);
-inline constexpr preset_list chunk_preset_choices = preset_names(chunk_preset_table, "one of ");
+inline constexpr preset_list chunk_preset_choices = detail::preset_choices(chunk_preset_names);
 
 /// Reads a chunk preset's name ("xapi-redo-log", ...).
 PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name,

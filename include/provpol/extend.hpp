@@ -29,7 +29,7 @@ inline constexpr preset_info<extend_preset> extend_presets[] = {
 };
 /// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
 inline constexpr preset_list extend_preset_names = preset_names(extend_presets);
-inline constexpr preset_list extend_preset_choices = preset_names(extend_presets, "one of ");
+inline constexpr preset_list extend_preset_choices = detail::preset_choices(extend_preset_names);
 
 /// Reads an extend preset's name.
 PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view name,

@@ -355,15 +355,17 @@ PROVPOL_NODISCARD constexpr vdsm_policy make_vdsm_policy(const vdsm_config& c) n
 
 namespace detail {
 // The block kernels with the policy's own decision for the drives they leave, for the tests and benchmarks that
-// call a kernel directly.
-inline std::size_t vdsm_batch_blocks(const vdsm_policy& p, const extend_batch_input& in,
-                                     const extend_batch_output& out) noexcept {
+// call a kernel directly. Policy is vdsm_policy; templates, so that a translation unit that does not call them
+// does not instantiate the kernels and the policy's decision for them.
+template <class Policy>
+std::size_t vdsm_batch_blocks(const Policy& p, const extend_batch_input& in, const extend_batch_output& out) noexcept {
     auto one = [&](std::size_t j) noexcept { decide_batch_one(p, in, out, j); };
     return vdsm_batch_blocks(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in, out, one);
 }
 #ifdef PROVPOL_EXTEND_BATCH_AVX2
-inline std::size_t vdsm_batch_blocks_avx2(const vdsm_policy& p, const extend_batch_input& in,
-                                          const extend_batch_output& out) noexcept {
+template <class Policy>
+std::size_t vdsm_batch_blocks_avx2(const Policy& p, const extend_batch_input& in,
+                                   const extend_batch_output& out) noexcept {
     auto one = [&](std::size_t j) noexcept { decide_batch_one(p, in, out, j); };
     return vdsm_batch_blocks_avx2(p.trigger().config.chunk().count(), p.trigger().config.limit(false).count(), in, out,
                                   one);

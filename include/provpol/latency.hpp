@@ -236,11 +236,7 @@ inline constexpr preset_list latency_names = [] {
     l.append(", fixed:SECONDS");
     return l;
 }();
-inline constexpr preset_list latency_choices = [] {
-    preset_list l = preset_names(latency_profiles, "one of ");
-    l.append(", fixed:SECONDS");
-    return l;
-}();
+inline constexpr preset_list latency_choices = preset_choices(latency_names);
 }  // namespace detail
 
 /// The built-in profiles' names, for help texts and errors (from latency_profiles).

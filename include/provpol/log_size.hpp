@@ -249,12 +249,13 @@ class log_size_policy {
                   "log_state&) const");
     static_assert(detail::lay_out_is_noexcept<Layout>::value,
                   "provpol::log_size_policy: Layout::lay_out must be noexcept");
-    static_assert(std::is_trivially_copyable_v<Layout>, "provpol::log_size_policy: Layout must be trivially copyable");
+    static_assert(detail::is_trivially_copyable_v<Layout>,
+                  "provpol::log_size_policy: Layout must be trivially copyable");
     static_assert((detail::has_apply<Steps>::value && ...),
                   "provpol::log_size_policy: every Step must provide void apply(const log_context&, log_state&) const");
     static_assert((detail::apply_is_noexcept<Steps>::value && ...),
                   "provpol::log_size_policy: every Step::apply must be noexcept");
-    static_assert((std::is_trivially_copyable_v<Steps> && ...),
+    static_assert((detail::is_trivially_copyable_v<Steps> && ...),
                   "provpol::log_size_policy: every Step must be trivially copyable");
 
 public:
@@ -413,7 +414,7 @@ inline constexpr log_preset all_log_presets[] = {
     log_preset::xfs_ratio_256, log_preset::xfs_floor_32m, log_preset::e2fsprogs_1_47};
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list log_preset_names = preset_names(log_presets);
-inline constexpr preset_list log_preset_choices = preset_names(log_presets, "one of ");
+inline constexpr preset_list log_preset_choices = detail::preset_choices(log_preset_names);
 
 /// The preset's name as the CLI spells it ("xfsprogs-6.1").
 PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_of(log_presets, p).name; }

@@ -9,6 +9,7 @@
 #include "bytes.hpp"
 #include "config.hpp"
 #include "log_size_geometry.hpp"
+#include "result.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -230,11 +231,11 @@ struct apply_is_noexcept<S, std::enable_if_t<has_apply<S>::value>>
 /// True when L satisfies the layout contract (see the header comment).
 template <class L>
 inline constexpr bool is_log_layout_v =
-    detail::has_lay_out<L>::value&& detail::lay_out_is_noexcept<L>::value&& std::is_trivially_copyable_v<L>;
+    detail::has_lay_out<L>::value&& detail::lay_out_is_noexcept<L>::value&& detail::is_trivially_copyable_v<L>;
 /// True when S satisfies the step contract (see the header comment).
 template <class S>
 inline constexpr bool is_log_step_v =
-    detail::has_apply<S>::value&& detail::apply_is_noexcept<S>::value&& std::is_trivially_copyable_v<S>;
+    detail::has_apply<S>::value&& detail::apply_is_noexcept<S>::value&& detail::is_trivially_copyable_v<S>;
 
 }  // namespace provpol
 

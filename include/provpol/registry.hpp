@@ -47,6 +47,16 @@ PROVPOL_NODISCARD constexpr preset_list preset_names(const Entry (&table)[N], co
     return out;
 }
 
+namespace detail {
+/// "one of " and a family's names (preset_names(table, "one of ") from preset_names(table)): the names are copied,
+/// not gathered again from the table; the lists are built when the header is included, so that matters.
+PROVPOL_NODISCARD constexpr preset_list preset_choices(const preset_list& names) noexcept {
+    preset_list out;
+    out.append("one of ").append(names.view());
+    return out;
+}
+}  // namespace detail
+
 /// The entry named `name`, or nullptr.
 template <class Entry, std::size_t N>
 PROVPOL_NODISCARD constexpr const Entry* find_preset(const Entry (&table)[N], text_view name) noexcept {

@@ -8,10 +8,16 @@
 #include "error.hpp"
 
 #include <cstdint>
-#include <exception>
 #include <new>
 #include <type_traits>
 #include "text.hpp"
+
+// std::exception, bad_result_access's base: libstdc++ declares it in <new> (bits/exception.h); <exception> adds
+// exception_ptr, nested_exception and <typeinfo>, 13 million compiler instructions more per translation unit with
+// g++ 12 (tools/compile_cost.sh --instructions). Other standard libraries get <exception>.
+#if !defined(__GLIBCXX__)
+#include <exception>
+#endif
 
 namespace provpol {
 
@@ -69,11 +75,28 @@ private:
 // ------------------------------------------------------------------------------------------------------------
 // result<T, E>
 
+template <class T, class E>
+class PROVPOL_NODISCARD result;
+
 namespace detail {
 
-// Whether T is trivially copyable and destructible: the compilers' builtins where they have them, because the
-// std traits instantiate a tree of helper templates for every result<T> (a fifth of the umbrella header's
-// compile time, measured with clang's -ftime-trace).
+// Type traits as the compilers' builtins where they have them: the std traits instantiate a class template and a
+// completeness check per type (in g++ 12, a constexpr function for each), which for every result<T> and every
+// policy's contract check adds up to a sixth of the umbrella header's compile time (tools/compile_cost.sh
+// --instructions; clang's -ftime-trace shows the same trees).
+#if defined(__clang__) || defined(__GNUC__)
+template <class T>
+inline constexpr bool is_trivially_copyable_v = __is_trivially_copyable(T);
+template <class T, class... Args>
+inline constexpr bool is_constructible_v = __is_constructible(T, Args...);
+#else
+template <class T>
+inline constexpr bool is_trivially_copyable_v = std::is_trivially_copyable_v<T>;
+template <class T, class... Args>
+inline constexpr bool is_constructible_v = std::is_constructible_v<T, Args...>;
+#endif
+
+// Whether T is trivially copyable and destructible.
 #if defined(__clang__)
 template <class T>
 inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __is_trivially_destructible(T);
@@ -84,6 +107,16 @@ inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __has_t
 template <class T>
 inline constexpr bool is_trivial_value_v = std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>;
 #endif
+
+// Whether result<T, E>'s value constructor takes a U: T is constructible from it and it is neither the result
+// itself nor an unexpected<E> (those have their own constructors). The specializations answer for the latter
+// without asking whether T is constructible from them, which every `return unexpected(...)` would otherwise ask.
+template <class T, class E, class U, class D = std::remove_cv_t<std::remove_reference_t<U>>>
+inline constexpr bool is_value_arg_v = is_constructible_v<T, U&&>;
+template <class T, class E, class U>
+inline constexpr bool is_value_arg_v<T, E, U, unexpected<E>> = false;
+template <class T, class E, class U>
+inline constexpr bool is_value_arg_v<T, E, U, result<T, E>> = false;
 
 struct in_place_value_t {};
 struct in_place_error_t {};
@@ -212,13 +245,15 @@ public:
     using error_type = E;
 
     /// A value. Implicit, as std::expected's converting constructor: `return bytes(42);`.
-    template <class U = T,
-              class = std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, result> &&
-                                       !std::is_same_v<std::decay_t<U>, unexpected<E>>>>
+    template <class U = T, class = std::enable_if_t<detail::is_value_arg_v<T, E, U>>>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
     constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
 
-    /// An error: `return unexpected(error::out_of_range(...));`.
+    /// An error: `return unexpected(error::out_of_range(...));`. The non-template constructor takes the common
+    /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
+    /// such return); the templates take the others.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
@@ -307,6 +342,8 @@ public:
     using error_type = E;
 
     constexpr result() noexcept = default;
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr result(unexpected<E>&& u) : has_(false), err_(detail::move(u).error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : has_(false), err_(u.error()) {}

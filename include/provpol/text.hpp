@@ -107,7 +107,14 @@ public:
     PROVPOL_NODISCARD static constexpr std::size_t capacity() noexcept { return N - 1; }
 
     constexpr fixed_string& append(text_view s) noexcept {
-        for (char c : s) push(c);
+        // One loop over the characters that fit rather than push() for each: the preset lists (registry.hpp) are
+        // built in constant expressions when the header is included, where every call and step costs.
+        const char* p = s.data();
+        const std::size_t room = N - 1 - size_;
+        const std::size_t n = s.size() < room ? s.size() : room;
+        for (std::size_t i = 0; i < n; ++i) buf_[size_ + i] = p[i];
+        size_ += n;
+        if (n < s.size()) push(p[n]);  // the first character that does not fit marks the text as truncated
         return *this;
     }
     constexpr fixed_string& append(char c) noexcept {
@@ -147,10 +154,10 @@ public:
     friend constexpr bool operator!=(const fixed_string& a, text_view b) noexcept { return a.view() != b; }
 
 private:
+    // buf_ starts as all NULs and size_ never decreases, so the character after the text is always a NUL.
     constexpr void push(char c) noexcept {
         if (size_ < N - 1) {
             buf_[size_++] = c;
-            buf_[size_] = '\0';
         } else if (!truncated_) {
             truncated_ = true;
             for (std::size_t i = N - 4; i < N - 1; ++i) buf_[i] = '.';
