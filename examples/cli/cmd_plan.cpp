@@ -249,7 +249,9 @@ int run_plan(int argc, char** argv) {
                           " writers after 10000000 s: at most " +
                           std::to_string(max_workload_seconds / static_cast<double>(writers - 1)).substr(0, 12) +
                           " with this many");
-    const auto [burst_on, burst_off] = burst_option(a);
+    // Not a structured binding: clang 14 cannot capture one in a lambda (writing_at below).
+    const std::pair<double, double> burst = burst_option(a);
+    const double burst_on = burst.first, burst_off = burst.second;
     const bool mix = a.has("--mix");
     if (mix && configs.size() < 2)
         throw usage_error("--mix needs at least two configurations (--policy or --preset given twice)");
