@@ -43,6 +43,30 @@ double round_up_125(double top) {
     return v;
 }
 
+// The grid of both plots: 11 horizontal lines from 0 to ymax, labelled on the left, and vertical ones every `step`
+// from 0 to xmax, labelled under the axis; X and Y map values to the canvas.
+template <class ToX, class ToY>
+void append_grid(std::string& s, ToX&& X, ToY&& Y, double left, double xmax, double ymax, double step) {
+    char buf[512];
+    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
+        const double p = ymax * i / 10.0;
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"end\">%g</text>\n",
+            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
+        s += buf;
+    }
+    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
+        std::snprintf(
+            buf, sizeof buf,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "text-anchor=\"middle\">%.0f</text>\n",
+            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
+        s += buf;
+    }
+}
+
 }  // namespace
 
 std::string xml_text(std::string_view s) {
@@ -115,23 +139,7 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
     s += buf;
     std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
     s += buf + xml_text(title) + "</text>\n";
-    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
-        const double p = ymax * i / 10.0;
-        std::snprintf(
-            buf, sizeof buf,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-            "text-anchor=\"end\">%g</text>\n",
-            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
-        s += buf;
-    }
-    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
-        std::snprintf(
-            buf, sizeof buf,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-            "text-anchor=\"middle\">%.0f</text>\n",
-            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
-        s += buf;
-    }
+    append_grid(s, X, Y, left, xmax, ymax, step);
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
                   "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
@@ -199,23 +207,7 @@ std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::u
     std::snprintf(target_text, sizeof target_text, "target: at most %u pause%s", static_cast<unsigned>(max_pauses),
                   max_pauses == 1 ? "" : "s");
     std::snprintf(target_share, sizeof target_share, "for %g%% of VMs", vm_quantile * 100.0);
-    for (int i = 0; i <= 10; ++i) {  // y grid: 0 .. ymax
-        const double p = ymax * i / 10.0;
-        std::snprintf(
-            buf, sizeof buf,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-            "text-anchor=\"end\">%g</text>\n",
-            X(0), Y(p), X(xmax), Y(p), left - 6, Y(p) + 4, p);
-        s += buf;
-    }
-    for (double v = 0; v <= xmax + 1e-9; v += step) {  // x grid
-        std::snprintf(
-            buf, sizeof buf,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
-            "text-anchor=\"middle\">%.0f</text>\n",
-            X(v), Y(0), X(v), Y(ymax), X(v), Y(0) + 18, v);
-        s += buf;
-    }
+    append_grid(s, X, Y, left, xmax, ymax, step);
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">concurrent writers</text>\n"
                   "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">pauses per VM (per "
