@@ -43,6 +43,22 @@ double round_up_125(double top) {
     return v;
 }
 
+// The series' colours, in turn, in both plots.
+constexpr const char* plot_colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+
+// Both plots' opening: the <svg> element of w x h on white, and the title at the top left.
+void append_head(std::string& s, double w, double h, double left, const std::string& title) {
+    char buf[512];
+    std::snprintf(
+        buf, sizeof buf,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+        w, h, w, h);
+    s += buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
+    s += buf + xml_text(title) + "</text>\n";
+}
+
 // The grid of both plots: 11 horizontal lines from 0 to ymax, labelled on the left, and vertical ones every `step`
 // from 0 to xmax, labelled under the axis; X and Y map values to the canvas.
 template <class ToX, class ToY>
@@ -128,17 +144,9 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
     xmax = (static_cast<int>(xmax / step) + 1) * step;
     auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
     auto Y = [&](double p) { return top + (h - top - bottom) * (1.0 - p / ymax); };
-    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
     std::string s;
     char buf[512];
-    std::snprintf(
-        buf, sizeof buf,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-        w, h, w, h);
-    s += buf;
-    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
-    s += buf + xml_text(title) + "</text>\n";
+    append_head(s, w, h, left, title);
     append_grid(s, X, Y, left, xmax, ymax, step);
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">write rate (MiB/s)</text>\n"
@@ -147,7 +155,7 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
                   pauses_per_run ? "pauses per run" : "pauses per extend");
     s += buf;
     for (std::size_t c = 0; c < labels.size(); ++c) {
-        const char* color = colors[c % 6];
+        const char* color = plot_colors[c % 6];
         std::string points;
         for (std::size_t i = 0; i < rates.size(); ++i) {
             std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(rates[i].mib_per_second()),
@@ -190,17 +198,9 @@ std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::u
     const double w = 760, h = 460, left = 70, right = 250, top_margin = 60, bottom = 60;
     auto X = [&](double v) { return left + (w - left - right) * v / xmax; };
     auto Y = [&](double p) { return top_margin + (h - top_margin - bottom) * (1.0 - p / ymax); };
-    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
     std::string s;
     char buf[512];
-    std::snprintf(
-        buf, sizeof buf,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-        w, h, w, h);
-    s += buf;
-    std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">", left);
-    s += buf + xml_text(title) + "</text>\n";
+    append_head(s, w, h, left, title);
     std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"40\" fill=\"#444\">", left);
     s += buf + xml_text(subtitle) + "</text>\n";
     char target_text[128], target_share[64];
@@ -232,7 +232,7 @@ std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::u
     legend_y += 44.0;
     for (std::size_t c = 0; c < series.size(); ++c) {
         const capacity_series& k = series[c];
-        const char* color = colors[c % 6];
+        const char* color = plot_colors[c % 6];
         if (k.max_writers > 0) {  // the answer: a vertical line at max_writers
             std::snprintf(buf, sizeof buf,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
