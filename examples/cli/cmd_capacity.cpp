@@ -122,15 +122,8 @@ int run_capacity(int argc, char** argv) {
          {"--drives-per-host", "D",
           "drives per host, 1-10000 (at most 1000000 drives); the writers are spread over "
           "the hosts in turn, the others idle"},
-         {"--policy", "NAME",
-          "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
-          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
-          "compare",
-          true},
-         {"--preset", "NAME",
-          "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default "
-          "vdsm-legacy)",
-          true},
+         {"--policy", "NAME", policy_help, true},
+         {"--preset", "NAME", preset_help, true},
          {"--latency", "LIST",
           "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",

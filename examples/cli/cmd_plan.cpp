@@ -146,15 +146,8 @@ int run_plan(int argc, char** argv) {
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
         "--trace FILE] [--mix]]\n"
         "                    [--jobs N]",
-        {{"--policy", "NAME",
-          "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or "
-          "rate-aware-adaptive (rate-aware, its budget growing with the extend latency it observes); repeat to "
-          "compare",
-          true},
-         {"--preset", "NAME",
-          "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default "
-          "vdsm-legacy)",
-          true},
+        {{"--policy", "NAME", policy_help, true},
+         {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
          {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},

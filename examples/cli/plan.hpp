@@ -32,6 +32,13 @@ struct plan_config {
 /// The --policy values of plan and capacity.
 inline constexpr const char* policy_names = "static, rate-aware or rate-aware-adaptive";
 
+/// The help of plan's and capacity's --policy and --preset.
+inline constexpr const char* policy_help =
+    "static (default: the preset as VDSM runs it), rate-aware (the preset is its floor) or rate-aware-adaptive "
+    "(rate-aware, its budget growing with the extend latency it observes); repeat to compare";
+inline constexpr const char* preset_help =
+    "vdsm-2022 or vdsm-legacy; repeat to compare (default vdsm-2022; with --policy rate-aware, default vdsm-legacy)";
+
 /// Throws usage_error unless `policy` is one of policy_names.
 inline void check_policy(const std::string& policy) {
     if (policy != "static" && policy != "rate-aware" && policy != "rate-aware-adaptive")
