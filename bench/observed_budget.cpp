@@ -34,36 +34,15 @@ public:
     bytes initial_size(bytes capacity) const { return policy().initial_size(capacity); }
     unsigned max_in_flight() const { return 2; }
     void observe(const observation& o) {
-        switch (o.kind) {
-            case observation_kind::sample:
-                estimator_.sample(o.time, o.allocation);
-                break;
-            case observation_kind::threshold:
-                estimator_.threshold(o.time, o.allocation);
-                threshold_at_ = o.time;
-                break;
-            case observation_kind::pause:
-                estimator_.pause(o.time, o.allocation);
-                break;
-            case observation_kind::extended:
-                estimator_.extended(o.time, o.allocation);
-                if (threshold_at_ >= 0.0) latencies_[seen_++ % ring] = o.time - threshold_at_;
-                threshold_at_ = -1.0;
-                break;
+        agent_.observe(o);
+        if (o.kind == observation_kind::threshold) threshold_at_ = o.time;
+        if (o.kind == observation_kind::extended) {
+            if (threshold_at_ >= 0.0) latencies_[seen_++ % ring] = o.time - threshold_at_;
+            threshold_at_ = -1.0;
         }
     }
-    extend_decision decide(const drive_state& s) const {
-        const rate_aware_policy p = policy();
-        drive_state with_rate = s;
-        with_rate.write_rate = estimator_.estimate();
-        extend_decision d = p.decide(with_rate);
-        if (estimator_.provisional() && d.action == extend_action::extend && !s.threshold_exceeded) {
-            drive_state floor_only = s;
-            floor_only.write_rate = rate(0);
-            if (!p.decide(floor_only).needs_extend) d.action = extend_action::none;
-        }
-        return d;
-    }
+    // The rate-aware agent's decision, with this agent's budget.
+    extend_decision decide(const drive_state& s) const { return agent_.decide(s, policy()); }
 
 private:
     static constexpr unsigned ring = 64;
@@ -81,7 +60,7 @@ private:
     std::uint32_t model_ms_;
     unsigned window_;
     double margin_s_;
-    write_rate_estimator estimator_{60.0};
+    rate_aware_agent agent_{make_rate_aware_policy(floor_, model_ms_).value(), 2, 60.0};  // its estimator
     double threshold_at_ = -1.0;
     double latencies_[ring] = {};
     unsigned seen_ = 0;
