@@ -362,45 +362,7 @@ TEST_CASE("batch decisions equal single decisions") {
     }
 }
 
-// --- LVM2 thin-pool autoextend ----------------------------------------------------------------------------------
-
-TEST_CASE("LVM: configuration") {
-    CHECK(lvm_thin_config::make(49, 20).error().message() ==
-          "thin_pool_autoextend_threshold must be in [50, 100], got 49");
-    CHECK(lvm_thin_config::make(101, 20).error().message() ==
-          "thin_pool_autoextend_threshold must be in [50, 100], got 101");
-    CHECK(lvm_thin_config::make(80, 0).error().message() == "thin_pool_autoextend_percent must be in [1, 1000], got 0");
-    CHECK(lvm_thin_config::make(80, 20, bytes(3000)).error().code() == errc::not_a_power_of_two);
-    CHECK(lvm_thin_config::from_lvm_conf(10, 20).value().threshold_percent() == 50);  // dmeventd: below 50 counts as 50
-    CHECK(lvm_thin_config::from_lvm_conf(120, 20).value().threshold_percent() == 100);
-    CHECK_FALSE(lvm_thin_config::make(100, 20).value().enabled());
-}
-
-TEST_CASE("LVM: extend when usage passes the threshold, by percent of the size in whole extents") {
-    const lvm_thin_policy p = lvm_thin_autoextend();  // 70%, +20%, 4 MiB extents
-    const bytes vg = 1_TiB;
-    // 100 GiB pool: 70 GiB used is not above 70%; one byte more is.
-    CHECK_FALSE(p.decide(drive_state{vg, 100_GiB, 70_GiB}).needs_extend);
-    const extend_decision d = p.decide(drive_state{vg, 100_GiB, bytes((70_GiB).count() + 1)});
-    CHECK(d.needs_extend);
-    CHECK(d.action == extend_action::extend);
-    CHECK(d.chunk == 20_GiB);  // 25600 extents * 20% = 5120 extents
-    CHECK(d.next_size == 120_GiB);
-    CHECK(d.block_threshold == 70_GiB);
-    // Partial extents round up: 11 extents * 20% = 2.2 -> 3 extents.
-    CHECK(p.decide(drive_state{vg, 44_MiB, 44_MiB}).chunk == 12_MiB);
-    CHECK(p.decide(drive_state{vg, 40_MiB, 40_MiB}).chunk == 8_MiB);
-    // The pool never grows past the volume group.
-    const extend_decision capped = p.decide(drive_state{110_GiB, 100_GiB, 100_GiB});
-    CHECK(capped.next_size == 110_GiB);
-    CHECK(p.decide(drive_state{100_GiB, 100_GiB, 100_GiB}).action == extend_action::at_maximum);
-    // More data than the pool holds cannot be real.
-    CHECK(p.decide(drive_state{vg, 100_GiB, 101_GiB}).action == extend_action::pause_improbable);
-    // Threshold 100 disables autoextend.
-    const lvm_thin_policy off = make_lvm_thin_policy(lvm_thin_config::make(100, 20).value());
-    CHECK_FALSE(off.decide(drive_state{vg, 100_GiB, 100_GiB}).needs_extend);
-    CHECK(off.decide(drive_state{vg, 100_GiB, 100_GiB}).action == extend_action::none);
-}
+// LVM2's autoextend has its own tests: lvm_test.cpp.
 
 TEST_CASE("one agent, two policies: switching is a type or a preset, not code") {
     auto run = [](const auto& policy, bytes capacity, bytes start) {

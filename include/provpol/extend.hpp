@@ -1,5 +1,6 @@
 // provpol/extend.hpp - the thin-volume extend family: the generic policy (extend_policy.hpp), oVirt VDSM's
-// steps and presets (extend_vdsm.hpp), and LVM2's thin-pool autoextend (extend_lvm.hpp).
+// steps and presets (extend_vdsm.hpp), and LVM2's autoextend of thin pools, VDO pools and snapshots
+// (extend_lvm.hpp).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_EXTEND_HPP
@@ -14,7 +15,14 @@
 namespace provpol {
 
 /// The extend presets by name.
-enum class extend_preset : unsigned char { vdsm_2022, vdsm_legacy, lvm_thin_autoextend };
+enum class extend_preset : unsigned char {
+    vdsm_2022,
+    vdsm_legacy,
+    lvm_thin_autoextend,
+    lvm_thin_default,
+    lvm_vdo_autoextend,
+    lvm_snapshot_autoextend
+};
 
 /// The extend family's registry: every preset's name, what it does and where its rule comes from.
 inline constexpr preset_info<extend_preset> extend_presets[] = {
@@ -26,6 +34,14 @@ inline constexpr preset_info<extend_preset> extend_presets[] = {
     {extend_preset::lvm_thin_autoextend, "lvm-thin-autoextend",
      "LVM2 thin-pool autoextend: grow by 20% when data usage passes 70%",
      "lvm2 lvm.conf example: thin_pool_autoextend_threshold = 70, thin_pool_autoextend_percent = 20"},
+    {extend_preset::lvm_thin_default, "lvm-thin-default", "LVM2 thin-pool autoextend as LVM ships it: disabled",
+     "lvm2 lib/config/defaults.h: DEFAULT_THIN_POOL_AUTOEXTEND_THRESHOLD 100, _PERCENT 20"},
+    {extend_preset::lvm_vdo_autoextend, "lvm-vdo-autoextend",
+     "LVM2 VDO-pool autoextend: grow by 20%, at least one slab, when usage passes 70%",
+     "lvm2 lvm.conf example: vdo_pool_autoextend_threshold = 70, vdo_pool_autoextend_percent = 20"},
+    {extend_preset::lvm_snapshot_autoextend, "lvm-snapshot-autoextend",
+     "LVM2 snapshot autoextend: grow the COW by 20%, to its useful maximum, when usage passes 70%",
+     "lvm2 lvm.conf example: snapshot_autoextend_threshold = 70, snapshot_autoextend_percent = 20"},
 };
 /// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
 inline constexpr preset_list extend_preset_names = preset_names(extend_presets);
@@ -48,25 +64,37 @@ PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
         case extend_preset::vdsm_legacy:
             return vdsm_legacy().trigger().config;
         case extend_preset::lvm_thin_autoextend:
+        case extend_preset::lvm_thin_default:
+        case extend_preset::lvm_vdo_autoextend:
+        case extend_preset::lvm_snapshot_autoextend:
             break;
     }
     return unexpected(error::unsupported(setting,
-                                         "lvm-thin-autoextend is not a VDSM configuration (expected one of "
+                                         "an LVM preset is not a VDSM configuration (expected one of "
                                          "vdsm-2022, vdsm-legacy)"));
 }
 
-/// Calls f with the preset's policy (a vdsm_policy or an lvm_thin_policy) and returns what f returns.
-template <class F>
-constexpr decltype(auto) with_extend_preset(extend_preset p, F&& f) {
+/// The LVM autoextend configuration of an LVM preset; an error naming the setting for one that is not LVM's.
+PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_preset p,
+                                                                        const char* setting = "preset") noexcept {
     switch (p) {
-        case extend_preset::vdsm_legacy:
-            return f(vdsm_legacy());
         case extend_preset::lvm_thin_autoextend:
-            return f(lvm_thin_autoextend());
+            return lvm_autoextend_config::make(70, 20);
+        case extend_preset::lvm_thin_default:
+            return lvm_autoextend_config::make(100, 20);
+        case extend_preset::lvm_vdo_autoextend:
+            return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                               lvm_volume_kind::vdo_pool);
+        case extend_preset::lvm_snapshot_autoextend:
+            return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                               lvm_volume_kind::snapshot);
         case extend_preset::vdsm_2022:
+        case extend_preset::vdsm_legacy:
             break;
     }
-    return f(vdsm_2022());
+    return unexpected(error::unsupported(setting, "a VDSM preset is not an LVM configuration (expected one of "
+                                                  "lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend, "
+                                                  "lvm-snapshot-autoextend)"));
 }
 
 }  // namespace provpol

@@ -1,10 +1,26 @@
-// provpol/extend_lvm.hpp - LVM2's thin-pool autoextend as extend_policy steps: lvm.conf's
-// activation/thin_pool_autoextend_threshold and thin_pool_autoextend_percent (lvm_thin_config), the steps that
-// play all three roles of extend_policy.hpp (lvm_thin_steps, with a fast path), and the preset
-// lvm_thin_autoextend.
+// provpol/extend_lvm.hpp - LVM2's autoextend decision, exact to lvm2 2.03: usage in libdm's units
+// (lvm_usage), the amount rule (lvm_adjust_amount), the configuration as lvm.conf is read
+// (lvm_autoextend_config: thin pools, VDO pools, snapshots), the whole lvextend --use-policies decision for a
+// volume (decide_lvm_autoextend, with the thin pool's metadata), the same rule as extend_policy steps
+// (lvm_thin_steps, lvm_thin_policy) and the presets lvm_thin_autoextend (70/20) and lvm_thin_default (100/20).
 //
-// Sources: lvm2 daemons/dmeventd/plugins/thin/dmeventd_thin.c (the threshold clamp and the policy check) and
-// tools/lvresize.c (--use-policies: percent of the current size in whole extents, rounded up).
+// Sources (lvm2 2.03.16, Debian 12's; the functions named are the ones each rule reproduces):
+//   libdm/libdm-report.c     dm_make_percent: used / total in units of 1e-6 %, through a double, truncated;
+//                            only used == total is 100%, and a nonzero ratio is never 0%.
+//   lib/metadata/lv_manip.c  _adjust_amount: nothing unless 50% < usage <= 100% and usage > threshold; the
+//                            amount is max(percent, ceil(100 x usage / threshold) - 100) (lvm2 commit 40eea582a,
+//                            2015). _lvresize_adjust_policy: a threshold under 50 counts as 50, 100 or more
+//                            disables, percent 0 fails; the metadata threshold is min(policy, the metadata
+//                            minimum) and its amount gets one percent more. _lvresize_prepare: VDO grows by at
+//                            least max(one slab, 128 MiB + 128 KiB) in whole extents; a snapshot's COW no
+//                            further than cow_max_extents; metadata no further than the maximum metadata size;
+//                            growing the data grows the metadata to 64 bytes per data chunk.
+//   lib/misc/lvm-percent.c   percent_of_extents: (percent x extents + 99) / 100 in 64 bits, kept in 32.
+//   lib/metadata/thin_manip.c pool_metadata_min_threshold: 100% - min(25%, 4 MiB of the metadata LV).
+//   lib/config/defaults.h    DEFAULT_THIN_POOL_AUTOEXTEND_THRESHOLD 100, _PERCENT 20 (and the same for VDO pools
+//                            and snapshots), DEFAULT_THIN_POOL_CHUNK_SIZE 64 KiB, DEFAULT_EXTENT_SIZE 4 MiB,
+//                            DEFAULT_THIN_POOL_MAX_METADATA_SIZE_V1_KB (the metadata maximum without cropping).
+// When dmeventd runs the decision (the low-water event, the 10 s poll and its 5% steps) is lvm_flow.hpp's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_EXTEND_LVM_HPP
@@ -19,86 +35,401 @@
 
 namespace provpol {
 
-/// lvm.conf's activation/thin_pool_autoextend_threshold and thin_pool_autoextend_percent, validated.
-class lvm_thin_config {
+// ============================================================================================================
+// Usage and the amount, in lvm2's own units
+
+/// libdm's percent unit (dm_percent_t): 1 = 1e-6 %, so 100% is 100,000,000.
+inline constexpr std::int32_t lvm_percent_1 = 1000000;
+inline constexpr std::int32_t lvm_percent_100 = 100 * lvm_percent_1;
+
+/// dm_make_percent(used, total): used / total in 1e-6 % units, as lvm2 computes it. The ratio goes through a
+/// double and is truncated, so on a pool of 3e7 blocks one block above 70% still reads 70.000000%; only
+/// used == total reads 100% (a ratio that rounds to 100% reads 99.999999%), and a nonzero ratio that rounds to
+/// 0 reads 0.000001%. total == 0 reads 100%, as libdm does. used above total (no kernel reports it) counts as
+/// total. The double arithmetic is one division and one multiplication, both correctly rounded in IEEE 754, so
+/// the value is the same on every platform that computes doubles without excess precision (not x87).
+PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(std::uint64_t used, std::uint64_t total) noexcept {
+    if (total == 0) return lvm_percent_100;
+    if (used == 0) return 0;
+    if (used >= total) return lvm_percent_100;
+    const double ratio = static_cast<double>(used) / static_cast<double>(total);
+    const auto p = static_cast<std::int32_t>(static_cast<double>(lvm_percent_100) * ratio);  // truncates, < 2^31
+    if (p >= lvm_percent_100) return lvm_percent_100 - 1;
+    if (p <= 0) return 1;
+    return p;
+}
+
+/// _adjust_amount: the percent of the volume an extend adds, 0 when nothing is to be done. Something is done
+/// only when usage is above 50% and above `threshold` (a whole percent, 50-99 after lvm.conf's clamp); then
+/// the amount is the larger of `percent` and the smallest whole percent that brings usage back to the
+/// threshold, ceil(100 x usage / threshold) - 100, computed in 1e-6 % units as lvm2 does.
+PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, std::uint32_t threshold,
+                                                            std::uint32_t percent) noexcept {
+    if (!(50 * lvm_percent_1 < usage && usage <= lvm_percent_100)) return 0;
+    if (threshold >= 100 || usage <= static_cast<std::int32_t>(threshold) * lvm_percent_1) return 0;
+    const std::int32_t t = static_cast<std::int32_t>(threshold) * (lvm_percent_1 / 100);  // > 0: threshold >= 1
+    const std::int32_t needed = (usage + t - 1) / t - 100;                               // >= 1 here
+    const auto n = static_cast<std::uint32_t>(needed);
+    return percent < n ? n : percent;
+}
+
+/// percent_of_extents(percent, extents, roundup = 1): (percent x extents + 99) / 100, in 64 bits and kept in 32
+/// as lvm2 keeps it (a result of 2^32 extents or more wraps there; lvextend then refuses the extend or makes a
+/// wrong one, see decide_lvm_autoextend).
+PROVPOL_NODISCARD constexpr std::uint32_t lvm_percent_of_extents(std::uint32_t percent, std::uint32_t extents) noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{percent} * extents + 99) / 100);
+}
+
+// ============================================================================================================
+// The configuration
+
+/// What autoextends: a thin pool (activation/thin_pool_autoextend_*), a VDO pool (vdo_pool_autoextend_*) or an
+/// old-style snapshot's COW (snapshot_autoextend_*). One rule, three sets of lvm.conf keys.
+enum class lvm_volume_kind : unsigned char { thin_pool, vdo_pool, snapshot };
+
+/// The lvm.conf key prefix of a kind: "thin_pool", "vdo_pool", "snapshot".
+PROVPOL_NODISCARD constexpr const char* to_text(lvm_volume_kind k) noexcept {
+    switch (k) {
+        case lvm_volume_kind::thin_pool:
+            return "thin_pool";
+        case lvm_volume_kind::vdo_pool:
+            return "vdo_pool";
+        case lvm_volume_kind::snapshot:
+            return "snapshot";
+    }
+    return "unknown";
+}
+
+/// An autoextend configuration as lvm2 reads lvm.conf: the threshold and percent as written, the VG's extent
+/// size, the thin pool's chunk and, for a VDO pool, its slab size.
+class lvm_autoextend_config {
 public:
-    /// Validates the two settings: threshold in [50, 100] (100 disables autoextend), percent in [1, 1000],
-    /// extent a power of two in [1 KiB, 16 GiB]. Use from_lvm_conf to read values as LVM itself does.
-    PROVPOL_NODISCARD static constexpr result<lvm_thin_config> make(std::uint64_t threshold_percent,
-                                                                    std::uint64_t extend_percent,
-                                                                    bytes extent = bytes(std::uint64_t{4}
-                                                                                         << 20)) noexcept {
-        if (threshold_percent < 50 || threshold_percent > 100)
-            return unexpected(error::out_of_range("thin_pool_autoextend_threshold", error_value::of(threshold_percent),
-                                                  error_value::of(50), error_value::of(100)));
-        if (extend_percent < 1 || extend_percent > 1000)
-            return unexpected(error::out_of_range("thin_pool_autoextend_percent", error_value::of(extend_percent),
-                                                  error_value::of(1), error_value::of(1000)));
+    /// The largest percent accepted (lvm.conf takes any int; 10^6 % keeps every product below 2^53).
+    static constexpr std::uint64_t max_percent = 1000000;
+    /// The largest threshold accepted as written: any value from 100 up disables autoextend.
+    static constexpr std::uint64_t max_threshold = 0x7fffffff;
+
+    /// Validates the settings as lvm2 reads them. `threshold` is taken as written: under 50 it acts as 50 (lvm2
+    /// warns), 100 or more disables autoextend. `percent` 0 is accepted, as lvm.conf accepts it, and makes every
+    /// extend fail (lvm_outcome::fails_percent_zero). The extent is a power of two from 1 KiB to 16 GiB; the
+    /// pool chunk a multiple of 64 KiB from 64 KiB to 1 GiB (dm-thin's data block limits); the VDO slab a power
+    /// of two from 128 MiB to 32 GiB (VDO's). Errors name the lvm.conf key of `kind`.
+    PROVPOL_NODISCARD static constexpr result<lvm_autoextend_config> make(
+        std::uint64_t threshold, std::uint64_t percent, bytes extent = bytes(std::uint64_t{4} << 20),
+        bytes pool_chunk = bytes(std::uint64_t{64} << 10), lvm_volume_kind kind = lvm_volume_kind::thin_pool,
+        bytes vdo_slab = bytes(std::uint64_t{2} << 30)) noexcept {
+        if (threshold > max_threshold)
+            return unexpected(error::out_of_range(threshold_key(kind), error_value::of(threshold), error_value::of(0),
+                                                  error_value::of(max_threshold)));
+        if (percent > max_percent)
+            return unexpected(error::out_of_range(percent_key(kind), error_value::of(percent), error_value::of(0),
+                                                  error_value::of(max_percent)));
         if (!is_power_of_two(extent.count()))
             return unexpected(error::not_a_power_of_two("extent_size", error_value::of_size(extent.count())));
         if (extent.count() < 1024 || extent.count() > (std::uint64_t{1} << 34))
             return unexpected(error::out_of_range("extent_size", error_value::of_size(extent.count()),
                                                   error_value::of_size(1024),
                                                   error_value::of_size(std::uint64_t{1} << 34)));
-        return lvm_thin_config(static_cast<std::uint32_t>(threshold_percent),
-                               static_cast<std::uint32_t>(extend_percent), extent);
-    }
-    /// As dmeventd reads lvm.conf: a threshold below 50 counts as 50, above 100 as 100 (disabled).
-    PROVPOL_NODISCARD static constexpr result<lvm_thin_config> from_lvm_conf(std::uint64_t threshold_percent,
-                                                                             std::uint64_t extend_percent,
-                                                                             bytes extent = bytes(std::uint64_t{4}
-                                                                                                  << 20)) noexcept {
-        const std::uint64_t t = threshold_percent < 50 ? 50 : (threshold_percent > 100 ? 100 : threshold_percent);
-        return make(t, extend_percent, extent);
+        constexpr std::uint64_t min_chunk = std::uint64_t{64} << 10, max_chunk = std::uint64_t{1} << 30;
+        if (pool_chunk.count() < min_chunk || pool_chunk.count() > max_chunk)
+            return unexpected(error::out_of_range("thin_pool_chunk_size", error_value::of_size(pool_chunk.count()),
+                                                  error_value::of_size(min_chunk), error_value::of_size(max_chunk)));
+        if (pool_chunk.count() % min_chunk != 0)
+            return unexpected(error::not_a_multiple("thin_pool_chunk_size", error_value::of_size(pool_chunk.count()),
+                                                    error_value::of_size(min_chunk)));
+        constexpr std::uint64_t min_slab = std::uint64_t{128} << 20, max_slab = std::uint64_t{32} << 30;
+        if (!is_power_of_two(vdo_slab.count()))
+            return unexpected(error::not_a_power_of_two("vdo_slab_size_mb", error_value::of_size(vdo_slab.count())));
+        if (vdo_slab.count() < min_slab || vdo_slab.count() > max_slab)
+            return unexpected(error::out_of_range("vdo_slab_size_mb", error_value::of_size(vdo_slab.count()),
+                                                  error_value::of_size(min_slab), error_value::of_size(max_slab)));
+        return lvm_autoextend_config(kind, static_cast<std::uint32_t>(threshold), static_cast<std::uint32_t>(percent),
+                                     extent, pool_chunk, vdo_slab);
     }
 
-    PROVPOL_NODISCARD constexpr std::uint32_t threshold_percent() const noexcept { return threshold_; }
+    PROVPOL_NODISCARD constexpr lvm_volume_kind kind() const noexcept { return kind_; }
+    /// The threshold as written in lvm.conf.
+    PROVPOL_NODISCARD constexpr std::uint32_t threshold_as_written() const noexcept { return threshold_; }
+    /// The threshold lvm2 acts on: at least 50, and 100 when disabled.
+    PROVPOL_NODISCARD constexpr std::uint32_t threshold_percent() const noexcept {
+        return threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
+    }
     PROVPOL_NODISCARD constexpr std::uint32_t extend_percent() const noexcept { return percent_; }
     PROVPOL_NODISCARD constexpr bytes extent() const noexcept { return extent_; }
-    /// log2(extent), extent - 1 and its complement, precomputed for the fast path.
-    PROVPOL_NODISCARD constexpr unsigned extent_shift() const noexcept { return shift_; }
-    PROVPOL_NODISCARD constexpr std::uint64_t extent_mask() const noexcept { return extent_.count() - 1; }
-    PROVPOL_NODISCARD constexpr std::uint64_t extent_align() const noexcept { return align_; }
-    /// False when the threshold is 100: LVM never autoextends.
+    PROVPOL_NODISCARD constexpr bytes pool_chunk() const noexcept { return chunk_; }
+    PROVPOL_NODISCARD constexpr bytes vdo_slab() const noexcept { return slab_; }
+    /// False when the threshold is 100 or more: lvm2 never autoextends.
     PROVPOL_NODISCARD constexpr bool enabled() const noexcept { return threshold_ < 100; }
+    /// True when lvm2 reads the threshold as 50 and warns ("set below minimum supported 50%").
+    PROVPOL_NODISCARD constexpr bool threshold_clamped() const noexcept { return threshold_ < 50; }
 
-private:
-    constexpr lvm_thin_config(std::uint32_t threshold, std::uint32_t percent, bytes extent) noexcept
-        : extent_(extent),
-          align_(~(extent.count() - 1)),
-          threshold_(threshold),
-          percent_(percent),
-          shift_(log2(extent.count())) {}
-    static constexpr unsigned log2(std::uint64_t v) noexcept {
-        unsigned k = 0;
-        while ((std::uint64_t{1} << k) < v) ++k;
-        return k;
+    /// The lvm.conf keys of a kind, for errors and for the lvm.conf snippets the CLI prints.
+    PROVPOL_NODISCARD static constexpr const char* threshold_key(lvm_volume_kind k) noexcept {
+        return k == lvm_volume_kind::thin_pool  ? "thin_pool_autoextend_threshold"
+               : k == lvm_volume_kind::vdo_pool ? "vdo_pool_autoextend_threshold"
+                                                : "snapshot_autoextend_threshold";
+    }
+    PROVPOL_NODISCARD static constexpr const char* percent_key(lvm_volume_kind k) noexcept {
+        return k == lvm_volume_kind::thin_pool  ? "thin_pool_autoextend_percent"
+               : k == lvm_volume_kind::vdo_pool ? "vdo_pool_autoextend_percent"
+                                                : "snapshot_autoextend_percent";
     }
 
+private:
+    constexpr lvm_autoextend_config(lvm_volume_kind kind, std::uint32_t threshold, std::uint32_t percent, bytes extent,
+                                    bytes chunk, bytes slab) noexcept
+        : extent_(extent), chunk_(chunk), slab_(slab), threshold_(threshold), percent_(percent), kind_(kind) {}
+
     bytes extent_;
-    std::uint64_t align_;
+    bytes chunk_;
+    bytes slab_;
     std::uint32_t threshold_;
     std::uint32_t percent_;
-    unsigned shift_;
+    lvm_volume_kind kind_;
+};
+
+/// The thin pool's configuration (the name the extend_policy steps use).
+using lvm_thin_config = lvm_autoextend_config;
+
+// ============================================================================================================
+// The decision lvextend --use-policies takes
+
+/// What lvm2 sees of a volume when dmeventd runs lvextend --use-policies on it.
+struct lvm_volume_state {
+    bytes size;                        ///< the LV's size now (the pool's data LV; whole extents)
+    std::uint64_t used = 0;            ///< blocks in use: the pool's used data blocks (dmsetup status)
+    std::uint64_t total = 0;           ///< blocks in all; 0 means size / pool chunk, rounded down (the kernel's)
+    bytes vg_free = bytes::max();      ///< the VG's free space (an lvextend it cannot satisfy fails whole)
+    bytes metadata_size{};             ///< thin pools: the metadata LV's size (0: not checked)
+    std::uint64_t metadata_used = 0;   ///< thin pools: used metadata blocks
+    std::uint64_t metadata_total = 0;  ///< thin pools: metadata blocks in all
+    bytes cow_max = bytes::max();      ///< snapshots: the largest useful COW (lvm2's cow_max_extents)
+
+    /// A thin pool of `size` whose data holds `allocated` bytes: used blocks are allocated / chunk, rounded up
+    /// (a block is taken whole), total blocks size / chunk, rounded down.
+    PROVPOL_NODISCARD static constexpr lvm_volume_state thin(bytes size, bytes allocated, bytes pool_chunk,
+                                                             bytes vg_free = bytes::max()) noexcept {
+        lvm_volume_state s{};
+        s.size = size;
+        s.used = divide(allocated, pool_chunk, rounding::up);
+        s.total = divide(size, pool_chunk, rounding::down);
+        s.vg_free = vg_free;
+        return s;
+    }
+};
+
+/// How an lvextend --use-policies ends.
+enum class lvm_outcome : unsigned char {
+    none = 0,                ///< usage at or under the threshold (or 50%): nothing to do, success
+    extend = 1,              ///< the volume (and perhaps its metadata) grows
+    disabled = 2,            ///< threshold 100 or more: nothing to do, success
+    fails_percent_zero = 3,  ///< percent 0: lvm2 logs "Can't extend ... autoextend percent set to 0%" and fails
+    fails_vg_space = 4,      ///< the VG has fewer free extents than the extend needs: it fails whole
+    fails_extent_limit = 5,  ///< the new size would pass 2^32 - 1 extents: lvm2 refuses ("exceeds limit")
+};
+
+/// "none", "extend", "disabled", "fails-percent-zero", "fails-vg-space", "fails-extent-limit".
+PROVPOL_NODISCARD constexpr const char* to_text(lvm_outcome o) noexcept {
+    switch (o) {
+        case lvm_outcome::none:
+            return "none";
+        case lvm_outcome::extend:
+            return "extend";
+        case lvm_outcome::disabled:
+            return "disabled";
+        case lvm_outcome::fails_percent_zero:
+            return "fails-percent-zero";
+        case lvm_outcome::fails_vg_space:
+            return "fails-vg-space";
+        case lvm_outcome::fails_extent_limit:
+            return "fails-extent-limit";
+    }
+    return "unknown";
+}
+/// True for the outcomes where lvextend exits non-zero (dmeventd then backs off).
+PROVPOL_NODISCARD constexpr bool failed(lvm_outcome o) noexcept {
+    return o == lvm_outcome::fails_percent_zero || o == lvm_outcome::fails_vg_space ||
+           o == lvm_outcome::fails_extent_limit;
+}
+
+/// Every output of one lvextend --use-policies.
+struct lvm_autoextend_decision {
+    std::int32_t usage;                   ///< data usage, 1e-6 % units (lvm_usage)
+    std::uint32_t amount;                 ///< percent of the LV the data grows by (0: it does not)
+    std::uint64_t add_extents;            ///< extents the data grows by
+    bytes new_size;                       ///< the LV's size after the command (its size now when nothing grows)
+    std::int32_t metadata_usage;          ///< thin: metadata usage (0 when not checked)
+    std::uint32_t metadata_threshold;     ///< thin: the whole-percent threshold metadata is held to
+    std::uint32_t metadata_amount;        ///< thin: percent the metadata grows by, its extra 1 included (0: none)
+    std::uint64_t metadata_add_extents;   ///< thin: extents the metadata LV grows by (by policy or with the data)
+    bytes metadata_new_size;              ///< thin: the metadata LV's size after the command
+    bytes vg_needed;                      ///< VG space the command allocates (data and metadata)
+    lvm_outcome outcome;                  ///< how the command ends (see lvm_outcome)
+
+    /// True when the threshold was passed (the data or, for a thin pool, the metadata).
+    PROVPOL_NODISCARD constexpr bool needs_extend() const noexcept { return amount != 0 || metadata_amount != 0; }
 };
 
 namespace detail {
-// Inputs below 2^53 keep every intermediate of the LVM fast path below 2^60: physical * threshold percent
-// (<= 100), and the chunk, at most 10 * physical + 11 extents (percent <= 1000, extent <= 2^34).
-constexpr unsigned lvm_thin_fast_bits = 53;
+// lvm2's limits: MAX_EXTENT_COUNT (UINT32_MAX) and, without metadata cropping (lvm.conf
+// allocation/thin_pool_crop_metadata = 0, the default), DEFAULT_THIN_POOL_MAX_METADATA_SIZE_V1_KB.
+constexpr std::uint64_t lvm_max_extent_count = 0xffffffffu;
+constexpr std::uint64_t lvm_max_metadata_bytes = std::uint64_t{255} * ((1u << 14) - 64) * 4 * 1024;
+
+// pool_metadata_min_threshold() / DM_PERCENT_1: the whole percent of the metadata LV that must stay free, 100% -
+// min(25%, 4 MiB of it), truncated.
+constexpr std::uint32_t lvm_metadata_min_threshold(bytes metadata_size) noexcept {
+    const std::int32_t four_mib = lvm_usage(std::uint64_t{8192}, metadata_size.count() / 512);  // in sectors
+    const std::int32_t free = four_mib < 25 * lvm_percent_1 ? four_mib : 25 * lvm_percent_1;
+    return static_cast<std::uint32_t>((lvm_percent_100 - free) / lvm_percent_1);
+}
+
+// Extents of `size`, rounded up (an LV is whole extents; a partial one is counted whole), kept in 32 bits.
+constexpr std::uint64_t lvm_extents(bytes size, bytes extent) noexcept {
+    return divide(size, extent, rounding::up);
+}
 }  // namespace detail
 
-/// LVM's rules for a thin pool, one value playing extend_policy's three roles (the configuration held once):
-/// - trigger: extend when data usage is above threshold percent of the pool (lvresize --use-policies acts when
-///   percent > policy_threshold). In free-space terms the limit is physical - floor(physical * threshold / 100),
-///   exact for integer allocations. A thin pool cannot hold more data than its size, so an allocation above
-///   physical is the improbable case;
-/// - growth: percent of the current size in whole extents, rounded up (lvresize's percent_of_extents with
-///   roundup), and at least one extent (a pool is never empty; this keeps the policy total at size 0). A new pool
-///   is created at its full requested size, rounded to the extent;
-/// - limits: requests and LVs in whole extents, never beyond `capacity` (the most the pool may grow to, e.g. the
-///   volume group's size).
-/// Made only from a validated lvm_thin_config. Offers a fast path (decide_fast: sizes below 2^53).
+/// The decision lvextend --use-policies takes for a volume (lvm2's _lvresize_adjust_policy, then the
+/// preparation of the resize), total over every input:
+/// 1. threshold 100 or more: disabled; percent 0: fails (before usage is read);
+/// 2. the data amount from usage (lvm_adjust_amount); for a thin pool with metadata given, the metadata amount
+///    against min(threshold, the metadata minimum), plus one when nonzero;
+/// 3. the data grows by percent_of_extents(amount, extents) extents; a VDO pool by at least max(one slab,
+///    128 MiB + 128 KiB) in whole extents; a snapshot's COW no further than cow_max (nothing if already there);
+/// 4. a thin pool's metadata grows by its own amount, capped at the maximum metadata size, or else, when the
+///    data grows, to 64 bytes per data chunk of the new size if that is more than it has;
+/// 5. the command fails whole if the VG lacks the space or the size would pass 2^32 - 1 extents.
+PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const lvm_autoextend_config& c,
+                                                                          const lvm_volume_state& s) noexcept {
+    lvm_autoextend_decision d{};
+    d.new_size = s.size;
+    d.metadata_new_size = s.metadata_size;
+    const bool thin = c.kind() == lvm_volume_kind::thin_pool;
+    const std::uint64_t total = s.total != 0 ? s.total : divide(s.size, c.pool_chunk(), rounding::down);
+    d.usage = lvm_usage(s.used, total);
+    if (!c.enabled()) {
+        d.outcome = lvm_outcome::disabled;
+        return d;
+    }
+    if (c.extend_percent() == 0) {
+        d.outcome = lvm_outcome::fails_percent_zero;
+        return d;
+    }
+    const std::uint32_t threshold = c.threshold_percent();
+    const bool metadata = thin && s.metadata_size.count() != 0;
+    if (metadata) {
+        d.metadata_usage = lvm_usage(s.metadata_used, s.metadata_total);
+        const std::uint32_t min_threshold = detail::lvm_metadata_min_threshold(s.metadata_size);
+        d.metadata_threshold = min_threshold < threshold ? min_threshold : threshold;
+        d.metadata_amount = lvm_adjust_amount(d.metadata_usage, d.metadata_threshold, c.extend_percent());
+        if (d.metadata_amount != 0) ++d.metadata_amount;
+    }
+    d.amount = lvm_adjust_amount(d.usage, threshold, c.extend_percent());
+    if (d.amount == 0 && d.metadata_amount == 0) {
+        d.outcome = lvm_outcome::none;
+        return d;
+    }
+
+    const bytes e = c.extent();
+    const std::uint64_t le = detail::lvm_extents(s.size, e);
+    if (le > detail::lvm_max_extent_count) {  // not an LV lvm2 can hold
+        d.outcome = lvm_outcome::fails_extent_limit;
+        return d;
+    }
+    std::uint64_t new_le = le;
+    if (d.amount != 0) {
+        std::uint64_t add = lvm_percent_of_extents(d.amount, static_cast<std::uint32_t>(le));
+        if (c.kind() == lvm_volume_kind::vdo_pool) {
+            // max(one slab, 128 MiB + 128 KiB), in whole extents when larger than one extent.
+            const std::uint64_t slab_kib = c.vdo_slab().count() >> 10;
+            const std::uint64_t min_bytes = (slab_kib > 128 * 1024 + 128 ? slab_kib : 128 * 1024 + 128) * 1024;
+            if (min_bytes > e.count()) {
+                const std::uint64_t min_le = divide(min_bytes, e.count(), rounding::up);
+                if (min_le > add) add = min_le;
+            }
+        }
+        if (add >= detail::lvm_max_extent_count - le) {
+            d.outcome = lvm_outcome::fails_extent_limit;
+            return d;
+        }
+        new_le = le + add;
+        if (c.kind() == lvm_volume_kind::snapshot) {
+            const std::uint64_t cap = divide(s.cow_max, e, rounding::up);
+            if (cap < new_le) new_le = cap < le ? le : cap;
+        }
+        d.add_extents = new_le - le;
+    }
+    std::uint64_t meta_add = 0;
+    if (metadata) {
+        const std::uint64_t mle = detail::lvm_extents(s.metadata_size, e);
+        const std::uint64_t max_mle = divide(detail::lvm_max_metadata_bytes, e.count(), rounding::up);
+        std::uint64_t new_mle = mle;
+        if (mle > detail::lvm_max_extent_count) {
+            d.outcome = lvm_outcome::fails_extent_limit;
+            d.metadata_new_size = s.metadata_size;
+            return d;
+        }
+        if (d.metadata_amount != 0) {
+            new_mle = mle + lvm_percent_of_extents(d.metadata_amount, static_cast<std::uint32_t>(mle));
+        } else if (new_le > le) {
+            // 64 bytes of metadata per data chunk (_estimate_metadata_size), in sectors, then whole extents.
+            const std::uint64_t want_sectors =
+                new_le * (e.count() / 512) / ((c.pool_chunk().count() / 512) * (512 / 64));
+            if (want_sectors * 512 > s.metadata_size.count()) new_mle = divide(want_sectors * 512, e.count(), rounding::up);
+        }
+        if (new_mle > max_mle) new_mle = max_mle;
+        if (new_mle < mle) new_mle = mle;
+        meta_add = new_mle - mle;
+        d.metadata_add_extents = meta_add;
+        d.metadata_new_size = bytes(saturating_mul(new_mle, e.count()));
+    }
+    d.vg_needed = bytes(saturating_mul(d.add_extents + meta_add, e.count()));
+    if (d.add_extents + meta_add == 0) {
+        d.outcome = lvm_outcome::none;  // a snapshot at its useful maximum, metadata at its maximum
+        d.metadata_new_size = s.metadata_size;
+        return d;
+    }
+    if (d.vg_needed > s.vg_free) {
+        d.outcome = lvm_outcome::fails_vg_space;
+        d.metadata_new_size = s.metadata_size;
+        return d;
+    }
+    d.new_size = bytes(saturating_mul(new_le, e.count()));
+    d.outcome = lvm_outcome::extend;
+    return d;
+}
+
+/// The fewest used blocks of `total` at which lvm2 extends: the smallest u with lvm_usage(u, total) above
+/// `threshold`% (a whole percent, 50-99); total + 1 when none (total 0). lvm_usage is monotonic in u, so this is
+/// a binary search of about log2(total) steps.
+PROVPOL_NODISCARD constexpr std::uint64_t lvm_trigger_blocks(std::uint64_t total, std::uint32_t threshold) noexcept {
+    if (total == 0) return 1;
+    const std::int32_t limit = static_cast<std::int32_t>(threshold < 50 ? 50 : threshold) * lvm_percent_1;
+    std::uint64_t lo = 0, hi = total;  // usage(hi) = 100% > limit; find the first u in (lo, hi] above it
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (lvm_usage(mid, total) > limit)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+// ============================================================================================================
+// The same rule as extend_policy steps
+
+/// LVM's rules for a thin pool as one value playing extend_policy's three roles, over drive_state read as a
+/// pool: capacity = the most the pool may grow to (its size plus the VG's free space), physical = the pool's
+/// size, allocation = the data written (used blocks = allocation / pool chunk, rounded up):
+/// - trigger: extend when usage is above the threshold: free space physical - allocation under limit =
+///   physical - (u - 1) x chunk, u the fewest used blocks that pass it (lvm_trigger_blocks); with threshold 100
+///   the limit is 0. An allocation above physical is improbable;
+/// - growth: decide_lvm_autoextend's data extents (amount from usage, at least the percent); for a pool not
+///   past its threshold, what an extend at the threshold would add (the percent of its extents, at least one);
+/// - limits: whole extents, never beyond capacity. A new pool is created at its full size, in whole extents.
+/// Percent 0 (accepted as lvm.conf accepts it) adds nothing: decide_lvm_autoextend reports it as failing.
 class lvm_thin_steps {
 public:
     constexpr explicit lvm_thin_steps(const lvm_thin_config& c) noexcept : config(c) {}
@@ -108,17 +439,24 @@ public:
     // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
         if (!config.enabled()) return bytes(0);
-        return saturating_sub(d.physical, ratio_of(d.physical, config.threshold_percent(), 100, rounding::down));
+        const std::uint64_t total = divide(d.physical, config.pool_chunk(), rounding::down);
+        const std::uint64_t u = lvm_trigger_blocks(total, config.threshold_percent());
+        return saturating_sub(d.physical, bytes(saturating_mul(u - 1, config.pool_chunk().count())));
     }
     PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes /*next_size*/) const noexcept {
         return d.allocation > d.physical;
     }
     // Growth
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
-        const std::uint64_t e = config.extent().count();
-        const std::uint64_t extents = divide(d.physical.count(), e, rounding::up);
-        const std::uint64_t add = ratio_of(extents, config.extend_percent(), 100, rounding::up);
-        return bytes(saturating_mul(add == 0 ? 1 : add, e));
+        if (config.extend_percent() == 0) return bytes(0);
+        const lvm_volume_state s = lvm_volume_state::thin(d.physical, d.allocation, config.pool_chunk());
+        const std::uint32_t amount = lvm_adjust_amount(lvm_usage(s.used, s.total), config.threshold_percent(),
+                                                       config.extend_percent());
+        std::uint64_t le = detail::lvm_extents(d.physical, config.extent());
+        if (le > detail::lvm_max_extent_count) le = detail::lvm_max_extent_count;  // beyond any LV: saturate
+        const std::uint64_t add =
+            lvm_percent_of_extents(amount != 0 ? amount : config.extend_percent(), static_cast<std::uint32_t>(le));
+        return bytes(saturating_mul(add == 0 ? 1 : add, config.extent().count()));
     }
     PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept { return capacity; }
     // Limits
@@ -129,53 +467,10 @@ public:
         return align_down(capacity, config.extent());
     }
     PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
-        return bytes(detail::align_up_pow2(saturating_add(physical.count(), chunk.count()), config.extent().count()));
+        return align_up(saturating_add(physical, chunk), config.extent());
     }
     PROVPOL_NODISCARD constexpr bytes lv_size(bytes requested) const noexcept {
-        return bytes(detail::align_up_pow2(requested.count(), config.extent().count()));
-    }
-
-    /// The fast path, when capacity, physical and allocation are below 2^53 (the extent is a power of two up to
-    /// 2^34 by lvm_thin_config::make): no intermediate reaches 2^60 (see detail::lvm_thin_fast_bits), so the
-    /// saturating steps reduce to plain arithmetic, and:
-    ///   limit = physical - floor(physical * threshold / 100), so physical - limit = that floor (q): the block
-    ///   threshold is max(q, 1), and physical - allocation < limit is q < allocation (limit <= physical); with
-    ///   threshold 100 (disabled) q = physical and limit = 0, as the step says;
-    ///   the request and the maximum are multiples of the extent, so the LV after the extend is the next size.
-    /// Every output equals the steps' (tests/extend_fast_test.cpp compares them).
-    PROVPOL_NODISCARD constexpr bool fast_path_applies(const drive_state& d) const noexcept {
-        return ((d.capacity.count() | d.physical.count() | d.allocation.count()) >> detail::lvm_thin_fast_bits) == 0;
-    }
-    PROVPOL_NODISCARD constexpr extend_decision decide_fast(const drive_state& d) const noexcept {
-        const std::uint64_t c = d.capacity.count();
-        const std::uint64_t p = d.physical.count();
-        const std::uint64_t a = d.allocation.count();
-        const std::uint64_t e = config.extent_mask();
-        const std::uint64_t not_e = config.extent_align();
-        const unsigned shift = config.extent_shift();
-        const std::uint64_t extents = (p + e) >> shift;                            // ceil(p / extent)
-        const std::uint64_t add = (extents * config.extend_percent() + 99) / 100;  // ceil(extents * % / 100)
-        const std::uint64_t chunk = (add + (add == 0 ? 1 : 0)) << shift;           // at least one extent
-        const std::uint64_t q = p * config.threshold_percent() / 100;              // floor(p * threshold / 100)
-        const std::uint64_t limit = p - q;
-        extend_decision out{};
-        out.chunk = bytes(chunk);
-        out.limit = bytes(limit);
-        out.block_threshold = bytes(q + (q == 0 ? 1 : 0));  // max(q, 1)
-        out.needs_extend = q < a;
-        out.max_size = bytes(c & not_e);
-        out.can_extend = p < out.max_size.count();
-        const std::uint64_t request = (p + chunk + e) & not_e;
-        const std::uint64_t next = request < out.max_size.count() ? request : out.max_size.count();
-        out.next_size = bytes(next);
-        out.improbable_allocation = a > p;
-        out.lv_size_after_extend = bytes(next);
-        out.next_block_threshold = bytes(next > limit ? next - limit : 1);
-        out.max_size_storage = out.max_size;
-        out.initial_size = bytes((c + e) & not_e);
-        out.action =
-            detail::extend_action_of(out.can_extend, d.threshold_exceeded, out.improbable_allocation, out.needs_extend);
-        return out;
+        return align_up(requested, config.extent());
     }
 };
 
@@ -187,10 +482,14 @@ PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_thin_
     return lvm_thin_policy(lvm_thin_steps(c));
 }
 
-/// LVM2's lvm.conf example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
-/// activation/thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent. (LVM ships 100, disabled.)
+/// lvm.conf's example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
+/// thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent and 64 KiB pool chunk.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_autoextend() noexcept {
     return make_lvm_thin_policy(lvm_thin_config::make(70, 20).value());
+}
+/// What LVM ships (lib/config/defaults.h): threshold 100, autoextend disabled, percent 20.
+PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_default() noexcept {
+    return make_lvm_thin_policy(lvm_thin_config::make(100, 20).value());
 }
 
 }  // namespace provpol
