@@ -5,6 +5,7 @@
 #include "common/csv.hpp"
 #include "common/json.hpp"
 #include "common/table.hpp"
+#include "lvm_extend.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>
@@ -18,10 +19,17 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage =
-    "provpol extend [--preset vdsm-2022|vdsm-legacy|lvm-thin-autoextend] [--chunk SIZE] [--percent N]\n"
-    "                      [--extent SIZE] [--threshold N --extend-percent N] [--replicating] [--threshold-exceeded]\n"
+    "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE] [--percent N] [--extent SIZE]\n"
+    "                      [--replicating] [--threshold-exceeded]\n"
     "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
     "--sequence)\n"
+    "       provpol extend --preset lvm-thin-autoextend|lvm-thin-default|lvm-vdo-autoextend|lvm-snapshot-autoextend\n"
+    "                      [--threshold N] [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE]\n"
+    "                      [--capacity SIZE | --vg-free SIZE] [--metadata-size SIZE --metadata-used SIZE]\n"
+    "                      [--cow-max SIZE] [--vdo-slab SIZE]\n"
+    "                      (--physical SIZE (--allocation SIZE | --used-blocks N [--total-blocks N]) | --input "
+    "FILE.csv |\n"
+    "                       --physical SIZE --sequence)\n"
     "                      [--format text|csv|json]";
 
 // The CSV columns, in the order the issue fixes (sizes in bytes, flags 0/1).
@@ -221,15 +229,26 @@ int run_extend(int argc, char** argv) {
          {"--percent", "N",
           "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
           "50)"},
-         {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
-         {"--threshold", "N", "thin_pool_autoextend_threshold, 50-100 (with --preset lvm-thin-autoextend, default 70)"},
-         {"--extend-percent", "N",
-          "thin_pool_autoextend_percent, 1-1000 (with --preset lvm-thin-autoextend, default 20)"},
+         {"--extent", "SIZE", "LVM extent size (default 128MiB; with an LVM preset, default 4MiB)"},
+         {"--threshold", "N",
+          "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
+          "(lvm-thin-default 100, the others 70)"},
+         {"--extend-percent", "N", "LVM: *_autoextend_percent, 0-1000000 (default 20; 0 makes every extend fail)"},
+         {"--pool-chunk", "SIZE", "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (default 64KiB)"},
+         {"--vg-free", "SIZE", "LVM: free space in the volume group (default: unlimited)"},
+         {"--used-blocks", "N", "LVM: used data blocks as dmsetup status reports them (instead of --allocation)"},
+         {"--total-blocks", "N", "LVM: total data blocks (default --physical / --pool-chunk)"},
+         {"--metadata-size", "SIZE", "LVM thin pools: the metadata LV's size, to decide its autoextend too"},
+         {"--metadata-used", "SIZE", "LVM thin pools: metadata in use (4 KiB blocks)"},
+         {"--cow-max", "SIZE", "LVM snapshots: the largest useful COW size"},
+         {"--vdo-slab", "SIZE", "LVM VDO pools: the slab size (default 2GiB)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
          {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
-         {"--capacity", "SIZE", "virtual size of the drive (qcow2 virtual size; for LVM, the VG limit)"},
-         {"--physical", "SIZE", "size of the logical volume now"},
-         {"--allocation", "SIZE", "highest written offset (libvirt allocation)"},
+         {"--capacity", "SIZE",
+          "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
+          "the VG's free space)"},
+         {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
+         {"--allocation", "SIZE", "highest written offset (libvirt allocation); for LVM, the data in the pool"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
          {"--format", "FORMAT", "text (default), csv or json"}},
@@ -245,6 +264,53 @@ int run_extend(int argc, char** argv) {
     const auto allocation = a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
+
+    static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",      "--used-blocks",
+                                           "--total-blocks",  "--metadata-size", "--metadata-used",
+                                           "--cow-max",       "--vdo-slab",     "--threshold",
+                                           "--extend-percent"};
+    if (lvm_config_of(preset)) {
+        if (a.has("--chunk") || a.has("--percent"))
+            throw usage_error(
+                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+        if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
+        if (exceeded)
+            throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
+        if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
+        lvm_extend_inputs in;
+        in.capacity = capacity;
+        in.physical = physical;
+        in.allocation = allocation;
+        in.vg_free = a.size("--vg-free");
+        in.metadata_size = a.size("--metadata-size");
+        in.metadata_used = a.size("--metadata-used");
+        in.cow_max = a.size("--cow-max");
+        in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
+        in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
+        in.input = input;
+        in.sequence = seq;
+        const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || in.used_blocks) ? 1 : 0);
+        if (lvm_modes != 1)
+            throw usage_error(
+                "give --physical with --allocation (or --used-blocks), or --input FILE.csv, or --physical with "
+                "--sequence");
+        if (!input && !physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
+        if (input && (physical || capacity))
+            throw usage_error("--input takes sizes from the file: drop --physical and --capacity");
+        if (allocation && in.used_blocks) throw usage_error("give --allocation or --used-blocks, not both");
+        if (in.metadata_used && !in.metadata_size) throw usage_error("--metadata-used needs --metadata-size");
+        const lvm_autoextend_config c = lvm_config_from(a, preset);
+        if (in.metadata_size && c.kind() != lvm_volume_kind::thin_pool)
+            throw usage_error("--metadata-size applies to thin pools");
+        if (in.cow_max && c.kind() != lvm_volume_kind::snapshot)
+            throw usage_error("--cow-max applies to --preset lvm-snapshot-autoextend");
+        warn_lvm_clamp(c);
+        const std::string out = run_lvm_extend(c, in, f);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
+    for (const char* o : lvm_only)
+        if (a.has(o)) throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");
 
     // --sequence may start from --physical (an LVM thin pool's created size); a drive needs --allocation too.
     const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || (physical && !seq)) ? 1 : 0);
@@ -268,38 +334,17 @@ int run_extend(int argc, char** argv) {
         return decide_one(policy, s, f);
     };
 
-    std::string out;
-    if (const auto vdsm = vdsm_config_of(preset)) {
-        if (a.has("--threshold") || a.has("--extend-percent"))
-            throw usage_error("--threshold and --extend-percent belong to --preset lvm-thin-autoextend");
-        const vdsm_config base = *vdsm;
-        const bytes chunk = a.size("--chunk").value_or(base.chunk());
-        const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
-        const bytes extent = a.size("--extent").value_or(base.extent());
-        const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
-        if (!cfg) {
-            const auto& e = cfg.error();
-            const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
-            fail(e, opt);
-        }
-        out = run(make_vdsm_policy(*cfg));
-    } else {
-        if (a.has("--chunk") || a.has("--percent"))
-            throw usage_error(
-                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
-        if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM thin pools");
-        if (seq && !physical)
-            throw usage_error(
-                "--sequence with lvm-thin-autoextend needs --physical, the pool's size now (a pool is "
-                "created at its full size, so it would start at --capacity, its maximum)");
-        const lvm_thin_config base = lvm_thin_autoextend().trigger().config;
-        const std::uint64_t threshold = a.count("--threshold", 50, 100).value_or(base.threshold_percent());
-        const std::uint64_t pct = a.count("--extend-percent", 1, 1000).value_or(base.extend_percent());
-        const bytes extent = a.size("--extent").value_or(base.extent());
-        const auto cfg = lvm_thin_config::make(threshold, pct, extent);
-        if (!cfg) fail(cfg.error(), "--extent");
-        out = run(make_lvm_thin_policy(*cfg));
+    const vdsm_config base = vdsm_config_of(preset).value();
+    const bytes chunk = a.size("--chunk").value_or(base.chunk());
+    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
+    const bytes extent = a.size("--extent").value_or(base.extent());
+    const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
+    if (!cfg) {
+        const auto& e = cfg.error();
+        const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
+        fail(e, opt);
     }
+    const std::string out = run(make_vdsm_policy(*cfg));
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }

@@ -297,8 +297,9 @@ constexpr std::uint64_t lvm_extents(bytes size, bytes extent) noexcept {
 ///    against min(threshold, the metadata minimum), plus one when nonzero;
 /// 3. the data grows by percent_of_extents(amount, extents) extents; a VDO pool by at least max(one slab,
 ///    128 MiB + 128 KiB) in whole extents; a snapshot's COW no further than cow_max (nothing if already there);
-/// 4. a thin pool's metadata grows by its own amount, capped at the maximum metadata size, or else, when the
-///    data grows, to 64 bytes per data chunk of the new size if that is more than it has;
+/// 4. a thin pool's metadata grows by its own amount, as a percent of its extents when it grows alone and as a
+///    number of extents when the data grows too (lvm2 clears the auxiliary LV's percent), capped at the maximum
+///    metadata size; or else, when the data grows, to 64 bytes per data chunk of the new size if that is more;
 /// 5. the command fails whole if the VG lacks the space or the size would pass 2^32 - 1 extents.
 PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const lvm_autoextend_config& c,
                                                                           const lvm_volume_state& s) noexcept {
@@ -370,7 +371,11 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
             d.metadata_new_size = s.metadata_size;
             return d;
         }
-        if (d.metadata_amount != 0) {
+        if (d.metadata_amount != 0 && d.amount != 0) {
+            // Both grow: lvm2 resizes the metadata as an auxiliary LV whose percent it clears
+            // (_lvresize_setup_aux sets PERCENT_NONE), so the amount is taken as extents, not as a percent.
+            new_mle = mle + d.metadata_amount;
+        } else if (d.metadata_amount != 0) {
             new_mle = mle + lvm_percent_of_extents(d.metadata_amount, static_cast<std::uint32_t>(mle));
         } else if (new_le > le) {
             // 64 bytes of metadata per data chunk (_estimate_metadata_size), in sectors, then whole extents.

@@ -1,0 +1,179 @@
+// provpol extend for LVM presets: the decision lvextend --use-policies takes for a thin pool, a VDO pool or a
+// snapshot (decide_lvm_autoextend), for one volume, every row of a CSV, or the extend sequence of a pool that
+// fills. Options that mean nothing to LVM are refused by cmd_extend.cpp before this runs.
+#ifndef PROVPOL_CLI_LVM_EXTEND_HPP
+#define PROVPOL_CLI_LVM_EXTEND_HPP
+
+#include "common/cli.hpp"
+#include "common/csv.hpp"
+#include "common/table.hpp"
+
+#include <provpol/extend.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+/// The LVM settings the extend, plan and recommend commands share: the preset's configuration with
+/// --threshold, --extend-percent, --extent, --pool-chunk and --vdo-slab applied.
+inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset) {
+    const lvm_autoextend_config base = lvm_config_of(preset).value();
+    const std::uint64_t threshold =
+        a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(base.threshold_as_written());
+    const std::uint64_t percent =
+        a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(base.extend_percent());
+    const bytes extent = a.size("--extent").value_or(base.extent());
+    const bytes chunk = a.size("--pool-chunk").value_or(base.pool_chunk());
+    const bytes slab = a.size("--vdo-slab").value_or(base.vdo_slab());
+    if (a.has("--vdo-slab") && base.kind() != lvm_volume_kind::vdo_pool)
+        throw usage_error("--vdo-slab applies to --preset lvm-vdo-autoextend");
+    const auto c = lvm_autoextend_config::make(threshold, percent, extent, chunk, base.kind(), slab);
+    if (!c) {
+        const text_view s = c.error().setting();
+        fail(c.error(), s == text_view("extent_size")            ? "--extent"
+                        : s == text_view("thin_pool_chunk_size") ? "--pool-chunk"
+                        : s == text_view("vdo_slab_size_mb")     ? "--vdo-slab"
+                                                                 : "--extend-percent");
+    }
+    return *c;
+}
+
+/// The warning lvm2 itself prints for a threshold under 50 (it acts as 50), on stderr, once.
+inline void warn_lvm_clamp(const lvm_autoextend_config& c) {
+    if (c.threshold_clamped())
+        std::fprintf(stderr, "provpol: warning: %s %u is below lvm2's minimum: lvm2 uses 50\n",
+                     lvm_autoextend_config::threshold_key(c.kind()), c.threshold_as_written());
+}
+
+namespace detail_lvm {
+
+inline const std::vector<std::string>& lvm_columns() {
+    static const std::vector<std::string> c = {
+        "physical",       "allocation",        "used_blocks",        "total_blocks",
+        "usage_percent",  "threshold",         "extend_percent",     "amount_percent",
+        "add_extents",    "new_size",          "metadata_size",      "metadata_usage_percent",
+        "metadata_threshold", "metadata_amount_percent", "metadata_new_size", "vg_needed",
+        "outcome"};
+    return c;
+}
+
+inline cell percent_cell(std::int32_t units) { return cell::of_real(static_cast<double>(units) / 1e6, 0); }
+
+inline std::vector<cell> lvm_row(const lvm_autoextend_config& c, const lvm_volume_state& s, bytes allocation,
+                                 const lvm_autoextend_decision& d) {
+    const bool meta = s.metadata_size.count() != 0 && !failed(d.outcome) && d.outcome != lvm_outcome::disabled;
+    const std::uint64_t total = s.total != 0 ? s.total : divide(s.size, c.pool_chunk(), rounding::down);
+    return {cell::of_size(s.size),
+            cell::of_size(allocation),
+            cell::of(s.used),
+            cell::of(total),
+            percent_cell(d.usage),
+            cell::of(c.threshold_percent()),
+            cell::of(c.extend_percent()),
+            cell::of(d.amount),
+            cell::of(d.add_extents),
+            cell::of_size(d.new_size),
+            s.metadata_size.count() != 0 ? cell::of_size(s.metadata_size) : cell(),
+            meta ? percent_cell(d.metadata_usage) : cell(),
+            meta ? cell::of(d.metadata_threshold) : cell(),
+            meta ? cell::of(d.metadata_amount) : cell(),
+            s.metadata_size.count() != 0 ? cell::of_size(d.metadata_new_size) : cell(),
+            cell::of_size(d.vg_needed),
+            cell::of_text(to_text(d.outcome))};
+}
+
+// One volume: "name value" lines in text, a one-row table in CSV and JSON.
+inline std::string lvm_one(const std::vector<cell>& row, format f) {
+    table t(lvm_columns());
+    t.add_row(row);
+    if (f != format::text) return t.str(f);
+    std::string out;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+        if (row[i].type() == cell::kind::empty) continue;
+        char line[256];
+        std::snprintf(line, sizeof line, "%-24s %s\n", lvm_columns()[i].c_str(), row[i].display().c_str());
+        out += line;
+    }
+    return out;
+}
+
+}  // namespace detail_lvm
+
+/// The inputs of one LVM volume from the command line (sizes parsed; `vg_free` from --vg-free or --capacity).
+struct lvm_extend_inputs {
+    std::optional<bytes> capacity, physical, allocation, vg_free, metadata_size, metadata_used, cow_max;
+    std::optional<std::uint64_t> used_blocks, total_blocks;
+    std::optional<std::string> input;
+    bool sequence = false;
+};
+
+/// Runs provpol extend for an LVM preset; returns what to print.
+inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_extend_inputs& in, format f) {
+    using namespace detail_lvm;
+    const bool thin = c.kind() == lvm_volume_kind::thin_pool;
+    auto vg_of = [&](bytes physical) -> bytes {
+        if (in.vg_free) return *in.vg_free;
+        if (in.capacity) {
+            if (*in.capacity < physical)
+                throw usage_error("--capacity (" + std::string(format_size(*in.capacity).view()) +
+                                  ") is below --physical (" + std::string(format_size(physical).view()) +
+                                  "): it is the most the volume may grow to");
+            return saturating_sub(*in.capacity, physical);
+        }
+        return bytes::max();
+    };
+    auto state_of = [&](bytes physical, std::optional<bytes> allocation) {
+        lvm_volume_state s =
+            lvm_volume_state::thin(physical, allocation.value_or(bytes(0)), c.pool_chunk(), vg_of(physical));
+        if (in.used_blocks) s.used = *in.used_blocks;
+        if (in.total_blocks) s.total = *in.total_blocks;
+        if (in.metadata_size) {
+            s.metadata_size = *in.metadata_size;
+            s.metadata_total = in.metadata_size->count() / 4096;  // dm-thin's metadata blocks are 4 KiB
+            s.metadata_used = divide(in.metadata_used.value_or(bytes(0)), bytes(4096), rounding::up);
+        }
+        if (in.cow_max) s.cow_max = *in.cow_max;
+        return s;
+    };
+    if (in.input) {
+        csv_reader r(*in.input, "--input");
+        const std::size_t c_phys = r.column("physical"), c_alloc = r.column("allocation");
+        table t(lvm_columns());
+        while (r.next()) {
+            const bytes physical = r.size(c_phys), allocation = r.size(c_alloc);
+            const lvm_volume_state s = state_of(physical, allocation);
+            t.add_row(lvm_row(c, s, allocation, decide_lvm_autoextend(c, s)));
+        }
+        return t.str(f);
+    }
+    if (in.sequence) {
+        // A pool the writers keep filling: each extend runs when usage first passes the threshold (the
+        // low-water event's moment), until the VG limit stops it.
+        if (!thin) throw usage_error("--sequence is for thin pools (--preset lvm-thin-autoextend)");
+        if (!c.enabled()) throw usage_error("--sequence: the threshold disables autoextend (100 or more)");
+        table t({"step", "physical", "used_blocks", "usage_percent", "amount_percent", "new_size", "outcome"});
+        bytes size = *in.physical;
+        const bytes vg_limit = in.capacity ? *in.capacity : saturating_add(size, vg_of(size));
+        for (std::uint64_t step = 0; step < 100000; ++step) {
+            const std::uint64_t total = divide(size, c.pool_chunk(), rounding::down);
+            lvm_volume_state s = lvm_volume_state::thin(size, bytes(0), c.pool_chunk(), saturating_sub(vg_limit, size));
+            s.used = lvm_trigger_blocks(total, c.threshold_percent());
+            const lvm_autoextend_decision d = decide_lvm_autoextend(c, s);
+            t.add_row({cell::of(step), cell::of_size(size), cell::of(s.used), percent_cell(d.usage), cell::of(d.amount),
+                       d.outcome == lvm_outcome::extend ? cell::of_size(d.new_size) : cell(),
+                       cell::of_text(to_text(d.outcome))});
+            if (d.outcome != lvm_outcome::extend || d.new_size <= size) break;
+            size = d.new_size;
+        }
+        return t.str(f);
+    }
+    const lvm_volume_state s = state_of(*in.physical, in.allocation);
+    return lvm_one(lvm_row(c, s, in.allocation.value_or(bytes(0)), decide_lvm_autoextend(c, s)), f);
+}
+
+}  // namespace provpol::cli
+
+#endif  // PROVPOL_CLI_LVM_EXTEND_HPP
