@@ -12,7 +12,10 @@
  *                                without flushing (the DM_TABLE_STATUS ioctl with DM_NOFLUSH_FLAG, as
  *                                `dmsetup status --noflush`, without the fork and exec that take 0.1 to 0.4 s
  *                                under TCG): "<time> s <event_nr> <start> <length> <type> <params>" per target;
- *                                the table, with "t" for "s", when it changed; INTERVAL_S 0: once
+ *                                the table, with "t" for "s", when it changed; INTERVAL_S 0: once. Every
+ *                                second it also writes "provpol-mark <time>" to /dev/kmsg: the kernel stamps
+ *                                its messages with its own clock (local_clock, not CLOCK_MONOTONIC, and under
+ *                                TCG they drift apart), and the marks map one onto the other
  *   stamp [FILE]                 copy FILE (default stdin) line by line, each prefixed "<time> "; reads
  *                                /dev/kmsg record by record
  *   now                          print the time
@@ -117,6 +120,8 @@ static int do_dmstatus(char **argv) {
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
   static char status[8192], table[8192], last_table[8192];
+  int kmsg = interval > 0 ? open("/dev/kmsg", O_WRONLY) : -1;
+  double next_mark = 0;
   for (double next = now();; next += interval) {
     if (now() < next) sleep_until(next);
     unsigned ev = 0, ev2 = 0;
@@ -127,6 +132,12 @@ static int do_dmstatus(char **argv) {
       strcpy(last_table, table);
     }
     if (interval <= 0) return 0;
+    if (kmsg >= 0 && t >= next_mark) {
+      char mark[64];
+      int len = snprintf(mark, sizeof mark, "provpol-mark %.6f\n", now());
+      if (write(kmsg, mark, (size_t)len) != len) kmsg = -1;
+      next_mark = t + 1;
+    }
   }
 }
 
