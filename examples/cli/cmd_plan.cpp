@@ -1,6 +1,7 @@
 // provpol plan: replays a guest writing at each of several rates through one or more extend configurations and
 // a latency model, and reports extends, pauses and space per rate (text, CSV, JSON, or an SVG plot of the
 // pause probability against the write rate).
+#include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/csv.hpp"
 #include "common/latency_option.hpp"
@@ -135,6 +136,7 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
 }  // namespace
 
 int run_plan(int argc, char** argv) {
+    if (is_lvm_invocation(argc, argv)) return run_plan_lvm(argc, argv);
     const args a(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
@@ -145,7 +147,9 @@ int run_plan(int argc, char** argv) {
         "[--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
         "--trace FILE] [--mix]]\n"
-        "                    [--jobs N]",
+        "                    [--jobs N]\n"
+        "       provpol plan --preset lvm-thin-autoextend --pool-size SIZE ...   (an LVM thin pool under dmeventd: "
+        "provpol plan --preset lvm-thin-autoextend --help)",
         {{"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},

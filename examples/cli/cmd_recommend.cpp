@@ -1,5 +1,6 @@
 // provpol recommend: the smallest VDSM configuration that keeps the pause probability per extend under a
 // target for a write rate, as lines to paste into a VDSM configuration file, checked by simulation.
+#include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
@@ -186,12 +187,15 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
 }  // namespace
 
 int run_recommend(int argc, char** argv) {
+    if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
     const args a(
         "recommend",
         "provpol recommend --rate RATE [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
         "                         [--latency PROFILE] [--percent N] [--write SIZE]\n"
         "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
-        "                         [--runs N] [--seed N] [--format text|csv|json]",
+        "                         [--runs N] [--seed N] [--format text|csv|json]\n"
+        "       provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE ...   (LVM autoextend: "
+        "provpol recommend --preset lvm-thin-autoextend --help)",
         {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
          {"--policy", "NAME",
           "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},

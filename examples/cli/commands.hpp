@@ -12,6 +12,11 @@ struct command {
     int (*run)(int argc, char** argv);
 };
 
+/// True when --preset names an LVM preset: plan and recommend then run LVM's pool simulator (cmd_lvm.cpp).
+bool is_lvm_invocation(int argc, char** argv);
+int run_plan_lvm(int argc, char** argv);
+int run_recommend_lvm(int argc, char** argv);
+
 }  // namespace provpol::cli
 
 #endif  // PROVPOL_CLI_COMMANDS_HPP

@@ -379,7 +379,8 @@ else
     printf '  %-15s %-9s %10s %10s %10s %10s %10s\n' "$name" measured "$ext_m" "$full_n" "$full_s" "$full_max" "$eio_m"
     out=$("$PROVPOL" plan --preset lvm-thin-autoextend --pool-size "${local_pp_pool_mib}MiB" \
       --vg-free $((vg_free_ext * 4))MiB --rates "$((local_pp_rate / MiB))MiB/s" --write "$((local_pp_total / MiB))MiB" \
-      --latency lvm-dmeventd --format csv 2>&1)
+      --threshold "${local_pp_threshold:-70}" --extend-percent "${local_pp_percent:-20}" \
+      --no-space-timeout "${local_pp_nst:-60}" --latency lvm-dmeventd --format csv 2>&1)
     sim=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                    NR == 2 && c["extends_mean"] { print $c["extends_mean"], $c["times_full_mean"], $c["queued_s_mean"], $c["queued_s_max"], $c["eio_runs"] }' <<<"$out")
     if [ -z "$sim" ]; then
