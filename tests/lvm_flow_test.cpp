@@ -1,0 +1,122 @@
+// Tests of provpol/lvm_flow.hpp: dmeventd's timing and a thin pool under a write burst. The scenarios use a
+// fixed lvextend time and a poll an hour apart, so that each event can be followed by hand; the timeline is
+// written next to each expected value.
+#include <provpol/lvm_flow.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+const lvm_autoextend_config c70 = lvm_autoextend_config::make(70, 20).value();  // 4 MiB extents, 64 KiB chunks
+
+// lvextend takes exactly 1 s and reads the status half-way; dmeventd polls once an hour.
+lvm_dmeventd_model fixed_model() { return lvm_dmeventd_model::make(1.0, 1.0, 0.5, 3600.0, 60.0).value(); }
+
+// Seed 7's first draw, the poll's phase, is late enough (checked here) that no poll falls in these scenarios.
+constexpr std::uint64_t seed = 7;
+
+TEST_CASE("LVM flow: the model's settings are checked") {
+    CHECK(std::string(lvm_dmeventd_model::make(0.0, 1.0).error().message().view()) ==
+          "lvextend_min_s must be in [0, 3600], got 0");
+    CHECK(lvm_dmeventd_model::make(2.0, 1.0).error().setting() == text_view("lvextend_max_s"));
+    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 1.5).error().setting() == text_view("status_read_fraction"));
+    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 0.5, 0.0).error().setting() == text_view("poll_interval_s"));
+    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, -1.0).error().setting() == text_view("no_space_timeout_s"));
+    CHECK(random_stream(seed).uniform() * 3600.0 > 100.0);
+}
+
+TEST_CASE("LVM flow: a 64 MiB pool filled at 50 MiB/s, followed event by event") {
+    const lvm_pool_workload w{64_MiB, {}, bytes::max(), 70_MiB, rate(std::uint64_t{50} << 20)};
+    const lvm_run_result r = simulate_lvm_run(c70, fixed_model(), w, seed);
+    // 1024 blocks, low-water mark 1024 x 30 / 100 = 307: the event comes with block 718, past 717 x 64 KiB =
+    // 44.8125 MiB, at 0.89625 s. lvextend reads the status at 1.39625 s; the pool was full at 64 / 50 = 1.28 s
+    // (its event waits for the running command): 100% is amount ceil(1e8 / 700000) - 100 = 43, 16 x 43% = 6.88,
+    // so 7 extents, to 92 MiB, live at 1.89625 s. Queued 1.89625 - 1.28 = 0.61625 s.
+    CHECK(r.times_full == 1);
+    CHECK(r.queued_s == doctest::Approx(0.61625).epsilon(1e-9));
+    CHECK(r.longest_queue_s == doctest::Approx(0.61625).epsilon(1e-9));
+    // The full pool's pending event runs lvextend again at 1.89625 s; 92 MiB is 1472 blocks, low water 441, so
+    // block 1032 (64.4375 MiB, at 1.905 s) raises an event that waits too. The burst ends at 70 MiB, 2.01625 s.
+    // The second lvextend reads 1120 of 1472 blocks (76.09%): amount max(20, 9), 23 x 20% = 4.6, 5 extents, to
+    // 112 MiB. The third, for the low-water event, finds 62.5%: nothing.
+    CHECK(r.extends == 2);
+    CHECK(r.commands == 3);
+    CHECK(r.pool_end == 112_MiB);
+    CHECK(r.end_s == doctest::Approx(2.01625).epsilon(1e-9));
+    CHECK_FALSE(r.eio);
+    CHECK_FALSE(r.vg_exhausted);
+    CHECK(r.vg_free_end == bytes::max());  // unlimited stays unlimited
+}
+
+TEST_CASE("LVM flow: the VG runs out, writes queue for no_space_timeout, then fail") {
+    const lvm_pool_workload w{64_MiB, {}, bytes(0), 70_MiB, rate(std::uint64_t{50} << 20)};
+    const lvm_run_result r = simulate_lvm_run(c70, fixed_model(), w, seed);
+    CHECK(r.vg_exhausted);
+    CHECK(r.extends == 0);
+    CHECK(r.failed_commands >= 1);
+    CHECK(r.eio);
+    CHECK(r.queued_s == doctest::Approx(60.0).epsilon(1e-9));  // full at 1.28 s, EIO at 61.28 s
+    CHECK(r.end_s == doctest::Approx(61.28).epsilon(1e-9));
+    CHECK(r.pool_end == 64_MiB);
+    // With error_when_full the first full pool fails writes at once.
+    const lvm_run_result e = simulate_lvm_run(c70, fixed_model().with_error_when_full(true), w, seed);
+    CHECK(e.eio);
+    CHECK(e.queued_s == 0.0);
+    CHECK(e.end_s == doctest::Approx(1.28).epsilon(1e-9));
+}
+
+TEST_CASE("LVM flow: on the poll alone a threshold acts at the next 5% step") {
+    // 1024 blocks written at one block per second to 757 blocks (73.9%); a poll every 10 s lands in every 1% of
+    // usage. At the first poll above 70% the check level becomes 75%: at threshold 72 that poll's lvextend finds
+    // about 70.5% (nothing to do) and no later poll passes 75%, so the pool never grows. The kernel's event
+    // extends it at 72%.
+    const lvm_pool_workload w{64_MiB, {}, bytes::max(), bytes(757 * (std::uint64_t{64} << 10)),
+                              rate(std::uint64_t{64} << 10)};
+    const lvm_dmeventd_model poll_only = lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, 60.0).value().with_low_water_event(false);
+    const auto c72 = lvm_autoextend_config::make(72, 20).value();
+    for (std::uint64_t s = 1; s <= 20; ++s) {
+        CAPTURE(s);
+        CHECK(simulate_lvm_run(c72, poll_only, w, s).extends == 0);
+        CHECK(simulate_lvm_run(c72, poll_only.with_low_water_event(true), w, s).extends == 1);
+        CHECK(simulate_lvm_run(c70, poll_only, w, s).extends == 1);
+    }
+}
+
+TEST_CASE("LVM flow: runs are deterministic per seed and add up in order") {
+    const lvm_pool_workload w{8_MiB, {}, bytes::max(), 200_MiB, rate(std::uint64_t{16} << 20)};
+    const lvm_plan_summary a = simulate_lvm_plan(c70, lvm_dmeventd(), w, 50, 3);
+    const lvm_plan_summary b = simulate_lvm_plan(c70, lvm_dmeventd(), w, 50, 3);
+    CHECK(a.queued_s_mean == b.queued_s_mean);
+    CHECK(a.extends_mean == b.extends_mean);
+    double sum = 0.0, most = 0.0;
+    for (std::uint64_t i = 0; i < 50; ++i) {
+        const lvm_run_result r = simulate_lvm_run(c70, lvm_dmeventd(), w, 3 + i);
+        sum += r.queued_s;
+        if (r.queued_s > most) most = r.queued_s;
+    }
+    CHECK(a.queued_s_mean == doctest::Approx(sum / 50.0));
+    CHECK(a.queued_s_max == most);
+    CHECK(a.runs == 50);
+}
+
+TEST_CASE("LVM flow: recommend_lvm_percent finds the smallest percent that meets the target") {
+    const lvm_pool_workload w{1_GiB, {}, bytes::max(), 8_GiB, rate(std::uint64_t{400} << 20)};
+    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 0.0, 20, 1);
+    REQUIRE(a.met);
+    CHECK(lvm_target_met(a.at, 0.0));
+    if (a.percent > 1) {
+        const auto below = lvm_autoextend_config::make(70, a.percent - 1).value();
+        CHECK_FALSE(lvm_target_met(simulate_lvm_plan(below, lvm_dmeventd(), w, 20, 1), 0.0));
+    }
+    // A pool too small for the first extend to land in time: no percent helps.
+    const lvm_pool_workload tiny{8_MiB, {}, bytes::max(), 1_GiB, rate(std::uint64_t{1} << 30)};
+    CHECK_FALSE(recommend_lvm_percent(c70, lvm_dmeventd(), tiny, 50, 0.0, 20, 1).met);
+}
+
+}  // namespace
