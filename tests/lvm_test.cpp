@@ -239,3 +239,22 @@ TEST_CASE("LVM: the extend_policy steps decide as decide_lvm_autoextend does") {
 }
 
 }  // namespace
+
+namespace {
+TEST_CASE("LVM: lvm_trigger_blocks is the first block count lvm_usage puts above the threshold") {
+    detail::xoshiro256 rng(40);
+    for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t total = 1 + (rng.next() >> rng.below(64));
+        const auto threshold = static_cast<std::uint32_t>(50 + rng.below(50));
+        const std::uint64_t u = lvm_trigger_blocks(total, threshold);
+        CAPTURE(total);
+        CAPTURE(threshold);
+        REQUIRE(u >= 1);
+        REQUIRE(u <= total);
+        CHECK(lvm_usage(u, total) > static_cast<std::int32_t>(threshold) * lvm_percent_1);
+        CHECK(lvm_usage(u - 1, total) <= static_cast<std::int32_t>(threshold) * lvm_percent_1);
+    }
+    CHECK(lvm_trigger_blocks(0, 70) == 1);
+    CHECK(lvm_trigger_blocks(1000, 100) == 1001);
+}
+}  // namespace

@@ -229,19 +229,23 @@ int run_extend(int argc, char** argv) {
          {"--percent", "N",
           "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
           "50)"},
-         {"--extent", "SIZE", "LVM extent size (default 128MiB; with an LVM preset, default 4MiB)"},
+         {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
           "(lvm-thin-default 100, the others 70)"},
-         {"--extend-percent", "N", "LVM: *_autoextend_percent, 0-1000000 (default 20; 0 makes every extend fail)"},
-         {"--pool-chunk", "SIZE", "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (default 64KiB)"},
-         {"--vg-free", "SIZE", "LVM: free space in the volume group (default: unlimited)"},
+         {"--extend-percent", "N",
+          "LVM: *_autoextend_percent, 0-1000000, 0 making every extend fail (with --preset lvm-thin-autoextend, "
+          "default 20)"},
+         {"--pool-chunk", "SIZE",
+          "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (with --preset lvm-thin-autoextend, default "
+          "64KiB)"},
+         {"--vg-free", "SIZE", "LVM: free space in the volume group (unlimited when neither this nor --capacity)"},
          {"--used-blocks", "N", "LVM: used data blocks as dmsetup status reports them (instead of --allocation)"},
          {"--total-blocks", "N", "LVM: total data blocks (default --physical / --pool-chunk)"},
          {"--metadata-size", "SIZE", "LVM thin pools: the metadata LV's size, to decide its autoextend too"},
          {"--metadata-used", "SIZE", "LVM thin pools: metadata in use (4 KiB blocks)"},
          {"--cow-max", "SIZE", "LVM snapshots: the largest useful COW size"},
-         {"--vdo-slab", "SIZE", "LVM VDO pools: the slab size (default 2GiB)"},
+         {"--vdo-slab", "SIZE", "LVM VDO pools: the slab size (with --preset lvm-vdo-autoextend, default 2GiB)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
          {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
          {"--capacity", "SIZE",
@@ -294,6 +298,10 @@ int run_extend(int argc, char** argv) {
             throw usage_error(
                 "give --physical with --allocation (or --used-blocks), or --input FILE.csv, or --physical with "
                 "--sequence");
+        if (seq && !physical)
+            throw usage_error(
+                "--sequence with an LVM preset needs --physical, the pool's size now (a pool is created at its "
+                "full size, so it would start at --capacity, its maximum)");
         if (!input && !physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
         if (input && (physical || capacity))
             throw usage_error("--input takes sizes from the file: drop --physical and --capacity");

@@ -261,6 +261,10 @@ int run_recommend_lvm(int argc, char** argv) {
     opts.insert(opts.begin() + 10, {"--rate", "RATE", "the write rate per writer to plan for (required)"});
     opts.insert(opts.begin() + 11,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
+    opts.insert(opts.begin() + 12,
+                {"--max-extends", "N",
+                 "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
+                 "pool and commits the VG metadata)"});
     const args a("recommend",
                  "provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE [--max-queued S]\n"
                  "                         [--threshold N] [--pool-used SIZE] [--vg-free SIZE] [--writers N] "
@@ -278,20 +282,22 @@ int run_recommend_lvm(int argc, char** argv) {
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
     const double target = a.decimal("--max-queued", 0.0, 86400.0).value_or(0.0);
+    const auto max_extends = static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20));
     const lvm_pool_workload w = workload_of(s, rates[0]);
-    std::vector<std::uint32_t> thresholds;
-    if (a.has("--threshold")) {
-        if (!s.config.enabled()) throw usage_error("--threshold 100 or more disables autoextend: nothing to recommend");
-        thresholds.push_back(s.config.threshold_percent());
-    } else {
-        for (std::uint32_t th = 95; th >= 50; th -= 5) thresholds.push_back(th);
-    }
-    // From the highest threshold down: the first that some percent up to 1000 meets is the answer (the least
-    // space held back early), at its smallest percent.
+    // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds
+    // in 5% steps down to 50 (unless --threshold fixes it).
+    if (!s.config.enabled())
+        throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
+                          " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
+    std::vector<std::uint32_t> thresholds{s.config.threshold_percent()};
+    if (!a.has("--threshold"))
+        for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5) thresholds.push_back(th);
+    // The first threshold that some percent up to 1000 meets is the answer, at its smallest percent.
     std::vector<lvm_percent_answer> tried;
     const lvm_percent_answer* best = nullptr;
     for (const std::uint32_t th : thresholds) {
-        tried.push_back(recommend_lvm_percent(s.config, s.model, w, th, target, s.runs, s.seed, recommend_max_percent));
+        tried.push_back(recommend_lvm_percent(s.config, s.model, w, th, target, s.runs, s.seed, recommend_max_percent,
+                                               max_extends));
         if (tried.back().met) break;
     }
     if (tried.back().met) best = &tried.back();
@@ -306,17 +312,24 @@ int run_recommend_lvm(int argc, char** argv) {
     const std::string at = std::string(format_rate(rates[0]).view()) +
                            (s.writers > 1 ? " x " + std::to_string(s.writers) + " writers" : std::string());
     if (best == nullptr) {
+        const lvm_plan_summary& last = tried.back().at;
         out = "LVM cannot keep up at " + at + " into a " + std::string(format_size(s.pool_size).view()) +
               " pool: even at threshold " + std::to_string(thresholds.back()) + " with percent " +
-              std::to_string(recommend_max_percent) + " a run queues writes " +
-              decimal_text(tried.back().at.queued_s_max, 3) + " s (target " + decimal_text(target, 3) +
-              " s). The first extend must land before the space above the threshold is written: start with a "
-              "larger pool, or write slower.\n";
+              std::to_string(recommend_max_percent) + " a run queues writes " + decimal_text(last.queued_s_max, 3) +
+              " s (target " + decimal_text(target, 3) + " s)" +
+              (last.eio_runs != 0 ? ", and " + std::to_string(last.eio_runs) + " runs fail with EIO" : std::string()) +
+              (last.extends_mean > max_extends
+                   ? ", with " + decimal_text(last.extends_mean, 3) + " extends a run (at most " +
+                         decimal_text(max_extends, 0) + ")"
+                   : std::string()) +
+              ". The first extend must land before the space above the threshold is written: start with a larger "
+              "pool, give the VG more room, or write slower.\n";
     } else {
         const lvm_percent_answer& b = *best;
         out = "# " + at + " into a " + std::string(format_size(s.pool_size).view()) + " pool queues writes at most " +
               decimal_text(b.at.queued_s_max, 3) + " s over " + std::to_string(s.runs) + " runs (target " +
-              decimal_text(target, 3) + " s); the pool ends at " + std::string(format_size(b.at.pool_end_max).view()) +
+              decimal_text(target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
+              " extends a run; the pool ends at " + std::string(format_size(b.at.pool_end_max).view()) +
               "\n# for /etc/lvm/lvm.conf (or an lvm profile):\n";
         out += "activation {\n    thin_pool_autoextend_threshold = " + std::to_string(b.threshold) +
                "\n    thin_pool_autoextend_percent = " + std::to_string(b.percent) + "\n}\n";

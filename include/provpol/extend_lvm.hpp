@@ -406,12 +406,26 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
 }
 
 /// The fewest used blocks of `total` at which lvm2 extends: the smallest u with lvm_usage(u, total) above
-/// `threshold`% (a whole percent, 50-99); total + 1 when none (total 0). lvm_usage is monotonic in u, so this is
-/// a binary search of about log2(total) steps.
+/// `threshold`% (a whole percent; under 50 counts as 50); total + 1 when none (total 0, or a threshold of 100 or
+/// more). In exact arithmetic that is ceil(total x (threshold x 10^6 + 1) / 10^8), computed exactly
+/// (ratio_of); the double lvm2 goes through can move the boundary by a block or two, so the candidate is then
+/// stepped to where lvm_usage itself crosses, with a binary search as the bound should the steps not settle.
 PROVPOL_NODISCARD constexpr std::uint64_t lvm_trigger_blocks(std::uint64_t total, std::uint32_t threshold) noexcept {
-    if (total == 0) return 1;
-    const std::int32_t limit = static_cast<std::int32_t>(threshold < 50 ? 50 : threshold) * lvm_percent_1;
-    std::uint64_t lo = 0, hi = total;  // usage(hi) = 100% > limit; find the first u in (lo, hi] above it
+    if (total == 0 || threshold >= 100) return total + (total == ~std::uint64_t{0} ? 0 : 1);
+    const std::uint32_t t = threshold < 50 ? 50 : threshold;
+    const std::int32_t limit = static_cast<std::int32_t>(t) * lvm_percent_1;
+    std::uint64_t u = ratio_of(total, t * 1000000u + 1u, 100000000u, rounding::up);
+    if (u > total) u = total;
+    for (int step = 0; step < 8; ++step) {
+        if (u > 1 && lvm_usage(u - 1, total) > limit) {
+            --u;
+        } else if (lvm_usage(u, total) <= limit) {
+            ++u;
+        } else {
+            return u;
+        }
+    }
+    std::uint64_t lo = 0, hi = total;  // usage(total) = 100% > limit; the first u in (lo, hi] above it
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         if (lvm_usage(mid, total) > limit)

@@ -438,22 +438,26 @@ struct lvm_percent_answer {
     lvm_plan_summary at;          ///< the runs at `percent`
 };
 
-/// True when no run queued writes longer than max_queued_s and none failed or hung.
-PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, double max_queued_s) noexcept {
-    return s.queued_s_max <= max_queued_s && s.eio_runs == 0 && s.hung_runs == 0;
+/// True when no run queued writes longer than max_queued_s, none failed or hung, and the runs took at most
+/// max_extends extends on average (each lvextend suspends the pool and commits the VG's metadata: an extend
+/// storm stalls I/O even when nothing queues).
+PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, double max_queued_s,
+                                                double max_extends = 1e300) noexcept {
+    return s.queued_s_max <= max_queued_s && s.eio_runs == 0 && s.hung_runs == 0 && s.extends_mean <= max_extends;
 }
 
 /// The smallest autoextend percent in [1, max_percent] under which, at `threshold`, no run of the workload
-/// queues writes longer than max_queued_s and none fails with EIO. Binary search over the percent, which assumes
-/// a larger percent never queues longer; that holds while the VG has room (a larger extend lands no later and
-/// leaves more space), and the answer is checked where it is found (`met` says whether it holds there). With a
-/// VG too small for the burst a larger percent can fail sooner: plan such a pool with simulate_lvm_plan.
+/// queues writes longer than max_queued_s, none fails with EIO, and the runs take at most max_extends extends
+/// on average (lvm_target_met). Binary search over the percent, which assumes a larger percent never queues
+/// longer nor extends more often; that holds while the VG has room (a larger extend lands no later and leaves
+/// more space), and the answer is checked where it is found (`met` says whether it holds there). With a VG too
+/// small for the burst a larger percent can fail sooner: plan such a pool with simulate_lvm_plan.
 PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_autoextend_config& base,
                                                                   const lvm_dmeventd_model& m,
                                                                   const lvm_pool_workload& w, std::uint32_t threshold,
                                                                   double max_queued_s, std::uint32_t runs,
-                                                                  std::uint64_t seed,
-                                                                  std::uint32_t max_percent = 1000) noexcept {
+                                                                  std::uint64_t seed, std::uint32_t max_percent = 1000,
+                                                                  double max_extends = 1e300) noexcept {
     auto config_at = [&](std::uint32_t percent) {
         return lvm_autoextend_config::make(threshold, percent, base.extent(), base.pool_chunk(), base.kind(),
                                            base.vdo_slab())
@@ -464,13 +468,13 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold >= 100) return a;
     a.at = simulate_lvm_plan(config_at(max_percent), m, w, runs, seed);
     a.percent = max_percent;
-    if (!lvm_target_met(a.at, max_queued_s)) return a;
+    if (!lvm_target_met(a.at, max_queued_s, max_extends)) return a;
     a.met = true;
     std::uint32_t lo = 0, hi = max_percent;  // hi meets the target; lo does not (0 is never tried)
     while (hi - lo > 1) {
         const std::uint32_t mid = lo + (hi - lo) / 2;
         const lvm_plan_summary s = simulate_lvm_plan(config_at(mid), m, w, runs, seed);
-        if (lvm_target_met(s, max_queued_s)) {
+        if (lvm_target_met(s, max_queued_s, max_extends)) {
             hi = mid;
             a.at = s;
         } else {
@@ -479,7 +483,7 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     }
     a.percent = hi;
     if (hi != max_percent) a.at = simulate_lvm_plan(config_at(hi), m, w, runs, seed);
-    a.met = lvm_target_met(a.at, max_queued_s);
+    a.met = lvm_target_met(a.at, max_queued_s, max_extends);
     return a;
 }
 

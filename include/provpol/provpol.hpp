@@ -26,6 +26,7 @@
 #include "log_size_geometry.hpp"
 #include "log_size_result.hpp"
 #include "log_size_xfs.hpp"
+#include "lvm_flow.hpp"
 #include "parse.hpp"
 #include "random.hpp"
 #include "rate_aware.hpp"

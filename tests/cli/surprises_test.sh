@@ -94,11 +94,11 @@ expect_stdout '^e2fsprogs-1.47,1024,0,,,,,0,0,data_too_small,'
 expect_usage '--logical-block-size must be at least 512' chunk --logical-block-size 0
 
 # 9. No contradictory rows: --unsupported is made but not supported; an LVM sequence starts from the pool's size
-#    (4 GiB of 4 MiB extents, 20%: ceil(1024 x 0.2) = 205 extents more, 5154799616 bytes; 70% of 4 GiB rounded
-#    down, 3006477107, is the threshold).
+#    (4 GiB of 64 KiB blocks is 65536; 70% is 45875.2 blocks, so block 45876 passes it, at 70.00122%, as lvm2
+#    truncates it to 1e-6 %; amount 20: ceil(1024 x 0.2) = 205 extents more, 5154799616 bytes).
 expect_ok logsize --size 100MiB --preset xfsprogs-6.1 --unsupported --format csv
 expect_stdout '^xfsprogs-6.1,4096,25600,4,6400,1368,0,0,1,fs_too_small,'
-expect_usage '--sequence with lvm-thin-autoextend needs --physical' extend --preset lvm-thin-autoextend --capacity 10GiB --sequence
+expect_usage '--sequence with an LVM preset needs --physical' extend --preset lvm-thin-autoextend --capacity 10GiB --sequence
 expect_ok extend --preset lvm-thin-autoextend --capacity 10GiB --physical 4GiB --sequence --format csv
-expect_stdout_line 2 '0,4294967296,3006477107,5154799616,5154799616,extend'
+expect_stdout_line 2 '0,4294967296,45876,70.00122,20,5154799616,extend'
 finish

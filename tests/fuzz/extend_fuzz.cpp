@@ -75,16 +75,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         PROVPOL_FUZZ_CHECK(((flags & extend_flag_can_extend) != 0) == one.can_extend);
     }
 
-    const std::uint64_t threshold = in.u8() % 110;
-    const std::uint64_t grow = in.u32() % 1100;
+    // LVM: the threshold as lvm.conf takes it (any value; under 50 acts as 50, 100 and more disable), percent 0
+    // to 10^6 (0 accepted, failing at extend time), the extent a power of two from 1 KiB to 16 GiB.
+    const std::uint64_t threshold = in.u8() % 2 == 0 ? in.u8() % 110 : in.u32();
+    const std::uint64_t grow = in.u32() % 1100000;
     const std::uint64_t lvm_extent = std::uint64_t{1} << (in.u8() % 40);
     const auto lc = lvm_thin_config::make(threshold, grow, bytes(lvm_extent));
-    PROVPOL_FUZZ_CHECK(lc.has_value() == (threshold >= 50 && threshold <= 100 && grow >= 1 && grow <= 1000 &&
-                                          lvm_extent >= 1024 && lvm_extent <= (std::uint64_t{1} << 34)));
+    PROVPOL_FUZZ_CHECK(lc.has_value() == (threshold <= 0x7fffffffu && grow <= 1000000 && lvm_extent >= 1024 &&
+                                          lvm_extent <= (std::uint64_t{1} << 34)));
     if (lc) {
         drive_state pool = s;
         pool.replicating = false;
-        check(make_lvm_thin_policy(*lc), pool, lvm_extent);
+        if (grow >= 1) check(make_lvm_thin_policy(*lc), pool, lvm_extent);
+        // The whole lvextend decision: never shrinks, grows only on "extend", in whole extents, within the VG.
+        lvm_volume_state v = lvm_volume_state::thin(align_down(s.physical, bytes(lvm_extent)), s.allocation,
+                                                    lc->pool_chunk(), bytes(in.u64()));
+        const lvm_autoextend_decision d = decide_lvm_autoextend(*lc, v);
+        PROVPOL_FUZZ_CHECK(d.usage >= 0 && d.usage <= lvm_percent_100);
+        PROVPOL_FUZZ_CHECK(d.new_size >= v.size);
+        PROVPOL_FUZZ_CHECK((d.new_size > v.size) == (d.outcome == lvm_outcome::extend && d.add_extents != 0));
+        PROVPOL_FUZZ_CHECK(d.new_size.count() % lvm_extent == 0);
+        PROVPOL_FUZZ_CHECK(d.outcome != lvm_outcome::extend || d.vg_needed <= v.vg_free);
+        PROVPOL_FUZZ_CHECK(!lc->enabled() ? d.outcome == lvm_outcome::disabled : true);
+        PROVPOL_FUZZ_CHECK(decide_lvm_autoextend(*lc, v).new_size == d.new_size);  // a replay decides the same
     }
     return 0;
 }
