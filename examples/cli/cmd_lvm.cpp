@@ -329,7 +329,7 @@ int run_recommend_lvm(int argc, char** argv) {
         out = "# " + at + " into a " + std::string(format_size(s.pool_size).view()) + " pool queues writes at most " +
               decimal_text(b.at.queued_s_max, 3) + " s over " + std::to_string(s.runs) + " runs (target " +
               decimal_text(target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
-              " extends a run; the pool ends at " + std::string(format_size(b.at.pool_end_max).view()) +
+              " extends a run; the pool ends at " + human_size(b.at.pool_end_max) +
               "\n# for /etc/lvm/lvm.conf (or an lvm profile):\n";
         out += "activation {\n    thin_pool_autoextend_threshold = " + std::to_string(b.threshold) +
                "\n    thin_pool_autoextend_percent = " + std::to_string(b.percent) + "\n}\n";

@@ -34,10 +34,14 @@ using provpol::cli::command;
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
-    {"plan", "simulate pauses and space for write rates, configurations and latency models", provpol::cli::run_plan},
+    {"plan", "simulate pauses and space for write rates, configurations and latency models (VDSM), or a thin pool "
+             "under dmeventd (LVM)",
+     provpol::cli::run_plan},
     {"capacity", "the most concurrent writers a storage domain holds under a per-VM pause target",
      provpol::cli::run_capacity},
-    {"recommend", "the smallest VDSM configuration for a write rate and a pause target", provpol::cli::run_recommend},
+    {"recommend",
+     "the smallest VDSM configuration for a write rate and a pause target, or LVM's autoextend percent for a pool",
+     provpol::cli::run_recommend},
     {"chunk", "the I/O chunk size for a device and mode, from a preset, samples or a deadline",
      provpol::cli::run_chunk},
     {"calibrate", "measure write throughput per block size in a directory and recommend a chunk size",
@@ -103,9 +107,28 @@ provpol::cli::help_request help_of(const command& c) {
     return {};  // not reached: every command's args throws help_request on --help
 }
 
+// plan and recommend take other options for an LVM preset (cmd_lvm.cpp): the man page and the completion
+// show both, the LVM usage after the VDSM one and the options only LVM has after the others.
+provpol::cli::help_request with_lvm_help(const command& c, provpol::cli::help_request h) {
+    if (std::string_view(c.name) != "plan" && std::string_view(c.name) != "recommend") return h;
+    char preset[] = "--preset", lvm[] = "lvm-thin-autoextend", help[] = "--help";
+    char* argv[] = {preset, lvm, help, nullptr};
+    try {
+        c.run(3, argv);
+    } catch (const provpol::cli::help_request& l) {
+        h.usage += "\n" + l.usage;
+        for (const provpol::cli::option& o : l.options) {
+            bool known = false;
+            for (const provpol::cli::option& k : h.options) known = known || std::string_view(k.name) == o.name;
+            if (!known) h.options.push_back(o);
+        }
+    }
+    return h;
+}
+
 std::vector<provpol::cli::command_help> all_help() {
     std::vector<provpol::cli::command_help> out;
-    for (const command& c : commands) out.push_back({c.name, c.summary, help_of(c)});
+    for (const command& c : commands) out.push_back({c.name, c.summary, with_lvm_help(c, help_of(c))});
     return out;
 }
 

@@ -67,9 +67,13 @@ expect_completion "csv json svg text" provpol plan --format ''
 expect_completion "--rate" provpol recommend --rat
 expect_completion "--rates" provpol plan --rat
 expect_completion "" provpol recommend --rate ''   # a rate: nothing to offer, not the option list
-# Every subcommand's options, exactly as its --help lists them (plus -h).
+# Every subcommand's options, exactly as its --help lists them (plus -h); plan and recommend also take those their
+# LVM form lists (--preset lvm-thin-autoextend --help).
 for c in $commands; do
-  want=$( ("$PROVPOL" "$c" --help | awk '/^options:/ {on = 1; next} on && $1 ~ /^--/ {print $1}'; echo -h) | sort | tr '\n' ' ')
+  lvm=()
+  case $c in plan | recommend) lvm=(--preset lvm-thin-autoextend) ;; esac
+  want=$( ("$PROVPOL" "$c" --help; [ ${#lvm[@]} -eq 0 ] || "$PROVPOL" "$c" "${lvm[@]}" --help) |
+    awk '/^options:/ {on = 1; next} /^usage:/ {on = 0} on && $1 ~ /^--/ {print $1}' | { cat; echo -h; } | sort -u | tr '\n' ' ')
   got=$(complete_words provpol "$c" -)
   checks=$((checks + 1))
   [ "$got" = "$want" ] || { failures=$((failures + 1)); echo "FAIL: provpol $c -<TAB>: got '$got', expected '$want'" >&2; }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# provpol extend, plan and recommend with LVM presets: lvm2's decisions (values worked by hand from lvm2's rules,
+# see docs/lvm.md), the pool planner's columns and its monotone answer, recommend's lvm.conf block, and every
+# option that means nothing to LVM refused with one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+
+# --- extend -------------------------------------------------------------------------------------------------
+# The issue's pool: 95% of 100 GiB at threshold 70 -> ceil(9500 / 70) - 100 = 36%, 9216 extents, 136 GiB.
+expect_ok extend --preset lvm-thin-autoextend --capacity 1TiB --physical 100GiB --allocation 95GiB --format csv
+expect_stdout_line 2 '107374182400,102005473280,1556480,1638400,95,70,20,36,9216,146028888064,,,,,,38654705664,extend'
+# The same from dmsetup's block counts.
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --used-blocks 1556480 --format csv
+expect_stdout ',36,9216,146028888064,'
+# 70% exactly is not above 70%; one block more is (amount max(20, 1) = 20: 25600 + 5120 extents = 120 GiB).
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --used-blocks 1146880 --format csv
+expect_stdout ',none$'
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --used-blocks 1146881 --format csv
+expect_stdout ',128849018880,'
+# A VG with 35 GiB free cannot hold the 36 GiB extend: it fails whole.
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 95GiB --vg-free 35GiB --format csv
+expect_stdout ',107374182400,,,,,,38654705664,fails-vg-space$'
+# Percent 0 fails; a threshold of 100 or more disables (checked first); under 50 acts as 50, with lvm2's warning.
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB --extend-percent 0 --format csv
+expect_stdout ',fails-percent-zero$'
+expect_ok extend --preset lvm-thin-default --physical 100GiB --allocation 100GiB --format csv
+expect_stdout ',disabled$'
+checks=$((checks + 1))
+run extend --preset lvm-thin-autoextend --physical 100GiB --allocation 80GiB --threshold 10 --format csv
+[ "$status" -eq 0 ] && grep -q 'thin_pool_autoextend_threshold 10 is below lvm2.s minimum: lvm2 uses 50' "$err" &&
+  grep -q ',80,50,20,60,' "$out" || fail "threshold 10 acts as 50 with a warning (80% -> amount 60)"
+# VDO grows by at least a slab: 4 GiB at 80% -> 20% is 205 extents, a 2 GiB slab 512.
+expect_ok extend --preset lvm-vdo-autoextend --physical 4GiB --used-blocks 80 --total-blocks 100 --format csv
+expect_stdout ',512,6442450944,'
+# A snapshot's COW stops at its useful size: 1 GiB at 80%, the cap 1100 MiB.
+expect_ok extend --preset lvm-snapshot-autoextend --physical 1GiB --used-blocks 80 --total-blocks 100 --cow-max 1100MiB --format csv
+expect_stdout ',19,1153433600,'
+# Metadata: 8 MiB at 80% with threshold 80: min(80, 75) = 75, amount 20 + 1, one extent more (12 MiB).
+expect_ok extend --preset lvm-thin-autoextend --physical 10GiB --allocation 1GiB --threshold 80 --metadata-size 8MiB --metadata-used 6556KiB --format csv
+expect_stdout ',8388608,80.029296,75,21,12582912,'
+# JSON: absent metadata is null, numbers are numbers.
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 95GiB --format json
+expect_stdout '"metadata_size": null'
+expect_stdout '"amount_percent": 36,'
+# What means nothing to LVM, or is missing, is refused.
+expect_usage '^provpol extend: --threshold-exceeded applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --threshold-exceeded
+expect_usage '^provpol extend: --replicating applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --replicating
+expect_usage '^provpol extend: --chunk and --percent belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
+expect_usage '^provpol extend: --pool-chunk belongs to the LVM presets' extend --capacity 10GiB --physical 5GiB --allocation 4GiB --pool-chunk 64KiB
+expect_usage '^provpol extend: an LVM decision needs --physical' extend --preset lvm-thin-autoextend --used-blocks 5
+expect_usage '^provpol extend: give --allocation or --used-blocks, not both' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --used-blocks 4
+expect_usage '^provpol extend: --pool-chunk must be a multiple of 64KiB, got 96KiB$' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --pool-chunk 96KiB
+expect_usage '^provpol extend: --extend-percent must be in \[0, 1000000\], got 1000001$' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --extend-percent 1000001
+expect_usage '^provpol extend: --capacity \(1GiB\) is below --physical \(2GiB\)' extend --preset lvm-thin-autoextend --capacity 1GiB --physical 2GiB --allocation 1GiB
+expect_usage '^provpol extend: --metadata-size applies to thin pools' extend --preset lvm-vdo-autoextend --physical 1GiB --allocation 1GiB --metadata-size 8MiB
+expect_usage '^provpol extend: --cow-max applies to --preset lvm-snapshot-autoextend' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --cow-max 1GiB
+
+# --- plan ---------------------------------------------------------------------------------------------------
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --rates 100MiB/s,1GiB/s,4GiB/s --write 200GiB --runs 20 --format csv
+expect_stdout_line 1 'rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean'
+# Queued seconds never fall as the rate grows (1 GiB pool: the space above 70% must outlast lvextend).
+checks=$((checks + 1))
+run plan --preset lvm-thin-autoextend --pool-size 1GiB --rates 100MiB/s,1GiB/s,4GiB/s,16GiB/s --write 50GiB --runs 20 --format csv
+awk -F, 'NR > 1 { if ($7 + 0 < prev) bad = 1; prev = $7 + 0; if (NR == 5 && $7 + 0 <= 0) bad = 1 } END { exit bad }' "$out" ||
+  fail "queued_s_mean falls as the rate grows, or 16GiB/s into 1GiB queues nothing"
+# The VG runs out: the plan says so, with EIO after no_space_timeout.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rates 1GiB/s --write 200GiB --runs 5
+expect_stdout '^at 1GiB/s: the VG ran out in 5 of 5 runs'
+expect_stdout '^at 1GiB/s: writes failed with EIO in 5 of 5 runs \(queued past no_space_timeout, 60 s\)'
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rates 1GiB/s --write 200GiB --runs 5 --format csv
+expect_stdout ',5,5,0,128849018880,10737418240,'
+# The same seed gives the same bytes; several writers share the pool.
+run plan --preset lvm-thin-autoextend --pool-size 8MiB --rates 16MiB/s --write 100MiB --runs 30 --format csv
+cp "$out" "$scratch/a"
+run plan --preset lvm-thin-autoextend --pool-size 8MiB --rates 16MiB/s --write 100MiB --runs 30 --format csv
+checks=$((checks + 1))
+cmp -s "$out" "$scratch/a" || fail "the same plan printed different bytes"
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rates 100MiB/s --writers 4 --write 1GiB --runs 5 --format csv
+expect_stdout '^100,4,5,'
+expect_usage '^provpol plan: an LVM plan needs --pool-size' plan --preset lvm-thin-autoextend --rates 1GiB/s
+expect_usage "^provpol plan: --latency: unknown value 'vdsm-polling-2022' for an LVM pool" plan --preset lvm-thin-autoextend --pool-size 1GiB --latency vdsm-polling-2022
+expect_usage '^provpol plan: --pool-size must be a whole number of extents \(4MiB\), got 5MiB$' plan --preset lvm-thin-autoextend --pool-size 5MiB
+expect_usage '^provpol plan: --lvextend-time: expected MIN,MAX with MIN <= MAX' plan --preset lvm-thin-autoextend --pool-size 1GiB --lvextend-time 2,1
+expect_usage '^provpol plan: --preset: lvm-vdo-autoextend is not a thin pool' plan --preset lvm-vdo-autoextend --pool-size 1GiB
+expect_usage "^provpol plan: unknown option '--hosts'" plan --preset lvm-thin-autoextend --pool-size 1GiB --hosts 2
+
+# --- recommend ----------------------------------------------------------------------------------------------
+expect_ok recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 10GiB --write 50GiB --runs 20
+expect_stdout '^activation \{$'
+expect_stdout '^    thin_pool_autoextend_threshold = 70$'
+expect_stdout '^    thin_pool_autoextend_percent = [0-9]+$'
+# The percent it prints meets the target in plan; one less does not.
+pct=$(awk '/thin_pool_autoextend_percent/ { print $3 }' "$out")
+checks=$((checks + 1))
+run plan --preset lvm-thin-autoextend --pool-size 10GiB --rates 1GiB/s --write 50GiB --runs 20 --extend-percent "$pct" --format csv
+awk -F, 'NR == 2 { exit !($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "recommend's percent $pct does not meet its target in plan"
+if [ "$pct" -gt 1 ]; then
+  checks=$((checks + 1))
+  run plan --preset lvm-thin-autoextend --pool-size 10GiB --rates 1GiB/s --write 50GiB --runs 20 --extend-percent $((pct - 1)) --format csv
+  awk -F, 'NR == 2 { exit ($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "percent $((pct - 1)) meets the target too: $pct is not the smallest"
+fi
+expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
+expect_stdout '^LVM cannot keep up at 16GiB/s into a 10GiB pool'
+expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
+expect_stdout_line 1 'threshold,percent,met,chosen,queued_s_max,eio_runs,extends_mean,pool_end_max'
+expect_stdout '^50,,0,0,'
+expect_usage '^provpol recommend: --extend-percent is what recommend finds' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --extend-percent 20
+expect_usage '^provpol recommend: --threshold 100 disables autoextend' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --threshold 100
+expect_usage '^provpol recommend: recommend needs one --rate' recommend --preset lvm-thin-autoextend --pool-size 1GiB
+finish
