@@ -76,9 +76,10 @@ TEST_CASE("LVM flow: on the poll alone a threshold acts at the next 5% step") {
     // usage. At the first poll above 70% the check level becomes 75%: at threshold 72 that poll's lvextend finds
     // about 70.5% (nothing to do) and no later poll passes 75%, so the pool never grows. The kernel's event
     // extends it at 72%.
-    const lvm_pool_workload w{64_MiB, {}, bytes::max(), bytes(757 * (std::uint64_t{64} << 10)),
-                              rate(std::uint64_t{64} << 10)};
-    const lvm_dmeventd_model poll_only = lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, 60.0).value().with_low_water_event(false);
+    const lvm_pool_workload w{
+        64_MiB, {}, bytes::max(), bytes(757 * (std::uint64_t{64} << 10)), rate(std::uint64_t{64} << 10)};
+    const lvm_dmeventd_model poll_only =
+        lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, 60.0).value().with_low_water_event(false);
     const auto c72 = lvm_autoextend_config::make(72, 20).value();
     for (std::uint64_t s = 1; s <= 20; ++s) {
         CAPTURE(s);

@@ -64,8 +64,8 @@ TEST_CASE("LVM: the configuration as lvm.conf is read") {
 TEST_CASE("LVM: usage in libdm's units (dm_make_percent)") {
     CHECK(lvm_usage(0, 100) == 0);
     CHECK(lvm_usage(100, 100) == 100000000);
-    CHECK(lvm_usage(1, 3) == 33333333);  // 1e8 / 3 = 33333333.3, truncated
-    CHECK(lvm_usage(2, 3) == 66666666);  // 66666666.6, truncated, not rounded
+    CHECK(lvm_usage(1, 3) == 33333333);   // 1e8 / 3 = 33333333.3, truncated
+    CHECK(lvm_usage(2, 3) == 66666666);   // 66666666.6, truncated, not rounded
     CHECK(lvm_usage(5, 0) == 100000000);  // libdm: a zero denominator reads 100%
     // Only used == total is 100%: a ratio that rounds to 1.0 reads 99.999999%.
     CHECK(lvm_usage((std::uint64_t{1} << 60) - 1, std::uint64_t{1} << 60) == 99999999);
@@ -168,7 +168,7 @@ TEST_CASE("LVM: VDO pools grow by at least a slab") {
 TEST_CASE("LVM: a snapshot's COW grows no further than it is useful") {
     const auto snap = cfg(70, 20, lvm_volume_kind::snapshot);
     lvm_volume_state s = blocks(1_GiB, 80, 100);  // 256 extents
-    s.cow_max = 1100_MiB;                          // 275 extents
+    s.cow_max = 1100_MiB;                         // 275 extents
     auto d = decide_lvm_autoextend(snap, s);
     CHECK(d.add_extents == 19);  // 20% would be 52 (to 308): capped at 275
     CHECK(d.new_size == 1100_MiB);
@@ -187,8 +187,8 @@ TEST_CASE("LVM: a thin pool's metadata") {
     auto d = decide_lvm_autoextend(cfg(80, 20), s);
     CHECK(d.metadata_threshold == 75);
     CHECK(d.metadata_usage == 80029296);
-    CHECK(d.metadata_amount == 21);         // max(20, ceil(80029296 / 750000) - 100 = 7), plus one
-    CHECK(d.metadata_add_extents == 1);     // (21 x 2 + 99) / 100
+    CHECK(d.metadata_amount == 21);      // max(20, ceil(80029296 / 750000) - 100 = 7), plus one
+    CHECK(d.metadata_add_extents == 1);  // (21 x 2 + 99) / 100
     CHECK(d.metadata_new_size == 12_MiB);
     CHECK(d.amount == 0);
     CHECK(d.new_size == 10_GiB);

@@ -269,17 +269,15 @@ int run_extend(int argc, char** argv) {
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
 
-    static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",      "--used-blocks",
-                                           "--total-blocks",  "--metadata-size", "--metadata-used",
-                                           "--cow-max",       "--vdo-slab",     "--threshold",
-                                           "--extend-percent"};
+    static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",       "--used-blocks", "--total-blocks",
+                                           "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
+                                           "--threshold",     "--extend-percent"};
     if (lvm_config_of(preset)) {
         if (a.has("--chunk") || a.has("--percent"))
             throw usage_error(
                 "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
-        if (exceeded)
-            throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
+        if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
         lvm_extend_inputs in;
         in.capacity = capacity;
@@ -318,7 +316,8 @@ int run_extend(int argc, char** argv) {
         return 0;
     }
     for (const char* o : lvm_only)
-        if (a.has(o)) throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");
+        if (a.has(o))
+            throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");
 
     // --sequence may start from --physical (an LVM thin pool's created size); a drive needs --allocation too.
     const int modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || (physical && !seq)) ? 1 : 0);

@@ -20,7 +20,8 @@ namespace {
 // The options plan and recommend share for a pool.
 std::vector<option> pool_options() {
     return {
-        {"--preset", "NAME", "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships)"},
+        {"--preset", "NAME",
+         "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships)"},
         {"--threshold", "N", "thin_pool_autoextend_threshold as lvm.conf has it (under 50 acts as 50)"},
         {"--extend-percent", "N", "thin_pool_autoextend_percent, 0-1000000"},
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
@@ -31,8 +32,7 @@ std::vector<option> pool_options() {
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
         {"--latency", "PROFILE", "lvm-dmeventd (the default; the only LVM flow)"},
-        {"--lvextend-time", "MIN,MAX",
-         "lvextend's service time in seconds, uniform (default lvm-dmeventd's 0.2,0.55)"},
+        {"--lvextend-time", "MIN,MAX", "lvextend's service time in seconds, uniform (default lvm-dmeventd's 0.2,0.55)"},
         {"--poll-interval", "SECONDS", "dmeventd's poll (default 10)"},
         {"--no-space-timeout", "SECONDS", "dm-thin-pool's no_space_timeout, 0 queues forever (default 60)"},
         {"--error-when-full", nullptr, "the pool fails writes at once when full (lvcreate --errorwhenfull y)"},
@@ -144,9 +144,9 @@ cell vg_cell(bytes b) { return b == bytes::max() ? cell() : cell::of_size(b); }
 // plan's columns: the rate per writer, then the summary over runs (sizes in bytes in CSV and JSON).
 const std::vector<std::string>& plan_columns() {
     static const std::vector<std::string> c = {
-        "rate_mib_s",      "writers",     "runs",         "extends_mean",      "commands_mean",
-        "times_full_mean", "queued_s_mean", "queued_s_max", "queued_runs",       "eio_runs",
-        "vg_exhausted_runs", "hung_runs", "pool_end_max", "vg_free_end_min",   "end_s_mean"};
+        "rate_mib_s",        "writers",       "runs",         "extends_mean",    "commands_mean",
+        "times_full_mean",   "queued_s_mean", "queued_s_max", "queued_runs",     "eio_runs",
+        "vg_exhausted_runs", "hung_runs",     "pool_end_max", "vg_free_end_min", "end_s_mean"};
     return c;
 }
 
@@ -170,8 +170,8 @@ std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary
 
 // recommend's columns: one row per threshold tried.
 const std::vector<std::string>& recommend_columns() {
-    static const std::vector<std::string> c = {"threshold",    "percent",      "met",          "chosen",
-                                               "queued_s_max", "eio_runs",     "extends_mean", "pool_end_max"};
+    static const std::vector<std::string> c = {"threshold",    "percent",  "met",          "chosen",
+                                               "queued_s_max", "eio_runs", "extends_mean", "pool_end_max"};
     return c;
 }
 
@@ -214,16 +214,18 @@ bool is_lvm_invocation(int argc, char** argv) {
 
 int run_plan_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rates", "LIST", "write rates per writer, comma-separated (default "
-                                                       "100MiB/s,500MiB/s,1GiB/s,4GiB/s)"});
-    const args a("plan",
-                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
-                 "                    [--vg-free SIZE] [--writers N] [--rates LIST] [--write SIZE] [--threshold N]\n"
-                 "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
-                 "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
-                 "[--error-when-full]\n"
-                 "                    [--runs N] [--seed N] [--format text|csv|json]",
-                 opts, argc, argv);
+    opts.insert(opts.begin() + 10, {"--rates", "LIST",
+                                    "write rates per writer, comma-separated (default "
+                                    "100MiB/s,500MiB/s,1GiB/s,4GiB/s)"});
+    const args a(
+        "plan",
+        "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
+        "                    [--vg-free SIZE] [--writers N] [--rates LIST] [--write SIZE] [--threshold N]\n"
+        "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
+        "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
+        "[--error-when-full]\n"
+        "                    [--runs N] [--seed N] [--format text|csv|json]",
+        opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
     std::vector<rate> rates = rates_of(a, "--rates");
@@ -242,9 +244,9 @@ int run_plan_lvm(int argc, char** argv) {
         if (sum.eio_runs != 0)
             notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs) + " of " +
                      std::to_string(sum.runs) + " runs (" +
-                     (s.model.error_when_full() ? std::string("--error-when-full")
-                                                : "queued past no_space_timeout, " +
-                                                      decimal_text(s.model.no_space_timeout_s(), 0) + " s") +
+                     (s.model.error_when_full()
+                          ? std::string("--error-when-full")
+                          : "queued past no_space_timeout, " + decimal_text(s.model.no_space_timeout_s(), 0) + " s") +
                      ")\n";
         if (sum.hung_runs != 0)
             notes += "at " + at + ": writes never completed in " + std::to_string(sum.hung_runs) + " of " +
@@ -297,7 +299,7 @@ int run_recommend_lvm(int argc, char** argv) {
     const lvm_percent_answer* best = nullptr;
     for (const std::uint32_t th : thresholds) {
         tried.push_back(recommend_lvm_percent(s.config, s.model, w, th, target, s.runs, s.seed, recommend_max_percent,
-                                               max_extends));
+                                              max_extends));
         if (tried.back().met) break;
     }
     if (tried.back().met) best = &tried.back();
@@ -318,10 +320,9 @@ int run_recommend_lvm(int argc, char** argv) {
               std::to_string(recommend_max_percent) + " a run queues writes " + decimal_text(last.queued_s_max, 3) +
               " s (target " + decimal_text(target, 3) + " s)" +
               (last.eio_runs != 0 ? ", and " + std::to_string(last.eio_runs) + " runs fail with EIO" : std::string()) +
-              (last.extends_mean > max_extends
-                   ? ", with " + decimal_text(last.extends_mean, 3) + " extends a run (at most " +
-                         decimal_text(max_extends, 0) + ")"
-                   : std::string()) +
+              (last.extends_mean > max_extends ? ", with " + decimal_text(last.extends_mean, 3) +
+                                                     " extends a run (at most " + decimal_text(max_extends, 0) + ")"
+                                               : std::string()) +
               ". The first extend must land before the space above the threshold is written: start with a larger "
               "pool, give the VG more room, or write slower.\n";
     } else {

@@ -51,12 +51,23 @@ inline void warn_lvm_clamp(const lvm_autoextend_config& c) {
 namespace detail_lvm {
 
 inline const std::vector<std::string>& lvm_columns() {
-    static const std::vector<std::string> c = {
-        "physical",       "allocation",        "used_blocks",        "total_blocks",
-        "usage_percent",  "threshold",         "extend_percent",     "amount_percent",
-        "add_extents",    "new_size",          "metadata_size",      "metadata_usage_percent",
-        "metadata_threshold", "metadata_amount_percent", "metadata_new_size", "vg_needed",
-        "outcome"};
+    static const std::vector<std::string> c = {"physical",
+                                               "allocation",
+                                               "used_blocks",
+                                               "total_blocks",
+                                               "usage_percent",
+                                               "threshold",
+                                               "extend_percent",
+                                               "amount_percent",
+                                               "add_extents",
+                                               "new_size",
+                                               "metadata_size",
+                                               "metadata_usage_percent",
+                                               "metadata_threshold",
+                                               "metadata_amount_percent",
+                                               "metadata_new_size",
+                                               "vg_needed",
+                                               "outcome"};
     return c;
 }
 

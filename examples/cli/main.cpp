@@ -34,8 +34,9 @@ using provpol::cli::command;
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
-    {"plan", "simulate pauses and space for write rates, configurations and latency models (VDSM), or a thin pool "
-             "under dmeventd (LVM)",
+    {"plan",
+     "simulate pauses and space for write rates, configurations and latency models (VDSM), or a thin pool "
+     "under dmeventd (LVM)",
      provpol::cli::run_plan},
     {"capacity", "the most concurrent writers a storage domain holds under a per-VM pause target",
      provpol::cli::run_capacity},

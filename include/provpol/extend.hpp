@@ -92,9 +92,10 @@ PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_p
         case extend_preset::vdsm_legacy:
             break;
     }
-    return unexpected(error::unsupported(setting, "a VDSM preset is not an LVM configuration (expected one of "
-                                                  "lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend, "
-                                                  "lvm-snapshot-autoextend)"));
+    return unexpected(error::unsupported(setting,
+                                         "a VDSM preset is not an LVM configuration (expected one of "
+                                         "lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend, "
+                                         "lvm-snapshot-autoextend)"));
 }
 
 }  // namespace provpol

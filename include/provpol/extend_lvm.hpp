@@ -68,7 +68,7 @@ PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, 
     if (!(50 * lvm_percent_1 < usage && usage <= lvm_percent_100)) return 0;
     if (threshold >= 100 || usage <= static_cast<std::int32_t>(threshold) * lvm_percent_1) return 0;
     const std::int32_t t = static_cast<std::int32_t>(threshold) * (lvm_percent_1 / 100);  // > 0: threshold >= 1
-    const std::int32_t needed = (usage + t - 1) / t - 100;                               // >= 1 here
+    const std::int32_t needed = (usage + t - 1) / t - 100;                                // >= 1 here
     const auto n = static_cast<std::uint32_t>(needed);
     return percent < n ? n : percent;
 }
@@ -76,7 +76,8 @@ PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, 
 /// percent_of_extents(percent, extents, roundup = 1): (percent x extents + 99) / 100, in 64 bits and kept in 32
 /// as lvm2 keeps it (a result of 2^32 extents or more wraps there; lvextend then refuses the extend or makes a
 /// wrong one, see decide_lvm_autoextend).
-PROVPOL_NODISCARD constexpr std::uint32_t lvm_percent_of_extents(std::uint32_t percent, std::uint32_t extents) noexcept {
+PROVPOL_NODISCARD constexpr std::uint32_t lvm_percent_of_extents(std::uint32_t percent,
+                                                                 std::uint32_t extents) noexcept {
     return static_cast<std::uint32_t>((std::uint64_t{percent} * extents + 99) / 100);
 }
 
@@ -254,17 +255,17 @@ PROVPOL_NODISCARD constexpr bool failed(lvm_outcome o) noexcept {
 
 /// Every output of one lvextend --use-policies.
 struct lvm_autoextend_decision {
-    std::int32_t usage;                   ///< data usage, 1e-6 % units (lvm_usage)
-    std::uint32_t amount;                 ///< percent of the LV the data grows by (0: it does not)
-    std::uint64_t add_extents;            ///< extents the data grows by
-    bytes new_size;                       ///< the LV's size after the command (its size now when nothing grows)
-    std::int32_t metadata_usage;          ///< thin: metadata usage (0 when not checked)
-    std::uint32_t metadata_threshold;     ///< thin: the whole-percent threshold metadata is held to
-    std::uint32_t metadata_amount;        ///< thin: percent the metadata grows by, its extra 1 included (0: none)
-    std::uint64_t metadata_add_extents;   ///< thin: extents the metadata LV grows by (by policy or with the data)
-    bytes metadata_new_size;              ///< thin: the metadata LV's size after the command
-    bytes vg_needed;                      ///< VG space the command allocates (data and metadata)
-    lvm_outcome outcome;                  ///< how the command ends (see lvm_outcome)
+    std::int32_t usage;                  ///< data usage, 1e-6 % units (lvm_usage)
+    std::uint32_t amount;                ///< percent of the LV the data grows by (0: it does not)
+    std::uint64_t add_extents;           ///< extents the data grows by
+    bytes new_size;                      ///< the LV's size after the command (its size now when nothing grows)
+    std::int32_t metadata_usage;         ///< thin: metadata usage (0 when not checked)
+    std::uint32_t metadata_threshold;    ///< thin: the whole-percent threshold metadata is held to
+    std::uint32_t metadata_amount;       ///< thin: percent the metadata grows by, its extra 1 included (0: none)
+    std::uint64_t metadata_add_extents;  ///< thin: extents the metadata LV grows by (by policy or with the data)
+    bytes metadata_new_size;             ///< thin: the metadata LV's size after the command
+    bytes vg_needed;                     ///< VG space the command allocates (data and metadata)
+    lvm_outcome outcome;                 ///< how the command ends (see lvm_outcome)
 
     /// True when the threshold was passed (the data or, for a thin pool, the metadata).
     PROVPOL_NODISCARD constexpr bool needs_extend() const noexcept { return amount != 0 || metadata_amount != 0; }
@@ -285,9 +286,7 @@ constexpr std::uint32_t lvm_metadata_min_threshold(bytes metadata_size) noexcept
 }
 
 // Extents of `size`, rounded up (an LV is whole extents; a partial one is counted whole), kept in 32 bits.
-constexpr std::uint64_t lvm_extents(bytes size, bytes extent) noexcept {
-    return divide(size, extent, rounding::up);
-}
+constexpr std::uint64_t lvm_extents(bytes size, bytes extent) noexcept { return divide(size, extent, rounding::up); }
 }  // namespace detail
 
 /// The decision lvextend --use-policies takes for a volume (lvm2's _lvresize_adjust_policy, then the
@@ -381,7 +380,8 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
             // 64 bytes of metadata per data chunk (_estimate_metadata_size), in sectors, then whole extents.
             const std::uint64_t want_sectors =
                 new_le * (e.count() / 512) / ((c.pool_chunk().count() / 512) * (512 / 64));
-            if (want_sectors * 512 > s.metadata_size.count()) new_mle = divide(want_sectors * 512, e.count(), rounding::up);
+            if (want_sectors * 512 > s.metadata_size.count())
+                new_mle = divide(want_sectors * 512, e.count(), rounding::up);
         }
         if (new_mle > max_mle) new_mle = max_mle;
         if (new_mle < mle) new_mle = mle;
@@ -469,8 +469,8 @@ public:
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
         if (config.extend_percent() == 0) return bytes(0);
         const lvm_volume_state s = lvm_volume_state::thin(d.physical, d.allocation, config.pool_chunk());
-        const std::uint32_t amount = lvm_adjust_amount(lvm_usage(s.used, s.total), config.threshold_percent(),
-                                                       config.extend_percent());
+        const std::uint32_t amount =
+            lvm_adjust_amount(lvm_usage(s.used, s.total), config.threshold_percent(), config.extend_percent());
         std::uint64_t le = detail::lvm_extents(d.physical, config.extent());
         if (le > detail::lvm_max_extent_count) le = detail::lvm_max_extent_count;  // beyond any LV: saturate
         const std::uint64_t add =

@@ -46,9 +46,9 @@ public:
     /// `status_read_fraction` (0-1) of that. The poll interval is 0.1-3600 s; no_space_timeout 0-86400 s (0:
     /// writes queue forever). Errors name the setting, the value and the range.
     PROVPOL_NODISCARD static constexpr result<lvm_dmeventd_model> make(double lvextend_min_s, double lvextend_max_s,
-                                                                      double status_read_fraction = 0.5,
-                                                                      double poll_interval_s = 10.0,
-                                                                      double no_space_timeout_s = 60.0) noexcept {
+                                                                       double status_read_fraction = 0.5,
+                                                                       double poll_interval_s = 10.0,
+                                                                       double no_space_timeout_s = 60.0) noexcept {
         if (!(lvextend_min_s > 0.0 && lvextend_min_s <= 3600.0))
             return unexpected(error::out_of_range("lvextend_min_s", error_value::of_real(lvextend_min_s),
                                                   error_value::of_real(0.0), error_value::of_real(3600.0)));
@@ -123,20 +123,22 @@ private:
 
 /// The lvm-dmeventd profile: dmeventd's 10 s poll, dm-thin's 60 s no_space_timeout, and lvextend's service
 /// time, from dmeventd's trigger to the new table live, uniform in [0.2, 0.55] s, with the pool's status read
-/// at 0.55 of it: the range of 15 event-path extends measured by the guest e2e (tests/e2e/lvm_test.sh: 0.206 s
-/// to 0.539 s, median 0.315 s; the status read at 0.39 to 0.69 of the time, median 0.57) on lvm2 2.03.16
-/// under QEMU's TCG. docs/lvm.md says how, and why a real host's may differ.
+/// at 0.55 of it, calibrated on the guest e2e (tests/e2e/lvm_test.sh, lvm2 2.03.16 under QEMU's TCG): two runs
+/// of 15 event-path extends measured 0.101 s to 0.539 s (medians 0.269 and 0.315 s; the status read at 0.39 to
+/// 0.69 of the time, median 0.57), and of the ranges that span them [0.2, 0.55] gives the filling pool's
+/// queued seconds closest to the measured 0.485 and 0.736 s (0.45 s simulated; [0.1, 0.55] gives 0.35 s).
+/// docs/lvm.md says how, and why a real host's may differ.
 PROVPOL_NODISCARD constexpr lvm_dmeventd_model lvm_dmeventd() noexcept {
     return lvm_dmeventd_model::make(0.2, 0.55, 0.55, 10.0, 60.0).value();
 }
 
 /// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).
 struct lvm_pool_workload {
-    bytes pool_size;                ///< the pool's data LV when the burst starts
-    bytes pool_used{};              ///< data already in the pool
-    bytes vg_free = bytes::max();   ///< the VG's free space (max: unlimited)
-    bytes write;                    ///< new data written in all (each new byte takes new blocks)
-    rate write_rate;                ///< bytes per second in all, while the pool has room
+    bytes pool_size;               ///< the pool's data LV when the burst starts
+    bytes pool_used{};             ///< data already in the pool
+    bytes vg_free = bytes::max();  ///< the VG's free space (max: unlimited)
+    bytes write;                   ///< new data written in all (each new byte takes new blocks)
+    rate write_rate;               ///< bytes per second in all, while the pool has room
 };
 
 /// One run of a burst.
@@ -306,7 +308,8 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
                     ++r.extends;
                     size = decision.new_size.count();
                     total = size / chunk;
-                    if (vg_free != bytes::max()) vg_free = saturating_sub(vg_free, decision.vg_needed);  // max: unlimited
+                    if (vg_free != bytes::max())
+                        vg_free = saturating_sub(vg_free, decision.vg_needed);  // max: unlimited
                     lwm = detail::lvm_low_water_blocks(total, c.threshold_percent());
                     armed = m.low_water_event() && c.enabled();
                     if (full && written < static_cast<double>(total) * static_cast<double>(chunk)) {
@@ -388,20 +391,20 @@ struct lvm_plan_summary {
     double commands_mean = 0.0;
     double times_full_mean = 0.0;
     double queued_s_mean = 0.0;
-    double queued_s_max = 0.0;        ///< the most any run queued
-    std::uint32_t queued_runs = 0;    ///< runs that queued at all
-    std::uint32_t eio_runs = 0;       ///< runs whose writes failed (EIO)
-    std::uint32_t hung_runs = 0;      ///< runs whose writes never completed (no_space_timeout 0)
+    double queued_s_max = 0.0;      ///< the most any run queued
+    std::uint32_t queued_runs = 0;  ///< runs that queued at all
+    std::uint32_t eio_runs = 0;     ///< runs whose writes failed (EIO)
+    std::uint32_t hung_runs = 0;    ///< runs whose writes never completed (no_space_timeout 0)
     std::uint32_t vg_exhausted_runs = 0;
-    bytes pool_end_max;               ///< the largest the pool ended at
+    bytes pool_end_max;  ///< the largest the pool ended at
     bytes vg_free_end_min = bytes::max();
     double end_s_mean = 0.0;
 };
 
 /// Runs simulate_lvm_run `runs` times, run i with seed + i, and adds them up in run order.
-PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend_config& c,
-                                                            const lvm_dmeventd_model& m, const lvm_pool_workload& w,
-                                                            std::uint32_t runs, std::uint64_t seed) noexcept {
+PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
+                                                            const lvm_pool_workload& w, std::uint32_t runs,
+                                                            std::uint64_t seed) noexcept {
     lvm_plan_summary s{};
     for (std::uint32_t i = 0; i < runs; ++i) {
         const lvm_run_result r = simulate_lvm_run(c, m, w, seed + i);
