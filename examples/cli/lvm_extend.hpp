@@ -73,12 +73,12 @@ inline const std::vector<std::string>& lvm_columns() {
 
 inline cell percent_cell(std::int32_t units) { return cell::of_real(static_cast<double>(units) / 1e6, 0); }
 
-inline std::vector<cell> lvm_row(const lvm_autoextend_config& c, const lvm_volume_state& s, bytes allocation,
-                                 const lvm_autoextend_decision& d) {
+inline std::vector<cell> lvm_row(const lvm_autoextend_config& c, const lvm_volume_state& s,
+                                 std::optional<bytes> allocation, const lvm_autoextend_decision& d) {
     const bool meta = s.metadata_size.count() != 0 && !failed(d.outcome) && d.outcome != lvm_outcome::disabled;
     const std::uint64_t total = s.total != 0 ? s.total : divide(s.size, c.pool_chunk(), rounding::down);
     return {cell::of_size(s.size),
-            cell::of_size(allocation),
+            allocation ? cell::of_size(*allocation) : cell(),  // --used-blocks gave the blocks instead
             cell::of(s.used),
             cell::of(total),
             percent_cell(d.usage),
@@ -182,7 +182,7 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
         return t.str(f);
     }
     const lvm_volume_state s = state_of(*in.physical, in.allocation);
-    return lvm_one(lvm_row(c, s, in.allocation.value_or(bytes(0)), decide_lvm_autoextend(c, s)), f);
+    return lvm_one(lvm_row(c, s, in.allocation, decide_lvm_autoextend(c, s)), f);
 }
 
 }  // namespace provpol::cli
