@@ -1,5 +1,6 @@
 // Tests of provpol/latency.hpp: the closed-form pipeline distribution against known values and against its
 // own sampler, the built-in profiles against the measurements they cite, and measured samples.
+#include "exact_uniform_sum.hpp"
 #include "test_support.hpp"
 
 #include <provpol/latency.hpp>
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -384,4 +386,98 @@ TEST_CASE("latency_model dispatches to any model") {
     flow_run r1 = m3.start_run(a), r2 = vdsm_immediate_latency().start_run(b);
     CHECK(m3.complete(r1, 5.0, a) == vdsm_immediate_latency().complete(r2, 5.0, b));  // same stream, same draw
     CHECK(m1.complete(r1, 5.0, a) == 5.0 + vdsm_immediate_independent_latency().sample_after_detection(b));
+}
+
+// Issue 24 item 2: the closed form must hold its error bound for any widths, not only for widths of one scale.
+// The reference is exact (tests/exact_uniform_sum.hpp: dyadic rationals in big integers, nothing rounded).
+// The library works from t - offset and the sum of the widths in double, so it answers for a t within a few ulps
+// of the one asked: the check brackets it between the exact answers at t -/+ delta, with delta that rounding.
+namespace {
+struct bracket_check {
+    long double lo, hi, got;
+};
+bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double>& widths, double offset,
+                             double x) {
+    double total = 0.0;
+    for (double w : widths) total += w;
+    const double ulp = std::numeric_limits<double>::epsilon();
+    const double delta = 4.0 * static_cast<double>(l.size() + 2) * ulp * (std::fabs(x) + offset + total);
+    const long double rel = 1e-12L;
+    bracket_check c;
+    c.hi = exact::uniform_sum_exceed(widths, x - delta) * (1.0L + rel);
+    c.lo = exact::uniform_sum_exceed(widths, x + delta) * (1.0L - rel);
+    c.got = l.exceed_probability(offset + x);
+    return c;
+}
+}  // namespace
+
+TEST_CASE("pipeline: P(L > t) of one wide and many narrow stages is exact, not cancelled away") {
+    // Widths {2, 0.001 x 7}: P(S > 1) = 0.50175 exactly enough (the narrow stages add 0.0035 s on average, shifting
+    // the wide stage's P(U > 1 - s) = (1 + s) / 2). The inclusion-exclusion sum in double returned 1.0 here.
+    std::vector<double> widths{2.0};
+    for (int i = 0; i < 7; ++i) widths.push_back(0.001);
+    std::vector<latency_stage> stages;
+    for (double w : widths) stages.push_back({"stage", 0.0, w, false});
+    const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
+    const long double exact_value = exact::uniform_sum_exceed(widths, 1.0);
+    CHECK(static_cast<double>(exact_value) == doctest::Approx(0.50175).epsilon(1e-9));
+    CHECK(l.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+    CHECK(l.cdf(1.0) == doctest::Approx(static_cast<double>(1.0L - exact_value)).epsilon(1e-12));
+    // The flow model sums the same closed form: a flow of these delays answers the same.
+    std::vector<flow_stage> fs;
+    for (double w : widths) fs.push_back(flow_stage::delay("stage", 0.0, w));
+    const flow_latency f = flow_latency::make(fs.data(), fs.size()).value();
+    CHECK(f.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+}
+
+TEST_CASE("pipeline: P(L > t) against an exact computation over random stage sets (relative error 1e-12)") {
+    std::mt19937_64 gen(20240624);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    int checked = 0, tails = 0;
+    for (int set = 0; set < 300; ++set) {
+        const std::size_t n = 1 + gen() % pipeline_latency::max_stages;
+        // Widths log-uniform over up to 12 decades (the narrowest stage can be 1e-12 of the widest), with fixed
+        // stages mixed in, and offsets.
+        const double decades = static_cast<double>(gen() % 13);
+        std::vector<latency_stage> stages;
+        std::vector<double> widths;
+        double offset = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double lo = gen() % 3 == 0 ? 0.0 : 10.0 * unit(gen);
+            const bool fixed = n > 1 && gen() % 5 == 0;
+            const double w = fixed ? 0.0 : 100.0 * std::pow(10.0, -decades * unit(gen));
+            stages.push_back({"stage", lo, lo + w, false});
+            offset += lo;
+            if (lo + w > lo) widths.push_back((lo + w) - lo);  // the width the library sees
+        }
+        if (widths.empty()) continue;
+        const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
+        double total = 0.0;
+        for (double w : widths) total += w;
+        offset = l.min();
+        for (int k = 0; k < 12; ++k) {
+            // Points across the support, and into both tails down to 1e-12 of the total width.
+            double x;
+            if (k < 6)
+                x = total * unit(gen);
+            else if (k < 9)
+                x = total - total * std::pow(10.0, -12.0 * unit(gen));
+            else
+                x = total * std::pow(10.0, -12.0 * unit(gen));
+            const bracket_check c = exceed_bracket(l, widths, offset, x);
+            const bool ok = c.got >= c.lo && c.got <= c.hi;
+            if (!ok) {
+                std::string ws;
+                for (double w : widths) ws += std::to_string(w) + " ";
+                INFO("widths " << ws << "offset " << offset << " x " << x);
+                INFO("exact between " << static_cast<double>(c.lo) << " and " << static_cast<double>(c.hi) << ", got "
+                                      << static_cast<double>(c.got));
+                CHECK(ok);
+            }
+            ++checked;
+            tails += c.hi < 1e-6L ? 1 : 0;
+        }
+    }
+    CHECK(checked > 3000);
+    CHECK(tails > 300);  // the far tail, where a relative bound matters, is well represented
 }
