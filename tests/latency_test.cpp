@@ -1,13 +1,17 @@
 // Tests of provpol/latency.hpp: the closed-form pipeline distribution against known values and against its
 // own sampler, the built-in profiles against the measurements they cite, and measured samples.
+#include "child_process.hpp"
 #include "exact_uniform_sum.hpp"
 #include "test_support.hpp"
 
 #include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <random>
 #include <string>
@@ -481,3 +485,76 @@ TEST_CASE("pipeline: P(L > t) against an exact computation over random stage set
     CHECK(checked > 3000);
     CHECK(tails > 300);  // the far tail, where a relative bound matters, is well represented
 }
+
+// Issue 24 item 3: above the kept capacity, the tail is what a target of 1e-4 reads; it must not be summarised away.
+TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), high quantiles, the mean") {
+    const std::size_t n = 16384;  // a power of two: p x n is exact, so the expected quantile index is too
+    std::mt19937_64 gen(3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> s(n);
+    for (double& v : s) v = 1.0 - 3.0 * std::log(1.0 - unit(gen));  // a long right tail
+    std::vector<double> sorted = s;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // distinct: counts are exact
+    long double sum = 0.0L;
+    for (double v : s) sum += v;
+    std::vector<double> given = s;
+    const empirical_latency e = empirical_latency::make(given.data(), given.size()).value();
+    CHECK(e.samples_given() == n);
+    CHECK(e.max() == sorted.back());
+    CHECK(e.min() == sorted.front());
+    CHECK(e.mean() == doctest::Approx(static_cast<double>(sum / n)).epsilon(1e-12));
+    // P(L > t) just below each of the largest 200 samples: exactly k / n.
+    for (std::size_t k = 1; k <= 200; ++k) {
+        CAPTURE(k);
+        CHECK(e.exceed_probability(sorted[n - k - 1]) == static_cast<double>(k) / static_cast<double>(n));
+    }
+    CHECK(e.exceed_probability(sorted.back()) == 0.0);
+    // The smallest sample t with P(L <= t) >= p, for the quantiles a 1e-4 or 1e-3 target reads.
+    for (double p : {0.99, 0.999, 0.9999, 0.99995, 1.0 - 1.0 / 16384}) {
+        CAPTURE(p);
+        const auto idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n))) - 1;
+        CHECK(e.quantile(p) == sorted[idx]);
+    }
+    CHECK(latency_budget_ms(e, 1.0) == static_cast<std::uint32_t>(std::ceil(sorted.back() * 1000.0)));
+    // Sampling keeps every sample's weight: the top 1% of the samples are drawn about 1% of the time.
+    detail::xoshiro256 rng(9);
+    const double p99 = sorted[n - n / 100 - 1];
+    int above = 0;
+    const int draws = 200000;
+    double drawn_sum = 0.0;
+    for (int i = 0; i < draws; ++i) {
+        const double v = e.sample(rng);
+        above += v > p99;
+        drawn_sum += v;
+    }
+    CHECK(above / static_cast<double>(draws) == doctest::Approx(0.01).epsilon(0.1));
+    CHECK(drawn_sum / draws == doctest::Approx(static_cast<double>(sum / n)).epsilon(0.01));
+}
+
+// Issue 24 item 4: a default model and the inactive alternatives of latency_model.
+TEST_CASE("empirical: a default (empty) model answers without reading out of bounds") {
+    const empirical_latency e{};
+    CHECK(e.size() == 0);
+    CHECK(e.max() == 0.0);
+    CHECK(e.min() == 0.0);
+    CHECK(e.mean() == 0.0);
+    CHECK(e.quantile(0.5) == 0.0);
+    CHECK(e.quantile(1.0) == 0.0);
+    CHECK(e.exceed_probability(1.0) == 0.0);
+    CHECK(e.cdf(1.0) == 1.0);
+    detail::xoshiro256 rng(1);
+    CHECK(e.sample(rng) == 0.0);
+}
+
+#ifndef NDEBUG
+TEST_CASE("latency_model: asking for an alternative it does not hold is a checked precondition") {
+    const latency_model pipeline = latency_profile("fixed:3").value();
+    const latency_model flow = vdsm_polling_2022_latency();
+    CHECK(child::run([&] { return pipeline.pipeline().size() == 1 ? 0 : 1; }).status == 0);
+    CHECK(child::run([&] { return flow.flow().size() > 0 ? 0 : 1; }).status == 0);
+    CHECK(child::run([&] { return pipeline.flow().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+    CHECK(child::run([&] { return flow.pipeline().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+    CHECK(child::run([&] { return flow.empirical().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+}
+#endif

@@ -336,8 +336,11 @@ private:
 /// The extend latency as measured samples, used as they are (the empirical distribution).
 class empirical_latency {
 public:
-    /// The most samples kept. Above it, the samples are summarised by this many order statistics at evenly
-    /// spaced ranks (each standing for an equal share of the samples).
+    /// The most samples kept. Above it, the largest capacity / 2 samples are kept as they are (the tail that a
+    /// target of 1e-4 reads, and the maximum), and the others are summarised by capacity / 2 order statistics
+    /// at evenly spaced ranks from the smallest sample up. Each kept sample remembers its rank, so that in the
+    /// tail P(L > t), quantiles and sampling are exact, and in the summarised body they err upwards (toward
+    /// longer latencies) by at most one rank step, (samples - capacity / 2) / (capacity / 2 - 1) samples.
     static constexpr std::size_t capacity = 512;
 
     /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `seconds` in
@@ -352,28 +355,73 @@ public:
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
         e.total_ = count;
-        double sum = 0.0;
+        const std::size_t tail = count <= capacity ? count : capacity / 2;
+        const std::size_t body = e.count_ - tail;  // kept points below the tail
+        const std::size_t below = count - tail;     // samples they stand for
         for (std::size_t i = 0; i < e.count_; ++i) {
-            // rank of the i-th kept sample: the middle of its share of the sorted samples
-            const std::size_t rank = count <= capacity ? i : (2 * i + 1) * count / (2 * capacity);
+            // body point i at rank i (below - 1) / (body - 1): the smallest sample first, the tail's neighbour last
+            std::size_t rank = i >= body ? below + (i - body) : (body == 1 ? 0 : i * (below - 1) / (body - 1));
+            // among equal samples, the last: P(L <= x) counts them all
+            std::size_t lo = rank, hi = count;
+            while (hi - lo > 1) {
+                const std::size_t mid = lo + (hi - lo) / 2;
+                if (seconds[mid] > seconds[rank])
+                    hi = mid;
+                else
+                    lo = mid;
+            }
             e.x_[i] = seconds[rank];
-            sum += e.x_[i];
+            e.rank_[i] = lo;
         }
-        e.mean_ = sum / static_cast<double>(e.count_);
+        double sum = 0.0;
+        for (std::size_t i = 0; i < count; ++i) sum += seconds[i];
+        e.mean_ = sum / static_cast<double>(count);
         return e;
     }
 
     /// How many samples were given, and how many are kept.
     PROVPOL_NODISCARD std::size_t samples_given() const noexcept { return total_; }
     PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
-    PROVPOL_NODISCARD double sample_at(std::size_t i) const noexcept { return x_[i]; }
+    PROVPOL_NODISCARD double sample_at(std::size_t i) const noexcept { return i < count_ ? x_[i] : 0.0; }
 
+    /// The mean of every sample given (0 for a default, empty model).
     PROVPOL_NODISCARD double mean() const noexcept { return mean_; }
-    PROVPOL_NODISCARD double min() const noexcept { return x_[0]; }
-    PROVPOL_NODISCARD double max() const noexcept { return x_[count_ - 1]; }
-    /// P(L > t): the share of samples above t.
+    /// The smallest and the largest sample given (0 for an empty model).
+    PROVPOL_NODISCARD double min() const noexcept { return count_ > 0 ? x_[0] : 0.0; }
+    PROVPOL_NODISCARD double max() const noexcept { return count_ > 0 ? x_[count_ - 1] : 0.0; }
+    /// P(L > t): the share of samples above t (exact in the kept tail; an upper bound in the summarised body).
     PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
-        std::size_t lo = 0, hi = count_;  // first index with x > t
+        if (count_ == 0) return 0.0;
+        const std::size_t j = first_above(t);
+        if (j == 0) return 1.0;
+        return static_cast<double>(total_ - 1 - rank_[j - 1]) / static_cast<double>(total_);
+    }
+    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
+    /// The smallest sample t with P(L <= t) >= p (exact in the kept tail; in the summarised body, the kept
+    /// sample at or above it).
+    PROVPOL_NODISCARD double quantile(double p) const noexcept {
+        if (count_ == 0) return 0.0;
+        if (!(p > 0.0)) return min();
+        if (p >= 1.0) return max();
+        const double k = detail::ceil(p * static_cast<double>(total_));  // the rank needed, 1-based
+        const std::size_t need = k < 1.0 ? 0 : (k >= static_cast<double>(total_) ? total_ - 1
+                                                                                 : static_cast<std::size_t>(k) - 1);
+        return x_[first_rank_at_least(need)];
+    }
+    /// One of the samples, uniformly over every sample given (a summarised one by the kept sample at or above).
+    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
+        if (count_ == 0) return 0.0;
+        if (total_ == count_) return x_[rng.below(count_)];
+        return x_[first_rank_at_least(static_cast<std::size_t>(rng.below(total_)))];
+    }
+    /// Measured samples include detection: a simulator requests at the event and adds the whole sample.
+    PROVPOL_NODISCARD double detection_period() const noexcept { return 0.0; }
+    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
+
+private:
+    // The first kept index with x > t (count_ when none).
+    PROVPOL_NODISCARD std::size_t first_above(double t) const noexcept {
+        std::size_t lo = 0, hi = count_;
         while (lo < hi) {
             const std::size_t mid = lo + (hi - lo) / 2;
             if (x_[mid] > t)
@@ -381,26 +429,23 @@ public:
             else
                 lo = mid + 1;
         }
-        return static_cast<double>(count_ - lo) / static_cast<double>(count_);
+        return lo;
     }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
-    /// The smallest sample t with P(L <= t) >= p.
-    PROVPOL_NODISCARD double quantile(double p) const noexcept {
-        if (!(p > 0.0)) return min();
-        if (p >= 1.0) return max();
-        const double k = detail::ceil(p * static_cast<double>(count_));
-        std::size_t i = k < 1.0 ? 0 : static_cast<std::size_t>(k) - 1;
-        if (i >= count_) i = count_ - 1;
-        return x_[i];
+    // The first kept index whose rank is at least r (ranks rise; the last is total_ - 1 >= r).
+    PROVPOL_NODISCARD std::size_t first_rank_at_least(std::size_t r) const noexcept {
+        std::size_t lo = 0, hi = count_ - 1;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (rank_[mid] >= r)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo;
     }
-    /// One of the samples, uniformly.
-    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept { return x_[rng.below(count_)]; }
-    /// Measured samples include detection: a simulator requests at the event and adds the whole sample.
-    PROVPOL_NODISCARD double detection_period() const noexcept { return 0.0; }
-    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
 
-private:
     double x_[capacity] = {};
+    std::size_t rank_[capacity] = {};  ///< x_[i]'s rank among the sorted samples (the last of equal ones)
     std::size_t count_ = 0;
     std::size_t total_ = 0;
     double mean_ = 0.0;
