@@ -1,6 +1,7 @@
 // Tests of provpol/domain.hpp: a domain of one drive is simulate_run, bit for bit; a drive whose requests meet no
 // other's is too; the SPM's utilization is the extends it served times their service time over the elapsed time;
 // the extend latency grows with the writers while the single-drive answer does not; same seed, same numbers.
+#include "child_process.hpp"
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
@@ -343,4 +344,54 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.next_send(1) == detail::never);
     CHECK(h.shared.next_spm() == doctest::Approx(4.5));
     CHECK(h.shared.serve().done_at == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
+}
+
+// Issue 24 item 5: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them
+// on entry as make() would, so a config that make() refuses never runs (host_slots 0 waited forever; hosts x
+// drives wrapped in uint32_t).
+TEST_CASE("simulate_domain refuses what make() refuses, however the config was built") {
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const workload w = make_workload(100, 1_GiB);
+    const auto agents = [&agent](std::uint32_t) noexcept { return agent; };
+    const auto each = [&w](std::uint32_t) noexcept { return drive_workload::make(w).value(); };
+    const flow_latency l = vdsm_polling_2022_latency();
+    const auto refused = [&](const domain_config& cfg, const char* field) {
+        const child::outcome o = child::run([&] {
+            const auto r = simulate_domain(cfg, l, agents, each, 1);
+            return !r && std::string(r.error().message().view()).find(field) != std::string::npos ? 0 : 1;
+        });
+        const std::string name = field;
+        CAPTURE(name);
+        CHECK(o.signal == 0);  // SIGALRM: still waiting after 20 s
+        CHECK(o.exited);
+        CHECK(o.status == 0);
+    };
+    domain_config c = domain_config::make(1, 2, 600.0).value();
+    c.host_slots = 0;
+    refused(c, "host_slots");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.hosts = 65536;
+    c.drives_per_host = 65536;  // 2^32 drives: 0 in uint32_t
+    refused(c, "hosts");
+    c.hosts = 5000;
+    c.drives_per_host = 5000;
+    refused(c, "drives");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.spm_workers = 0;
+    refused(c, "spm_workers");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.duration = -1.0;
+    refused(c, "duration");
+    // A workload filled by hand with a rate of 0 (workload::make refuses it).
+    workload bad = w;
+    bad.write_rate = rate(0);
+    const auto bad_each = [&bad](std::uint32_t) noexcept { return drive_workload{bad, 0.0, 0.0, 0.0, true}; };
+    const child::outcome o = child::run([&] {
+        const auto r = simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, bad_each, 1);
+        return !r && std::string(r.error().message().view()).find("rate") != std::string::npos ? 0 : 1;
+    });
+    CHECK(o.exited);
+    CHECK(o.status == 0);
+    // What make() accepts still runs.
+    CHECK(simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, each, 1).has_value());
 }
