@@ -211,3 +211,16 @@ TEST_CASE("search_max_writers: doubling then bisection over any check, each coun
     REQUIRE(!e.has_value());
     CHECK(e.error().setting() == text_view("domain"));
 }
+
+// Issue 24 item 5: 0 domain runs reported "met".
+TEST_CASE("check_writers: 0 runs is an error, not a met target") {
+    const domain_config cfg = domain_config::make(1, 2).value();
+    const latency_model l = vdsm_immediate_latency();
+    const static_agent<vdsm_policy> agent(vdsm_2022());
+    const workload w = workload::make(1_GiB, rate(std::uint64_t{100} << 20), 2_GiB).value();
+    const auto agents = [&agent](std::uint32_t) noexcept { return agent; };
+    const auto r = check_writers(cfg, l, agents, w, per_vm_target::make(1000, 0.5).value(), 1, 0, 1);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(std::string(r.error().message().view()).find("runs") != std::string::npos);
+    CHECK(check_writers(cfg, l, agents, w, per_vm_target::make(1000, 0.5).value(), 1, 1, 1)->met);
+}

@@ -1,6 +1,7 @@
 // Tests of provpol/domain.hpp: a domain of one drive is simulate_run, bit for bit; a drive whose requests meet no
 // other's is too; the SPM's utilization is the extends it served times their service time over the elapsed time;
 // the extend latency grows with the writers while the single-drive answer does not; same seed, same numbers.
+#include "child_process.hpp"
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
@@ -125,6 +126,33 @@ TEST_CASE("a lone writer among idle drives of many hosts is simulate_run; with o
     check_same(lone.drive(0).run, alone);
     CHECK(lone.drive(1).run.extends == 0);  // an idle drive's agent never extends it
     CHECK_FALSE(lone.drive(1).finished);
+    // Any drive, not only drive 0 of host 0. The SPM's scan clock is shared, its phase drive 0's draw, so a lone
+    // writer at drive k != 0 is not run first_run + k of simulate_run bit for bit (its own SPM phase draw goes
+    // unused); it is the same in distribution: the same draws otherwise, the SPM phase uniform either way.
+    for (std::uint32_t k : {1u, 9u, 10u, 23u, 39u}) {
+        CAPTURE(k);
+        double domain_pauses = 0.0, single_pauses = 0.0, domain_extends = 0.0, single_extends = 0.0;
+        const int seeds = 400;
+        for (int seed = 1; seed <= seeds; ++seed) {
+            auto r = simulate_domain(
+                cfg, l, [&agent](std::uint32_t) noexcept { return agent; },
+                [&](std::uint32_t d) noexcept {
+                    return d == k ? drive_workload::make(w).value() : drive_workload::idle(w);
+                },
+                static_cast<std::uint64_t>(seed), 100);
+            REQUIRE(r.has_value());
+            CHECK(r->drive(k).finished);
+            CHECK(r->drive(k).host == k / 10);
+            CHECK(r->drive(k == 1 ? 0 : 1).run.extends == 0);
+            const run_result one = simulate_run(agent, l, w, detail::run_seed(static_cast<std::uint64_t>(seed), 100 + k));
+            domain_pauses += r->drive(k).run.pause_seconds;
+            single_pauses += one.pause_seconds;
+            domain_extends += r->drive(k).run.extends;
+            single_extends += one.extends;
+        }
+        CHECK(domain_extends == doctest::Approx(single_extends).epsilon(0.02));
+        CHECK(domain_pauses == doctest::Approx(single_pauses).epsilon(0.35));
+    }
     const domain_result crowd = run_domain(cfg, l, agent, w, 40, 7);
     const run_result& d0 = crowd.drive(0).run;
     CHECK((d0.pause_seconds != alone.pause_seconds || d0.duration != alone.duration));
@@ -139,8 +167,20 @@ TEST_CASE("the SPM's utilization is the extends it served times their service ti
     const domain_summary& s = r.summary();
     CHECK(s.elapsed == 1800.0);
     REQUIRE(s.served > 1000);
-    const double expected = static_cast<double>(s.served) * service / s.elapsed;
-    CHECK(s.spm_utilization == doctest::Approx(expected).epsilon(0.01));
+    // Independently of the SPM's own counters: every served extend grew one LV by one chunk (vdsm-legacy: 1 GiB,
+    // a whole number of 128 MiB extents), so the LVs' growth counts the extends the lock ran, give or take the
+    // one each drive may have in flight at the end.
+    std::uint64_t grown = 0;
+    for (std::uint32_t d = 0; d < r.drives(); ++d) {
+        const run_result& run = r.drive(d).run;
+        REQUIRE((run.final_physical.count() - run.initial_size.count()) % (1_GiB).count() == 0);
+        grown += (run.final_physical.count() - run.initial_size.count()) / (1_GiB).count();
+    }
+    CHECK(grown >= s.served);
+    CHECK(grown <= s.served + r.drives());
+    const double from_lvs = static_cast<double>(grown) * service / s.elapsed;
+    CHECK(s.spm_utilization <= from_lvs + 1e-9);
+    CHECK(s.spm_utilization >= from_lvs - static_cast<double>(r.drives()) * service / s.elapsed);
     CHECK(s.spm_utilization == doctest::Approx(static_cast<double>(s.extends) * service / s.elapsed).epsilon(0.01));
     CHECK(s.spm_utilization > 0.4);
     CHECK(s.spm_utilization <= 1.0);
@@ -181,8 +221,14 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
             CHECK(s.worker_wait_share > 0.0);
             pauses_many = pauses;
         }
-        // The single-drive simulator knows nothing of the others: its answer for drive 0 stays the same.
-        check_same(simulate_run(agent, l, w, detail::run_seed(11, 0)), single);
+        // The single-drive simulator knows nothing of the others: it is drive 0's answer alone, and the domain's
+        // drive 0 departs from it once other writers share the SPM (it waits longer for the same extends).
+        if (writers == 1) check_same(r.drive(0).run, single);
+        if (writers == 400) {
+            const run_result& d0 = r.drive(0).run;
+            CHECK((d0.pause_seconds > single.pause_seconds || d0.pauses > single.pauses ||
+                   d0.duration > single.duration));
+        }
     }
     CHECK(pauses_many > 100 * (pauses_few + 1));
 }
@@ -343,4 +389,54 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.next_send(1) == detail::never);
     CHECK(h.shared.next_spm() == doctest::Approx(4.5));
     CHECK(h.shared.serve().done_at == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
+}
+
+// Issue 24 item 5: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them
+// on entry as make() would, so a config that make() refuses never runs (host_slots 0 waited forever; hosts x
+// drives wrapped in uint32_t).
+TEST_CASE("simulate_domain refuses what make() refuses, however the config was built") {
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const workload w = make_workload(100, 1_GiB);
+    const auto agents = [&agent](std::uint32_t) noexcept { return agent; };
+    const auto each = [&w](std::uint32_t) noexcept { return drive_workload::make(w).value(); };
+    const flow_latency l = vdsm_polling_2022_latency();
+    const auto refused = [&](const domain_config& cfg, const char* field) {
+        const child::outcome o = child::run([&] {
+            const auto r = simulate_domain(cfg, l, agents, each, 1);
+            return !r && std::string(r.error().message().view()).find(field) != std::string::npos ? 0 : 1;
+        });
+        const std::string name = field;
+        CAPTURE(name);
+        CHECK(o.signal == 0);  // SIGALRM: still waiting after 20 s
+        CHECK(o.exited);
+        CHECK(o.status == 0);
+    };
+    domain_config c = domain_config::make(1, 2, 600.0).value();
+    c.host_slots = 0;
+    refused(c, "host_slots");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.hosts = 65536;
+    c.drives_per_host = 65536;  // 2^32 drives: 0 in uint32_t
+    refused(c, "hosts");
+    c.hosts = 5000;
+    c.drives_per_host = 5000;
+    refused(c, "drives");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.spm_workers = 0;
+    refused(c, "spm_workers");
+    c = domain_config::make(1, 2, 600.0).value();
+    c.duration = -1.0;
+    refused(c, "duration");
+    // A workload filled by hand with a rate of 0 (workload::make refuses it).
+    workload bad = w;
+    bad.write_rate = rate(0);
+    const auto bad_each = [&bad](std::uint32_t) noexcept { return drive_workload{bad, 0.0, 0.0, 0.0, true}; };
+    const child::outcome o = child::run([&] {
+        const auto r = simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, bad_each, 1);
+        return !r && std::string(r.error().message().view()).find("rate") != std::string::npos ? 0 : 1;
+    });
+    CHECK(o.exited);
+    CHECK(o.status == 0);
+    // What make() accepts still runs.
+    CHECK(simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, each, 1).has_value());
 }

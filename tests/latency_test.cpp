@@ -1,13 +1,19 @@
 // Tests of provpol/latency.hpp: the closed-form pipeline distribution against known values and against its
 // own sampler, the built-in profiles against the measurements they cite, and measured samples.
+#include "child_process.hpp"
+#include "exact_uniform_sum.hpp"
 #include "test_support.hpp"
 
 #include <provpol/latency.hpp>
+#include <provpol/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -385,3 +391,170 @@ TEST_CASE("latency_model dispatches to any model") {
     CHECK(m3.complete(r1, 5.0, a) == vdsm_immediate_latency().complete(r2, 5.0, b));  // same stream, same draw
     CHECK(m1.complete(r1, 5.0, a) == 5.0 + vdsm_immediate_independent_latency().sample_after_detection(b));
 }
+
+// Issue 24 item 2: the closed form must hold its error bound for any widths, not only for widths of one scale.
+// The reference is exact (tests/exact_uniform_sum.hpp: dyadic rationals in big integers, nothing rounded).
+// The library works from t - offset and the sum of the widths in double, so it answers for a t within a few ulps
+// of the one asked: the check brackets it between the exact answers at t -/+ delta, with delta that rounding.
+namespace {
+struct bracket_check {
+    long double lo, hi, got;
+};
+bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double>& widths, double offset,
+                             double x) {
+    double total = 0.0;
+    for (double w : widths) total += w;
+    const double ulp = std::numeric_limits<double>::epsilon();
+    const double delta = 4.0 * static_cast<double>(l.size() + 2) * ulp * (std::fabs(x) + offset + total);
+    const long double rel = 1e-12L;
+    bracket_check c;
+    c.hi = exact::uniform_sum_exceed(widths, x - delta) * (1.0L + rel);
+    c.lo = exact::uniform_sum_exceed(widths, x + delta) * (1.0L - rel);
+    c.got = l.exceed_probability(offset + x);
+    return c;
+}
+}  // namespace
+
+TEST_CASE("pipeline: P(L > t) of one wide and many narrow stages is exact, not cancelled away") {
+    // Widths {2, 0.001 x 7}: P(S > 1) = 0.50175 exactly enough (the narrow stages add 0.0035 s on average, shifting
+    // the wide stage's P(U > 1 - s) = (1 + s) / 2). The inclusion-exclusion sum in double returned 1.0 here.
+    std::vector<double> widths{2.0};
+    for (int i = 0; i < 7; ++i) widths.push_back(0.001);
+    std::vector<latency_stage> stages;
+    for (double w : widths) stages.push_back({"stage", 0.0, w, false});
+    const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
+    const long double exact_value = exact::uniform_sum_exceed(widths, 1.0);
+    CHECK(static_cast<double>(exact_value) == doctest::Approx(0.50175).epsilon(1e-9));
+    CHECK(l.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+    CHECK(l.cdf(1.0) == doctest::Approx(static_cast<double>(1.0L - exact_value)).epsilon(1e-12));
+    // The flow model sums the same closed form: a flow of these delays answers the same.
+    std::vector<flow_stage> fs;
+    for (double w : widths) fs.push_back(flow_stage::delay("stage", 0.0, w));
+    const flow_latency f = flow_latency::make(fs.data(), fs.size()).value();
+    CHECK(f.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+}
+
+TEST_CASE("pipeline: P(L > t) against an exact computation over random stage sets (relative error 1e-12)") {
+    std::mt19937_64 gen(20240624);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    int checked = 0, tails = 0;
+    for (int set = 0; set < 300; ++set) {
+        const std::size_t n = 1 + gen() % pipeline_latency::max_stages;
+        // Widths log-uniform over up to 12 decades (the narrowest stage can be 1e-12 of the widest), with fixed
+        // stages mixed in, and offsets.
+        const double decades = static_cast<double>(gen() % 13);
+        std::vector<latency_stage> stages;
+        std::vector<double> widths;
+        double offset = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double lo = gen() % 3 == 0 ? 0.0 : 10.0 * unit(gen);
+            const bool fixed = n > 1 && gen() % 5 == 0;
+            const double w = fixed ? 0.0 : 100.0 * std::pow(10.0, -decades * unit(gen));
+            stages.push_back({"stage", lo, lo + w, false});
+            offset += lo;
+            if (lo + w > lo) widths.push_back((lo + w) - lo);  // the width the library sees
+        }
+        if (widths.empty()) continue;
+        const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
+        double total = 0.0;
+        for (double w : widths) total += w;
+        offset = l.min();
+        for (int k = 0; k < 12; ++k) {
+            // Points across the support, and into both tails down to 1e-12 of the total width.
+            double x;
+            if (k < 6)
+                x = total * unit(gen);
+            else if (k < 9)
+                x = total - total * std::pow(10.0, -12.0 * unit(gen));
+            else
+                x = total * std::pow(10.0, -12.0 * unit(gen));
+            const bracket_check c = exceed_bracket(l, widths, offset, x);
+            const bool ok = c.got >= c.lo && c.got <= c.hi;
+            if (!ok) {
+                std::string ws;
+                for (double w : widths) ws += std::to_string(w) + " ";
+                INFO("widths " << ws << "offset " << offset << " x " << x);
+                INFO("exact between " << static_cast<double>(c.lo) << " and " << static_cast<double>(c.hi) << ", got "
+                                      << static_cast<double>(c.got));
+                CHECK(ok);
+            }
+            ++checked;
+            tails += c.hi < 1e-6L ? 1 : 0;
+        }
+    }
+    CHECK(checked > 3000);
+    CHECK(tails > 300);  // the far tail, where a relative bound matters, is well represented
+}
+
+// Issue 24 item 3: above the kept capacity, the tail is what a target of 1e-4 reads; it must not be summarised away.
+TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), high quantiles, the mean") {
+    const std::size_t n = 16384;  // a power of two: p x n is exact, so the expected quantile index is too
+    std::mt19937_64 gen(3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> s(n);
+    for (double& v : s) v = 1.0 - 3.0 * std::log(1.0 - unit(gen));  // a long right tail
+    std::vector<double> sorted = s;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // distinct: counts are exact
+    long double sum = 0.0L;
+    for (double v : s) sum += v;
+    std::vector<double> given = s;
+    const empirical_latency e = empirical_latency::make(given.data(), given.size()).value();
+    CHECK(e.samples_given() == n);
+    CHECK(e.max() == sorted.back());
+    CHECK(e.min() == sorted.front());
+    CHECK(e.mean() == doctest::Approx(static_cast<double>(sum / n)).epsilon(1e-12));
+    // P(L > t) just below each of the largest 200 samples: exactly k / n.
+    for (std::size_t k = 1; k <= 200; ++k) {
+        CAPTURE(k);
+        CHECK(e.exceed_probability(sorted[n - k - 1]) == static_cast<double>(k) / static_cast<double>(n));
+    }
+    CHECK(e.exceed_probability(sorted.back()) == 0.0);
+    // The smallest sample t with P(L <= t) >= p, for the quantiles a 1e-4 or 1e-3 target reads.
+    for (double p : {0.99, 0.999, 0.9999, 0.99995, 1.0 - 1.0 / 16384}) {
+        CAPTURE(p);
+        const auto idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n))) - 1;
+        CHECK(e.quantile(p) == sorted[idx]);
+    }
+    CHECK(latency_budget_ms(e, 1.0) == static_cast<std::uint32_t>(std::ceil(sorted.back() * 1000.0)));
+    // Sampling keeps every sample's weight: the top 1% of the samples are drawn about 1% of the time.
+    detail::xoshiro256 rng(9);
+    const double p99 = sorted[n - n / 100 - 1];
+    int above = 0;
+    const int draws = 200000;
+    double drawn_sum = 0.0;
+    for (int i = 0; i < draws; ++i) {
+        const double v = e.sample(rng);
+        above += v > p99;
+        drawn_sum += v;
+    }
+    CHECK(above / static_cast<double>(draws) == doctest::Approx(0.01).epsilon(0.1));
+    CHECK(drawn_sum / draws == doctest::Approx(static_cast<double>(sum / n)).epsilon(0.01));
+}
+
+// Issue 24 item 4: a default model and the inactive alternatives of latency_model.
+TEST_CASE("empirical: a default (empty) model answers without reading out of bounds") {
+    const empirical_latency e{};
+    CHECK(e.size() == 0);
+    CHECK(e.max() == 0.0);
+    CHECK(e.min() == 0.0);
+    CHECK(e.mean() == 0.0);
+    CHECK(e.quantile(0.5) == 0.0);
+    CHECK(e.quantile(1.0) == 0.0);
+    CHECK(e.exceed_probability(1.0) == 0.0);
+    CHECK(e.cdf(1.0) == 1.0);
+    detail::xoshiro256 rng(1);
+    CHECK(e.sample(rng) == 0.0);
+}
+
+#ifndef NDEBUG
+TEST_CASE("latency_model: asking for an alternative it does not hold is a checked precondition") {
+    const latency_model pipeline = latency_profile("fixed:3").value();
+    const latency_model flow = vdsm_polling_2022_latency();
+    CHECK(child::run([&] { return pipeline.pipeline().size() == 1 ? 0 : 1; }).status == 0);
+    CHECK(child::run([&] { return flow.flow().size() > 0 ? 0 : 1; }).status == 0);
+    CHECK(child::run([&] { return pipeline.flow().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+    CHECK(child::run([&] { return flow.pipeline().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+    CHECK(child::run([&] { return flow.empirical().size() > 0 ? 0 : 1; }).signal == SIGABRT);
+}
+#endif

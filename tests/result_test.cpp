@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 using namespace provpol;
 
@@ -213,3 +214,37 @@ TEST_CASE("result's copy assignment gives the strong guarantee") {
     CHECK(target.error() == error::unsupported("y", "now an error"));
 }
 #endif
+
+namespace {
+// An error type whose move may throw: result's move must not claim noexcept then.
+struct throwing_move_error {
+    throwing_move_error() = default;
+    throwing_move_error(const throwing_move_error&) = default;
+    throwing_move_error(throwing_move_error&&) noexcept(false) {}
+    throwing_move_error& operator=(const throwing_move_error&) = default;
+    throwing_move_error& operator=(throwing_move_error&&) noexcept(false) { return *this; }
+    ~throwing_move_error() {}  // not trivial: the non-trivial storage
+};
+}  // namespace
+
+// Issue 24 item 6: the traits say what the operations do. Checked at run time so that a regression reports as a
+// failed test rather than a compile error elsewhere; the same facts as static_asserts would stop the build.
+TEST_CASE("result<T> is copyable exactly when T and E are, and its moves are noexcept only when both are") {
+    using move_only = result<std::unique_ptr<int>>;
+    CHECK_FALSE(std::is_copy_constructible_v<move_only>);
+    CHECK_FALSE(std::is_copy_assignable_v<move_only>);
+    CHECK(std::is_move_constructible_v<move_only>);
+    CHECK(std::is_move_assignable_v<move_only>);
+    CHECK(std::is_nothrow_move_constructible_v<move_only>);
+    CHECK(std::is_copy_constructible_v<result<std::string>>);
+    CHECK(std::is_copy_assignable_v<result<std::string>>);
+    using throwing_e = result<std::string, throwing_move_error>;
+    CHECK(std::is_copy_constructible_v<throwing_e>);
+    CHECK_FALSE(std::is_nothrow_move_constructible_v<throwing_e>);
+    CHECK_FALSE(std::is_nothrow_move_assignable_v<throwing_e>);
+    // And a move-only value still moves through.
+    move_only a(std::make_unique<int>(7));
+    move_only b(std::move(a));
+    REQUIRE(b.has_value());
+    CHECK(**b == 7);
+}

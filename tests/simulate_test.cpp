@@ -1,5 +1,6 @@
 // Tests of provpol/simulate.hpp: BZ#2051997's "before" table (the calibration data), the 4x of the 2022
 // configuration, agreement with the analytic risk model, determinism, and what the agent is allowed to see.
+#include "child_process.hpp"
 #include "test_support.hpp"
 
 #include <provpol/latency.hpp>
@@ -491,4 +492,32 @@ TEST_CASE("check_per_vm: whole runs, at least ceil(Q x runs) of them within the 
         ++probed;
     }
     CHECK(probed >= 3);
+}
+
+// Issue 24 items 4 and 5: an extent of 0 bytes divided by zero before any validation; no runs met any target.
+TEST_CASE("recommend_vdsm_per_vm validates the extent before dividing by it") {
+    const latency_model l = vdsm_immediate_latency();
+    const workload w = workload::make(1_GiB, mib_per_s(100), 2_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.9).value();
+    const child::outcome o = child::run([&] {
+        const auto r = recommend_vdsm_per_vm(w, l, t, 20, 4, 1, bytes(0));
+        return !r && std::string(r.error().message().view()).find("extent_size") != std::string::npos ? 0 : 1;
+    });
+    CHECK(o.signal == 0);  // before: SIGFPE
+    CHECK(o.exited);
+    CHECK(o.status == 0);
+    const auto odd = recommend_vdsm_per_vm(w, l, t, 20, 4, 1, bytes(3 << 20));
+    REQUIRE_FALSE(odd.has_value());
+    CHECK(std::string(odd.error().message().view()).find("extent_size") != std::string::npos);
+}
+
+TEST_CASE("check_per_vm: no simulated VM is no evidence: 0 runs never meet a target") {
+    const latency_model l = vdsm_immediate_latency();
+    const workload w = workload::make(1_GiB, mib_per_s(100), 2_GiB).value();
+    const per_vm_target t = per_vm_target::make(1000, 0.5).value();
+    const per_vm_check none = check_per_vm(static_agent<vdsm_policy>(vdsm_2022()), l, w, t, 0, 1);
+    CHECK_FALSE(none.met);
+    CHECK(none.summary.runs == 0);
+    // One run of a quiet disk meets so loose a target: the check can say yes.
+    CHECK(check_per_vm(static_agent<vdsm_policy>(vdsm_2022()), l, w, t, 1, 1).met);
 }

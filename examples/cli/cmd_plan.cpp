@@ -50,8 +50,8 @@ std::uint32_t budget_option(const args& a, const latency_model& latency) {
     if (const auto s = a.decimal("--budget", 0.001, max_latency_budget_ms / 1000.0))
         return static_cast<std::uint32_t>(*s * 1000.0 + 0.5) < 1 ? 1 : static_cast<std::uint32_t>(*s * 1000.0 + 0.5);
     const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
-    const std::uint32_t ms = latency_budget_ms(latency, q);
-    return ms < 1 ? 1 : ms;
+    return latency_budget_option(latency, q,
+                                 q >= 1.0 ? "its longest latency" : "its " + decimal_text(q, 6) + " quantile");
 }
 
 std::vector<rate> rates_option(const args& a) {
@@ -231,6 +231,9 @@ int run_plan(int argc, char** argv) {
     if (domain) {
         const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
                                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+        if (!d && std::string(d.error().message().view()).rfind("drives ", 0) == 0)  // the limit on their product
+            throw usage_error("--hosts x --drives-per-host: at most 1000000 drives, got " +
+                              std::to_string(*a.count("--hosts", 1, 10000) * *a.count("--drives-per-host", 1, 10000)));
         if (!d) fail(d.error(), "--drives-per-host");
         dcfg = *d;
         writers = static_cast<std::uint32_t>(a.count("--writers", 1, dcfg.drives()).value_or(dcfg.drives()));

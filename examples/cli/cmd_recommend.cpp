@@ -63,8 +63,9 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     const plan_config& floor = floors.front();
     // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
     // in whole milliseconds, up to the longest latency, under which the target holds.
-    const std::uint32_t longest = latency_budget_ms(latency, 1.0) < 1 ? 1 : latency_budget_ms(latency, 1.0);
-    std::uint32_t budget_ms = latency_budget_ms(latency, 1.0 - p) < 1 ? 1 : latency_budget_ms(latency, 1.0 - p);
+    const std::uint32_t longest = latency_budget_option(latency, 1.0, "its longest latency");
+    std::uint32_t budget_ms =
+        latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
     per_vm_check vm_check{};
     if (vm) {
         auto check_budget = [&](std::uint32_t ms) {
@@ -252,6 +253,13 @@ int run_recommend(int argc, char** argv) {
                           " quantile, more than --write " + std::string(format_size(write).view()) +
                           ": no extend keeps up, and a chunk that large (" + human_size(rec->new_disk_size) +
                           ") preallocates every disk; thin provisioning cannot serve this rate");
+    // A new disk that already holds the write: the check would simulate no extend and pass whatever the
+    // configuration (a vacuous "met").
+    if (runs > 0 && rec->new_disk_size >= write)
+        throw usage_error("--percent " + std::to_string(percent) + ": a new disk takes " +
+                          human_size(rec->new_disk_size) + ", at least --write " +
+                          std::string(format_size(write).view()) +
+                          ": the check would simulate no extend; raise --write, lower --percent, or pass --runs 0");
     check_work("recommend",
                static_cast<double>(runs) * (vm ? 64.0 : 1.0) *
                    events_per_run(write, *r, rec->config.chunk(), latency.detection_period()),
@@ -300,9 +308,14 @@ int run_recommend(int argc, char** argv) {
                     1.0 - p, latency.quantile(1.0 - p));
         std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
                     format_size(rec->new_disk_size).c_str());
-        std::printf(
-            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
-            rec->pause_probability, rec->max_rate.mib_per_second());
+        if (latency.max() > 0.0)
+            std::printf(
+                "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
+                rec->pause_probability, rec->max_rate.mib_per_second());
+        else  // no time to write in: the rate bound is the saturated 2^64 B/s, not a limit
+            std::printf("# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets "
+                        "the target at any rate\n",
+                        rec->pause_probability);
         if (runs > 0)
             std::printf(
                 "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "

@@ -214,5 +214,11 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "provpol %s: out of memory\n", c->name);
         return 1;
+    } catch (const std::exception& e) {
+        // A bug (e.g. bad_result_access from a value() that validation should have guarded): one line and
+        // EX_SOFTWARE rather than an abort; the CLI fuzzer and tests/cli treat this status as a finding.
+        std::fflush(stdout);
+        std::fprintf(stderr, "provpol %s: internal error: %s\n", c->name, one_line(e.what()).c_str());
+        return 70;
     }
 }

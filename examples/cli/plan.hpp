@@ -3,6 +3,7 @@
 #define PROVPOL_CLI_PLAN_HPP
 
 #include "common/cli.hpp"
+#include "common/json.hpp"
 #include "common/preset_option.hpp"
 
 #include <provpol/domain.hpp>
@@ -77,6 +78,18 @@ inline std::vector<plan_config> policy_configs(std::vector<std::string> policies
         for (const auto& [name, cfg] : presets) out.push_back(policy_config(policy, name, cfg));
     }
     return out;
+}
+
+/// The rate-aware budget for the latency's `quantile`, in whole milliseconds (at least 1): a usage error naming
+/// --latency, in seconds, when it is beyond what a rate-aware policy accepts (max_latency_budget_ms, one hour).
+/// `what` says which quantile ("its longest latency", "its 0.99 quantile").
+inline std::uint32_t latency_budget_option(const latency_model& latency, double quantile, const std::string& what) {
+    const std::uint32_t ms = latency_budget_ms(latency, quantile);
+    if (ms > max_latency_budget_ms)
+        throw usage_error("--latency: " + what + ", " + decimal_text(ms / 1000.0) +
+                          " s, is beyond the longest latency a rate-aware agent plans for, " +
+                          decimal_text(max_latency_budget_ms / 1000.0) + " s");
+    return ms < 1 ? 1 : ms;
 }
 
 /// Calls f(agent) with configuration c's agent: the static VDSM policy, or the rate-aware one over it as its floor

@@ -342,7 +342,8 @@ double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std:
 /// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, first_run + d), as run first_run + d
 /// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
 /// the mailbox (a send and a reply poll: the vdsm-* profiles); see domain_shared.hpp for how its stages map onto
-/// the hosts and the SPM. Errors: a flow without the mailbox; out of memory.
+/// the hosts and the SPM. Errors: a config or a drive's workload that make() would refuse (checked here too, both
+/// being aggregates); a flow without the mailbox; out of memory.
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const flow_latency& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
@@ -351,6 +352,12 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     static_assert(detail::is_agent<agent_type>::value,
                   "simulate_domain: make_agent(drive) must return an agent: initial_size(bytes) const, "
                   "observe(const observation&) and extend_decision decide(const drive_state&) const");
+    // The config is an aggregate anyone can fill: check it as make() does (host_slots 0 would wait forever,
+    // hosts x drives_per_host would wrap).
+    if (const auto valid =
+            domain_config::make(cfg.hosts, cfg.drives_per_host, cfg.duration, cfg.spm_workers, cfg.host_slots);
+        !valid)
+        return unexpected(valid.error());
     const auto flow = domain_flow::make(latency);
     if (!flow) return unexpected(flow.error());
     const std::uint32_t n = cfg.drives();
@@ -367,6 +374,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         detail::domain_drive<agent_type>& d = drives[i];
         d.latency = detail::domain_drive_latency{&flow->flow(), &shared, i};
         d.w = workload_of(i);
+        if (const auto valid = drive_workload::check(d.w); !valid) return unexpected(valid.error());
         d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval,
                     detail::run_seed(seed, first_run + i));
         d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());

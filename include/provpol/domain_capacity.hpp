@@ -29,12 +29,15 @@ struct writers_check {
 
 /// Runs `runs` domains of `cfg` (domain k seeded as runs k x drives on, as `provpol plan --hosts` does) in which
 /// the first `writers` drives write `w` from the start and the others idle; every drive gets make_agent(d).
-/// Errors: simulate_domain's.
+/// Errors: simulate_domain's; `runs` 0.
 template <class MakeAgent>
 PROVPOL_NODISCARD result<writers_check> check_writers(const domain_config& cfg, const latency_model& latency,
                                                       MakeAgent&& make_agent, const workload& w, per_vm_target target,
                                                       std::uint32_t writers, std::uint32_t runs,
                                                       std::uint64_t seed) noexcept {
+    if (runs == 0)  // no domain run is no evidence: never "met"
+        return unexpected(
+            error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
     writers_check out;
     out.writers = writers;
     run_accumulator acc;

@@ -122,6 +122,21 @@ struct drive_workload {
     }
     /// A drive that does not write (its agent still watches it).
     PROVPOL_NODISCARD static drive_workload idle(const workload& w) noexcept { return {w, 0.0, 0.0, 0.0, false}; }
+
+    /// Checks a drive_workload however it was built (it is an aggregate): what make(), make_trace() or idle()
+    /// would have refused. simulate_domain calls it for every drive.
+    PROVPOL_NODISCARD static result<void> check(const drive_workload& d) noexcept {
+        const workload& b = d.base;
+        if (const auto w = workload::make(b.write_size, b.write_rate, b.capacity, b.monitor_interval); !w)
+            return unexpected(w.error());
+        if (d.trace != nullptr) {
+            if (const auto t = make_trace(d.trace, d.trace_points, b.capacity, d.start, b.monitor_interval); !t)
+                return unexpected(t.error());
+            return {};
+        }
+        if (const auto m = make(b, d.start, d.on_seconds, d.off_seconds); !m) return unexpected(m.error());
+        return {};
+    }
 };
 
 }  // namespace provpol

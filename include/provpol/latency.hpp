@@ -38,9 +38,20 @@ public:
     PROVPOL_NODISCARD kind which() const noexcept { return kind_; }
     PROVPOL_NODISCARD bool is_flow() const noexcept { return kind_ == kind::flow; }
     PROVPOL_NODISCARD bool is_pipeline() const noexcept { return kind_ == kind::pipeline; }
-    PROVPOL_NODISCARD const flow_latency& flow() const noexcept { return flow_; }
-    PROVPOL_NODISCARD const pipeline_latency& pipeline() const noexcept { return pipeline_; }
-    PROVPOL_NODISCARD const empirical_latency& empirical() const noexcept { return empirical_; }
+    /// The model held. Precondition: which() is that kind (checked by PROVPOL_ASSERT: the others are
+    /// default-constructed placeholders, not the model).
+    PROVPOL_NODISCARD const flow_latency& flow() const noexcept {
+        PROVPOL_ASSERT(kind_ == kind::flow, "latency_model::flow() on a model that is not a flow");
+        return flow_;
+    }
+    PROVPOL_NODISCARD const pipeline_latency& pipeline() const noexcept {
+        PROVPOL_ASSERT(kind_ == kind::pipeline, "latency_model::pipeline() on a model that is not a pipeline");
+        return pipeline_;
+    }
+    PROVPOL_NODISCARD const empirical_latency& empirical() const noexcept {
+        PROVPOL_ASSERT(kind_ == kind::empirical, "latency_model::empirical() on a model that is not empirical");
+        return empirical_;
+    }
 
     PROVPOL_NODISCARD double mean() const noexcept {
         return pick([](const auto& m) { return m.mean(); });

@@ -32,11 +32,12 @@
 //   more to wait): the agent that learns of the queue only when its extend completes learns it one extend late.
 //
 // Choices, and why:
-// - One extend in flight per drive, like VDSM. A second request while one is in flight is possible (the
-//   mailbox carries many), but it only helps when the first was sized from an underestimate, and the estimator
-//   already sizes the first extend from the interval that crossed the threshold. The simulator shows what
-//   remains: at most the first extend of a burst pauses, because nothing the agent can observe tells it that a
-//   burst is coming before it starts.
+// - At most two extends in flight per drive (rate_aware_agent's max_in_flight, default 2; VDSM keeps one). The
+//   second request, on top of a pending one, is made only when the pending one, sized from an earlier (lower)
+//   estimate, leaves less than the limit free: the mailbox carries many requests, and the estimator already
+//   sizes the first extend from the interval that crossed the threshold, so the second is rare. Pass 1 for
+//   VDSM's behaviour. The simulator shows what remains: at most the first extend of a burst pauses, because
+//   nothing the agent can observe tells it that a burst is coming before it starts.
 // - chunk = limit = rate x budget: with a limit of rate x budget the extend completes before the guest
 //   reaches the LV end; with a chunk of at least the same the guest cannot gain on the extends, so each cycle
 //   starts with at least `limit` free again (the condition under which risk.hpp's per-extend model holds).
@@ -283,10 +284,12 @@ private:
     double pending_weight_;
 };
 
-/// The exposure of one drive: how long it stays past its limit before an extend grows it, from the block
-/// threshold (or from the request, when the agent asked before the threshold) to the grown LV. While an extend is
-/// pending, its time so far already counts, times `pending_weight` (the exposure is at least the time so far). It
-/// rises at once and falls toward newer exposures with a half-life, at each completed extend.
+/// The exposure of one drive: how long it stays past its limit before an extend grows it, measured from the
+/// block-threshold observation to the extended one that completes it, and at least that extend's own latency
+/// (observation::latency; what an extend the agent requested before the threshold fired reports, since the agent
+/// observes no request event). While the threshold has fired and no extend has completed, the time so far already
+/// counts, times `pending_weight`. It rises at once and falls toward newer exposures with a half-life, at each
+/// completed extend.
 class exposure_tracker {
 public:
     constexpr explicit exposure_tracker(double half_life_seconds = 600.0, double pending_weight = 1.0) noexcept

@@ -118,6 +118,34 @@ inline constexpr bool is_value_arg_v<T, E, U, unexpected<E>> = false;
 template <class T, class E, class U>
 inline constexpr bool is_value_arg_v<T, E, U, result<T, E>> = false;
 
+// Deletes the copy and move operations that T and E do not have, as an empty base of result: the storage below
+// defines all four (it must, for its union), so without this gate result<T> would say it is copyable for a
+// move-only T and fail only when the copy is instantiated. Defaulted members keep a trivial T's result trivial.
+template <bool Copy, bool Move>
+struct copy_move_gate {};
+template <>
+struct copy_move_gate<false, true> {
+    copy_move_gate() = default;
+    copy_move_gate(const copy_move_gate&) = delete;
+    copy_move_gate(copy_move_gate&&) = default;
+    copy_move_gate& operator=(const copy_move_gate&) = delete;
+    copy_move_gate& operator=(copy_move_gate&&) = default;
+    ~copy_move_gate() = default;
+};
+template <>
+struct copy_move_gate<false, false> {
+    copy_move_gate() = default;
+    copy_move_gate(const copy_move_gate&) = delete;
+    copy_move_gate(copy_move_gate&&) = delete;
+    copy_move_gate& operator=(const copy_move_gate&) = delete;
+    copy_move_gate& operator=(copy_move_gate&&) = delete;
+    ~copy_move_gate() = default;
+};
+template <class T, class E>
+using result_gate =
+    copy_move_gate<std::is_copy_constructible_v<T> && std::is_copy_constructible_v<E>,
+                   std::is_move_constructible_v<T> && std::is_move_constructible_v<E>>;
+
 struct in_place_value_t {};
 struct in_place_error_t {};
 
@@ -152,7 +180,9 @@ struct result_storage<T, E, false> {
         else
             ::new (static_cast<void*>(&err_)) E(o.err_);
     }
-    result_storage(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(o.has_) {
+    result_storage(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T> &&
+                                                std::is_nothrow_move_constructible_v<E>)
+        : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
         else
@@ -175,7 +205,8 @@ struct result_storage<T, E, false> {
         return *this;
     }
     result_storage& operator=(result_storage&& o) noexcept(
-        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_assignable_v<T>) {
+        std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
+        std::is_nothrow_move_constructible_v<E> && std::is_nothrow_move_assignable_v<E>) {
         if (this == &o) return *this;
         if (has_ && o.has_)
             val_ = detail::move(o.val_);
@@ -236,7 +267,7 @@ struct result_storage<T, E, false> {
 /// operator bool, value, error, operator*, operator->, value_or, and_then, transform), so that moving to
 /// C++23 is mechanical. value() on an error throws bad_result_access<E> through PROVPOL_THROW.
 template <class T, class E = error>
-class PROVPOL_NODISCARD result {
+class PROVPOL_NODISCARD result : private detail::result_gate<T, E> {
     static_assert(!std::is_reference_v<T>, "result<T, E>: T must not be a reference");
     static_assert(!std::is_same_v<std::remove_cv_t<T>, detail::in_place_value_t>, "result<T, E>: invalid T");
 

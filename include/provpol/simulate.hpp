@@ -342,7 +342,7 @@ PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& l
     // 0.99 x 200 = 198.00000000000003, is not a run).
     const double within = c.share_within * runs;
     const double needed = detail::ceil(target.vm_quantile * runs - 1e-9);
-    c.met = within + 0.5 >= needed;
+    c.met = runs > 0 && within + 0.5 >= needed;  // no simulated VM is no evidence
     c.summary = acc.summary();
     return c;
 }
@@ -357,9 +357,8 @@ PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, c
                                                             per_vm_target target, std::uint64_t percent,
                                                             std::uint32_t runs, std::uint64_t seed,
                                                             bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
-    if (percent > 99)
-        return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
-                                              error_value::of(0), error_value::of(99)));
+    // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
     const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
     auto config = [&](std::uint64_t extents) {
         return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
