@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <initializer_list>
 #include <sys/wait.h>
 #include <unistd.h>
 

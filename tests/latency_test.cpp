@@ -410,7 +410,7 @@ bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double
     bracket_check c;
     c.hi = exact::uniform_sum_exceed(widths, x - delta) * (1.0L + rel);
     c.lo = exact::uniform_sum_exceed(widths, x + delta) * (1.0L - rel);
-    c.got = l.exceed_probability(offset + x);
+    c.got = static_cast<long double>(l.exceed_probability(offset + x));
     return c;
 }
 }  // namespace
@@ -497,7 +497,7 @@ TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), h
     std::sort(sorted.begin(), sorted.end());
     REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // distinct: counts are exact
     long double sum = 0.0L;
-    for (double v : s) sum += v;
+    for (double v : s) sum += static_cast<long double>(v);
     std::vector<double> given = s;
     const empirical_latency e = empirical_latency::make(given.data(), given.size()).value();
     CHECK(e.samples_given() == n);
