@@ -40,8 +40,8 @@ struct big {
 
 inline int compare(const big& a, const big& b) {
     if (a.d.size() != b.d.size()) return a.d.size() < b.d.size() ? -1 : 1;
-    for (std::size_t i = a.d.size(); i-- > 0;)
-        if (a.d[i] != b.d[i]) return a.d[i] < b.d[i] ? -1 : 1;
+    for (std::size_t i = a.d.size(); i > 0; --i)  // counting down without wrapping past 0
+        if (a.d[i - 1] != b.d[i - 1]) return a.d[i - 1] < b.d[i - 1] ? -1 : 1;
     return 0;
 }
 inline big add(const big& a, const big& b) {
@@ -95,7 +95,9 @@ inline big shl(const big& a, std::size_t n) {
     std::uint32_t carry = 0;
     const unsigned s = static_cast<unsigned>(n % 32);
     for (std::uint32_t limb : a.d) {
-        r.d.push_back(s == 0 ? limb : (limb << s) | carry);
+        // The bits shifted out go to the next limb (masked first: no shift of a bit out of 32, which
+        // -fsanitize=integer reports).
+        r.d.push_back(s == 0 ? limb : ((limb & (0xffffffffu >> s)) << s) | carry);
         carry = s == 0 ? 0 : limb >> (32 - s);
     }
     if (carry) r.d.push_back(carry);
@@ -113,7 +115,8 @@ inline long double ratio(const big& num, const big& den) {
     big rem;
     std::uint64_t q = 0;  // at most 72 bits are produced; keep the top 64 and count the rest
     int dropped = 0;
-    for (std::size_t i = n.bits(); i-- > 0;) {
+    for (std::size_t j = n.bits(); j > 0; --j) {
+        const std::size_t i = j - 1;
         rem = shl(rem, 1);
         if (n.bit(i)) rem = add(rem, big::of(1));
         const bool one = compare(rem, dd) >= 0;

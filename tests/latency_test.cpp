@@ -435,20 +435,20 @@ TEST_CASE("pipeline: P(L > t) of one wide and many narrow stages is exact, not c
 }
 
 TEST_CASE("pipeline: P(L > t) against an exact computation over random stage sets (relative error 1e-12)") {
-    std::mt19937_64 gen(20240624);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    random_stream gen(20240624);  // provpol's own generator: the same draws everywhere, and no wrap in libstdc++'s
+    auto unit = [](random_stream& g) { return g.uniform(); };
     int checked = 0, tails = 0;
     for (int set = 0; set < 300; ++set) {
-        const std::size_t n = 1 + gen() % pipeline_latency::max_stages;
+        const std::size_t n = 1 + gen.next() % pipeline_latency::max_stages;
         // Widths log-uniform over up to 12 decades (the narrowest stage can be 1e-12 of the widest), with fixed
         // stages mixed in, and offsets.
-        const double decades = static_cast<double>(gen() % 13);
+        const double decades = static_cast<double>(gen.next() % 13);
         std::vector<latency_stage> stages;
         std::vector<double> widths;
         double offset = 0.0;
         for (std::size_t i = 0; i < n; ++i) {
-            const double lo = gen() % 3 == 0 ? 0.0 : 10.0 * unit(gen);
-            const bool fixed = n > 1 && gen() % 5 == 0;
+            const double lo = gen.next() % 3 == 0 ? 0.0 : 10.0 * unit(gen);
+            const bool fixed = n > 1 && gen.next() % 5 == 0;
             const double w = fixed ? 0.0 : 100.0 * std::pow(10.0, -decades * unit(gen));
             stages.push_back({"stage", lo, lo + w, false});
             offset += lo;
@@ -489,8 +489,8 @@ TEST_CASE("pipeline: P(L > t) against an exact computation over random stage set
 // Issue 24 item 3: above the kept capacity, the tail is what a target of 1e-4 reads; it must not be summarised away.
 TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), high quantiles, the mean") {
     const std::size_t n = 16384;  // a power of two: p x n is exact, so the expected quantile index is too
-    std::mt19937_64 gen(3);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    random_stream gen(3);
+    auto unit = [](random_stream& g) { return g.uniform(); };
     std::vector<double> s(n);
     for (double& v : s) v = 1.0 - 3.0 * std::log(1.0 - unit(gen));  // a long right tail
     std::vector<double> sorted = s;

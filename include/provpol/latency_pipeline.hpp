@@ -66,10 +66,11 @@ struct wide_uint {
     /// *this - o, for *this >= o.
     void sub(const wide_uint& o) noexcept {
         std::uint64_t borrow = 0;
-        for (std::size_t i = 0; i < limbs; ++i) {
-            const std::uint64_t s = std::uint64_t{d[i]} - o.d[i] - borrow;
-            d[i] = static_cast<std::uint32_t>(s);
-            borrow = (s >> 63) & 1u;
+        for (std::size_t i = 0; i < limbs; ++i) {  // without wrapping: clang's -fsanitize=integer stays quiet
+            const std::uint64_t need = std::uint64_t{o.d[i]} + borrow;
+            const std::uint64_t have = d[i];
+            borrow = need > have ? 1u : 0u;
+            d[i] = static_cast<std::uint32_t>(have + (borrow << 32) - need);
         }
     }
     void mul(std::uint64_t m) noexcept {  // *this x m, for m < 2^64 (the product must fit)
@@ -91,22 +92,22 @@ struct wide_uint {
         }
     }
     PROVPOL_NODISCARD bool less(const wide_uint& o) const noexcept {
-        for (std::size_t i = limbs; i-- > 0;)
-            if (d[i] != o.d[i]) return d[i] < o.d[i];
+        for (std::size_t i = limbs; i > 0; --i)  // counting down without wrapping past 0
+            if (d[i - 1] != o.d[i - 1]) return d[i - 1] < o.d[i - 1];
         return false;
     }
     /// The value as m x 2^e, m its top 64 bits (truncated; m = 0 for zero).
     void top(std::uint64_t& m, int& e) const noexcept {
         std::size_t bits = 0;
-        for (std::size_t i = limbs; i-- > 0;)
-            if (d[i] != 0) {
-                bits = 32 * i;
-                for (std::uint32_t t = d[i]; t != 0; t >>= 1) ++bits;
+        for (std::size_t i = limbs; i > 0; --i)
+            if (d[i - 1] != 0) {
+                bits = 32 * (i - 1);
+                for (std::uint32_t t = d[i - 1]; t != 0; t >>= 1) ++bits;
                 break;
             }
         m = 0;
         const std::size_t from = bits > 64 ? bits - 64 : 0;  // the lowest bit kept
-        for (std::size_t b = bits; b-- > from;) m = (m << 1) | ((d[b / 32] >> (b % 32)) & 1u);
+        for (std::size_t b = bits; b > from; --b) m = (m << 1) | ((d[(b - 1) / 32] >> ((b - 1) % 32)) & 1u);
         e = static_cast<int>(from);
     }
 };
@@ -357,7 +358,7 @@ public:
         e.total_ = count;
         const std::size_t tail = count <= capacity ? count : capacity / 2;
         const std::size_t body = e.count_ - tail;  // kept points below the tail
-        const std::size_t below = count - tail;     // samples they stand for
+        const std::size_t below = count - tail;    // samples they stand for
         for (std::size_t i = 0; i < e.count_; ++i) {
             // body point i at rank i (below - 1) / (body - 1): the smallest sample first, the tail's neighbour last
             std::size_t rank = i >= body ? below + (i - body) : (body == 1 ? 0 : i * (below - 1) / (body - 1));
@@ -404,8 +405,8 @@ public:
         if (!(p > 0.0)) return min();
         if (p >= 1.0) return max();
         const double k = detail::ceil(p * static_cast<double>(total_));  // the rank needed, 1-based
-        const std::size_t need = k < 1.0 ? 0 : (k >= static_cast<double>(total_) ? total_ - 1
-                                                                                 : static_cast<std::size_t>(k) - 1);
+        const std::size_t need =
+            k < 1.0 ? 0 : (k >= static_cast<double>(total_) ? total_ - 1 : static_cast<std::size_t>(k) - 1);
         return x_[first_rank_at_least(need)];
     }
     /// One of the samples, uniformly over every sample given (a summarised one by the kept sample at or above).
