@@ -1,6 +1,7 @@
 // provpol capacity: the largest number of concurrent writers a storage domain holds under a per-VM pause target
 // (domain.hpp's max_writers), one row per latency profile.
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
 #include "parallel.hpp"
@@ -112,8 +113,7 @@ int run_capacity(int argc, char** argv) {
         "capacity",
         "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
-        "                        [--latency LIST]"
-        "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
+        "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
         {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
          {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
@@ -124,6 +124,9 @@ int run_capacity(int argc, char** argv) {
           "the hosts in turn, the others idle"},
          {"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
+         {"--config", "FILE",
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file"},
          {"--latency", "LIST",
           "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
@@ -139,6 +142,9 @@ int run_capacity(int argc, char** argv) {
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
+    if (const auto path = a.value("--config"))
+        for (const config_entry& e : read_config_file(*path, "--config"))
+            presets.push_back({config_label(e.config), e.config});
     const std::vector<plan_config> configs = policy_configs(a.values("--policy"), presets);
     if (configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
 

@@ -2,6 +2,7 @@
 // one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
 // the guest fills.
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/json.hpp"
 #include "common/table.hpp"
@@ -19,7 +20,7 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage =
-    "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE] [--percent N] [--extent SIZE]\n"
+    "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE --percent N | --config FILE] [--extent SIZE]\n"
     "                      [--replicating] [--threshold-exceeded]\n"
     "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
     "--sequence)\n"
@@ -229,6 +230,9 @@ int run_extend(int argc, char** argv) {
          {"--percent", "N",
           "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
           "50)"},
+         {"--config", "FILE",
+          "the VDSM configuration in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file; instead of --chunk and --percent"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
@@ -273,9 +277,9 @@ int run_extend(int argc, char** argv) {
                                            "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
                                            "--threshold",     "--extend-percent"};
     if (lvm_config_of(preset)) {
-        if (a.has("--chunk") || a.has("--percent"))
+        if (a.has("--chunk") || a.has("--percent") || a.has("--config"))
             throw usage_error(
-                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+                "--chunk, --percent and --config belong to the VDSM presets; LVM uses --threshold and --extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
@@ -341,8 +345,20 @@ int run_extend(int argc, char** argv) {
         return decide_one(policy, s, f);
     };
 
-    const vdsm_config base = vdsm_config_of(preset).value();
-    const bytes chunk = a.size("--chunk").value_or(base.chunk());
+    vdsm_config base = vdsm_config_of(preset).value();
+    if (const auto path = a.value("--config")) {
+        if (a.has("--chunk") || a.has("--percent"))
+            throw usage_error("give --config or --chunk and --percent, not both");
+        if (*path == "-" && input && *input == "-")
+            throw usage_error("--config - and --input - both read stdin: give one of them a file");
+        const std::vector<config_entry> read = read_config_file(*path, "--config");
+        if (read.size() != 1)
+            throw usage_error("--config: " + std::to_string(read.size()) +
+                              " configurations in the file; extend decides with one (recommend "
+                              "--max-pauses-per-run prints two rows: keep the one you deploy)");
+        base = read.front().config;
+    }
+    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
     const bytes extent = a.size("--extent").value_or(base.extent());
     const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);

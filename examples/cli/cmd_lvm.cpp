@@ -305,10 +305,12 @@ int run_recommend_lvm(int argc, char** argv) {
     if (tried.back().met) best = &tried.back();
     table t(recommend_columns());
     for (const lvm_percent_answer& ans : tried) t.add_row(recommend_row(ans, &ans == best));
+    // No percent meeting the target is its own exit status (3), in every format.
+    const int status = best == nullptr ? exit_target_not_met : 0;
     if (f != format::text) {
         const std::string out = t.str(f);
         std::fwrite(out.data(), 1, out.size(), stdout);
-        return 0;
+        return status;
     }
     std::string out;
     const std::string at = std::string(format_rate(rates[0]).view()) +
@@ -336,7 +338,7 @@ int run_recommend_lvm(int argc, char** argv) {
                "\n    thin_pool_autoextend_percent = " + std::to_string(b.percent) + "\n}\n";
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return status;
 }
 
 }  // namespace provpol::cli

@@ -3,6 +3,7 @@
 // pause probability against the write rate).
 #include "commands.hpp"
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/latency_option.hpp"
 #include "common/table.hpp"
@@ -35,10 +36,16 @@ std::vector<plan_config> configs_option(const args& a) {
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
-        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                                 *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
-        presets.push_back(
-            {"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
+        presets.push_back({config_label(*cfg), *cfg});
+    }
+    if (const auto path = a.value("--config")) {
+        if (*path == "-" && a.value("--trace") == std::string("-"))
+            throw usage_error("--config - and --trace - both read stdin: give one of them a file");
+        for (const config_entry& e : read_config_file(*path, "--config"))
+            presets.push_back({config_label(e.config), e.config});
     }
     return policy_configs(a.values("--policy"), presets);
 }
@@ -140,7 +147,7 @@ int run_plan(int argc, char** argv) {
     const args a(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
-        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N]\n"
+        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE]\n"
         "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
         "SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
@@ -154,6 +161,9 @@ int run_plan(int argc, char** argv) {
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
+         {"--config", "FILE",
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file"},
          {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",

@@ -1,5 +1,6 @@
 // The provpol CLI's shared parts: option parsing with provpol's own parsers, and the errors that decide the
-// exit status (2: bad input, one line on stderr; 1: the work itself failed, e.g. an I/O error).
+// exit status (2: bad input, one line on stderr; 1: the work itself failed, e.g. an I/O error; 3: an answer was
+// printed but it does not meet the target asked for).
 #ifndef PROVPOL_CLI_CLI_HPP
 #define PROVPOL_CLI_CLI_HPP
 
@@ -26,6 +27,11 @@ struct usage_error : std::runtime_error {
 struct runtime_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// The exit status of a command that printed its answer but whose answer misses the target it was asked to meet
+/// (recommend: no configuration meets --max-pause-probability, --max-pauses-per-run or --max-queued), so that a
+/// script cannot take a missed target for a met one; the output says what was missed.
+inline constexpr int exit_target_not_met = 3;
 
 /// One option a subcommand accepts.
 struct option {
@@ -232,6 +238,18 @@ public:
         const auto r = parse_size(*v, name);
         if (!r) fail(r.error(), name);
         return *r;
+    }
+    /// A size option that must be at least `least` (VDSM's chunk: 1MiB): a number without a unit below it is
+    /// bytes by the grammar but MiB by what the user meant (recommend prints volume_utilization_chunk_mb), so the
+    /// error says "did you mean 6272MiB?".
+    std::optional<bytes> size_at_least(const char* name, bytes least, const char* unit_meant) const {
+        const auto b = size(name);
+        if (!b || b->count() >= least.count()) return b;
+        const std::string v = *value(name);
+        if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw usage_error(std::string(name) + " " + v + ": a number without a unit is bytes, under the least " +
+                              std::string(format_size(least).view()) + "; did you mean " + v + unit_meant + "?");
+        return b;
     }
     std::optional<provpol::rate> rate(const char* name) const {
         const auto v = value(name);

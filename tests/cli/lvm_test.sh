@@ -44,7 +44,7 @@ expect_stdout '"amount_percent": 36,'
 # What means nothing to LVM, or is missing, is refused.
 expect_usage '^provpol extend: --threshold-exceeded applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --threshold-exceeded
 expect_usage '^provpol extend: --replicating applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --replicating
-expect_usage '^provpol extend: --chunk and --percent belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
+expect_usage '^provpol extend: --chunk, --percent and --config belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
 expect_usage '^provpol extend: --pool-chunk belongs to the LVM presets' extend --capacity 10GiB --physical 5GiB --allocation 4GiB --pool-chunk 64KiB
 expect_usage '^provpol extend: an LVM decision needs --physical' extend --preset lvm-thin-autoextend --used-blocks 5
 expect_usage '^provpol extend: give --allocation or --used-blocks, not both' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --used-blocks 4
@@ -98,9 +98,10 @@ if [ "$pct" -gt 1 ]; then
   run plan --preset lvm-thin-autoextend --pool-size 10GiB --rates 1GiB/s --write 50GiB --runs 20 --extend-percent $((pct - 1)) --format csv
   awk -F, 'NR == 2 { exit ($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "percent $((pct - 1)) meets the target too: $pct is not the smallest"
 fi
-expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
+# No percent keeps up: an answer that says so, and exit 3 (target not met), not 0.
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
 expect_stdout '^LVM cannot keep up at 16GiB/s into a 10GiB pool'
-expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
 expect_stdout_line 1 'threshold,percent,met,chosen,queued_s_max,eio_runs,extends_mean,pool_end_max'
 expect_stdout '^50,,0,0,'
 expect_usage '^provpol recommend: --extend-percent is what recommend finds' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --extend-percent 20

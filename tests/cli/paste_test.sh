@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 26, "The operator's CLI, second pass": one block per numbered finding, each with the behaviour it now has.
+# The first: every configuration provpol prints can be piped or pasted into the provpol command that uses it.
+# Usage: paste_test.sh path/to/provpol
+. "$(dirname "$0")/lib.sh"
+
+col() {  # col FILE NAME [ROW]: the field NAME of data row ROW (default 1) of a CSV
+  awk -F, -v n="$2" -v r="${3:-1}" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } NR == r + 1 { print $c[n] }' "$1"
+}
+
+# 1a. recommend --format csv | plan --config - and | capacity --config -: the configuration comes back unchanged.
+expect_ok recommend --rate 400MiB/s --runs 20 --format csv
+cp "$out" "$scratch/rec.csv"
+mb=$(col "$scratch/rec.csv" volume_utilization_chunk_mb)
+pct=$(col "$scratch/rec.csv" volume_utilization_percent)
+checks=$((checks + 1))
+[ -n "$mb" ] && [ -n "$pct" ] || fail "recommend --format csv has no volume_utilization_chunk_mb/percent"
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" plan --config - --rates 400MiB/s --runs 20 --format csv <"$scratch/rec.csv" >"$scratch/plan.csv" 2>"$scratch/err" &&
+  [ "$(col "$scratch/plan.csv" chunk_mb)" = "$mb" ] && [ "$(col "$scratch/plan.csv" percent)" = "$pct" ] &&
+  [ "$(col "$scratch/plan.csv" policy)" = "chunk-${mb}MiB-${pct}pct" ] ||
+  { out=$scratch/plan.csv err=$scratch/err; fail "1a: recommend --format csv | plan --config - does not give ${mb}/${pct} back"; }
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" capacity --config - --rate 400MiB/s --max-pauses-per-run 0 --hosts 1 --drives-per-host 2 \
+  --write 5GiB --format csv <"$scratch/rec.csv" >"$scratch/cap.csv" 2>"$scratch/err" &&
+  [ "$(col "$scratch/cap.csv" policy)" = "chunk-${mb}MiB-${pct}pct" ] ||
+  { out=$scratch/cap.csv err=$scratch/err; fail "1a: recommend --format csv | capacity --config - does not give ${mb}/${pct} back"; }
+# The same through the text answer ([irs] block) and JSON, and into extend: the decision is --chunk/--percent's.
+expect_ok recommend --rate 400MiB/s --runs 20
+cp "$out" "$scratch/rec.txt"
+expect_ok recommend --rate 400MiB/s --runs 20 --format json
+cp "$out" "$scratch/rec.json"
+expect_ok extend --capacity 100GiB --physical 4GiB --allocation 3GiB --chunk "${mb}MiB" --percent "$pct"
+cp "$out" "$scratch/ext.want"
+for form in txt json csv; do
+  expect_ok plan --config "$scratch/rec.$form" --rates 400MiB/s --runs 5 --format csv
+  expect_stdout ",chunk-${mb}MiB-${pct}pct,${mb},${pct},"
+  expect_ok extend --config "$scratch/rec.$form" --capacity 100GiB --physical 4GiB --allocation 3GiB
+  checks=$((checks + 1))
+  cmp -s "$out" "$scratch/ext.want" || fail "1a: extend --config rec.$form decides otherwise than --chunk ${mb}MiB --percent $pct"
+done
+# A vdsm.conf.d file as VDSM reads it: comments, other keys, other sections.
+printf '# local\n[irs]\n; old\nvolume_utilization_percent_x = 3\nvolume_utilization_chunk_mb = 2048\nvolume_utilization_percent = 30\n[vars]\nssl = true\n' >"$scratch/50-local.conf"
+expect_ok plan --config "$scratch/50-local.conf" --rates 400MiB/s --runs 5 --format csv
+expect_stdout ',chunk-2048MiB-30pct,2048,30,'
+printf '[irs]\nvolume_utilization_chunk_mb = 2048\n' >"$scratch/half.conf"
+expect_usage '^provpol plan: --config: .*half.conf.*:2: volume_utilization_chunk_mb without a volume_utilization_percent' \
+  plan --config "$scratch/half.conf"
+expect_usage '^provpol plan: --config: .* has no VDSM configuration' plan --config /dev/null
+printf '[irs]\nvolume_utilization_chunk_mb = 2048\nvolume_utilization_percent = 120\n' >"$scratch/bad.conf"
+expect_usage 'bad.conf:3: volume_utilization_percent must be in \[0, 99\], got 120' plan --config "$scratch/bad.conf"
+# Two rows (recommend --max-pauses-per-run): plan compares both, extend asks for one.
+expect_ok recommend --rate 400MiB/s --max-pauses-per-run 1 --write 5GiB --runs 20 --format csv
+cp "$out" "$scratch/two.csv"
+expect_ok plan --config "$scratch/two.csv" --rates 400MiB/s --runs 5 --format csv
+checks=$((checks + 1))
+[ "$(wc -l <"$out")" -eq 3 ] || fail "1a: plan --config with two configurations does not plan both"
+expect_usage '^provpol extend: --config: 2 configurations in the file; extend decides with one' \
+  extend --config "$scratch/two.csv" --capacity 100GiB --physical 4GiB --allocation 3GiB
+expect_usage 'give --config or --chunk and --percent, not both' \
+  extend --config "$scratch/rec.txt" --chunk 1GiB --percent 20 --capacity 100GiB --physical 4GiB --allocation 3GiB
+expect_usage '^provpol extend: --chunk, --percent and --config belong to the VDSM presets' \
+  extend --preset lvm-thin-autoextend --config "$scratch/rec.txt" --physical 1GiB --allocation 1GiB
+
+# 1b. A chunk without a unit, as recommend prints volume_utilization_chunk_mb: a hint, not 6272 bytes.
+expect_usage '^provpol plan: --chunk 6272: a number without a unit is bytes, under the least 1MiB; did you mean 6272MiB\?$' \
+  plan --chunk 6272 --percent 20
+expect_usage 'did you mean 6272MiB\?$' extend --chunk 6272 --capacity 100GiB --physical 4GiB --allocation 3GiB
+expect_usage 'did you mean 1024MiB\?$' recommend --policy rate-aware --rate 400MiB/s --chunk 1024 --percent 50
+
+# 1c. recommend --policy rate-aware: stock VDSM has no rate-aware agent, so no [irs] block to paste; the floor is
+#     commented out, with what runs it and the stock VDSM command. A missed target exits 3.
+expect_missed recommend --policy rate-aware --rate 400MiB/s --runs 20
+expect_stdout '^# stock VDSM cannot run this: it needs provpol.s rate-aware agent'
+expect_stdout '^# for stock VDSM: provpol recommend --rate 400MiB/s$'
+expect_stdout '^# volume_utilization_chunk_mb = 1024$'
+expect_stdout 'the longest the latency model gives'
+checks=$((checks + 1))
+! grep -Eq '^(\[irs\]|volume_utilization)' "$out" || fail "1c: rate-aware prints a block that stock VDSM runs as vdsm-legacy"
+checks=$((checks + 1))
+! grep -q 'the 1 quantile' "$out" || fail "1c: the garbled 'the 1 quantile'"
+run plan --config "$scratch/rec.txt" --rates 400MiB/s --runs 5
+checks=$((checks + 1))
+[ "$status" -eq 0 ] || fail "1c: plan --config of a static answer"
+run recommend --policy rate-aware --rate 400MiB/s --runs 20
+cp "$out" "$scratch/ra.txt"
+expect_usage 'has no VDSM configuration' plan --config "$scratch/ra.txt"
+
+# 1d. A target not met is exit status 3, in every format, documented in the man page.
+expect_missed recommend --policy rate-aware --rate 400MiB/s --runs 20 --max-pause-probability 0.01 --format csv
+expect_stdout ',0$'
+expect_ok recommend --rate 400MiB/s --runs 20 --format json
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
+expect_stdout '^LVM cannot keep up'
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format json
+expect_ok __man
+expect_stdout '^\.B 3$'
+expect_stdout 'misses the target asked for'
+
+finish
