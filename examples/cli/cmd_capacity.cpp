@@ -3,8 +3,10 @@
 #include "common/cli.hpp"
 #include "common/config_input.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "parallel.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -109,13 +111,17 @@ constexpr int plot_extra_counts = 10;
 }  // namespace
 
 int run_capacity(int argc, char** argv) {
+    // A list of rates: one search per rate, joined (per_value.hpp); the rows carry rate_mib_s.
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_capacity);
     const args a(
         "capacity",
-        "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
+        "provpol capacity --rate LIST --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
         "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
-        {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
+        {{"--rate", "LIST", "each writer's write rate, e.g. 500MiB/s; a comma-separated list searches each", true,
+          "--rates"},
          {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
          {"--vm-quantile", "Q", "the share of writing VMs that must meet --max-pauses-per-run, (0, 1] (default 0.99)"},
          {"--hosts", "H", "the storage domain's hosts, 1-10000, sharing one SPM and its VG lock"},
@@ -163,7 +169,7 @@ int run_capacity(int argc, char** argv) {
     if (!d) fail(d.error(), "--drives-per-host");
     const domain_config dcfg = *d;
 
-    std::vector<std::string> specs = a.values("--latency");
+    std::vector<std::string> specs = spec_list(a, "--latency");
     if (a.has("--latency") && specs.empty()) throw usage_error("--latency: needs at least one profile");
     if (specs.empty()) specs = {"vdsm-polling-2022"};
     if (specs.size() > 100) throw usage_error("--latency: at most 100 profiles");

@@ -214,13 +214,14 @@ bool is_lvm_invocation(int argc, char** argv) {
 
 int run_plan_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rates", "LIST",
+    opts.insert(opts.begin() + 10, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
-                                    "100MiB/s,500MiB/s,1GiB/s,4GiB/s)"});
+                                    "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
+                                    true, "--rates"});
     const args a(
         "plan",
         "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
-        "                    [--vg-free SIZE] [--writers N] [--rates LIST] [--write SIZE] [--threshold N]\n"
+        "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
         "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
         "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
         "[--error-when-full]\n"
@@ -228,7 +229,7 @@ int run_plan_lvm(int argc, char** argv) {
         opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
-    std::vector<rate> rates = rates_of(a, "--rates");
+    std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.empty())
         rates = {rate(std::uint64_t{100} << 20), rate(std::uint64_t{500} << 20), rate(std::uint64_t{1} << 30),
                  rate(std::uint64_t{4} << 30)};
@@ -260,7 +261,10 @@ int run_plan_lvm(int argc, char** argv) {
 
 int run_recommend_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rate", "RATE", "the write rate per writer to plan for (required)"});
+    opts.insert(opts.begin() + 10, {"--rate", "LIST",
+                                    "the write rate per writer to plan for (required); a comma-separated list "
+                                    "answers for each",
+                                    true, "--rates"});
     opts.insert(opts.begin() + 11,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
     opts.insert(opts.begin() + 12,
@@ -268,7 +272,7 @@ int run_recommend_lvm(int argc, char** argv) {
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
     const args a("recommend",
-                 "provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE [--max-queued S]\n"
+                 "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
                  "                         [--threshold N] [--pool-used SIZE] [--vg-free SIZE] [--writers N] "
                  "[--write SIZE]\n"
                  "                         [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"

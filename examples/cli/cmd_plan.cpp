@@ -6,8 +6,10 @@
 #include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "parallel.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -62,17 +64,17 @@ std::uint32_t budget_option(const args& a, const latency_model& latency) {
 }
 
 std::vector<rate> rates_option(const args& a) {
-    std::vector<std::string> items = a.values("--rates");
+    std::vector<std::string> items = a.values("--rate");
     if (items.empty())
         items = {"75MiB/s", "100MiB/s", "125MiB/s", "150MiB/s", "200MiB/s", "300MiB/s", "400MiB/s", "500MiB/s"};
     std::vector<rate> out;
     for (const std::string& s : items) {
-        const auto r = parse_rate(s, "--rates");
-        if (!r) fail(r.error(), "--rates");
-        if (r->bytes_per_second() == 0) throw usage_error("--rates: a rate of 0 writes nothing");
+        const auto r = parse_rate(s, "--rate");
+        if (!r) fail(r.error(), "--rate");
+        if (r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
         out.push_back(*r);
     }
-    if (out.size() > 1000) throw usage_error("--rates: at most 1000 rates");
+    if (out.size() > 1000) throw usage_error("--rate: at most 1000 rates");
     return out;
 }
 
@@ -85,7 +87,7 @@ constexpr double max_workload_seconds = 1e7;
 std::vector<trace_point> trace_option(const args& a) {
     const auto path = a.value("--trace");
     if (!path) return {};
-    if (a.has("--rates")) throw usage_error("--rates does not apply with --trace: the trace gives the rates");
+    if (a.has("--rate")) throw usage_error("--rate does not apply with --trace: the trace gives the rates");
     if (a.has("--write"))
         throw usage_error("--write does not apply with --trace: each writer writes the trace's last bytes_written");
     if (a.has("--burst")) throw usage_error("give --burst or --trace, not both: a trace has its own rates and pauses");
@@ -143,13 +145,16 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
 }  // namespace
 
 int run_plan(int argc, char** argv) {
+    // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).
+    if (!is_lvm_invocation(argc, argv))
+        if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+            return run_per_value(argc, argv, {"--latency"}, v, "latency", run_plan);
     if (is_lvm_invocation(argc, argv)) return run_plan_lvm(argc, argv);
     const args a(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
         "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE]\n"
-        "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
-        "SIZE]\n"
+        "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST] [--write SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
@@ -164,15 +169,18 @@ int run_plan(int argc, char** argv) {
          {"--config", "FILE",
           "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
           "vdsm.conf.d file"},
-         {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
+         {"--latency", "LIST",
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list plans each, with a latency "
+          "column",
+          true},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",
           "rate-aware: plan for this quantile of the latency, 0.5-1 (with --policy rate-aware, default 1: its "
           "longest)"},
-         {"--rates", "LIST",
+         {"--rate", "LIST",
           "comma-separated write rates (default "
           "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)",
-          true},
+          true, "--rates"},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
          {"--runs", "N",
@@ -188,7 +196,7 @@ int run_plan(int argc, char** argv) {
          {"--burst", "ON,OFF", "with --hosts: every writer writes for ON seconds, then idles for OFF seconds, in turn"},
          {"--trace", "FILE",
           "with --hosts: every writer follows this CSV of time_s,bytes_written (a header line, then cumulative bytes "
-          "from 0; - for stdin), in place of --rates and --write"},
+          "from 0; - for stdin), in place of --rate and --write"},
          {"--mix", nullptr,
           "with --hosts: the configurations (--policy, --preset) in one domain, the writers taking them in turn; "
           "a row each"},

@@ -3,7 +3,9 @@
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "work.hpp"
 
@@ -114,7 +116,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
         std::printf(
             "# stock VDSM cannot run this: it needs provpol's rate-aware agent (docs/agent.md) over the floor below;\n"
             "# pasted alone into /etc/vdsm/vdsm.conf.d/ the floor is static %s, which pauses at this rate (see "
-            "provpol plan --preset %s --rates %s);\n# for stock VDSM: provpol recommend --rate %s\n",
+            "provpol plan --preset %s --rate %s);\n# for stock VDSM: provpol recommend --rate %s\n",
             floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(),
             format_rate(r).c_str(), format_rate(r).c_str());
         std::printf("# the agent's floor (a new empty disk costs %s, as with it today):\n",
@@ -201,16 +203,24 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
 }  // namespace
 
 int run_recommend(int argc, char** argv) {
+    // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
+    if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
     if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
     const args a(
         "recommend",
-        "provpol recommend --rate RATE [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency PROFILE] [--percent N] [--write SIZE]\n"
+        "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
+        "                         [--latency LIST] [--percent N] [--write SIZE]\n"
         "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--runs N] [--seed N] [--format text|csv|json]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)",
-        {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+        {{"--rate", "LIST",
+          "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
+          "table",
+          true, "--rates"},
          {"--policy", "NAME",
           "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
          {"--preset", "NAME",
@@ -226,7 +236,9 @@ int run_recommend(int argc, char** argv) {
           "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
-         {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
+         {"--latency", "LIST",
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each",
+          true},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
          {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
          {"--seed", "N", "the simulation's seed (default 1)"},

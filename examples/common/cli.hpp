@@ -39,6 +39,7 @@ struct option {
     const char* value_name;   ///< "SIZE", or nullptr for a flag without a value
     std::string help;         ///< one line
     bool repeatable = false;  ///< may be given several times (values() returns all)
+    const char* alias = nullptr;  ///< an older spelling read as this option ("--rates" for --rate), or nullptr
 };
 
 /// -h or --help was given: main() prints `text` on stdout and exits 0 (thrown by args, so no subcommand repeats
@@ -144,6 +145,8 @@ public:
     args(std::string command, std::string usage, std::vector<option> options, int argc, char** argv, int first = 0)
         : command_(std::move(command)), usage_(std::move(usage)), options_(std::move(options)) {
         options_.push_back({"--help", nullptr, "print this help and exit (also -h)"});
+        for (option& o : options_)
+            if (o.alias != nullptr) o.help += std::string(" (also ") + o.alias + ")";
         for (int i = first; i < argc; ++i) {  // help wins over everything
             const std::string_view a = argv[i];
             if (a == "--help" || a == "-h") throw help_request{help(), usage_, options_};
@@ -166,6 +169,7 @@ public:
                 value = std::string(a.substr(eq + 1));
             }
             const option* opt = find(name);
+            if (opt != nullptr) name = opt->name;  // an alias is its option
             if (opt == nullptr) {
                 const std::string hint = did_you_mean(name, names());
                 throw usage_error("unknown option '" + printable(name) + "'" +
@@ -324,7 +328,7 @@ private:
     }
     const option* find(const std::string& name) const {
         for (const option& o : options_)
-            if (name == o.name) return &o;
+            if (name == o.name || (o.alias != nullptr && name == o.alias)) return &o;
         return nullptr;
     }
 

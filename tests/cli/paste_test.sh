@@ -16,7 +16,7 @@ pct=$(col "$scratch/rec.csv" volume_utilization_percent)
 checks=$((checks + 1))
 [ -n "$mb" ] && [ -n "$pct" ] || fail "recommend --format csv has no volume_utilization_chunk_mb/percent"
 checks=$((checks + 1))
-timeout 60 "$PROVPOL" plan --config - --rates 400MiB/s --runs 20 --format csv <"$scratch/rec.csv" >"$scratch/plan.csv" 2>"$scratch/err" &&
+timeout 60 "$PROVPOL" plan --config - --rate 400MiB/s --runs 20 --format csv <"$scratch/rec.csv" >"$scratch/plan.csv" 2>"$scratch/err" &&
   [ "$(col "$scratch/plan.csv" chunk_mb)" = "$mb" ] && [ "$(col "$scratch/plan.csv" percent)" = "$pct" ] &&
   [ "$(col "$scratch/plan.csv" policy)" = "chunk-${mb}MiB-${pct}pct" ] ||
   { out=$scratch/plan.csv err=$scratch/err; fail "1a: recommend --format csv | plan --config - does not give ${mb}/${pct} back"; }
@@ -33,7 +33,7 @@ cp "$out" "$scratch/rec.json"
 expect_ok extend --capacity 100GiB --physical 4GiB --allocation 3GiB --chunk "${mb}MiB" --percent "$pct"
 cp "$out" "$scratch/ext.want"
 for form in txt json csv; do
-  expect_ok plan --config "$scratch/rec.$form" --rates 400MiB/s --runs 5 --format csv
+  expect_ok plan --config "$scratch/rec.$form" --rate 400MiB/s --runs 5 --format csv
   expect_stdout ",chunk-${mb}MiB-${pct}pct,${mb},${pct},"
   expect_ok extend --config "$scratch/rec.$form" --capacity 100GiB --physical 4GiB --allocation 3GiB
   checks=$((checks + 1))
@@ -41,7 +41,7 @@ for form in txt json csv; do
 done
 # A vdsm.conf.d file as VDSM reads it: comments, other keys, other sections.
 printf '# local\n[irs]\n; old\nvolume_utilization_percent_x = 3\nvolume_utilization_chunk_mb = 2048\nvolume_utilization_percent = 30\n[vars]\nssl = true\n' >"$scratch/50-local.conf"
-expect_ok plan --config "$scratch/50-local.conf" --rates 400MiB/s --runs 5 --format csv
+expect_ok plan --config "$scratch/50-local.conf" --rate 400MiB/s --runs 5 --format csv
 expect_stdout ',chunk-2048MiB-30pct,2048,30,'
 printf '[irs]\nvolume_utilization_chunk_mb = 2048\n' >"$scratch/half.conf"
 expect_usage '^provpol plan: --config: .*half.conf.*:2: volume_utilization_chunk_mb without a volume_utilization_percent' \
@@ -52,7 +52,7 @@ expect_usage 'bad.conf:3: volume_utilization_percent must be in \[0, 99\], got 1
 # Two rows (recommend --max-pauses-per-run): plan compares both, extend asks for one.
 expect_ok recommend --rate 400MiB/s --max-pauses-per-run 1 --write 5GiB --runs 20 --format csv
 cp "$out" "$scratch/two.csv"
-expect_ok plan --config "$scratch/two.csv" --rates 400MiB/s --runs 5 --format csv
+expect_ok plan --config "$scratch/two.csv" --rate 400MiB/s --runs 5 --format csv
 checks=$((checks + 1))
 [ "$(wc -l <"$out")" -eq 3 ] || fail "1a: plan --config with two configurations does not plan both"
 expect_usage '^provpol extend: --config: 2 configurations in the file; extend decides with one' \
@@ -79,7 +79,7 @@ checks=$((checks + 1))
 ! grep -Eq '^(\[irs\]|volume_utilization)' "$out" || fail "1c: rate-aware prints a block that stock VDSM runs as vdsm-legacy"
 checks=$((checks + 1))
 ! grep -q 'the 1 quantile' "$out" || fail "1c: the garbled 'the 1 quantile'"
-run plan --config "$scratch/rec.txt" --rates 400MiB/s --runs 5
+run plan --config "$scratch/rec.txt" --rate 400MiB/s --runs 5
 checks=$((checks + 1))
 [ "$status" -eq 0 ] || fail "1c: plan --config of a static answer"
 run recommend --policy rate-aware --rate 400MiB/s --runs 20
@@ -96,5 +96,51 @@ expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 
 expect_ok __man
 expect_stdout '^\.B 3$'
 expect_stdout 'misses the target asked for'
+
+# 2. One grammar: --rate a list in plan, recommend and capacity (--rates its alias), --latency a list in plan,
+#    recommend and capacity, and a list parser that keeps a file spec's name whole.
+expect_ok recommend --rate 400MiB/s,800MiB/s --runs 5 --format csv
+checks=$((checks + 1))
+[ "$(wc -l <"$out")" -eq 3 ] && [ "$(col "$out" rate_mib_s 1)" = 400 ] && [ "$(col "$out" rate_mib_s 2)" = 800 ] ||
+  fail "2: recommend --rate 400MiB/s,800MiB/s is not one table of two rows"
+cp "$out" "$scratch/two_rates.csv"
+expect_ok recommend --rates 400MiB/s --rates 800MiB/s --runs 5 --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/two_rates.csv" || fail "2: recommend --rates (repeated) is not --rate a,b"
+expect_ok recommend --rate 400MiB/s --runs 5 --format csv
+checks=$((checks + 1)); [ "$(sed -n 2p "$out")" = "$(sed -n 2p "$scratch/two_rates.csv")" ] || fail "2: a list's row differs from the single answer"
+expect_ok recommend --rate 400MiB/s,800MiB/s --runs 5 --format json
+expect_stdout '^\[$'
+checks=$((checks + 1)); [ "$(grep -c '"rate_mib_s"' "$out")" -eq 2 ] || fail "2: recommend --format json with two rates"
+expect_ok recommend --rate 400MiB/s,800MiB/s --runs 5
+checks=$((checks + 1)); [ "$(grep -c '^\[irs\]$' "$out")" -eq 2 ] || fail "2: recommend text with two rates: two [irs] blocks"
+cp "$out" "$scratch/two_rates.txt"
+expect_ok plan --config "$scratch/two_rates.txt" --rate 400MiB/s --runs 5 --format csv
+checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "2: plan --config of two text answers plans both"
+expect_missed recommend --preset lvm-thin-autoextend --rate 100MiB/s,16GiB/s --pool-size 10GiB --write 200GiB --runs 5 --format csv
+expect_ok recommend --rate 400MiB/s --latency vdsm-polling-2022,vdsm-immediate --runs 5 --format csv
+checks=$((checks + 1))
+[ "$(col "$out" latency 1)" = vdsm-polling-2022 ] && [ "$(col "$out" latency 2)" = vdsm-immediate ] ||
+  fail "2: recommend --latency LIST has no latency column"
+expect_ok plan --rate 400MiB/s --latency vdsm-polling-2022,fixed:3 --runs 5 --format csv
+checks=$((checks + 1))
+[ "$(col "$out" latency 2)" = fixed:3 ] && [ "$(col "$out" pauses 2)" = 0 ] || fail "2: plan --latency LIST"
+expect_usage '^provpol plan: --latency: --format svg plots one value' plan --latency vdsm-polling-2022,fixed:3 --format svg
+expect_ok capacity --rate 400MiB/s,800MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --write 5GiB --format csv
+checks=$((checks + 1))
+[ "$(col "$out" rate_mib_s 2)" = 800 ] || fail "2: capacity --rate LIST"
+# vdsm-log:FILE, then another spec: two specs, the file name ending at the comma; a comma in a file name is kept.
+awk 'BEGIN { srand(3); for (i = 0; i < 200; i++) { w = sprintf("%.2f", 2 * rand()); e = sprintf("%.2f", 0.6 + 0.1 * rand());
+  r = sprintf("%.2f", 0.2 + 0.1 * rand()); t = sprintf("%.2f", w + e + r + 0.005)
+  printf "2022-03-23 03:57:59,502+0200 INFO  (mailbox-hsm/3) [virt.vm] (vmId=%c1%c) Extend volume 7d85-%d completed <Clock(total=%s, wait=%s, extend-volume=%s, refresh-volume=%s)> (thinp:567)\n", 39, 39, i, t, w, e, r } }' >"$scratch/a.log"
+cp "$scratch/a.log" "$scratch/b,c.log"
+expect_ok latency --profile "vdsm-log:$scratch/a.log,vdsm-polling-2022" --format csv
+checks=$((checks + 1))
+[ "$(wc -l <"$out")" -eq 3 ] && [ "$(col "$out" profile 2)" = vdsm-polling-2022 ] || fail "2: --profile vdsm-log:a.log,vdsm-polling-2022 is not two profiles"
+expect_ok latency --profile "vdsm-log:$scratch/b,c.log,fixed:2" --format csv
+checks=$((checks + 1))
+grep -q "^\"vdsm-log:$scratch/b,c.log\"," "$out" && grep -q '^fixed:2,' "$out" || fail "2: a comma in a vdsm-log file name"
+expect_ok capacity --rate 400MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --write 5GiB \
+  --latency "vdsm-log:$scratch/a.log,vdsm-polling-2022" --format csv
+checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "2: capacity --latency vdsm-log:a.log,vdsm-polling-2022"
 
 finish
