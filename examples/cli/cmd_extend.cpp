@@ -256,7 +256,8 @@ int run_extend(int argc, char** argv) {
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
           "the VG's free space)"},
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
-         {"--allocation", "SIZE", "highest written offset (libvirt allocation); for LVM, the data in the pool"},
+         {"--allocation", "SIZE", "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
+          "--physical as lvs shows Data% (e.g. 95%)"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
          {"--format", "FORMAT", "text (default), csv or json"}},
@@ -267,9 +268,13 @@ int run_extend(int argc, char** argv) {
     const extend_preset preset = *parsed;
     const bool replicating = a.has("--replicating");
     const bool exceeded = a.has("--threshold-exceeded");
-    const auto capacity = a.size("--capacity");
-    const auto physical = a.size("--physical");
-    const auto allocation = a.size("--allocation");
+    // On an LVM preset, sizes are also read as lvm writes them (100g) and --allocation may be a percent of the
+    // pool (--physical), as lvs shows Data%.
+    const bool lvm_sizes = static_cast<bool>(lvm_config_of(preset));
+    const auto capacity = lvm_sizes ? a.lvm_size("--capacity") : a.size("--capacity");
+    const auto physical = lvm_sizes ? a.lvm_size("--physical") : a.size("--physical");
+    const auto allocation = lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical")
+                                      : a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
 
@@ -287,10 +292,10 @@ int run_extend(int argc, char** argv) {
         in.capacity = capacity;
         in.physical = physical;
         in.allocation = allocation;
-        in.vg_free = a.size("--vg-free");
-        in.metadata_size = a.size("--metadata-size");
-        in.metadata_used = a.size("--metadata-used");
-        in.cow_max = a.size("--cow-max");
+        in.vg_free = a.lvm_size("--vg-free");
+        in.metadata_size = a.lvm_size("--metadata-size");
+        in.metadata_used = a.lvm_size_or_percent("--metadata-used", in.metadata_size, "--metadata-size");
+        in.cow_max = a.lvm_size("--cow-max");
         in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
         in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
         in.input = input;

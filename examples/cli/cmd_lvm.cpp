@@ -9,6 +9,7 @@
 #include <provpol/lvm_flow.hpp>
 #include <provpol/parse.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ std::vector<option> pool_options() {
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
-        {"--pool-used", "SIZE", "data already in the pool (default 0)"},
+        {"--pool-used", "SIZE", "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%; default 0)"},
         {"--vg-free", "SIZE", "free space in the VG for the pool to grow into (default: unlimited)"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
@@ -84,21 +85,28 @@ pool_setup pool_setup_of(const args& a) {
     const double nospace = a.decimal("--no-space-timeout", 0.0, 86400.0).value_or(base.no_space_timeout_s());
     const auto m = lvm_dmeventd_model::make(mn, mx, base.status_read_fraction(), poll, nospace);
     if (!m) fail(m.error(), "--lvextend-time");
-    const auto pool = a.size("--pool-size");
+    const auto pool = a.lvm_size("--pool-size");
     if (!pool) throw usage_error("an LVM plan needs --pool-size, the pool's data size when the burst starts");
-    if (pool->count() < c.pool_chunk().count())
+    if (pool->count() < c.pool_chunk().count()) {
+        // A number without a unit is bytes here, MiB to lvcreate -L: say so.
+        const std::string v = *a.value("--pool-size");
+        const bool bare = std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
         throw usage_error("--pool-size must hold at least one --pool-chunk (" +
                           std::string(format_size(c.pool_chunk()).view()) + "), got " +
-                          std::string(format_size(*pool).view()));
+                          std::string(format_size(*pool).view()) +
+                          (bare ? "; a number without a unit is bytes: did you mean " + v + "MiB (" + v +
+                                      "m, as lvcreate -L " + v + " reads it)?"
+                                : std::string()));
+    }
     if (!is_aligned(*pool, c.extent()))
         throw usage_error("--pool-size must be a whole number of extents (" +
                           std::string(format_size(c.extent()).view()) + "), got " +
                           std::string(format_size(*pool).view()));
-    const bytes used = a.size("--pool-used").value_or(bytes(0));
+    const bytes used = a.lvm_size_or_percent("--pool-used", pool, "--pool-size").value_or(bytes(0));
     if (used > *pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(*pool).view()) + ")");
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    const bytes write = a.lvm_size("--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
@@ -109,7 +117,7 @@ pool_setup pool_setup_of(const args& a) {
                  m->with_error_when_full(a.has("--error-when-full")),
                  *pool,
                  used,
-                 a.size("--vg-free").value_or(bytes::max()),
+                 a.lvm_size("--vg-free").value_or(bytes::max()),
                  write,
                  writers,
                  static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),

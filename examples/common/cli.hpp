@@ -255,6 +255,51 @@ public:
                               std::string(format_size(least).view()) + "; did you mean " + v + unit_meant + "?");
         return b;
     }
+    /// A size on an LVM option: provpol's units, or lvm's own as lvcreate -L reads them (one letter, either case,
+    /// powers of 1024: "100g" is 100GiB, "512m", "1.5t"; "b" bytes, "s" 512-byte sectors). A number without a unit
+    /// stays bytes, as everywhere in provpol (lvm would read MiB).
+    std::optional<bytes> lvm_size(const char* name) const {
+        const auto v = value(name);
+        if (!v) return std::nullopt;
+        return lvm_size_of(*v, name);
+    }
+    static bytes lvm_size_of(const std::string& v, const char* name) {
+        const auto r = parse_size(v, name);
+        if (r) return *r;
+        const char u = v.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(v.back())));
+        const std::string number = v.empty() ? v : v.substr(0, v.size() - 1);
+        const bool digits = !number.empty() && std::all_of(number.begin(), number.end(), [](char c) {
+            return (c >= '0' && c <= '9') || c == '.';
+        });
+        static const char* const iec[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        const std::string letters = "kmgtpe";
+        if (digits && letters.find(u) != std::string::npos) {
+            const auto b = parse_size(number + iec[letters.find(u)], name);
+            if (!b) fail(b.error().with_text(text_view(v.data(), v.size())), name);
+            return *b;
+        }
+        if (digits && (u == 'b' || u == 's')) {
+            const auto n = parse_count(number, name);
+            if (!n) fail(n.error().with_text(text_view(v.data(), v.size())), name);
+            if (u == 's' && *n > (~std::uint64_t{0} >> 9)) fail(r.error(), name);
+            return bytes(u == 's' ? *n << 9 : *n);
+        }
+        throw usage_error(std::string(r.error().message().view()) +
+                          " (on LVM's options lvm's suffixes too: 100g, 512m, 8s)");
+    }
+    /// An LVM size that may be a percent of `whole` ("95%": of the pool, as lvs reports Data%), rounded down to a
+    /// whole byte; `whole_name` names what it is a percent of in errors.
+    std::optional<bytes> lvm_size_or_percent(const char* name, std::optional<bytes> whole, const char* whole_name) const {
+        const auto v = value(name);
+        if (!v) return std::nullopt;
+        if (v->empty() || v->back() != '%') return lvm_size_of(*v, name);
+        const auto pct = parse_decimal(v->substr(0, v->size() - 1), name, 0.0, 100.0);
+        if (!pct) fail(pct.error().with_text(text_view(v->data(), v->size())), name);
+        if (!whole)
+            throw usage_error(std::string(name) + " " + *v + ": a percent of " + whole_name + ", which is not given");
+        const long double b = static_cast<long double>(whole->count()) * static_cast<long double>(*pct) / 100.0L;
+        return bytes(static_cast<std::uint64_t>(b));
+    }
     std::optional<provpol::rate> rate(const char* name) const {
         const auto v = value(name);
         if (!v) return std::nullopt;

@@ -143,4 +143,30 @@ expect_ok capacity --rate 400MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per
   --latency "vdsm-log:$scratch/a.log,vdsm-polling-2022" --format csv
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "2: capacity --latency vdsm-log:a.log,vdsm-polling-2022"
 
+# 3. Units as the storage tools spell them: SI (MB = 10^6, as dd and fio), fractional rates, lvm's suffixes on
+#    LVM's options, a percent of the pool, and a hint for a number without a unit.
+expect_ok plan --rate 500MB/s --runs 2 --write 5GiB --format csv
+expect_stdout '^476\.837158203125,'
+expect_ok plan --rate 8.2GiB/s --runs 2 --write 5GiB --format csv
+expect_stdout '^8396\.8000001'
+expect_ok recommend --rate 500MB/s --runs 2 --write 5GiB --format csv
+expect_ok plan --rate 400MiB/s --write 5GB --runs 2 --format csv
+expect_stdout ',5000000000,'
+expect_usage 'unknown unit: use B, KiB, .* kB, MB, GB' plan --rate 400M/s
+expect_ok extend --preset lvm-thin-autoextend --physical 100g --allocation 95% --format csv
+cp "$out" "$scratch/lvm_pct.csv"
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 95GiB --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/lvm_pct.csv" || fail "3: --physical 100g --allocation 95% is not 100GiB/95GiB"
+expect_ok extend --preset lvm-thin-autoextend --physical 209715200s --allocation 0.5G --format csv
+expect_stdout '^107374182400,536870912,'
+expect_usage '^provpol extend: --allocation 95%: a percent of --physical, which is not given' extend --preset lvm-thin-autoextend --allocation 95% --input /dev/null
+expect_usage '^provpol extend: --allocation: invalid value .95%.' extend --capacity 1GiB --physical 1GiB --allocation 95%
+expect_ok plan --preset lvm-thin-autoextend --pool-size 10g --pool-used 50% --rate 1GiB/s --runs 2 --format csv
+cp "$out" "$scratch/pool_pct.csv"
+expect_ok plan --preset lvm-thin-autoextend --pool-size 10GiB --pool-used 5GiB --rate 1GiB/s --runs 2 --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/pool_pct.csv" || fail "3: --pool-size 10g --pool-used 50% is not 10GiB/5GiB"
+expect_usage 'a number without a unit is bytes: did you mean 100MiB \(100m, as lvcreate -L 100 reads it\)\?$' \
+  plan --preset lvm-thin-autoextend --pool-size 100 --rate 1GiB/s
+expect_usage "on LVM's options lvm's suffixes too" plan --preset lvm-thin-autoextend --pool-size 10x --rate 1GiB/s
+
 finish

@@ -82,7 +82,7 @@ expect_usage 'give --budget or --budget-quantile' plan --policy rate-aware --bud
 expect_usage 'floor of --policy rate-aware' recommend --rate 1MiB/s --preset vdsm-2022
 
 expect_usage 'unknown value' plan --preset vdsm-2023
-expect_usage 'unknown unit' plan --rate 100MB/s
+expect_usage 'unknown unit' plan --rate 100M/s
 expect_usage 'expected a rate' plan --rate 100MiB
 expect_usage '--runs must be in \[1, 100000\], got 0' plan --runs 0
 expect_usage 'latency: unknown value' plan --latency fast
