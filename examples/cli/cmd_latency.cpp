@@ -104,7 +104,8 @@ int run_vdsm_log(const args& a, format out) {
         t.print(stdout, out);
         return 0;
     }
-    const std::string shown = path == "-" ? std::string("stdin") : args::printable(path);
+    // The name as the table and the pasted --latency vdsm-log:FILE need it: control bytes escaped, UTF-8 kept.
+    const std::string shown = path == "-" ? std::string("stdin") : args::visible(path);
     std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
                 m.log.extend_lines, m.log.lines, m.log.malformed);
     t.print(stdout, out);

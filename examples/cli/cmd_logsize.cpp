@@ -20,7 +20,8 @@ const char* const usage_text =
     "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
     "    [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
-    "none is given). XFS options are ignored by e2fsprogs-1.47; --fast-commit applies only to it. Features not\n"
+    "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
+    "e2fsprogs-1.47. Features not\n"
     "given take each version's default. mkfs.xfs >= 6.8 sizes the log for --log-concurrency transactions (1: the\n"
     "CPU count), or on a non-rotational device (--rotational 0) for --cpus; decided_by names the step that set the\n"
     "size. The minimum log and max_tx_bytes are computed from the transaction reservations (min_log_source=computed)\n"
@@ -84,12 +85,33 @@ xfs_features parse_features(const std::string& text) {
     return f;
 }
 
+// An unknown --preset: for xfsprogs-X.Y, the preset whose log rules X.Y has (the registry's boundaries: 5.15's
+// 64 MiB floor, 6.8's concurrency-sized log), not the nearest spelling (6.8 is not 6.1).
+[[noreturn]] void fail_xfsprogs_version(const std::string& name, const provpol::error& e) {
+    unsigned major = 0, minor = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), "xfsprogs-%u.%u%c", &major, &minor, &tail) == 2) {
+        const unsigned v = major * 100 + minor;
+        const char* rules = v >= 702 ? "xfsprogs-7.2"
+                            : v >= 608 ? "xfsprogs-6.13 (6.8 brought the concurrency-sized log)"
+                            : v >= 515 ? "xfsprogs-6.1 (5.15 brought the 64 MiB floor)"
+                                       : "xfsprogs-5.14";
+        throw usage_error("--preset: " + args::printable(name) + " is not a preset; its log-size rules are " + rules +
+                          "'s, its feature defaults may not be: give --features as that release's mkfs.xfs does");
+    }
+    fail(e, "--preset");
+}
+
 }  // namespace
 
 int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
-                  {"--preset", "NAME", std::string(log_preset_names.c_str()) + " (repeatable; default: all)", true},
+                  {"--preset", "NAME",
+                   std::string(log_preset_names.c_str()) +
+                       " (repeatable; default: all); the log-size rules of xfsprogs-5.14 cover releases up to 5.14, "
+                       "xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1",
+                   true},
                   {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
                   {"--sector-size", "N", "sector size in bytes (default 512)"},
                   {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
@@ -146,10 +168,21 @@ int run_logsize(int argc, char** argv) {
     std::vector<log_preset> presets;
     for (const std::string& name : a.values("--preset")) {
         const auto p = parse_log_preset(name, "--preset");
-        if (!p) fail(p.error(), "--preset");
+        if (!p) fail_xfsprogs_version(name, p.error());
         presets.push_back(*p);
     }
     if (presets.empty()) presets.assign(std::begin(all_log_presets), std::end(all_log_presets));
+    // No option is quietly ignored: one that none of the presets asked for reads is an error.
+    bool any_xfs = false, any_ext4 = false;
+    for (log_preset p : presets) (p == log_preset::e2fsprogs_1_47 ? any_ext4 : any_xfs) = true;
+    if (a.has("--fast-commit") && !any_ext4)
+        throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
+    if (!any_xfs)
+        for (const char* xfs_only : {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",
+                              "--rotational", "--cpus", "--min-log-blocks", "--unsupported"})
+            if (a.has(xfs_only))
+                throw usage_error(std::string(xfs_only) + " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "
+                                                   "--preset)");
 
     table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
              "supported", "made", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
@@ -168,7 +201,8 @@ int run_logsize(int argc, char** argv) {
         t.add_row({cell::of_text(to_text(p)), cell::of(d.block_size), cell::of(d.data_blocks),
                    ag ? cell::of(d.agcount) : cell(), ag ? cell::of(d.agsize_blocks) : cell(),
                    no_log ? cell() : cell::of(d.log_blocks), xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
-                   cell::of_flag(supported), cell::of_flag(d.supported), cell::of_text(to_text(d.reason)),
+                   cell::of_flag(supported), cell::of_flag(d.supported),
+                   d.reason == log_reason::none ? cell() : cell::of_text(to_text(d.reason)),
                    xfs ? cell() : cell::of(d.fast_commit_blocks), no_log ? cell() : cell::of_size(d.log_size()),
                    no_log ? cell() : cell::of_text(to_text(d.decided_by)),
                    xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),

@@ -136,7 +136,7 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
     std::vector<workload> out;
     for (rate r : rates) {
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size", "--write");
         out.push_back(*w);
     }
     return out;
@@ -283,7 +283,7 @@ int run_plan(int argc, char** argv) {
     const auto writing_at = [&](rate r) {
         if (!trace.empty()) return writing;
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size", "--write");
         const auto d = drive_workload::make(*w, 0.0, burst_on, burst_off);
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;

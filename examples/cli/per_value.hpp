@@ -126,6 +126,11 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
         }
         if (!drop) kept.push_back(a);
     }
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        if (kept[i] == "-" || (kept[i].rfind("--", 0) == 0 && kept[i].size() > 2 && kept[i].substr(kept[i].size() - 2) == "=-"))
+            throw usage_error(names[0] + ": a list answers once per value and stdin can be read once: give " +
+                              (kept[i] == "-" && i > 0 ? kept[i - 1] : kept[i].substr(0, kept[i].size() - 2)) +
+                              " a file instead of -");
     std::vector<std::string> answers;
     int status = 0;
     for (const std::string& v : values) {

@@ -135,6 +135,25 @@ inline std::vector<std::string> names_of_list(std::string_view list) {
     throw usage_error(m);
 }
 
+/// fail(), with the library's name for a second setting in the message (a conflict's "must be at least
+/// write_size") replaced by the option that carries it ("--write").
+[[noreturn]] inline void fail(const provpol::error& e, const char* option, const char* library_name,
+                              const char* other_option) {
+    try {
+        fail(e, option);
+    } catch (const usage_error& u) {
+        std::string m = u.what();
+        const std::string from = library_name;
+        for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + 1)) {
+            const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(m[at - 1])) || m[at - 1] == '_' || m[at - 1] == '-');
+            const std::size_t end = at + from.size();
+            const bool word_end = end >= m.size() || !(std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '_');
+            if (word_start && word_end) m.replace(at, from.size(), other_option);
+        }
+        throw usage_error(m);
+    }
+}
+
 /// Output formats every subcommand accepts (some add "svg").
 enum class format { text, csv, json, svg };
 
@@ -360,6 +379,23 @@ public:
                 char buf[8];
                 std::snprintf(buf, sizeof buf, "\\x%02x", u);
                 out += buf;
+            }
+        }
+        return out;
+    }
+
+    /// Text printed in an answer (a file name in a header): control bytes escaped so that it stays on its line,
+    /// everything else (UTF-8 names) as given, as the tables print it.
+    static std::string visible(std::string_view s) {
+        std::string out;
+        for (char c : s) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\x%02x", u);
+                out += buf;
+            } else {
+                out += c;
             }
         }
         return out;

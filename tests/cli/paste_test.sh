@@ -124,6 +124,8 @@ checks=$((checks + 1))
 expect_ok plan --rate 400MiB/s --latency vdsm-polling-2022,fixed:3 --runs 5 --format csv
 checks=$((checks + 1))
 [ "$(col "$out" latency 2)" = fixed:3 ] && [ "$(col "$out" pauses 2)" = 0 ] || fail "2: plan --latency LIST"
+expect_usage '^provpol plan: --latency: a list answers once per value and stdin can be read once: give --config a file' \
+  plan --config - --latency vdsm-polling-2022,fixed:3
 expect_usage '^provpol plan: --latency: --format svg plots one value' plan --latency vdsm-polling-2022,fixed:3 --format svg
 expect_ok capacity --rate 400MiB/s,800MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --write 5GiB --format csv
 checks=$((checks + 1))
@@ -168,5 +170,34 @@ checks=$((checks + 1)); cmp -s "$out" "$scratch/pool_pct.csv" || fail "3: --pool
 expect_usage 'a number without a unit is bytes: did you mean 100MiB \(100m, as lvcreate -L 100 reads it\)\?$' \
   plan --preset lvm-thin-autoextend --pool-size 100 --rate 1GiB/s
 expect_usage "on LVM's options lvm's suffixes too" plan --preset lvm-thin-autoextend --pool-size 10x --rate 1GiB/s
+
+# 4. No option quietly ignored: logsize's XFS options need an xfsprogs preset, --fast-commit e2fsprogs-1.47.
+expect_usage '^provpol logsize: --fast-commit is mke2fs.s .*add --preset e2fsprogs-1.47$' logsize --size 1GiB --preset xfsprogs-6.1 --fast-commit
+expect_usage '^provpol logsize: --agcount is mkfs.xfs.s: e2fsprogs-1.47 does not read it' logsize --size 1GiB --preset e2fsprogs-1.47 --agcount 4
+expect_usage '^provpol logsize: --rotational is mkfs.xfs.s' logsize --size 1GiB --preset e2fsprogs-1.47 --rotational 1
+expect_ok logsize --size 1GiB --preset e2fsprogs-1.47 --preset xfsprogs-6.1 --fast-commit --agcount 4
+expect_ok logsize --size 1GiB --fast-commit --agcount 4
+
+# 6. Small things.
+# xfsprogs-6.8 is not 6.1: the hint names the preset whose log rules 6.8 has, and help says which releases each covers.
+expect_usage '^provpol logsize: --preset: xfsprogs-6.8 is not a preset; its log-size rules are xfsprogs-6.13 ' logsize --size 1GiB --preset xfsprogs-6.8
+expect_usage 'its log-size rules are xfsprogs-6.1 \(5.15' logsize --size 1GiB --preset xfsprogs-5.19
+expect_usage 'its log-size rules are xfsprogs-5.14.s' logsize --size 1GiB --preset xfsprogs-5.10
+expect_ok logsize --help
+expect_stdout 'xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1'
+# An error names the option, not the library's field.
+expect_usage '^provpol plan: --capacity \(1GiB\) must be at least --write \(2GiB\)$' plan --capacity 1GiB --write 2GiB --rate 1GiB/s --runs 1
+# JSON: an absent reason is null, as every other absent field.
+expect_ok logsize --size 1GiB --preset e2fsprogs-1.47 --format json
+expect_stdout '"reason": null'
+checks=$((checks + 1)); ! grep -q '"reason": ""' "$out" || fail "6: \"reason\": \"\" in JSON"
+# A non-ASCII file name is printed as given in the header and in the line to paste, as in tables.
+cp "$scratch/a.log" "$scratch/vdsm-é.log"
+expect_ok latency --vdsm-log "$scratch/vdsm-é.log"
+expect_stdout "^# provpol latency --vdsm-log $scratch/vdsm-é.log: 200 extend lines"
+expect_stdout "use it with --latency vdsm-log:$scratch/vdsm-é.log\)$"
+# capacity --help's usage has no run of spaces inside a line.
+expect_ok capacity --help
+checks=$((checks + 1)); ! sed -n '1,5p' "$out" | grep -Eq '[^ ] {3,}[^ ]' || fail "6: capacity --help usage has a run of spaces"
 
 finish
