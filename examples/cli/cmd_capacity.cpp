@@ -118,7 +118,8 @@ int run_capacity(int argc, char** argv) {
         "capacity",
         "provpol capacity --rate LIST --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
-        "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
+        "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events "
+        "N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
         {{"--rate", "LIST", "each writer's write rate, e.g. 500MiB/s; a comma-separated list searches each", true,
           "--rates"},

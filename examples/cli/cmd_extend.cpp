@@ -256,7 +256,8 @@ int run_extend(int argc, char** argv) {
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
           "the VG's free space)"},
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
-         {"--allocation", "SIZE", "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
+         {"--allocation", "SIZE",
+          "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
           "--physical as lvs shows Data% (e.g. 95%)"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
@@ -273,8 +274,8 @@ int run_extend(int argc, char** argv) {
     const bool lvm_sizes = static_cast<bool>(lvm_config_of(preset));
     const auto capacity = lvm_sizes ? a.lvm_size("--capacity") : a.size("--capacity");
     const auto physical = lvm_sizes ? a.lvm_size("--physical") : a.size("--physical");
-    const auto allocation = lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical")
-                                      : a.size("--allocation");
+    const auto allocation =
+        lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical") : a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
 
@@ -284,7 +285,8 @@ int run_extend(int argc, char** argv) {
     if (lvm_config_of(preset)) {
         if (a.has("--chunk") || a.has("--percent") || a.has("--config"))
             throw usage_error(
-                "--chunk, --percent and --config belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+                "--chunk, --percent and --config belong to the VDSM presets; LVM uses --threshold and "
+                "--extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");

@@ -92,7 +92,7 @@ xfs_features parse_features(const std::string& text) {
     char tail = 0;
     if (std::sscanf(name.c_str(), "xfsprogs-%u.%u%c", &major, &minor, &tail) == 2) {
         const unsigned v = major * 100 + minor;
-        const char* rules = v >= 702 ? "xfsprogs-7.2"
+        const char* rules = v >= 702   ? "xfsprogs-7.2"
                             : v >= 608 ? "xfsprogs-6.13 (6.8 brought the concurrency-sized log)"
                             : v >= 515 ? "xfsprogs-6.1 (5.15 brought the 64 MiB floor)"
                                        : "xfsprogs-5.14";
@@ -178,11 +178,13 @@ int run_logsize(int argc, char** argv) {
     if (a.has("--fast-commit") && !any_ext4)
         throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
     if (!any_xfs)
-        for (const char* xfs_only : {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",
-                              "--rotational", "--cpus", "--min-log-blocks", "--unsupported"})
+        for (const char* xfs_only :
+             {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency", "--rotational",
+              "--cpus", "--min-log-blocks", "--unsupported"})
             if (a.has(xfs_only))
-                throw usage_error(std::string(xfs_only) + " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "
-                                                   "--preset)");
+                throw usage_error(std::string(xfs_only) +
+                                  " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "
+                                  "--preset)");
 
     table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
              "supported", "made", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",

@@ -136,7 +136,9 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
     std::vector<workload> out;
     for (rate r : rates) {
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size", "--write");
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
         out.push_back(*w);
     }
     return out;
@@ -171,7 +173,7 @@ int run_plan(int argc, char** argv) {
           "vdsm.conf.d file"},
          {"--latency", "LIST",
           latency_spec_names + " (default vdsm-polling-2022); a comma-separated list plans each, with a latency "
-          "column",
+                               "column",
           true},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",
@@ -283,7 +285,9 @@ int run_plan(int argc, char** argv) {
     const auto writing_at = [&](rate r) {
         if (!trace.empty()) return writing;
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size", "--write");
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
         const auto d = drive_workload::make(*w, 0.0, burst_on, burst_off);
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;

@@ -117,8 +117,8 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
             "# stock VDSM cannot run this: it needs provpol's rate-aware agent (docs/agent.md) over the floor below;\n"
             "# pasted alone into /etc/vdsm/vdsm.conf.d/ the floor is static %s, which pauses at this rate (see "
             "provpol plan --preset %s --rate %s);\n# for stock VDSM: provpol recommend --rate %s\n",
-            floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(),
-            format_rate(r).c_str(), format_rate(r).c_str());
+            floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(), format_rate(r).c_str(),
+            format_rate(r).c_str());
         std::printf("# the agent's floor (a new empty disk costs %s, as with it today):\n",
                     human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
         std::printf("# [irs]\n# volume_utilization_chunk_mb = %llu\n# volume_utilization_percent = %u\n",
@@ -237,8 +237,7 @@ int run_recommend(int argc, char** argv) {
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
          {"--latency", "LIST",
-          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each",
-          true},
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
          {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
          {"--seed", "N", "the simulation's seed (default 1)"},
@@ -339,9 +338,9 @@ int run_recommend(int argc, char** argv) {
                 check.extends, check.pauses, check.pause_probability, check.pauses_p50, check.pauses_p90,
                 check.pauses_p99);
         if (!met)
-            std::printf("# the target is NOT met (exit status 3)%s\n",
-                        vm && !vm_check.met ? ": the per-VM configuration above is the best found, not one that meets it"
-                                            : "");
+            std::printf(
+                "# the target is NOT met (exit status 3)%s\n",
+                vm && !vm_check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
         return met ? 0 : exit_target_not_met;
     }
     table t({"rate_mib_s",

@@ -127,7 +127,8 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
         if (!drop) kept.push_back(a);
     }
     for (std::size_t i = 0; i < kept.size(); ++i)
-        if (kept[i] == "-" || (kept[i].rfind("--", 0) == 0 && kept[i].size() > 2 && kept[i].substr(kept[i].size() - 2) == "=-"))
+        if (kept[i] == "-" ||
+            (kept[i].rfind("--", 0) == 0 && kept[i].size() > 2 && kept[i].substr(kept[i].size() - 2) == "=-"))
             throw usage_error(names[0] + ": a list answers once per value and stdin can be read once: give " +
                               (kept[i] == "-" && i > 0 ? kept[i - 1] : kept[i].substr(0, kept[i].size() - 2)) +
                               " a file instead of -");
@@ -161,8 +162,7 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
                 const std::size_t brace = line.find('{');
                 if (brace == std::string::npos) continue;  // "[" and "]"
                 if (!line.empty() && line.back() == ',') line.pop_back();
-                if (column)
-                    line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
+                if (column) line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
                 rows += (rows.empty() ? "" : ",\n") + line;
             }
         out = "[\n" + rows + (rows.empty() ? "" : "\n") + "]\n";

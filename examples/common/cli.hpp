@@ -35,10 +35,10 @@ inline constexpr int exit_target_not_met = 3;
 
 /// One option a subcommand accepts.
 struct option {
-    const char* name;         ///< "--chunk"
-    const char* value_name;   ///< "SIZE", or nullptr for a flag without a value
-    std::string help;         ///< one line
-    bool repeatable = false;  ///< may be given several times (values() returns all)
+    const char* name;             ///< "--chunk"
+    const char* value_name;       ///< "SIZE", or nullptr for a flag without a value
+    std::string help;             ///< one line
+    bool repeatable = false;      ///< may be given several times (values() returns all)
     const char* alias = nullptr;  ///< an older spelling read as this option ("--rates" for --rate), or nullptr
 };
 
@@ -145,9 +145,11 @@ inline std::vector<std::string> names_of_list(std::string_view list) {
         std::string m = u.what();
         const std::string from = library_name;
         for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + 1)) {
-            const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(m[at - 1])) || m[at - 1] == '_' || m[at - 1] == '-');
+            const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(m[at - 1])) ||
+                                                 m[at - 1] == '_' || m[at - 1] == '-');
             const std::size_t end = at + from.size();
-            const bool word_end = end >= m.size() || !(std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '_');
+            const bool word_end =
+                end >= m.size() || !(std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '_');
             if (word_start && word_end) m.replace(at, from.size(), other_option);
         }
         throw usage_error(m);
@@ -287,9 +289,8 @@ public:
         if (r) return *r;
         const char u = v.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(v.back())));
         const std::string number = v.empty() ? v : v.substr(0, v.size() - 1);
-        const bool digits = !number.empty() && std::all_of(number.begin(), number.end(), [](char c) {
-            return (c >= '0' && c <= '9') || c == '.';
-        });
+        const bool digits = !number.empty() && std::all_of(number.begin(), number.end(),
+                                                           [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
         static const char* const iec[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
         const std::string letters = "kmgtpe";
         if (digits && letters.find(u) != std::string::npos) {
@@ -308,7 +309,8 @@ public:
     }
     /// An LVM size that may be a percent of `whole` ("95%": of the pool, as lvs reports Data%), rounded down to a
     /// whole byte; `whole_name` names what it is a percent of in errors.
-    std::optional<bytes> lvm_size_or_percent(const char* name, std::optional<bytes> whole, const char* whole_name) const {
+    std::optional<bytes> lvm_size_or_percent(const char* name, std::optional<bytes> whole,
+                                             const char* whole_name) const {
         const auto v = value(name);
         if (!v) return std::nullopt;
         if (v->empty() || v->back() != '%') return lvm_size_of(*v, name);

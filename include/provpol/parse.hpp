@@ -36,7 +36,8 @@ using size_text = fixed_string<40>;
 namespace detail {
 
 inline constexpr const char* size_grammar =
-    "expected a size such as 1048576, 512MiB or 2.5GiB (units: B, KiB, MiB, GiB, TiB, PiB, EiB; kB, MB, GB, TB, PB, EB)";
+    "expected a size such as 1048576, 512MiB or 2.5GiB (units: B, KiB, MiB, GiB, TiB, PiB, EiB; kB, MB, GB, TB, PB, "
+    "EB)";
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
