@@ -132,10 +132,9 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, co
     // fraction's digits s times, exactly, carries its integer part out and must leave only zeros.
     std::uint64_t frac_bytes = 0;
     if (!frac.empty()) {
-        if (frac.size() > 60) {
-            if (!round) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
-            frac = frac.substr(0, 60);  // beyond 60 digits nothing reaches a byte of 2^60
-        }
+        if (frac.size() > 60)  // not whole for any unit up to 2^60; for a rate, more digits than it reads
+            return unexpected(error::invalid_syntax(
+                setting, text, round ? "more than 60 digits after the point" : "not a whole number of bytes"));
         char digits[60] = {};
         const std::size_t k = frac.size();
         for (std::size_t j = 0; j < k; ++j) digits[j] = static_cast<char>(frac[j] - '0');
