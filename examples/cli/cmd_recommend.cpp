@@ -215,7 +215,7 @@ int run_recommend(int argc, char** argv) {
         "                         [--latency LIST] [--percent N] [--write SIZE]\n"
         "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--runs N] [--seed N] [--format text|csv|json]\n"
-        "       provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE ...   (LVM autoextend: "
+        "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)",
         {{"--rate", "LIST",
           "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
