@@ -2,11 +2,22 @@
 // comparison an operator or an image builder wants before running mkfs.
 #include "common/cli.hpp"
 #include "common/table.hpp"
+#include "device_limits.hpp"
 
 #include <provpol/log_size.hpp>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +26,8 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage_text =
-    "provpol logsize --size SIZE [--preset NAME ...] [--block-size N] [--sector-size N] [--agcount N | --agsize SIZE]\n"
+    "provpol logsize (--size SIZE | --path DEVICE|FILE) [--preset NAME ...] [--block-size N] [--sector-size N] "
+    "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
     "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
     "    [--format text|csv|json]\n\n"
@@ -85,6 +97,67 @@ xfs_features parse_features(const std::string& text) {
     return f;
 }
 
+// What --path read, as mkfs.xfs and mke2fs read it: a block device's size (BLKGETSIZE64), logical and physical
+// sector sizes (BLKSSZGET, BLKPBSZGET), minimum and optimal I/O (BLKIOMIN, BLKIOOPT) and rotational flag
+// (/sys/dev/block/M:m/queue/rotational, a partition's from its disk); a regular file as mkfs treats an image:
+// its size, 512-byte sectors, no topology, not known to be solid state. Online CPUs as mkfs.xfs counts them
+// (sysconf(_SC_NPROCESSORS_ONLN)). Read only: the file is opened O_RDONLY and nothing is written.
+struct path_geometry {
+    bool block = false;
+    std::uint64_t size = 0;
+    std::uint32_t logical = 512, physical = 512, min_io = 0, opt_io = 0;
+    int rotational = -1;  ///< 0 or 1 for a block device; -1: an image file
+    std::uint32_t cpus = 1;
+};
+
+path_geometry read_path_geometry(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw usage_error("--path: cannot open '" + args::printable(path) + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw runtime_failure("--path: cannot examine '" + args::printable(path) + "': " + std::strerror(e));
+    }
+    path_geometry g;
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    g.cpus = cpus > 0 ? static_cast<std::uint32_t>(cpus) : 1;
+    if (S_ISREG(st.st_mode)) {
+        g.size = static_cast<std::uint64_t>(st.st_size);
+        ::close(fd);
+        return g;
+    }
+    if (!S_ISBLK(st.st_mode)) {
+        ::close(fd);
+        throw usage_error("--path: '" + args::printable(path) + "' is a " + detail::kind_of(st.st_mode) +
+                          ", neither a block device nor a regular file (an image)");
+    }
+    g.block = true;
+    std::uint64_t size = 0;
+    int logical = 0;
+    unsigned int physical = 0, min_io = 0, opt_io = 0;
+    const bool ok = ::ioctl(fd, BLKGETSIZE64, &size) == 0 && ::ioctl(fd, BLKSSZGET, &logical) == 0 &&
+                    ::ioctl(fd, BLKPBSZGET, &physical) == 0 && ::ioctl(fd, BLKIOMIN, &min_io) == 0 &&
+                    ::ioctl(fd, BLKIOOPT, &opt_io) == 0;
+    const int e = errno;
+    ::close(fd);
+    if (!ok) throw runtime_failure("--path: reading '" + args::printable(path) + "''s geometry: " + std::strerror(e));
+    g.size = size;
+    g.logical = static_cast<std::uint32_t>(logical);
+    g.physical = physical;
+    g.min_io = min_io;
+    g.opt_io = opt_io;
+    const std::string base =
+        "/sys/dev/block/" + std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+    const bool partition = ::access((base + "/partition").c_str(), F_OK) == 0;
+    std::uint64_t rot = 1;
+    if (detail::read_sysfs_u64((partition ? base + "/.." : base) + "/queue/rotational", rot))
+        g.rotational = rot == 0 ? 0 : 1;
+    else
+        g.rotational = 1;  // mkfs.xfs: a device that does not say is not solid state
+    return g;
+}
+
 // An unknown --preset: for xfsprogs-X.Y, the preset whose log rules X.Y has (the registry's boundaries: 5.15's
 // 64 MiB floor, 6.8's concurrency-sized log), not the nearest spelling (6.8 is not 6.1).
 [[noreturn]] void fail_xfsprogs_version(const std::string& name, const provpol::error& e) {
@@ -107,6 +180,9 @@ xfs_features parse_features(const std::string& text) {
 int run_logsize(int argc, char** argv) {
     const args a("logsize", usage_text,
                  {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
+                  {"--path", "DEVICE|FILE",
+                   "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
+                   "mkfs does (read only); options given override what it read"},
                   {"--preset", "NAME",
                    std::string(log_preset_names.c_str()) +
                        " (repeatable; default: all); the log-size rules of xfsprogs-5.14 cover releases up to 5.14, "
@@ -131,12 +207,17 @@ int run_logsize(int argc, char** argv) {
     const format out = a.output_format();
 
     // Validate everything before printing anything.
+    std::optional<path_geometry> read;
+    if (const auto path = a.value("--path")) read = read_path_geometry(*path);
     const auto size = a.size("--size");
-    if (!size) throw usage_error("--size is required (see provpol logsize --help)");
+    if (!size && !read) throw usage_error("--size or --path is required (see provpol logsize --help)");
     fs_geometry_options o;
-    o.device_size = *size;
+    o.device_size = size ? *size : bytes(read->size);
     o.block_size = small_size(a, "--block-size");
     o.sector_size = small_size(a, "--sector-size");
+    // mkfs.xfs's default sector size is the device's physical one (its logical one when larger than XFS's 32 KiB
+    // maximum); an image has 512-byte sectors.
+    if (read && !a.has("--sector-size")) o.sector_size = read->physical <= 32768 ? read->physical : read->logical;
     o.agcount = a.count("--agcount", 1, fs_geometry::max_agcount).value_or(0);
     o.agsize = a.size("--agsize").value_or(bytes(0));
     o.stripe_unit = a.size("--su").value_or(bytes(0));
@@ -149,9 +230,14 @@ int run_logsize(int argc, char** argv) {
     if (!a.has("--log-concurrency")) o.log_concurrency = -1;
     if (const auto r = a.count("--rotational", 0, 1))
         o.device = *r == 0 ? xfs_device::non_rotational : xfs_device::rotational;
+    else if (read && read->block && !a.has("--log-concurrency"))
+        o.device = read->rotational == 0 ? xfs_device::non_rotational : xfs_device::rotational;
     o.cpus = static_cast<std::uint32_t>(a.count("--cpus", 1, 0x7fffffff).value_or(0));
+    const bool cpus_read = read && !a.has("--cpus") &&
+                           (o.device == xfs_device::non_rotational || a.value("--log-concurrency") == std::string("1"));
+    if (cpus_read) o.cpus = read->cpus;
     const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1;
-    if (cpus_used && !a.has("--cpus"))
+    if (cpus_used && !a.has("--cpus") && !cpus_read)
         throw usage_error(std::string(o.log_concurrency == 1 ? "--log-concurrency 1" : "--rotational 0") +
                           " needs --cpus N (mkfs.xfs sizes the log for the CPU count)");
     if (a.has("--cpus") && !cpus_used)
@@ -212,6 +298,18 @@ int run_logsize(int argc, char** argv) {
                    xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
                    xfs && !no_log ? cell::of(d.log_concurrency) : cell()});
     }
+    if (read && out == format::text)
+        std::printf(
+            "# read from %s (%s): size %llu, sectors %u logical / %u physical, I/O %u minimum / %u optimal, "
+            "%s, %u online CPUs%s\n",
+            args::visible(*a.value("--path")).c_str(), read->block ? "block device" : "image file",
+            static_cast<unsigned long long>(read->size), read->logical, read->physical, read->min_io, read->opt_io,
+            read->rotational < 0    ? "an image (not known to be solid state)"
+            : read->rotational == 0 ? "rotational 0"
+                                    : "rotational 1",
+            read->cpus,
+            size || a.has("--sector-size") || a.has("--rotational") || a.has("--cpus") ? "; options given override it"
+                                                                                       : "");
     t.print(stdout, out);
     return 0;
 }
