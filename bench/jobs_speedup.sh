@@ -11,7 +11,7 @@ repetitions=${REPETITIONS:-3}
 [ -x /usr/bin/time ] || { echo "bench/jobs_speedup.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 commands=(
   "plan --runs 100000 --format csv"
-  "plan --hosts 50 --drives-per-host 20 --rates 100MiB/s,200MiB/s,300MiB/s,500MiB/s --write 200GiB --format csv"
+  "plan --hosts 50 --drives-per-host 20 --rate 100MiB/s,200MiB/s,300MiB/s,500MiB/s --write 200GiB --format csv"
   "capacity --hosts 20 --drives-per-host 20 --rate 300MiB/s --write 100GiB --max-pauses-per-run 2 --runs 4 --format csv"
 )
 for c in "${commands[@]}"; do

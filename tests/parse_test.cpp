@@ -68,7 +68,7 @@ TEST_CASE("sizes: every rejection says why") {
     CHECK(parse_size("16EiB").error().code() == errc::overflow);
     CHECK(parse_size("99999999999999999999999999GiB").error().code() == errc::overflow);
     CHECK(parse_size("18446744073709551615.5B").error().code() == errc::invalid_syntax);
-    for (const char* bad : {"4k",    "4K",     "4KB",    "5G",        "5GB", "2MB",   "1kib",  "1Mib",    "1mib",
+    for (const char* bad : {"4k",    "4K",     "4kb",    "5G",        "5gB", "2mb",   "1kib",  "1Mib",    "1mib",
                             "1e3",   "0x10",   "1,5GiB", "NaN",       "inf", ".5GiB", "1.GiB", "1..5GiB", "GiB",
                             "+5MiB", "5MiB/s", "5MiBs",  "1 048 576", "1\t", "\n",    "1\r"}) {
         CAPTURE(bad);
@@ -80,6 +80,22 @@ TEST_CASE("sizes: every rejection says why") {
     CHECK(message_of(parse_size("4k")).find("unknown unit") != std::string::npos);
     CHECK(parse_size("5", "--chunk").value() == bytes(5));
     CHECK(std::string(parse_size("x", "--chunk").error().message().view()).rfind("--chunk: ", 0) == 0);
+}
+
+TEST_CASE("sizes: SI units are powers of 1000, as dd and fio read them (issue 26)") {
+    CHECK(parse_size("2MB").value() == bytes(2000000));
+    CHECK(parse_size("4KB").value() == bytes(4000));
+    CHECK(parse_size("4kB").value() == bytes(4000));
+    CHECK(parse_size("5GB").value() == bytes(5000000000));
+    CHECK(parse_size("220GB").value() == bytes(220000000000));
+    CHECK(parse_size("1.5MB").value() == bytes(1500000));
+    CHECK(parse_size("0.000001MB").value() == bytes(1));
+    CHECK(parse_size("18EB").value() == bytes(18000000000000000000ULL));
+    CHECK(parse_size("19EB").error().code() == errc::overflow);
+    CHECK(parse_size("18.446744073709551615EB").value() == bytes::max());
+    CHECK(parse_size("18.446744073709551616EB").error().code() == errc::overflow);
+    CHECK(message_of(parse_size("1.0000001MB")) == "size: invalid value '1.0000001MB': not a whole number of bytes");
+    CHECK(message_of(parse_size("4k")).find("kB, MB, GB") != std::string::npos);
 }
 
 TEST_CASE("sizes: a long garbage string is rejected without overflow and quoted truncated") {
@@ -127,9 +143,18 @@ TEST_CASE("rates") {
     const auto no_suffix = parse_rate("400MiB");
     REQUIRE_FALSE(no_suffix);
     CHECK(no_suffix.error().message() == "rate: invalid value '400MiB': expected a rate such as 400MiB/s");
-    const auto bad_unit = parse_rate("400MB/s");
+    const auto bad_unit = parse_rate("400M/s");
     REQUIRE_FALSE(bad_unit);
-    CHECK(bad_unit.error().text() == "400MB/s");  // the whole text is quoted
+    CHECK(bad_unit.error().text() == "400M/s");  // the whole text is quoted
+    // SI rates, and a rate with a fraction of a byte per second: the nearest whole byte per second (issue 26).
+    CHECK(parse_rate("500MB/s").value().bytes_per_second() == 500000000);
+    CHECK(parse_rate("8.2GiB/s").value().bytes_per_second() == 8804682957);  // 8804682956.8
+    CHECK(parse_rate("8.2GB/s").value().bytes_per_second() == 8200000000);
+    CHECK(parse_rate("0.4B/s").value().bytes_per_second() == 0);
+    CHECK(parse_rate("0.5B/s").value().bytes_per_second() == 1);
+    CHECK(parse_rate("1.1KiB/s").value().bytes_per_second() == 1126);  // 1126.4
+    CHECK(parse_rate("1.0000005MB/s").value().bytes_per_second() == 1000001);
+    CHECK(parse_rate("1.00000049MB/s").value().bytes_per_second() == 1000000);
     CHECK(parse_rate("16EiB/s").error().code() == errc::overflow);
     CHECK(parse_rate("16EiB/s").error().text() == "16EiB/s");
     for (const char* bad : {"", "/s", "MiB/s", "-5MiB/s", "5MiB/sec", "5MiB/ s", "5 MiB/s", "5MiB/h", "5MiB//s"}) {

@@ -1,9 +1,12 @@
 // provpol capacity: the largest number of concurrent writers a storage domain holds under a per-VM pause target
 // (domain.hpp's max_writers), one row per latency profile.
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "parallel.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -108,14 +111,18 @@ constexpr int plot_extra_counts = 10;
 }  // namespace
 
 int run_capacity(int argc, char** argv) {
+    // A list of rates: one search per rate, joined (per_value.hpp); the rows carry rate_mib_s.
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_capacity);
     const args a(
         "capacity",
-        "provpol capacity --rate RATE --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
+        "provpol capacity --rate LIST --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
-        "                        [--latency LIST]"
-        "                        [--write SIZE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
+        "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events "
+        "N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
-        {{"--rate", "RATE", "each writer's write rate, e.g. 500MiB/s"},
+        {{"--rate", "LIST", "each writer's write rate, e.g. 500MiB/s; a comma-separated list searches each", true,
+          "--rates"},
          {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
          {"--vm-quantile", "Q", "the share of writing VMs that must meet --max-pauses-per-run, (0, 1] (default 0.99)"},
          {"--hosts", "H", "the storage domain's hosts, 1-10000, sharing one SPM and its VG lock"},
@@ -124,6 +131,9 @@ int run_capacity(int argc, char** argv) {
           "the hosts in turn, the others idle"},
          {"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
+         {"--config", "FILE",
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file"},
          {"--latency", "LIST",
           "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
@@ -139,6 +149,9 @@ int run_capacity(int argc, char** argv) {
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
+    if (const auto path = a.value("--config"))
+        for (const config_entry& e : read_config_file(*path, "--config"))
+            presets.push_back({config_label(e.config), e.config});
     const std::vector<plan_config> configs = policy_configs(a.values("--policy"), presets);
     if (configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
 
@@ -157,7 +170,7 @@ int run_capacity(int argc, char** argv) {
     if (!d) fail(d.error(), "--drives-per-host");
     const domain_config dcfg = *d;
 
-    std::vector<std::string> specs = a.values("--latency");
+    std::vector<std::string> specs = spec_list(a, "--latency");
     if (a.has("--latency") && specs.empty()) throw usage_error("--latency: needs at least one profile");
     if (specs.empty()) specs = {"vdsm-polling-2022"};
     if (specs.size() > 100) throw usage_error("--latency: at most 100 profiles");

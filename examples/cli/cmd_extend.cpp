@@ -2,6 +2,7 @@
 // one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
 // the guest fills.
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/json.hpp"
 #include "common/table.hpp"
@@ -19,7 +20,7 @@ namespace provpol::cli {
 namespace {
 
 const char* const usage =
-    "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE] [--percent N] [--extent SIZE]\n"
+    "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE --percent N | --config FILE] [--extent SIZE]\n"
     "                      [--replicating] [--threshold-exceeded]\n"
     "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
     "--sequence)\n"
@@ -229,6 +230,9 @@ int run_extend(int argc, char** argv) {
          {"--percent", "N",
           "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
           "50)"},
+         {"--config", "FILE",
+          "the VDSM configuration in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file; instead of --chunk and --percent"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
@@ -252,7 +256,9 @@ int run_extend(int argc, char** argv) {
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
           "the VG's free space)"},
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
-         {"--allocation", "SIZE", "highest written offset (libvirt allocation); for LVM, the data in the pool"},
+         {"--allocation", "SIZE",
+          "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
+          "--physical as lvs shows Data% (e.g. 95%)"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
          {"--format", "FORMAT", "text (default), csv or json"}},
@@ -263,9 +269,13 @@ int run_extend(int argc, char** argv) {
     const extend_preset preset = *parsed;
     const bool replicating = a.has("--replicating");
     const bool exceeded = a.has("--threshold-exceeded");
-    const auto capacity = a.size("--capacity");
-    const auto physical = a.size("--physical");
-    const auto allocation = a.size("--allocation");
+    // On an LVM preset, sizes are also read as lvm writes them (100g) and --allocation may be a percent of the
+    // pool (--physical), as lvs shows Data%.
+    const bool lvm_sizes = static_cast<bool>(lvm_config_of(preset));
+    const auto capacity = lvm_sizes ? a.lvm_size("--capacity") : a.size("--capacity");
+    const auto physical = lvm_sizes ? a.lvm_size("--physical") : a.size("--physical");
+    const auto allocation =
+        lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical") : a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
 
@@ -273,9 +283,10 @@ int run_extend(int argc, char** argv) {
                                            "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
                                            "--threshold",     "--extend-percent"};
     if (lvm_config_of(preset)) {
-        if (a.has("--chunk") || a.has("--percent"))
+        if (a.has("--chunk") || a.has("--percent") || a.has("--config"))
             throw usage_error(
-                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent");
+                "--chunk, --percent and --config belong to the VDSM presets; LVM uses --threshold and "
+                "--extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
@@ -283,10 +294,10 @@ int run_extend(int argc, char** argv) {
         in.capacity = capacity;
         in.physical = physical;
         in.allocation = allocation;
-        in.vg_free = a.size("--vg-free");
-        in.metadata_size = a.size("--metadata-size");
-        in.metadata_used = a.size("--metadata-used");
-        in.cow_max = a.size("--cow-max");
+        in.vg_free = a.lvm_size("--vg-free");
+        in.metadata_size = a.lvm_size("--metadata-size");
+        in.metadata_used = a.lvm_size_or_percent("--metadata-used", in.metadata_size, "--metadata-size");
+        in.cow_max = a.lvm_size("--cow-max");
         in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
         in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
         in.input = input;
@@ -341,8 +352,20 @@ int run_extend(int argc, char** argv) {
         return decide_one(policy, s, f);
     };
 
-    const vdsm_config base = vdsm_config_of(preset).value();
-    const bytes chunk = a.size("--chunk").value_or(base.chunk());
+    vdsm_config base = vdsm_config_of(preset).value();
+    if (const auto path = a.value("--config")) {
+        if (a.has("--chunk") || a.has("--percent"))
+            throw usage_error("give --config or --chunk and --percent, not both");
+        if (*path == "-" && input && *input == "-")
+            throw usage_error("--config - and --input - both read stdin: give one of them a file");
+        const std::vector<config_entry> read = read_config_file(*path, "--config");
+        if (read.size() != 1)
+            throw usage_error("--config: " + std::to_string(read.size()) +
+                              " configurations in the file; extend decides with one (recommend "
+                              "--max-pauses-per-run prints two rows: keep the one you deploy)");
+        base = read.front().config;
+    }
+    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
     const bytes extent = a.size("--extent").value_or(base.extent());
     const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);

@@ -3,6 +3,7 @@
 // oVirt/vdsm's contrib/extend-stats computes them) with the flow model fitted to them next to them.
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 
 #include <provpol/latency.hpp>
@@ -43,21 +44,8 @@ std::string range_text(const vdsm_fitted_range& r) {
 
 int run_profiles(const args& a, format out) {
     table t({"profile", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s"});
-    // "a,b" is two profiles, but a file name may hold commas: samples:FILE and vdsm-log:FILE are kept whole.
-    std::vector<std::string> names;
-    for (const std::string& v : a.values("--profile", false)) {
-        if (v.rfind("samples:", 0) == 0 || v.rfind("vdsm-log:", 0) == 0) {
-            names.push_back(v);
-            continue;
-        }
-        std::size_t start = 0;
-        for (;;) {
-            const std::size_t comma = v.find(',', start);
-            names.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
-    }
+    // "a,b" is two profiles; a file spec's name may hold commas (spec_list.hpp).
+    const std::vector<std::string> names = spec_list(a, "--profile");
     for (const std::string& name : names) {
         const latency_model m = latency_spec(name, "--profile", a.command());
         t.add_row({cell::of_text(name), real(m.min(), out), real(m.mean(), out), real(m.quantile(0.5), out),
@@ -116,7 +104,8 @@ int run_vdsm_log(const args& a, format out) {
         t.print(stdout, out);
         return 0;
     }
-    const std::string shown = path == "-" ? std::string("stdin") : args::printable(path);
+    // The name as the table and the pasted --latency vdsm-log:FILE need it: control bytes escaped, UTF-8 kept.
+    const std::string shown = path == "-" ? std::string("stdin") : args::visible(path);
     std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
                 m.log.extend_lines, m.log.lines, m.log.malformed);
     t.print(stdout, out);

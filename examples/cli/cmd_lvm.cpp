@@ -9,6 +9,7 @@
 #include <provpol/lvm_flow.hpp>
 #include <provpol/parse.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -27,7 +28,8 @@ std::vector<option> pool_options() {
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
-        {"--pool-used", "SIZE", "data already in the pool (default 0)"},
+        {"--pool-used", "SIZE",
+         "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%; default 0)"},
         {"--vg-free", "SIZE", "free space in the VG for the pool to grow into (default: unlimited)"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
@@ -84,21 +86,28 @@ pool_setup pool_setup_of(const args& a) {
     const double nospace = a.decimal("--no-space-timeout", 0.0, 86400.0).value_or(base.no_space_timeout_s());
     const auto m = lvm_dmeventd_model::make(mn, mx, base.status_read_fraction(), poll, nospace);
     if (!m) fail(m.error(), "--lvextend-time");
-    const auto pool = a.size("--pool-size");
+    const auto pool = a.lvm_size("--pool-size");
     if (!pool) throw usage_error("an LVM plan needs --pool-size, the pool's data size when the burst starts");
-    if (pool->count() < c.pool_chunk().count())
+    if (pool->count() < c.pool_chunk().count()) {
+        // A number without a unit is bytes here, MiB to lvcreate -L: say so.
+        const std::string v = *a.value("--pool-size");
+        const bool bare = std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
         throw usage_error("--pool-size must hold at least one --pool-chunk (" +
                           std::string(format_size(c.pool_chunk()).view()) + "), got " +
-                          std::string(format_size(*pool).view()));
+                          std::string(format_size(*pool).view()) +
+                          (bare ? "; a number without a unit is bytes: did you mean " + v + "MiB (" + v +
+                                      "m, as lvcreate -L " + v + " reads it)?"
+                                : std::string()));
+    }
     if (!is_aligned(*pool, c.extent()))
         throw usage_error("--pool-size must be a whole number of extents (" +
                           std::string(format_size(c.extent()).view()) + "), got " +
                           std::string(format_size(*pool).view()));
-    const bytes used = a.size("--pool-used").value_or(bytes(0));
+    const bytes used = a.lvm_size_or_percent("--pool-used", pool, "--pool-size").value_or(bytes(0));
     if (used > *pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(*pool).view()) + ")");
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    const bytes write = a.lvm_size("--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
@@ -109,7 +118,7 @@ pool_setup pool_setup_of(const args& a) {
                  m->with_error_when_full(a.has("--error-when-full")),
                  *pool,
                  used,
-                 a.size("--vg-free").value_or(bytes::max()),
+                 a.lvm_size("--vg-free").value_or(bytes::max()),
                  write,
                  writers,
                  static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
@@ -214,13 +223,14 @@ bool is_lvm_invocation(int argc, char** argv) {
 
 int run_plan_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rates", "LIST",
+    opts.insert(opts.begin() + 10, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
-                                    "100MiB/s,500MiB/s,1GiB/s,4GiB/s)"});
+                                    "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
+                                    true, "--rates"});
     const args a(
         "plan",
         "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
-        "                    [--vg-free SIZE] [--writers N] [--rates LIST] [--write SIZE] [--threshold N]\n"
+        "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
         "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
         "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
         "[--error-when-full]\n"
@@ -228,7 +238,7 @@ int run_plan_lvm(int argc, char** argv) {
         opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
-    std::vector<rate> rates = rates_of(a, "--rates");
+    std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.empty())
         rates = {rate(std::uint64_t{100} << 20), rate(std::uint64_t{500} << 20), rate(std::uint64_t{1} << 30),
                  rate(std::uint64_t{4} << 30)};
@@ -260,7 +270,10 @@ int run_plan_lvm(int argc, char** argv) {
 
 int run_recommend_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rate", "RATE", "the write rate per writer to plan for (required)"});
+    opts.insert(opts.begin() + 10, {"--rate", "LIST",
+                                    "the write rate per writer to plan for (required); a comma-separated list "
+                                    "answers for each",
+                                    true, "--rates"});
     opts.insert(opts.begin() + 11,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
     opts.insert(opts.begin() + 12,
@@ -268,7 +281,7 @@ int run_recommend_lvm(int argc, char** argv) {
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
     const args a("recommend",
-                 "provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE [--max-queued S]\n"
+                 "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
                  "                         [--threshold N] [--pool-used SIZE] [--vg-free SIZE] [--writers N] "
                  "[--write SIZE]\n"
                  "                         [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
@@ -305,10 +318,12 @@ int run_recommend_lvm(int argc, char** argv) {
     if (tried.back().met) best = &tried.back();
     table t(recommend_columns());
     for (const lvm_percent_answer& ans : tried) t.add_row(recommend_row(ans, &ans == best));
+    // No percent meeting the target is its own exit status (3), in every format.
+    const int status = best == nullptr ? exit_target_not_met : 0;
     if (f != format::text) {
         const std::string out = t.str(f);
         std::fwrite(out.data(), 1, out.size(), stdout);
-        return 0;
+        return status;
     }
     std::string out;
     const std::string at = std::string(format_rate(rates[0]).view()) +
@@ -336,7 +351,7 @@ int run_recommend_lvm(int argc, char** argv) {
                "\n    thin_pool_autoextend_percent = " + std::to_string(b.percent) + "\n}\n";
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return status;
 }
 
 }  // namespace provpol::cli

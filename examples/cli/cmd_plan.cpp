@@ -3,10 +3,13 @@
 // pause probability against the write rate).
 #include "commands.hpp"
 #include "common/cli.hpp"
+#include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "parallel.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
@@ -35,10 +38,16 @@ std::vector<plan_config> configs_option(const args& a) {
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
-        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                                 *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
-        presets.push_back(
-            {"chunk-" + std::to_string(cfg->chunk_mb()) + "MiB-" + std::to_string(cfg->percent()) + "pct", *cfg});
+        presets.push_back({config_label(*cfg), *cfg});
+    }
+    if (const auto path = a.value("--config")) {
+        if (*path == "-" && a.value("--trace") == std::string("-"))
+            throw usage_error("--config - and --trace - both read stdin: give one of them a file");
+        for (const config_entry& e : read_config_file(*path, "--config"))
+            presets.push_back({config_label(e.config), e.config});
     }
     return policy_configs(a.values("--policy"), presets);
 }
@@ -55,17 +64,17 @@ std::uint32_t budget_option(const args& a, const latency_model& latency) {
 }
 
 std::vector<rate> rates_option(const args& a) {
-    std::vector<std::string> items = a.values("--rates");
+    std::vector<std::string> items = a.values("--rate");
     if (items.empty())
         items = {"75MiB/s", "100MiB/s", "125MiB/s", "150MiB/s", "200MiB/s", "300MiB/s", "400MiB/s", "500MiB/s"};
     std::vector<rate> out;
     for (const std::string& s : items) {
-        const auto r = parse_rate(s, "--rates");
-        if (!r) fail(r.error(), "--rates");
-        if (r->bytes_per_second() == 0) throw usage_error("--rates: a rate of 0 writes nothing");
+        const auto r = parse_rate(s, "--rate");
+        if (!r) fail(r.error(), "--rate");
+        if (r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
         out.push_back(*r);
     }
-    if (out.size() > 1000) throw usage_error("--rates: at most 1000 rates");
+    if (out.size() > 1000) throw usage_error("--rate: at most 1000 rates");
     return out;
 }
 
@@ -78,7 +87,7 @@ constexpr double max_workload_seconds = 1e7;
 std::vector<trace_point> trace_option(const args& a) {
     const auto path = a.value("--trace");
     if (!path) return {};
-    if (a.has("--rates")) throw usage_error("--rates does not apply with --trace: the trace gives the rates");
+    if (a.has("--rate")) throw usage_error("--rate does not apply with --trace: the trace gives the rates");
     if (a.has("--write"))
         throw usage_error("--write does not apply with --trace: each writer writes the trace's last bytes_written");
     if (a.has("--burst")) throw usage_error("give --burst or --trace, not both: a trace has its own rates and pauses");
@@ -127,7 +136,9 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
     std::vector<workload> out;
     for (rate r : rates) {
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
         out.push_back(*w);
     }
     return out;
@@ -136,13 +147,16 @@ std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, byt
 }  // namespace
 
 int run_plan(int argc, char** argv) {
+    // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).
+    if (!is_lvm_invocation(argc, argv))
+        if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+            return run_per_value(argc, argv, {"--latency"}, v, "latency", run_plan);
     if (is_lvm_invocation(argc, argv)) return run_plan_lvm(argc, argv);
     const args a(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
-        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N]\n"
-        "                    [--latency PROFILE] [--budget SECONDS | --budget-quantile Q] [--rates LIST] [--write "
-        "SIZE]\n"
+        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE]\n"
+        "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST] [--write SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
@@ -154,15 +168,21 @@ int run_plan(int argc, char** argv) {
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
-         {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
+         {"--config", "FILE",
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
+          "vdsm.conf.d file"},
+         {"--latency", "LIST",
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list plans each, with a latency "
+                               "column",
+          true},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",
           "rate-aware: plan for this quantile of the latency, 0.5-1 (with --policy rate-aware, default 1: its "
           "longest)"},
-         {"--rates", "LIST",
+         {"--rate", "LIST",
           "comma-separated write rates (default "
           "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)",
-          true},
+          true, "--rates"},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
          {"--runs", "N",
@@ -178,7 +198,7 @@ int run_plan(int argc, char** argv) {
          {"--burst", "ON,OFF", "with --hosts: every writer writes for ON seconds, then idles for OFF seconds, in turn"},
          {"--trace", "FILE",
           "with --hosts: every writer follows this CSV of time_s,bytes_written (a header line, then cumulative bytes "
-          "from 0; - for stdin), in place of --rates and --write"},
+          "from 0; - for stdin), in place of --rate and --write"},
          {"--mix", nullptr,
           "with --hosts: the configurations (--policy, --preset) in one domain, the writers taking them in turn; "
           "a row each"},
@@ -268,7 +288,9 @@ int run_plan(int argc, char** argv) {
     const auto writing_at = [&](rate r) {
         if (!trace.empty()) return writing;
         const auto w = workload::make(write, r, capacity);
-        if (!w) fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write");
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
         const auto d = drive_workload::make(*w, 0.0, burst_on, burst_off);
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;

@@ -3,7 +3,9 @@
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
+#include "per_value.hpp"
 #include "plan.hpp"
 #include "work.hpp"
 
@@ -54,7 +56,8 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     for (const std::string& name : a.values("--preset")) floors.push_back({name, vdsm_preset_option(name), true});
     if (a.has("--chunk")) {
         if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
-        const auto cfg = vdsm_config::make_bytes(*a.size("--chunk"), *a.count("--percent", 0, 99));
+        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                                 *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
         floors.push_back({"custom", *cfg, true});
     }
@@ -99,6 +102,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     // The per-extend target, checked on the simulated runs: the budget covers the latency's 1 - p quantile, but
     // the first extend of a burst pauses whatever the budget (the rate is not known before the guest writes).
     const bool extend_target_met = runs == 0 || check.pause_probability <= p;
+    const bool met = vm ? vm_check.met : extend_target_met;
     if (!vm && !extend_target_met)
         std::fprintf(stderr,
                      "provpol recommend: target not met: %.4g of the simulated extends paused, above "
@@ -108,9 +112,17 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     if (f == format::text) {
         std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", format_rate(r).c_str(),
                     a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
-        std::printf("# keep the floor in VDSM's configuration: a new empty disk costs %s, as with it today\n",
+        // Stock VDSM has no rate-aware agent: the floor alone, pasted into vdsm.conf.d, is a static configuration
+        // that pauses at this rate. So the block is commented out, and the line says what runs it.
+        std::printf(
+            "# stock VDSM cannot run this: it needs provpol's rate-aware agent (docs/agent.md) over the floor below;\n"
+            "# pasted alone into /etc/vdsm/vdsm.conf.d/ the floor is static %s, which pauses at this rate (see "
+            "provpol plan --preset %s --rate %s);\n# for stock VDSM: provpol recommend --rate %s\n",
+            floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(), format_rate(r).c_str(),
+            format_rate(r).c_str());
+        std::printf("# the agent's floor (a new empty disk costs %s, as with it today):\n",
                     human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
-        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+        std::printf("# [irs]\n# volume_utilization_chunk_mb = %llu\n# volume_utilization_percent = %u\n",
                     static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
         if (vm)
             std::printf(
@@ -119,8 +131,12 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                 budget_ms / 1000.0, per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
                 vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
         else
-            std::printf("# the agent plans for %.3g s of latency (the %g quantile)%s\n", budget_ms / 1000.0, 1.0 - p,
-                        extend_target_met ? "" : "; the target is NOT met (see stderr)");
+            std::printf("# the agent plans for %.3g s of latency (%s)%s\n", budget_ms / 1000.0,
+                        p == 0.0 ? std::string("the longest the latency model gives").c_str()
+                                 : ("its " + decimal_text(1.0 - p, 6) + " quantile").c_str(),
+                        extend_target_met ? ""
+                                          : "; the target is NOT met: the first extend of a burst pauses whatever "
+                                            "the budget (exit status 3)");
         std::printf("# at %s it extends by %s whenever less than %s is free; an idle disk keeps the floor's %s limit\n",
                     format_rate(r).c_str(), human_size(chunk).c_str(), human_size(limit).c_str(),
                     human_size(floor.config.limit(false)).c_str());
@@ -131,7 +147,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                 human_size(w.write_size).c_str(), format_rate(r).c_str(), static_cast<unsigned long long>(runs),
                 check.extends, check.pauses, check.max_pauses, check.pauses_p50, check.pauses_p90, check.pauses_p99,
                 human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
-        return 0;
+        return met ? 0 : exit_target_not_met;
     }
     table t({"rate_mib_s",
              "policy",
@@ -180,24 +196,32 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                vm ? cell::of(vm->max_pauses_per_run) : cell(),
                vm ? cell::of_real(vm->vm_quantile, 6) : cell(),
                vm ? cell::of_real(vm_check.share_within, 6) : cell(),
-               cell::of((vm ? vm_check.met : extend_target_met) ? 1u : 0u)});
+               cell::of(met ? 1u : 0u)});
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return met ? 0 : exit_target_not_met;
 }
 }  // namespace
 
 int run_recommend(int argc, char** argv) {
+    // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
+    if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
     if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
     const args a(
         "recommend",
-        "provpol recommend --rate RATE [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency PROFILE] [--percent N] [--write SIZE]\n"
+        "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
+        "                         [--latency LIST] [--percent N] [--write SIZE]\n"
         "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--runs N] [--seed N] [--format text|csv|json]\n"
-        "       provpol recommend --preset lvm-thin-autoextend --rate RATE --pool-size SIZE ...   (LVM autoextend: "
+        "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)",
-        {{"--rate", "RATE", "the guest's write rate to plan for, e.g. 400MiB/s"},
+        {{"--rate", "LIST",
+          "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
+          "table",
+          true, "--rates"},
          {"--policy", "NAME",
           "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
          {"--preset", "NAME",
@@ -213,7 +237,8 @@ int run_recommend(int argc, char** argv) {
           "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
-         {"--latency", "PROFILE", latency_spec_names + " (default vdsm-polling-2022)"},
+         {"--latency", "LIST",
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
          {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
          {"--seed", "N", "the simulation's seed (default 1)"},
@@ -282,6 +307,8 @@ int run_recommend(int argc, char** argv) {
         vm_check = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, *vm,
                                 static_cast<std::uint32_t>(runs), seed);
     }
+    // A target not met is its own exit status (3), in every format.
+    const bool met = rec->pause_probability <= p && (!vm || vm_check.met);
     if (f == format::text) {
         const std::string spec = a.value("--latency").value_or("vdsm-polling-2022");
         std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n",
@@ -323,7 +350,11 @@ int run_recommend(int argc, char** argv) {
                 human_size(write).c_str(), format_rate(*r).c_str(), static_cast<unsigned long long>(runs),
                 check.extends, check.pauses, check.pause_probability, check.pauses_p50, check.pauses_p90,
                 check.pauses_p99);
-        return 0;
+        if (!met)
+            std::printf(
+                "# the target is NOT met (exit status 3)%s\n",
+                vm && !vm_check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
+        return met ? 0 : exit_target_not_met;
     }
     table t({"rate_mib_s",
              "max_pause_probability",
@@ -397,7 +428,7 @@ int run_recommend(int argc, char** argv) {
     }
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return met ? 0 : exit_target_not_met;
 }
 
 }  // namespace provpol::cli

@@ -168,7 +168,10 @@ std::string man_page(const std::string& top, const std::vector<command_help>& co
         }
     }
     m += ".SH EXIT STATUS\n.TP\n.B 0\nsuccess\n.TP\n.B 1\nthe work failed (an I/O error, lost output)\n.TP\n.B 2\n"
-         "bad input: one line on standard error naming the problem, nothing on standard output\n";
+         "bad input: one line on standard error naming the problem, nothing on standard output\n"
+         ".TP\n.B 3\nthe answer is printed but misses the target asked for (recommend: no configuration meets "
+         "\\-\\-max\\-pause\\-probability, \\-\\-max\\-pauses\\-per\\-run or \\-\\-max\\-queued); the "
+         "output and standard error say what was missed\n";
     return m;
 }
 

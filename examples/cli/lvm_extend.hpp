@@ -25,9 +25,9 @@ inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset
         a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(base.threshold_as_written());
     const std::uint64_t percent =
         a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(base.extend_percent());
-    const bytes extent = a.size("--extent").value_or(base.extent());
-    const bytes chunk = a.size("--pool-chunk").value_or(base.pool_chunk());
-    const bytes slab = a.size("--vdo-slab").value_or(base.vdo_slab());
+    const bytes extent = a.lvm_size("--extent").value_or(base.extent());
+    const bytes chunk = a.lvm_size("--pool-chunk").value_or(base.pool_chunk());
+    const bytes slab = a.lvm_size("--vdo-slab").value_or(base.vdo_slab());
     if (a.has("--vdo-slab") && base.kind() != lvm_volume_kind::vdo_pool)
         throw usage_error("--vdo-slab applies to --preset lvm-vdo-autoextend");
     const auto c = lvm_autoextend_config::make(threshold, percent, extent, chunk, base.kind(), slab);

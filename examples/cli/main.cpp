@@ -1,6 +1,7 @@
 // provpol: the command-line face of the library. `provpol <command> --help` describes each command.
 //
-// Exit status: 0 success; 1 the work failed (I/O); 2 bad input (one line on stderr, nothing on stdout).
+// Exit status: 0 success; 1 the work failed (I/O); 2 bad input (one line on stderr, nothing on stdout); 3 the
+// answer is printed but misses the target asked for (recommend; cli.hpp's exit_target_not_met).
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "generate.hpp"

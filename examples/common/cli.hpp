@@ -1,5 +1,6 @@
 // The provpol CLI's shared parts: option parsing with provpol's own parsers, and the errors that decide the
-// exit status (2: bad input, one line on stderr; 1: the work itself failed, e.g. an I/O error).
+// exit status (2: bad input, one line on stderr; 1: the work itself failed, e.g. an I/O error; 3: an answer was
+// printed but it does not meet the target asked for).
 #ifndef PROVPOL_CLI_CLI_HPP
 #define PROVPOL_CLI_CLI_HPP
 
@@ -27,12 +28,18 @@ struct runtime_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The exit status of a command that printed its answer but whose answer misses the target it was asked to meet
+/// (recommend: no configuration meets --max-pause-probability, --max-pauses-per-run or --max-queued), so that a
+/// script cannot take a missed target for a met one; the output says what was missed.
+inline constexpr int exit_target_not_met = 3;
+
 /// One option a subcommand accepts.
 struct option {
-    const char* name;         ///< "--chunk"
-    const char* value_name;   ///< "SIZE", or nullptr for a flag without a value
-    std::string help;         ///< one line
-    bool repeatable = false;  ///< may be given several times (values() returns all)
+    const char* name;             ///< "--chunk"
+    const char* value_name;       ///< "SIZE", or nullptr for a flag without a value
+    std::string help;             ///< one line
+    bool repeatable = false;      ///< may be given several times (values() returns all)
+    const char* alias = nullptr;  ///< an older spelling read as this option ("--rates" for --rate), or nullptr
 };
 
 /// -h or --help was given: main() prints `text` on stdout and exits 0 (thrown by args, so no subcommand repeats
@@ -128,6 +135,27 @@ inline std::vector<std::string> names_of_list(std::string_view list) {
     throw usage_error(m);
 }
 
+/// fail(), with the library's name for a second setting in the message (a conflict's "must be at least
+/// write_size") replaced by the option that carries it ("--write").
+[[noreturn]] inline void fail(const provpol::error& e, const char* option, const char* library_name,
+                              const char* other_option) {
+    try {
+        fail(e, option);
+    } catch (const usage_error& u) {
+        std::string m = u.what();
+        const std::string from = library_name;
+        for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + 1)) {
+            const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(m[at - 1])) ||
+                                                 m[at - 1] == '_' || m[at - 1] == '-');
+            const std::size_t end = at + from.size();
+            const bool word_end =
+                end >= m.size() || !(std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '_');
+            if (word_start && word_end) m.replace(at, from.size(), other_option);
+        }
+        throw usage_error(m);
+    }
+}
+
 /// Output formats every subcommand accepts (some add "svg").
 enum class format { text, csv, json, svg };
 
@@ -138,6 +166,8 @@ public:
     args(std::string command, std::string usage, std::vector<option> options, int argc, char** argv, int first = 0)
         : command_(std::move(command)), usage_(std::move(usage)), options_(std::move(options)) {
         options_.push_back({"--help", nullptr, "print this help and exit (also -h)"});
+        for (option& o : options_)
+            if (o.alias != nullptr) o.help += std::string(" (also ") + o.alias + ")";
         for (int i = first; i < argc; ++i) {  // help wins over everything
             const std::string_view a = argv[i];
             if (a == "--help" || a == "-h") throw help_request{help(), usage_, options_};
@@ -160,6 +190,7 @@ public:
                 value = std::string(a.substr(eq + 1));
             }
             const option* opt = find(name);
+            if (opt != nullptr) name = opt->name;  // an alias is its option
             if (opt == nullptr) {
                 const std::string hint = did_you_mean(name, names());
                 throw usage_error("unknown option '" + printable(name) + "'" +
@@ -233,6 +264,63 @@ public:
         if (!r) fail(r.error(), name);
         return *r;
     }
+    /// A size option that must be at least `least` (VDSM's chunk: 1MiB): a number without a unit below it is
+    /// bytes by the grammar but MiB by what the user meant (recommend prints volume_utilization_chunk_mb), so the
+    /// error says "did you mean 6272MiB?".
+    std::optional<bytes> size_at_least(const char* name, bytes least, const char* unit_meant) const {
+        const auto b = size(name);
+        if (!b || b->count() >= least.count()) return b;
+        const std::string v = *value(name);
+        if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw usage_error(std::string(name) + " " + v + ": a number without a unit is bytes, under the least " +
+                              std::string(format_size(least).view()) + "; did you mean " + v + unit_meant + "?");
+        return b;
+    }
+    /// A size on an LVM option: provpol's units, or lvm's own as lvcreate -L reads them (one letter, either case,
+    /// powers of 1024: "100g" is 100GiB, "512m", "1.5t"; "b" bytes, "s" 512-byte sectors). A number without a unit
+    /// stays bytes, as everywhere in provpol (lvm would read MiB).
+    std::optional<bytes> lvm_size(const char* name) const {
+        const auto v = value(name);
+        if (!v) return std::nullopt;
+        return lvm_size_of(*v, name);
+    }
+    static bytes lvm_size_of(const std::string& v, const char* name) {
+        const auto r = parse_size(v, name);
+        if (r) return *r;
+        const char u = v.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(v.back())));
+        const std::string number = v.empty() ? v : v.substr(0, v.size() - 1);
+        const bool digits = !number.empty() && std::all_of(number.begin(), number.end(),
+                                                           [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+        static const char* const iec[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        const std::string letters = "kmgtpe";
+        if (digits && letters.find(u) != std::string::npos) {
+            const auto b = parse_size(number + iec[letters.find(u)], name);
+            if (!b) fail(b.error().with_text(text_view(v.data(), v.size())), name);
+            return *b;
+        }
+        if (digits && (u == 'b' || u == 's')) {
+            const auto n = parse_count(number, name);
+            if (!n) fail(n.error().with_text(text_view(v.data(), v.size())), name);
+            if (u == 's' && *n > (~std::uint64_t{0} >> 9)) fail(r.error(), name);
+            return bytes(u == 's' ? *n << 9 : *n);
+        }
+        throw usage_error(std::string(r.error().message().view()) +
+                          " (on LVM's options lvm's suffixes too: 100g, 512m, 8s)");
+    }
+    /// An LVM size that may be a percent of `whole` ("95%": of the pool, as lvs reports Data%), rounded down to a
+    /// whole byte; `whole_name` names what it is a percent of in errors.
+    std::optional<bytes> lvm_size_or_percent(const char* name, std::optional<bytes> whole,
+                                             const char* whole_name) const {
+        const auto v = value(name);
+        if (!v) return std::nullopt;
+        if (v->empty() || v->back() != '%') return lvm_size_of(*v, name);
+        const auto pct = parse_decimal(v->substr(0, v->size() - 1), name, 0.0, 100.0);
+        if (!pct) fail(pct.error().with_text(text_view(v->data(), v->size())), name);
+        if (!whole)
+            throw usage_error(std::string(name) + " " + *v + ": a percent of " + whole_name + ", which is not given");
+        const long double b = static_cast<long double>(whole->count()) * static_cast<long double>(*pct) / 100.0L;
+        return bytes(static_cast<std::uint64_t>(b));
+    }
     std::optional<provpol::rate> rate(const char* name) const {
         const auto v = value(name);
         if (!v) return std::nullopt;
@@ -298,6 +386,23 @@ public:
         return out;
     }
 
+    /// Text printed in an answer (a file name in a header): control bytes escaped so that it stays on its line,
+    /// everything else (UTF-8 names) as given, as the tables print it.
+    static std::string visible(std::string_view s) {
+        std::string out;
+        for (char c : s) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\x%02x", u);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+        return out;
+    }
+
 private:
     std::vector<std::string> names() const {
         std::vector<std::string> out;
@@ -306,7 +411,7 @@ private:
     }
     const option* find(const std::string& name) const {
         for (const option& o : options_)
-            if (name == o.name) return &o;
+            if (name == o.name || (o.alias != nullptr && name == o.alias)) return &o;
         return nullptr;
     }
 

@@ -6,13 +6,16 @@
 //   size    := number [unit]          "1048576", "512MiB", "2.5GiB", "4096B"
 //   number  := digit+ ["." digit+]
 //   unit    := "B" | "KiB" | "MiB" | "GiB" | "TiB" | "PiB" | "EiB"    (powers of 1024)
-//   rate    := size "/s"              "400MiB/s"
+//            | "kB" | "KB" | "MB" | "GB" | "TB" | "PB" | "EB"          (powers of 1000, as dd and fio read them)
+//   rate    := size "/s"              "400MiB/s", "500MB/s", "8.2GiB/s"
 //   count   := digit+
 //   decimal := ["-"] digit+ ["." digit+] [("e" | "E") ["+" | "-"] digit+]     (at most 15 significant digits)
 //
-// A size must be a whole number of bytes: "1.5KiB" is 1536, "1.1KiB" is an error. One-letter and SI units
-// ("4k", "5G", "5GB", "2MB") are rejected rather than guessed: storage tools disagree on whether "k" means
-// 1000 or 1024 (dd, lvm and parted all differ), and a size off by 7% is a bug that is found too late.
+// A size must be a whole number of bytes: "1.5KiB" is 1536, "1.1KiB" is an error; a rate is not a byte count
+// and is taken to the nearest byte per second. SI units are powers of 1000 ("2MB" is 2000000), as dd, fio and
+// the disk vendors write them. One-letter units ("4k", "5G") are rejected rather than guessed: storage tools
+// disagree on whether "k" means 1000 or 1024 (dd, lvm and parted all differ), and a size off by 7% is a bug that
+// is found too late (the CLI reads LVM's own suffixes on LVM's options, as lvm does).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_PARSE_HPP
@@ -33,7 +36,8 @@ using size_text = fixed_string<40>;
 namespace detail {
 
 inline constexpr const char* size_grammar =
-    "expected a size such as 1048576, 512MiB or 2.5GiB (units: B, KiB, MiB, GiB, TiB, PiB, EiB)";
+    "expected a size such as 1048576, 512MiB or 2.5GiB (units: B, KiB, MiB, GiB, TiB, PiB, EiB; kB, MB, GB, TB, PB, "
+    "EB)";
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -47,10 +51,22 @@ constexpr int unit_shift(text_view u) noexcept {
 
 }  // namespace detail
 
-/// Reads a size (see the grammar above). `setting` names what is being read in error messages.
-PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char* setting = "size") noexcept {
-    using detail::is_digit;
-    constexpr std::uint64_t max64 = detail::max_u64;
+namespace detail {
+
+// The power of 1000 of an SI unit name ("kB" or "KB" 1, "MB" 2, ... "EB" 6), or -1.
+constexpr int si_unit_power(text_view u) noexcept {
+    constexpr const char* names[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+    if (u == "KB") return 1;
+    for (int i = 0; i < 6; ++i)
+        if (u == names[i]) return i + 1;
+    return -1;
+}
+
+// parse_size and parse_rate: `round` takes a value that is not a whole number of bytes to the nearest one (half
+// up) instead of refusing it.
+PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, const char* setting,
+                                                              bool round) noexcept {
+    constexpr std::uint64_t max64 = max_u64;
     if (text.empty())
         return unexpected(
             error::invalid_syntax(setting, text, "empty; expected a size such as 1048576, 512MiB or 2.5GiB"));
@@ -72,31 +88,53 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
             whole = whole * 10 + d;
         ++i;
     }
-    if (i == int_begin) return unexpected(error::invalid_syntax(setting, text, detail::size_grammar));
+    if (i == int_begin) return unexpected(error::invalid_syntax(setting, text, size_grammar));
 
     // Fraction digits, trailing zeros dropped.
     text_view frac;
     if (i < text.size() && text[i] == '.') {
         const std::size_t f0 = ++i;
         while (i < text.size() && is_digit(text[i])) ++i;
-        if (i == f0) return unexpected(error::invalid_syntax(setting, text, detail::size_grammar));
+        if (i == f0) return unexpected(error::invalid_syntax(setting, text, size_grammar));
         frac = text.substr(f0, i - f0);
         while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
     }
 
-    const int shift = detail::unit_shift(text.substr(i));
-    if (shift < 0)
+    const text_view unit = text.substr(i);
+    const int shift = unit_shift(unit);
+    const int power = shift < 0 ? si_unit_power(unit) : -1;
+    if (shift < 0 && power < 0)
         return unexpected(error::invalid_syntax(setting, text,
-                                                "unknown unit: use B, KiB, MiB, GiB, TiB, PiB or EiB (k, M, G, KB, MB, "
-                                                "GB are ambiguous and not accepted)"));
+                                                "unknown unit: use B, KiB, MiB, GiB, TiB, PiB, EiB or kB, MB, GB, TB, "
+                                                "PB, EB (powers of 1000, as dd and fio read them; k, M, G are "
+                                                "ambiguous and not accepted)"));
     if (overflow) return unexpected(error::overflow(setting, text, error_value::of(max64)));
+
+    if (power > 0) {  // SI: value = whole * 10^z + frac * 10^z / 10^k, z = 3 * power
+        const std::size_t z = static_cast<std::size_t>(3 * power);
+        std::uint64_t scale = 1;
+        for (std::size_t j = 0; j < z; ++j) scale *= 10;
+        if (whole > max64 / scale) return unexpected(error::overflow(setting, text, error_value::of(max64)));
+        std::uint64_t frac_bytes = 0;
+        for (std::size_t j = 0; j < z; ++j)
+            frac_bytes = frac_bytes * 10 + (j < frac.size() ? static_cast<std::uint64_t>(frac[j] - '0') : 0);
+        if (frac.size() > z) {
+            if (!round) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
+            if (frac[z] >= '5') ++frac_bytes;
+        }
+        const std::uint64_t base = whole * scale;
+        if (base > max64 - frac_bytes) return unexpected(error::overflow(setting, text, error_value::of(max64)));
+        return bytes(base + frac_bytes);
+    }
 
     // value = whole * 2^shift + frac * 2^shift / 10^k, which must be a whole number of bytes. frac * 2^s / 10^k
     // (frac without trailing zeros, so odd or not a multiple of 5) is whole only if k <= s <= 60: doubling the
     // fraction's digits s times, exactly, carries its integer part out and must leave only zeros.
     std::uint64_t frac_bytes = 0;
     if (!frac.empty()) {
-        if (frac.size() > 60) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
+        if (frac.size() > 60)  // not whole for any unit up to 2^60; for a rate, more digits than it reads
+            return unexpected(error::invalid_syntax(
+                setting, text, round ? "more than 60 digits after the point" : "not a whole number of bytes"));
         char digits[60] = {};
         const std::size_t k = frac.size();
         for (std::size_t j = 0; j < k; ++j) digits[j] = static_cast<char>(frac[j] - '0');
@@ -109,8 +147,10 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
             }
             frac_bytes = frac_bytes * 2 + static_cast<std::uint64_t>(carry);  // < 2^shift <= 2^60
         }
-        for (std::size_t j = 0; j < k; ++j)
-            if (digits[j] != 0) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
+        bool rest = false;
+        for (std::size_t j = 0; j < k; ++j) rest = rest || digits[j] != 0;
+        if (rest && !round) return unexpected(error::invalid_syntax(setting, text, "not a whole number of bytes"));
+        if (rest && digits[0] >= 5) ++frac_bytes;  // the remainder's first digit: half up
     }
     if (shift != 0 && whole > (max64 >> shift))
         return unexpected(error::overflow(setting, text, error_value::of(max64)));
@@ -119,13 +159,21 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char*
     return bytes(base + frac_bytes);
 }
 
-/// Reads a rate: a size followed by "/s" ("400MiB/s", "1048576/s").
+}  // namespace detail
+
+/// Reads a size (see the grammar above). `setting` names what is being read in error messages.
+PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char* setting = "size") noexcept {
+    return detail::parse_size_rounding(text, setting, false);
+}
+
+/// Reads a rate: a size followed by "/s" ("400MiB/s", "1048576/s", "500MB/s"). A rate is not a byte count: one
+/// with a fraction of a byte per second ("8.2GiB/s") is taken to the nearest whole byte per second.
 PROVPOL_NODISCARD constexpr result<rate> parse_rate(text_view text, const char* setting = "rate") noexcept {
     constexpr text_view suffix = "/s";
     if (text.size() < suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
         return unexpected(error::invalid_syntax(setting, text, "expected a rate such as 400MiB/s"));
     const text_view size_part = text.substr(0, text.size() - suffix.size());
-    const result<bytes> b = parse_size(size_part, setting);
+    const result<bytes> b = detail::parse_size_rounding(size_part, setting, true);
     if (!b) return unexpected(b.error().with_text(text));  // quote all the user wrote, "/s" included
     return rate(b->count());
 }

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 expect_ok plan --preset vdsm-legacy --latency vdsm-polling-2022 --write 50GiB --runs 2000 --seed 1 --per-run \
-  --rates 75MiB/s,100MiB/s,125MiB/s,150MiB/s --format csv
+  --rate 75MiB/s,100MiB/s,125MiB/s,150MiB/s --format csv
 expect_stdout '^rate_mib_s,run,extends,pauses,pause_seconds,'
 cp "$out" "$scratch/runs.csv"
 checks=$((checks + 1))
@@ -24,7 +24,7 @@ for row in 75:0 100:4 125:4 150:24; do
 done
 # The independent-waits model, for comparison, cannot produce the 125 MiB/s row (4 pauses in 50 extends).
 expect_ok plan --preset vdsm-legacy --latency vdsm-polling-2022-independent --write 50GiB --runs 2000 --seed 1 \
-  --per-run --rates 125MiB/s --format csv
+  --per-run --rate 125MiB/s --format csv
 checks=$((checks + 1))
 le=$(awk -F, 'NR > 1 && $4 + 0 <= 4 { n++ } END { print n + 0 }' "$out")
 echo "before-table 125 MiB/s under vdsm-polling-2022-independent: $le of 2000 runs paused at most 4 times"

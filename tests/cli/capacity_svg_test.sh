@@ -73,7 +73,7 @@ for p in "${profiles[@]}"; do
   # Each point's value is plan --hosts's at that count: at the answer, one more, and the last count.
   last=$(tail -1 "$scratch/$p.p99" | cut -d' ' -f1)
   for n in "$m" $((m + 1)) "$last"; do
-    expect_ok plan "${shape[@]}" --writers "$n" --rates 500MiB/s --latency "$p" --format csv
+    expect_ok plan "${shape[@]}" --writers "$n" --rate 500MiB/s --latency "$p" --format csv
     want99=$(col pauses_p99) want50=$(col pauses_p50)
     got99=$(awk -v n="$n" '$1 == n {print $2}' "$scratch/$p.p99")
     got50=$(awk -v n="$n" '$1 == n {print $2}' "$scratch/$p.p50")

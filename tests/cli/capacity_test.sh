@@ -33,14 +33,14 @@ check_against_plan() {
   total=24
   echo "capacity $latency $rate $* (max $max_pauses pauses): $n writers, pauses_p99 $p99, latency_p99 $lat, spm $util"
   if [ "$n" -gt 0 ]; then
-    expect_ok plan "${domain[@]}" --writers "$n" --rates "$rate" --latency "$latency" --format csv "$@"
+    expect_ok plan "${domain[@]}" --writers "$n" --rate "$rate" --latency "$latency" --format csv "$@"
     checks=$((checks + 1))
     [ "$(col pauses_p99)" = "$p99" ] && [ "$(col latency_p99_s)" = "$lat" ] && [ "$(col spm_utilization)" = "$util" ] &&
       awk -v p="$p99" -v m="$max_pauses" 'BEGIN {exit !(p <= m)}' ||
       fail "capacity says $n writers (pauses_p99 $p99, latency $lat, spm $util); plan --writers $n: $(tail -1 "$out")"
   fi
   if [ "$n" -lt "$total" ]; then
-    expect_ok plan "${domain[@]}" --writers $((n + 1)) --rates "$rate" --latency "$latency" --format csv "$@"
+    expect_ok plan "${domain[@]}" --writers $((n + 1)) --rate "$rate" --latency "$latency" --format csv "$@"
     checks=$((checks + 1))
     awk -v p="$(col pauses_p99)" -v m="$max_pauses" 'BEGIN {exit !(p > m)}' ||
       fail "capacity says $n writers, but plan --writers $((n + 1)) meets the target: $(tail -1 "$out")"

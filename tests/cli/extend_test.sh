@@ -41,7 +41,7 @@ expect_stdout_line 6 "4,11811160064,9663676416,,,at-maximum"
 expect_usage 'volume_utilization_percent|--percent must be in \[0, 99\], got 120' extend --percent 120 --capacity 1GiB --physical 1GiB --allocation 0
 expect_usage '--chunk is given more than once' extend --chunk 1.5GiB --capacity 1GiB --physical 1GiB --allocation 1 --chunk 3
 expect_usage '--chunk must be a multiple of 1MiB' extend --chunk 1048577 --capacity 1GiB --physical 1GiB --allocation 0
-expect_usage 'unknown unit' extend --capacity 5GB --physical 1 --allocation 1
+expect_usage 'unknown unit' extend --capacity 5G --physical 1 --allocation 1
 expect_usage 'needs all of' extend --capacity 1GiB --physical 1GiB
 expect_usage 'unknown option' extend --capacity 1GiB --physical 1GiB --allocation 0 --frobnicate
 expect_usage 'unknown value' extend --preset vdsm-2023 --capacity 1GiB --physical 1GiB --allocation 0

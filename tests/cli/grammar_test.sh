@@ -34,8 +34,15 @@ checks=$((checks + 1))
 [ "$(wc -l <"$out")" -eq 1 ] || fail "--version prints one line"
 
 # Mistakes: one line, exit 2, and the close name when there is one.
-expect_usage "^provpol recommend: unknown option '--rates' \(did you mean --rate\?\)$" recommend --rate 1MiB/s --rates 2MiB/s
-expect_usage "^provpol plan: unknown option '--rate' \(did you mean --rates\?\)$" plan --rate 100MiB/s
+# One name per concept (issue 26): --rate everywhere, the old --rates an alias of it, a list wherever a command
+# answers for several.
+expect_ok plan --rate 100MiB/s,200MiB/s --runs 2 --write 1GiB --format csv
+cp "$out" "$scratch/rate.csv"
+expect_ok plan --rates 100MiB/s,200MiB/s --runs 2 --write 1GiB --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/rate.csv" || fail "plan --rates is not --rate"
+expect_usage "^provpol plan: --rate: invalid value .100MB/S.: expected a rate" plan --rates 100MB/S
+expect_ok plan --help
+expect_stdout '^  --rate LIST .*\(also --rates\)$'
 expect_usage "unknown option '--capcity' \(did you mean --capacity\?\)" extend --capcity 1GiB
 expect_usage "unknown option '--Format' \(did you mean --format\?\)" logsize --size 1GiB --Format csv
 expect_usage "unknown option '--min-log-block' \(did you mean --min-log-blocks\?\)" logsize --size 1GiB --min-log-block 1

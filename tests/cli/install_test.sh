@@ -65,7 +65,7 @@ expect_completion "xfsprogs-6.1 xfsprogs-6.13" provpol logsize --preset xfsprogs
 expect_completion "vdsm-polling-2022 vdsm-polling-2022-independent" provpol recommend --latency vdsm-p
 expect_completion "csv json svg text" provpol plan --format ''
 expect_completion "--rate" provpol recommend --rat
-expect_completion "--rates" provpol plan --rat
+expect_completion "--rate" provpol plan --rat
 expect_completion "" provpol recommend --rate ''   # a rate: nothing to offer, not the option list
 # Every subcommand's options, exactly as its --help lists them (plus -h); plan and recommend also take those their
 # LVM form lists (--preset lvm-thin-autoextend --help).

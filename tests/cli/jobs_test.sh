@@ -21,7 +21,7 @@ same_output() {
 }
 
 single=(plan --policy static --policy rate-aware --preset vdsm-2022 --preset vdsm-legacy
-  --rates 75MiB/s,150MiB/s,300MiB/s,500MiB/s --write 20GiB --runs 301)
+  --rate 75MiB/s,150MiB/s,300MiB/s,500MiB/s --write 20GiB --runs 301)
 same_output "plan, 4 configurations x 4 rates, csv" "${single[@]}" --format csv
 # The reference is a real plan: 16 rows, and runs that paused (so the sums being compared are not all zero).
 checks=$((checks + 1))
@@ -34,13 +34,13 @@ same_output "plan --per-run, csv" "${single[@]}" --per-run --format csv
 checks=$((checks + 1))
 [ "$(wc -l <"$scratch/one")" -eq $((4 * 4 * 301 + 1)) ] || fail "plan --per-run: expected 4816 rows"
 same_output "plan --per-run, json" "${single[@]}" --per-run --format json
-same_output "plan, svg" plan --preset vdsm-2022 --preset vdsm-legacy --rates 100MiB/s,300MiB/s --runs 201 --format svg \
+same_output "plan, svg" plan --preset vdsm-2022 --preset vdsm-legacy --rate 100MiB/s,300MiB/s --runs 201 --format svg \
   --svg-metric pauses
 # More runs than one window of tasks (65536): the windows are added up in order too.
-same_output "plan, 70000 runs" plan --rates 500MiB/s --write 2GiB --runs 70000 --format csv
+same_output "plan, 70000 runs" plan --rate 500MiB/s --write 2GiB --runs 70000 --format csv
 
 # A storage domain: every domain run of every configuration and rate is a task.
-domain=(plan --hosts 3 --drives-per-host 4 --writers 9 --rates 200MiB/s,400MiB/s,600MiB/s --write 10GiB --runs 3
+domain=(plan --hosts 3 --drives-per-host 4 --writers 9 --rate 200MiB/s,400MiB/s,600MiB/s --write 10GiB --runs 3
   --policy static --policy rate-aware)
 same_output "plan --hosts, csv" "${domain[@]}" --format csv
 checks=$((checks + 1))
@@ -48,16 +48,16 @@ checks=$((checks + 1))
 same_output "plan --hosts, json" "${domain[@]}" --format json
 # The domain's workloads and mixed configurations (--mix: every configuration in one domain, one accumulator each).
 same_output "plan --hosts --mix --stagger, three policies" plan --hosts 3 --drives-per-host 4 --writers 9 \
-  --rates 300MiB/s,500MiB/s --write 10GiB --runs 3 --policy static,rate-aware,rate-aware-adaptive --preset vdsm-2022 \
+  --rate 300MiB/s,500MiB/s --write 10GiB --runs 3 --policy static,rate-aware,rate-aware-adaptive --preset vdsm-2022 \
   --mix --stagger 0.5 --format csv
-same_output "plan --hosts --burst, rate-aware-adaptive" plan --hosts 3 --drives-per-host 4 --rates 500MiB/s \
+same_output "plan --hosts --burst, rate-aware-adaptive" plan --hosts 3 --drives-per-host 4 --rate 500MiB/s \
   --write 10GiB --runs 4 --policy rate-aware-adaptive --burst 10,5 --format csv
-same_output "plan --hosts, one run each" plan --hosts 2 --drives-per-host 5 --rates 300MiB/s,500MiB/s --write 10GiB --format csv
+same_output "plan --hosts, one run each" plan --hosts 2 --drives-per-host 5 --rate 300MiB/s,500MiB/s --write 10GiB --format csv
 
 # The figures are those of the runs one by one: a domain of one drive, 200 runs on 3 threads, is plan run by run.
-expect_ok plan --hosts 1 --drives-per-host 1 --runs 200 --rates 450MiB/s --format csv --jobs 3
+expect_ok plan --hosts 1 --drives-per-host 1 --runs 200 --rate 450MiB/s --format csv --jobs 3
 cut -d, -f1-4,11-14 "$out" >"$scratch/domain.csv"
-expect_ok plan --runs 200 --rates 450MiB/s --format csv --jobs 1
+expect_ok plan --runs 200 --rate 450MiB/s --format csv --jobs 1
 cut -d, -f1-4,14-17 "$out" >"$scratch/single.csv"
 checks=$((checks + 1))
 cmp -s "$scratch/domain.csv" "$scratch/single.csv" || fail "plan --hosts 1 --drives-per-host 1 --jobs 3 differs from plan"

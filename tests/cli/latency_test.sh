@@ -138,7 +138,7 @@ checks=$((checks + 1)); cmp -s "$out" "$scratch/log.csv" || fail "--vdsm-log: CR
 expect_ok latency --profile "vdsm-log:$log" --format csv
 check "vdsm-log: profile mean = the fit's total model mean" "$(csv_field "$out" "vdsm-log:$log" mean_s)" \
   "v == $(csv_field "$scratch/log.csv" total model_mean_s)"
-expect_ok plan --latency "vdsm-log:$log" --preset vdsm-2022 --rates 400MiB/s --runs 20 --format csv
+expect_ok plan --latency "vdsm-log:$log" --preset vdsm-2022 --rate 400MiB/s --runs 20 --format csv
 expect_stdout '^400,'
 expect_ok recommend --rate 400MiB/s --latency "vdsm-log:$log"
 expect_stdout '^volume_utilization_chunk_mb = [0-9]+$'

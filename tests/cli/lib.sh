@@ -25,6 +25,12 @@ expect_ok() {
   run "$@"
   [ "$status" -eq 0 ] && [ ! -s "$err" ] || fail "expected success: provpol $*"
 }
+# expect_missed <args...>: exit 3 (an answer printed that misses the target asked for), the answer on stdout.
+expect_missed() {
+  checks=$((checks + 1))
+  run "$@"
+  [ "$status" -eq 3 ] && [ -s "$out" ] || fail "expected exit 3 (target not met) with an answer on stdout (status $status): provpol $*"
+}
 # expect_usage <regex> <args...>: exit 2, exactly one line on stderr matching regex, nothing on stdout.
 expect_usage() {
   local pattern=$1

@@ -113,8 +113,8 @@ xfsprogs-6.1,512,2097152,4,524288,131072,0,1,1,,,67108864,floor,4806,computed,27
 if grep -q '^xfsprogs-6.1,4096,1048576,,,,,0,0,unsupported_option,' "$tmp/out"; then ok; else bad "6.1 concurrency: $(cat "$tmp/out")"; fi
 
 # Bad input.
-expect_usage_error "no size" "--size is required" --preset xfsprogs-6.1
-expect_usage_error "SI unit" "--size: invalid value '5GB'" --size 5GB
+expect_usage_error "no size" "--size or --path is required" --preset xfsprogs-6.1
+expect_usage_error "one-letter unit" "--size: invalid value '5G'" --size 5G
 expect_usage_error "unknown preset" "--preset: unknown value 'xfsprogs-9'" --size 1GiB --preset xfsprogs-9
 expect_usage_error "agcount and agsize" "agcount \(4\) cannot be given with agsize" --size 1GiB --agcount 4 --agsize 256MiB
 expect_usage_error "feature value" "--features: crc must be 0 or 1" --size 1GiB --features crc=2

@@ -44,7 +44,7 @@ expect_stdout '"amount_percent": 36,'
 # What means nothing to LVM, or is missing, is refused.
 expect_usage '^provpol extend: --threshold-exceeded applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --threshold-exceeded
 expect_usage '^provpol extend: --replicating applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --replicating
-expect_usage '^provpol extend: --chunk and --percent belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
+expect_usage '^provpol extend: --chunk, --percent and --config belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
 expect_usage '^provpol extend: --pool-chunk belongs to the LVM presets' extend --capacity 10GiB --physical 5GiB --allocation 4GiB --pool-chunk 64KiB
 expect_usage '^provpol extend: an LVM decision needs --physical' extend --preset lvm-thin-autoextend --used-blocks 5
 expect_usage '^provpol extend: give --allocation or --used-blocks, not both' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --used-blocks 4
@@ -55,28 +55,28 @@ expect_usage '^provpol extend: --metadata-size applies to thin pools' extend --p
 expect_usage '^provpol extend: --cow-max applies to --preset lvm-snapshot-autoextend' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --cow-max 1GiB
 
 # --- plan ---------------------------------------------------------------------------------------------------
-expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --rates 100MiB/s,1GiB/s,4GiB/s --write 200GiB --runs 20 --format csv
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --rate 100MiB/s,1GiB/s,4GiB/s --write 200GiB --runs 20 --format csv
 expect_stdout_line 1 'rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean'
 # Queued seconds never fall as the rate grows (1 GiB pool: the space above 70% must outlast lvextend).
 checks=$((checks + 1))
-run plan --preset lvm-thin-autoextend --pool-size 1GiB --rates 100MiB/s,1GiB/s,4GiB/s,16GiB/s --write 50GiB --runs 20 --format csv
+run plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 100MiB/s,1GiB/s,4GiB/s,16GiB/s --write 50GiB --runs 20 --format csv
 awk -F, 'NR > 1 { if ($7 + 0 < prev) bad = 1; prev = $7 + 0; if (NR == 5 && $7 + 0 <= 0) bad = 1 } END { exit bad }' "$out" ||
   fail "queued_s_mean falls as the rate grows, or 16GiB/s into 1GiB queues nothing"
 # The VG runs out: the plan says so, with EIO after no_space_timeout.
-expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rates 1GiB/s --write 200GiB --runs 5
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rate 1GiB/s --write 200GiB --runs 5
 expect_stdout '^at 1GiB/s: the VG ran out in 5 of 5 runs'
 expect_stdout '^at 1GiB/s: writes failed with EIO in 5 of 5 runs \(queued past no_space_timeout, 60 s\)'
-expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rates 1GiB/s --write 200GiB --runs 5 --format csv
+expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --vg-free 30GiB --rate 1GiB/s --write 200GiB --runs 5 --format csv
 expect_stdout ',5,5,0,128849018880,10737418240,'
 # The same seed gives the same bytes; several writers share the pool.
-run plan --preset lvm-thin-autoextend --pool-size 8MiB --rates 16MiB/s --write 100MiB --runs 30 --format csv
+run plan --preset lvm-thin-autoextend --pool-size 8MiB --rate 16MiB/s --write 100MiB --runs 30 --format csv
 cp "$out" "$scratch/a"
-run plan --preset lvm-thin-autoextend --pool-size 8MiB --rates 16MiB/s --write 100MiB --runs 30 --format csv
+run plan --preset lvm-thin-autoextend --pool-size 8MiB --rate 16MiB/s --write 100MiB --runs 30 --format csv
 checks=$((checks + 1))
 cmp -s "$out" "$scratch/a" || fail "the same plan printed different bytes"
-expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rates 100MiB/s --writers 4 --write 1GiB --runs 5 --format csv
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 100MiB/s --writers 4 --write 1GiB --runs 5 --format csv
 expect_stdout '^100,4,5,'
-expect_usage '^provpol plan: an LVM plan needs --pool-size' plan --preset lvm-thin-autoextend --rates 1GiB/s
+expect_usage '^provpol plan: an LVM plan needs --pool-size' plan --preset lvm-thin-autoextend --rate 1GiB/s
 expect_usage "^provpol plan: --latency: unknown value 'vdsm-polling-2022' for an LVM pool" plan --preset lvm-thin-autoextend --pool-size 1GiB --latency vdsm-polling-2022
 expect_usage '^provpol plan: --pool-size must be a whole number of extents \(4MiB\), got 5MiB$' plan --preset lvm-thin-autoextend --pool-size 5MiB
 expect_usage '^provpol plan: --lvextend-time: expected MIN,MAX with MIN <= MAX' plan --preset lvm-thin-autoextend --pool-size 1GiB --lvextend-time 2,1
@@ -91,16 +91,17 @@ expect_stdout '^    thin_pool_autoextend_percent = [0-9]+$'
 # The percent it prints meets the target in plan; one less does not.
 pct=$(awk '/thin_pool_autoextend_percent/ { print $3 }' "$out")
 checks=$((checks + 1))
-run plan --preset lvm-thin-autoextend --pool-size 10GiB --rates 1GiB/s --write 50GiB --runs 20 --extend-percent "$pct" --format csv
+run plan --preset lvm-thin-autoextend --pool-size 10GiB --rate 1GiB/s --write 50GiB --runs 20 --extend-percent "$pct" --format csv
 awk -F, 'NR == 2 { exit !($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "recommend's percent $pct does not meet its target in plan"
 if [ "$pct" -gt 1 ]; then
   checks=$((checks + 1))
-  run plan --preset lvm-thin-autoextend --pool-size 10GiB --rates 1GiB/s --write 50GiB --runs 20 --extend-percent $((pct - 1)) --format csv
+  run plan --preset lvm-thin-autoextend --pool-size 10GiB --rate 1GiB/s --write 50GiB --runs 20 --extend-percent $((pct - 1)) --format csv
   awk -F, 'NR == 2 { exit ($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "percent $((pct - 1)) meets the target too: $pct is not the smallest"
 fi
-expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
+# No percent keeps up: an answer that says so, and exit 3 (target not met), not 0.
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
 expect_stdout '^LVM cannot keep up at 16GiB/s into a 10GiB pool'
-expect_ok recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
+expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
 expect_stdout_line 1 'threshold,percent,met,chosen,queued_s_max,eio_runs,extends_mean,pool_end_max'
 expect_stdout '^50,,0,0,'
 expect_usage '^provpol recommend: --extend-percent is what recommend finds' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --extend-percent 20

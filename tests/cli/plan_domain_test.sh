@@ -4,18 +4,18 @@
 . "$(dirname "$0")/lib.sh"
 
 # The columns: plan's per-VM ones plus the domain's.
-expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rates 300MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rate 300MiB/s --write 10GiB --format csv
 expect_stdout '^rate_mib_s,extends,pauses,pause_probability,policy,chunk_mb,percent,hosts,drives_per_host,writers,pauses_p50,pauses_p90,pauses_p99,runs_mostly_paused,latency_p50_s,latency_p99_s,spm_utilization,queue_p99,runs,write,budget_s$'
 expect_stdout '^300,[0-9.]+,[0-9.]+,[0-9.]+,vdsm-2022,2560,20,4,10,8,'
 cp "$out" "$scratch/first.csv"
 # Same seed, same numbers.
-expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rates 300MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rate 300MiB/s --write 10GiB --format csv
 checks=$((checks + 1)); cmp -s "$out" "$scratch/first.csv" || fail "plan --hosts: the same seed gave other numbers"
 
 # A domain of one host and one drive is plan without --hosts: the same per-VM figures, run for run.
-expect_ok plan --hosts 1 --drives-per-host 1 --runs 200 --rates 450MiB/s,600MiB/s --format csv
+expect_ok plan --hosts 1 --drives-per-host 1 --runs 200 --rate 450MiB/s,600MiB/s --format csv
 cut -d, -f1-4,11-14 "$out" >"$scratch/domain.csv"
-expect_ok plan --runs 200 --rates 450MiB/s,600MiB/s --format csv
+expect_ok plan --runs 200 --rate 450MiB/s,600MiB/s --format csv
 cut -d, -f1-4,14-17 "$out" >"$scratch/single.csv"
 checks=$((checks + 1)); cmp -s "$scratch/domain.csv" "$scratch/single.csv" ||
   fail "plan --hosts 1 --drives-per-host 1 differs from plan: $(diff "$scratch/domain.csv" "$scratch/single.csv")"
@@ -24,9 +24,9 @@ checks=$((checks + 1)); cmp -s "$scratch/domain.csv" "$scratch/single.csv" ||
 col() {  # col <name>: the value of column <name> in the last run's single CSV row
   awk -F, -v name="$1" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i} NR == 2 {print $c}' "$out"
 }
-expect_ok plan --hosts 10 --drives-per-host 20 --writers 2 --rates 500MiB/s --write 20GiB --format csv
+expect_ok plan --hosts 10 --drives-per-host 20 --writers 2 --rate 500MiB/s --write 20GiB --format csv
 few_p99=$(col latency_p99_s) few_util=$(col spm_utilization) few_pauses=$(col pauses)
-expect_ok plan --hosts 10 --drives-per-host 20 --writers 100 --rates 500MiB/s --write 20GiB --format csv
+expect_ok plan --hosts 10 --drives-per-host 20 --writers 100 --rate 500MiB/s --write 20GiB --format csv
 many_p99=$(col latency_p99_s) many_util=$(col spm_utilization) many_pauses=$(col pauses) many_queue=$(col queue_p99)
 checks=$((checks + 1))
 awk -v a="$few_p99" -v b="$many_p99" -v c="$few_util" -v d="$many_util" -v e="$few_pauses" -v f="$many_pauses" \
@@ -34,7 +34,7 @@ awk -v a="$few_p99" -v b="$many_p99" -v c="$few_util" -v d="$many_util" -v e="$f
   fail "plan --hosts: 2 writers p99 $few_p99 util $few_util pauses $few_pauses; 100 writers p99 $many_p99 util $many_util pauses $many_pauses queue $many_queue"
 
 # The rate-aware policy in a domain: the budget column is filled.
-expect_ok plan --hosts 2 --drives-per-host 5 --policy rate-aware --rates 300MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 2 --drives-per-host 5 --policy rate-aware --rate 300MiB/s --write 10GiB --format csv
 expect_stdout ',rate-aware/vdsm-legacy,1024,50,2,5,10,.*,6\.49$'
 
 # Bad input: one line, exit 2.

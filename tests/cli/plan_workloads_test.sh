@@ -16,28 +16,28 @@ same() {  # same <what> <got> <expected>
 # --burst: bursts of 3 s at 600 MiB/s write 1800 MiB, less than the 2048 MiB free when a burst starts (the 60 s
 # between bursts leave time for every extend), so no writer ever pauses; 10 GiB crosses the thresholds at 512, 3072,
 # 5632 and 8192 MiB (the LV size - 2048 MiB), not 10752: 4 extends per writer. Without the bursts they pause.
-expect_ok plan --hosts 2 --drives-per-host 5 --rates 600MiB/s --write 10GiB --burst 3,60 --format csv
+expect_ok plan --hosts 2 --drives-per-host 5 --rate 600MiB/s --write 10GiB --burst 3,60 --format csv
 same "--burst extends" "$(col extends)" 4
 same "--burst pauses" "$(col pauses)" 0
 same "--burst pauses_p99" "$(col pauses_p99)" 0
-expect_ok plan --hosts 2 --drives-per-host 5 --rates 600MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 2 --drives-per-host 5 --rate 600MiB/s --write 10GiB --format csv
 checks=$((checks + 1))
 awk -v p="$(col pauses)" 'BEGIN {exit !(p > 1)}' || fail "without --burst, 10 writers at 600 MiB/s pause (got $(col pauses))"
 
 # --stagger: 10 GiB at 500 MiB/s takes about 21 s (a few more paused); writers 60 s apart never write at once, and a
 # static agent has one extend in flight, so no request ever waits for another: queue_p99 0. All at once, they queue.
-expect_ok plan --hosts 4 --drives-per-host 5 --rates 500MiB/s --write 10GiB --stagger 60 --format csv
+expect_ok plan --hosts 4 --drives-per-host 5 --rate 500MiB/s --write 10GiB --stagger 60 --format csv
 same "--stagger 60 queue_p99" "$(col queue_p99)" 0
-expect_ok plan --hosts 4 --drives-per-host 5 --rates 500MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 4 --drives-per-host 5 --rate 500MiB/s --write 10GiB --format csv
 checks=$((checks + 1))
 awk -v q="$(col queue_p99)" 'BEGIN {exit !(q >= 5)}' || fail "20 writers at once queue (queue_p99 $(col queue_p99))"
 
-# --trace: one segment of 16 GiB in 32 s is exactly 512 MiB/s (2^34 / 2^5 bytes/s): the same row as --rates
+# --trace: one segment of 16 GiB in 32 s is exactly 512 MiB/s (2^34 / 2^5 bytes/s): the same row as --rate
 # 512MiB/s --write 16GiB (the capacity is twice the bytes written in both).
 printf 'time_s,bytes_written\n0,0\n32,16GiB\n' >"$scratch/constant.csv"
 expect_ok plan --hosts 2 --drives-per-host 5 --trace "$scratch/constant.csv" --format csv
 cp "$out" "$scratch/traced.csv"
-expect_ok plan --hosts 2 --drives-per-host 5 --rates 512MiB/s --write 16GiB --format csv
+expect_ok plan --hosts 2 --drives-per-host 5 --rate 512MiB/s --write 16GiB --format csv
 checks=$((checks + 1))
 cmp -s "$out" "$scratch/traced.csv" || fail "a one-segment trace differs from its constant rate: $(diff "$out" "$scratch/traced.csv")"
 # The same from stdin.
@@ -65,10 +65,10 @@ done
 
 # --mix: two configurations that are the same preset make the homogeneous domain: the domain's columns are equal,
 # and the two rows' per-VM means (6 writers each) average to the homogeneous row's.
-expect_ok plan --hosts 3 --drives-per-host 4 --rates 500MiB/s --write 10GiB --format csv
+expect_ok plan --hosts 3 --drives-per-host 4 --rate 500MiB/s --write 10GiB --format csv
 cut -d, -f15-18 "$out" | tail -1 >"$scratch/homogeneous"
 e=$(col extends) p=$(col pauses)
-expect_ok plan --hosts 3 --drives-per-host 4 --rates 500MiB/s --write 10GiB --mix --preset vdsm-2022,vdsm-2022 --format csv
+expect_ok plan --hosts 3 --drives-per-host 4 --rate 500MiB/s --write 10GiB --mix --preset vdsm-2022,vdsm-2022 --format csv
 checks=$((checks + 1))
 [ "$(wc -l <"$out")" -eq 3 ] && [ "$(cut -d, -f15-18 "$out" | sed -n 2p)" = "$(cat "$scratch/homogeneous")" ] &&
   [ "$(cut -d, -f15-18 "$out" | sed -n 3p)" = "$(cat "$scratch/homogeneous")" ] ||
@@ -78,7 +78,7 @@ awk -v e="$e" -v p="$p" -v e1="$(col extends 1)" -v e2="$(col extends 2)" -v p1=
   'function d(x) {return x < 0 ? -x : x} BEGIN {exit !(d((e1 + e2) / 2 - e) < 1e-4 && d((p1 + p2) / 2 - p) < 1e-4)}' ||
   fail "--mix rows' means $(col pauses 1), $(col pauses 2) do not average to $p"
 # A static and a rate-aware configuration: one row each, the rate-aware one with its budget.
-expect_ok plan --hosts 3 --drives-per-host 4 --rates 500MiB/s --write 10GiB --mix --policy static,rate-aware --format csv
+expect_ok plan --hosts 3 --drives-per-host 4 --rate 500MiB/s --write 10GiB --mix --policy static,rate-aware --format csv
 expect_stdout ',vdsm-2022,2560,20,3,4,12,.*,$'
 expect_stdout ',rate-aware/vdsm-legacy,1024,50,3,4,12,.*,6\.49$'
 
@@ -87,7 +87,7 @@ for o in "--stagger 10" "--burst 10,5" "--trace $scratch/short.csv" "--mix"; do
   # shellcheck disable=SC2086
   expect_usage "^provpol plan: ${o%% *} applies to a storage domain: give --hosts and --drives-per-host$" plan $o
 done
-expect_usage '^provpol plan: --rates does not apply with --trace' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --rates 1MiB/s
+expect_usage '^provpol plan: --rate does not apply with --trace' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --rate 1MiB/s
 expect_usage '^provpol plan: --write does not apply with --trace' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --write 1GiB
 expect_usage '^provpol plan: give --burst or --trace, not both' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --burst 1,1
 expect_usage "^provpol plan: --burst: expected ON,OFF in seconds \(e.g. 60,30\), got '5'$" plan --hosts 2 --drives-per-host 2 --burst 5

@@ -24,12 +24,12 @@ plot() {
   shift 2
   mkdir -p "$dir"
   printf '1.5\n2.5\n4\n' >"$dir/lat.txt"
-  expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg --latency "samples:$dir/lat.txt" "$@"
+  expect_ok plan --preset vdsm-2022 --rate 400MiB/s --runs 5 --format svg --latency "samples:$dir/lat.txt" "$@"
   well_formed "$what"
 }
 
 # A plain run: a well-formed document (the reference the cases below are held to).
-expect_ok plan --preset vdsm-2022 --rates 400MiB/s --runs 5 --format svg
+expect_ok plan --preset vdsm-2022 --rate 400MiB/s --runs 5 --format svg
 well_formed "plain plot"
 
 # A latency file whose name needs every XML escape.
@@ -40,7 +40,7 @@ checks=$((checks + 1))
 ! grep -Fq "a<b&c" "$out" || fail "the raw file name is in the SVG"
 
 # Two configurations and the per-run metric: the legend's labels and the other texts stay well-formed too.
-expect_ok plan --policy static --policy rate-aware --preset vdsm-legacy --rates 200MiB/s,400MiB/s --runs 5 \
+expect_ok plan --policy static --policy rate-aware --preset vdsm-legacy --rate 200MiB/s,400MiB/s --runs 5 \
   --format svg --svg-metric pauses --latency "samples:$dir/lat.txt"
 well_formed "two configurations, pauses per run"
 expect_stdout '>rate-aware/vdsm-legacy</text>'

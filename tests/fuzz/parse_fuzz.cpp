@@ -47,7 +47,8 @@ struct big {
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 // The grammar's reading of a size: 0 = rejected, 1 = accepted with value, 2 = too large (the parser's overflow).
-int reference_size(const std::string& s, std::uint64_t& value) {
+// `round` reads it as a rate's size does: to the nearest whole byte, half up (at most 60 digits after the point).
+int reference_size(const std::string& s, std::uint64_t& value, bool round = false) {
     std::size_t i = 0;
     while (i < s.size() && digit(s[i])) ++i;
     if (i == 0) return 0;
@@ -60,8 +61,20 @@ int reference_size(const std::string& s, std::uint64_t& value) {
         frac = s.substr(f0, i - f0);
     }
     const std::string unit = s.substr(i);
-    int shift;
-    if (unit.empty() || unit == "B")
+    int shift = 0, power = 0;  // 2^shift (IEC) or 10^(3 * power) (SI)
+    if (unit == "kB" || unit == "KB")
+        power = 1;
+    else if (unit == "MB")
+        power = 2;
+    else if (unit == "GB")
+        power = 3;
+    else if (unit == "TB")
+        power = 4;
+    else if (unit == "PB")
+        power = 5;
+    else if (unit == "EB")
+        power = 6;
+    else if (unit.empty() || unit == "B")
         shift = 0;
     else if (unit == "KiB")
         shift = 10;
@@ -77,17 +90,29 @@ int reference_size(const std::string& s, std::uint64_t& value) {
         shift = 60;
     else
         return 0;
-    // (whole * 10^k + frac) * 2^shift / 10^k, exactly.
+    if (round) {
+        std::string t = frac;
+        while (!t.empty() && t.back() == '0') t.pop_back();
+        if (t.size() > 60) return 0;
+    }
+    // (whole * 10^k + frac) * 2^shift (or 10^(3 * power)) / 10^k, exactly; rounding on the first digit dropped.
     big n;
     for (char c : whole) n.mul_add(10, static_cast<std::uint32_t>(c - '0'));
     for (char c : frac) n.mul_add(10, static_cast<std::uint32_t>(c - '0'));
     for (int k = 0; k < shift; ++k) n.mul_add(2, 0);
-    for (std::size_t k = 0; k < frac.size(); ++k)
-        if (n.div_small(10) != 0) {
-            // Not a whole number of bytes -- unless the integer part alone already overflows, in which case the
-            // parser may say either; the caller accepts both.
-            return 3;
-        }
+    for (int k = 0; k < 3 * power; ++k) n.mul_add(10, 0);
+    bool inexact = false;
+    std::uint32_t first_dropped = 0;
+    for (std::size_t k = 0; k < frac.size(); ++k) {
+        first_dropped = n.div_small(10);
+        inexact = inexact || first_dropped != 0;
+    }
+    if (inexact && !round) {
+        // Not a whole number of bytes -- unless the integer part alone already overflows, in which case the
+        // parser may say either; the caller accepts both.
+        return 3;
+    }
+    if (inexact && first_dropped >= 5) n.mul_add(1, 1);
     if (!n.fits_u64()) return 2;
     value = n.u64();
     return 1;
@@ -168,7 +193,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool rate_syntax = text.size() >= 2 && text.compare(text.size() - 2, 2, "/s") == 0;
     if (rate_syntax) {
         std::uint64_t rv = 0;
-        const int rref = reference_size(text.substr(0, text.size() - 2), rv);
+        const int rref = reference_size(text.substr(0, text.size() - 2), rv, true);
         PROVPOL_FUZZ_CHECK(r.has_value() == (rref == 1));
         if (r) {
             PROVPOL_FUZZ_CHECK(r->bytes_per_second() == rv);

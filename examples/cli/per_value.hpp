@@ -1,0 +1,204 @@
+// A command that answers for one value of an option (recommend for one --rate, plan for one --latency) answering
+// for a list of them: the command runs once per value and the answers are joined as one, in the --format asked:
+// text one after another, CSV under one header, JSON in one array. With `column`, CSV and JSON rows start with
+// it (the value each row answers for), and text answers with a "# --option VALUE" line. The exit status is 3
+// when any answer misses its target; a usage error in any value is the command's, with nothing on stdout.
+#ifndef PROVPOL_CLI_PER_VALUE_HPP
+#define PROVPOL_CLI_PER_VALUE_HPP
+
+#include "common/cli.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace provpol::cli {
+
+namespace per_value_detail {
+
+// Standard output sent to a temporary file until destroyed (also on a usage error), then read back.
+class captured_stdout {
+public:
+    captured_stdout() {
+        std::fflush(stdout);
+        file_ = std::tmpfile();
+        saved_ = ::dup(1);
+        if (file_ == nullptr || saved_ < 0 || ::dup2(fileno(file_), 1) < 0)
+            throw runtime_failure(std::string("cannot capture an answer: ") + std::strerror(errno));
+    }
+    captured_stdout(const captured_stdout&) = delete;
+    captured_stdout& operator=(const captured_stdout&) = delete;
+    ~captured_stdout() {
+        restore();
+        if (file_ != nullptr) std::fclose(file_);
+    }
+    std::string text() {
+        restore();
+        std::string out;
+        std::rewind(file_);
+        char buf[65536];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, file_)) > 0;) out.append(buf, n);
+        return out;
+    }
+
+private:
+    void restore() {
+        if (saved_ < 0) return;
+        std::fflush(stdout);
+        ::dup2(saved_, 1);
+        ::close(saved_);
+        saved_ = -1;
+    }
+    std::FILE* file_ = nullptr;
+    int saved_ = -1;
+};
+
+inline std::vector<std::string> lines_of(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < s.size()) {
+        const std::size_t nl = s.find('\n', start);
+        out.push_back(s.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+    }
+    return out;
+}
+
+inline std::string csv_field(const std::string& v) {
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+inline std::string json_string(const std::string& v) {
+    std::string q = "\"";
+    for (char c : v) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            q += '\\';
+            q += c;
+        } else if (u < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", u);
+            q += buf;
+        } else {
+            q += c;
+        }
+    }
+    return q + "\"";
+}
+
+}  // namespace per_value_detail
+
+/// The format an argv asks for ("text" when none).
+inline std::string format_in(int argc, char** argv) {
+    std::string f = "text";
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--format" && i + 1 < argc) f = argv[i + 1];
+        if (a.rfind("--format=", 0) == 0) f = a.substr(9);
+    }
+    return f;
+}
+
+/// Runs `run` once per value (argv without `names`' occurrences, plus `names[0] value`) and joins the answers.
+template <class Run>
+int run_per_value(int argc, char** argv, const std::vector<std::string>& names, const std::vector<std::string>& values,
+                  const char* column, Run run) {
+    using namespace per_value_detail;
+    const std::string f = format_in(argc, argv);
+    if (f == "svg") throw usage_error(names[0] + ": --format svg plots one value; give one");
+    std::vector<std::string> kept;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        bool drop = false;
+        for (const std::string& n : names) {
+            if (a == n && i + 1 < argc) {
+                drop = true;
+                ++i;
+            } else if (a.rfind(n + "=", 0) == 0) {
+                drop = true;
+            }
+        }
+        if (!drop) kept.push_back(a);
+    }
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        if (kept[i] == "-" ||
+            (kept[i].rfind("--", 0) == 0 && kept[i].size() > 2 && kept[i].substr(kept[i].size() - 2) == "=-"))
+            throw usage_error(names[0] + ": a list answers once per value and stdin can be read once: give " +
+                              (kept[i] == "-" && i > 0 ? kept[i - 1] : kept[i].substr(0, kept[i].size() - 2)) +
+                              " a file instead of -");
+    std::vector<std::string> answers;
+    int status = 0;
+    for (const std::string& v : values) {
+        std::vector<std::string> one = kept;
+        one.push_back(names[0]);
+        one.push_back(v);
+        std::vector<char*> av;
+        for (std::string& s : one) av.push_back(s.data());
+        av.push_back(nullptr);
+        captured_stdout cap;
+        const int s = run(static_cast<int>(one.size()), av.data());
+        if (s == exit_target_not_met) status = s;
+        answers.push_back(cap.text());
+    }
+    std::string out;
+    if (f == "csv") {
+        for (std::size_t k = 0; k < answers.size(); ++k) {
+            const auto lines = lines_of(answers[k]);
+            for (std::size_t i = k == 0 ? 0 : 1; i < lines.size(); ++i) {
+                if (column) out += i == 0 ? std::string(column) + "," : csv_field(values[k]) + ",";
+                out += lines[i] + "\n";
+            }
+        }
+    } else if (f == "json") {
+        std::string rows;
+        for (std::size_t k = 0; k < answers.size(); ++k)
+            for (std::string line : lines_of(answers[k])) {
+                const std::size_t brace = line.find('{');
+                if (brace == std::string::npos) continue;  // "[" and "]"
+                if (!line.empty() && line.back() == ',') line.pop_back();
+                if (column) line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
+                rows += (rows.empty() ? "" : ",\n") + line;
+            }
+        out = "[\n" + rows + (rows.empty() ? "" : "\n") + "]\n";
+    } else {
+        for (std::size_t k = 0; k < answers.size(); ++k) {
+            if (k != 0) out += "\n";
+            if (column) out += "# " + names[0] + " " + values[k] + "\n";
+            out += answers[k];
+        }
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return status;
+}
+
+/// The values of `names` (an option and its aliases) in argv, split at commas (`spec_split` for latency specs),
+/// without parsing anything else: a command decides from them whether to answer per value.
+template <class Split>
+std::vector<std::string> values_in(int argc, char** argv, const std::vector<std::string>& names, Split split) {
+    std::vector<std::string> out;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") return {};
+        for (const std::string& n : names) {
+            std::string v;
+            if (a == n && i + 1 < argc)
+                v = argv[i + 1];
+            else if (a.rfind(n + "=", 0) == 0)
+                v = a.substr(n.size() + 1);
+            else
+                continue;
+            for (std::string& s : split(v)) out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+}  // namespace provpol::cli
+
+#endif  // PROVPOL_CLI_PER_VALUE_HPP
