@@ -4,11 +4,11 @@
 #ifndef PROVPOL_TESTS_CHILD_PROCESS_HPP
 #define PROVPOL_TESTS_CHILD_PROCESS_HPP
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <initializer_list>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace child {
 

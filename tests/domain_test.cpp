@@ -144,7 +144,8 @@ TEST_CASE("a lone writer among idle drives of many hosts is simulate_run; with o
             CHECK(r->drive(k).finished);
             CHECK(r->drive(k).host == k / 10);
             CHECK(r->drive(k == 1 ? 0 : 1).run.extends == 0);
-            const run_result one = simulate_run(agent, l, w, detail::run_seed(static_cast<std::uint64_t>(seed), 100 + k));
+            const run_result one =
+                simulate_run(agent, l, w, detail::run_seed(static_cast<std::uint64_t>(seed), 100 + k));
             domain_pauses += r->drive(k).run.pause_seconds;
             single_pauses += one.pause_seconds;
             domain_extends += r->drive(k).run.extends;

@@ -177,7 +177,7 @@ inline fraction uniform_sum_fraction(const std::vector<double>& w, double x) {
     }
     for (std::size_t i = 0; i < n; ++i) den = mul(den, mul(W[i], big::of(i + 1)));
     big num = compare(pos, neg) <= 0 ? big{} : sub(pos, neg);  // (the exact sum is never negative)
-    if (compare(num, den) > 0) num = den;                       // (nor above 1: x beyond the total)
+    if (compare(num, den) > 0) num = den;                      // (nor above 1: x beyond the total)
     return {num, den};
 }
 

@@ -400,8 +400,7 @@ namespace {
 struct bracket_check {
     long double lo, hi, got;
 };
-bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double>& widths, double offset,
-                             double x) {
+bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double>& widths, double offset, double x) {
     double total = 0.0;
     for (double w : widths) total += w;
     const double ulp = std::numeric_limits<double>::epsilon();

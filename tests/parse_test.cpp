@@ -82,7 +82,7 @@ TEST_CASE("sizes: every rejection says why") {
     CHECK(std::string(parse_size("x", "--chunk").error().message().view()).rfind("--chunk: ", 0) == 0);
 }
 
-TEST_CASE("sizes: SI units are powers of 1000, as dd and fio read them (issue 26)") {
+TEST_CASE("sizes: SI units are powers of 1000, as dd and fio read them") {
     CHECK(parse_size("2MB").value() == bytes(2000000));
     CHECK(parse_size("4KB").value() == bytes(4000));
     CHECK(parse_size("4kB").value() == bytes(4000));
@@ -146,7 +146,7 @@ TEST_CASE("rates") {
     const auto bad_unit = parse_rate("400M/s");
     REQUIRE_FALSE(bad_unit);
     CHECK(bad_unit.error().text() == "400M/s");  // the whole text is quoted
-    // SI rates, and a rate with a fraction of a byte per second: the nearest whole byte per second (issue 26).
+    // SI rates, and a rate with a fraction of a byte per second: the nearest whole byte per second.
     CHECK(parse_rate("500MB/s").value().bytes_per_second() == 500000000);
     CHECK(parse_rate("8.2GiB/s").value().bytes_per_second() == 8804682957);  // 8804682956.8
     CHECK(parse_rate("8.2GB/s").value().bytes_per_second() == 8200000000);

@@ -67,8 +67,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
     // in whole milliseconds, up to the longest latency, under which the target holds.
     const std::uint32_t longest = latency_budget_option(latency, 1.0, "its longest latency");
-    std::uint32_t budget_ms =
-        latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
+    std::uint32_t budget_ms = latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
     per_vm_check vm_check{};
     if (vm) {
         auto check_budget = [&](std::uint32_t ms) {
@@ -340,9 +339,10 @@ int run_recommend(int argc, char** argv) {
                 "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
                 rec->pause_probability, rec->max_rate.mib_per_second());
         else  // no time to write in: the rate bound is the saturated 2^64 B/s, not a limit
-            std::printf("# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets "
-                        "the target at any rate\n",
-                        rec->pause_probability);
+            std::printf(
+                "# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets "
+                "the target at any rate\n",
+                rec->pause_probability);
         if (runs > 0)
             std::printf(
                 "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "

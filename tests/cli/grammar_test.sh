@@ -34,7 +34,7 @@ checks=$((checks + 1))
 [ "$(wc -l <"$out")" -eq 1 ] || fail "--version prints one line"
 
 # Mistakes: one line, exit 2, and the close name when there is one.
-# One name per concept (issue 26): --rate everywhere, the old --rates an alias of it, a list wherever a command
+# One name per concept: --rate everywhere, the old --rates an alias of it, a list wherever a command
 # answers for several.
 expect_ok plan --rate 100MiB/s,200MiB/s --runs 2 --write 1GiB --format csv
 cp "$out" "$scratch/rate.csv"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# logsize --path (issue 26): the geometry read as mkfs reads it gives the answer of the same facts typed in --
+# logsize --path: the geometry read as mkfs reads it gives the answer of the same facts typed in --
 # an image file, and (as root) a loop device with queue/rotational 0 and 1. Read only; anything else refused.
 # (The parity of these answers with mkfs.xfs -N itself is the e2e suite's: mkfs.xfs is not on the build host.)
 # Usage: logsize_path_test.sh path/to/provpol

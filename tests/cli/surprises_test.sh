@@ -53,7 +53,7 @@ cp "$out" "$scratch/help.txt"
 expect_ok extend --help
 checks=$((checks + 1)); cmp -s "$out" "$scratch/help.txt" || fail "5: provpol help extend differs from extend --help"
 expect_ok extend -h
-# (--rate and --rate were two names for one thing: since issue 26 --rate is the name, --rate its alias.)
+# (--rate and --rates are two names for one thing: --rate is the name, --rates its alias.)
 expect_usage "unknown option '--rat' \(did you mean --rate\?\)" plan --rat 100MiB/s
 
 # 6. Machine formats are exact: no exponent notation in any CSV or JSON cell; sizes printed in text read back.

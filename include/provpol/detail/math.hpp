@@ -1,7 +1,6 @@
 // provpol/detail/math.hpp - the few floating-point functions the models need (sqrt, log, exp, floor, ceil,
-// pow, frexp, ldexp), without <cmath>: that header alone costs about 0.15 s of compile time with g++ 12, more than half of
-// the umbrella header's budget. GCC and Clang provide the same functions as builtins; other compilers get
-// <cmath>.
+// pow, frexp, ldexp), without <cmath>: that header alone costs about 0.15 s of compile time with g++ 12, more than half
+// of the umbrella header's budget. GCC and Clang provide the same functions as builtins; other compilers get <cmath>.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DETAIL_MATH_HPP
