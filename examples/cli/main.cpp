@@ -53,21 +53,8 @@ const command commands[] = {
      provpol::cli::run_latency},
 };
 
-// Error text on exactly one line: control characters escaped.
-std::string one_line(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
+// Error text on exactly one line: control characters escaped (as the answers print file names).
+std::string one_line(std::string_view s) { return provpol::cli::args::visible(s); }
 
 std::string usage_text() {
     std::string t = "usage: provpol <command> [options]     (provpol <command> --help for its options)\n\ncommands:\n";
