@@ -111,7 +111,7 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, co
     if (overflow) return unexpected(error::overflow(setting, text, error_value::of(max64)));
 
     if (power > 0) {  // SI: value = whole * 10^z + frac * 10^z / 10^k, z = 3 * power
-        const std::size_t z = static_cast<std::size_t>(3 * power);
+        const std::size_t z = 3 * static_cast<std::size_t>(power);
         std::uint64_t scale = 1;
         for (std::size_t j = 0; j < z; ++j) scale *= 10;
         if (whole > max64 / scale) return unexpected(error::overflow(setting, text, error_value::of(max64)));
