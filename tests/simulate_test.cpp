@@ -521,3 +521,75 @@ TEST_CASE("check_per_vm: no simulated VM is no evidence: 0 runs never meet a tar
     // One run of a quiet disk meets so loose a target: the check can say yes.
     CHECK(check_per_vm(static_agent<vdsm_policy>(vdsm_2022()), l, w, t, 1, 1).met);
 }
+
+namespace {
+// Fixed times, worked by hand: the SPM's work 1 s, the reply poll 2 s from the send, the inbox read 0.1 s, the
+// refresh 1 s: a request sent at t is replied to at t + 2, read at t + 2.1, done at t + 3.1.
+flow_latency resend_flow(flow_resend rule) {
+    const flow_stage stages[] = {
+        flow_stage::monitor("watermark monitor", 2.0),  flow_stage::send("host mailbox send", 0.0, 0.0),
+        flow_stage::locked_delay("lvextend", 1.0, 1.0), flow_stage::reply_poll("host mailbox reply poll", 2.0),
+        flow_stage::delay("host inbox read", 0.1, 0.1), flow_stage::delay("LV refresh", 1.0, 1.0)};
+    return flow_latency::make(stages, 6).value().with_resend(rule).value();
+}
+}  // namespace
+
+TEST_CASE("re-sent requests: the host's mail monitor drops them until the reply is read, then one goes through") {
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const flow_latency f = resend_flow(flow_resend::every_check);
+    CHECK(f.refresh_stage() == 5);
+    extend_controller<static_agent<vdsm_policy>, flow_latency> c(agent, f, 100_GiB, 2.0, 1);
+    const double t0 = c.next_tick();
+    const bytes over((768_MiB).count());  // the 1 GiB LV with less than 512 MiB free
+    REQUIRE(c.tick(t0, over) != nullptr);
+    CHECK(c.flight(0).done_at == doctest::Approx(t0 + 3.1));
+    CHECK(c.flight(0).reply_read_at == doctest::Approx(t0 + 2.1));
+    (void)c.paused(t0 + 2.05, 1_GiB);  // the reply not read yet: a duplicate of the pending message, dropped
+    CHECK(c.resent() == 0);
+    (void)c.paused(t0 + 2.5, 1_GiB);  // refreshing: it goes through, an extend that grows nothing
+    CHECK(c.resent() == 1);
+    (void)c.tick(t0 + 2.9, 1_GiB);  // the copy is pending now: this one is its duplicate
+    CHECK(c.resent() == 1);
+    CHECK(c.extends() == 1);
+    CHECK(c.in_flight() == 1);
+    // After the timeout rule, a tick re-sends only 2 s or more after the request; ENOSPC at once.
+    extend_controller<static_agent<vdsm_policy>, flow_latency> t(agent, resend_flow(flow_resend::after_timeout),
+                                                                 100_GiB, 2.0, 1);
+    CHECK(t.threshold_crossed(t0 - 0.5, over) == nullptr);  // a monitor flow: the tick requests
+    REQUIRE(t.tick(t0, over) != nullptr);
+    (void)t.tick(t0 + 2.05, 1_GiB);  // not read yet
+    CHECK(t.resent() == 0);
+    (void)t.tick(t0 + 1.9 + 0.3, 1_GiB);  // 2.2 s after: in the window and past the timeout
+    CHECK(t.resent() == 1);
+    // Never: nothing is re-sent, and a pause waits for the monitor's tick.
+    extend_controller<static_agent<vdsm_policy>, flow_latency> n(agent, resend_flow(flow_resend::never), 100_GiB, 2.0,
+                                                                 1);
+    REQUIRE(n.tick(t0, over) != nullptr);
+    (void)n.paused(t0 + 2.5, 1_GiB);
+    CHECK(n.resent() == 0);
+    // A flow without the mailbox has nothing to re-send.
+    const flow_stage no_mailbox[] = {flow_stage::monitor("m", 2.0), flow_stage::delay("d", 1.0, 2.0)};
+    CHECK(flow_latency::make(no_mailbox, 2).value().with_resend(flow_resend::every_check).value().resend() ==
+          flow_resend::never);
+    CHECK_FALSE(f.with_resend(flow_resend::after_timeout, 0.0).has_value());
+}
+
+TEST_CASE("VDSM 4.50.0's re-sends under vdsm-polling-2022: only a pause during the refresh re-sends") {
+    // The watermark monitor's ticks and the host's reply polls share a grid (the send is at a tick), so a tick
+    // never falls in a refresh; a pause can. No pause, no re-send.
+    const static_agent<vdsm_policy> agent(vdsm_legacy());
+    const flow_latency l = vdsm_polling_2022_latency();
+    std::uint64_t resent_fast = 0, resent_slow = 0;
+    for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+        const run_result fast =
+            simulate_run(agent, l, workload::make(50_GiB, rate(150ull << 20), 100_GiB).value(), seed);
+        const run_result slow =
+            simulate_run(agent, l, workload::make(50_GiB, rate(75ull << 20), 100_GiB).value(), seed);
+        CHECK(fast.resent <= fast.pauses);
+        resent_fast += fast.resent;
+        resent_slow += slow.resent;
+        CHECK(slow.pauses == 0);
+    }
+    CHECK(resent_slow == 0);
+    CHECK(resent_fast > 100);  // about one pause in ten falls in a refresh at 150 MiB/s
+}

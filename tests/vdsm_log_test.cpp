@@ -209,10 +209,12 @@ synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t e
     synthetic_log out;
     // The flow's parts, run one after the other with the same draws as the whole flow.
     const bool monitor = full.stage(0).kind == flow_stage_kind::monitor;
-    flow_stage trip_stages[5], detect_stage = full.stage(0), refresh_stage = full.stage(6);
-    for (std::size_t i = 0; i < 5; ++i) trip_stages[i] = full.stage(i + 1);
+    const std::size_t trips = full.size() - 2;  // between the detection and the refresh, the last stage
+    flow_stage trip_stages[flow_latency::max_stages], detect_stage = full.stage(0),
+                                                      refresh_stage = full.stage(full.size() - 1);
+    for (std::size_t i = 0; i < trips; ++i) trip_stages[i] = full.stage(i + 1);
     const flow_latency detect = flow_latency::make(&detect_stage, 1).value();
-    const flow_latency trip = flow_latency::make(trip_stages, 5).value();
+    const flow_latency trip = flow_latency::make(trip_stages, trips).value();
     const flow_latency refresh = flow_latency::make(&refresh_stage, 1).value();
     random_stream events(seed ^ 0x5eedULL);
     for (std::size_t r = 0; r < runs; ++r) {

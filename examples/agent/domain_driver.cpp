@@ -134,17 +134,23 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
     std::vector<drive_latency> latencies(n);
     std::vector<drive<Agent>> drives(n);
     const std::uint64_t extent = o.config.extent().count();
-    // Constructed in drive order, as simulate_domain does: drive 0's draws set the SPM scan's phase.
+    // Constructed in drive order, as simulate_domain does; every drive writes, so drive 0 leads the host's monitor
+    // and the SPM scan (domain_leaders).
     for (unsigned d = 0; d < n; ++d) {
         latencies[d] = drive_latency{&flow->flow(), &spm.shared(), d};
+        const double period =
+            flow->flow().detection_period() > 0 ? flow->flow().detection_period() : o.monitor_interval;
+        random_stream lead(pd::run_seed(o.seed, 0));
+        const double first_tick = d == 0 ? -1.0 : period * lead.uniform();
         drives[d].c = std::make_unique<extend_controller<Agent, drive_latency>>(
-            agent, latencies[d], o.capacity, o.monitor_interval, pd::run_seed(o.seed, d));
+            agent, latencies[d], o.capacity, o.monitor_interval, pd::run_seed(o.seed, d), first_tick);
         drives[d].start = o.stagger * d;
         drives[d].m.initial_size = s.loop(d).size();
         if (drives[d].c->initial_size().count() != s.loop(d).size())
             throw failure("the new LV has " + std::to_string(s.loop(d).size()) +
                           " bytes, the agent's initial size is " + std::to_string(drives[d].c->initial_size().count()));
     }
+    spm.shared().set_spm_phase_of(0);
     double t0 = 0;
     auto now = [&]() { return monotonic_seconds() - t0; };
     auto row = [](double t, const char* event, unsigned d) {
@@ -169,7 +175,9 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
     auto requested = [&](unsigned d, const extend_in_flight* f, double t, std::uint64_t allocation, const char* on,
                          double event_delay) {
         if (f == nullptr) return;
-        spm.shared().request(spm.shared().last_added()).size = f->decision.lv_size_after_extend.count();
+        pd::domain_request& q = spm.shared().request(spm.shared().last_added());
+        q.size = f->decision.lv_size_after_extend.count();
+        q.exceeded_at = f->exceeded_at;
         extend_record e;
         e.drive = d;
         e.requested = t;
@@ -310,7 +318,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
                 for (unsigned f = 0; f < ctl.in_flight(); ++f)
                     if (ctl.flight(f).done_at == pd::never &&
                         ctl.flight(f).decision.lv_size_after_extend.count() == c.size)
-                        ctl.set_done_at(f, c.done_at);
+                        ctl.set_done_at(f, c.done_at, c.reply_read);
             }
         }
         // QEMU's threshold events.

@@ -203,7 +203,8 @@ int run_plan(int argc, char** argv) {
           "with --hosts: the configurations (--policy, --preset) in one domain, the writers taking them in turn; "
           "a row each"},
          {"--seed", "N", "the random seed (default 1)"},
-         {"--per-run", nullptr, "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds and the policy"},
+         {"--per-run", nullptr,
+          "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds, the policy and resent"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
@@ -346,7 +347,8 @@ int run_plan(int argc, char** argv) {
                  "queue_p99",
                  "runs",
                  "write",
-                 "budget_s"});
+                 "budget_s",
+                 "resent"});
         // Every domain run is a task, computed on `jobs` threads and added up in task order (parallel.hpp). Without
         // --mix: task k + runs x (rate + rates x configuration), each configuration's domain on its own; with --mix:
         // task k + runs x rate, the configurations in one domain, their writers in as many groups.
@@ -407,7 +409,8 @@ int run_plan(int argc, char** argv) {
                            cell::of_real(x.queue_p99, 6),
                            cell::of(runs),
                            cell::of_size(write),
-                           c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell()});
+                           c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell(),
+                           cell::of_real(s.resent, 6)});
             }
         const std::string out = d.str(f);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -437,9 +440,10 @@ int run_plan(int argc, char** argv) {
              "runs",
              "write",
              "latency_mean_s",
-             "budget_s"});
-    table each(
-        {"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s"});
+             "budget_s",
+             "resent"});
+    table each({"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s",
+                "resent"});
     // Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
     // `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
     const std::vector<workload> loads = workloads(write, rates, capacity);
@@ -461,7 +465,8 @@ int run_plan(int argc, char** argv) {
             if (per_run)
                 each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
                               cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
-                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), budget});
+                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), budget,
+                              cell::of(x.resent)});
             if (i != runs - 1) return;
             const simulation_summary s = acc.summary();
             results[c].push_back(s);
@@ -490,7 +495,8 @@ int run_plan(int argc, char** argv) {
                        cell::of(runs),
                        cell::of_size(write),
                        cell::of_real(latency.mean(), 4),
-                       budget});
+                       budget,
+                       cell::of_real(s.resent, 6)});
         },
         [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
     if (f == format::svg) {

@@ -29,6 +29,7 @@
 #include "bytes.hpp"
 #include "config.hpp"
 #include "extend.hpp"
+#include "latency_flow.hpp"
 #include "random.hpp"
 
 #include <cstdint>
@@ -147,14 +148,47 @@ constexpr unsigned max_in_flight(const A& agent) noexcept {
 
 inline constexpr double never = 1e300;
 
+template <class L, class = void>
+struct has_resend : std::false_type {};
+template <class L>
+struct has_resend<
+    L, std::void_t<decltype(std::declval<const L&>().resend()), decltype(std::declval<const L&>().resend_timeout())>>
+    : std::true_type {};
+/// The latency's re-send rule (latency_flow.hpp's flow_resend), or never.
+template <class L>
+constexpr flow_resend resend_of(const L& l) noexcept {
+    if constexpr (has_resend<L>::value)
+        return l.resend();
+    else
+        return flow_resend::never;
+}
+template <class L>
+constexpr double resend_timeout_of(const L& l) noexcept {
+    if constexpr (has_resend<L>::value)
+        return l.resend_timeout();
+    else
+        return 2.0;
+}
+/// When the host read the reply of the request the latency's run state last completed, or never.
+template <class S>
+constexpr double reply_read_of(const S& run) noexcept {
+    if constexpr (std::is_same<S, flow_run>::value)
+        return run.reply_read;
+    else
+        return never;
+}
+
 }  // namespace detail
 
 /// An extend the controller requested and that has not completed yet.
 struct extend_in_flight {
-    double requested_at = 0.0;  ///< when the agent requested it
-    double done_at = 0.0;       ///< when the latency model makes the grown LV visible
-    drive_state state;          ///< what the agent decided on
-    extend_decision decision;   ///< what it decided: next_size is the request, lv_size_after_extend the LV
+    double requested_at = 0.0;     ///< when the agent requested it
+    double done_at = 0.0;          ///< when the latency model makes the grown LV visible
+    double exceeded_at = 0.0;      ///< when the drive crossed its threshold (or paused) for it: the latency's start
+    double reply_read_at = 1e300;  ///< when the host read the SPM's reply (a flow with the mailbox), else never
+    bool resent = false;           ///< a re-sent copy went through after the reply was read (see flow_resend)
+    drive_state state;             ///< what the agent decided on
+    extend_decision decision;      ///< what it decided: next_size is the request, lv_size_after_extend the LV
 };
 
 /// The flow between one drive, its agent and the extend latency, driven by the caller's event times: the monitor's
@@ -173,17 +207,22 @@ public:
     /// Starts a run: draws the monitor's phase, then the latency's run state; the agent's monitor saw the empty
     /// drive one period before its first tick. `monitor_interval` is used when the latency has no monitor stage.
     /// The controller keeps a pointer to `latency`, which must outlive it.
-    extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval,
-                      std::uint64_t seed) noexcept
+    /// `first_tick`, when in [0, the tick period), is the monitor's first tick instead of the drawn one (a domain's
+    /// drives share their host's monitor, domain.hpp); the uniform is drawn either way, so the stream is the same.
+    extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval, std::uint64_t seed,
+                      double first_tick = -1.0) noexcept
         : agent_(static_cast<Agent&&>(agent)),
           latency_(&latency),
           rng_(seed),
           capacity_(capacity),
-          max_in_flight_(detail::max_in_flight(agent_)) {
+          max_in_flight_(detail::max_in_flight(agent_)),
+          resend_(detail::resend_of(latency)),
+          resend_timeout_(detail::resend_timeout_of(latency)) {
         const double detect = latency.detection_period();
         on_events_ = !(detect > 0.0);
         tick_period_ = on_events_ ? monitor_interval : detect;
         next_tick_ = tick_period_ * rng_.uniform();
+        if (first_tick >= 0.0 && first_tick < tick_period_) next_tick_ = first_tick;
         run_ = detail::start_latency_run(latency, rng_);
         initial_ = agent_.initial_size(capacity);
         physical_ = initial_.count();
@@ -220,6 +259,8 @@ public:
         return in_flight_ > 0 ? flights_[first_done()].done_at : detail::never;
     }
     PROVPOL_NODISCARD std::uint32_t extends() const noexcept { return extends_; }
+    /// Re-sent requests that went through (flow_resend): extends completed that grew nothing.
+    PROVPOL_NODISCARD std::uint32_t resent() const noexcept { return resent_; }
     PROVPOL_NODISCARD const Agent& agent() const noexcept { return agent_; }
 
     /// The block threshold to register for the drive at `allocation` (the agent decides on the LV it knows).
@@ -231,24 +272,31 @@ public:
     const extend_in_flight* tick(double t, bytes allocation) noexcept {
         next_tick_ += tick_period_;
         agent_.observe(observation{observation_kind::sample, t, allocation, bytes(physical_)});
+        if (exceeded_ && resend_ != flow_resend::never)
+            resend(t, resend_ == flow_resend::after_timeout ? resend_timeout_ : 0.0);
         return request(t, allocation);
     }
     /// The block threshold fired at `t`. Requests at once when the agent decides on events.
     const extend_in_flight* threshold_crossed(double t, bytes allocation) noexcept {
-        exceeded_ = true;
+        exceed(t);
         agent_.observe(observation{observation_kind::threshold, t, allocation, bytes(physical_)});
         return on_events_ ? request(t, allocation) : nullptr;
     }
-    /// The guest paused on ENOSPC at `t`. Requests at once when the agent decides on events.
+    /// The guest paused on ENOSPC at `t`. Requests at once when the agent decides on events, or when the host
+    /// re-sends (flow_resend: VDSM handles ENOSPC at once).
     const extend_in_flight* paused(double t, bytes allocation) noexcept {
-        exceeded_ = true;
+        exceed(t);
         agent_.observe(observation{observation_kind::pause, t, allocation, bytes(physical_)});
-        return on_events_ ? request(t, allocation) : nullptr;
+        if (resend_ != flow_resend::never) resend(t, 0.0);
+        return on_events_ || resend_ != flow_resend::never ? request(t, allocation) : nullptr;
     }
-    /// Sets in-flight extend `i`'s completion time. For a latency whose answer depends on other drives (the
-    /// domain simulator's shared SPM, domain.hpp): its complete() returns detail::never, and the caller fills
-    /// the time in once the shared queue has decided it.
-    void set_done_at(unsigned i, double t) noexcept { flights_[i].done_at = t; }
+    /// Sets in-flight extend `i`'s completion time, and when the host read its reply. For a latency whose answer
+    /// depends on other drives (the domain simulator's shared SPM, domain.hpp): its complete() returns
+    /// detail::never, and the caller fills the times in once the shared queue has decided them.
+    void set_done_at(unsigned i, double t, double reply_read = detail::never) noexcept {
+        flights_[i].done_at = t;
+        flights_[i].reply_read_at = reply_read;
+    }
     /// In-flight extend `i` completed at `t`, leaving the LV at `lv_size` (the device's real size; the simulator
     /// passes the decided size). Returns the threshold to register from the real size.
     bytes completed(unsigned i, double t, bytes allocation, bytes lv_size) noexcept {
@@ -262,6 +310,22 @@ public:
     }
 
 private:
+    void exceed(double t) noexcept {
+        if (!exceeded_) exceeded_at_ = t;
+        exceeded_ = true;
+    }
+    // The host asks again for its pending extends at `t` (flow_resend): a copy goes through when the host has read
+    // the reply and is refreshing the LV, `min_age` seconds or more after the request; the mail monitor drops the
+    // others as duplicates.
+    void resend(double t, double min_age) noexcept {
+        for (unsigned i = 0; i < in_flight_; ++i) {
+            extend_in_flight& f = flights_[i];
+            if (!f.resent && t >= f.reply_read_at && t < f.done_at && t - f.requested_at >= min_age) {
+                f.resent = true;
+                ++resent_;
+            }
+        }
+    }
     PROVPOL_NODISCARD drive_state state(bytes allocation) const noexcept {
         drive_state s{capacity_, bytes(physical_), allocation};
         s.threshold_exceeded = exceeded_;
@@ -278,7 +342,10 @@ private:
         if (d.action != extend_action::extend || d.lv_size_after_extend.count() <= s.physical.count()) return nullptr;
         extend_in_flight& f = flights_[in_flight_++];
         f.requested_at = t;
+        f.exceeded_at = exceeded_ && exceeded_at_ <= t ? exceeded_at_ : t;
         f.done_at = detail::complete_request(*latency_, run_, t, rng_);
+        f.reply_read_at = f.done_at < detail::never ? detail::reply_read_of(run_) : detail::never;
+        f.resent = false;
         f.state = s;
         f.decision = d;
         ++extends_;
@@ -299,6 +366,10 @@ private:
     unsigned max_in_flight_ = 1;
     unsigned in_flight_ = 0;
     std::uint32_t extends_ = 0;
+    std::uint32_t resent_ = 0;
+    flow_resend resend_ = flow_resend::never;
+    double resend_timeout_ = 2.0;
+    double exceeded_at_ = 0.0;
     extend_in_flight flights_[detail::max_extends_in_flight] = {};
 };
 

@@ -100,11 +100,13 @@ struct domain_drive_result {
 /// The domain's shared figures.
 struct domain_summary {
     std::uint64_t extends = 0;     ///< extends requested by all drives
+    std::uint64_t resent = 0;      ///< re-sent requests that went through (run_result::resent)
     std::uint64_t served = 0;      ///< requests the SPM took (the others were still on their way at the end)
     double elapsed = 0.0;          ///< simulated seconds: the duration, or until everything was written
     double spm_busy = 0.0;         ///< seconds the VG lock was held, within the elapsed time
     double spm_utilization = 0.0;  ///< spm_busy / elapsed
-    double latency_mean = 0.0;     ///< extend latency (request to the grown LV seen) over the served requests
+    double latency_mean = 0.0;     ///< extend latency over the served requests: from the threshold event (or the pause)
+                                   ///< to the grown LV seen, the span `provpol latency` reports
     double latency_p50 = 0.0;
     double latency_p99 = 0.0;
     double latency_max = 0.0;
@@ -149,6 +151,8 @@ struct domain_drive_latency {
     std::uint32_t drive = 0;
 
     PROVPOL_NODISCARD double detection_period() const noexcept { return flow->detection_period(); }
+    PROVPOL_NODISCARD flow_resend resend() const noexcept { return flow->resend(); }
+    PROVPOL_NODISCARD double resend_timeout() const noexcept { return flow->resend_timeout(); }
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
         const flow_run r = flow->start_run(rng);
         shared->start(drive, r);
@@ -325,7 +329,33 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             f = d.c->tick(d.t, alloc);
             break;
     }
-    if (f != nullptr) shared.request(shared.last_added()).size = f->decision.lv_size_after_extend.count();
+    if (f != nullptr) {
+        domain_request& r = shared.request(shared.last_added());
+        r.size = f->decision.lv_size_after_extend.count();
+        r.exceeded_at = f->exceeded_at;
+    }
+}
+
+/// The first writing drive of each host leads its watermark monitor (VDSM runs one per host, periodic.py), and the
+/// first writing drive of the domain leads the SPM's scan: the other drives take the leader's clock phase. A drive
+/// that writes alone therefore runs on its own run's clocks.
+template <class WorkloadAt>
+PROVPOL_NODISCARD bool domain_leaders(std::uint32_t hosts, std::uint32_t per_host, WorkloadAt&& writing,
+                                      buffer<std::uint32_t>& host_leader, std::uint32_t& spm_leader) noexcept {
+    if (!host_leader.assign(hosts)) return false;
+    const std::uint32_t none = hosts * per_host;
+    spm_leader = none;
+    for (std::uint32_t h = 0; h < hosts; ++h) {
+        host_leader[h] = h * per_host;
+        for (std::uint32_t k = 0; k < per_host; ++k)
+            if (writing(h * per_host + k)) {
+                host_leader[h] = h * per_host + k;
+                break;
+            }
+        if (writing(host_leader[h]) && (spm_leader == none || host_leader[h] < spm_leader)) spm_leader = host_leader[h];
+    }
+    if (spm_leader == none) spm_leader = 0;
+    return true;
 }
 
 template <class Agent>
@@ -371,12 +401,31 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         return oom();
 
     for (std::uint32_t i = 0; i < n; ++i) {
+        drives[i].w = workload_of(i);
+        if (const auto valid = drive_workload::check(drives[i].w); !valid) return unexpected(valid.error());
+    }
+    detail::buffer<std::uint32_t> host_leader;
+    std::uint32_t spm_leader = 0;
+    if (!detail::domain_leaders(
+            cfg.hosts, cfg.drives_per_host, [&](std::uint32_t i) noexcept { return drives[i].w.writing; }, host_leader,
+            spm_leader))
+        return oom();
+    // The leader's first monitor tick, as its controller draws it (the stream's first uniform).
+    const double detect = flow->flow().detection_period();
+    const auto period_of = [&](std::uint32_t i) noexcept {
+        return detect > 0.0 ? detect : drives[i].w.base.monitor_interval;
+    };
+    const auto first_tick_of = [&](std::uint32_t i) noexcept {
+        random_stream rng(detail::run_seed(seed, first_run + i));
+        return period_of(i) * rng.uniform();
+    };
+    for (std::uint32_t i = 0; i < n; ++i) {
         detail::domain_drive<agent_type>& d = drives[i];
         d.latency = detail::domain_drive_latency{&flow->flow(), &shared, i};
-        d.w = workload_of(i);
-        if (const auto valid = drive_workload::check(d.w); !valid) return unexpected(valid.error());
+        const std::uint32_t lead = host_leader[i / cfg.drives_per_host];
+        const double first_tick = lead != i && period_of(lead) == period_of(i) ? first_tick_of(lead) : -1.0;
         d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval,
-                    detail::run_seed(seed, first_run + i));
+                    detail::run_seed(seed, first_run + i), first_tick);
         d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
         d.W = static_cast<double>(d.w.base.write_size.count());
         d.out.initial_size = d.c->initial_size();
@@ -391,6 +440,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
             d.next_change = begin;
         heap.update(i, detail::drive_key(d, shared, i));
     }
+    shared.set_spm_phase_of(spm_leader);
 
     const double horizon = cfg.duration;
     double now = 0.0;
@@ -412,7 +462,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
             for (unsigned f = 0; f < c.in_flight(); ++f)
                 if (c.flight(f).done_at == detail::never &&
                     c.flight(f).decision.lv_size_after_extend.count() == done.size)
-                    c.set_done_at(f, done.done_at);
+                    c.set_done_at(f, done.done_at, done.reply_read);
             heap.update(done.drive, detail::drive_key(drives[done.drive], shared, done.drive));
             continue;
         }
@@ -448,12 +498,14 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
             written = written > d.P ? d.P : (written > d.W ? d.W : written);
         }
         r.extends = d.c->extends();
+        r.resent = d.c->resent();
         r.duration = (done ? d.t : s.elapsed) - begin;
         r.final_physical = bytes(d.c->pending_physical());
         r.unwritten =
             saturating_sub(r.final_physical, done ? d.w.base.write_size : bytes(static_cast<std::uint64_t>(written)));
         detail::domain_result_access::drives(out)[i] = domain_drive_result{r, i / cfg.drives_per_host, done};
         s.extends += r.extends;
+        s.resent += r.resent;
     }
     s.served = shared.served();
     const double overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : 0.0;

@@ -43,7 +43,17 @@
 namespace provpol {
 
 /// What a stage of a flow does in a domain (see the header comment).
-enum class domain_role : unsigned char { monitor, host, send, transport, spm_scan, spm_service, reply_poll, after };
+enum class domain_role : unsigned char {
+    monitor,
+    host,
+    send,
+    transport,
+    spm_scan,
+    spm_service,  ///< the SPM's work under the volume group's lock (lvextend)
+    spm_work,     ///< the SPM's work outside the lock, on the worker that took the request (the reply's write)
+    reply_poll,
+    after
+};
 
 /// A flow_latency read as a domain's stages: which stage is the send, the SPM's scan, the reply poll.
 class domain_flow {
@@ -80,6 +90,16 @@ public:
             return unexpected(error::unsupported("domain flow",
                                                  "needs the mailbox: a send and a reply poll "
                                                  "(a profile such as vdsm-polling-2022)"));
+        // Without a scan the SPM acts on a request as it arrives: the delays after the send are its work. Of its
+        // work, the delays marked as holding the lock (flow_stage::locked_delay) are lvextend's; when none is
+        // marked (a flow fitted from a log times the SPM's work as one), all of it is held under the lock.
+        bool marked = false;
+        for (std::size_t i = 0; i < f.size(); ++i) {
+            if (scan < 0 && d.roles_[i] == domain_role::transport) d.roles_[i] = domain_role::spm_service;
+            marked = marked || (d.roles_[i] == domain_role::spm_service && f.stage(i).locked);
+        }
+        for (std::size_t i = 0; i < f.size() && marked; ++i)
+            if (d.roles_[i] == domain_role::spm_service && !f.stage(i).locked) d.roles_[i] = domain_role::spm_work;
         d.scan_ = scan;
         d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).min_seconds;
         d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : 0.0;
@@ -117,8 +137,9 @@ struct domain_request {
     double at = 0.0;    ///< before_send: when the host's mail monitor handles it; at_spm: when the SPM scans it
     double grid = 0.0;  ///< the host's reply-poll grid it was sent on
     double draws[flow_latency::max_stages] = {};
-    std::uint64_t size = 0;  ///< the LV size it asks for: identifies the controller's flight
-    std::uint64_t seq = 0;   ///< send order, for the SPM's slot order
+    double exceeded_at = 0.0;  ///< when the drive crossed its threshold for it: where its latency starts
+    std::uint64_t size = 0;    ///< the LV size it asks for: identifies the controller's flight
+    std::uint64_t seq = 0;     ///< send order, for the SPM's slot order
     std::uint32_t drive = 0;
     std::uint32_t host = 0;
     state st = state::free;
@@ -137,6 +158,7 @@ struct domain_completion {
     std::uint64_t size;
     double requested_at;
     double done_at;
+    double reply_read;  ///< when the host read the reply (the refresh's start), or never without a refresh stage
 };
 
 /// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics.
@@ -152,15 +174,19 @@ public:
         slots_ = slots;
         const std::size_t drives = std::size_t{hosts} * drives_per_host;
         reply_cap_ = 2 * std::size_t{drives_per_host};
+        if (!workers_free_.assign(workers)) return false;
+        for (std::size_t k = 0; k < workers; ++k) workers_free_[k] = -1e300;
         return hosts_.assign(hosts) && requests_.assign(2 * drives) && phases_.assign(drives) &&
                replies_.assign(hosts * reply_cap_) && reply_count_.assign(hosts) && spm_.reserve(2 * drives + 1) &&
                queue_.assign(2 * drives + 1) && queue_hist_.assign(2 * drives + 2) && latencies_.reserve(1024);
     }
 
-    /// The drive's clock phases (its start_run draws); the first drive's SPM phase is the domain's.
-    void start(std::uint32_t drive, const flow_run& run) noexcept {
-        phases_[drive] = run;
-        if (drive == 0 && flow_->scan_stage() >= 0) spm_phase_ = run.phase[flow_->scan_stage()];
+    /// The drive's clock phases (its start_run draws).
+    void start(std::uint32_t drive, const flow_run& run) noexcept { phases_[drive] = run; }
+    /// The SPM scan's phase is `drive`'s draw (simulate_domain: the first drive that writes, so that a lone writer
+    /// at any index runs its own run's clocks).
+    void set_spm_phase_of(std::uint32_t drive) noexcept {
+        if (flow_->scan_stage() >= 0) spm_phase_ = phases_[drive].phase[flow_->scan_stage()];
     }
 
     /// A request made at `t` by `drive`: draws its delays in stage order from the drive's stream (as
@@ -171,6 +197,7 @@ public:
         domain_request& r = requests_[slot];
         r = domain_request{};
         r.requested_at = t;
+        r.exceeded_at = t;
         r.drive = drive;
         r.host = drive / per_host_;
         r.st = domain_request::state::before_send;
@@ -255,26 +282,40 @@ public:
         if (!spm_.empty()) sift_down(0);
         domain_request& r = requests_[slot];
         const double s = r.at;
+        // A worker of the pool, first come first served: the earliest free one (a min-heap of their free times).
+        double t = s;
+        if (workers_free_[0] > s) {
+            t = workers_free_[0];
+            ++worker_waits_;
+        }
         // Queue: the requests ahead that wait for the lock or a worker (FIFO, so their starts are after s).
         while (queue_len_ > 0 && !(queue_[queue_head_] > s)) {
             queue_head_ = (queue_head_ + 1) % queue_.size();
             --queue_len_;
         }
-        // ... and it waits for a worker when the workers are all taken (the one holding the lock and the waiters).
-        if (queue_len_ + (lock_free_ > s ? 1u : 0u) >= workers_) ++worker_waits_;
-        double t = lock_free_ > s ? lock_free_ : s;
-        const double start = t;
+        // The SPM's stages in order on that worker: the locked ones one request at a time, in arrival order.
+        const flow_latency& fl = flow_->flow();
+        double start = -1.0;
+        for (std::size_t i = 0; i < fl.size(); ++i) {
+            const domain_role role = flow_->role(i);
+            if (role == domain_role::spm_service) {
+                if (lock_free_ > t) t = lock_free_;
+                if (start < 0.0) start = t;
+                t += r.draws[i];
+                busy_ += r.draws[i];
+                lock_free_ = t;
+            } else if (role == domain_role::spm_work) {
+                t += r.draws[i];
+            }
+        }
+        if (start < 0.0) start = t;
         // The queue it joins: the requests waiting just after it arrived, itself included when it waits.
         const std::size_t waiting = queue_len_ + (start > s ? 1 : 0);
         ++queue_hist_[waiting < queue_hist_.size() ? waiting : queue_hist_.size() - 1];
-        const flow_latency& fl = flow_->flow();
-        for (std::size_t i = 0; i < fl.size(); ++i)
-            if (flow_->role(i) == domain_role::spm_service) t += r.draws[i];
-        lock_free_ = t;
-        busy_ += t - start;
         ++served_;
         queue_[(queue_head_ + queue_len_) % queue_.size()] = start;
         ++queue_len_;
+        replace_worker(t);  // the worker is free once the reply is written
         // The host sees the reply at its first poll after the reply is written (latency_flow.hpp's formula).
         const double T = flow_->poll_period();
         const double k = detail::ceil((t - r.grid) / T);
@@ -284,10 +325,14 @@ public:
         if (t > h.max_reply) h.max_reply = t;
         (void)in_flight(r.host, s);  // drop the replies already seen
         add_reply(r.host, t);
-        for (std::size_t i = 0; i < fl.size(); ++i)
-            if (flow_->role(i) == domain_role::after) t = step(i, r.drive, t, r.draws[i]);
-        const domain_completion c{r.drive, r.size, r.requested_at, t};
-        (void)latencies_.push_back(t - r.requested_at);
+        double reply_read = 1e300;
+        for (std::size_t i = 0; i < fl.size(); ++i) {
+            if (flow_->role(i) != domain_role::after) continue;
+            if (static_cast<int>(i) == fl.refresh_stage()) reply_read = t;
+            t = step(i, r.drive, t, r.draws[i]);
+        }
+        const domain_completion c{r.drive, r.size, r.requested_at, t, reply_read};
+        (void)latencies_.push_back(t - r.exceeded_at);  // the span provpol latency reports: the event to the LV
         r.st = domain_request::state::free;
         return c;
     }
@@ -324,6 +369,22 @@ private:
     void add_reply(std::uint32_t host, double t) noexcept {
         std::size_t& n = reply_count_[host];
         if (n < reply_cap_) replies_[host * reply_cap_ + n++] = t;  // at most 2 per drive in flight
+    }
+    // The worker that was free first now is free at `t`.
+    void replace_worker(double t) noexcept {
+        const std::size_t n = workers_free_.size();
+        std::size_t i = 0;
+        workers_free_[0] = t;
+        for (;;) {
+            std::size_t c = 2 * i + 1;
+            if (c >= n) return;
+            if (c + 1 < n && workers_free_[c + 1] < workers_free_[c]) ++c;
+            if (!(workers_free_[c] < workers_free_[i])) return;
+            const double x = workers_free_[i];
+            workers_free_[i] = workers_free_[c];
+            workers_free_[c] = x;
+            i = c;
+        }
     }
     // The SPM's pending requests: a min-heap on (scan time, host, send order).
     PROVPOL_NODISCARD bool before(std::size_t x, std::size_t y) const noexcept {
@@ -365,8 +426,9 @@ private:
     buffer<flow_run> phases_;
     buffer<double> replies_;  // per host: the reply polls decided and not yet passed
     buffer<std::size_t> reply_count_;
-    buffer<std::size_t> spm_;  // heap of request slots
-    buffer<double> queue_;     // ring: service starts of the requests at the SPM
+    buffer<std::size_t> spm_;      // heap of request slots
+    buffer<double> queue_;         // ring: service starts of the requests at the SPM
+    buffer<double> workers_free_;  // min-heap: when each of the SPM's workers is free
     std::size_t queue_head_ = 0, queue_len_ = 0;
     buffer<std::uint64_t> queue_hist_;
     buffer<double> latencies_;

@@ -74,6 +74,13 @@ public:
     PROVPOL_NODISCARD double detection_period() const noexcept {
         return pick([](const auto& m) { return m.detection_period(); });
     }
+    /// The host's re-send rule (a flow's; the time-blind models re-send nothing).
+    PROVPOL_NODISCARD flow_resend resend() const noexcept {
+        return kind_ == kind::flow ? flow_.resend() : flow_resend::never;
+    }
+    PROVPOL_NODISCARD double resend_timeout() const noexcept {
+        return kind_ == kind::flow ? flow_.resend_timeout() : 2.0;
+    }
     /// The run state: the flow's clocks (unused by the time-blind models).
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
         return kind_ == kind::flow ? flow_.start_run(rng) : flow_run{};
@@ -134,7 +141,11 @@ private:
 namespace detail {
 inline constexpr double spm_drift = 0.005;
 inline constexpr flow_stage flow_send = flow_stage::send("host mailbox send", 0.0, 0.0);
-inline constexpr flow_stage flow_spm_work = flow_stage::delay("SPM scan read, lvextend, reply write", 0.15, 0.49);
+// The SPM's work for a request, 0.15 to 0.49 s: lvextend under the VG lock, then the reply's write, one direct 4 KiB
+// write of the host's inbox block outside it (mailbox.py; taken as 5 ms, the same I/O as the scan's read that the
+// drift models). The split leaves the single drive's latency as it was: 0.005 + U[0.145, 0.485) = U[0.15, 0.49).
+inline constexpr flow_stage flow_lvextend = flow_stage::locked_delay("SPM lvextend (VG lock)", 0.145, 0.485);
+inline constexpr flow_stage flow_reply_write = flow_stage::delay("SPM reply write", 0.005, 0.005);
 inline constexpr flow_stage flow_inbox_read = flow_stage::delay("host inbox read", 0.04, 0.15);
 inline constexpr latency_stage stage_lvextend{"lvextend on the SPM", 0.4, 0.8, false};
 inline constexpr latency_stage stage_refresh{"LV refresh on the host", 0.1, 0.1, false};
@@ -147,11 +158,12 @@ PROVPOL_NODISCARD inline flow_latency vdsm_polling_2022_latency() noexcept {
     const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
                                  detail::flow_send,
                                  flow_stage::clock("SPM mailbox scan", 2.0, detail::spm_drift),
-                                 detail::flow_spm_work,
+                                 detail::flow_lvextend,
+                                 detail::flow_reply_write,
                                  flow_stage::reply_poll("host mailbox reply poll", 2.0),
                                  detail::flow_inbox_read,
                                  flow_stage::delay("LV refresh", 0.15, 0.34)};
-    return flow_latency::make(stages, 7).value();
+    return flow_latency::make(stages, 8).value().with_resend(flow_resend::every_check).value();
 }
 
 /// vdsm-mailbox-events: VDSM 4.50.0.11's mailbox events (PR #103): the SPM checks the event block and the host
@@ -161,11 +173,12 @@ PROVPOL_NODISCARD inline flow_latency vdsm_mailbox_events_latency() noexcept {
     const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
                                  detail::flow_send,
                                  flow_stage::clock("SPM event block check", 0.5, detail::spm_drift / 4),
-                                 detail::flow_spm_work,
+                                 detail::flow_lvextend,
+                                 detail::flow_reply_write,
                                  flow_stage::reply_poll("host mailbox reply poll", 0.5),
                                  detail::flow_inbox_read,
                                  flow_stage::delay("LV refresh", 0.19, 0.38)};
-    return flow_latency::make(stages, 7).value();
+    return flow_latency::make(stages, 8).value().with_resend(flow_resend::every_check).value();
 }
 
 /// vdsm-immediate: VDSM 4.50.1.1 (PR #124): the block-threshold event dispatches the extend at once, plus
@@ -174,11 +187,12 @@ PROVPOL_NODISCARD inline flow_latency vdsm_immediate_latency() noexcept {
     const flow_stage stages[] = {flow_stage::delay("block threshold event dispatch", 0.01, 0.03),
                                  detail::flow_send,
                                  flow_stage::clock("SPM event block check", 0.5, detail::spm_drift / 4),
-                                 detail::flow_spm_work,
+                                 detail::flow_lvextend,
+                                 detail::flow_reply_write,
                                  flow_stage::reply_poll("host mailbox reply poll", 0.5),
                                  detail::flow_inbox_read,
                                  flow_stage::delay("LV refresh", 0.16, 0.31)};
-    return flow_latency::make(stages, 7).value();
+    return flow_latency::make(stages, 8).value().with_resend(flow_resend::after_timeout, 2.0).value();
 }
 
 /// The profiles before the flow model, kept for comparison: the same polls as waits drawn afresh for every

@@ -23,6 +23,14 @@
 //   reply_poll(period)        wait for the first tick of a clock started at the send: send + k x period, k >= 1.
 //                             At most one, after the send. While a reply is pending, a new request is sent only
 //                             at this clock's next tick (the mail monitor picks up new requests once per loop).
+// A delay between the send and the reply poll can be marked as holding the volume group's lock (lvextend): in a
+// storage domain (domain_shared.hpp) those delays are serialized, the others run side by side.
+//
+// The host's re-sends (flow_resend): VDSM asks again for an extend still pending, and the host's mail monitor drops a
+// message equal to one still waiting for its reply. A re-sent request goes through only once the host has read the
+// reply and is refreshing the LV (the last delay after the reply poll); the SPM then finds the LV already extended
+// (lvm.py's extendLV returns at once) and replies, and the host refreshes again: an extend completed that grew
+// nothing, which VDSM's log counts as an extend. The rule is VDSM's version's (see flow_resend).
 //
 // Two views of one model:
 //   - per run (simulate_run, the agent): start_run() draws the clocks' phases, complete() gives, for a request
@@ -77,6 +85,7 @@ struct flow_stage {
     double min_seconds = 0.0;  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
     double max_seconds = 0.0;  ///< delay, send: the longest time (exclusive when above min); clocks: the period
     double drift = 0.0;        ///< clock: seconds added to every cycle (the SPM's mailbox read)
+    bool locked = false;       ///< delay: held under the volume group's lock in a domain (lvextend)
 
     /// The agent's own periodic monitor, `period` seconds (VDSM's watermark monitor: 2 s).
     static constexpr flow_stage monitor(const char* name, double period) noexcept {
@@ -93,6 +102,10 @@ struct flow_stage {
     /// A time uniform in [min, max) (fixed when equal): a service time or an event's dispatch.
     static constexpr flow_stage delay(const char* name, double min, double max) noexcept {
         return {name, flow_stage_kind::delay, min, max, 0.0};
+    }
+    /// A delay that holds the volume group's lock (the SPM's lvextend): serialized across a domain's drives.
+    static constexpr flow_stage locked_delay(const char* name, double min, double max) noexcept {
+        return {name, flow_stage_kind::delay, min, max, 0.0, true};
     }
     /// A poll every `period` seconds, counted from the send.
     static constexpr flow_stage reply_poll(const char* name, double period) noexcept {
@@ -113,6 +126,16 @@ struct flow_run {
     double phase[max_stages] = {};        ///< each clock's first tick at or after time 0, in [0, cycle)
     double send_time = -1e300;            ///< the last send: the reply poll's clock counts from there
     double reply_pending_until = -1e300;  ///< when the last pending reply is seen; a request before that waits
+    double reply_read = -1e300;           ///< the last request's: when the host read its reply (see flow_resend)
+};
+
+/// When VDSM's host asks again for an extend that has not completed (oVirt/vdsm lib/vdsm/virt/thinp.py).
+enum class flow_resend : unsigned char {
+    never,          ///< it does not: a request is sent once
+    every_check,    ///< VDSM before 4.50.1: at every monitor tick while the drive is over its limit, and at once
+                    ///< on ENOSPC (thinp.py's on_enospc called monitor_volumes(); changed by oVirt/vdsm a62c7377c)
+    after_timeout,  ///< VDSM 4.50.1 on (oVirt/vdsm b8910cf36, "Minimize duplicate extend requests"): at a tick once
+                    ///< extend_timeout (2 s) has passed since the request, and at once on ENOSPC (urgent)
 };
 
 /// The extend latency as the flow of clocks and service times (see the header comment).
@@ -122,7 +145,8 @@ public:
     /// The most reply polls one request can wait (bounds the exact CDF's sum).
     static constexpr std::uint64_t max_reply_polls = 1000;
 
-    /// Validates the stages: 1 to 8; a monitor only first; at most one send and one reply poll, the poll after
+    /// Validates the stages: 1 to 8; a monitor only first; a locked delay only between the send and the reply
+    /// poll; at most one send and one reply poll, the poll after
     /// the send; times finite in [0, 1e5) seconds with min <= max; periods above 1 ms; drift in [0, period).
     PROVPOL_NODISCARD static result<flow_latency> make(const flow_stage* stages, std::size_t count) noexcept {
         if (count < 1 || count > max_stages)
@@ -150,6 +174,10 @@ public:
                                                           error_value::of_real(0.0),
                                                           error_value::of_real(s.min_seconds)));
             }
+            if (s.locked && (s.kind != flow_stage_kind::delay || send < 0 || poll >= 0))
+                return unexpected(error::unsupported("flow stages",
+                                                     "only a delay between the send and the reply poll "
+                                                     "can hold the volume group's lock"));
             if (s.kind == flow_stage_kind::monitor && i != 0)
                 return unexpected(error::unsupported("flow stages", "only the first stage can be the agent's monitor"));
             if (s.kind == flow_stage_kind::send) {
@@ -167,6 +195,8 @@ public:
         f.count_ = count;
         f.send_ = send;
         f.poll_ = poll;
+        for (std::size_t i = static_cast<std::size_t>(poll) + 1; poll >= 0 && i < count; ++i)
+            if (stages[i].kind == flow_stage_kind::delay) f.refresh_ = static_cast<int>(i);
         const auto prepared = f.prepare();
         if (!prepared) return unexpected(prepared.error());
         return f;
@@ -174,6 +204,23 @@ public:
 
     PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
     PROVPOL_NODISCARD const flow_stage& stage(std::size_t i) const noexcept { return stages_[i]; }
+
+    /// The same flow with the host's re-send rule (`timeout`: extend_timeout for flow_resend::after_timeout, in
+    /// (0, 1e5) s). The marginal latency does not depend on it; a run's extend count and the host's mail monitor do.
+    PROVPOL_NODISCARD result<flow_latency> with_resend(flow_resend rule, double timeout = 2.0) const noexcept {
+        if (!(timeout > 0.0 && timeout < 1e5))
+            return unexpected(error::out_of_range("flow resend timeout", error_value::of_real(timeout),
+                                                  error_value::of_real(0.0), error_value::of_real(1e5)));
+        flow_latency f = *this;
+        f.resend_ = poll_ >= 0 ? rule : flow_resend::never;  // without the mailbox there is nothing to re-send
+        f.resend_timeout_ = timeout;
+        return f;
+    }
+    PROVPOL_NODISCARD flow_resend resend() const noexcept { return resend_; }
+    PROVPOL_NODISCARD double resend_timeout() const noexcept { return resend_timeout_; }
+    /// The stage the host is in after it read the reply (the LV refresh: the last delay after the reply poll), or
+    /// -1 without one.
+    PROVPOL_NODISCARD int refresh_stage() const noexcept { return refresh_; }
 
     // ---- the marginal latency: a request at a time uniform against every clock ------------------------------
 
@@ -228,6 +275,7 @@ public:
     /// The time the grown LV is visible for a request the agent made at time `t` (at its monitor's tick, or at the
     /// event when the flow has no monitor). Updates the run's pending-reply state.
     PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
+        run.reply_read = 1e300;  // set at the refresh stage, when the flow has one
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
             switch (s.kind) {
@@ -237,6 +285,7 @@ public:
                     t = next_tick(run.phase[i], s.cycle(), t);
                     break;
                 case flow_stage_kind::delay:
+                    if (static_cast<int>(i) == refresh_) run.reply_read = t;
                     t += draw(s, rng);
                     break;
                 case flow_stage_kind::send:
@@ -327,6 +376,9 @@ private:
     std::size_t count_ = 0;
     int send_ = -1;
     int poll_ = -1;
+    int refresh_ = -1;
+    flow_resend resend_ = flow_resend::never;
+    double resend_timeout_ = 2.0;
     double period_ = 0.0;  // the reply poll's
     pipeline_latency ab_{};
     pipeline_latency x_{};

@@ -75,7 +75,9 @@ struct workload {
 
 /// One run's outcome.
 struct run_result {
-    std::uint32_t extends = 0;   ///< extends requested
+    std::uint32_t extends = 0;   ///< extends requested (each grew the LV)
+    std::uint32_t resent = 0;    ///< re-sent requests that went through and grew nothing (latency_flow.hpp's
+                                 ///< flow_resend); VDSM's log counts them as extends completed
     std::uint32_t pauses = 0;    ///< times the guest paused on ENOSPC
     double pause_seconds = 0.0;  ///< total time paused
     double duration = 0.0;       ///< seconds to write everything
@@ -89,6 +91,7 @@ struct run_result {
 struct simulation_summary {
     std::uint32_t runs = 0;
     double extends = 0.0;              ///< mean extends per run
+    double resent = 0.0;               ///< mean re-sent requests per run that went through (run_result::resent)
     double pauses = 0.0;               ///< mean pauses per run
     double pause_probability = 0.0;    ///< pauses / extends over all runs (BZ#2051997's "pauses" of "extends")
     double runs_with_pause = 0.0;      ///< the share of runs that paused at least once
@@ -197,6 +200,7 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         (void)c.tick(t, alloc());  // the monitor wakes
     }
     out.extends = c.extends();
+    out.resent = c.resent();
     out.duration = t;
     out.final_physical = bytes(c.pending_physical());
     out.unwritten = saturating_sub(out.final_physical, w.write_size);
@@ -232,6 +236,7 @@ public:
     void add(const run_result& r) noexcept {
         ++runs_;
         extends_ += r.extends;
+        resent_ += r.resent;
         pauses_ += r.pauses;
         paused_runs_ += r.pauses > 0 ? 1.0 : 0.0;
         // "mostly paused": more than half of the run's extends paused the guest
@@ -277,6 +282,7 @@ public:
         if (runs_ > 0) {
             const double n = runs_;
             s.extends = extends_ / n;
+            s.resent = resent_ / n;
             s.pauses = pauses_ / n;
             s.pause_probability = extends_ > 0.0 ? pauses_ / extends_ : 0.0;
             s.runs_with_pause = paused_runs_ / n;
@@ -293,7 +299,7 @@ public:
 
 private:
     std::uint32_t runs_ = 0;
-    double extends_ = 0.0, pauses_ = 0.0, paused_runs_ = 0.0, mostly_paused_ = 0.0, pause_seconds_ = 0.0;
+    double extends_ = 0.0, resent_ = 0.0, pauses_ = 0.0, paused_runs_ = 0.0, mostly_paused_ = 0.0, pause_seconds_ = 0.0;
     double unwritten_ = 0.0, duration_ = 0.0;
     std::uint32_t max_pauses_ = 0;
     std::uint32_t truncated_ = 0;

@@ -5,7 +5,7 @@
 
 # The columns: plan's per-VM ones plus the domain's.
 expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rate 300MiB/s --write 10GiB --format csv
-expect_stdout '^rate_mib_s,extends,pauses,pause_probability,policy,chunk_mb,percent,hosts,drives_per_host,writers,pauses_p50,pauses_p90,pauses_p99,runs_mostly_paused,latency_p50_s,latency_p99_s,spm_utilization,queue_p99,runs,write,budget_s$'
+expect_stdout '^rate_mib_s,extends,pauses,pause_probability,policy,chunk_mb,percent,hosts,drives_per_host,writers,pauses_p50,pauses_p90,pauses_p99,runs_mostly_paused,latency_p50_s,latency_p99_s,spm_utilization,queue_p99,runs,write,budget_s,resent$'
 expect_stdout '^300,[0-9.]+,[0-9.]+,[0-9.]+,vdsm-2022,2560,20,4,10,8,'
 cp "$out" "$scratch/first.csv"
 # Same seed, same numbers.
@@ -35,7 +35,7 @@ awk -v a="$few_p99" -v b="$many_p99" -v c="$few_util" -v d="$many_util" -v e="$f
 
 # The rate-aware policy in a domain: the budget column is filled.
 expect_ok plan --hosts 2 --drives-per-host 5 --policy rate-aware --rate 300MiB/s --write 10GiB --format csv
-expect_stdout ',rate-aware/vdsm-legacy,1024,50,2,5,10,.*,6\.49$'
+expect_stdout ',rate-aware/vdsm-legacy,1024,50,2,5,10,.*,6\.49,[0-9.]*$'
 
 # Bad input: one line, exit 2.
 expect_usage '^provpol plan: --hosts and --drives-per-host go together' plan --hosts 2
@@ -46,4 +46,14 @@ expect_usage '^provpol plan: --hosts needs a --latency with the mailbox' plan --
 expect_usage '^provpol plan: --per-run applies to single drives' plan --hosts 2 --drives-per-host 2 --per-run
 expect_usage '^provpol plan: --format svg plots single drives' plan --hosts 2 --drives-per-host 2 --format svg
 
+# One span for the extend latency everywhere: a lone drive's domain latency runs from the threshold event to the
+# grown LV, as `provpol latency` reports the flow's marginal (its median 3.533 s for vdsm-polling-2022).
+expect_ok latency --profile vdsm-polling-2022 --format csv
+median=$(awk -F, 'NR == 2 { print $4 }' "$out")
+expect_ok plan --hosts 1 --drives-per-host 1 --runs 200 --rate 100MiB/s --format csv
+p50=$(awk -F, 'NR == 2 { print $15 }' "$out")
+checks=$((checks + 1))
+echo "latency median $median s; plan --hosts 1 --drives-per-host 1: latency_p50_s $p50 s (mean of 200 runs)"
+awk -v a="$median" -v b="$p50" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.05 * a) }' ||
+  fail "the domain's latency_p50_s $p50 is not within 5% of the flow's median $median"
 finish
