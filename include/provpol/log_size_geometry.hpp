@@ -179,6 +179,8 @@ struct xfs_derived {
     std::uint64_t log_start = 6;          ///< first free AG block: after the AGFL, bno/cnt/ino and optional roots
     std::uint64_t ag0_backoff = 32;       ///< kept free when the log is in AG 0: 4 inode chunks or 2 stripe units
     std::uint64_t aligned_log_start = 6;  ///< log_start rounded up to the alignment
+    std::uint64_t lsunit = 0;             ///< the log stripe unit this version prints (blocks)
+    std::uint64_t align = 0;              ///< what the log is rounded to: lsunit, else the data stripe unit
     std::uint32_t step_count = 0;         ///< entries of min_log before the end marker
     /// The minimum log and max_tx_bytes over the AG sizes from 16 MiB to 1 TiB, ended by a step that never holds.
     xfs_min_log_step min_log[33]{};
@@ -189,7 +191,7 @@ struct xfs_common {
     unsigned block_log = 12;                    ///< log2(block size), 4096 by default
     std::uint64_t dsunit = 0;                   ///< data stripe unit, blocks
     std::uint64_t dswidth = 0;                  ///< data stripe width, blocks
-    std::uint64_t lsunit = 0;                   ///< the log stripe unit mkfs prints
+    std::uint64_t lsunit = 0;                   ///< the log stripe unit before 6.19 (xfs_derived::lsunit: per version)
     std::uint64_t align = 0;                    ///< what the log is rounded to: lsunit, else dsunit
     std::uint64_t gib_blocks = 262144;          ///< 1 GiB in blocks: from there the minimum is at least 10 MiB
     std::uint64_t min_log_bytes_blocks = 2560;  ///< XFS_MIN_LOG_BYTES (10 MiB) in blocks
@@ -237,12 +239,19 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o, const xfs_common&
     // In AG 0, room for the root inode chunk (64 inodes) four times over, or two data stripe units.
     const std::uint64_t ichunk = (64 * (f.crc ? 512U : 256U)) >> bl;
     x.ag0_backoff = 4 * ichunk > 2 * c.dsunit ? 4 * ichunk : 2 * c.dsunit;
-    x.aligned_log_start = c.align != 0 ? div_up(x.log_start, c.align) * c.align : x.log_start;
+    // The log stripe unit: xfs_common's, except that from 6.19 ("mkfs: fix log sunit automatic configuration") a
+    // data stripe wins over the one block a log sector over 512 bytes asks for (mkfs.xfs 7.2 -N -s size=4096
+    // -d su=64k,sw=4 prints log sunit=16 blks, 6.13 sunit=1), still forced to 32 KiB over 256 KiB.
+    x.lsunit = c.lsunit;
+    if (v == xfsprogs_version::v7_2 && o.log_stripe_unit.count() == 0 && c.dsunit != 0)
+        x.lsunit = c.dsunit * bs > xfs_max_lsunit_bytes ? (32 * 1024) >> bl : c.dsunit;
+    x.align = x.lsunit != 0 ? x.lsunit : c.dsunit;
+    x.aligned_log_start = x.align != 0 ? div_up(x.log_start, x.align) * x.align : x.log_start;
     // The minimum log as a step function of the AG size.
     xfs_sb_params sb;
     sb.block_log = bl;
     sb.sector_size = static_cast<std::uint32_t>(sect);
-    sb.log_sunit_bytes = static_cast<std::uint32_t>(c.lsunit << bl);
+    sb.log_sunit_bytes = static_cast<std::uint32_t>(x.lsunit << bl);
     sb.crc = f.crc;
     sb.finobt = f.finobt;
     sb.reflink = f.reflink;

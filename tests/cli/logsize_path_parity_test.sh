@@ -5,6 +5,7 @@
 # rotational flag, CPUs) typed in -- cli.logsize_path checks, as root, that --path on a loop device reads those
 # same facts, and e2e.logsize_path runs --path itself against the live mkfs where the Debian roots exist.
 # Compared: agcount, agsize, data blocks, sector size, data sunit/swidth, log blocks, log sector size, log sunit.
+# (mke2fs's stride columns are tests/log_size_test.cpp's.)
 # Usage: logsize_path_parity_test.sh path/to/provpol
 . "$(dirname "$0")/lib.sh"
 data="$(dirname "$0")/../data/logsize_path_mkfs.csv"
@@ -16,20 +17,25 @@ fields() {  # the nine compared fields of a logsize --format csv answer
                    $col["log_sunit_blocks"] }' "$out"
 }
 rows=0
-while IFS=, read -r version target size logical physical min_io opt_io rot cpus rest; do
+while IFS=, read -r version target size logical physical min_io opt_io rot cpus ag agsize data sect su sw lb ls lsu e_stride e_width; do
   case "$version" in \#*|version) continue ;; esac
   rows=$((rows + 1))
+  rest="$ag,$agsize,$data,$sect,$su,$sw,$lb,$ls,$lsu"
+  # A stripe the device reported (min_io/opt_io) is typed in as the -d su/sw mkfs printed it took (4 KiB blocks);
+  # which stripe mkfs takes from the topology is tests/log_size_test.cpp's check, on the same rows.
+  stripe=()
+  [ "$su" != 0 ] && stripe=(--su $((su * 4096)) --sw $((sw / su)))
   if [ "$target" = image ]; then
     truncate -s 0 "$scratch/img"; truncate -s "$size" "$scratch/img"
     expect_ok logsize --path "$scratch/img" --preset "xfsprogs-$version" --format csv
   elif [ "$rot" = 0 ]; then
-    expect_ok logsize --size "$size" --sector-size "$physical" --rotational 0 --cpus "$cpus" --preset "xfsprogs-$version" --format csv
+    expect_ok logsize --size "$size" --sector-size "$physical" --rotational 0 --cpus "$cpus" "${stripe[@]}" --preset "xfsprogs-$version" --format csv
   else
-    expect_ok logsize --size "$size" --sector-size "$physical" --rotational 1 --preset "xfsprogs-$version" --format csv
+    expect_ok logsize --size "$size" --sector-size "$physical" --rotational 1 "${stripe[@]}" --preset "xfsprogs-$version" --format csv
   fi
   checks=$((checks + 1))
   got=$(fields)
   [ "$got" = "$rest" ] || fail "$version $target size $size sector $physical rotational ${rot:--} cpus $cpus: mkfs.xfs -N $rest, logsize $got"
 done < "$data"
-checks=$((checks + 1)); [ "$rows" -ge 48 ] || fail "only $rows rows in $data"
+checks=$((checks + 1)); [ "$rows" -ge 78 ] || fail "only $rows rows in $data"
 finish
