@@ -31,7 +31,7 @@ const char* const usage_text =
     "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
     "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
-    "    [--format text|csv|json]\n\n"
+    "    [--mkfs-command] [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
     "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
     "e2fsprogs-1.47. Features not\n"
@@ -240,10 +240,12 @@ std::string mkfs_size(std::uint64_t b, bool sectors_ok) {
 
 // The mkfs.xfs command line that makes this answer: every option the answer assumed (block and sector size, the
 // size when --size gave it, AGs, stripe, log stripe unit, features, concurrency, --unsupported), on the target.
-// -N prints the geometry without writing. A device's rotational flag and CPU count are the target's own.
+// It formats the target (add -N to see the geometry without writing); the rotational flag and the CPU count are
+// the target's and the machine's own.
+// A proposal's log is not what mkfs.xfs computes: its command gives the size (-l size=N blocks).
 std::string mkfs_xfs_command(const args& a, const fs_geometry_options& o, const log_size_decision& d, bool sized,
-                             const std::string& target) {
-    std::string c = "mkfs.xfs -N -f -b size=" + std::to_string(d.block_size) +
+                             bool explicit_log, const std::string& target) {
+    std::string c = "mkfs.xfs -b size=" + std::to_string(d.block_size) +
                     " -s size=" + std::to_string(o.sector_size == 0 ? 512 : o.sector_size);
     std::string dopts;
     const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ",") + item; };
@@ -254,6 +256,7 @@ std::string mkfs_xfs_command(const args& a, const fs_geometry_options& o, const 
         add(dopts, "su=" + mkfs_size(o.stripe_unit.count(), false) + ",sw=" + std::to_string(o.stripe_width));
     if (!dopts.empty()) c += " -d " + dopts;
     std::string lopts;
+    if (explicit_log) add(lopts, "size=" + std::to_string(d.log_blocks) + "b");
     if (o.log_stripe_unit.count() != 0) add(lopts, "su=" + mkfs_size(o.log_stripe_unit.count(), false));
     if (o.log_concurrency >= 0) add(lopts, "concurrency=" + std::to_string(o.log_concurrency));
     if (!lopts.empty()) c += " -l " + lopts;
@@ -273,11 +276,11 @@ std::string mkfs_xfs_command(const args& a, const fs_geometry_options& o, const 
     return c + " " + args::visible(target);
 }
 
-// The mke2fs command line: -n (no write), ext4, the block size, fast_commit, the stride from the topology, and
-// the size (k) when --size gave it.
+// The mke2fs command line: ext4, the block size, fast_commit, the stride from the topology, and the size (k) when
+// --size gave it. It formats the target (mke2fs -n does not print the journal's size).
 std::string mke2fs_command(const fs_geometry_options& o, const log_size_decision& d, const e2fsprogs_stride& e,
                            bool sized, const std::string& target) {
-    std::string c = "mke2fs -n -F -t ext4 -b " + std::to_string(d.block_size);
+    std::string c = "mke2fs -t ext4 -b " + std::to_string(d.block_size);
     if (o.fast_commit) c += " -O fast_commit";
     if (e.stride != 0 || e.stripe_width != 0) {
         std::string x;
@@ -315,7 +318,8 @@ int run_logsize(int argc, char** argv) {
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
                   {"--mkfs-command", nullptr,
-                   "add a mkfs_command column: the mkfs.xfs -N or mke2fs -n command line that makes each answer"},
+                   "add a mkfs_command column: the mkfs.xfs or mke2fs command line that makes each answer on the "
+                   "target (DEVICE with --size)"},
                   {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);
     const format out = a.output_format();
@@ -448,8 +452,11 @@ int run_logsize(int argc, char** argv) {
                                  cell::of(sunit),
                                  cell::of(swidth)};
         if (commands)
-            row.push_back(cell::of_text(xfs ? mkfs_xfs_command(a, ro, d, size.has_value(), target)
-                                            : mke2fs_command(o, d, ext, size.has_value(), target)));
+            row.push_back(cell::of_text(
+                xfs ? mkfs_xfs_command(a, ro, d, size.has_value(),
+                                       p.rules == log_preset::xfs_ratio_256 || p.rules == log_preset::xfs_floor_32m,
+                                       target)
+                    : mke2fs_command(o, d, ext, size.has_value(), target)));
         t.add_row(row);
     }
     if (read && out == format::text)
