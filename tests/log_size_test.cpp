@@ -642,7 +642,97 @@ TEST_CASE("preset names round-trip; unknown names list the choices") {
     REQUIRE_FALSE(bad.has_value());
     CHECK(std::string(bad.error().message().view()) ==
           "preset: unknown value 'xfsprogs-9': expected one of xfsprogs-7.2, xfsprogs-6.13, xfsprogs-6.1, "
-          "xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47");
+          "xfsprogs-5.15, xfsprogs-5.14, xfs-ratio-256, xfs-floor-32m, e2fsprogs-1.47");
+    CHECK(*parse_log_preset("xfsprogs-5.15") == log_preset::xfsprogs_5_15);
     CHECK(std::string(to_text(log_reason::log_too_small)) == "log_too_small");
     CHECK(std::string(to_text(log_step::ag_limit)) == "ag_limit");
+}
+
+TEST_CASE("the stripe mkfs.xfs and mke2fs take from minimum / optimal I/O: every loop row mkfs printed") {
+    // tests/data/logsize_path_mkfs.csv: mkfs.xfs 6.13 and 7.2 -N and mke2fs 1.47.0 -n -v on loop devices made to
+    // report these I/O sizes (tests/data/capture_logsize_path.sh, topology_shim.c).
+    const csv_table t = read_csv("logsize_path_mkfs.csv");
+    const auto num = [&](const std::vector<std::string>& r, const char* c) { return std::stoull(r[t.col(c)]); };
+    int rows = 0, used = 0, refused = 0;
+    for (const auto& r : t.rows) {
+        if (r[t.col("target")] != "loop") continue;
+        ++rows;
+        const device_topology topo{num(r, "min_io"), num(r, "opt_io"), num(r, "physical_sector")};
+        INFO(r[t.col("version")] << " " << num(r, "size") << " I/O " << topo.minimum_io << "/" << topo.optimal_io
+                                 << " sector " << topo.physical_sector);
+        const topology_stripe s = xfs_stripe_from_topology(topo, bytes(num(r, "size")));
+        CHECK(s.stripe_unit.count() / 4096 == num(r, "sunit_blocks"));
+        CHECK(s.stripe_unit.count() * s.stripe_width / 4096 == num(r, "swidth_blocks"));
+        CHECK((s.use == topology_stripe_use::used) == (num(r, "sunit_blocks") != 0));
+        if (s.use != topology_stripe_use::used && s.use != topology_stripe_use::same_as_sector) ++refused;
+        used += s.use == topology_stripe_use::used;
+        const e2fsprogs_stride e = e2fsprogs_stride_from_topology(topo, 4096);
+        CHECK(e.stride == num(r, "mke2fs_stride"));
+        CHECK(e.stripe_width == num(r, "mke2fs_stripe_width"));
+    }
+    CHECK(rows >= 60);
+    CHECK(used >= 10);
+    CHECK(refused >= 10);
+}
+
+TEST_CASE("mkfs.xfs 7.2's log stripe unit follows the data stripe with 4 KiB log sectors; 6.13's is one block") {
+    // mkfs.xfs -N -f -s size=4096 -d su=SU,sw=SW on a 300 GiB sparse file, run in the Debian roots (6.13.0, 7.2.0):
+    //   su=64k,sw=4:  6.13 log blocks=38399 sunit=1;  7.2 blocks=38400 sunit=16
+    //   su=512k,sw=2: 6.13 log blocks=38399 sunit=1;  7.2 blocks=38400 sunit=8 (over 256 KiB: 32 KiB)
+    //   su=8k,sw=4:   6.13 log blocks=38399 sunit=1;  7.2 blocks=38400 sunit=2
+    struct row {
+        std::uint64_t su;
+        std::uint32_t sw;
+        std::uint64_t sunit_7_2;
+    };
+    for (const row& r : {row{64 << 10, 4, 16}, row{512 << 10, 2, 8}, row{8 << 10, 4, 2}}) {
+        INFO("su " << r.su << " sw " << r.sw);
+        fs_geometry_options o = opts(bytes(std::uint64_t{300} << 30));
+        o.sector_size = 4096;
+        o.stripe_unit = bytes(r.su);
+        o.stripe_width = r.sw;
+        const fs_geometry g = geo(o);
+        const log_size_decision d13 = xfsprogs_6_13().decide(g), d72 = xfsprogs_7_2().decide(g);
+        CHECK(d13.log_sunit_blocks == 1);
+        CHECK(d13.log_blocks == 38399);
+        CHECK(d72.log_sunit_blocks == r.sunit_7_2);
+        CHECK(d72.log_blocks == 38400);
+    }
+}
+
+TEST_CASE("xfsprogs releases 5.10 to 7.2 map to the rule set in force in them; others to none") {
+    struct row {
+        unsigned major, minor;
+        bool known;
+        log_preset rules;
+        bool rmapbt_nrext64;
+    };
+    // The boundaries: the releases of xfsprogs' doc/CHANGES that changed a rule (see xfsprogs_releases).
+    const row rows[] = {
+        {5, 9, false, log_preset::xfsprogs_5_14, false},  {5, 10, true, log_preset::xfsprogs_5_14, false},
+        {5, 14, true, log_preset::xfsprogs_5_14, false},  {5, 15, true, log_preset::xfsprogs_5_15, false},
+        {5, 18, true, log_preset::xfsprogs_5_15, false},  {5, 19, true, log_preset::xfsprogs_6_1, false},
+        {6, 4, true, log_preset::xfsprogs_6_1, false},    {6, 5, true, log_preset::xfsprogs_6_1, true},
+        {6, 7, true, log_preset::xfsprogs_6_1, true},     {6, 8, true, log_preset::xfsprogs_6_13, false},
+        {6, 17, true, log_preset::xfsprogs_6_13, false},  {6, 18, true, log_preset::xfsprogs_7_2, false},
+        {7, 2, true, log_preset::xfsprogs_7_2, false},    {7, 3, false, log_preset::xfsprogs_7_2, false},
+        {6, 100, false, log_preset::xfsprogs_7_2, false}, {4, 19, false, log_preset::xfsprogs_7_2, false}};
+    for (const row& r : rows) {
+        INFO(r.major << "." << r.minor);
+        const xfsprogs_release_rules* got = find_xfsprogs_release(r.major, r.minor);
+        REQUIRE((got != nullptr) == r.known);
+        if (got == nullptr) continue;
+        CHECK(got->rules == r.rules);
+        CHECK(got->rmapbt_nrext64 == r.rmapbt_nrext64);
+        CHECK(std::string(got->source).find('v') != std::string::npos);
+    }
+    // 5.15 to 5.18: 6.1's size (64 MiB floor, the minimum log under 300 MiB of data) without its refusals.
+    for (std::uint64_t size : {std::uint64_t{200} << 20, std::uint64_t{10} << 30, std::uint64_t{300} << 30}) {
+        const fs_geometry g = geo(opts(bytes(size)));
+        const log_size_decision a = xfsprogs_5_15().decide(g), b = xfsprogs_6_1().decide(g);
+        CHECK(a.log_blocks == b.log_blocks);
+        CHECK(a.supported);
+        CHECK(a.reason == log_reason::none);
+    }
+    CHECK_FALSE(xfsprogs_6_1().decide(geo(opts(bytes(std::uint64_t{200} << 20)))).reason == log_reason::none);
 }

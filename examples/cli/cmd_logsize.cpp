@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ const char* const usage_text =
     "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
     "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
-    "    [--format text|csv|json]\n\n"
+    "    [--mkfs-command] [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
     "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
     "e2fsprogs-1.47. Features not\n"
@@ -158,21 +159,139 @@ path_geometry read_path_geometry(const std::string& path) {
     return g;
 }
 
-// An unknown --preset: for xfsprogs-X.Y, the preset whose log rules X.Y has (the registry's boundaries: 5.15's
-// 64 MiB floor, 6.8's concurrency-sized log), not the nearest spelling (6.8 is not 6.1).
-[[noreturn]] void fail_xfsprogs_version(const std::string& name, const provpol::error& e) {
-    unsigned major = 0, minor = 0;
+// One row's preset: the rules, the name the row prints, and a release's feature defaults where they differ from
+// the preset's.
+struct row_preset {
+    log_preset rules;
+    std::string name;
+    bool rmapbt_nrext64 = false;
+};
+
+// --preset NAME: a preset, or xfsprogs-X.Y (or X.Y.Z) for a release from 5.10 to 7.2, which decides with the rule
+// set in force in that release (xfsprogs_releases); any other xfsprogs release is refused with the range.
+row_preset resolve_preset(const std::string& name) {
+    const auto p = parse_log_preset(name, "--preset");
+    if (p) return {*p, to_text(*p), false};
+    unsigned major = 0, minor = 0, patch = 0;
     char tail = 0;
-    if (std::sscanf(name.c_str(), "xfsprogs-%u.%u%c", &major, &minor, &tail) == 2) {
-        const unsigned v = major * 100 + minor;
-        const char* rules = v >= 702   ? "xfsprogs-7.2"
-                            : v >= 608 ? "xfsprogs-6.13 (6.8 brought the concurrency-sized log)"
-                            : v >= 515 ? "xfsprogs-6.1 (5.15 brought the 64 MiB floor)"
-                                       : "xfsprogs-5.14";
-        throw usage_error("--preset: " + args::printable(name) + " is not a preset; its log-size rules are " + rules +
-                          "'s, its feature defaults may not be: give --features as that release's mkfs.xfs does");
+    const int n = std::sscanf(name.c_str(), "xfsprogs-%u.%u%c", &major, &minor, &tail);
+    const int n3 = std::sscanf(name.c_str(), "xfsprogs-%u.%u.%u%c", &major, &minor, &patch, &tail);
+    if (n == 2 || n3 == 3) {
+        const xfsprogs_release_rules* r = find_xfsprogs_release(major, minor);
+        const xfsprogs_release_rules& first = xfsprogs_releases[0];
+        const xfsprogs_release_rules& last = xfsprogs_releases[std::size(xfsprogs_releases) - 1];
+        if (r == nullptr)
+            throw usage_error("--preset: " + args::printable(name) +
+                              " is outside the xfsprogs releases provpol knows: " + "xfsprogs-X.Y takes " +
+                              std::to_string(first.first / 100) + "." + std::to_string(first.first % 100) + " to " +
+                              std::to_string(last.last / 100) + "." + std::to_string(last.last % 100));
+        return {r->rules, name, r->rmapbt_nrext64};
     }
-    fail(e, "--preset");
+    fail(p.error(), "--preset");
+}
+
+// "5.19 to 6.4" for a release range.
+std::string release_range(const xfsprogs_release_rules& r) {
+    const auto v = [](unsigned x) { return std::to_string(x / 100) + "." + std::to_string(x % 100); };
+    return v(r.first) + (r.first == r.last ? "" : " to " + v(r.last));
+}
+
+// The help's list of which releases each rule set covers.
+std::string release_help() {
+    std::string h =
+        " (repeatable; default: every preset but xfsprogs-5.15); xfsprogs-X.Y for a release from 5.10 "
+        "to 7.2 takes the rules in force in it:";
+    for (const xfsprogs_release_rules& r : xfsprogs_releases) {
+        h += std::string(" ") + release_range(r) + " " + to_text(r.rules);
+        if (r.rmapbt_nrext64) h += " with rmapbt=1,nrext64=1 by default";
+        h += &r == &xfsprogs_releases[std::size(xfsprogs_releases) - 1] ? "" : ",";
+    }
+    return h;
+}
+
+// What the "# read from" line says about the stripe the topology gave mkfs.xfs.
+std::string stripe_text(const topology_stripe& s, bool given) {
+    if (given) return "stripe from --su/--sw";
+    switch (s.use) {
+        case topology_stripe_use::used:
+            return "stripe su " + std::to_string(s.stripe_unit.count()) + " sw " + std::to_string(s.stripe_width) +
+                   " (mkfs.xfs's, from minimum / optimal I/O)";
+        case topology_stripe_use::none:
+            return "no stripe reported";
+        case topology_stripe_use::same_as_sector:
+            return "no stripe (minimum or optimal I/O is the physical sector)";
+        case topology_stripe_use::invalid:
+            return "no stripe (mkfs.xfs ignores minimum / optimal I/O that is not a stripe)";
+        case topology_stripe_use::small_volume:
+            return "no stripe (mkfs.xfs ignores the I/O sizes under 1 GiB of data)";
+        case topology_stripe_use::not_block_multiple:
+            return "no stripe (minimum / optimal I/O not a multiple of the block size)";
+    }
+    return "";
+}
+
+// A size as mkfs.xfs and mke2fs read it: bytes with a k suffix when whole KiB (both tools read k as 1024 bytes),
+// else 512-byte sectors (s), else plain bytes for mkfs.xfs.
+std::string mkfs_size(std::uint64_t b, bool sectors_ok) {
+    if (b % 1024 == 0) return std::to_string(b / 1024) + "k";
+    if (sectors_ok && b % 512 == 0) return std::to_string(b / 512) + "s";
+    return std::to_string(b);
+}
+
+// The mkfs.xfs command line that makes this answer: every option the answer assumed (block and sector size, the
+// size when --size gave it, AGs, stripe, log stripe unit, features, concurrency, --unsupported), on the target.
+// It formats the target (add -N to see the geometry without writing); the rotational flag and the CPU count are
+// the target's and the machine's own.
+// A proposal's log is not what mkfs.xfs computes: its command gives the size (-l size=N blocks).
+std::string mkfs_xfs_command(const args& a, const fs_geometry_options& o, const log_size_decision& d, bool sized,
+                             bool explicit_log, const std::string& target) {
+    std::string c = "mkfs.xfs -b size=" + std::to_string(d.block_size) +
+                    " -s size=" + std::to_string(o.sector_size == 0 ? 512 : o.sector_size);
+    std::string dopts;
+    const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ",") + item; };
+    if (sized) add(dopts, "size=" + mkfs_size(o.device_size.count(), false));
+    if (o.agcount != 0) add(dopts, "agcount=" + std::to_string(o.agcount));
+    if (o.agsize.count() != 0) add(dopts, "agsize=" + mkfs_size(o.agsize.count(), false));
+    if (o.stripe_unit.count() != 0)
+        add(dopts, "su=" + mkfs_size(o.stripe_unit.count(), false) + ",sw=" + std::to_string(o.stripe_width));
+    if (!dopts.empty()) c += " -d " + dopts;
+    std::string lopts;
+    if (explicit_log) add(lopts, "size=" + std::to_string(d.log_blocks) + "b");
+    if (o.log_stripe_unit.count() != 0) add(lopts, "su=" + mkfs_size(o.log_stripe_unit.count(), false));
+    if (o.log_concurrency >= 0) add(lopts, "concurrency=" + std::to_string(o.log_concurrency));
+    if (!lopts.empty()) c += " -l " + lopts;
+    std::string mopts;
+    const xfs_features& f = o.features;
+    const auto flag = [&](std::string& list, const char* name, xfs_feature v) {
+        if (v.given()) add(list, std::string(name) + "=" + (v.value_or(false) ? "1" : "0"));
+    };
+    flag(mopts, "crc", f.crc);
+    flag(mopts, "finobt", f.finobt);
+    flag(mopts, "reflink", f.reflink);
+    flag(mopts, "rmapbt", f.rmapbt);
+    if (!mopts.empty()) c += " -m " + mopts;
+    if (f.nrext64.given()) c += std::string(" -i nrext64=") + (f.nrext64.value_or(false) ? "1" : "0");
+    if (f.parent.given()) c += std::string(" -n parent=") + (f.parent.value_or(false) ? "1" : "0");
+    if (a.has("--unsupported")) c += " --unsupported";
+    return c + " " + args::visible(target);
+}
+
+// The mke2fs command line: ext4, the block size, fast_commit, the stride from the topology, and the size (k) when
+// --size gave it. It formats the target (mke2fs -n does not print the journal's size).
+std::string mke2fs_command(const fs_geometry_options& o, const log_size_decision& d, const e2fsprogs_stride& e,
+                           bool sized, const std::string& target) {
+    std::string c = "mke2fs -t ext4 -b " + std::to_string(d.block_size);
+    if (o.fast_commit) c += " -O fast_commit";
+    if (e.stride != 0 || e.stripe_width != 0) {
+        std::string x;
+        if (e.stride != 0) x = "stride=" + std::to_string(e.stride);
+        if (e.stripe_width != 0)
+            x += (x.empty() ? "" : ",") + std::string("stripe_width=") + std::to_string(e.stripe_width);
+        c += " -E " + x;
+    }
+    c += " " + args::visible(target);
+    if (sized) c += " " + mkfs_size(o.device_size.count(), true);
+    return c;
 }
 
 }  // namespace
@@ -183,11 +302,7 @@ int run_logsize(int argc, char** argv) {
                   {"--path", "DEVICE|FILE",
                    "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
                    "mkfs does (read only); options given override what it read"},
-                  {"--preset", "NAME",
-                   std::string(log_preset_names.c_str()) +
-                       " (repeatable; default: all); the log-size rules of xfsprogs-5.14 cover releases up to 5.14, "
-                       "xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1",
-                   true},
+                  {"--preset", "NAME", std::string(log_preset_names.c_str()) + release_help(), true},
                   {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
                   {"--sector-size", "N", "sector size in bytes (default 512)"},
                   {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
@@ -202,6 +317,9 @@ int run_logsize(int argc, char** argv) {
                   {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
+                  {"--mkfs-command", nullptr,
+                   "add a mkfs_command column: the mkfs.xfs or mke2fs command line that makes each answer on the "
+                   "target (DEVICE with --size)"},
                   {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);
     const format out = a.output_format();
@@ -248,19 +366,27 @@ int run_logsize(int argc, char** argv) {
     if (a.has("--agsize") && o.agsize.count() == 0) throw usage_error("--agsize must not be 0");
     if (a.has("--su") && o.stripe_unit.count() == 0) throw usage_error("--su must not be 0");
     if (a.has("--log-su") && o.log_stripe_unit.count() == 0) throw usage_error("--log-su must not be 0");
+    // A block device's stripe as mkfs reads it from the topology (minimum / optimal I/O); --su/--sw override it.
+    topology_stripe stripe;
+    device_topology topo;
+    if (read && read->block) {
+        topo = device_topology{read->min_io, read->opt_io, read->physical};
+        if (!a.has("--su") && !a.has("--sw")) {
+            stripe = xfs_stripe_from_topology(topo, o.device_size, o.block_size);
+            o.stripe_unit = stripe.stripe_unit;
+            o.stripe_width = stripe.stripe_width;
+        }
+    }
     const result<fs_geometry> g = fs_geometry::make(o);
     if (!g) fail(g.error(), flag_of(g.error().setting()));
 
-    std::vector<log_preset> presets;
-    for (const std::string& name : a.values("--preset")) {
-        const auto p = parse_log_preset(name, "--preset");
-        if (!p) fail_xfsprogs_version(name, p.error());
-        presets.push_back(*p);
-    }
-    if (presets.empty()) presets.assign(std::begin(all_log_presets), std::end(all_log_presets));
+    std::vector<row_preset> presets;
+    for (const std::string& name : a.values("--preset")) presets.push_back(resolve_preset(name));
+    if (presets.empty())
+        for (log_preset p : all_log_presets) presets.push_back({p, to_text(p), false});
     // No option is quietly ignored: one that none of the presets asked for reads is an error.
     bool any_xfs = false, any_ext4 = false;
-    for (log_preset p : presets) (p == log_preset::e2fsprogs_1_47 ? any_ext4 : any_xfs) = true;
+    for (const row_preset& p : presets) (p.rules == log_preset::e2fsprogs_1_47 ? any_ext4 : any_xfs) = true;
     if (a.has("--fast-commit") && !any_ext4)
         throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
     if (!any_xfs)
@@ -272,12 +398,26 @@ int run_logsize(int argc, char** argv) {
                                   " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "
                                   "--preset)");
 
-    table t({"preset", "block_size", "data_blocks", "agcount", "agsize_blocks", "log_blocks", "log_sunit_blocks",
-             "supported", "made", "reason", "fast_commit_blocks", "log_size", "decided_by", "min_log_blocks",
-             "min_log_source", "max_tx_bytes", "log_concurrency"});
-    for (log_preset p : presets) {
-        const log_size_decision d = decide_log_size(p, *g);
-        const bool xfs = p != log_preset::e2fsprogs_1_47;
+    const bool commands = a.has("--mkfs-command");
+    std::vector<std::string> columns = {
+        "preset",           "block_size",     "data_blocks",    "agcount",      "agsize_blocks",      "log_blocks",
+        "log_sunit_blocks", "supported",      "made",           "reason",       "fast_commit_blocks", "log_size",
+        "decided_by",       "min_log_blocks", "min_log_source", "max_tx_bytes", "log_concurrency",    "sector_size",
+        "sunit_blocks",     "swidth_blocks"};
+    if (commands) columns.push_back("mkfs_command");
+    table t(columns);
+    const std::string target = read ? *a.value("--path") : std::string("DEVICE");
+    for (const row_preset& p : presets) {
+        // A release whose feature defaults differ from its rule set's preset decides on its own geometry.
+        fs_geometry_options ro = o;
+        if (p.rmapbt_nrext64) {
+            if (!ro.features.rmapbt.given()) ro.features.rmapbt = true;
+            if (!ro.features.nrext64.given()) ro.features.nrext64 = true;
+        }
+        const result<fs_geometry> rg = p.rmapbt_nrext64 ? fs_geometry::make(ro) : g;
+        if (!rg) fail(rg.error(), flag_of(rg.error().setting()));
+        const log_size_decision d = decide_log_size(p.rules, *rg);
+        const bool xfs = p.rules != log_preset::e2fsprogs_1_47;
         // Errors in the layout (no AG geometry) leave nothing to report about the log.
         const bool no_log = is_hard(d.reason) && d.log_blocks == 0;
         const bool ag = xfs && d.agcount != 0;
@@ -286,30 +426,52 @@ int run_logsize(int argc, char** argv) {
         const bool soft_refusal =
             d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
         const bool supported = d.supported && !soft_refusal;
-        t.add_row({cell::of_text(to_text(p)), cell::of(d.block_size), cell::of(d.data_blocks),
-                   ag ? cell::of(d.agcount) : cell(), ag ? cell::of(d.agsize_blocks) : cell(),
-                   no_log ? cell() : cell::of(d.log_blocks), xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
-                   cell::of_flag(supported), cell::of_flag(d.supported),
-                   d.reason == log_reason::none ? cell() : cell::of_text(to_text(d.reason)),
-                   xfs ? cell() : cell::of(d.fast_commit_blocks), no_log ? cell() : cell::of_size(d.log_size()),
-                   no_log ? cell() : cell::of_text(to_text(d.decided_by)),
-                   xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
-                   xfs && !no_log ? cell::of_text(d.min_log_computed ? "computed" : "given") : cell(),
-                   xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
-                   xfs && !no_log ? cell::of(d.log_concurrency) : cell()});
+        // The stripe: XFS's data stripe in blocks; ext4's stride and stripe width from the topology read.
+        const e2fsprogs_stride ext =
+            read && read->block ? e2fsprogs_stride_from_topology(topo, d.block_size) : e2fsprogs_stride{};
+        const std::uint64_t sunit = xfs ? rg->xfs_common().dsunit : ext.stride;
+        const std::uint64_t swidth = xfs ? rg->xfs_common().dswidth : ext.stripe_width;
+        std::vector<cell> row = {cell::of_text(p.name),
+                                 cell::of(d.block_size),
+                                 cell::of(d.data_blocks),
+                                 ag ? cell::of(d.agcount) : cell(),
+                                 ag ? cell::of(d.agsize_blocks) : cell(),
+                                 no_log ? cell() : cell::of(d.log_blocks),
+                                 xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
+                                 cell::of_flag(supported),
+                                 cell::of_flag(d.supported),
+                                 d.reason == log_reason::none ? cell() : cell::of_text(to_text(d.reason)),
+                                 xfs ? cell() : cell::of(d.fast_commit_blocks),
+                                 no_log ? cell() : cell::of_size(d.log_size()),
+                                 no_log ? cell() : cell::of_text(to_text(d.decided_by)),
+                                 xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
+                                 xfs && !no_log ? cell::of_text(d.min_log_computed ? "computed" : "given") : cell(),
+                                 xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
+                                 xfs && !no_log ? cell::of(d.log_concurrency) : cell(),
+                                 xfs ? cell::of(rg->options().sector_size) : cell(),
+                                 cell::of(sunit),
+                                 cell::of(swidth)};
+        if (commands)
+            row.push_back(cell::of_text(
+                xfs ? mkfs_xfs_command(a, ro, d, size.has_value(),
+                                       p.rules == log_preset::xfs_ratio_256 || p.rules == log_preset::xfs_floor_32m,
+                                       target)
+                    : mke2fs_command(o, d, ext, size.has_value(), target)));
+        t.add_row(row);
     }
     if (read && out == format::text)
         std::printf(
             "# read from %s (%s): size %llu, sectors %u logical / %u physical, I/O %u minimum / %u optimal, "
-            "%s, %u online CPUs%s\n",
+            "%s, %u online CPUs; %s%s\n",
             args::visible(*a.value("--path")).c_str(), read->block ? "block device" : "image file",
             static_cast<unsigned long long>(read->size), read->logical, read->physical, read->min_io, read->opt_io,
             read->rotational < 0    ? "an image (not known to be solid state)"
             : read->rotational == 0 ? "rotational 0"
                                     : "rotational 1",
-            read->cpus,
-            size || a.has("--sector-size") || a.has("--rotational") || a.has("--cpus") ? "; options given override it"
-                                                                                       : "");
+            read->cpus, stripe_text(stripe, a.has("--su") || a.has("--sw")).c_str(),
+            size || a.has("--sector-size") || a.has("--rotational") || a.has("--cpus") || a.has("--su")
+                ? "; options given override it"
+                : "");
     t.print(stdout, out);
     return 0;
 }

@@ -208,12 +208,14 @@ int run_recommend(int argc, char** argv) {
         return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
     if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
         return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
+    if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend);
     if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
     const args a(
         "recommend",
         "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
         "                         [--latency LIST] [--percent N] [--write SIZE]\n"
-        "                         [--policy static|rate-aware [--preset P | --chunk SIZE --percent N]]\n"
+        "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--runs N] [--seed N] [--format text|csv|json]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)",
@@ -221,8 +223,10 @@ int run_recommend(int argc, char** argv) {
           "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
           "table",
           true, "--rates"},
-         {"--policy", "NAME",
-          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget)"},
+         {"--policy", "LIST",
+          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget); "
+          "static,rate-aware answers for each, one block or row per policy",
+          true},
          {"--preset", "NAME",
           "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
          {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},

@@ -1,7 +1,8 @@
 // A command that answers for one value of an option (recommend for one --rate, plan for one --latency) answering
 // for a list of them: the command runs once per value and the answers are joined as one, in the --format asked:
 // text one after another, CSV under one header, JSON in one array. With `column`, CSV and JSON rows start with
-// it (the value each row answers for), and text answers with a "# --option VALUE" line. The exit status is 3
+// it (the value each row answers for), and text answers with a "# --option VALUE" line; answers with different
+// columns share one CSV header, the union of theirs. The exit status is 3
 // when any answer misses its target; a usage error in any value is the command's, with nothing on stdout.
 #ifndef PROVPOL_CLI_PER_VALUE_HPP
 #define PROVPOL_CLI_PER_VALUE_HPP
@@ -10,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -63,6 +65,20 @@ inline std::vector<std::string> lines_of(const std::string& s) {
         out.push_back(s.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
         if (nl == std::string::npos) break;
         start = nl + 1;
+    }
+    return out;
+}
+
+// The cells of one CSV line as written (a quoted cell keeps its quotes, so that it is copied out unchanged).
+inline std::vector<std::string> csv_cells(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        if (c == ',' && !quoted)
+            out.emplace_back();
+        else
+            out.back() += c;
     }
     return out;
 }
@@ -148,11 +164,31 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
     }
     std::string out;
     if (f == "csv") {
+        // One header: the columns of every answer in the order they first appear (answers of different kinds,
+        // such as recommend's static and rate-aware policies, have different columns; a cell an answer lacks is
+        // empty). `column` comes first, unless an answer has a column of that name: then its own value stays.
+        std::vector<std::string> header;
+        if (column) header.push_back(column);
+        std::vector<std::vector<std::string>> heads;
+        for (const std::string& answer : answers) {
+            const auto lines = lines_of(answer);
+            heads.push_back(lines.empty() ? std::vector<std::string>{} : csv_cells(lines[0]));
+            for (const std::string& name : heads.back())
+                if (std::find(header.begin(), header.end(), name) == header.end()) header.push_back(name);
+        }
+        for (std::size_t c = 0; c < header.size(); ++c) out += (c == 0 ? "" : ",") + header[c];
+        out += "\n";
         for (std::size_t k = 0; k < answers.size(); ++k) {
             const auto lines = lines_of(answers[k]);
-            for (std::size_t i = k == 0 ? 0 : 1; i < lines.size(); ++i) {
-                if (column) out += i == 0 ? std::string(column) + "," : csv_field(values[k]) + ",";
-                out += lines[i] + "\n";
+            for (std::size_t i = 1; i < lines.size(); ++i) {
+                const std::vector<std::string> cells = csv_cells(lines[i]);
+                std::vector<std::string> row(header.size());
+                if (column) row[0] = csv_field(values[k]);
+                for (std::size_t j = 0; j < cells.size() && j < heads[k].size(); ++j)
+                    row[static_cast<std::size_t>(std::find(header.begin(), header.end(), heads[k][j]) -
+                                                 header.begin())] = cells[j];
+                for (std::size_t c = 0; c < row.size(); ++c) out += (c == 0 ? "" : ",") + row[c];
+                out += "\n";
             }
         }
     } else if (f == "json") {
@@ -162,7 +198,8 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
                 const std::size_t brace = line.find('{');
                 if (brace == std::string::npos) continue;  // "[" and "]"
                 if (!line.empty() && line.back() == ',') line.pop_back();
-                if (column) line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
+                if (column && line.find(json_string(column) + ": ") == std::string::npos)
+                    line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
                 rows += (rows.empty() ? "" : ",\n") + line;
             }
         out = "[\n" + rows + (rows.empty() ? "" : "\n") + "]\n";

@@ -1,7 +1,8 @@
 // provpol/log_size.hpp - how large a journal mkfs will create, and how large you want it: filesystem log-size
 // policies composed of steps (ratio, concurrency, floor, caps, alignment, support rules) over a layout (the
 // tool's own geometry rules), with presets that reproduce mkfs.xfs 6.1, 6.13, 7.2 and 5.14 and mke2fs 1.47
-// exactly, and the two 2022 proposals from the xfs list (1:256, and a 32 MiB floor).
+// exactly (and 5.15's rules; every release from 5.10 to 7.2 maps to one of them, xfsprogs_releases), and the two 2022
+// proposals from the xfs list (1:256, and a 32 MiB floor).
 //
 //   using namespace provpol::literals;
 //   const auto g = provpol::fs_geometry::make({220_GiB}).value();   // device size; everything else default
@@ -353,6 +354,21 @@ PROVPOL_NODISCARD constexpr xfs_modern_policy xfs_floor_32m() noexcept {
     return detail::xfs_modern(2048, 32_MiB, 32_MiB);
 }
 
+/// The policy type of xfsprogs 5.15 to 5.18: 6.1's size rule without its support rules.
+using xfs_floor_policy = log_size_policy<xfsprogs_layout, ratio_step, xfsprogs_concurrency_step, floor_step,
+                                         tiny_filesystem_step, xfsprogs_caps, xfsprogs_stripe_align_step>;
+
+/// mkfs.xfs 5.15 to 5.18: 1:2048 with the 64 MiB floor and the minimum log below 300 MiB of data (xfsprogs
+/// commit cdfa467e, "mkfs: increase the minimum log size to 64MB when possible", v5.15.0), but no refusals: those
+/// came with validate_supported (6e0ed3d1, "mkfs: stop allowing tiny filesystems", v5.19.0). The 5.18 changes to
+/// the log's stripe rounding (8d1bff2b, 0da883dd) are taken to be 6.1's throughout.
+PROVPOL_NODISCARD constexpr xfs_floor_policy xfsprogs_5_15() noexcept {
+    using namespace provpol::literals;
+    return xfs_floor_policy(xfsprogs_layout{}, *ratio_step::make(1, 2048), xfsprogs_concurrency_step{},
+                            *floor_step::make(64_MiB), *tiny_filesystem_step::make(300_MiB), xfsprogs_caps{},
+                            xfsprogs_stripe_align_step{});
+}
+
 /// The policy type of xfsprogs 5.14: the legacy size brackets, the xfsprogs caps, stripe alignment, no refusals.
 using xfs_legacy_policy =
     log_size_policy<xfsprogs_layout, xfsprogs_5_14_size_step, xfsprogs_caps, xfsprogs_stripe_align_step>;
@@ -386,7 +402,8 @@ enum class log_preset : unsigned char {
     xfs_floor_32m,
     e2fsprogs_1_47,
     xfsprogs_6_13,
-    xfsprogs_7_2
+    xfsprogs_7_2,
+    xfsprogs_5_15
 };
 
 /// The log-size family's registry, in the order the CLI lists them (newest first).
@@ -398,6 +415,8 @@ inline constexpr preset_info<log_preset> log_presets[] = {
      "xfsprogs 6.13.0 (Debian 13): mkfs/xfs_mkfs.c calculate_log_size, libxfs/xfs_trans_resv.c"},
     {log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
      "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size"},
+    {log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
+     "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)"},
     {log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
      "xfsprogs 5.14, before the 5.15 floor"},
     {log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
@@ -425,6 +444,43 @@ PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text,
     return parse_preset(log_presets, log_preset_choices, text, setting);
 }
 
+/// One range of xfsprogs releases and the rule set in force in it: `xfsprogs-X.Y` for any X.Y in
+/// [first, last] (major x 100 + minor) decides as `rules`, with that release's feature defaults where they differ
+/// from the preset's (`rmapbt_nrext64`: rmapbt and nrext64 on). The evidence is the release that changed the rule
+/// (xfsprogs doc/CHANGES, and the commit where the history is public).
+struct xfsprogs_release_rules {
+    unsigned first;
+    unsigned last;
+    log_preset rules;
+    bool rmapbt_nrext64;
+    const char* source;
+};
+
+/// The xfsprogs releases provpol knows, oldest first: 5.10 to 7.2.
+inline constexpr xfsprogs_release_rules xfsprogs_releases[] = {
+    {510, 514, log_preset::xfsprogs_5_14, false,
+     "the size brackets before v5.15.0; rmapbt and nrext64 off, as mkfs/lts_5.10.conf has them"},
+    {515, 518, log_preset::xfsprogs_5_15, false,
+     "v5.15.0: mkfs: increase the minimum log size to 64MB when possible (cdfa467e)"},
+    {519, 604, log_preset::xfsprogs_6_1, false, "v5.19.0: mkfs: stop allowing tiny filesystems (6e0ed3d1)"},
+    {605, 607, log_preset::xfsprogs_6_1, true,
+     "v6.5.0: mkfs: enable reverse mapping by default (bcd5b1b7), enable large extent counts by default "
+     "(e5b18d7d)"},
+    {608, 617, log_preset::xfsprogs_6_13, false, "v6.8.0: mkfs: allow sizing internal logs for concurrency"},
+    {618, 702, log_preset::xfsprogs_7_2, false,
+     "v6.18.0: mkfs: enable new features by default (parent pointers: mkfs/lts_6.18.conf's parent=1)"},
+};
+
+/// The range that holds release major.minor, or nullptr outside 5.10 to 7.2.
+PROVPOL_NODISCARD constexpr const xfsprogs_release_rules* find_xfsprogs_release(unsigned major,
+                                                                                unsigned minor) noexcept {
+    if (minor > 99) return nullptr;
+    const unsigned v = major * 100 + minor;
+    for (const xfsprogs_release_rules& r : xfsprogs_releases)
+        if (v >= r.first && v <= r.last) return &r;
+    return nullptr;
+}
+
 /// The decision of a preset chosen at run time.
 PROVPOL_NODISCARD constexpr log_size_decision decide_log_size(log_preset p, const fs_geometry& g) noexcept {
     switch (p) {
@@ -434,6 +490,8 @@ PROVPOL_NODISCARD constexpr log_size_decision decide_log_size(log_preset p, cons
             return xfsprogs_6_13().decide(g);
         case log_preset::xfsprogs_6_1:
             return xfsprogs_6_1().decide(g);
+        case log_preset::xfsprogs_5_15:
+            return xfsprogs_5_15().decide(g);
         case log_preset::xfsprogs_5_14:
             return xfsprogs_5_14().decide(g);
         case log_preset::xfs_ratio_256:

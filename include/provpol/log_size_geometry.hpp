@@ -179,6 +179,8 @@ struct xfs_derived {
     std::uint64_t log_start = 6;          ///< first free AG block: after the AGFL, bno/cnt/ino and optional roots
     std::uint64_t ag0_backoff = 32;       ///< kept free when the log is in AG 0: 4 inode chunks or 2 stripe units
     std::uint64_t aligned_log_start = 6;  ///< log_start rounded up to the alignment
+    std::uint64_t lsunit = 0;             ///< the log stripe unit this version prints (blocks)
+    std::uint64_t align = 0;              ///< what the log is rounded to: lsunit, else the data stripe unit
     std::uint32_t step_count = 0;         ///< entries of min_log before the end marker
     /// The minimum log and max_tx_bytes over the AG sizes from 16 MiB to 1 TiB, ended by a step that never holds.
     xfs_min_log_step min_log[33]{};
@@ -189,7 +191,7 @@ struct xfs_common {
     unsigned block_log = 12;                    ///< log2(block size), 4096 by default
     std::uint64_t dsunit = 0;                   ///< data stripe unit, blocks
     std::uint64_t dswidth = 0;                  ///< data stripe width, blocks
-    std::uint64_t lsunit = 0;                   ///< the log stripe unit mkfs prints
+    std::uint64_t lsunit = 0;                   ///< the log stripe unit before 6.19 (xfs_derived::lsunit: per version)
     std::uint64_t align = 0;                    ///< what the log is rounded to: lsunit, else dsunit
     std::uint64_t gib_blocks = 262144;          ///< 1 GiB in blocks: from there the minimum is at least 10 MiB
     std::uint64_t min_log_bytes_blocks = 2560;  ///< XFS_MIN_LOG_BYTES (10 MiB) in blocks
@@ -237,12 +239,19 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o, const xfs_common&
     // In AG 0, room for the root inode chunk (64 inodes) four times over, or two data stripe units.
     const std::uint64_t ichunk = (64 * (f.crc ? 512U : 256U)) >> bl;
     x.ag0_backoff = 4 * ichunk > 2 * c.dsunit ? 4 * ichunk : 2 * c.dsunit;
-    x.aligned_log_start = c.align != 0 ? div_up(x.log_start, c.align) * c.align : x.log_start;
+    // The log stripe unit: xfs_common's, except that from 6.19 ("mkfs: fix log sunit automatic configuration") a
+    // data stripe wins over the one block a log sector over 512 bytes asks for (mkfs.xfs 7.2 -N -s size=4096
+    // -d su=64k,sw=4 prints log sunit=16 blks, 6.13 sunit=1), still forced to 32 KiB over 256 KiB.
+    x.lsunit = c.lsunit;
+    if (v == xfsprogs_version::v7_2 && o.log_stripe_unit.count() == 0 && c.dsunit != 0)
+        x.lsunit = c.dsunit * bs > xfs_max_lsunit_bytes ? (32 * 1024) >> bl : c.dsunit;
+    x.align = x.lsunit != 0 ? x.lsunit : c.dsunit;
+    x.aligned_log_start = x.align != 0 ? div_up(x.log_start, x.align) * x.align : x.log_start;
     // The minimum log as a step function of the AG size.
     xfs_sb_params sb;
     sb.block_log = bl;
     sb.sector_size = static_cast<std::uint32_t>(sect);
-    sb.log_sunit_bytes = static_cast<std::uint32_t>(c.lsunit << bl);
+    sb.log_sunit_bytes = static_cast<std::uint32_t>(x.lsunit << bl);
     sb.crc = f.crc;
     sb.finobt = f.finobt;
     sb.reflink = f.reflink;
@@ -385,6 +394,89 @@ private:
     detail::xfs_common c_{};
     detail::xfs_derived x_[detail::xfs_version_count]{};
 };
+
+// ------------------------------------------------------------------------------------------------------------
+// A stripe from the device's I/O topology
+
+/// A block device's I/O topology as libblkid reports it to mkfs (blkid_topology_get_minimum_io_size and
+/// _optimal_io_size: the kernel's BLKIOMIN and BLKIOOPT), with its physical sector size (BLKPBSZGET).
+struct device_topology {
+    std::uint64_t minimum_io = 0;       ///< bytes; 0: not reported
+    std::uint64_t optimal_io = 0;       ///< bytes; 0: not reported
+    std::uint64_t physical_sector = 0;  ///< bytes
+};
+
+/// Why mkfs.xfs took, or did not take, a stripe from the topology.
+enum class topology_stripe_use : unsigned char {
+    used,                ///< the stripe below is the one mkfs.xfs uses
+    none,                ///< nothing reported (both 0)
+    same_as_sector,      ///< minimum or optimal I/O equals the physical sector: reported as no stripe
+    invalid,             ///< "Volume reports invalid stripe unit ... ignoring": one of the two is 0, the unit is
+                         ///< larger than the width, the width is not a multiple of the unit, or over INT_MAX
+    small_volume,        ///< "small data volume, ignoring data volume stripe unit": under 1 GiB of data
+    not_block_multiple,  ///< unit or width not a multiple of the block size: cleared (no alignment)
+};
+
+/// The stripe mkfs.xfs takes from the topology when no -d su/sw or sunit/swidth is given.
+struct topology_stripe {
+    bytes stripe_unit{};             ///< as -d su; 0 unless used
+    std::uint32_t stripe_width = 0;  ///< as -d sw (in stripe units); 0 unless used
+    topology_stripe_use use = topology_stripe_use::none;
+};
+
+/// mkfs.xfs's rule (xfsprogs 6.1 libxfs/topology.c blkid_get_topology, libfrog/topology.c from 6.2; mkfs/xfs_mkfs.c
+/// calc_stripe_factors with libxfs_validate_stripe_geometry): minimum and optimal I/O dropped when either equals
+/// the physical sector, kept in 512-byte units (rounded down), ignored when not a valid stripe (both or neither,
+/// unit <= width, width a multiple of the unit, width <= INT_MAX bytes) or under 1 GiB of data (device_size in
+/// blocks, as mkfs counts it), cleared when not multiples of the block size (0: 4096).
+PROVPOL_NODISCARD constexpr topology_stripe xfs_stripe_from_topology(const device_topology& t, bytes device_size,
+                                                                     std::uint32_t block_size = 0) noexcept {
+    topology_stripe r;
+    if (t.minimum_io == t.physical_sector || t.optimal_io == t.physical_sector) {
+        r.use = topology_stripe_use::same_as_sector;
+        return r;
+    }
+    const std::uint64_t su = t.minimum_io >> 9 << 9, sw = t.optimal_io >> 9 << 9;
+    if (su == 0 && sw == 0) return r;  // none
+    if (sw > 0x7fffffffULL || su > sw || su == 0 || sw == 0 || sw % su != 0) {
+        r.use = topology_stripe_use::invalid;
+        return r;
+    }
+    const std::uint64_t bs = block_size == 0 ? 4096 : block_size;
+    if (device_size.count() / bs < (std::uint64_t{1} << 30) / bs) {
+        r.use = topology_stripe_use::small_volume;
+        return r;
+    }
+    if (su % bs != 0 || sw % bs != 0) {
+        r.use = topology_stripe_use::not_block_multiple;
+        return r;
+    }
+    r.stripe_unit = bytes(su);
+    r.stripe_width = static_cast<std::uint32_t>(sw / su);
+    r.use = topology_stripe_use::used;
+    return r;
+}
+
+/// mke2fs's stride and stripe width (blocks) from the topology (e2fsprogs 1.47 misc/mke2fs.c get_device_geometry
+/// and PRS): a missing minimum I/O is the physical sector when that exceeds the block size, a missing optimal I/O
+/// the minimum (else the physical sector when that exceeds the block size); each is used only when larger than the
+/// block size ("setting stripe/stride to blocksize is pointless"), rounded down to blocks.
+struct e2fsprogs_stride {
+    std::uint64_t stride = 0;        ///< -E stride, blocks (0: none)
+    std::uint64_t stripe_width = 0;  ///< -E stripe_width, blocks (0: none)
+};
+PROVPOL_NODISCARD constexpr e2fsprogs_stride e2fsprogs_stride_from_topology(const device_topology& t,
+                                                                            std::uint32_t block_size) noexcept {
+    std::uint64_t min_io = t.minimum_io, opt_io = t.optimal_io;
+    if (min_io == 0 && t.physical_sector > block_size) min_io = t.physical_sector;
+    if (opt_io == 0 && min_io > 0) opt_io = min_io;
+    if (opt_io == 0 && t.physical_sector > block_size) opt_io = t.physical_sector;
+    e2fsprogs_stride r;
+    if (block_size == 0) return r;
+    if (min_io > block_size) r.stride = min_io / block_size;
+    if (opt_io > block_size) r.stripe_width = opt_io / block_size;
+    return r;
+}
 
 }  // namespace provpol
 

@@ -132,8 +132,8 @@ struct xfsprogs_layout {
         c.log_start = x.aligned_log_start;
         c.log_ag_blocks = logagno == agcount - 1 ? d - logagno * agsize : agsize;
         c.ag0_backoff = logagno == 0 ? x.ag0_backoff : 0;
-        c.log_sunit_blocks = xc.lsunit;
-        c.align_blocks = xc.align;
+        c.log_sunit_blocks = x.lsunit;
+        c.align_blocks = x.align;
 
         // calculate_log_size: the minimum, at least XFS_MIN_LOG_BLOCKS, and XFS_MIN_LOG_BYTES from 1 GiB; the
         // largest transaction for the concurrency-sized log.

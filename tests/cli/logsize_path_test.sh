@@ -38,7 +38,7 @@ if [ "$(id -u)" -eq 0 ] && loop=$(losetup -f --show "$img" 2>/dev/null); then
       fi
       checks=$((checks + 1)); cmp -s "$out" "$scratch/read.csv" || fail "--path $loop (rotational $r) differs from the facts typed in"
       expect_ok logsize --path "$loop"
-      expect_stdout "^# read from $loop \(block device\): size 322122547200, .* rotational $r, [0-9]+ online CPUs$"
+      expect_stdout "^# read from $loop \(block device\): size 322122547200, .* rotational $r, [0-9]+ online CPUs; no stripe \\(minimum or optimal I/O is the physical sector\\)$"
     else
       echo "skipped: cannot write $rot"
     fi

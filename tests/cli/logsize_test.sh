@@ -37,43 +37,44 @@ expect_usage_error() {
     ok
 }
 
-header="preset,block_size,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,supported,made,reason,fast_commit_blocks,log_size,decided_by,min_log_blocks,min_log_source,max_tx_bytes,log_concurrency"
+header="preset,block_size,data_blocks,agcount,agsize_blocks,log_blocks,log_sunit_blocks,supported,made,reason,fast_commit_blocks,log_size,decided_by,min_log_blocks,min_log_source,max_tx_bytes,log_concurrency,sector_size,sunit_blocks,swidth_blocks"
 
 # The linux-xfs thread's 220 GB example: mkfs.xfs 6.1.0 prints agcount=4, agsize=14417920, blocks=57671680, log blocks=28160
 # and, probed with -l size=512b, a minimum of 2580 blocks.
 expect_output "220GiB xfsprogs-6.1 csv" "$header
-xfsprogs-6.1,4096,57671680,4,14417920,28160,0,1,1,,,115343360,ratio,2580,computed,2890752,0" \
+xfsprogs-6.1,4096,57671680,4,14417920,28160,0,1,1,,,115343360,ratio,2580,computed,2890752,0,512,0,0" \
     --size 220GiB --preset xfsprogs-6.1 --format csv
 
 # Several presets, one row each, in the order given; the minimum log given rather than estimated. mkfs.xfs
 # 6.1.0 on 10 GiB: agcount=4, agsize=655360, 16384 log blocks; mke2fs 1.47.0 on 8-16 GiB: a 16384-block journal.
 expect_output "several presets" "$header
-xfs-floor-32m,4096,2621440,4,655360,8192,0,1,1,,,33554432,floor,1986,given,2079744,0
-xfsprogs-6.1,4096,2621440,4,655360,16384,0,1,1,,,67108864,floor,1986,given,2079744,0
-e2fsprogs-1.47,4096,2621440,,,16384,,1,1,,0,67108864,journal_table,,,," \
+xfs-floor-32m,4096,2621440,4,655360,8192,0,1,1,,,33554432,floor,1986,given,2079744,0,512,0,0
+xfsprogs-6.1,4096,2621440,4,655360,16384,0,1,1,,,67108864,floor,1986,given,2079744,0,512,0,0
+e2fsprogs-1.47,4096,2621440,,,16384,,1,1,,0,67108864,journal_table,,,,,,0,0" \
     --size 10GiB --preset xfs-floor-32m --preset xfsprogs-6.1,e2fsprogs-1.47 --min-log-blocks 1986 --format csv
 
 # mke2fs 1.47.0 below 512 MiB: 1 KiB blocks, an 8192-block journal; fast_commit adds 1/64.
 expect_output "ext4 511MiB fast_commit" "$header
-e2fsprogs-1.47,1024,523264,,,8192,,1,1,,128,8519680,journal_table,,,," \
+e2fsprogs-1.47,1024,523264,,,8192,,1,1,,128,8519680,journal_table,,,,,,0,0" \
     --size 511MiB --preset e2fsprogs-1.47 --fast-commit --format csv
 
 # Refusals: mkfs.xfs 6.1.0 refuses 200 MiB (under 300 MiB), with the minimum log (1368 blocks) as the size.
 expect_output "200MiB refused" "$header
-xfsprogs-6.1,4096,51200,4,12800,1368,0,0,0,fs_too_small,,5603328,tiny_minimum,1368,given,1268736,0
-xfsprogs-5.14,4096,51200,4,12800,1368,0,1,1,,,5603328,legacy_rule,1368,given,1268736,0" \
+xfsprogs-6.1,4096,51200,4,12800,1368,0,0,0,fs_too_small,,5603328,tiny_minimum,1368,given,1268736,0,512,0,0
+xfsprogs-5.14,4096,51200,4,12800,1368,0,1,1,,,5603328,legacy_rule,1368,given,1268736,0,512,0,0" \
     --size 200MiB --preset xfsprogs-6.1 --preset xfsprogs-5.14 --min-log-blocks 1368 --format csv
 # ... and --unsupported formats it: made, not supported, the reason kept.
 "$provpol" logsize --size 200MiB --preset xfsprogs-6.1 --unsupported --format csv > "$tmp/out" 2>&1
 if grep -q '^xfsprogs-6.1,4096,51200,4,12800,[0-9]*,0,0,1,fs_too_small,' "$tmp/out"; then ok; else bad "--unsupported: $(cat "$tmp/out")"; fi
 
 # A single AG is refused (mkfs.xfs 6.1.0: "at least 2 superblocks"); a stripe over 256 KiB gives a 32 KiB log
-# stripe unit (mkfs.xfs 6.1.0 on 100 GiB, su=512k,sw=2: agcount 16, agsize 1638272, log sunit 8 blocks).
+# stripe unit (mkfs.xfs 6.1.0 on 100 GiB, su=512k,sw=2: agcount 16, agsize 1638272, log sunit 8 blocks, data
+# sunit=128 swidth=256 blks).
 expect_output "single AG" "$header
-xfsprogs-6.1,4096,524288,1,524288,16384,0,0,0,single_ag,,67108864,floor,1986,given,2079744,0" \
+xfsprogs-6.1,4096,524288,1,524288,16384,0,0,0,single_ag,,67108864,floor,1986,given,2079744,0,512,0,0" \
     --size 2GiB --agcount 1 --preset xfsprogs-6.1 --min-log-blocks 1986 --format csv
 expect_output "stripe" "$header
-xfsprogs-6.1,4096,26212352,16,1638272,16384,8,1,1,,,67108864,floor,1986,given,2079744,0" \
+xfsprogs-6.1,4096,26212352,16,1638272,16384,8,1,1,,,67108864,floor,1986,given,2079744,0,512,128,256" \
     --size 100GiB --su 512KiB --sw 2 --preset xfsprogs-6.1 --min-log-blocks 1986 --format csv
 
 # Default: every preset, one row each.
@@ -83,7 +84,7 @@ else bad "default presets: $(cat "$tmp/out")"; fi
 
 # Text and JSON.
 "$provpol" logsize --size 220GiB --preset xfsprogs-6.1 > "$tmp/out" 2>&1
-if grep -qE '^xfsprogs-6\.1 +4096 +57671680 +4 +14417920 +28160 +0 +yes +yes +110MiB +ratio +2580 +computed +2890752 +0$' "$tmp/out"; then ok
+if grep -qE '^xfsprogs-6\.1 +4096 +57671680 +4 +14417920 +28160 +0 +yes +yes +110MiB +ratio +2580 +computed +2890752 +0 +512 +0 +0$' "$tmp/out"; then ok
 else bad "text: $(cat "$tmp/out")"; fi
 "$provpol" logsize --size 220GiB --preset xfsprogs-6.1 --preset e2fsprogs-1.47 --format json > "$tmp/out" 2>&1
 if grep -q '"preset": "xfsprogs-6.1", "block_size": 4096, "data_blocks": 57671680, "agcount": 4' "$tmp/out" &&
@@ -93,20 +94,20 @@ if grep -q '"preset": "xfsprogs-6.1", "block_size": 4096, "data_blocks": 5767168
 # mkfs.xfs 6.13.0 and 7.2.0 on 4 GiB with -l concurrency=64 (tests/data/mkfs_xfs_6.13.csv, mkfs_xfs_7.2.csv):
 # 102600 and 50175 log blocks, decided by the concurrency; minimum logs 3693 and 2001 blocks.
 expect_output "concurrency 64" "$header
-xfsprogs-7.2,4096,1048576,4,262144,50175,0,1,1,,,205516800,concurrency,2001,computed,2140800,64
-xfsprogs-6.13,4096,1048576,4,262144,102600,0,1,1,,,420249600,concurrency,3693,computed,4377600,64" \
+xfsprogs-7.2,4096,1048576,4,262144,50175,0,1,1,,,205516800,concurrency,2001,computed,2140800,64,512,0,0
+xfsprogs-6.13,4096,1048576,4,262144,102600,0,1,1,,,420249600,concurrency,3693,computed,4377600,64,512,0,0" \
     --size 4GiB --preset xfsprogs-7.2,xfsprogs-6.13 --log-concurrency 64 --format csv
 # A loop device with rotational 0 on the sweep's 2-CPU machine: concurrency 2, the 64 MiB floor decides.
 expect_output "non-rotational" "$header
-xfsprogs-6.13,4096,1048576,4,262144,16384,0,1,1,,,67108864,floor,3693,computed,4377600,2" \
+xfsprogs-6.13,4096,1048576,4,262144,16384,0,1,1,,,67108864,floor,3693,computed,4377600,2,512,0,0" \
     --size 4GiB --preset xfsprogs-6.13 --rotational 0 --cpus 2 --format csv
 # ... and on a 64-CPU server the issue's 400 MiB log.
 expect_output "64-CPU SSD" "$header
-xfsprogs-6.13,4096,1048576,4,262144,102600,0,1,1,,,420249600,concurrency,3693,computed,4377600,64" \
+xfsprogs-6.13,4096,1048576,4,262144,102600,0,1,1,,,420249600,concurrency,3693,computed,4377600,64,512,0,0" \
     --size 4GiB --preset xfsprogs-6.13 --rotational 0 --cpus 64 --format csv
 # mkfs.xfs 6.1.0, V4 with 512-byte blocks on 1 GiB (tests/data/mkfs_xfs_6.1_v4.csv): 131072 blocks, minimum 4806.
 expect_output "v4 512" "$header
-xfsprogs-6.1,512,2097152,4,524288,131072,0,1,1,,,67108864,floor,4806,computed,276976,0" \
+xfsprogs-6.1,512,2097152,4,524288,131072,0,1,1,,,67108864,floor,4806,computed,276976,0,512,0,0" \
     --size 1GiB --preset xfsprogs-6.1 --block-size 512 --features crc=0 --format csv
 # 6.1 has no -l concurrency: mkfs.xfs 6.1 rejects the option.
 "$provpol" logsize --size 4GiB --preset xfsprogs-6.1 --log-concurrency 8 --format csv > "$tmp/out" 2>&1

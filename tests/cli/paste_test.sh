@@ -179,12 +179,22 @@ expect_ok logsize --size 1GiB --preset e2fsprogs-1.47 --preset xfsprogs-6.1 --fa
 expect_ok logsize --size 1GiB --fast-commit --agcount 4
 
 # 6. Small things.
-# xfsprogs-6.8 is not 6.1: the hint names the preset whose log rules 6.8 has, and help says which releases each covers.
-expect_usage '^provpol logsize: --preset: xfsprogs-6.8 is not a preset; its log-size rules are xfsprogs-6.13 ' logsize --size 1GiB --preset xfsprogs-6.8
-expect_usage 'its log-size rules are xfsprogs-6.1 \(5.15' logsize --size 1GiB --preset xfsprogs-5.19
-expect_usage 'its log-size rules are xfsprogs-5.14.s' logsize --size 1GiB --preset xfsprogs-5.10
+# xfsprogs-X.Y for any release from 5.10 to 7.2 decides with the rule set in force in it (6.8 is not 6.1, but
+# 6.13's concurrency-sized log), under its own name; outside that range, one line naming the range. Help says
+# which releases each rule set covers.
+for pair in 6.8:6.13 6.17:6.13 5.19:6.1 6.4:6.1 5.10:5.14 5.14:5.14 5.15:5.15 6.18:7.2 7.2:7.2; do
+  expect_ok logsize --size 300GiB --rotational 0 --cpus 16 --preset "xfsprogs-${pair%:*}" --format csv
+  sed 1d "$out" | cut -d, -f2- > "$scratch/release.csv"
+  expect_ok logsize --size 300GiB --rotational 0 --cpus 16 --preset "xfsprogs-${pair#*:}" --format csv
+  checks=$((checks + 1))
+  sed 1d "$out" | cut -d, -f2- | cmp -s - "$scratch/release.csv" || fail "xfsprogs-${pair%:*} does not decide as xfsprogs-${pair#*:}"
+done
+expect_ok logsize --size 300GiB --preset xfsprogs-6.8 --format csv
+expect_stdout '^xfsprogs-6\.8,'
+expect_usage '^provpol logsize: --preset: xfsprogs-5\.9 is outside the xfsprogs releases provpol knows: xfsprogs-X\.Y takes 5\.10 to 7\.2$' logsize --size 1GiB --preset xfsprogs-5.9
+expect_usage 'xfsprogs-X\.Y takes 5\.10 to 7\.2$' logsize --size 1GiB --preset xfsprogs-7.3
 expect_ok logsize --help
-expect_stdout 'xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1'
+expect_stdout '5\.10 to 5\.14 xfsprogs-5\.14, 5\.15 to 5\.18 xfsprogs-5\.15, 5\.19 to 6\.4 xfsprogs-6\.1, 6\.5 to 6\.7'
 # An error names the option, not the library's field.
 expect_usage '^provpol plan: --capacity \(1GiB\) must be at least --write \(2GiB\)$' plan --capacity 1GiB --write 2GiB --rate 1GiB/s --runs 1
 # JSON: an absent reason is null, as every other absent field.
