@@ -29,15 +29,16 @@ const char* const usage_text =
     "provpol logsize (--size SIZE | --path DEVICE|FILE) [--preset NAME ...] [--block-size N] [--sector-size N] "
     "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
-    "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
-    "    [--format text|csv|json]\n\n"
+    "    [--data-concurrency N] [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N]\n"
+    "    [--unsupported] [--fast-commit] [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
     "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
     "e2fsprogs-1.47. Features not\n"
     "given take each version's default. mkfs.xfs >= 6.8 sizes the log for --log-concurrency transactions (1: the\n"
     "CPU count), or on a non-rotational device (--rotational 0) for --cpus; decided_by names the step that set the\n"
     "size. The minimum log and max_tx_bytes are computed from the transaction reservations (min_log_source=computed)\n"
-    "unless --min-log-blocks gives the minimum.";
+    "unless --min-log-blocks gives the minimum. --data-concurrency sizes the AG count for N writers as mkfs.xfs -d\n"
+    "concurrency=N does, on any device.";
 
 // The flag that carries each fs_geometry setting, for error messages.
 const char* flag_of(text_view setting) {
@@ -53,7 +54,8 @@ const char* flag_of(text_view setting) {
                                  {"stripe_width", "--sw"},
                                  {"log_stripe_unit", "--log-su"},
                                  {"min_log_blocks", "--min-log-blocks"},
-                                 {"log_concurrency", "--log-concurrency"}};
+                                 {"log_concurrency", "--log-concurrency"},
+                                 {"data_concurrency", "--data-concurrency"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
     return "--size";
@@ -196,9 +198,12 @@ int run_logsize(int argc, char** argv) {
                   {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
                   {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
                   {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
+                  {"--data-concurrency", "N",
+                   "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 and "
+                   "later)"},
                   {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
                   {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
-                  {"--cpus", "N", "online CPUs, for --rotational 0 or --log-concurrency 1"},
+                  {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
                   {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
@@ -228,20 +233,28 @@ int run_logsize(int argc, char** argv) {
         throw usage_error("--log-concurrency cannot be given with --rotational (it replaces the automatic choice)");
     o.log_concurrency = static_cast<std::int64_t>(a.count("--log-concurrency", 0, 0x7fffffff).value_or(0));
     if (!a.has("--log-concurrency")) o.log_concurrency = -1;
+    // mkfs.xfs refuses -d concurrency with -d agcount or -d agsize (their conflicts tables).
+    for (const char* ag : {"--agcount", "--agsize"})
+        if (a.has("--data-concurrency") && a.has(ag))
+            throw usage_error(std::string("--data-concurrency cannot be given with ") + ag +
+                              " (it sizes the AGs itself, as mkfs.xfs -d concurrency does)");
+    o.data_concurrency =
+        a.has("--data-concurrency") ? static_cast<std::int64_t>(*a.count("--data-concurrency", 0, 0x7fffffff)) : -1;
     if (const auto r = a.count("--rotational", 0, 1))
         o.device = *r == 0 ? xfs_device::non_rotational : xfs_device::rotational;
     else if (read && read->block && !a.has("--log-concurrency"))
         o.device = read->rotational == 0 ? xfs_device::non_rotational : xfs_device::rotational;
     o.cpus = static_cast<std::uint32_t>(a.count("--cpus", 1, 0x7fffffff).value_or(0));
-    const bool cpus_read = read && !a.has("--cpus") &&
-                           (o.device == xfs_device::non_rotational || a.value("--log-concurrency") == std::string("1"));
+    const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1 || o.data_concurrency == 1;
+    const bool cpus_read = read && !a.has("--cpus") && cpus_used;
     if (cpus_read) o.cpus = read->cpus;
-    const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1;
     if (cpus_used && !a.has("--cpus") && !cpus_read)
-        throw usage_error(std::string(o.log_concurrency == 1 ? "--log-concurrency 1" : "--rotational 0") +
-                          " needs --cpus N (mkfs.xfs sizes the log for the CPU count)");
+        throw usage_error(std::string(o.log_concurrency == 1    ? "--log-concurrency 1"
+                                      : o.data_concurrency == 1 ? "--data-concurrency 1"
+                                                                : "--rotational 0") +
+                          " needs --cpus N (mkfs.xfs sizes the log and the AGs for the CPU count)");
     if (a.has("--cpus") && !cpus_used)
-        throw usage_error("--cpus is used only with --rotational 0 or --log-concurrency 1");
+        throw usage_error("--cpus is used only with --rotational 0, --log-concurrency 1 or --data-concurrency 1");
     o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
     o.allow_unsupported = a.has("--unsupported");
     o.fast_commit = a.has("--fast-commit");
@@ -265,8 +278,8 @@ int run_logsize(int argc, char** argv) {
         throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
     if (!any_xfs)
         for (const char* xfs_only :
-             {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency", "--rotational",
-              "--cpus", "--min-log-blocks", "--unsupported"})
+             {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",
+              "--data-concurrency", "--rotational", "--cpus", "--min-log-blocks", "--unsupported"})
             if (a.has(xfs_only))
                 throw usage_error(std::string(xfs_only) +
                                   " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "

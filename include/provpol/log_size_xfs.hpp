@@ -70,8 +70,9 @@ struct xfsprogs_layout {
         const std::uint64_t ag_max = ((std::uint64_t{1} << 40) - 1) >> bl;  // XFS_AG_MAX_BLOCKS
         std::uint64_t d = o.device_size.count() >> bl;
         c.data_blocks = d;
-        // xfsprogs 6.1 has neither parent pointers (6.10) nor -l concurrency (6.8): it rejects the option.
-        if (PROVPOL_UNLIKELY(!modern && (o.features.parent.given() || o.log_concurrency >= 0))) {
+        // xfsprogs 6.1 has neither parent pointers (6.10) nor -l/-d concurrency (6.8): it rejects the option.
+        if (PROVPOL_UNLIKELY(!modern &&
+                             (o.features.parent.given() || o.log_concurrency >= 0 || o.data_concurrency >= 0))) {
             s.fail(log_reason::unsupported_option);
             return;
         }
@@ -79,19 +80,27 @@ struct xfsprogs_layout {
             s.fail(log_reason::data_too_small);
             return;
         }
-        // calculate_initial_ag_geometry
+        // calculate_initial_ag_geometry: -d concurrency=N (N > 0; 1 is the CPU count, and 0 CPUs leave the
+        // default geometry) before -d agsize and agcount, which it excludes.
         std::uint64_t agsize = o.agsize.count() >> bl;
         std::uint64_t agcount = o.agcount;
         // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
         bool check = true;
-        if (agsize != 0)
+        const std::uint64_t data_threads =
+            o.data_concurrency == 1 ? o.cpus
+                                    : (o.data_concurrency > 0 ? static_cast<std::uint64_t>(o.data_concurrency) : 0);
+        if (PROVPOL_UNLIKELY(data_threads != 0)) {
+            detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
+            detail::xfs_concurrency_ag_geometry(bl, d, data_threads, agsize, agcount, agsize, agcount);
+        } else if (agsize != 0)
             agcount = detail::div_up(d, agsize);
         else if (agcount != 0)
             agsize = detail::div_up(d, agcount);
         else {
             detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
             check = xc.dsunit != 0;
-            if (PROVPOL_UNLIKELY(modern && o.device == xfs_device::non_rotational)) {
+            // The CPU count on a non-rotational device, unless -d concurrency was given (0 included).
+            if (PROVPOL_UNLIKELY(modern && o.device == xfs_device::non_rotational && o.data_concurrency < 0)) {
                 detail::xfs_concurrency_ag_geometry(bl, d, o.cpus, agsize, agcount, agsize, agcount);
                 check = true;
             }

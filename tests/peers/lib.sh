@@ -53,6 +53,8 @@ peers_next_row() {
         [ -z "${row[4]}" ] || peers_shape_error "row ${row[0]}: a check row has no reason"
         [[ ${row[2]} =~ ^[1-9][0-9]*$ ]] || peers_shape_error "row ${row[0]}: line '${row[2]}' is not a line number"
         peers_checked=$((peers_checked + 1)) peers_row_compared=0 peers_row_failed=0 peers_row_id=${row[0]}
+        local k
+        for k in "${!peers_header[@]}"; do printf -v "c_${peers_header[$k]}" '%s' "${row[$k]}"; done
         return 0 ;;
       left_out)
         [ -n "${row[4]}" ] || peers_shape_error "row ${row[0]}: left_out without a reason"
@@ -63,6 +65,7 @@ peers_next_row() {
   return 1
 }
 
+# The current row's values are also in the variables c_<column> (c_id, c_file, ...): no subshell per value.
 # v NAME: the current row's value in column NAME.
 v() {
   local i=${peers_col[$1]:-}
@@ -74,11 +77,29 @@ v() {
   echo "${row[$i]}"
 }
 
-# peers_ask ARGS...: runs provpol ARGS with a timeout; stdout in $peers_out, status in $peers_status.
+# peers_ask ARGS...: runs provpol ARGS with a timeout; stdout in $peers_out, status in $peers_status, the first
+# 300 bytes of stderr in $peers_err.
 peers_ask() {
   peers_out=$(timeout 60 "$provpol" "$@" 2> "$peers_tmp/err" < /dev/null)
   peers_status=$?
-  peers_err=$(head -c 300 "$peers_tmp/err")
+  peers_err=""
+  [ ! -s "$peers_tmp/err" ] || peers_err=$(head -c 300 "$peers_tmp/err")
+}
+
+# peers_csv_rows: splits $peers_out (provpol's --format csv: a header, then rows) into out_<column>_<n> variables,
+# n counting rows from 1, and out_rows (the row count).
+peers_csv_rows() {
+  local -a h r
+  local line n=0 k
+  {
+    IFS=, read -r -a h
+    while IFS= read -r line; do
+      n=$((n + 1))
+      IFS=, read -r -a r <<< "$line,"
+      for k in "${!h[@]}"; do printf -v "out_${h[$k]}_$n" '%s' "${r[$k]:-}"; done
+    done
+  } <<< "$peers_out"
+  out_rows=$n
 }
 
 # A check row that compared nothing is an error: no row passes by being skipped.
