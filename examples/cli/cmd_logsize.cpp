@@ -30,7 +30,8 @@ const char* const usage_text =
     "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
     "    [--data-concurrency N] [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N]\n"
-    "    [--unsupported] [--fast-commit] [--format text|csv|json]\n\n"
+    "    [--unsupported] [--fast-commit] [--journal-size MIB | --e2fsck-recreate [--old-journal SIZE]]\n"
+    "    [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
     "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
     "e2fsprogs-1.47. Features not\n"
@@ -55,7 +56,9 @@ const char* flag_of(text_view setting) {
                                  {"log_stripe_unit", "--log-su"},
                                  {"min_log_blocks", "--min-log-blocks"},
                                  {"log_concurrency", "--log-concurrency"},
-                                 {"data_concurrency", "--data-concurrency"}};
+                                 {"data_concurrency", "--data-concurrency"},
+                                 {"journal_size", "--journal-size"},
+                                 {"old_journal", "--old-journal"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
     return "--size";
@@ -180,35 +183,40 @@ path_geometry read_path_geometry(const std::string& path) {
 }  // namespace
 
 int run_logsize(int argc, char** argv) {
-    const args a("logsize", usage_text,
-                 {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
-                  {"--path", "DEVICE|FILE",
-                   "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
-                   "mkfs does (read only); options given override what it read"},
-                  {"--preset", "NAME",
-                   std::string(log_preset_names.c_str()) +
-                       " (repeatable; default: all); the log-size rules of xfsprogs-5.14 cover releases up to 5.14, "
-                       "xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1",
-                   true},
-                  {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
-                  {"--sector-size", "N", "sector size in bytes (default 512)"},
-                  {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
-                  {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
-                  {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
-                  {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
-                  {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
-                  {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
-                  {"--data-concurrency", "N",
-                   "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 and "
-                   "later)"},
-                  {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
-                  {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
-                  {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
-                  {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
-                  {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
-                  {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
-                  {"--format", "FORMAT", "text (default), csv or json"}},
-                 argc, argv);
+    const args a(
+        "logsize", usage_text,
+        {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
+         {"--path", "DEVICE|FILE",
+          "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
+          "mkfs does (read only); options given override what it read"},
+         {"--preset", "NAME",
+          std::string(log_preset_names.c_str()) +
+              " (repeatable; default: all); the log-size rules of xfsprogs-5.14 cover releases up to 5.14, "
+              "xfsprogs-6.1 5.15 to 6.7, xfsprogs-6.13 6.8 to 7.1",
+          true},
+         {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
+         {"--sector-size", "N", "sector size in bytes (default 512)"},
+         {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
+         {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
+         {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
+         {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
+         {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
+         {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
+         {"--data-concurrency", "N",
+          "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 and "
+          "later)"},
+         {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
+         {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
+         {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
+         {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
+         {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
+         {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
+         {"--journal-size", "MIB", "mke2fs -J size=MIB (0: its table); refused outside 1024 to 10240000 blocks"},
+         {"--e2fsck-recreate", nullptr, "the journal e2fsck -fy makes in place of a lost one, not mke2fs's"},
+         {"--old-journal", "SIZE",
+          "with --e2fsck-recreate: the lost journal's size in the superblock's backup (none when not given)"},
+         {"--format", "FORMAT", "text (default), csv or json"}},
+        argc, argv);
     const format out = a.output_format();
 
     // Validate everything before printing anything.
@@ -258,6 +266,18 @@ int run_logsize(int argc, char** argv) {
     o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
     o.allow_unsupported = a.has("--unsupported");
     o.fast_commit = a.has("--fast-commit");
+    if (a.has("--journal-size") && a.has("--e2fsck-recreate"))
+        throw usage_error("--journal-size cannot be given with --e2fsck-recreate (mke2fs's option, not e2fsck's)");
+    if (a.has("--old-journal") && !a.has("--e2fsck-recreate"))
+        throw usage_error("--old-journal is used only with --e2fsck-recreate");
+    o.journal_size_mib =
+        a.has("--journal-size") ? static_cast<std::int64_t>(*a.count("--journal-size", 0, 0x7fffffff)) : -1;
+    o.e2fsck_recreate = a.has("--e2fsck-recreate");
+    if (const auto old = a.size("--old-journal")) {
+        if (old->count() >= (std::uint64_t{1} << 51))
+            throw usage_error("--old-journal must be under 2PiB, got " + std::to_string(old->count()));
+        o.old_journal_bytes = static_cast<std::int64_t>(old->count());
+    }
     if (a.has("--agsize") && o.agsize.count() == 0) throw usage_error("--agsize must not be 0");
     if (a.has("--su") && o.stripe_unit.count() == 0) throw usage_error("--su must not be 0");
     if (a.has("--log-su") && o.log_stripe_unit.count() == 0) throw usage_error("--log-su must not be 0");
@@ -276,6 +296,11 @@ int run_logsize(int argc, char** argv) {
     for (log_preset p : presets) (p == log_preset::e2fsprogs_1_47 ? any_ext4 : any_xfs) = true;
     if (a.has("--fast-commit") && !any_ext4)
         throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
+    if (a.has("--journal-size") && !any_ext4)
+        throw usage_error("--journal-size is mke2fs's (-J size): add --preset e2fsprogs-1.47");
+    for (const char* e2fsck_only : {"--e2fsck-recreate", "--old-journal"})
+        if (a.has(e2fsck_only) && !any_ext4)
+            throw usage_error(std::string(e2fsck_only) + " is e2fsck's: add --preset e2fsprogs-1.47");
     if (!any_xfs)
         for (const char* xfs_only :
              {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",

@@ -93,6 +93,10 @@ struct fs_geometry_options {
     std::uint64_t min_log_blocks = 0;      ///< the minimum log, to override provpol's computation (0: compute it)
     bool allow_unsupported = false;        ///< mkfs.xfs --unsupported: format what it would otherwise refuse
     bool fast_commit = false;              ///< mke2fs -O fast_commit
+    std::int64_t journal_size_mib = -1;    ///< mke2fs -J size=N, in MiB (-1: not given; 0: the default, as mke2fs)
+    bool e2fsck_recreate = false;          ///< the journal e2fsck -fy re-creates for a lost one, not mke2fs's
+    std::int64_t old_journal_bytes = -1;   ///< e2fsck: the lost journal's size kept in the superblock's backup
+                                           ///< (s_jnl_blocks; -1: no backup of its blocks)
 };
 
 // ------------------------------------------------------------------------------------------------------------
@@ -362,6 +366,18 @@ public:
                                   : error::conflict("data_concurrency", error_value::of_signed(o.data_concurrency),
                                                     "cannot be given with", "agsize",
                                                     error_value::of_size(o.agsize.count())));
+        // mke2fs keeps -J size in an int (strtoul's value truncated); provpol takes what an int holds.
+        if (o.journal_size_mib < -1 || o.journal_size_mib > 0x7fffffff)
+            return unexpected(error::out_of_range("journal_size", error_value::of_signed(o.journal_size_mib),
+                                                  error_value::of_signed(-1), error_value::of(0x7fffffffU)));
+        if (o.e2fsck_recreate && o.journal_size_mib >= 0)
+            return unexpected(error::conflict("journal_size", error_value::of_signed(o.journal_size_mib),
+                                              "cannot be given with", "e2fsck_recreate", error_value::of(1)));
+        // The backup keeps i_size in two 32-bit words: under 2^64 bytes; e2fsck reads its MiB into an int.
+        if (o.old_journal_bytes < -1 || o.old_journal_bytes >= (std::int64_t{1} << 51))
+            return unexpected(error::out_of_range("old_journal", error_value::of_signed(o.old_journal_bytes),
+                                                  error_value::of_signed(-1),
+                                                  error_value::of_size((std::uint64_t{1} << 51) - 1)));
         if (o.min_log_blocks > (std::uint64_t{1} << 32))
             return unexpected(error::out_of_range("min_log_blocks", error_value::of(o.min_log_blocks),
                                                   error_value::of(0), error_value::of(std::uint64_t{1} << 32)));
