@@ -80,28 +80,26 @@ struct xfsprogs_layout {
             s.fail(log_reason::data_too_small);
             return;
         }
-        // calculate_initial_ag_geometry: -d concurrency=N (N > 0; 1 is the CPU count, and 0 CPUs leave the
-        // default geometry) before -d agsize and agcount, which it excludes.
+        // calculate_initial_ag_geometry: -d agsize, -d agcount, -d concurrency (1: the CPU count; 0 CPUs leave the
+        // default), the default geometry.
         std::uint64_t agsize = o.agsize.count() >> bl;
         std::uint64_t agcount = o.agcount;
         // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
         bool check = true;
-        const std::uint64_t data_threads =
-            o.data_concurrency == 1 ? o.cpus
-                                    : (o.data_concurrency > 0 ? static_cast<std::uint64_t>(o.data_concurrency) : 0);
-        if (PROVPOL_UNLIKELY(data_threads != 0)) {
-            detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
-            detail::xfs_concurrency_ag_geometry(bl, d, data_threads, agsize, agcount, agsize, agcount);
-        } else if (agsize != 0)
+        if (agsize != 0)
             agcount = detail::div_up(d, agsize);
         else if (agcount != 0)
             agsize = detail::div_up(d, agcount);
         else {
             detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
             check = xc.dsunit != 0;
-            // The CPU count on a non-rotational device, unless -d concurrency was given (0 included).
-            if (PROVPOL_UNLIKELY(modern && o.device == xfs_device::non_rotational && o.data_concurrency < 0)) {
-                detail::xfs_concurrency_ag_geometry(bl, d, o.cpus, agsize, agcount, agsize, agcount);
+            // -d concurrency=N, which excludes -d agcount and agsize (N = 0 keeps the default even on an SSD), else
+            // the CPU count on a non-rotational device.
+            if (PROVPOL_UNLIKELY(o.data_concurrency >= 0 || (modern && o.device == xfs_device::non_rotational))) {
+                const std::uint64_t nr = o.data_concurrency < 0 || o.data_concurrency == 1
+                                             ? o.cpus
+                                             : static_cast<std::uint64_t>(o.data_concurrency);
+                detail::xfs_concurrency_ag_geometry(bl, d, nr, agsize, agcount, agsize, agcount);
                 check = true;
             }
         }
