@@ -6,6 +6,8 @@ set -uo pipefail
 provpol=${1:?usage: journal_size_test.sh path/to/provpol}
 data=$(cd "$(dirname "$0")/../data" && pwd)/mke2fs_1.47_journal_size.csv
 passed=0 failed=0 band=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
 
@@ -47,8 +49,8 @@ done < "$data"
 expect_usage() {
     local name=$1 pattern=$2; shift 2
     local out err rc
-    out=$("$provpol" logsize "$@" 2> /tmp/journal_size_err.$$); rc=$?
-    err=$(cat /tmp/journal_size_err.$$); rm -f /tmp/journal_size_err.$$
+    out=$("$provpol" logsize "$@" 2> "$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
     if [ $rc -eq 2 ] && [ -z "$out" ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && grep -qE -- "$pattern" <<< "$err"; then
         ok
     else
