@@ -735,4 +735,27 @@ TEST_CASE("xfsprogs releases 5.10 to 7.2 map to the rule set in force in them; o
         CHECK(a.reason == log_reason::none);
     }
     CHECK_FALSE(xfsprogs_6_1().decide(geo(opts(bytes(std::uint64_t{200} << 20)))).reason == log_reason::none);
+TEST_CASE("e2fsck re-creating a journal keeps the old size in MiB as blocks from 1024 (e2fsck/unix.c)") {
+    // e2fsprogs 1.47.0 e2fsck/unix.c: journal_size = (s_jnl_blocks[15] << 12) | (s_jnl_blocks[16] >> 20), the old
+    // i_size in MiB; from 1024 it becomes num_journal_blocks, else ext2fs_get_journal_params (the table). 16 GiB of
+    // 4 KiB blocks: the table gives 32768 blocks (what the real e2fsck made, tests/data/mke2fs_1.47_journal_size.csv).
+    fs_geometry_options o;
+    o.device_size = 16_GiB;
+    o.block_size = 4096;
+    o.e2fsck_recreate = true;
+    auto decide = [&] { return e2fsprogs_1_47().decide(fs_geometry::make(o).value()); };
+    CHECK(decide().log_blocks == 32768);
+    CHECK(decide().decided_by == log_step::journal_table);
+    o.old_journal_bytes = static_cast<std::int64_t>((4_GiB).count());
+    CHECK(decide().log_blocks == 4096);  // 4096 MiB read as 4096 blocks
+    CHECK(decide().decided_by == log_step::old_journal);
+    o.old_journal_bytes = static_cast<std::int64_t>((1023_MiB).count()) + 1048575;
+    CHECK(decide().log_blocks == 32768);  // 1023 MiB and a bit: under 1024
+    o.old_journal_bytes = static_cast<std::int64_t>((4_GiB).count());
+    o.fast_commit = true;  // no backup size with fast_commit: the table, and its fast-commit area
+    CHECK(decide().log_blocks == 32768);
+    CHECK(decide().fast_commit_blocks == 512);
+    o.journal_size_mib = 64;
+    CHECK(std::string(fs_geometry::make(o).error().message().view()) ==
+          "journal_size (64) cannot be given with e2fsck_recreate (1)");
 }

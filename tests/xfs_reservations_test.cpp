@@ -303,6 +303,54 @@ TEST_CASE("the concurrency-sized log: the issue's 64-CPU SSD, and what 6.1 does 
     CHECK(xfsprogs_6_13().decide(fs_geometry::make(small).value()).log_blocks == 102600);
 }
 
+TEST_CASE(
+    "-d concurrency=N sizes the AGs on any device, before -d agcount and agsize (calculate_initial_ag_geometry)") {
+    // Expected values: xfstests' tests/xfs/614.out.lba512 (kdave/xfstests 63a29724), lines 73, 87, 130, 139 and
+    // 176, for mkfs.xfs -N -d concurrency=C -l concurrency=C on an image file; tests/peers/xfstests has all 640.
+    auto run = [](bytes size, std::int64_t c) {
+        fs_geometry_options o;
+        o.device_size = size;
+        o.data_concurrency = c;
+        o.log_concurrency = c;
+        return xfsprogs_6_13().decide(fs_geometry::make(o).value());
+    };
+    CHECK(run(256_GiB, 40).agcount == 40);
+    CHECK(run(256_GiB, 40).log_blocks == 64125);
+    CHECK(run(512_GiB, 160).agcount == 128);
+    CHECK(run(16_TiB, 96).agcount == 96);
+    CHECK(run(64_TiB, 40).agcount == 64);
+    CHECK(run(1024_TiB, 512).agcount == 1024);
+    // 0 keeps the default geometry, even on a non-rotational device (mkfs only takes the CPU count when the
+    // option is not given); 1 is the CPU count, and no CPU count known leaves the default too. 1 TiB makes 4 AGs
+    // by default and 16 for 16 threads (614.out.lba512 lines 90 and 93).
+    fs_geometry_options o;
+    o.device_size = 1_TiB;
+    o.device = xfs_device::non_rotational;
+    o.cpus = 16;
+    CHECK(xfsprogs_6_13().decide(fs_geometry::make(o).value()).agcount == 16);
+    o.data_concurrency = 0;
+    CHECK(xfsprogs_6_13().decide(fs_geometry::make(o).value()).agcount == 4);
+    o.device = xfs_device::file;
+    o.data_concurrency = 1;
+    CHECK(xfsprogs_6_13().decide(fs_geometry::make(o).value()).agcount == 16);
+    o.cpus = 0;
+    CHECK(xfsprogs_6_13().decide(fs_geometry::make(o).value()).agcount == 4);
+    // mkfs.xfs 6.1 has no -d concurrency.
+    CHECK(xfsprogs_6_1().decide(fs_geometry::make(o).value()).reason == log_reason::unsupported_option);
+    // It conflicts with -d agcount and -d agsize, and mkfs.xfs keeps it in an int.
+    o.agcount = 8;
+    CHECK(std::string(fs_geometry::make(o).error().message().view()) ==
+          "data_concurrency (1) cannot be given with agcount (8)");
+    o.agcount = 0;
+    o.agsize = 1_GiB;
+    CHECK(std::string(fs_geometry::make(o).error().message().view()) ==
+          "data_concurrency (1) cannot be given with agsize (1GiB)");
+    o.agsize = bytes(0);
+    o.data_concurrency = std::int64_t{1} << 31;
+    CHECK(std::string(fs_geometry::make(o).error().message().view()) ==
+          "data_concurrency must be in [-1, 2147483647], got 2147483648");
+}
+
 TEST_CASE("the AG geometry of a non-rotational device follows the CPU count (calc_concurrency_ag_geometry)") {
     // Hand-derived from mkfs.xfs 6.13's calc_concurrency_ag_geometry (the sweep machine has 2 CPUs, fewer than
     // the default 4 AGs, so the sweep only shows the default): 1 TiB on 16 CPUs gives 16 AGs of 64 GiB; 40 GiB

@@ -30,7 +30,8 @@ const char* const usage_text =
     "provpol logsize (--size SIZE | --path DEVICE|FILE) [--preset NAME ...] [--block-size N] [--sector-size N] "
     "[--agcount N | --agsize SIZE]\n"
     "    [--su SIZE --sw N] [--log-su SIZE] [--features crc=1,finobt=1,reflink=1,rmapbt=1,nrext64=1,parent=1]\n"
-    "    [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N] [--unsupported] [--fast-commit]\n"
+    "    [--data-concurrency N] [--log-concurrency N | --rotational 0|1 [--cpus N]] [--min-log-blocks N]\n"
+    "    [--unsupported] [--fast-commit] [--journal-size MIB | --e2fsck-recreate [--old-journal SIZE]]\n"
     "    [--mkfs-command] [--format text|csv|json]\n\n"
     "The log each preset makes for a device of --size (as given to mkfs), one row per --preset (all presets when\n"
     "none is given). No option is ignored: XFS's options need an xfsprogs preset among them, --fast-commit needs\n"
@@ -38,7 +39,8 @@ const char* const usage_text =
     "given take each version's default. mkfs.xfs >= 6.8 sizes the log for --log-concurrency transactions (1: the\n"
     "CPU count), or on a non-rotational device (--rotational 0) for --cpus; decided_by names the step that set the\n"
     "size. The minimum log and max_tx_bytes are computed from the transaction reservations (min_log_source=computed)\n"
-    "unless --min-log-blocks gives the minimum.";
+    "unless --min-log-blocks gives the minimum. --data-concurrency sizes the AG count for N writers as mkfs.xfs -d\n"
+    "concurrency=N does, on any device.";
 
 // The flag that carries each fs_geometry setting, for error messages.
 const char* flag_of(text_view setting) {
@@ -54,7 +56,10 @@ const char* flag_of(text_view setting) {
                                  {"stripe_width", "--sw"},
                                  {"log_stripe_unit", "--log-su"},
                                  {"min_log_blocks", "--min-log-blocks"},
-                                 {"log_concurrency", "--log-concurrency"}};
+                                 {"log_concurrency", "--log-concurrency"},
+                                 {"data_concurrency", "--data-concurrency"},
+                                 {"journal_size", "--journal-size"},
+                                 {"old_journal", "--old-journal"}};
     for (const pair& p : names)
         if (setting == p.setting) return p.flag;
     return "--size";
@@ -254,6 +259,7 @@ std::string mkfs_xfs_command(const args& a, const fs_geometry_options& o, const 
     if (o.agsize.count() != 0) add(dopts, "agsize=" + mkfs_size(o.agsize.count(), false));
     if (o.stripe_unit.count() != 0)
         add(dopts, "su=" + mkfs_size(o.stripe_unit.count(), false) + ",sw=" + std::to_string(o.stripe_width));
+    if (o.data_concurrency >= 0) add(dopts, "concurrency=" + std::to_string(o.data_concurrency));
     if (!dopts.empty()) c += " -d " + dopts;
     std::string lopts;
     if (explicit_log) add(lopts, "size=" + std::to_string(d.log_blocks) + "b");
@@ -282,6 +288,7 @@ std::string mke2fs_command(const fs_geometry_options& o, const log_size_decision
                            bool sized, const std::string& target) {
     std::string c = "mke2fs -t ext4 -b " + std::to_string(d.block_size);
     if (o.fast_commit) c += " -O fast_commit";
+    if (o.journal_size_mib >= 0) c += " -J size=" + std::to_string(o.journal_size_mib);
     if (e.stride != 0 || e.stripe_width != 0) {
         std::string x;
         if (e.stride != 0) x = "stride=" + std::to_string(e.stride);
@@ -311,12 +318,21 @@ int run_logsize(int argc, char** argv) {
                   {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
                   {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
                   {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
+                  {"--data-concurrency", "N",
+                   "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 "
+                   "and later)"},
                   {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
                   {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
-                  {"--cpus", "N", "online CPUs, for --rotational 0 or --log-concurrency 1"},
+                  {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
                   {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
                   {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
                   {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
+                  {"--journal-size", "MIB",
+                   "mke2fs -J size=MIB (0: its table); refused outside 1024 to 10240000 blocks"},
+                  {"--e2fsck-recreate", nullptr, "the journal e2fsck -fy makes in place of a lost one, not mke2fs's"},
+                  {"--old-journal", "SIZE",
+                   "with --e2fsck-recreate: the lost journal's size in the superblock's backup (none when not "
+                   "given)"},
                   {"--mkfs-command", nullptr,
                    "add a mkfs_command column: the mkfs.xfs or mke2fs command line that makes each answer on the "
                    "target (DEVICE with --size)"},
@@ -346,23 +362,45 @@ int run_logsize(int argc, char** argv) {
         throw usage_error("--log-concurrency cannot be given with --rotational (it replaces the automatic choice)");
     o.log_concurrency = static_cast<std::int64_t>(a.count("--log-concurrency", 0, 0x7fffffff).value_or(0));
     if (!a.has("--log-concurrency")) o.log_concurrency = -1;
+    // mkfs.xfs refuses -d concurrency with -d agcount or -d agsize (their conflicts tables).
+    for (const char* ag : {"--agcount", "--agsize"})
+        if (a.has("--data-concurrency") && a.has(ag))
+            throw usage_error(std::string("--data-concurrency cannot be given with ") + ag +
+                              " (it sizes the AGs itself, as mkfs.xfs -d concurrency does)");
+    o.data_concurrency =
+        a.has("--data-concurrency") ? static_cast<std::int64_t>(*a.count("--data-concurrency", 0, 0x7fffffff)) : -1;
     if (const auto r = a.count("--rotational", 0, 1))
         o.device = *r == 0 ? xfs_device::non_rotational : xfs_device::rotational;
     else if (read && read->block && !a.has("--log-concurrency"))
         o.device = read->rotational == 0 ? xfs_device::non_rotational : xfs_device::rotational;
     o.cpus = static_cast<std::uint32_t>(a.count("--cpus", 1, 0x7fffffff).value_or(0));
-    const bool cpus_read = read && !a.has("--cpus") &&
-                           (o.device == xfs_device::non_rotational || a.value("--log-concurrency") == std::string("1"));
+    const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1 || o.data_concurrency == 1;
+    const bool cpus_read = read && !a.has("--cpus") && cpus_used;
     if (cpus_read) o.cpus = read->cpus;
-    const bool cpus_used = o.device == xfs_device::non_rotational || o.log_concurrency == 1;
     if (cpus_used && !a.has("--cpus") && !cpus_read)
-        throw usage_error(std::string(o.log_concurrency == 1 ? "--log-concurrency 1" : "--rotational 0") +
-                          " needs --cpus N (mkfs.xfs sizes the log for the CPU count)");
+        throw usage_error(std::string(o.log_concurrency == 1    ? "--log-concurrency 1"
+                                      : o.data_concurrency == 1 ? "--data-concurrency 1"
+                                                                : "--rotational 0") +
+                          " needs --cpus N (mkfs.xfs sizes the log and the AGs for the CPU count)");
     if (a.has("--cpus") && !cpus_used)
-        throw usage_error("--cpus is used only with --rotational 0 or --log-concurrency 1");
+        throw usage_error("--cpus is used only with --rotational 0, --log-concurrency 1 or --data-concurrency 1");
     o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
     o.allow_unsupported = a.has("--unsupported");
     o.fast_commit = a.has("--fast-commit");
+    if (a.has("--journal-size") && a.has("--e2fsck-recreate"))
+        throw usage_error("--journal-size cannot be given with --e2fsck-recreate (mke2fs's option, not e2fsck's)");
+    if (a.has("--old-journal") && !a.has("--e2fsck-recreate"))
+        throw usage_error("--old-journal is used only with --e2fsck-recreate");
+    o.journal_size_mib =
+        a.has("--journal-size") ? static_cast<std::int64_t>(*a.count("--journal-size", 0, 0x7fffffff)) : -1;
+    o.e2fsck_recreate = a.has("--e2fsck-recreate");
+    if (o.e2fsck_recreate && a.has("--mkfs-command"))
+        throw usage_error("--mkfs-command prints mkfs command lines; --e2fsck-recreate answers for e2fsck -fy");
+    if (const auto old = a.size("--old-journal")) {
+        if (old->count() >= (std::uint64_t{1} << 51))
+            throw usage_error("--old-journal must be under 2PiB, got " + std::to_string(old->count()));
+        o.old_journal_bytes = static_cast<std::int64_t>(old->count());
+    }
     if (a.has("--agsize") && o.agsize.count() == 0) throw usage_error("--agsize must not be 0");
     if (a.has("--su") && o.stripe_unit.count() == 0) throw usage_error("--su must not be 0");
     if (a.has("--log-su") && o.log_stripe_unit.count() == 0) throw usage_error("--log-su must not be 0");
@@ -389,10 +427,15 @@ int run_logsize(int argc, char** argv) {
     for (const row_preset& p : presets) (p.rules == log_preset::e2fsprogs_1_47 ? any_ext4 : any_xfs) = true;
     if (a.has("--fast-commit") && !any_ext4)
         throw usage_error("--fast-commit is mke2fs's (-O fast_commit): add --preset e2fsprogs-1.47");
+    if (a.has("--journal-size") && !any_ext4)
+        throw usage_error("--journal-size is mke2fs's (-J size): add --preset e2fsprogs-1.47");
+    for (const char* e2fsck_only : {"--e2fsck-recreate", "--old-journal"})
+        if (a.has(e2fsck_only) && !any_ext4)
+            throw usage_error(std::string(e2fsck_only) + " is e2fsck's: add --preset e2fsprogs-1.47");
     if (!any_xfs)
         for (const char* xfs_only :
-             {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency", "--rotational",
-              "--cpus", "--min-log-blocks", "--unsupported"})
+             {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",
+              "--data-concurrency", "--rotational", "--cpus", "--min-log-blocks", "--unsupported"})
             if (a.has(xfs_only))
                 throw usage_error(std::string(xfs_only) +
                                   " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "

@@ -86,11 +86,17 @@ struct fs_geometry_options {
     bytes log_stripe_unit{};               ///< mkfs.xfs -l su (0: from the data stripe unit or the sector size)
     xfs_features features{};               ///< mkfs.xfs -m, -i nrext64, -n parent
     std::int64_t log_concurrency = -1;     ///< mkfs.xfs -l concurrency (-1: not given; 1 means the CPU count)
+    std::int64_t data_concurrency = -1;    ///< mkfs.xfs -d concurrency (-1: not given; 0: the default AG
+                                           ///< geometry; 1 means the CPU count)
     xfs_device device = xfs_device::file;  ///< what BLKROTATIONAL says (mkfs.xfs >= 6.8)
     std::uint32_t cpus = 0;                ///< online CPUs, as mkfs.xfs's nr_cpus() reads them (0: unknown)
     std::uint64_t min_log_blocks = 0;      ///< the minimum log, to override provpol's computation (0: compute it)
     bool allow_unsupported = false;        ///< mkfs.xfs --unsupported: format what it would otherwise refuse
     bool fast_commit = false;              ///< mke2fs -O fast_commit
+    std::int64_t journal_size_mib = -1;    ///< mke2fs -J size=N, in MiB (-1: not given; 0: the default, as mke2fs)
+    bool e2fsck_recreate = false;          ///< the journal e2fsck -fy re-creates for a lost one, not mke2fs's
+    std::int64_t old_journal_bytes = -1;   ///< e2fsck: the lost journal's size kept in the superblock's backup
+                                           ///< (s_jnl_blocks; -1: no backup of its blocks)
 };
 
 // ------------------------------------------------------------------------------------------------------------
@@ -294,8 +300,9 @@ public:
     /// Validates the options: block size a power of two in [1024, 65536] (or 0; 512 too without crc, a v4
     /// filesystem), sector size a power of two in [512, 32768] and at most the block size, agcount and agsize
     /// not both, agsize in [16 MiB, 1 TiB] and a multiple of the block size, stripe unit and width both or
-    /// neither, multiples of the block size, log stripe unit a multiple of the block size, log concurrency in
-    /// [-1, 2^31 - 1].
+    /// neither, multiples of the block size, log stripe unit a multiple of the block size, log and data
+    /// concurrency in [-1, 2^31 - 1], data concurrency not with agcount or agsize (mkfs.xfs's -d concurrency
+    /// conflicts with both).
     PROVPOL_NODISCARD static constexpr result<fs_geometry> make(const fs_geometry_options& o) noexcept {
         const std::uint32_t bs_check = o.block_size == 0 ? 4096 : o.block_size;
         const bool v4 = !o.features.crc.value_or(true);
@@ -358,6 +365,28 @@ public:
         if (o.log_concurrency < -1 || o.log_concurrency > 0x7fffffff)  // mkfs.xfs keeps it in an int
             return unexpected(error::out_of_range("log_concurrency", error_value::of_signed(o.log_concurrency),
                                                   error_value::of_signed(-1), error_value::of(0x7fffffffU)));
+        if (o.data_concurrency < -1 || o.data_concurrency > 0x7fffffff)  // mkfs.xfs keeps it in an int
+            return unexpected(error::out_of_range("data_concurrency", error_value::of_signed(o.data_concurrency),
+                                                  error_value::of_signed(-1), error_value::of(0x7fffffffU)));
+        if (o.data_concurrency >= 0 && (o.agcount != 0 || o.agsize.count() != 0))
+            return unexpected(o.agcount != 0
+                                  ? error::conflict("data_concurrency", error_value::of_signed(o.data_concurrency),
+                                                    "cannot be given with", "agcount", error_value::of(o.agcount))
+                                  : error::conflict("data_concurrency", error_value::of_signed(o.data_concurrency),
+                                                    "cannot be given with", "agsize",
+                                                    error_value::of_size(o.agsize.count())));
+        // mke2fs keeps -J size in an int (strtoul's value truncated); provpol takes what an int holds.
+        if (o.journal_size_mib < -1 || o.journal_size_mib > 0x7fffffff)
+            return unexpected(error::out_of_range("journal_size", error_value::of_signed(o.journal_size_mib),
+                                                  error_value::of_signed(-1), error_value::of(0x7fffffffU)));
+        if (o.e2fsck_recreate && o.journal_size_mib >= 0)
+            return unexpected(error::conflict("journal_size", error_value::of_signed(o.journal_size_mib),
+                                              "cannot be given with", "e2fsck_recreate", error_value::of(1)));
+        // The backup keeps i_size in two 32-bit words: under 2^64 bytes; e2fsck reads its MiB into an int.
+        if (o.old_journal_bytes < -1 || o.old_journal_bytes >= (std::int64_t{1} << 51))
+            return unexpected(error::out_of_range("old_journal", error_value::of_signed(o.old_journal_bytes),
+                                                  error_value::of_signed(-1),
+                                                  error_value::of_size((std::uint64_t{1} << 51) - 1)));
         if (o.min_log_blocks > (std::uint64_t{1} << 32))
             return unexpected(error::out_of_range("min_log_blocks", error_value::of(o.min_log_blocks),
                                                   error_value::of(0), error_value::of(std::uint64_t{1} << 32)));

@@ -32,6 +32,8 @@ enum class log_step : unsigned char {
     cap,            ///< cut to a maximum (1048576 blocks, 2 GiB - 10 MiB, or a caller's cap)
     stripe_align,   ///< rounded to the log stripe unit
     journal_table,  ///< e2fsprogs' table on the block count
+    journal_size,   ///< mke2fs -J size=N, in MiB
+    old_journal,    ///< e2fsck re-created the journal with the old one's size (see e2fsprogs_journal_step)
 };
 
 /// Why mkfs would not make this log, or a note on a result it would make.
@@ -49,6 +51,9 @@ enum class log_reason : unsigned char {
     unsupported_option,          ///< hard: this mkfs has no such option or value (parent pointers or -l concurrency
                                  ///< before 6.8; 512-byte blocks for mke2fs)
     no_journal,                  ///< note: mke2fs makes no journal under 2048 blocks
+    journal_size_out_of_range,   ///< hard: mke2fs -J size=N gives a total outside [1024, 10240000] blocks
+    journal_too_big,             ///< hard: mke2fs -J size=N over half the filesystem ("Total journal size too
+                                 ///< big for filesystem"; mke2fs compares with half the free blocks)
 };
 
 /// The reason's name, as the CLI prints it ("log_too_small").
@@ -78,6 +83,10 @@ PROVPOL_NODISCARD constexpr const char* to_text(log_reason r) noexcept {
             return "unsupported_option";
         case log_reason::no_journal:
             return "no_journal";
+        case log_reason::journal_size_out_of_range:
+            return "journal_size_out_of_range";
+        case log_reason::journal_too_big:
+            return "journal_too_big";
     }
     return "";
 }
@@ -107,13 +116,18 @@ PROVPOL_NODISCARD constexpr const char* to_text(log_step s) noexcept {
             return "stripe_align";
         case log_step::journal_table:
             return "journal_table";
+        case log_step::journal_size:
+            return "journal_size";
+        case log_step::old_journal:
+            return "old_journal";
     }
     return "none";
 }
 
 /// True for the reasons --unsupported cannot override (mkfs exits with an error).
 PROVPOL_NODISCARD constexpr bool is_hard(log_reason r) noexcept {
-    return r >= log_reason::data_too_small && r <= log_reason::unsupported_option;
+    return (r >= log_reason::data_too_small && r <= log_reason::unsupported_option) ||
+           r == log_reason::journal_size_out_of_range || r == log_reason::journal_too_big;
 }
 
 /// What the layout computed and every step reads. Sizes are in filesystem blocks.
@@ -130,13 +144,16 @@ struct log_context {
     std::uint64_t log_concurrency = 0;     ///< concurrent maximal transactions to size the log for (0: none)
     xfsprogs_version version = xfsprogs_version::v6_1;  ///< the mkfs.xfs whose rules the steps follow
     std::uint64_t max_log_blocks = 0;                   ///< largest log an AG holds: AG size - AG headers and roots - 1
-    std::uint64_t ag0_backoff = 0;       ///< kept free when the log is in AG 0 (single AG): the root inode chunk
-    std::uint64_t log_sunit_blocks = 0;  ///< the log stripe unit mkfs prints (0: none)
-    std::uint64_t align_blocks = 0;      ///< what the log is rounded to: the log stripe unit, else the data's
-    std::uint64_t log_start = 0;         ///< first free block in the log's AG, rounded up to align_blocks
-    std::uint64_t log_ag_blocks = 0;     ///< size of the AG that holds the log (AG count / 2; the last may be short)
-    bool allow_unsupported = false;      ///< --unsupported
-    bool fast_commit = false;            ///< mke2fs -O fast_commit
+    std::uint64_t ag0_backoff = 0;        ///< kept free when the log is in AG 0 (single AG): the root inode chunk
+    std::uint64_t log_sunit_blocks = 0;   ///< the log stripe unit mkfs prints (0: none)
+    std::uint64_t align_blocks = 0;       ///< what the log is rounded to: the log stripe unit, else the data's
+    std::uint64_t log_start = 0;          ///< first free block in the log's AG, rounded up to align_blocks
+    std::uint64_t log_ag_blocks = 0;      ///< size of the AG that holds the log (AG count / 2; the last may be short)
+    bool allow_unsupported = false;       ///< --unsupported
+    bool fast_commit = false;             ///< mke2fs -O fast_commit
+    std::int64_t journal_size_mib = -1;   ///< mke2fs -J size=N (-1: not given)
+    bool e2fsck_recreate = false;         ///< the journal e2fsck -fy re-creates, not mke2fs's
+    std::int64_t old_journal_bytes = -1;  ///< e2fsck: the old journal's size from the superblock backup (-1: none)
 };
 
 /// The log size as the steps build it.

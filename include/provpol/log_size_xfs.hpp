@@ -70,8 +70,9 @@ struct xfsprogs_layout {
         const std::uint64_t ag_max = ((std::uint64_t{1} << 40) - 1) >> bl;  // XFS_AG_MAX_BLOCKS
         std::uint64_t d = o.device_size.count() >> bl;
         c.data_blocks = d;
-        // xfsprogs 6.1 has neither parent pointers (6.10) nor -l concurrency (6.8): it rejects the option.
-        if (PROVPOL_UNLIKELY(!modern && (o.features.parent.given() || o.log_concurrency >= 0))) {
+        // xfsprogs 6.1 has neither parent pointers (6.10) nor -l/-d concurrency (6.8): it rejects the option.
+        if (PROVPOL_UNLIKELY(!modern &&
+                             (o.features.parent.given() || o.log_concurrency >= 0 || o.data_concurrency >= 0))) {
             s.fail(log_reason::unsupported_option);
             return;
         }
@@ -79,7 +80,8 @@ struct xfsprogs_layout {
             s.fail(log_reason::data_too_small);
             return;
         }
-        // calculate_initial_ag_geometry
+        // calculate_initial_ag_geometry: -d agsize, -d agcount, -d concurrency (1: the CPU count; 0 CPUs leave the
+        // default), the default geometry.
         std::uint64_t agsize = o.agsize.count() >> bl;
         std::uint64_t agcount = o.agcount;
         // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
@@ -91,8 +93,13 @@ struct xfsprogs_layout {
         else {
             detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
             check = xc.dsunit != 0;
-            if (PROVPOL_UNLIKELY(modern && o.device == xfs_device::non_rotational)) {
-                detail::xfs_concurrency_ag_geometry(bl, d, o.cpus, agsize, agcount, agsize, agcount);
+            // -d concurrency=N, which excludes -d agcount and agsize (N = 0 keeps the default even on an SSD), else
+            // the CPU count on a non-rotational device.
+            if (PROVPOL_UNLIKELY(o.data_concurrency >= 0 || (modern && o.device == xfs_device::non_rotational))) {
+                const std::uint64_t nr = o.data_concurrency < 0 || o.data_concurrency == 1
+                                             ? o.cpus
+                                             : static_cast<std::uint64_t>(o.data_concurrency);
+                detail::xfs_concurrency_ag_geometry(bl, d, nr, agsize, agcount, agsize, agcount);
                 check = true;
             }
         }

@@ -113,6 +113,23 @@ xfsprogs-6.1,512,2097152,4,524288,131072,0,1,1,,,67108864,floor,4806,computed,27
 "$provpol" logsize --size 4GiB --preset xfsprogs-6.1 --log-concurrency 8 --format csv > "$tmp/out" 2>&1
 if grep -q '^xfsprogs-6.1,4096,1048576,,,,,0,0,unsupported_option,' "$tmp/out"; then ok; else bad "6.1 concurrency: $(cat "$tmp/out")"; fi
 
+# mkfs.xfs -d concurrency=N (--data-concurrency): xfstests' tests/xfs/614.out.lba512 line 139 (kdave/xfstests
+# 63a29724) states 64 AGs and 521728 log blocks for -d concurrency=40 -l concurrency=40 on a 64T file.
+"$provpol" logsize --size 64TiB --preset xfsprogs-6.13 --data-concurrency 40 --log-concurrency 40 --format csv > "$tmp/out" 2>&1
+if grep -q '^xfsprogs-6.13,4096,[0-9]*,64,[0-9]*,521728,' "$tmp/out"; then ok; else bad "data concurrency: $(cat "$tmp/out")"; fi
+"$provpol" logsize --size 64TiB --preset xfsprogs-6.1 --data-concurrency 40 --format csv > "$tmp/out" 2>&1
+if grep -q '^xfsprogs-6.1,4096,[0-9]*,,,,,0,0,unsupported_option,' "$tmp/out"; then ok; else bad "6.1 data concurrency: $(cat "$tmp/out")"; fi
+expect_usage_error "data concurrency and agcount" "--data-concurrency cannot be given with --agcount" \
+    --size 1GiB --data-concurrency 4 --agcount 4
+expect_usage_error "data concurrency and agsize" "--data-concurrency cannot be given with --agsize" \
+    --size 1GiB --data-concurrency 4 --agsize 256MiB
+expect_usage_error "data concurrency range" "--data-concurrency must be in \[0, 2147483647\], got 2147483648" \
+    --size 1GiB --data-concurrency 2147483648
+expect_usage_error "data concurrency 1 without cpus" "--data-concurrency 1 needs --cpus N" \
+    --size 1GiB --data-concurrency 1
+expect_usage_error "data concurrency for mke2fs" "--data-concurrency is mkfs.xfs's" \
+    --size 1GiB --preset e2fsprogs-1.47 --data-concurrency 4
+
 # Bad input.
 expect_usage_error "no size" "--size or --path is required" --preset xfsprogs-6.1
 expect_usage_error "one-letter unit" "--size: invalid value '5G'" --size 5G
