@@ -101,7 +101,8 @@ int run_lvsize(int argc, char** argv) {
          {"--volume-format", "FORMAT", "cow (qcow2) or raw (default cow)"},
          {"--preallocation", "POLICY", "sparse or preallocated (default sparse for cow, preallocated for raw)"},
          {"--initial-size", "SIZE", "new: the initial size asked for a cow volume (engine's initialSize)"},
-         {"--actual", "SIZE", "optimal: the volume's actual size (qemu-img check's offset, or measure's)"},
+         {"--actual", "SIZE",
+          "optimal: the volume's actual size (qemu-img check's offset, or measure's); not needed for raw"},
          {"--internal", nullptr,
           "optimal: the volume is internal (no chunk of free space added); merge: an internal merge (the "
           "top is not the active layer)"},
@@ -166,14 +167,19 @@ int run_lvsize(int argc, char** argv) {
             throw usage_error("--initial-size must be at least 1 byte (leave it out for none), got 0");
         const auto alloc = sizes.alloc_size(p, vf, capacity, initial);
         if (!alloc) fail(alloc.error(), "--initial-size");
+        const auto lv = sizes.new_volume_size(p, vf, capacity, initial);
+        if (!lv) fail(lv.error(), "--initial-size");
         out.emplace_back("preallocation", cell::of_text(text_of(p)));
         out.emplace_back("initial_size", cell::of_size(initial));
+        out.emplace_back("volume_capacity", cell::of_size(vdsm_volume_capacity(capacity)));
         out.emplace_back("max_size", cell::of_size(sizes.max_size(vf, capacity)));
         out.emplace_back("alloc_size", cell::of_size(*alloc));
-        out.emplace_back("lv_size", cell::of_size(vdsm_lv_size(*alloc, sizes.extent())));
+        out.emplace_back("lv_size", cell::of_size(*lv));
     } else if (mode == "optimal") {
         const vdsm_preallocation p = preallocation_option(a, vf);
-        const bytes actual = required_size(a, "--actual", "optimal");
+        // A raw volume's optimal size is its capacity: it needs no --actual.
+        const bytes actual =
+            vf == vdsm_volume_format::raw && !a.has("--actual") ? bytes(0) : required_size(a, "--actual", "optimal");
         const bool leaf = !a.has("--internal");
         const auto optimal = sizes.optimal_size(vf, actual, capacity, leaf);
         if (!optimal) fail(optimal.error(), "--actual");

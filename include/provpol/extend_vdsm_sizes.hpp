@@ -83,6 +83,11 @@ PROVPOL_NODISCARD constexpr std::uint64_t vdsm_size_mb(bytes requested) noexcept
     return detail::align_up_pow2(requested.count(), std::uint64_t{1} << 20) >> 20;
 }
 
+/// volume.py create: a new volume's capacity (and initial size), rounded up to 4 KiB (sc.BLOCK_SIZE_4K).
+PROVPOL_NODISCARD constexpr bytes vdsm_volume_capacity(bytes requested) noexcept {
+    return bytes(detail::align_up_pow2(requested.count(), std::uint64_t{4096}));
+}
+
 /// The size rules of VDSM's block volumes (blockVolume.py, volume.py), for one configuration: the chunk
 /// ([irs] volume_utilization_chunk_mb) and the VG extent (constants.py VG_EXTENT_SIZE, 128 MiB; BlockVolume's
 /// align_size). Made only from a validated vdsm_config, so every decision is total.
@@ -125,11 +130,12 @@ public:
         return initial.count() != 0 ? initial : capacity;
     }
 
-    /// The LV a new volume gets: alloc_size in whole MiB (blockVolume.py _create), rounded up to the extent by
+    /// The LV a new volume gets (volume.py create, then blockVolume.py _create): the capacity and the initial size
+    /// rounded up to 4 KiB (vdsm_volume_capacity), alloc_size of those, in whole MiB, rounded up to the extent by
     /// lvcreate.
     PROVPOL_NODISCARD constexpr result<bytes> new_volume_size(vdsm_preallocation p, vdsm_volume_format f,
                                                               bytes capacity, bytes initial) const noexcept {
-        const result<bytes> a = alloc_size(p, f, capacity, initial);
+        const result<bytes> a = alloc_size(p, f, vdsm_volume_capacity(capacity), vdsm_volume_capacity(initial));
         if (!a) return a;
         return vdsm_lv_size(*a, extent_);
     }
@@ -279,7 +285,7 @@ PROVPOL_NODISCARD constexpr result<vdsm_resize_decision> vdsm_resize(vdsm_volume
                                                                      bytes current, bytes requested,
                                                                      bytes extent) noexcept {
     vdsm_resize_decision d{};
-    d.capacity = bytes(detail::align_up_pow2(requested.count(), std::uint64_t{4096}));
+    d.capacity = vdsm_volume_capacity(requested);
     if (f == vdsm_volume_format::cow && p == vdsm_preallocation::sparse) {
         d.action = vdsm_resize_action::sparse_cow;
         return d;
