@@ -108,9 +108,9 @@ int run_lvsize(int argc, char** argv) {
           "top is not the active layer)"},
          {"--current", "SIZE", "merge: the base volume's size now (its LV, apparentsize)"},
          {"--required", "SIZE", "merge: qemu-img measure's required size of top into base"},
-         {"--bitmaps", "SIZE", "merge: qemu-img measure's bitmaps size (default 0)"},
+         {"--bitmaps", "SIZE", "merge: qemu-img measure's bitmaps size (with --for merge, default 0)"},
          {"--drive-type", "TYPE",
-          "merge: the drive's storage, block-cow, block-raw, file or network (default block-cow)"},
+          "merge: the drive's storage, block-cow, block-raw, file or network (with --for merge, default block-cow)"},
          {"--new-capacity", "SIZE", "resize: the capacity asked for"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
