@@ -6,6 +6,7 @@
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
+#include <provpol/extend_vdsm_sizes.hpp>
 
 #include <cstdio>
 #include <string>

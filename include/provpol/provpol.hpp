@@ -19,7 +19,6 @@
 #include "extend_lvm.hpp"
 #include "extend_policy.hpp"
 #include "extend_vdsm.hpp"
-#include "extend_vdsm_sizes.hpp"
 #include "latency.hpp"
 #include "latency_flow.hpp"
 #include "latency_pipeline.hpp"
