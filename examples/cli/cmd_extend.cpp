@@ -1,6 +1,7 @@
 // provpol extend: every thin-volume extend decision VDSM (or LVM thin-pool autoextend) takes for a drive, for
 // one drive given on the command line, for every row of a CSV file, or as the extend sequence of a disk that
 // the guest fills.
+#include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/config_input.hpp"
 #include "common/csv.hpp"
@@ -9,6 +10,7 @@
 #include "lvm_extend.hpp"
 
 #include <provpol/extend.hpp>
+#include <provpol/extend_vdsm_sizes.hpp>
 #include <provpol/parse.hpp>
 
 #include <cstdio>
@@ -21,7 +23,7 @@ namespace {
 
 const char* const usage =
     "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE --percent N | --config FILE] [--extent SIZE]\n"
-    "                      [--replicating] [--threshold-exceeded]\n"
+    "                      [--replicating] [--threshold-exceeded] [--drive-type TYPE] [--replica-type TYPE]\n"
     "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
     "--sequence)\n"
     "       provpol extend --preset lvm-thin-autoextend|lvm-thin-default|lvm-vdo-autoextend|lvm-snapshot-autoextend\n"
@@ -252,6 +254,13 @@ int run_extend(int argc, char** argv) {
          {"--vdo-slab", "SIZE", "LVM VDO pools: the slab size (with --preset lvm-vdo-autoextend, default 2GiB)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
          {"--threshold-exceeded", nullptr, "a block-threshold event arrived: extend regardless of allocation"},
+         {"--drive-type", "TYPE",
+          "VDSM: the drive's storage, block-cow, block-raw, file or network; only block-cow is chunked (default "
+          "block-cow)"},
+         {"--replica-type", "TYPE",
+          "VDSM: the drive is being copied to a replica on block-cow, block-raw or file storage (implies "
+          "--replicating); a drive that is not chunked copying to block-cow is decided on the replica's LV, so "
+          "--physical is the replica's"},
          {"--capacity", "SIZE",
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
           "the VG's free space)"},
@@ -267,7 +276,7 @@ int run_extend(int argc, char** argv) {
     const auto parsed = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
     if (!parsed) fail(parsed.error(), "--preset");
     const extend_preset preset = *parsed;
-    const bool replicating = a.has("--replicating");
+    const bool replicating = a.has("--replicating") || a.has("--replica-type");
     const bool exceeded = a.has("--threshold-exceeded");
     // On an LVM preset, sizes are also read as lvm writes them (100g) and --allocation may be a percent of the
     // pool (--physical), as lvs shows Data%.
@@ -289,6 +298,8 @@ int run_extend(int argc, char** argv) {
                 "--extend-percent");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
+        for (const char* o : {"--drive-type", "--replica-type"})
+            if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
         if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
         lvm_extend_inputs in;
         in.capacity = capacity;
@@ -351,6 +362,22 @@ int run_extend(int argc, char** argv) {
         s.threshold_exceeded = exceeded;
         return decide_one(policy, s, f);
     };
+
+    // Which volume VDSM watches (storage.py Drive.chunked, thinp.py _amend_block_info): none, and the answer is
+    // that the drive is not extended at all.
+    const vdsm_drive_type drive = drive_type_option(a, "--drive-type");
+    const vdsm_drive_type replica =
+        a.has("--replica-type") ? drive_type_option(a, "--replica-type") : vdsm_drive_type::block_raw;
+    if (const auto r = vdsm_check_replica(replica); !r) fail(r.error(), "--replica-type");
+    if (vdsm_physical_source_of(drive, replicating, replica) == vdsm_physical_source::none) {
+        table t({"drive_type", "replica_type", "chunked", "action"});
+        t.add_row({cell::of_text(a.value("--drive-type").value_or("block-cow")),
+                   cell::of_text(a.value("--replica-type").value_or("")), cell::of_flag(false),
+                   cell::of_text("not-chunked")});
+        const std::string out = t.str(f);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
 
     vdsm_config base = vdsm_config_of(preset).value();
     if (const auto path = a.value("--config")) {

@@ -2,7 +2,13 @@
 #ifndef PROVPOL_CLI_COMMANDS_HPP
 #define PROVPOL_CLI_COMMANDS_HPP
 
+namespace provpol {
+enum class vdsm_drive_type : unsigned char;
+}
+
 namespace provpol::cli {
+
+class args;
 
 /// A subcommand: receives the arguments after its name; returns the exit status or throws usage_error
 /// (exit 2) or runtime_failure (exit 1).
@@ -16,6 +22,9 @@ struct command {
 bool is_lvm_invocation(int argc, char** argv);
 int run_plan_lvm(int argc, char** argv);
 int run_recommend_lvm(int argc, char** argv);
+
+/// --drive-type and --replica-type: block-cow (the default), block-raw, file or network (cmd_lvsize.cpp).
+vdsm_drive_type drive_type_option(const args& a, const char* name);
 
 }  // namespace provpol::cli
 

@@ -19,6 +19,7 @@
 namespace provpol::cli {
 // One declaration per subcommand (defined in cmd_<name>.cpp).
 int run_extend(int argc, char** argv);
+int run_lvsize(int argc, char** argv);
 int run_plan(int argc, char** argv);
 int run_capacity(int argc, char** argv);
 int run_recommend(int argc, char** argv);
@@ -35,6 +36,8 @@ using provpol::cli::command;
 // The registry: add a line here for a new subcommand.
 const command commands[] = {
     {"extend", "thin-volume extend decisions (oVirt VDSM, LVM thin-pool autoextend)", provpol::cli::run_extend},
+    {"lvsize", "the LV sizes VDSM picks for a new volume, after a merge, before a live merge and on a resize",
+     provpol::cli::run_lvsize},
     {"plan",
      "simulate pauses and space for write rates, configurations and latency models (VDSM), or a thin pool "
      "under dmeventd (LVM)",
