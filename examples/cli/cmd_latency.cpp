@@ -65,16 +65,16 @@ int run_vdsm_log(const args& a, format out) {
     // The statistics stand whatever the fit: a log the fit cannot use, or that no mode explains, is said on stderr
     // and its model columns stay empty.
     const vdsm_log_fit* fit = m.fit && m.fit->explained ? &*m.fit : nullptr;
-    if (!m.fit)
-        std::fprintf(stderr, "provpol %s: --vdsm-log: %s\n", a.command().c_str(),
-                     std::string(m.fit.error().message().view()).c_str());
-    else if (!m.fit->explained)
-        std::fprintf(stderr, "provpol %s: --vdsm-log: %s; no model fitted\n", a.command().c_str(),
-                     unexplained_reason(*m.fit).c_str());
+    const std::string why = !m.fit           ? std::string(m.fit.error().message().view())
+                            : fit == nullptr ? unexplained_reason(*m.fit)
+                                             : std::string();
     if (save) {
-        if (fit == nullptr) throw usage_error("--save-flow: the log gave no fitted flow to save");
+        if (fit == nullptr) throw usage_error("--save-flow: " + why + "; no flow to save");
         write_flow_file(*save, fit->model, "--save-flow");
     }
+    if (fit == nullptr)
+        std::fprintf(stderr, "provpol %s: --vdsm-log: %s%s\n", a.command().c_str(), why.c_str(),
+                     m.fit ? "; no model fitted" : "");
 
     std::string wait_model, trip_model, refresh_model;
     if (fit != nullptr) {
