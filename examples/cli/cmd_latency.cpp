@@ -135,10 +135,10 @@ int run_vdsm_log(const args& a, format out) {
     if (fit == nullptr) return 0;
     const vdsm_log_fit& f = *fit;
     std::printf("\nfit: detection: %s\n", wait_model.c_str());
-    std::printf("fit: %s (the likeliest of the reply polls", trip_model.c_str());
+    std::string scored;
     for (const vdsm_mode_score& sc : f.modes)
-        if (sc.valid) std::printf(" %s s", seconds(sc.poll).c_str());
-    std::printf(")\n");
+        if (sc.valid) scored += (scored.empty() ? "" : ", ") + seconds(sc.poll);
+    std::printf("fit: %s (the likeliest of the reply polls scored: %s s)\n", trip_model.c_str(), scored.c_str());
     if (f.below_first_poll + f.trip_outliers != 0)
         std::printf(
             "fit: %zu round trips are off the mode's lattice (%zu shorter than one poll): left out of the fit\n",
@@ -146,8 +146,9 @@ int run_vdsm_log(const args& a, format out) {
     std::printf("fit: %s\n", refresh_model.c_str());
     if (f.has_other)
         std::printf("fit: the totals hold time beyond their timers: a delay of %s\n", range_text(f.other).c_str());
-    std::printf("fit: %zu extends of %zu VMs; KS distance to the model: totals %.3f, round trips %.3f (at most %.3f)\n",
-                f.samples, f.vms, f.ks_total, f.ks_trip, f.ks_critical);
+    std::printf(
+        "fit: %zu extends of %zu VM%s; KS distance to the model: totals %.3f, round trips %.3f (at most %.3f)\n",
+        f.samples, f.vms, f.vms == 1 ? "" : "s", f.ks_total, f.ks_trip, f.ks_critical);
     std::printf(
         "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
         "(use it with --latency vdsm-log:%s)\n",

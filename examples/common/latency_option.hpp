@@ -36,7 +36,7 @@ struct vdsm_log_read {
     std::size_t first_malformed = 0;       ///< the first one's line number
     std::string first_reason;              ///< and why
 
-    /// Views of the samples for the library (fit_vdsm_log, vdsm_stage_stats sort them in place).
+    /// Views of the samples for the library (vdsm_stage_stats sorts them in place).
     vdsm_log_samples samples() {
         vdsm_log_samples s;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i) {

@@ -37,29 +37,35 @@
 // it keeps every stage's own sample count (extend-stats skips a line without wait entirely; provpol counts its
 // total), reads replica lines (on which extend-stats' regular expression captures "0.50, extend-replica=1.20,
 // ..." as the wait and float() fails), and rejects nan and negative values (which float() accepts).
-// Memory: the library allocates nothing; the caller keeps the samples (8 bytes per timer per line: a million
-// extend lines of four timers take 32 MB).
+// Memory: the parser and the statistics allocate nothing (the caller keeps the samples: 8 bytes per timer per
+// line); the fit, a model, keeps copies of its samples in std::vector.
 //
 // The fit, fit_vdsm_log(): the flow of latency.hpp's profiles,
-//   detection (monitor or event dispatch), send, SPM clock, SPM work, reply poll, inbox read, refresh,
-// decided from the log:
-//   - detection: waits whose median is under 0.25 s are an event dispatched at once (PR #124 measured 10 to
-//     30 ms); otherwise a periodic monitor (vm_watermark_interval, 2 s), whose waits are uniform in [0, period);
-//   - mailbox mode: round trips (extend-volume) whose median is under 1.5 s show mailbox events (the host's
-//     reply poll and the SPM's event check every 0.5 s, [mailbox] events_interval; PR #103); otherwise polling
-//     (the SPM scans every 2 s, the host polls every 2 s). The SPM's drift per cycle cannot be seen in a log of
-//     durations: the profiles' 5 ms per 2 s cycle is kept;
-//   - inbox read: the round trips modulo the poll interval (a round trip is k polls plus the read);
-//   - SPM work: the widest range the log allows, [a, b) with b = k_max x poll - SPM cycle (k_max, the most polls
-//     a round trip took, is never exceeded; at most 500, the flow model's bound), and a set so that the model's
-//     mean round trip is the log's (bisection on the exact mean); a narrower b when even a = 0 gives too long a
-//     mean. A log of durations shows little more than the work's mean: the range is the widest that fits it;
-//   - each range (dispatch, read, refresh): the uniform's unbiased end points, [min - w/(n-1), max + w/(n-1)]
-//     for n samples of range w (the monitor's period: max x (n+1)/n, its waits starting at 0), unless the mean is more
-//     than 3 standard errors from the range's middle (a skewed stage, e.g. extend-stats' one 0.60 s refresh among 0.19
-//     to 0.4 s): then [lo, 2 x mean - lo), which keeps the mean, and the samples above it are counted in the fit's
-//     report.
-// The report gives each decision, each range, and the model's min/mean/max per stage next to the log's.
+//   [detection], send, SPM clock, SPM work, reply poll, inbox read, refresh, [time outside the timers],
+// fitted to the log's extends (vdsm_fit_sample: one per line, the volume's timers, or the replica's on an
+// "Extend replica" line, and the line's VM) by likelihood, every mode scored against every extend:
+//   - detection: none without wait timers (VDSM before 4.50, replica-only logs); else a periodic monitor (waits
+//     uniform in [0, period)) against a dispatch range (4.50.1.1, PR #124: 10 to 30 ms), the range paying one
+//     parameter more (BIC); a monitor is a periodic task of at least 0.1 s;
+//   - mailbox mode: a round trip is k reply polls after the send plus the inbox read, a lattice of the poll T.
+//     For each T of vdsm_log_fit::polls: the read is the shortest arc of the round trips modulo T that holds all
+//     but a few (at most n/50, at most 20: outliers, counted, such as an SPM failover's) and leaves none shorter
+//     than one poll; k follows for each round trip; the SPM work [a, b) maximises the likelihood of those k for an
+//     SPM clock wait uniform in [0, T + drift), never needing fewer polls than the fewest seen nor more than the
+//     most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point. The likeliest T
+//     (polls and read, an outlier share of 1e-3) wins; 0.5 and 2 s ahead of the others by 3 plus half log n, and of
+//     two within 2 the one with the shorter work. The SPM's drift cannot be seen in a log of durations: the
+//     profiles' 5 ms per 2 s cycle, in proportion to T;
+//   - each range (dispatch, refresh, time outside the timers): the uniform's unbiased end points,
+//     [min - w/(n-1), max + w/(n-1)] for n samples of range w (a monitor's period: max x (n+1)/n), widened by the
+//     Clock's 0.005 s rounding, unless the mean is more than 3 standard errors from the range's middle (a skewed
+//     stage, e.g. extend-stats' one 0.60 s refresh among 0.19 to 0.4 s): then [lo, 2 x mean - lo), which keeps the
+//     mean, and the samples above it are counted;
+//   - goodness of fit: the KS distance between the log's totals (and its round trips) and the model's, each
+//     logged value standing for any within the rounding; above max(1.95 / sqrt(n), 0.05), the model is not
+//     `explained`: no mode explains the log, and callers say so instead of using it.
+// The report gives each decision, each range, every mode's score, and the model's min/mean/max per stage next to
+// the log's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_VDSM_LOG_HPP
@@ -251,7 +257,7 @@ PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* seconds,
     return s;
 }
 
-/// The samples of a log, by stage: arrays the caller owns (fit_vdsm_log sorts them in place).
+/// The samples of a log, by stage: arrays the caller owns (vdsm_stage_stats sorts each in place).
 struct vdsm_log_samples {
     double* data[vdsm_stage_count] = {};
     std::size_t count[vdsm_stage_count] = {};
@@ -707,9 +713,10 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         stages[count++] = flow_stage::delay("block threshold event dispatch", f.dispatch.min, f.dispatch.max);
     const std::size_t trip_at = count;
     stages[count++] = detail::flow_send;
-    stages[count++] = f.mailbox_events
-                          ? flow_stage::clock("SPM event block check", f.poll_interval, f.spm_cycle - f.poll_interval)
-                          : flow_stage::clock("SPM mailbox scan", f.poll_interval, f.spm_cycle - f.poll_interval);
+    stages[count++] =
+        f.mailbox_events
+            ? flow_stage::clock("SPM event block check", f.poll_interval, detail::spm_drift_for(f.poll_interval))
+            : flow_stage::clock("SPM mailbox scan", f.poll_interval, detail::spm_drift_for(f.poll_interval));
     stages[count++] = flow_stage::delay("SPM scan read, lvextend, reply write", best.a, best.b);
     stages[count++] = flow_stage::reply_poll("host mailbox reply poll", f.poll_interval);
     stages[count++] = flow_stage::delay("host inbox read", best.r0, best.r1);
