@@ -38,7 +38,7 @@
 // total), reads replica lines (on which extend-stats' regular expression captures "0.50, extend-replica=1.20,
 // ..." as the wait and float() fails), and rejects nan and negative values (which float() accepts).
 // Memory: the parser and the statistics allocate nothing (the caller keeps the samples: 8 bytes per timer per
-// line); the fit, a model, keeps copies of its samples in std::vector.
+// line); the fit, a model, keeps copies of its samples in detail::buffer (no <vector>: compile cost).
 //
 // The fit, fit_vdsm_log(): the flow of latency.hpp's profiles,
 //   [detection], send, SPM clock, SPM work, reply poll, inbox read, refresh, [time outside the timers],
@@ -72,6 +72,7 @@
 #define PROVPOL_VDSM_LOG_HPP
 
 #include "config.hpp"
+#include "detail/buffer.hpp"
 #include "detail/math.hpp"
 #include "detail/sort.hpp"
 #include "latency.hpp"
@@ -80,10 +81,8 @@
 #include "result.hpp"
 #include "text.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace provpol {
 
@@ -444,12 +443,12 @@ PROVPOL_NODISCARD inline double polls_probability(std::uint64_t k, double poll, 
 // Kolmogorov-Smirnov distance between sorted logged values and a model's CDF, each logged value standing for
 // any true value within the Clock's rounding.
 template <class Cdf>
-PROVPOL_NODISCARD double ks_distance(const std::vector<double>& sorted, Cdf cdf) {
-    const double n = static_cast<double>(sorted.size());
+PROVPOL_NODISCARD double ks_distance(const double* sorted, std::size_t count, Cdf cdf) {
+    const double n = static_cast<double>(count);
     double d = 0.0;
-    for (std::size_t i = 0; i < sorted.size();) {
+    for (std::size_t i = 0; i < count;) {
         std::size_t j = i + 1;  // the run of equal values (a Clock's values repeat: one CDF per distinct value)
-        while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+        while (j < count && sorted[j] == sorted[i]) ++j;
         const double above = static_cast<double>(j) / n - cdf(sorted[i] + clock_rounding);
         const double below = cdf(sorted[i] - clock_rounding) - static_cast<double>(i) / n;
         if (above > d) d = above;
@@ -465,28 +464,48 @@ struct trip_fit {
     double poll = 0.0, cycle = 0.0, a = 0.0, b = 0.0, r0 = 0.0, r1 = 0.0;
     std::uint64_t k_min = 0, k_max = 0;
     std::size_t below = 0, outliers = 0;
+    bool out_of_memory = false;
 };
+
+inline constexpr auto ascending = [](double x, double y) noexcept { return x < y; };
+
+// The first index of sorted[0, n) whose value is not below v.
+PROVPOL_NODISCARD inline std::size_t lower_index(const double* sorted, std::size_t n, double v) noexcept {
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 // The share of the likelihood kept for round trips no mode explains (an SPM failover, a stuck host).
 inline constexpr double trip_outlier_share = 1e-3;
 
-PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const std::vector<double>& trips, double poll) {
+// `trips`: the round trips, sorted.
+PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) noexcept {
     trip_fit f;
     f.poll = poll;
     f.cycle = poll + spm_drift_for(poll);
     f.score.poll = poll;
-    const std::size_t n = trips.size();
     double span = 1.0;
-    for (double t : trips) span = t + 1.0 > span ? t + 1.0 : span;
+    for (std::size_t i = 0; i < n; ++i) span = trips[i] + 1.0 > span ? trips[i] + 1.0 : span;
     const double outlier_log = log(trip_outlier_share / span);
 
     // The inbox read: the shortest arc of the residues (round trip mod poll) that holds all but a few of them,
     // chosen by likelihood (a uniform read over the arc against the outlier density for those left out).
-    std::vector<double> res(n);
+    buffer<double> res;
+    buffer<std::size_t> count;
+    if (!res.assign(n)) {
+        f.out_of_memory = true;
+        return f;
+    }
     for (std::size_t i = 0; i < n; ++i) res[i] = trips[i] - floor(trips[i] / poll) * poll;
-    std::sort(res.begin(), res.end());
-    std::vector<double> sorted_trips = trips;
-    std::sort(sorted_trips.begin(), sorted_trips.end());
+    heap_sort(res.data(), n, ascending);
+    const double* const sorted_trips = trips;
     const std::size_t max_out = n / 50 < 20 ? n / 50 : 20;
     double best = -1e300, arc_start = 0.0, arc_width = 0.0;
     std::size_t arc_count = n;
@@ -501,11 +520,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const std::vector<double>& trips
             double r0 = res[j] - (m >= 2 ? width / (md - 1.0) : 0.0) - clock_rounding;
             r0 = r0 > 0.0 ? r0 : 0.0;
             const std::size_t below =
-                r0 + poll - 1e-9 <= sorted_trips[0]
-                    ? 0
-                    : static_cast<std::size_t>(
-                          std::lower_bound(sorted_trips.begin(), sorted_trips.end(), r0 + poll - 1e-9) -
-                          sorted_trips.begin());
+                r0 + poll - 1e-9 <= sorted_trips[0] ? 0 : lower_index(sorted_trips, n, r0 + poll - 1e-9);
             const std::size_t inside = m > below ? m - below : 0;
             const double ll = -static_cast<double>(inside) * log(widened < poll ? widened : poll) +
                               static_cast<double>(out + below) * outlier_log;
@@ -525,11 +540,18 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const std::vector<double>& trips
     if (f.r1 > f.r0 + poll) f.r1 = f.r0 + poll;  // a longer read would be one more poll
 
     // The polls each round trip took; off the arc, shorter than one poll or beyond the flow's bound: outliers.
-    std::vector<std::uint64_t> ks;
-    ks.reserve(n);
     std::uint64_t k_min = 0, k_max = 0;
+    std::size_t explained = 0;
     const std::uint64_t k_cap = flow_latency::max_reply_polls / 2;
-    for (double t : trips) {
+    // Two passes: the polls' range, then their counts.
+    const auto polls_of = [&f, poll, k_cap](double t) noexcept -> std::uint64_t {
+        const double kd = floor((t - f.r0) / poll + 1e-9);
+        const double d = t - kd * poll;
+        if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) return 0;
+        return static_cast<std::uint64_t>(kd);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = trips[i];
         const double kd = floor((t - f.r0) / poll + 1e-9);
         const double d = t - kd * poll;
         if (kd < 1.0) {
@@ -541,16 +563,20 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const std::vector<double>& trips
             continue;
         }
         const auto k = static_cast<std::uint64_t>(kd);
-        ks.push_back(k);
-        k_min = ks.size() == 1 || k < k_min ? k : k_min;
-        k_max = ks.size() == 1 || k > k_max ? k : k_max;
+        ++explained;
+        k_min = explained == 1 || k < k_min ? k : k_min;
+        k_max = explained == 1 || k > k_max ? k : k_max;
     }
     f.score.unexplained = f.below + f.outliers;
-    if (ks.empty()) return f;
+    if (explained == 0) return f;
     f.k_min = k_min;
     f.k_max = k_max;
-    std::vector<std::size_t> count(static_cast<std::size_t>(k_max - k_min + 1), 0);
-    for (std::uint64_t k : ks) ++count[static_cast<std::size_t>(k - k_min)];
+    if (!count.assign(static_cast<std::size_t>(k_max - k_min + 1))) {
+        f.out_of_memory = true;
+        return f;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (const std::uint64_t k = polls_of(trips[i]); k != 0) ++count[static_cast<std::size_t>(k - k_min)];
 
     // The SPM work [a, b): the polls' likelihood, never needing fewer polls than the fewest seen nor more than the
     // most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point.
@@ -606,7 +632,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const std::vector<double>& trips
     f.score.log_likelihood = ll;
     const auto model = round_trip_flow(poll, f.a, f.b, f.r0, f.r1);
     if (!model) return f;
-    f.score.ks_trip = ks_distance(sorted_trips, [&model](double t) { return model->cdf(t); });
+    f.score.ks_trip = ks_distance(sorted_trips, n, [&model](double t) { return model->cdf(t); });
     f.score.valid = true;
     return f;
 }
@@ -630,11 +656,14 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         return unexpected(error::unsupported("vdsm log", "no extend lines in the log: cannot fit a flow model"));
     vdsm_log_fit f;
     f.samples = n;
-    std::vector<double> waits, trips(n), refreshes(n), totals(n), others(n);
-    std::vector<std::uint64_t> vms(n);
+    detail::buffer<double> waits, trips, refreshes, totals, others;
+    detail::buffer<std::uint64_t> vms;
+    if (!trips.assign(n) || !refreshes.assign(n) || !totals.assign(n) || !others.assign(n) || !vms.assign(n) ||
+        !waits.reserve(n))
+        return unexpected(error::unsupported("vdsm log fit", "out of memory for the log's samples"));
     for (std::size_t i = 0; i < n; ++i) {
         const vdsm_fit_sample& s = samples[i];
-        if (s.wait >= 0.0) waits.push_back(s.wait);
+        if (s.wait >= 0.0) (void)waits.push_back(s.wait);  // reserved: cannot fail
         trips[i] = s.trip;
         refreshes[i] = s.refresh;
         totals[i] = s.total;
@@ -642,8 +671,10 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         others[i] = other > 0.0 ? other : 0.0;
         vms[i] = s.vm;
     }
-    std::sort(vms.begin(), vms.end());
-    f.vms = static_cast<std::size_t>(std::unique(vms.begin(), vms.end()) - vms.begin());
+    detail::heap_sort(vms.data(), n, [](std::uint64_t x, std::uint64_t y) noexcept { return x < y; });
+    for (std::size_t i = 0; i < n; ++i)
+        if (i == 0 || vms[i] != vms[i - 1]) ++f.vms;
+    detail::heap_sort(trips.data(), n, detail::ascending);  // the round trips' order is the fit's own
     const detail::moments wm = detail::moments_of(waits.data(), waits.size()), tm = detail::moments_of(trips.data(), n),
                           rm = detail::moments_of(refreshes.data(), n), om = detail::moments_of(others.data(), n),
                           totm = detail::moments_of(totals.data(), n);
@@ -675,7 +706,8 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     const double half_log_n = 0.5 * detail::log(static_cast<double>(n));
     for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
         const double poll = vdsm_log_fit::polls[m];
-        const detail::trip_fit t = detail::fit_trip_mode(trips, poll);
+        const detail::trip_fit t = detail::fit_trip_mode(trips.data(), n, poll);
+        if (t.out_of_memory) return unexpected(error::unsupported("vdsm log fit", "out of memory for the round trips"));
         f.modes[m] = t.score;
         if (!t.score.valid) continue;
         const double score = t.score.log_likelihood - (poll == 0.5 || poll == 2.0 ? 0.0 : 3.0 + half_log_n);
@@ -741,8 +773,8 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     f.total = detail::stage_fit(totm, f.model);
 
     // Goodness of fit: the totals and the round trips against the model, by KS distance.
-    std::sort(totals.begin(), totals.end());
-    f.ks_total = detail::ks_distance(totals, [&f](double t) { return f.model.cdf(t); });
+    detail::heap_sort(totals.data(), n, detail::ascending);
+    f.ks_total = detail::ks_distance(totals.data(), n, [&f](double t) { return f.model.cdf(t); });
     f.ks_critical = detail::ks_critical(n);
     f.ks_trip = best.score.ks_trip;
     f.explained = f.ks_total <= f.ks_critical && f.ks_trip <= f.ks_critical;
