@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -246,30 +247,34 @@ synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t e
 
 struct parsed_log {
     std::vector<double> stage[vdsm_stage_count];
-    vdsm_log_samples samples() {
-        vdsm_log_samples s;
-        for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
-            s.data[i] = stage[i].data();
-            s.count[i] = stage[i].size();
-        }
-        return s;
-    }
+    std::vector<vdsm_fit_sample> extends;
 };
 
 parsed_log parse_log(const std::vector<std::string>& lines) {
     parsed_log p;
+    std::vector<std::string> vms;
     for (const std::string& l : lines) {
         const auto r = parse_vdsm_extend_line(l);
         REQUIRE(r);
-        REQUIRE(r->what == vdsm_extend_record::kind::volume);
+        if (r->what == vdsm_extend_record::kind::none) continue;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i)
             if (r->has(static_cast<vdsm_stage>(i))) p.stage[i].push_back(r->seconds[i]);
+        const std::string vm(r->vm_id.data(), r->vm_id.size());
+        const auto at = std::find(vms.begin(), vms.end(), vm);
+        const std::size_t number = static_cast<std::size_t>(at - vms.begin());
+        if (at == vms.end()) vms.push_back(vm);
+        p.extends.push_back(vdsm_sample_of(*r, number));
     }
     return p;
 }
 
-// The criterion, per fitted stage: the model's mean within 5% of the log's, its min and max within 10%
-// (0.02 s, two of the Clock's hundredths, when the log's value is under 0.2 s). Returns what fails.
+result<vdsm_log_fit> fit_lines(const std::vector<std::string>& lines) {
+    const parsed_log p = parse_log(lines);
+    return fit_vdsm_log(p.extends.data(), p.extends.size());
+}
+
+// Per fitted stage: the model's mean within 5% of the log's, its min and max within 10% (0.02 s, two of the
+// Clock's hundredths, when the log's value is under 0.2 s). Returns what fails.
 std::string criterion(const char* stage, const vdsm_stage_fit& f) {
     std::string failed;
     auto near = [&](const char* what, double model, double log, double share) {
@@ -287,8 +292,7 @@ std::string criterion(const char* stage, const vdsm_stage_fit& f) {
 std::string criteria(const vdsm_log_fit& f) {
     std::string failed = criterion("wait", f.wait) + criterion("extend-volume", f.extend_volume) +
                          criterion("refresh-volume", f.refresh_volume);
-    // The total: the mean within 5%, and the log's range inside the model's (the sum of the stages' extremes is
-    // rarer than any sample of a thousand).
+    // The total: the mean within 5%, and the log's range inside the model's.
     if (!(std::fabs(f.total.model_mean - f.total.log_mean) <= 0.05 * f.total.log_mean))
         failed +=
             "total mean: model " + std::to_string(f.total.model_mean) + ", log " + std::to_string(f.total.log_mean);
@@ -303,7 +307,7 @@ struct known_case {
     vdsm_detection detection;
     bool events;
     double monitor_period;  // 0 for an event
-    double read_lo, read_hi, refresh_lo, refresh_hi, work_mean;
+    double read_lo, read_hi, refresh_lo, refresh_hi;
 };
 
 flow_latency custom_flow() {
@@ -317,19 +321,136 @@ flow_latency custom_flow() {
     return flow_latency::make(stages, 7).value();
 }
 
+// ---- a VDSM host written again, independent of provpol: its clocks, its mail monitor, its services -----------
+//
+// One host runs `vms` VMs. Its watermark monitor (one per host, periodic.py's per_vm_operation) ticks every
+// monitor_period from one phase; with detection at once the extend is dispatched dispatch_lo..hi after the event.
+// The host's mail monitor sends a request at once when no reply is pending, else at its next loop tick (every
+// `poll` from the last send), and sees the reply at the first of its polls (send + k x poll) after the SPM is done.
+// The SPM's clock ticks every spm_cycle from its own phase; its work, the host's inbox read and the refresh are
+// uniform. Each VM's block threshold events come 8 to 20 s apart. Times come from std::mt19937_64.
+struct vdsm_host_flow {
+    const char* name;
+    bool monitor;
+    double monitor_period, dispatch_lo, dispatch_hi;
+    double poll, spm_cycle, work_lo, work_hi, read_lo, read_hi, refresh_lo, refresh_hi;
+    std::size_t vms;
+    bool shared = true;  // the VMs share the host's watermark monitor and mail monitor (else each has its own)
+};
+
+struct generated_extend {
+    std::size_t vm;
+    double wait, trip, refresh, total;
+};
+
+std::vector<generated_extend> run_hosts(const vdsm_host_flow& f, std::size_t hosts, std::size_t extends_per_vm,
+                                        std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    auto u = [&gen](double lo, double hi) { return lo + (hi - lo) * std::generate_canonical<double, 53>(gen); };
+    std::vector<generated_extend> out;
+    for (std::size_t h = 0; h < hosts; ++h) {
+        const double spm_phase = u(0.0, f.spm_cycle);
+        // One watermark monitor and one mail monitor per host, or one each per VM.
+        const std::size_t monitors = f.shared ? 1 : f.vms;
+        std::vector<double> monitor_phase(monitors), last_send(monitors, -1e9), pending_until(monitors, -1e9);
+        for (double& p : monitor_phase) p = u(0.0, f.monitor_period);
+        std::vector<std::pair<double, std::size_t>> events;  // (time, vm)
+        for (std::size_t v = 0; v < f.vms; ++v) {
+            double t = u(0.0, 5.0);
+            for (std::size_t e = 0; e < extends_per_vm; ++e) {
+                t += u(8.0, 20.0);
+                events.emplace_back(t, h * f.vms + v);
+            }
+        }
+        std::sort(events.begin(), events.end());
+        for (const auto& [event, vm] : events) {
+            const std::size_t m = f.shared ? 0 : vm % f.vms;
+            const double phase = monitor_phase[m];
+            const double request = f.monitor ? phase + f.monitor_period * std::ceil((event - phase) / f.monitor_period)
+                                             : event + u(f.dispatch_lo, f.dispatch_hi);
+            double send = request;
+            if (send < pending_until[m])
+                send = last_send[m] + f.poll * std::ceil((send - last_send[m]) / f.poll);
+            else
+                last_send[m] = send;
+            const double spm = spm_phase + f.spm_cycle * std::ceil((send - spm_phase) / f.spm_cycle);
+            const double done = spm + u(f.work_lo, f.work_hi);
+            const double k = std::max(1.0, std::ceil((done - last_send[m]) / f.poll));
+            const double seen = last_send[m] + k * f.poll;
+            pending_until[m] = std::max(pending_until[m], seen);
+            const double reply = seen + u(f.read_lo, f.read_hi);
+            const double end = reply + u(f.refresh_lo, f.refresh_hi);
+            out.push_back({vm, request - event, reply - request, end - reply, end - event});
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> log_lines(const std::vector<generated_extend>& extends) {
+    std::vector<std::string> lines;
+    for (const generated_extend& e : extends)
+        lines.push_back("2022-05-01 10:00:00,000+0300 INFO  (mailbox-hsm/1) [virt.vm] (vmId='vm-" +
+                        std::to_string(e.vm) + "') Extend volume 7d85 completed <Clock(total=" + two_decimals(e.total) +
+                        ", wait=" + two_decimals(e.wait) + ", extend-volume=" + two_decimals(e.trip) +
+                        ", refresh-volume=" + two_decimals(e.refresh) + ")> (thinp:588)");
+    return lines;
+}
+
+// Quantile of sorted values, by linear interpolation between the closest ranks.
+double sorted_quantile(const std::vector<double>& v, double p) {
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const auto j = static_cast<std::size_t>(pos);
+    return j + 1 < v.size() ? v[j] + (v[j + 1] - v[j]) * (pos - static_cast<double>(j)) : v.back();
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::vector<std::string> lines;
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    REQUIRE(f != nullptr);
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, f) != nullptr) {
+        std::string l = buf;
+        while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+        lines.push_back(l);
+    }
+    std::fclose(f);
+    return lines;
+}
+
 }  // namespace
+
+TEST_CASE("vdsm log: the VM of a line") {
+    const auto r = parse_vdsm_extend_line(vdsm_line);
+    REQUIRE(r);
+    CHECK(std::string(r->vm_id.data(), r->vm_id.size()) == "108e7903-08a0-42b7-94cd-2e18272bda06");
+    const auto none = parse_vdsm_extend_line(
+        "Extend volume x completed <Clock(total=1.0, extend-volume=0.6, "
+        "refresh-volume=0.3)>");
+    REQUIRE(none);
+    CHECK(none->vm_id.empty());
+    // A replica line's sample is its replica timers.
+    const auto replica = parse_vdsm_extend_line(
+        clock_line("total=2.00, wait=0.50, extend-replica=1.20, refresh-replica=0.30", "Extend replica"));
+    REQUIRE(replica);
+    const vdsm_fit_sample s = vdsm_sample_of(*replica, 7);
+    CHECK(s.trip == 1.2);
+    CHECK(s.refresh == 0.3);
+    CHECK(s.wait == 0.5);
+    CHECK(s.vm == 7);
+    const auto no_wait = parse_vdsm_extend_line(clock_line("total=2.00, extend-volume=1.20, refresh-volume=0.30"));
+    REQUIRE(no_wait);
+    CHECK(vdsm_sample_of(*no_wait, 0).wait < 0.0);
+}
 
 TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
     const known_case cases[] = {
-        {"vdsm-polling-2022", vdsm_polling_2022_latency(), vdsm_detection::monitor, false, 2.0, 0.04, 0.15, 0.15, 0.34,
-         0.32},
+        {"vdsm-polling-2022", vdsm_polling_2022_latency(), vdsm_detection::monitor, false, 2.0, 0.04, 0.15, 0.15, 0.34},
         {"vdsm-mailbox-events", vdsm_mailbox_events_latency(), vdsm_detection::monitor, true, 2.0, 0.04, 0.15, 0.19,
-         0.38, 0.32},
-        {"vdsm-immediate", vdsm_immediate_latency(), vdsm_detection::event, true, 0.0, 0.04, 0.15, 0.16, 0.31, 0.32},
+         0.38},
+        {"vdsm-immediate", vdsm_immediate_latency(), vdsm_detection::event, true, 0.0, 0.04, 0.15, 0.16, 0.31},
         {"custom events, slow SPM and refresh", custom_flow(), vdsm_detection::monitor, true, 2.0, 0.05, 0.12, 0.25,
-         0.60, 0.375},
+         0.60},
     };
-    std::vector<vdsm_log_fit> fits;
     for (const known_case& c : cases) {
         CAPTURE(c.name);
         const synthetic_log log = make_log(c.model, 50, 20, 2022);
@@ -349,18 +470,16 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
             CHECK(s.p99 == ref.p99);
             CHECK(s.max == ref.max);
         }
-        const auto fit = fit_vdsm_log(p.samples());
+        const auto fit = fit_vdsm_log(p.extends.data(), p.extends.size());
         REQUIRE(fit);
         const vdsm_log_fit& f = *fit;
         INFO(std::string(c.name) << ": period " << f.monitor_period.max << ", dispatch " << f.dispatch.min << "-"
-                                 << f.dispatch.max << ", work " << f.spm_work.min << "-" << f.spm_work.max << ", read "
-                                 << f.inbox_read.min << "-" << f.inbox_read.max << ", refresh " << f.refresh.min << "-"
-                                 << f.refresh.max << "; trip log " << f.extend_volume.log_min << "/"
-                                 << f.extend_volume.log_mean << "/" << f.extend_volume.log_max << " model "
-                                 << f.extend_volume.model_min << "/" << f.extend_volume.model_mean << "/"
-                                 << f.extend_volume.model_max << "; total log " << f.total.log_min << "/"
-                                 << f.total.log_mean << "/" << f.total.log_max << " model " << f.total.model_min << "/"
-                                 << f.total.model_mean << "/" << f.total.model_max);
+                                 << f.dispatch.max << ", poll " << f.poll_interval << ", work " << f.spm_work.min << "-"
+                                 << f.spm_work.max << ", read " << f.inbox_read.min << "-" << f.inbox_read.max
+                                 << ", refresh " << f.refresh.min << "-" << f.refresh.max << ", KS " << f.ks_total
+                                 << "/" << f.ks_trip);
+        CHECK(f.explained);
+        CHECK(f.vms == 50);
         CHECK(f.detection == c.detection);
         CHECK(f.mailbox_events == c.events);
         CHECK(f.poll_interval == (c.events ? 0.5 : 2.0));
@@ -368,8 +487,8 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
             CHECK(f.monitor_period.max == doctest::Approx(c.monitor_period).epsilon(0.03));
             CHECK(f.model.detection_period() == f.monitor_period.max);
         } else {
-            CHECK(f.dispatch.min == doctest::Approx(0.01).epsilon(0.5));
-            CHECK(f.dispatch.max == doctest::Approx(0.03).epsilon(0.5));
+            CHECK(f.dispatch.min == doctest::Approx(0.01).epsilon(0.6));
+            CHECK(f.dispatch.max == doctest::Approx(0.03).epsilon(0.6));
             CHECK(f.model.detection_period() == 0.0);
         }
         // The known ranges, within the Clock's 0.01 s resolution (plus sampling).
@@ -377,165 +496,204 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
         CHECK(std::fabs(f.inbox_read.max - c.read_hi) < 0.02);
         CHECK(std::fabs(f.refresh.min - c.refresh_lo) < 0.02);
         CHECK(std::fabs(f.refresh.max - c.refresh_hi) < 0.02);
-        CHECK(std::fabs((f.spm_work.min + f.spm_work.max) / 2 - c.work_mean) < 0.05);
         CHECK(f.below_first_poll == 0);
-        // The criterion.
+        CHECK_FALSE(f.has_other);
         CHECK(criteria(f) == "");
-        // The model's stage figures are the sub-flows' exact marginals: the wait of a monitor is [0, period).
         if (c.detection == vdsm_detection::monitor) {
             CHECK(f.wait.model_min == 0.0);
             CHECK(f.wait.model_mean == doctest::Approx(f.monitor_period.max / 2));
         }
-        fits.push_back(f);
     }
-    // The criterion can fail: the polling log's figures against the events model, and the reverse.
-    vdsm_log_fit crossed = fits[0];
-    crossed.extend_volume = {fits[0].extend_volume.log_min,    fits[0].extend_volume.log_mean,
-                             fits[0].extend_volume.log_max,    fits[1].extend_volume.model_min,
-                             fits[1].extend_volume.model_mean, fits[1].extend_volume.model_max};
-    CHECK(criteria(crossed) != "");
-    crossed = fits[2];
-    crossed.wait = {fits[2].wait.log_min,   fits[2].wait.log_mean,   fits[2].wait.log_max,
-                    fits[1].wait.model_min, fits[1].wait.model_mean, fits[1].wait.model_max};
-    CHECK(criteria(crossed) != "");
 }
 
-TEST_CASE("vdsm log fit: a skewed stage keeps its mean, and the samples above are counted") {
-    // extend-stats' refresh: 0.19 to 0.40 s, and one 0.60 s.
-    std::vector<double> wait, trip, refresh;
-    for (int i = 0; i < 100; ++i) {
-        wait.push_back(0.02 * i);
-        trip.push_back(0.56 + 0.005 * i);
-        refresh.push_back(0.19 + 0.002 * (i % 100));
+TEST_CASE("vdsm log fit: flows it was not tuned on, within 10% of the true flow") {
+    // Each flow's truth: 400,000 extends of the host written above (unrounded), on other seeds than the log's.
+    const vdsm_host_flow flows[] = {
+        // Mailbox events and an SPM whose lvextend takes 1.2 to 2 s (a busy VG): round trips of 3 to 5 polls.
+        {"events, slow SPM", true, 2.0, 0, 0, 0.5, 0.50125, 1.2, 2.0, 0.03, 0.12, 0.15, 0.35, 1, true},
+        // Dispatch on the event (4.50.1.1) and mailbox events.
+        {"dispatch at once, events", false, 0, 0.01, 0.04, 0.5, 0.50125, 0.2, 0.45, 0.04, 0.14, 0.16, 0.30, 1, true},
+        // Six VMs on one host, each with its own watermark monitor phase and mailbox, one SPM clock; polling.
+        {"six VMs on one host, polling", true, 2.0, 0, 0, 2.0, 2.005, 0.2, 0.6, 0.05, 0.15, 0.15, 0.30, 6, false},
+        // The same six VMs sharing the host's one watermark monitor and one mail monitor, whose pending replies
+        // hold new sends (VDSM's HSM_MailMonitor): a tail no marginal flow of these stages has (below).
+        {"six VMs sharing a host's monitors, polling", true, 2.0, 0, 0, 2.0, 2.005, 0.2, 0.6, 0.05, 0.15, 0.15, 0.30, 6,
+         true},
+        // An operator's events_interval of 0.2 s, dispatch at once, an SPM of 0.3 to 0.9 s.
+        {"events_interval 0.2 s, dispatch at once", false, 0, 0.01, 0.03, 0.2, 0.2005, 0.3, 0.9, 0.02, 0.08, 0.2, 0.4,
+         1, true},
+        // Polling with a slow SPM (1.5 to 2.5 s) and a 1 s watermark monitor.
+        {"polling, slow SPM, 1 s monitor", true, 1.0, 0, 0, 2.0, 2.005, 1.5, 2.5, 0.04, 0.15, 0.2, 0.5, 1, true},
+    };
+    std::uint64_t seed = 11;
+    for (const vdsm_host_flow& flow : flows) {
+        CAPTURE(std::string(flow.name));
+        std::vector<double> truth;
+        for (const generated_extend& e : run_hosts(flow, 40000 / flow.vms, 10, seed++)) truth.push_back(e.total);
+        std::sort(truth.begin(), truth.end());
+        const double true_mean = std::accumulate(truth.begin(), truth.end(), 0.0) / static_cast<double>(truth.size());
+        // Logs of 50 and of 10 hosts (each host one SPM phase, each VM its clocks' phases), 20 extends per VM.
+        for (std::size_t hosts : {std::size_t{50}, std::size_t{10}}) {
+            CAPTURE(hosts);
+            const std::vector<std::string> lines = log_lines(run_hosts(flow, hosts, 20, seed++));
+            const auto fit = fit_lines(lines);
+            REQUIRE(fit);
+            const vdsm_log_fit& f = *fit;
+            INFO("poll " << f.poll_interval << ", detection " << static_cast<int>(f.detection) << ", work "
+                         << f.spm_work.min << "-" << f.spm_work.max << ", read " << f.inbox_read.min << "-"
+                         << f.inbox_read.max << ", polls " << f.polls_min << "-" << f.polls_max << ", KS " << f.ks_total
+                         << "/" << f.ks_trip << " of " << f.ks_critical);
+            CHECK(f.explained);
+            CHECK(f.poll_interval == flow.poll);  // never polling for a slow SPM with events
+            CHECK(f.detection == (flow.monitor ? vdsm_detection::monitor : vdsm_detection::event));
+            const double got[] = {f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.9), f.model.quantile(0.99),
+                                  f.model.max()};
+            const double want[] = {true_mean, sorted_quantile(truth, 0.5), sorted_quantile(truth, 0.9),
+                                   sorted_quantile(truth, 0.99), truth.back()};
+            const std::string names[] = {"mean", "median", "p90", "p99", "max"};
+            // A shared mail monitor holds a send behind another VM's pending reply, now and then behind several:
+            // its rare long round trips set the true max (8.4 s here) beyond any flow of these stage kinds (6.5 s).
+            // Its max is measured in docs/latency.md, not required.
+            const int checked = flow.shared && flow.vms > 1 ? 4 : 5;
+            for (int i = 0; i < checked; ++i) {
+                CAPTURE(names[i]);
+                CAPTURE(got[i]);
+                CAPTURE(want[i]);
+                CHECK(std::fabs(got[i] - want[i]) <= 0.10 * want[i]);
+            }
+        }
     }
-    refresh.back() = 0.60;
-    vdsm_log_samples s;
-    s.data[1] = wait.data();
-    s.count[1] = wait.size();
-    s.data[2] = trip.data();
-    s.count[2] = trip.size();
-    s.data[3] = refresh.data();
-    s.count[3] = refresh.size();
-    const auto f = fit_vdsm_log(s);
-    REQUIRE(f);
-    const double mean = std::accumulate(refresh.begin(), refresh.end(), 0.0) / 100;
-    CHECK(f->refresh.mean_kept);
-    CHECK(f->refresh.above >= 1);
-    CHECK((f->refresh.min + f->refresh.max) / 2 == doctest::Approx(mean));
-    CHECK(f->refresh.max < 0.6);
-    CHECK(f->total.log_mean == 0.0);  // no total timers were given: nothing to compare
 }
 
-TEST_CASE("vdsm log fit: errors name the stage that is missing") {
-    std::vector<double> x = {0.5, 0.7};
-    vdsm_log_samples s;
-    const auto none = fit_vdsm_log(s);
+TEST_CASE("vdsm log fit: real logs published in VDSM's history") {
+    // tests/data/vdsm_logs: each file names the oVirt/vdsm commit or pull request it was copied from.
+    struct real_log {
+        const char* file;
+        vdsm_detection detection;
+        double poll;  // 0: the log is too short to tell
+    };
+    const real_log logs[] = {
+        {"events_064a7a0d9.log", vdsm_detection::monitor, 0.5},
+        {"polling_pr80.log", vdsm_detection::monitor, 2.0},
+        {"replica_8c119243e.log", vdsm_detection::none, 0.0},
+        {"overloaded_843e8a5b8.log", vdsm_detection::none, 0.0},
+    };
+    for (const real_log& l : logs) {
+        CAPTURE(std::string(l.file));
+        const std::vector<std::string> lines = read_lines(std::string(PROVPOL_TEST_DATA_DIR) + "/vdsm_logs/" + l.file);
+        const parsed_log p = parse_log(lines);
+        REQUIRE_FALSE(p.extends.empty());
+        const auto fit = fit_vdsm_log(p.extends.data(), p.extends.size());
+        REQUIRE(fit);
+        CHECK(fit->explained);
+        CHECK(fit->detection == l.detection);
+        if (l.poll > 0.0) CHECK(fit->poll_interval == l.poll);
+        // The fitted model covers every logged total (each logged to the hundredth).
+        for (const vdsm_fit_sample& s : p.extends) {
+            CAPTURE(s.total);
+            CHECK(fit->model.min() <= s.total + 0.005);
+            CHECK(s.total - 0.005 <= fit->model.max());
+            CHECK(fit->model.cdf(s.total + 0.005) > 0.0);
+            CHECK(fit->model.exceed_probability(s.total - 0.005) > 0.0);
+        }
+    }
+}
+
+TEST_CASE("vdsm log fit: a log no mode explains is said, not fitted") {
+    // Round trips of 0.01 to 0.1 s: shorter than any reply poll.
+    std::mt19937_64 gen(5);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<vdsm_fit_sample> fast(300);
+    for (vdsm_fit_sample& s : fast) {
+        s.wait = 2.0 * u(gen);
+        s.trip = 0.01 + 0.09 * u(gen);
+        s.refresh = 0.2;
+        s.total = s.wait + s.trip + s.refresh;
+    }
+    const auto none = fit_vdsm_log(fast.data(), fast.size());
     REQUIRE_FALSE(none);
-    CHECK(std::string(none.error().message().view()) == "Clock wait: no samples in the log: cannot fit a flow model");
-    s.data[1] = x.data();
-    s.count[1] = x.size();
-    s.data[2] = x.data();
-    s.count[2] = x.size();
-    const auto no_refresh = fit_vdsm_log(s);
-    REQUIRE_FALSE(no_refresh);
-    CHECK(std::string(no_refresh.error().message().view()) ==
-          "Clock refresh-volume: no samples in the log: cannot fit a flow model");
-}
-
-TEST_CASE("vdsm log fit: outliers and degenerate logs still give a valid model") {
-    // 200 extends of the events flow's shape, then one stuck for 2000 s (an SPM failover), a 1e5 s refresh and a
-    // 600 s wait.
-    std::vector<double> wait, trip, refresh;
-    for (int i = 0; i < 200; ++i) {
-        wait.push_back(0.01 * i);
-        trip.push_back(0.5 * (1 + i % 2) + 0.04 + 0.0005 * i);
-        refresh.push_back(0.2 + 0.001 * i);
+    CHECK(std::string(none.error().message().view()) ==
+          "vdsm log fit: no mailbox mode gives a model of the round trips");
+    // Events round trips, but a refresh of 0.1 s or 3 s: no uniform refresh explains the totals.
+    std::vector<vdsm_fit_sample> bimodal(1000);
+    for (std::size_t i = 0; i < bimodal.size(); ++i) {
+        vdsm_fit_sample& s = bimodal[i];
+        s.wait = 2.0 * u(gen);
+        s.trip = 0.5 * (u(gen) < 0.6 ? 1 : 2) + 0.04 + 0.1 * u(gen);
+        s.refresh = i % 2 == 0 ? 0.1 : 3.0;
+        s.total = s.wait + s.trip + s.refresh;
     }
-    wait.push_back(600.0);
-    trip.push_back(2000.0);
-    refresh.push_back(1e5);
-    vdsm_log_samples s;
-    s.data[1] = wait.data();
-    s.count[1] = wait.size();
-    s.data[2] = trip.data();
-    s.count[2] = trip.size();
-    s.data[3] = refresh.data();
-    s.count[3] = refresh.size();
-    const auto f = fit_vdsm_log(s);
-    REQUIRE(f);
-    CHECK(f->detection == vdsm_detection::monitor);
-    CHECK(f->monitor_period.mean_kept);  // the 600 s wait: the period is twice the mean
-    CHECK(f->monitor_period.max == doctest::Approx(2.0 * std::accumulate(wait.begin(), wait.end(), 0.0) / 201));
-    CHECK(f->polls_max == 4000);
-    CHECK(f->refresh.mean_kept);
-    CHECK(f->refresh.above == 1);
-    CHECK(f->model.max() < 1e5);
-    // The means still match the log's: the model is honest about the average, and says where it cut.
-    CHECK(f->extend_volume.model_mean == doctest::Approx(f->extend_volume.log_mean).epsilon(1e-6));
-    CHECK(f->refresh_volume.model_mean == doctest::Approx(f->refresh_volume.log_mean).epsilon(1e-6));
-
-    // Every wait 0 (an event dispatched within the Clock's 0.01 s), every round trip under one poll.
-    std::vector<double> zeros(10, 0.0), short_trips(10, 0.3), one_refresh(1, 0.25);
-    vdsm_log_samples d;
-    d.data[1] = zeros.data();
-    d.count[1] = zeros.size();
-    d.data[2] = short_trips.data();
-    d.count[2] = short_trips.size();
-    d.data[3] = one_refresh.data();
-    d.count[3] = one_refresh.size();
-    const auto g = fit_vdsm_log(d);
-    REQUIRE(g);
-    CHECK(g->detection == vdsm_detection::event);
-    CHECK(g->dispatch.min == 0.0);
-    CHECK(g->dispatch.max == 0.0);
-    CHECK(g->below_first_poll == 10);  // reported: the mode does not explain them
-    CHECK(g->refresh.min == 0.25);
-    CHECK(g->refresh.max == 0.25);
-    CHECK(g->model.min() >= 0.5);
+    const auto bad = fit_vdsm_log(bimodal.data(), bimodal.size());
+    REQUIRE(bad);
+    CHECK_FALSE(bad->explained);
+    CHECK(bad->ks_total > bad->ks_critical);
+    CHECK(bad->poll_interval == 0.5);  // the round trips alone are explained
+    CHECK(bad->ks_trip <= bad->ks_critical);
+    // The same log with a refresh uniform in [0.1, 3): explained.
+    for (vdsm_fit_sample& s : bimodal) {
+        s.refresh = 0.1 + 2.9 * u(gen);
+        s.total = s.wait + s.trip + s.refresh;
+    }
+    const auto good = fit_vdsm_log(bimodal.data(), bimodal.size());
+    REQUIRE(good);
+    CHECK(good->explained);
+    CHECK(fit_vdsm_log(nullptr, 0).error().message().view() ==
+          "vdsm log: no extend lines in the log: cannot fit a flow model");
 }
 
-TEST_CASE("vdsm log fit: the ranges' end points, by hand") {
-    // Waits 0.5, 1.0, 1.5: a monitor's period max x (n + 1) / n = 2.0 (mean 1.0, the period's middle).
-    // Round trips 0.6, 0.7, 1.1 with 0.5 s polls: reads 0.1, 0.2, 0.1, widened by w / (n - 1) = 0.05 each side.
-    // Refreshes 0.2, 0.3, 0.4: [0.2 - 0.1, 0.4 + 0.1].
-    std::vector<double> wait = {1.0, 0.5, 1.5}, trip = {0.7, 1.1, 0.6}, refresh = {0.3, 0.4, 0.2};
-    vdsm_log_samples s;
-    s.data[1] = wait.data();
-    s.count[1] = 3;
-    s.data[2] = trip.data();
-    s.count[2] = 3;
-    s.data[3] = refresh.data();
-    s.count[3] = 3;
-    const auto f = fit_vdsm_log(s);
+TEST_CASE("vdsm log fit: a log without wait is fitted without detection") {
+    // The events flow's round trips and refreshes, no wait timer (VDSM before 4.50): the flow starts at the send.
+    std::mt19937_64 gen(8);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<vdsm_fit_sample> s(400);
+    for (vdsm_fit_sample& x : s) {
+        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
+        x.refresh = 0.2 + 0.1 * u(gen);
+        x.total = x.trip + x.refresh;
+    }
+    const auto f = fit_vdsm_log(s.data(), s.size());
     REQUIRE(f);
-    CHECK(f->detection == vdsm_detection::monitor);
-    CHECK(f->monitor_period.max == doctest::Approx(2.0).epsilon(1e-12));
-    CHECK_FALSE(f->monitor_period.mean_kept);
-    CHECK(f->mailbox_events);
+    CHECK(f->detection == vdsm_detection::none);
+    CHECK(f->model.stage(0).kind == flow_stage_kind::send);
+    CHECK(f->model.detection_period() == 0.0);
+    CHECK(f->explained);
+    CHECK(f->poll_interval == 0.5);
+    CHECK(f->model.min() >= 0.5);
+    CHECK(f->model.max() < 1.5);
+}
+
+TEST_CASE("vdsm log fit: outliers are left out and counted, time outside the timers is a stage") {
+    // 300 extends of the events flow, one stuck for 2000 s (an SPM failover).
+    std::mt19937_64 gen(9);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<vdsm_fit_sample> s(301);
+    for (vdsm_fit_sample& x : s) {
+        x.wait = 2.0 * u(gen);
+        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
+        x.refresh = 0.2 + 0.1 * u(gen);
+        x.total = x.wait + x.trip + x.refresh;
+    }
+    s.back().trip = 2000.03;
+    s.back().total = s.back().wait + s.back().trip + s.back().refresh;
+    const auto f = fit_vdsm_log(s.data(), s.size());
+    REQUIRE(f);
+    CHECK(f->poll_interval == 0.5);
+    CHECK(f->trip_outliers + f->below_first_poll == 1);
     CHECK(f->polls_max == 2);
-    CHECK(f->inbox_read.min == doctest::Approx(0.05).epsilon(1e-9));
-    CHECK(f->inbox_read.max == doctest::Approx(0.25).epsilon(1e-9));
-    CHECK(f->refresh.min == doctest::Approx(0.1).epsilon(1e-12));
-    CHECK(f->refresh.max == doctest::Approx(0.5).epsilon(1e-12));
-    CHECK_FALSE(f->refresh.mean_kept);
-    // The round trip's mean, 0.8 s, is 0.15 s of read and 1.3 polls: shorter than work in [0, 0.49875) (the
-    // widest that never needs a third poll, 2 x 0.5 - 0.50125) gives, so the work starts at 0 and b narrows.
-    CHECK(f->spm_work.min == 0.0);
-    CHECK(f->spm_work.max > 0.1);
-    CHECK(f->spm_work.max < 0.49875);
-    CHECK(f->extend_volume.model_mean == doctest::Approx((0.6 + 0.7 + 1.1) / 3).epsilon(1e-7));
-    CHECK(f->extend_volume.model_max == doctest::Approx(1.25).epsilon(1e-9));
-    CHECK(f->wait.model_max == doctest::Approx(2.0).epsilon(1e-12));
-    CHECK(f->refresh_volume.model_mean == doctest::Approx(0.3).epsilon(1e-12));
-    // The whole model is the stages in the profiles' order.
-    REQUIRE(f->model.size() == 7);
-    CHECK(f->model.stage(0).kind == flow_stage_kind::monitor);
-    CHECK(f->model.stage(2).kind == flow_stage_kind::clock);
-    CHECK(f->model.stage(2).cycle() == doctest::Approx(0.50125));
-    CHECK(f->model.stage(4).kind == flow_stage_kind::reply_poll);
-    CHECK(f->model.mean() == doctest::Approx(1.0 + (0.6 + 0.7 + 1.1) / 3 + 0.3).epsilon(1e-7));
+    CHECK(f->model.max() < 5.0);
+    // An overloaded host: 1 to 3 s of each total outside its timers.
+    for (vdsm_fit_sample& x : s) {
+        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
+        x.total = x.wait + x.trip + x.refresh + 1.0 + 2.0 * u(gen);
+    }
+    const auto g = fit_vdsm_log(s.data(), s.size());
+    REQUIRE(g);
+    CHECK(g->has_other);
+    CHECK(g->other.min == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(g->other.max == doctest::Approx(3.0).epsilon(0.05));
+    CHECK(g->model.size() == 8);
+    CHECK(g->explained);
 }
-
 TEST_CASE("vdsm log: a seeded sweep of lines made of the Clock's pieces") {
     // Whatever the pieces, the parser returns; a record it accepts keeps its promises. Half the lines are pieces
     // in any order, half are Clocks with a few pieces wrong.

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,13 @@ namespace {
 
 const char* const usage_text =
     "provpol latency --profile NAME [--profile NAME...] [--format text|csv|json]\n"
-    "       provpol latency --vdsm-log FILE|- [--format text|csv|json]\n\n"
+    "       provpol latency --vdsm-log FILE|- [--save-flow FILE] [--format text|csv|json]\n\n"
     "--profile: the marginal extend latency of a model (any --latency spec: a built-in profile, fixed:SECONDS,\n"
-    "samples:FILE, vdsm-log:FILE), one row each: min, mean, median, p90, p99 and max, in seconds.\n"
+    "samples:FILE, vdsm-log:FILE, flow:FILE), one row each: min, mean, median, p90, p99 and max, in seconds.\n"
     "--vdsm-log: VDSM's extend completion lines (thinp.py's 'Extend volume ... completed <Clock(...)>'), the same\n"
     "statistics per Clock timer (mean, min and max as contrib/extend-stats computes them), and the flow model\n"
-    "fitted to them (which detection and mailbox mode the log shows, each stage's range) next to them.";
+    "fitted to them (which detection and mailbox mode the log shows, each stage's range) next to them;\n"
+    "--save-flow writes that flow as a flow:FILE (JSON, see docs/latency.md).";
 
 // A real for the output: in CSV and JSON the shortest text that reads back as the same double (cell's 0 digits); in
 // the text table, 4 significant digits.
@@ -57,19 +59,38 @@ int run_profiles(const args& a, format out) {
 
 int run_vdsm_log(const args& a, format out) {
     const std::string path = *a.value("--vdsm-log");
+    const std::optional<std::string> save = a.value("--save-flow");
+    if (save && save->empty()) throw usage_error("--save-flow: needs a file name");
     vdsm_log_model m = load_vdsm_log(path, "--vdsm-log", a.command());
-    const vdsm_log_fit& f = m.fit;
+    // The statistics stand whatever the fit: a log the fit cannot use, or that no mode explains, is said on stderr
+    // and its model columns stay empty.
+    const vdsm_log_fit* fit = m.fit && m.fit->explained ? &*m.fit : nullptr;
+    const std::string why = !m.fit           ? std::string(m.fit.error().message().view())
+                            : fit == nullptr ? unexplained_reason(*m.fit)
+                                             : std::string();
+    if (save) {
+        if (fit == nullptr) throw usage_error("--save-flow: " + why + "; no flow to save");
+        write_flow_file(*save, fit->model, "--save-flow");
+    }
+    if (fit == nullptr)
+        std::fprintf(stderr, "provpol %s: --vdsm-log: %s%s\n", a.command().c_str(), why.c_str(),
+                     m.fit ? "; no model fitted" : "");
 
-    const bool monitor = f.detection == vdsm_detection::monitor;
-    const std::string wait_model = monitor ? "watermark monitor every " + seconds(f.monitor_period.max) + " s" +
-                                                 (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
-                                           : "event dispatch " + range_text(f.dispatch);
-    const std::string trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
-                                   (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) +
-                                   " s, work " + range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) +
-                                   " s (at most " + std::to_string(f.polls_max) + "), inbox read " +
-                                   range_text(f.inbox_read);
-    const std::string refresh_model = "refresh " + range_text(f.refresh);
+    std::string wait_model, trip_model, refresh_model;
+    if (fit != nullptr) {
+        const vdsm_log_fit& f = *fit;
+        wait_model = f.detection == vdsm_detection::monitor
+                         ? "watermark monitor every " + seconds(f.monitor_period.max) + " s" +
+                               (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
+                     : f.detection == vdsm_detection::event ? "event dispatch " + range_text(f.dispatch)
+                                                            : "no wait timer: the flow starts at the request";
+        trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
+                     (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) + " s, work " +
+                     range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) + " s (" +
+                     std::to_string(f.polls_min) + " to " + std::to_string(f.polls_max) + "), inbox read " +
+                     range_text(f.inbox_read);
+        refresh_model = "refresh " + range_text(f.refresh);
+    }
 
     table t({"stage", "samples", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s", "model_min_s",
              "model_mean_s", "model_max_s", "model"});
@@ -84,10 +105,11 @@ int run_vdsm_log(const args& a, format out) {
         } else {
             for (double v : {s.min, s.mean, s.median, s.p90, s.p99, s.max}) row.push_back(real(v, out));
         }
-        const vdsm_stage_fit* sf = st == vdsm_stage::total            ? &f.total
-                                   : st == vdsm_stage::wait           ? &f.wait
-                                   : st == vdsm_stage::extend_volume  ? &f.extend_volume
-                                   : st == vdsm_stage::refresh_volume ? &f.refresh_volume
+        const vdsm_stage_fit* sf = fit == nullptr                                                     ? nullptr
+                                   : st == vdsm_stage::total                                          ? &fit->total
+                                   : st == vdsm_stage::wait && fit->detection != vdsm_detection::none ? &fit->wait
+                                   : st == vdsm_stage::extend_volume  ? &fit->extend_volume
+                                   : st == vdsm_stage::refresh_volume ? &fit->refresh_volume
                                                                       : nullptr;
         if (sf != nullptr) {
             row.push_back(real(sf->model_min, out));
@@ -98,6 +120,7 @@ int run_vdsm_log(const args& a, format out) {
                                         : st == vdsm_stage::extend_volume ? trip_model
                                                                           : refresh_model));
         }
+        row.resize(12);
         t.add_row(std::move(row));
     }
     if (out != format::text) {
@@ -109,16 +132,23 @@ int run_vdsm_log(const args& a, format out) {
     std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
                 m.log.extend_lines, m.log.lines, m.log.malformed);
     t.print(stdout, out);
-    const vdsm_stage_statistics& w = m.stats[static_cast<std::size_t>(vdsm_stage::wait)];
-    const vdsm_stage_statistics& rt = m.stats[static_cast<std::size_t>(vdsm_stage::extend_volume)];
-    std::printf("\nfit: detection: %s (the waits' median, %.3g s, is %s 0.25 s)\n", wait_model.c_str(), w.median,
-                monitor ? "at least" : "under");
-    std::printf("fit: %s (the round trips' median, %.3g s, is %s 1.5 s)\n", trip_model.c_str(), rt.median,
-                f.mailbox_events ? "under" : "at least");
-    if (f.below_first_poll != 0)
-        std::printf("fit: %zu round trips are shorter than one %.3g s poll: the mode does not explain them\n",
-                    f.below_first_poll, f.poll_interval);
+    if (fit == nullptr) return 0;
+    const vdsm_log_fit& f = *fit;
+    std::printf("\nfit: detection: %s\n", wait_model.c_str());
+    std::string scored;
+    for (const vdsm_mode_score& sc : f.modes)
+        if (sc.valid) scored += (scored.empty() ? "" : ", ") + seconds(sc.poll);
+    std::printf("fit: %s (the likeliest of the reply polls scored: %s s)\n", trip_model.c_str(), scored.c_str());
+    if (f.below_first_poll + f.trip_outliers != 0)
+        std::printf(
+            "fit: %zu round trips are off the mode's lattice (%zu shorter than one poll): left out of the fit\n",
+            f.below_first_poll + f.trip_outliers, f.below_first_poll);
     std::printf("fit: %s\n", refresh_model.c_str());
+    if (f.has_other)
+        std::printf("fit: the totals hold time beyond their timers: a delay of %s\n", range_text(f.other).c_str());
+    std::printf(
+        "fit: %zu extends of %zu VM%s; KS distance to the model: totals %.3f, round trips %.3f (at most %.3f)\n",
+        f.samples, f.vms, f.vms == 1 ? "" : "s", f.ks_total, f.ks_trip, f.ks_critical);
     std::printf(
         "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
         "(use it with --latency vdsm-log:%s)\n",
@@ -132,11 +162,14 @@ int run_latency(int argc, char** argv) {
     const args a("latency", usage_text,
                  {{"--profile", "NAME", latency_spec_names + " (repeatable)", true},
                   {"--vdsm-log", "FILE", "VDSM's log (vdsm.log), or - for stdin"},
+                  {"--save-flow", "FILE", "with --vdsm-log: write the fitted flow to FILE, for --latency flow:FILE"},
                   {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);
     const format out = a.output_format();
     if (a.has("--profile") && a.has("--vdsm-log"))
         throw usage_error("give --profile or --vdsm-log, not both (see provpol latency --help)");
+    if (a.has("--save-flow") && !a.has("--vdsm-log"))
+        throw usage_error("--save-flow needs --vdsm-log (it writes the flow fitted to the log)");
     if (a.has("--vdsm-log")) return run_vdsm_log(a, out);
     if (!a.has("--profile")) throw usage_error("give --profile NAME or --vdsm-log FILE (see provpol latency --help)");
     return run_profiles(a, out);

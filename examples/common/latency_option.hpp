@@ -1,11 +1,12 @@
 // The CLI's --latency option: a built-in profile (provpol::latency_profile), samples:FILE, measured extend
 // times in seconds, one per line (blank lines, '#' comments and a "seconds" header are skipped), or
-// vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/vdsm_log.hpp; FILE "-" is stdin).
-// Both files are read through text_input.
+// vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/vdsm_log.hpp; FILE "-" is stdin),
+// or flow:FILE, a flow written as JSON (flow_file.hpp). The files are read through text_input.
 #ifndef PROVPOL_CLI_LATENCY_OPTION_HPP
 #define PROVPOL_CLI_LATENCY_OPTION_HPP
 
 #include "cli.hpp"
+#include "flow_file.hpp"
 #include "input.hpp"
 
 #include <provpol/latency.hpp>
@@ -13,25 +14,29 @@
 #include <provpol/vdsm_log.hpp>
 
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace provpol::cli {
 
 /// Every --latency spec, for help texts.
-inline const std::string latency_spec_names = std::string(latency_profile_names) + ", samples:FILE, vdsm-log:FILE";
+inline const std::string latency_spec_names =
+    std::string(latency_profile_names) + ", samples:FILE, vdsm-log:FILE, flow:FILE";
 
 /// A VDSM log read line by line: each stage's samples (kept here: the library allocates nothing), and what
 /// was skipped.
 struct vdsm_log_read {
     std::vector<double> stage[vdsm_stage_count];
-    std::size_t lines = 0;            ///< lines read
-    std::size_t extend_lines = 0;     ///< valid extend completion lines
-    std::size_t malformed = 0;        ///< extend completion lines that could not be read
-    std::size_t first_malformed = 0;  ///< the first one's line number
-    std::string first_reason;         ///< and why
+    std::vector<vdsm_fit_sample> extends;  ///< each extend line as the fit reads it, its vmId numbered
+    std::size_t lines = 0;                 ///< lines read
+    std::size_t extend_lines = 0;          ///< valid extend completion lines
+    std::size_t malformed = 0;             ///< extend completion lines that could not be read
+    std::size_t first_malformed = 0;       ///< the first one's line number
+    std::string first_reason;              ///< and why
 
-    /// Views of the samples for the library (fit_vdsm_log, vdsm_stage_stats sort them in place).
+    /// Views of the samples for the library (vdsm_stage_stats sorts them in place).
     vdsm_log_samples samples() {
         vdsm_log_samples s;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
@@ -52,6 +57,7 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
     text_input in(path, option, rules);
     vdsm_log_read r;
     std::string line;
+    std::map<std::string, std::uint64_t, std::less<>> vm_numbers;
     while (in.next(line)) {
         ++r.lines;
         const auto rec = parse_vdsm_extend_line(line);
@@ -66,6 +72,9 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
         ++r.extend_lines;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i)
             if (rec->has(static_cast<vdsm_stage>(i))) r.stage[i].push_back(rec->seconds[i]);
+        const std::string vm(rec->vm_id.data(), rec->vm_id.size());
+        const auto vm_number = vm_numbers.emplace(vm, vm_numbers.size()).first->second;
+        r.extends.push_back(vdsm_sample_of(*rec, vm_number));
     }
     const std::string shown = in.shown();
     const std::string first = r.malformed == 0
@@ -89,25 +98,47 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
 struct vdsm_log_model {
     vdsm_log_read log;
     vdsm_stage_statistics stats[vdsm_stage_count];
-    vdsm_log_fit fit;
+    result<vdsm_log_fit> fit = unexpected(error::unsupported("vdsm log", "not fitted"));
 };
 
-/// Reads and fits a VDSM log (see read_vdsm_log); a log the fit cannot use is a usage error.
+/// Reads a VDSM log (see read_vdsm_log), its statistics and the fit; the fit may fail or not explain the log
+/// (the caller says so).
 inline vdsm_log_model load_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
     vdsm_log_model m;
     m.log = read_vdsm_log(path, option, command);
     for (std::size_t i = 0; i < vdsm_stage_count; ++i)
         m.stats[i] = vdsm_stage_stats(m.log.stage[i].data(), m.log.stage[i].size());
-    const auto fit = fit_vdsm_log(m.log.samples());
-    if (!fit) throw usage_error(option + ": " + std::string(fit.error().message().view()));
-    m.fit = *fit;
+    m.fit = fit_vdsm_log(m.log.extends.data(), m.log.extends.size());
     return m;
+}
+
+/// Why a fit that exists does not explain its log, in one line: the KS distances against the bound.
+inline std::string unexplained_reason(const vdsm_log_fit& f) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "no mailbox mode explains the log: the best, %.3g s polls, is %.3g from the totals and %.3g from "
+                  "the round trips (KS distance; at most %.3g fits %zu extends)",
+                  f.poll_interval, f.ks_total, f.ks_trip, f.ks_critical, f.samples);
+    return buf;
+}
+
+/// The fitted flow of a VDSM log, for --latency vdsm-log:FILE: a log no mode explains is a usage error.
+inline const vdsm_log_fit& fitted_vdsm_log(const vdsm_log_model& m, const std::string& option) {
+    if (!m.fit) throw usage_error(option + ": " + std::string(m.fit.error().message().view()));
+    if (!m.fit->explained)
+        throw usage_error(option + ": " + unexplained_reason(*m.fit) +
+                          "; give its round trips as samples:FILE, or write a flow:FILE");
+    return *m.fit;
 }
 
 /// A latency model from a --latency spec (a built-in profile, samples:FILE or vdsm-log:FILE); errors name
 /// `option`.
 inline latency_model latency_spec(const std::string& spec, const std::string& option, const std::string& command) {
-    if (spec.rfind("vdsm-log:", 0) == 0) return load_vdsm_log(spec.substr(9), option, command).fit.model;
+    if (spec.rfind("vdsm-log:", 0) == 0) {
+        const vdsm_log_model m = load_vdsm_log(spec.substr(9), option, command);
+        return fitted_vdsm_log(m, option).model;
+    }
+    if (spec.rfind("flow:", 0) == 0) return read_flow_file(spec.substr(5), option);
     if (spec.rfind("samples:", 0) == 0) {
         const std::string path = spec.substr(8);
         if (path.empty()) throw usage_error(option + ": samples: needs a file name (samples:FILE)");

@@ -4,6 +4,8 @@
 # page shortens it. So the pages cannot drift from the CLI. Usage: docs_transcripts_test.sh path/to/provpol ROOT
 . "$(dirname "$0")/lib.sh"
 root=${2:?usage: $0 path/to/provpol ROOT}
+# The pages name files relative to the source tree (docs/flows/*.json, tests/data/...): run from there.
+cd "$root" || exit 1
 n=0
 for page in "$root/README.md" "$root"/docs/*.md; do
   awk -v dir="$scratch" -v page="$(basename "$page")" '
