@@ -66,3 +66,13 @@ endif()
 add_test(NAME packaging.add_subdirectory
          COMMAND ${CMAKE_COMMAND} ${provpol_consumer_args} -DMODE=add_subdirectory -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/consume.cmake)
 set_tests_properties(packaging.add_subdirectory PROPERTIES LABELS packaging)
+
+# --- one version: debian/changelog, provpol --version, the CMake package and pkg-config -----------------------------
+if(PROVPOL_INSTALL AND PROVPOL_BUILD_EXAMPLES)
+  find_program(PROVPOL_PKG_CONFIG pkg-config DOC "pkg-config, for packaging.pkg_config and packaging.versions")
+  add_test(NAME packaging.versions
+           COMMAND ${CMAKE_COMMAND} -DPROVPOL_SOURCE_DIR=${PROJECT_SOURCE_DIR} -DPROVPOL_BINARY_DIR=${PROJECT_BINARY_DIR}
+                   -DVERSION=${PROJECT_VERSION} -DPROVPOL=$<TARGET_FILE:provpol_cli> -DPKG_CONFIG=${PROVPOL_PKG_CONFIG}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/versions.cmake)
+  set_tests_properties(packaging.versions PROPERTIES LABELS packaging)
+endif()
