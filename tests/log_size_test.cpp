@@ -735,6 +735,8 @@ TEST_CASE("xfsprogs releases 5.10 to 7.2 map to the rule set in force in them; o
         CHECK(a.reason == log_reason::none);
     }
     CHECK_FALSE(xfsprogs_6_1().decide(geo(opts(bytes(std::uint64_t{200} << 20)))).reason == log_reason::none);
+}
+
 TEST_CASE("e2fsck re-creating a journal keeps the old size in MiB as blocks from 1024 (e2fsck/unix.c)") {
     // e2fsprogs 1.47.0 e2fsck/unix.c: journal_size = (s_jnl_blocks[15] << 12) | (s_jnl_blocks[16] >> 20), the old
     // i_size in MiB; from 1024 it becomes num_journal_blocks, else ext2fs_get_journal_params (the table). 16 GiB of

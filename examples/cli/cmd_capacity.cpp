@@ -5,6 +5,7 @@
 #include "common/latency_option.hpp"
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
+#include "domain_options.hpp"
 #include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
@@ -44,17 +45,20 @@ struct profile_search {
     const plan_config& config;
     std::uint32_t budget_ms;
     const latency_model& latency;
-    const workload& w;
+    const domain_writing& w;  ///< the writers' workload; its writer count is the search's
     const domain_config& cfg;
     per_vm_target target;
     std::uint32_t runs;
     std::uint64_t seed;
+    std::uint32_t first = 0;  ///< the series' first domain run: a search over run `first` alone gives its spread
     std::map<std::uint32_t, count_figures> seen;
 
     /// A fresh accumulator for `writers` and the task that computes domain run k of it.
     domain_plan_accumulator accumulator(std::uint32_t writers) const { return {cfg, writers, runs}; }
     domain_result run(std::uint32_t writers, std::uint32_t k) const {
-        return simulate_domain_config_run(config, budget_ms, latency, w, cfg, writers, k, seed);
+        domain_writing at = w;
+        at.writers = writers;
+        return simulate_domain_config_run(config, budget_ms, latency, at, cfg, first + k, seed);
     }
     void keep(std::uint32_t writers, const domain_plan_accumulator& acc) {
         seen[writers] = count_figures{acc.result(), acc.vms().pauses_quantile(target.vm_quantile)};
@@ -117,9 +121,12 @@ int run_capacity(int argc, char** argv) {
     const args a(
         "capacity",
         "provpol capacity --rate LIST --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
-        "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ...]\n"
-        "                        [--config FILE] [--latency LIST] [--write SIZE] [--runs N] [--seed N] [--max-events "
-        "N] [--jobs N]\n"
+        "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ... | --chunk "
+        "SIZE "
+        "--percent N]\n"
+        "                        [--config FILE] [--latency LIST] [--write SIZE] [--capacity SIZE] [--stagger "
+        "SECONDS]\n"
+        "                        [--burst ON,OFF | --trace FILE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]",
         {{"--rate", "LIST", "each writer's write rate, e.g. 500MiB/s; a comma-separated list searches each", true,
           "--rates"},
@@ -131,6 +138,8 @@ int run_capacity(int argc, char** argv) {
           "the hosts in turn, the others idle"},
          {"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
+         {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
+         {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
          {"--config", "FILE",
           "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
           "vdsm.conf.d file"},
@@ -139,7 +148,15 @@ int run_capacity(int argc, char** argv) {
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
           true},
          {"--write", "SIZE", "how much each writer writes (default 50GiB)"},
-         {"--runs", "N", "domain runs per writer count, 1-100000 (default 1)"},
+         {"--capacity", "SIZE", "each writer's virtual disk size (default twice --write)"},
+         {"--stagger", "SECONDS",
+          "writer i starts at i x SECONDS (default 0: every writer at once, a boot storm), as plan --hosts"},
+         {"--burst", "ON,OFF", "every writer writes for ON seconds, then idles for OFF seconds, in turn"},
+         {"--trace", "FILE",
+          "every writer follows this CSV of time_s,bytes_written (- for stdin), in place of --rate and --write"},
+         {"--runs", "N",
+          "domain runs per writer count, 1-100000 (default 1); above 1 the answer's spread is searched too, each "
+          "run alone"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},
@@ -147,17 +164,15 @@ int run_capacity(int argc, char** argv) {
           "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
     const format f = a.output_format({format::text, format::csv, format::json, format::svg});
-    std::vector<std::pair<std::string, vdsm_config>> presets;
-    for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
-    if (const auto path = a.value("--config"))
-        for (const config_entry& e : read_config_file(*path, "--config"))
-            presets.push_back({config_label(e.config), e.config});
-    const std::vector<plan_config> configs = policy_configs(a.values("--policy"), presets);
+    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
+        throw usage_error("give --preset or --chunk/--percent, not both");
+    const std::vector<plan_config> configs = configs_option(a);
     if (configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
 
-    const auto r = a.rate("--rate");
-    if (!r) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
-    if (r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
+    const std::vector<trace_point> trace = trace_option(a);
+    std::optional<rate> r = a.rate("--rate");
+    if (!r && trace.empty()) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
+    if (r && r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
     if (!a.has("--max-pauses-per-run")) throw usage_error("--max-pauses-per-run is required (e.g. 1)");
     const auto max_pauses = a.count("--max-pauses-per-run", 0, 1000000);
     const auto target = per_vm_target::make(static_cast<std::uint32_t>(*max_pauses),
@@ -183,12 +198,41 @@ int run_capacity(int argc, char** argv) {
                               "vdsm-immediate or vdsm-log:FILE");
     }
 
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    const bytes write =
+        trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : trace.back().written;
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
-    const auto w = workload::make(write, *r, saturating_mul(write, 2));
-    if (!w) fail(w.error(), "--write");
+    const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
+    // The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
+    const double stagger = a.decimal("--stagger", 0.0, max_workload_seconds).value_or(0.0);
+    if (dcfg.drives() > 1 && static_cast<double>(dcfg.drives() - 1) * stagger > max_workload_seconds)
+        throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
+                          std::to_string(dcfg.drives()) + " writers after 10000000 s");
+    const std::pair<double, double> burst = burst_option(a);
+    domain_writing writing;
+    writing.stagger = stagger;
+    std::string shape;
+    if (!trace.empty()) {
+        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity);
+        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
+        writing.writer = *t;
+        r = t->base.write_rate;  // the trace's mean rate, for the rate column and the work estimate
+        shape = "trace " + args::printable(*a.value("--trace"));
+    } else {
+        const auto w = workload::make(write, *r, capacity);
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
+        const auto dw = drive_workload::make(*w, 0.0, burst.first, burst.second);
+        if (!dw) fail(dw.error(), "--burst");
+        writing.writer = *dw;
+        shape = burst.first > 0.0
+                    ? "bursts " + decimal_text(burst.first, 6) + " s on, " + decimal_text(burst.second, 6) + " s off"
+                    : "constant";
+    }
+    shape +=
+        stagger > 0.0 ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s" : ", every writer starts at once";
     const auto runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1));
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
 
@@ -201,7 +245,7 @@ int run_capacity(int argc, char** argv) {
         double events = 0.0;
         for (const plan_config& config : configs)
             for (const latency_model& l : latencies)
-                events += checks * runs * static_cast<double>(dcfg.drives()) *
+                events += checks * runs * (runs > 1 ? 2.0 : 1.0) * static_cast<double>(dcfg.drives()) *
                           events_per_run(write, *r, config.config.chunk(), l.detection_period());
         check_work("capacity", events, max_events,
                    "up to " + std::to_string(static_cast<int>(checks)) + " writer counts x " + std::to_string(runs) +
@@ -224,30 +268,58 @@ int run_capacity(int argc, char** argv) {
     std::vector<profile_search> searches;
     for (const plan_config& config : configs)
         for (std::size_t i = 0; i < profiles; ++i)
-            searches.push_back({config, budgets[i], latencies[i], *w, dcfg, *target, runs, seed, {}});
+            searches.push_back({config, budgets[i], latencies[i], writing, dcfg, *target, runs, seed, 0, {}});
+    // The spread of the answer over the runs: the same search on each run alone (runs above 1).
+    std::vector<profile_search> alone;
+    for (std::size_t i = 0; runs > 1 && i < searches.size(); ++i)
+        for (std::uint32_t k = 0; k < runs; ++k) {
+            profile_search one = searches[i];
+            one.runs = 1;
+            one.first = k;
+            alone.push_back(std::move(one));
+        }
 
     // On `jobs` threads: the domain runs of each writer count, or, with more profiles and fewer runs than threads,
     // the profiles' searches side by side (one thread each). The figures are the same either way.
     progress bar("capacity");
-    std::vector<max_writers_result> found(searches.size());
+    std::vector<max_writers_result> found(searches.size()), found_alone(alone.size());
     const bool by_profile = searches.size() > 1 && runs < jobs;
     ordered_parallel(
         searches.size(), by_profile ? jobs : 1, searches.size(),
         [&](std::uint64_t i) { return searches[i].search(by_profile ? 1 : jobs); },
         [&](std::uint64_t i, const max_writers_result& m) { found[i] = m; },
-        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total + alone.size()); });
+    ordered_parallel(
+        alone.size(), jobs, alone.size(), [&](std::uint64_t i) { return alone[i].search(1); },
+        [&](std::uint64_t i, const max_writers_result& m) { found_alone[i] = m; },
+        [&](std::uint64_t done, std::uint64_t) { bar.update(searches.size() + done, searches.size() + alone.size()); });
 
+    // Over the runs, each run alone: the smallest and the largest answer.
+    const auto spread_min = [&](std::size_t i) {
+        std::uint32_t v = ~std::uint32_t{0};
+        for (std::uint32_t k = 0; k < runs; ++k) v = std::min(v, found_alone[i * runs + k].writers);
+        return v;
+    };
+    const auto spread_max = [&](std::size_t i) {
+        std::uint32_t v = 0;
+        for (std::uint32_t k = 0; k < runs; ++k) v = std::max(v, found_alone[i * runs + k].writers);
+        return v;
+    };
     table t({"latency", "policy", "rate_mib_s", "hosts", "drives_per_host", "max_pauses_per_run", "vm_quantile",
-             "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max"});
+             "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max", "write", "runs",
+             "workload", "max_writers_min", "max_writers_max"});
     for (std::size_t i = 0; i < searches.size(); ++i) {
         const max_writers_result& m = found[i];
         const bool any = m.writers > 0;
         t.add_row({cell::of_text(specs[i % profiles]), cell::of_text(searches[i].config.label),
-                   cell::of_real(r->mib_per_second(), 0), cell::of(dcfg.hosts), cell::of(dcfg.drives_per_host),
-                   cell::of(target->max_pauses_per_run), cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
+                   cell::of_real(r->mib_per_second(), trace.empty() ? 0 : 6), cell::of(dcfg.hosts),
+                   cell::of(dcfg.drives_per_host), cell::of(target->max_pauses_per_run),
+                   cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
                    any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
                    any ? cell::of_real(m.at_max.latency_p99, 4) : cell(),
-                   any ? cell::of_real(m.at_max.spm_utilization, 4) : cell()});
+                   any ? cell::of_real(m.at_max.spm_utilization, 4) : cell(), cell::of_size(write), cell::of(runs),
+                   cell::of_text(shape), runs > 1 ? cell::of(spread_min(i)) : cell(),
+                   runs > 1 ? cell::of(spread_max(i)) : cell()});
     }
     if (f == format::svg) {
         // The counts the plot adds to those the searches visited, every domain run of every one a task.

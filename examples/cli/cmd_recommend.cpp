@@ -9,6 +9,7 @@
 #include "plan.hpp"
 #include "work.hpp"
 
+#include <provpol/domain_capacity.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/latency.hpp>
 #include <provpol/rate_aware.hpp>
@@ -200,6 +201,63 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     std::fwrite(out.data(), 1, out.size(), stdout);
     return met ? 0 : exit_target_not_met;
 }
+// recommend --hosts H --drives-per-host D [--writers N]: the smallest VDSM configuration under which N writers on
+// the domain meet the per-VM target (recommend_vdsm_domain), starting from the single VM's answer `one_vm`.
+int recommend_domain(const args& a, rate r, const latency_model& latency, const workload& w, per_vm_target vm,
+                     std::uint64_t percent, std::uint32_t runs, std::uint64_t seed, format f, const vdsm_config& one_vm,
+                     std::uint64_t max_events) {
+    const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                                       static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+    if (!d) fail(d.error(), "--drives-per-host");
+    const auto writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
+    // Bounded work: at most about 2 log2(chunk extents) + 2 candidates, each `runs` domains of every drive.
+    check_work("recommend",
+               36.0 * runs * static_cast<double>(d->drives()) *
+                   events_per_run(w.write_size, r, one_vm.chunk(), latency.detection_period()),
+               max_events,
+               "up to 36 candidate configurations x " + std::to_string(runs) + " domain runs of " +
+                   std::to_string(d->drives()) + " drives writing " + std::string(format_size(w.write_size).view()));
+    const std::uint64_t from = one_vm.chunk().count() / one_vm.extent().count();
+    const auto c = recommend_vdsm_domain(*d, latency, w, vm, writers, percent, runs, seed, from, one_vm.extent());
+    if (!c) fail(c.error(), "--max-pauses-per-run");
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
+    const auto check = check_writers(
+        *d, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, vm, writers, runs, seed);
+    if (!check) fail(check.error(), "--runs");
+    if (f == format::text) {
+        std::printf(
+            "# provpol recommend: %s per VM, %u writers at once on %u hosts x %u drives sharing one SPM, "
+            "latency %s (%s)\n",
+            format_rate(r).c_str(), writers, d->hosts, d->drives_per_host,
+            a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
+        std::printf("# per VM: %s in %s written (%u domain runs)\n", per_vm_text(vm).c_str(),
+                    human_size(w.write_size).c_str(), runs);
+        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                    static_cast<unsigned long long>(c->chunk_mb()), c->percent());
+        std::printf(
+            "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f "
+            "busy; a new disk takes %s\n",
+            vm.vm_quantile, check->pauses_at_quantile, check->pauses_p99, check->latency_p99, check->spm_utilization,
+            format_size(align_up(c->chunk(), c->extent())).c_str());
+        std::printf(
+            "# one VM alone needs volume_utilization_chunk_mb = %llu: the other writers' extends at the SPM "
+            "cost the rest\n",
+            static_cast<unsigned long long>(one_vm.chunk_mb()));
+        return 0;
+    }
+    table t({"rate_mib_s", "volume_utilization_chunk_mb", "volume_utilization_percent", "hosts", "drives_per_host",
+             "writers", "runs", "max_pauses_per_run", "vm_quantile", "pauses_at_quantile", "pauses_p99",
+             "latency_p99_s", "spm_utilization", "new_disk_size", "one_vm_chunk_mb", "scope", "target_met"});
+    t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(c->chunk_mb()), cell::of(c->percent()),
+               cell::of(d->hosts), cell::of(d->drives_per_host), cell::of(writers), cell::of(runs),
+               cell::of(vm.max_pauses_per_run), cell::of_real(vm.vm_quantile, 6), cell::of(check->pauses_at_quantile),
+               cell::of_real(check->pauses_p99, 6), cell::of_real(check->latency_p99, 4),
+               cell::of_real(check->spm_utilization, 4), cell::of_size(align_up(c->chunk(), c->extent())),
+               cell::of(one_vm.chunk_mb()), cell::of_text("domain"), cell::of(check->met ? 1u : 0u)});
+    const std::string out = t.str(f);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
 }  // namespace
 
 int run_recommend(int argc, char** argv) {
@@ -216,7 +274,8 @@ int run_recommend(int argc, char** argv) {
         "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
         "                         [--latency LIST] [--percent N] [--write SIZE]\n"
         "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
-        "                         [--runs N] [--seed N] [--format text|csv|json]\n"
+        "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N]\n"
+        "                         [--format text|csv|json]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)",
         {{"--rate", "LIST",
@@ -243,7 +302,15 @@ int run_recommend(int argc, char** argv) {
          {"--latency", "LIST",
           latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
-         {"--runs", "N", "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check)"},
+         {"--hosts", "H",
+          "with --max-pauses-per-run: answer for --writers VMs writing at once on a storage domain of H hosts "
+          "sharing one SPM (without it the answer is for one VM alone)"},
+         {"--drives-per-host", "D", "with --hosts: drives per host, 1-10000 (at most 1000000 drives)"},
+         {"--writers", "N",
+          "with --hosts: the VMs writing at once, spread over the hosts in turn (default every drive)"},
+         {"--runs", "N",
+          "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check); with --hosts, domain "
+          "runs per candidate, 1-100000 (default 1)"},
          {"--seed", "N", "the simulation's seed (default 1)"},
          {"--max-events", "N", "refuse a check that would replay more simulated events (default 1000000000)"},
          {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
@@ -255,7 +322,9 @@ int run_recommend(int argc, char** argv) {
     if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
     const double p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(20);
-    const std::uint64_t runs = a.count("--runs", 0, 100000).value_or(200);
+    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
+    const std::uint64_t runs =
+        domain ? a.count("--runs", 1, 100000).value_or(1) : a.count("--runs", 0, 100000).value_or(200);
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     const latency_model latency = latency_option(a);
     const std::string policy = a.value("--policy").value_or("static");
@@ -264,6 +333,17 @@ int run_recommend(int argc, char** argv) {
     if (write.count() == 0 || write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(write).view()));
     const workload w = workload::make(write, *r, saturating_mul(write, 2)).value();
+    if (domain) {
+        if (!a.has("--hosts") || !a.has("--drives-per-host"))
+            throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
+        if (!vm) throw usage_error("--hosts answers a per-VM target: give --max-pauses-per-run N");
+        if (policy != "static")
+            throw usage_error("--hosts: the domain's answer is a static VDSM configuration (--policy static)");
+        if (!latency.is_flow())
+            throw usage_error(
+                "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, vdsm-mailbox-events, "
+                "vdsm-immediate, vdsm-log:FILE or flow:FILE)");
+    }
     // The rate-aware agent plans for the latency's longest unless a target is given.
     if (policy == "rate-aware")
         return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f, w, vm);
@@ -310,6 +390,9 @@ int run_recommend(int argc, char** argv) {
         vm_check = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, *vm,
                                 static_cast<std::uint32_t>(runs), seed);
     }
+    if (domain)
+        return recommend_domain(a, *r, latency, w, *vm, percent, static_cast<std::uint32_t>(runs), seed, f, *vm_config,
+                                max_events);
     // A target not met is its own exit status (3), in every format.
     const bool met = rec->pause_probability <= p && (!vm || vm_check.met);
     if (f == format::text) {
@@ -338,6 +421,9 @@ int run_recommend(int argc, char** argv) {
                     1.0 - p, latency.quantile(1.0 - p));
         std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
                     format_size(rec->new_disk_size).c_str());
+        std::printf(
+            "# for one VM alone: no other writer's extends at the SPM (--hosts H --drives-per-host D "
+            "--writers N --max-pauses-per-run N answers for a storage domain)\n");
         if (latency.max() > 0.0)
             std::printf(
                 "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",

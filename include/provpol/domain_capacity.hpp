@@ -124,6 +124,59 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cf
     });
 }
 
+/// The smallest VDSM configuration (the chunk in whole extents, `percent` kept) under which `writers` drives of
+/// `cfg` writing `w` at once meet the per-VM target (check_writers with VDSM's static agent): recommend_vdsm_per_vm
+/// for a storage domain, where the writers' extends queue at the one SPM. The chunk doubles from `from_extents`
+/// (at least 1; the single VM's answer is a lower bound worth starting from) until the target is met, then
+/// bisects; every candidate runs the same domains. Errors: check_writers'; a percent or an extent vdsm_config
+/// refuses; writers 0 or above the drives; no chunk up to VDSM's largest meets the target.
+PROVPOL_NODISCARD inline result<vdsm_config> recommend_vdsm_domain(
+    const domain_config& cfg, const latency_model& latency, const workload& w, per_vm_target target,
+    std::uint32_t writers, std::uint64_t percent, std::uint32_t runs, std::uint64_t seed,
+    std::uint64_t from_extents = 1, bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    if (writers < 1 || writers > cfg.drives())
+        return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
+                                              error_value::of(cfg.drives())));
+    const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
+    const auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    const auto meets = [&](std::uint64_t extents) -> result<bool> {
+        const auto c = config(extents);
+        if (!c) return unexpected(c.error());
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
+        const auto r = check_writers(
+            cfg, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, target, writers, runs, seed);
+        if (!r) return unexpected(r.error());
+        return r->met;
+    };
+    std::uint64_t lo = 0;
+    std::uint64_t hi = from_extents < 1 ? 1 : (from_extents > max_extents ? max_extents : from_extents);
+    for (;;) {
+        const auto m = meets(hi);
+        if (!m) return unexpected(m.error());
+        if (*m) break;
+        if (hi >= max_extents)
+            return unexpected(error::unsupported("max_pauses_per_run",
+                                                 "no VDSM chunk up to 1PiB meets the per-VM target for these "
+                                                 "writers on this domain (pauses per run)",
+                                                 error_value::of(target.max_pauses_per_run)));
+        lo = hi;
+        hi = hi * 2 > max_extents ? max_extents : hi * 2;
+    }
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const auto m = meets(mid);
+        if (!m) return unexpected(m.error());
+        if (*m)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return config(hi);
+}
+
 }  // namespace provpol
 
 #endif  // PROVPOL_DOMAIN_CAPACITY_HPP

@@ -13,7 +13,7 @@ domain=("${shape[@]}" --write 10GiB)
 # The columns, one row per latency profile.
 expect_ok capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --vm-quantile 0.99 \
   --latency vdsm-polling-2022,vdsm-mailbox-events --format csv
-expect_stdout_line 1 'latency,policy,rate_mib_s,hosts,drives_per_host,max_pauses_per_run,vm_quantile,max_writers,pauses_p99_at_max,latency_p99_s_at_max,spm_utilization_at_max'
+expect_stdout_line 1 'latency,policy,rate_mib_s,hosts,drives_per_host,max_pauses_per_run,vm_quantile,max_writers,pauses_p99_at_max,latency_p99_s_at_max,spm_utilization_at_max,write,runs,workload,max_writers_min,max_writers_max'
 expect_stdout '^vdsm-polling-2022,vdsm-2022,500,4,6,1,0\.99,[0-9]+,'
 expect_stdout '^vdsm-mailbox-events,vdsm-2022,500,4,6,1,0\.99,[0-9]+,'
 checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 3 ] || fail "capacity: expected a header and 2 rows"
@@ -96,5 +96,37 @@ expect_usage '^provpol capacity: --vm-quantile' capacity "${domain[@]}" --rate 5
 expect_usage '^provpol capacity: --rate: a rate of 0' capacity "${domain[@]}" --rate 0MiB/s --max-pauses-per-run 1
 expect_usage '^provpol capacity: .*--format' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --format png
 expect_usage '^provpol capacity: capacity would replay about [0-9]+ simulated events' capacity --hosts 100 --drives-per-host 100 --rate 500MiB/s --max-pauses-per-run 1 --max-events 1000000
+
+
+# What the operator asks with: the configuration recommend prints, a staggered or bursting or traced workload, and
+# the answer's spread over the runs (each run alone). The row says what it assumed.
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --chunk 4GiB --percent 20 --format csv
+expect_stdout ',chunk-4096MiB-20pct,500,'
+expect_stdout ',10737418240,1,"constant, every writer starts at once",,$'
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --chunk 4GiB --percent 20 --format csv
+chunked=$(awk -F, 'NR == 2 { print $8 }' "$out")
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --format csv
+default_answer=$(awk -F, 'NR == 2 { print $8 }' "$out")
+checks=$((checks + 1))
+[ "$chunked" -ge "$default_answer" ] || fail "a 4 GiB chunk held fewer writers ($chunked) than vdsm-2022 ($default_answer)"
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --stagger 30 --format csv
+expect_stdout '"constant, writer i starts at i x 30 s"'
+staggered=$(awk -F, 'NR == 2 { print $8 }' "$out")
+checks=$((checks + 1))
+[ "$staggered" -ge "$default_answer" ] || fail "writers 30 s apart held fewer ($staggered) than a boot storm ($default_answer)"
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --burst 2,10 --format csv
+expect_stdout '"bursts 2 s on, 10 s off, every writer starts at once"'
+expect_ok capacity "${shape[@]}" --max-pauses-per-run 1 --trace <(printf 'time_s,bytes_written\n0,0\n60,6GiB\n') --format csv
+expect_stdout ',102.4,'
+expect_stdout ',6442450944,1,"trace '
+# The spread: each run alone; run 0 alone is --runs 1's answer, so it lies within [min, max].
+expect_ok capacity "${shape[@]}" --rate 500MiB/s --write 10GiB --max-pauses-per-run 1 --runs 4 --format csv
+read -r lo hi < <(awk -F, 'NR == 2 { print $(NF - 1), $NF }' "$out")
+checks=$((checks + 1))
+[ "$lo" -le "$default_answer" ] && [ "$default_answer" -le "$hi" ] ||
+  fail "the runs' spread [$lo, $hi] does not hold run 0's answer $default_answer"
+expect_usage '^provpol capacity: give --preset or --chunk/--percent, not both' capacity "${shape[@]}" --rate 500MiB/s --max-pauses-per-run 1 --preset vdsm-2022 --chunk 4GiB --percent 20
+expect_usage '^provpol capacity: --chunk and --percent go together' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --chunk 4GiB
+expect_usage '^provpol capacity: --rate does not apply with --trace' capacity "${shape[@]}" --rate 500MiB/s --max-pauses-per-run 1 --trace /dev/null
 
 finish

@@ -1,0 +1,96 @@
+// The options `provpol plan` and `provpol capacity` share: the configurations under test and the writers' workload
+// in a storage domain (--stagger, --burst, --trace).
+#ifndef PROVPOL_CLI_DOMAIN_OPTIONS_HPP
+#define PROVPOL_CLI_DOMAIN_OPTIONS_HPP
+
+#include "common/cli.hpp"
+#include "common/config_input.hpp"
+#include "common/csv.hpp"
+#include "plan.hpp"
+
+#include <provpol/domain_workload.hpp>
+#include <provpol/extend.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace provpol::cli {
+
+// --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable) or --chunk/--percent.
+inline std::vector<plan_config> configs_option(const args& a) {
+    std::vector<std::pair<std::string, vdsm_config>> presets;
+    for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
+    if (a.has("--chunk") || a.has("--percent")) {
+        if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
+        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                                 *a.count("--percent", 0, 99));
+        if (!cfg) fail(cfg.error(), "--chunk");
+        presets.push_back({config_label(*cfg), *cfg});
+    }
+    if (const auto path = a.value("--config")) {
+        if (*path == "-" && a.value("--trace") == std::string("-"))
+            throw usage_error("--config - and --trace - both read stdin: give one of them a file");
+        for (const config_entry& e : read_config_file(*path, "--config"))
+            presets.push_back({config_label(e.config), e.config});
+    }
+    return policy_configs(a.values("--policy"), presets);
+}
+
+// The longest a domain workload may take to start or to follow its trace: the domain runs 1e8 simulated seconds
+// at most, and a writer needs room to write after its start.
+constexpr double max_workload_seconds = 1e7;
+
+// --trace FILE: the CSV time_s,bytes_written every writer follows, checked point by point (an error names the file,
+// the line and the value), or nothing. A point above --capacity, when given, is an error on its line.
+inline std::vector<trace_point> trace_option(const args& a) {
+    const auto path = a.value("--trace");
+    if (!path) return {};
+    if (a.has("--rate")) throw usage_error("--rate does not apply with --trace: the trace gives the rates");
+    if (a.has("--write"))
+        throw usage_error("--write does not apply with --trace: each writer writes the trace's last bytes_written");
+    if (a.has("--burst")) throw usage_error("give --burst or --trace, not both: a trace has its own rates and pauses");
+    const bytes capacity = a.size("--capacity").value_or(bytes(~std::uint64_t{0}));
+    const std::string shown = *path == "-" ? std::string("stdin") : "'" + args::printable(*path) + "'";
+    csv_reader in(*path, "--trace", "a CSV trace");
+    const std::size_t t = in.column("time_s"), b = in.column("bytes_written");
+    std::vector<trace_point> out;
+    while (in.next()) {
+        if (out.size() >= 1000000) throw usage_error(in.where() + "more than 1000000 points");
+        const trace_point p{in.decimal(t, 0.0, max_workload_seconds), in.size(b)};
+        if (const auto c = check_trace_point(p, out.empty() ? nullptr : &out.back(), capacity); !c)
+            throw usage_error(in.where() + std::string(c.error().message().view()));
+        out.push_back(p);
+    }
+    if (out.size() < 2)
+        throw usage_error("--trace: " + shown + " has " + std::to_string(out.size()) +
+                          (out.size() == 1 ? " point" : " points") + ": a trace needs at least 2");
+    if (out.back().written.count() == 0)
+        throw usage_error("--trace: " + shown + " writes nothing: its last bytes_written is 0");
+    if (out.back().written.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--trace: " + shown + " writes " + std::string(format_size(out.back().written).view()) +
+                          ": at most 1PiB");
+    return out;
+}
+
+// --burst ON,OFF: seconds of writing and of idling, in turn; {0, 0} when not given.
+inline std::pair<double, double> burst_option(const args& a) {
+    const auto v = a.value("--burst");
+    if (!v) return {0.0, 0.0};
+    const std::size_t comma = v->find(',');
+    if (comma == std::string::npos || v->find(',', comma + 1) != std::string::npos)
+        throw usage_error("--burst: expected ON,OFF in seconds (e.g. 60,30), got '" + args::printable(*v) + "'");
+    double out[2] = {};
+    for (int i = 0; i < 2; ++i) {
+        const std::string part = i == 0 ? v->substr(0, comma) : v->substr(comma + 1);
+        const auto r = parse_decimal(part, "--burst", 0.001, max_workload_seconds);
+        if (!r) fail(r.error(), "--burst");
+        out[i] = *r;
+    }
+    return {out[0], out[1]};
+}
+
+}  // namespace provpol::cli
+
+#endif  // PROVPOL_CLI_DOMAIN_OPTIONS_HPP
