@@ -18,6 +18,7 @@ bases=(
   "extend|--capacity 10GiB --physical 5GiB --allocation 4GiB --preset vdsm-legacy"
   "extend|--capacity 100GiB --physical 50GiB --allocation 40GiB --preset lvm-thin-autoextend"
   "extend|--physical 4GiB --allocation 3500MiB --preset lvm-vdo-autoextend"
+  "extend|--capacity 10GiB --sequence"
   "plan|--rate 400MiB/s --write 5GiB --runs 20"
   "plan|--rate 400MiB/s --write 5GiB --runs 20 --policy rate-aware"
   "plan|--rate 400MiB/s --write 5GiB --runs 20 --format svg"
