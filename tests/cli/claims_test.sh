@@ -54,4 +54,13 @@ expect_usage '^provpol extend: --max-steps applies to --sequence$' \
 expect_ok extend --capacity 1GiB --physical 1152MiB --allocation 1152MiB --format csv
 expect_stdout_line 2 '1073741824,1207959552,1207959552,2684354560,2147483648,1,1,0,1181745152,0,1207959552,1207959552,1,1207959552,1073741824,at-maximum'
 
+# Found by the CLI fuzzer: an option of a list given a value that is the option's alias with a value recursed
+# without end (a stack overflow, SIGSEGV): the list's reader took "--rates=0" as --rate's value and as an option.
+for cmd in capacity plan recommend; do
+  checks=$((checks + 1))
+  run $cmd --rate --rates=0 --max-events 1000
+  [ "$status" -eq 2 ] && [ "$(wc -l <"$err")" -eq 1 ] || fail "$cmd --rate --rates=0: expected exit 2 and one line (status $status)"
+done
+expect_usage '^provpol plan: ' plan --latency --latency=fixed:1 --rate 1MiB/s --write 1MiB --runs 1
+
 finish
