@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs provpol's libFuzzer fuzzers (clang, address + undefined sanitizers) for a set time each, then merges what
 # they found into the saved corpus (tests/fuzz/corpus/<fuzzer>, replayed by ctest).
-#   tools/fuzz.sh [seconds per fuzzer, default 60] [fuzzer ...]
+#   tools/fuzz.sh [seconds per fuzzer, default 60] [fuzzer ...]     (FUZZ_MERGE=0: leave the saved corpus as it is)
 # Prints one line per fuzzer: executions, executions per second, corpus size, and any crash file.
 # cli_fuzz (the whole CLI in-process, tests/fuzz/cli_fuzz.cpp) is built from the CLI's sources, so the build has
 # the examples on; it runs with a 20 s timeout per input (its work bound).
@@ -31,8 +31,8 @@ for f in "${fuzzers[@]}"; do
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  # Keep the corpus small: only inputs that add coverage.
-  "$build/tests/fuzz/$f" -merge=1 "$corpus" "$work/new" >/dev/null 2>&1 || true
+  # Keep the corpus small: only inputs that add coverage (not with FUZZ_MERGE=0, as CI runs it).
+  if [ "${FUZZ_MERGE:-1}" != 0 ]; then "$build/tests/fuzz/$f" -merge=1 "$corpus" "$work/new" >/dev/null 2>&1 || true; fi
   crash=$(ls "$work/artifacts" 2>/dev/null | head -1)
   printf '%-14s %12s executions %9s/s  corpus %4d files  %s\n' "$f" "${execs:-?}" "${rate:-?}" \
     "$(ls "$corpus" | wc -l)" "${crash:+FINDING: $work/artifacts/$crash}"
