@@ -11,8 +11,9 @@
 //   - stay within a work bound: the options that size the work (--max-events, --max-steps, --jobs, calibrate's
 //     --bytes, --runs and --sizes) take only small values or invalid ones, and are given small values when the
 //     input leaves them out; the run's output is at most 64 MiB. libFuzzer's -timeout catches the rest.
-// The CLI writes through stdout and stderr and reads stdin: for each run they are pointed at memory streams and
-// a fixture file (glibc's stdio streams are variables), and the run happens in a scratch directory of fixtures, so
+// The CLI writes through stdout and stderr and reads stdin: for each run, descriptor 1 is pointed at a scratch file,
+// stderr at a memory stream and stdin at a fixture file (glibc's stdio streams are variables; sanitizer reports go
+// to descriptor 2, which stays the fuzzer's), and the run happens in a scratch directory of fixtures, so
 // that a file name made of raw bytes (without '/') cannot reach any other place.
 #include "fuzz_check.hpp"
 
@@ -464,24 +465,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     static const bool verbose = std::getenv("PROVPOL_CLI_FUZZ_VERBOSE") != nullptr;  // every run's argv and status
     if (verbose) print_argv(args, -1, nullptr, 0);  // before the run too: a crash shows its arguments
-    std::FILE* const saved_out = stdout;
+    // stdout at the file-descriptor level, as the program's own stdout is: the CLI itself redirects descriptor 1
+    // to capture the answer of each value of a list (per_value.hpp), which a swapped FILE* would bypass.
     std::FILE* const saved_err = stderr;
     std::FILE* const saved_in = stdin;
     std::fflush(stdout);
     std::fflush(stderr);
-    captured out, err;
+    static std::FILE* const out_file = std::tmpfile();
+    PROVPOL_FUZZ_CHECK(out_file != nullptr);
+    PROVPOL_FUZZ_CHECK(ftruncate(fileno(out_file), 0) == 0 && std::fseek(out_file, 0, SEEK_SET) == 0);
+    const int saved_out = dup(1);
+    PROVPOL_FUZZ_CHECK(saved_out >= 0 && dup2(fileno(out_file), 1) == 1);
+    captured err;
     std::FILE* input = std::fopen(t.stdin_files[stdin_index].c_str(), "rb");
     PROVPOL_FUZZ_CHECK(input != nullptr);
-    stdout = out.f;
     stderr = err.f;
     stdin = input;
     const int status = provpol::cli::provpol_main(static_cast<int>(args.size()), argv.data());
-    stdout = saved_out;
+    std::fflush(stdout);
     stderr = saved_err;
     stdin = saved_in;
+    PROVPOL_FUZZ_CHECK(dup2(saved_out, 1) == 1);
+    close(saved_out);
     std::fclose(input);
-    out.close();
     err.close();
+    struct stat out_stat {};
+    PROVPOL_FUZZ_CHECK(fstat(fileno(out_file), &out_stat) == 0);
+    const auto out_size = static_cast<std::size_t>(out_stat.st_size);
     const bool calibrate = args.size() > 1 && args[1] == "calibrate";
     if (calibrate) restore_scratch(t);
 
@@ -489,8 +499,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t i = 0; i < err.size; ++i) lines += err.data[i] == '\n' ? 1u : 0u;
     const bool one_line = lines == 1 && err.size > 1 && err.data[err.size - 1] == '\n';
     const bool ok_status = status == 0 || status == 2 || status == 3 || (status == 1 && calibrate && one_line);
-    const bool ok_usage = status != 2 || (one_line && out.size == 0);
-    const bool ok_size = out.size <= (std::size_t{64} << 20) && err.size <= (std::size_t{1} << 20);
+    const bool ok_usage = status != 2 || (one_line && out_size == 0);
+    const bool ok_size = out_size <= (std::size_t{64} << 20) && err.size <= (std::size_t{1} << 20);
     if (verbose || !ok_status || !ok_usage || !ok_size) print_argv(args, status, err.data, err.size);
     PROVPOL_FUZZ_CHECK(ok_status);
     PROVPOL_FUZZ_CHECK(ok_usage);
