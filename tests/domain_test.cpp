@@ -547,3 +547,30 @@ TEST_CASE("the domain's extend latency is the span provpol latency reports: the 
     CHECK(sum / runs == doctest::Approx(l.mean()).epsilon(0.05));
     CHECK(medians / runs == doctest::Approx(l.quantile(0.5)).epsilon(0.1));
 }
+
+TEST_CASE("a domain of 20,000 drives: every drive accounted for, the SPM's queue bounded by the writers") {
+    // The largest domain the tests run (the sanitizer leg runs it too): 200 hosts x 100 drives, one writer in 10,
+    // a short write each, so the buffers sized by hosts x drives and the SPM's queue are exercised at scale.
+    const flow_latency l = vdsm_polling_2022_latency();
+    const static_agent<vdsm_policy> agent(vdsm_2022());
+    const workload w = make_workload(500, 8_GiB);
+    const domain_config cfg = domain_config::make(200, 100, 120.0).value();
+    const std::uint32_t writers = 2000;
+    const domain_result r = run_domain(cfg, l, agent, w, writers, 5);
+    REQUIRE(r.drives() == 20000);
+    std::uint32_t extended = 0, idle_extends = 0;
+    for (std::uint32_t d = 0; d < r.drives(); ++d) {
+        const run_result& run = r.drive(d).run;
+        if (cfg.is_writer(d, writers))
+            extended += run.extends > 0 ? 1u : 0u;
+        else
+            idle_extends += run.extends;
+    }
+    CHECK(extended == writers);  // 8 GiB at 500 MiB/s from a 2.5 GiB disk: every writer extends
+    CHECK(idle_extends == 0);
+    const domain_summary& s = r.summary();
+    CHECK(s.queue_p99 <= writers);
+    CHECK(s.latency_p50 <= s.latency_p99);
+    CHECK(s.latency_p99 <= s.latency_max);
+    CHECK(s.latency_p99 > l.max());  // 2000 writers share one SPM: the queue adds whole reply polls
+}

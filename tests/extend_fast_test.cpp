@@ -294,3 +294,46 @@ constexpr bool batch_in_constant_evaluation() {
 }
 }  // namespace
 static_assert(batch_in_constant_evaluation());
+
+TEST_CASE("at the maximum, next size stays at physical on every path (single, steps, batch kernels)") {
+    // A 1 GiB disk's maximum is 1127 MiB (roundup(1.1 x 1 GiB, 1 MiB)); lvextend rounded its LV up to the
+    // 128 MiB extent, 1152 MiB. VDSM requests nothing there (thinp.py's _can_extend_drive), so the size to
+    // request is the LV's own, not the smaller maximum, and an allocation of the whole LV is not improbable.
+    const vdsm_policy p = vdsm_2022();
+    const drive_state at_max{1_GiB, 1152_MiB, 1152_MiB};
+    for (const extend_decision& d : {p.decide(at_max), p.decide_steps(at_max)}) {
+        CHECK(d.max_size == 1127_MiB);
+        CHECK_FALSE(d.can_extend);
+        CHECK(d.action == extend_action::at_maximum);
+        CHECK(d.next_size == 1152_MiB);
+        CHECK(d.lv_size_after_extend == 1152_MiB);
+        CHECK_FALSE(d.improbable_allocation);
+    }
+    // Physical above the maximum by less than a MiB, and allocation one byte above physical: improbable.
+    const drive_state odd{1_GiB, bytes((1127_MiB).count() + 4096), bytes((1127_MiB).count() + 4097)};
+    CHECK(p.decide(odd).next_size == odd.physical);
+    CHECK(p.decide(odd).improbable_allocation);
+    CHECK(p.decide_steps(odd) == p.decide(odd));
+    // The batch kernels on whole blocks of drives at and past their maximum.
+    constexpr std::size_t n = 64;
+    std::vector<std::uint64_t> cap(n), phys(n), alloc(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        cap[i] = (i + 1) << 30;
+        const std::uint64_t max = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B}).max_size.count();
+        phys[i] = max + (i % 4) * 4096 + (i % 3) * (std::uint64_t{64} << 20);
+        alloc[i] = phys[i] + (i % 2);
+    }
+    for (const batch_kernel& kernel : batch_kernels()) {
+        CAPTURE(kernel.name);
+        std::vector<std::uint64_t> thr(n), next(n);
+        std::vector<std::uint8_t> flags(n);
+        run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
+                   extend_batch_output{thr.data(), next.data(), flags.data()});
+        for (std::size_t i = 0; i < n; ++i) {
+            CAPTURE(i);
+            CHECK(next[i] == phys[i]);
+            CHECK(((flags[i] & extend_flag_improbable) != 0) == (i % 2 == 1));
+            CHECK((flags[i] & extend_flag_can_extend) == 0);
+        }
+    }
+}

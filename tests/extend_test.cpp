@@ -183,6 +183,7 @@ reference_decision vdsm_reference(std::uint64_t chunk_mb, std::uint64_t percent,
     const i128 max_size = round_up(static_cast<i128>(capacity) * 11 / 10, mib);
     i128 next = round_up(static_cast<i128>(physical) + chunk, mib);
     if (next > max_size) next = max_size;
+    if (next < physical) next = physical;  // at the maximum: no request (thinp.py's _can_extend_drive)
     i128 threshold = static_cast<i128>(physical) - limit;
     if (threshold < 1) threshold = 1;
     return {threshold,
@@ -324,8 +325,8 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
         CAPTURE(s.physical.count());
         CAPTURE(s.allocation.count());
         bool ok = d.block_threshold.count() >= 1 && d.next_block_threshold.count() >= 1;
-        ok = ok && d.next_size <= d.max_size;
-        ok = ok && (!d.can_extend || d.next_size > s.physical);  // grows unless at the maximum
+        ok = ok && d.next_size <= max(d.max_size, s.physical) && d.next_size >= s.physical;
+        ok = ok && (d.can_extend ? d.next_size > s.physical : d.next_size == s.physical);  // at the maximum: stays
         ok = ok && d.lv_size_after_extend.count() % extent == 0 && d.initial_size.count() % extent == 0;
         ok = ok && (d.lv_size_after_extend >= d.next_size || d.next_size.count() > max64 - extent);
         ok = ok && (d.action != extend_action::extend || d.can_extend);

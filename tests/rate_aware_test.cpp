@@ -140,8 +140,8 @@ TEST_CASE("policy: limit and chunk cover rate x budget, in whole MiB, within eve
         bool ok = d.limit.count() % (1ULL << 20) == 0 && d.chunk.count() % (1ULL << 20) == 0;
         ok = ok && d.limit >= 512_MiB && d.chunk >= 1_GiB;
         ok = ok && (static_cast<double>(d.limit.count()) >= need * (1 - 1e-12) || d.limit.count() > (1ULL << 63));
-        ok = ok && d.next_size <= d.max_size && d.lv_size_after_extend.count() % (128ULL << 20) == 0;
-        ok = ok && (!d.can_extend || d.next_size > s.physical);
+        ok = ok && d.next_size <= max(d.max_size, s.physical) && d.lv_size_after_extend.count() % (128ULL << 20) == 0;
+        ok = ok && (d.can_extend ? d.next_size > s.physical : d.next_size == s.physical);  // at the maximum: stays
         ok = ok && d.improbable_allocation == (s.allocation > d.next_size);
         ok = ok && d.block_threshold.count() >= 1;
         if (!ok) {

@@ -764,3 +764,13 @@ TEST_CASE("vdsm log: a seeded sweep of lines made of the Clock's pieces") {
     CHECK(extend > 1000);
     CHECK(malformed > 1000);
 }
+
+TEST_CASE("a Clock timer without a name is malformed, not an unknown timer skipped") {
+    // VDSM's Clock prints name=seconds for every timer (vdsm/common/time.py, Clock.__repr__): "=0.5" is a damaged
+    // line, and reading it as some other timer would hide the damage.
+    const auto bad = parse_vdsm_extend_line(clock_line("total=1.65, =0.5, extend-volume=1.09, refresh-volume=0.28"));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(std::string(bad.error().message().view()).find("expected name=seconds") != std::string::npos);
+    CHECK(parse_vdsm_extend_line(clock_line("total=1.65, wait=0.5, extend-volume=1.09, refresh-volume=0.28"))
+              .has_value());
+}

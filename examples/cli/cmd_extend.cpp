@@ -24,15 +24,15 @@ namespace {
 const char* const usage =
     "provpol extend [--preset vdsm-2022|vdsm-legacy] [--chunk SIZE --percent N | --config FILE] [--extent SIZE]\n"
     "                      [--replicating] [--threshold-exceeded] [--drive-type TYPE] [--replica-type TYPE]\n"
-    "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv | --capacity SIZE "
-    "--sequence)\n"
+    "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv |\n"
+    "                       --capacity SIZE --sequence [--max-steps N])\n"
     "       provpol extend --preset lvm-thin-autoextend|lvm-thin-default|lvm-vdo-autoextend|lvm-snapshot-autoextend\n"
     "                      [--threshold N] [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE]\n"
     "                      [--capacity SIZE | --vg-free SIZE] [--metadata-size SIZE --metadata-used SIZE]\n"
     "                      [--cow-max SIZE] [--vdo-slab SIZE]\n"
     "                      (--physical SIZE (--allocation SIZE | --used-blocks N [--total-blocks N]) | --input "
     "FILE.csv |\n"
-    "                       --physical SIZE --sequence)\n"
+    "                       --physical SIZE --sequence [--max-steps N])\n"
     "                      [--format text|csv|json]";
 
 // The CSV columns, in the order the issue fixes (sizes in bytes, flags 0/1).
@@ -201,12 +201,14 @@ std::string decide_file(const Policy& policy, const std::string& path, bool repl
     return out;
 }
 
-// The extend sequence of a new disk that the guest keeps filling: initial size, each extend, the maximum.
+// The extend sequence of a new disk that the guest keeps filling: initial size, each extend, the maximum; at
+// most `max_steps` rows. `cut` says whether it stopped there before the maximum, and at what size.
 template <class Policy>
-std::string sequence(const Policy& policy, bytes capacity, bytes start, bool replicating, format f) {
+std::string sequence(const Policy& policy, bytes capacity, bytes start, bool replicating, std::uint64_t max_steps,
+                     format f, sequence_cut& cut) {
     table t({"step", "physical", "block_threshold", "next_size", "lv_size_after_extend", "action"});
-    bytes lv = start;
-    for (std::uint64_t step = 0; step < 100000; ++step) {
+    bytes lv = start, maximum = start;
+    for (std::uint64_t step = 0; step < max_steps; ++step) {
         drive_state s{capacity, lv, lv};
         s.replicating = replicating;
         const extend_decision d = policy.decide(s);
@@ -214,9 +216,11 @@ std::string sequence(const Policy& policy, bytes capacity, bytes start, bool rep
                    d.action == extend_action::extend ? cell::of_size(d.next_size) : cell(),
                    d.action == extend_action::extend ? cell::of_size(d.lv_size_after_extend) : cell(),
                    cell::of_text(to_text(d.action))});
-        if (d.action != extend_action::extend || d.lv_size_after_extend <= lv) break;
+        if (d.action != extend_action::extend || d.lv_size_after_extend <= lv) return t.str(f);
         lv = d.lv_size_after_extend;
+        maximum = d.max_size;
     }
+    cut = {true, lv, maximum};  // every row was an extend: the maximum is further on
     return t.str(f);
 }
 
@@ -270,6 +274,9 @@ int run_extend(int argc, char** argv) {
           "--physical as lvs shows Data% (e.g. 95%)"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
+         {"--max-steps", "N",
+          "the most rows --sequence prints, 1-1000000 (with --sequence, default 100000); a sequence cut short "
+          "before the maximum says so on stderr and exits 3"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
     const format f = a.output_format();
@@ -287,6 +294,9 @@ int run_extend(int argc, char** argv) {
         lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical") : a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
+    const std::uint64_t max_steps = a.count("--max-steps", 1, max_sequence_steps).value_or(default_sequence_steps);
+    if (a.has("--max-steps") && !seq) throw usage_error("--max-steps applies to --sequence");
+    sequence_cut cut;
 
     static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",       "--used-blocks", "--total-blocks",
                                            "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
@@ -313,6 +323,7 @@ int run_extend(int argc, char** argv) {
         in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
         in.input = input;
         in.sequence = seq;
+        in.max_steps = max_steps;
         const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || in.used_blocks) ? 1 : 0);
         if (lvm_modes != 1)
             throw usage_error(
@@ -333,9 +344,9 @@ int run_extend(int argc, char** argv) {
         if (in.cow_max && c.kind() != lvm_volume_kind::snapshot)
             throw usage_error("--cow-max applies to --preset lvm-snapshot-autoextend");
         warn_lvm_clamp(c);
-        const std::string out = run_lvm_extend(c, in, f);
+        const std::string out = run_lvm_extend(c, in, f, cut);
         std::fwrite(out.data(), 1, out.size(), stdout);
-        return 0;
+        return sequence_status(cut, max_steps);
     }
     for (const char* o : lvm_only)
         if (a.has(o))
@@ -356,7 +367,8 @@ int run_extend(int argc, char** argv) {
     auto run = [&](const auto& policy) -> std::string {
         if (input) return decide_file(policy, *input, replicating, exceeded, f);
         if (seq)
-            return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating, f);
+            return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating,
+                            max_steps, f, cut);
         drive_state s{*capacity, *physical, *allocation};
         s.replicating = replicating;
         s.threshold_exceeded = exceeded;
@@ -403,7 +415,7 @@ int run_extend(int argc, char** argv) {
     }
     const std::string out = run(make_vdsm_policy(*cfg));
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return sequence_status(cut, max_steps);
 }
 
 }  // namespace provpol::cli

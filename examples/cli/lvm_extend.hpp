@@ -17,6 +17,35 @@
 
 namespace provpol::cli {
 
+/// --max-steps: the rows `extend --sequence` prints at most by default, and the most it may be given (a row
+/// is kept in memory until the table is printed).
+inline constexpr std::uint64_t default_sequence_steps = 100000;
+inline constexpr std::uint64_t max_sequence_steps = 1000000;
+
+/// Where an extend sequence stopped when --max-steps cut it short of the maximum.
+struct sequence_cut {
+    bool truncated = false;
+    bytes size{};     ///< the size after the last extend printed
+    bytes maximum{};  ///< the most the volume may grow to
+};
+
+/// The exit status of `extend`: 0, or exit_target_not_met (3) with one line on stderr when --max-steps cut the
+/// sequence short; the rows printed are the sequence's first ones.
+inline int sequence_status(const sequence_cut& cut, std::uint64_t max_steps) {
+    if (!cut.truncated) return 0;
+    const std::string at = std::string(format_size(cut.size).view());
+    const std::string of = cut.maximum == bytes::max()
+                               ? at + " (no maximum given)"
+                               : at + " of its " + std::string(format_size(cut.maximum).view()) + " maximum";
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "provpol extend: --sequence stopped at --max-steps %llu with the volume at %s: raise --max-steps (at "
+                 "most %llu) or start nearer the maximum with --physical\n",
+                 static_cast<unsigned long long>(max_steps), of.c_str(),
+                 static_cast<unsigned long long>(max_sequence_steps));
+    return exit_target_not_met;
+}
+
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with
 /// --threshold, --extend-percent, --extent, --pool-chunk and --vdo-slab applied.
 inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset) {
@@ -119,10 +148,12 @@ struct lvm_extend_inputs {
     std::optional<std::uint64_t> used_blocks, total_blocks;
     std::optional<std::string> input;
     bool sequence = false;
+    std::uint64_t max_steps = default_sequence_steps;  ///< --max-steps: the most rows --sequence prints
 };
 
 /// Runs provpol extend for an LVM preset; returns what to print.
-inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_extend_inputs& in, format f) {
+inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_extend_inputs& in, format f,
+                                  sequence_cut& cut) {
     using namespace detail_lvm;
     const bool thin = c.kind() == lvm_volume_kind::thin_pool;
     auto vg_of = [&](bytes physical) -> bytes {
@@ -168,7 +199,7 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
         table t({"step", "physical", "used_blocks", "usage_percent", "amount_percent", "new_size", "outcome"});
         bytes size = *in.physical;
         const bytes vg_limit = in.capacity ? *in.capacity : saturating_add(size, vg_of(size));
-        for (std::uint64_t step = 0; step < 100000; ++step) {
+        for (std::uint64_t step = 0; step < in.max_steps; ++step) {
             const std::uint64_t total = divide(size, c.pool_chunk(), rounding::down);
             lvm_volume_state s = lvm_volume_state::thin(size, bytes(0), c.pool_chunk(), saturating_sub(vg_limit, size));
             s.used = lvm_trigger_blocks(total, c.threshold_percent());
@@ -176,9 +207,10 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
             t.add_row({cell::of(step), cell::of_size(size), cell::of(s.used), percent_cell(d.usage), cell::of(d.amount),
                        d.outcome == lvm_outcome::extend ? cell::of_size(d.new_size) : cell(),
                        cell::of_text(to_text(d.outcome))});
-            if (d.outcome != lvm_outcome::extend || d.new_size <= size) break;
+            if (d.outcome != lvm_outcome::extend || d.new_size <= size) return t.str(f);
             size = d.new_size;
         }
+        cut = {true, size, vg_limit};  // every row was an extend: the limit is further on
         return t.str(f);
     }
     const lvm_volume_state s = state_of(*in.physical, in.allocation);

@@ -141,7 +141,9 @@ int finish(int status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+std::vector<provpol::cli::command_help> provpol::cli::cli_help() { return all_help(); }
+
+int provpol::cli::provpol_main(int argc, char** argv) {
     using provpol::cli::args;
     using provpol::cli::did_you_mean;
     if (argc < 2) return usage_failure("a command is needed (see provpol --help)");
@@ -213,3 +215,9 @@ int main(int argc, char** argv) {
         return 70;
     }
 }
+
+#ifndef PROVPOL_CLI_NO_MAIN
+// The program is provpol_main; the CLI fuzzer (tests/fuzz/cli_fuzz.cpp) builds these files without this main
+// and calls provpol_main in-process.
+int main(int argc, char** argv) { return provpol::cli::provpol_main(argc, argv); }
+#endif

@@ -225,12 +225,13 @@ std::vector<std::string> values_in(int argc, char** argv, const std::vector<std:
         for (const std::string& n : names) {
             std::string v;
             if (a == n && i + 1 < argc)
-                v = argv[i + 1];
+                v = argv[++i];  // the value is consumed, as run_per_value drops it: "--rate --rates=0" is one value
             else if (a.rfind(n + "=", 0) == 0)
                 v = a.substr(n.size() + 1);
             else
                 continue;
             for (std::string& s : split(v)) out.push_back(std::move(s));
+            break;
         }
     }
     return out;

@@ -81,7 +81,8 @@ struct extend_decision {
     bool improbable_allocation;  ///< the reported allocation cannot be real
     bool can_extend;             ///< physical < max_size
     bytes max_size;              ///< the largest size an extend may request
-    bytes next_size;             ///< the size to request: min(request(physical, chunk), max_size)
+    bytes next_size;             ///< the size to request: min(request(physical, chunk), max_size), never below
+                                 ///< physical (at the maximum: physical, no request)
     bytes lv_size_after_extend;  ///< what the storage makes of next_size (LVM extent rounding)
     bytes next_block_threshold;  ///< the threshold to register after the extend, from the real LV size
     bytes max_size_storage;      ///< the maximum as the storage creates volumes (rounded to the extent)
@@ -346,7 +347,10 @@ public:
         out.needs_extend = d.allocation > d.physical || d.physical.count() - d.allocation.count() < out.limit.count();
         out.max_size = limits_.max_size(d.capacity);
         out.can_extend = d.physical < out.max_size;
-        out.next_size = min(limits_.request(d.physical, out.chunk), out.max_size);
+        // Never below physical: at the maximum there is nothing to request. VDSM's VolumeMonitor (thinp.py)
+        // stops at _can_extend_drive() there, before extend_volume(); getNextVolumeSize()'s min() alone would
+        // give a size below an LV rounded up past the maximum to the extent.
+        out.next_size = max(min(limits_.request(d.physical, out.chunk), out.max_size), d.physical);
         out.improbable_allocation = trigger_.improbable(d, out.next_size);
         out.lv_size_after_extend = limits_.lv_size(out.next_size);
         out.next_block_threshold = block_threshold(out.lv_size_after_extend, out.limit);

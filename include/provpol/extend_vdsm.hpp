@@ -174,9 +174,10 @@ constexpr unsigned vdsm_batch_bits = 47;
 //                    double product z * 0.1: the double nearest 0.1 is above 0.1 and the product's error is
 //                    below 1e-7, so an exact quotient k is never computed below k and a quotient k + j/10
 //                    (j >= 1) never reaches k + 1, in every rounding mode;
-//   next size        min(ceil((physical + chunk) / 2^20), max) MiB (chunk is whole MiB);
+//   next size        max(min(ceil((physical + chunk) / 2^20), max) MiB, physical) (chunk is whole MiB), the
+//                    larger chosen by the sign of their 64-bit difference;
 //   can extend       physical < max size, i.e. floor(physical / 2^20) < max MiB;
-//   improbable       allocation > next size, i.e. ceil(allocation / 2^20) > next MiB.
+//   improbable       allocation > next size, the sign of next size - allocation.
 // Below 2^47 every MiB count fits in 31 bits, so the 32-bit differences' signs are the comparisons. The flags
 // are built in 32-bit lanes and narrowed to bytes once, after the loop.
 PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
@@ -205,10 +206,12 @@ PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint
         const std::int32_t request_mib =
             static_cast<std::int32_t>(static_cast<std::uint32_t>((p + request_bias) >> 20));
         const std::int32_t next_mib = request_mib < max_mib ? request_mib : max_mib;
-        next_size[i] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next_mib)) << 20;
+        const std::uint64_t capped = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next_mib)) << 20;
+        const std::uint64_t keep = 0 - ((capped - p) >> 63);  // all ones when capped < physical
+        const std::uint64_t next = (p & keep) | (capped & ~keep);
+        next_size[i] = next;
         const std::uint32_t physical_mib = static_cast<std::uint32_t>(p >> 20);
-        const std::uint32_t allocation_mib = static_cast<std::uint32_t>((a + mib_mask) >> 20);
-        bits[i] = needs | (((static_cast<std::uint32_t>(next_mib) - allocation_mib) >> 31) << 1) |
+        bits[i] = needs | (static_cast<std::uint32_t>((next - a) >> 63) << 1) |
                   (((physical_mib - static_cast<std::uint32_t>(max_mib)) >> 31) << 2);
     }
     for (std::size_t i = 0; i < vdsm_batch_block; ++i) flags[i] = static_cast<std::uint8_t>(bits[i]);
@@ -318,7 +321,8 @@ public:
         out.max_size = bytes((overhead + mib_mask) & ~mib_mask);
         out.can_extend = p < out.max_size.count();
         const std::uint64_t request = (p + chunk + mib_mask) & ~mib_mask;
-        const std::uint64_t next = request < out.max_size.count() ? request : out.max_size.count();
+        const std::uint64_t capped = request < out.max_size.count() ? request : out.max_size.count();
+        const std::uint64_t next = capped < p ? p : capped;  // never below physical (extend_decision::next_size)
         out.next_size = bytes(next);
         out.improbable_allocation = a > next;
         const std::uint64_t lv = (next + e) & not_e;

@@ -30,4 +30,37 @@ expect_usage '^provpol recommend: .*new disk.*--write' recommend --rate 100MiB/s
 expect_usage '^provpol plan: --hosts x --drives-per-host: at most 1000000 drives, got 1200000' \
   plan --hosts 2000 --drives-per-host 600 --runs 1
 
+# Item 8: a sequence longer than the loop's bound stopped at step 99,999 with exit 0 and no word. Now it is cut
+# at --max-steps (default 100000) with exit 3 and one line on stderr saying where; a bound that holds the whole
+# sequence prints it to the maximum (1.1 PiB / 2.5 GiB: 461,374 rows).
+checks=$((checks + 1))
+run extend --capacity 1PiB --sequence --format csv
+lines=$(wc -l <"$err")
+[ "$status" -eq 3 ] && [ "$lines" -eq 1 ] && grep -q -- '--max-steps 100000' "$err" || fail "a cut sequence must exit 3 with one line naming --max-steps (status $status, $lines lines)"
+checks=$((checks + 1))
+[ "$(wc -l <"$out")" -eq 100001 ] && tail -1 "$out" | grep -q ',extend$' || fail "the cut sequence must print its first 100000 rows"
+expect_ok extend --capacity 1PiB --sequence --max-steps 1000000 --format csv
+expect_stdout_line 461375 '461373,1238489924370432,1238487776886784,,,at-maximum'
+expect_ok extend --capacity 10GiB --sequence --max-steps 5 --format csv
+expect_stdout ',at-maximum$'
+expect_missed extend --capacity 10GiB --sequence --max-steps 4 --format csv
+expect_missed extend --preset lvm-thin-autoextend --physical 1GiB --sequence --max-steps 3
+expect_usage '^provpol extend: --max-steps must be in \[1, 1000000\], got 0$' extend --capacity 10GiB --sequence --max-steps 0
+expect_usage '^provpol extend: --max-steps applies to --sequence$' \
+  extend --capacity 10GiB --physical 1GiB --allocation 1GiB --max-steps 5
+
+# Item 8: at the maximum, next_size was the maximum itself, below an LV that lvextend rounded up past it (a 1 GiB
+# disk: maximum 1127 MiB, LV 1152 MiB), and the LV's whole allocation counted as improbable.
+expect_ok extend --capacity 1GiB --physical 1152MiB --allocation 1152MiB --format csv
+expect_stdout_line 2 '1073741824,1207959552,1207959552,2684354560,2147483648,1,1,0,1181745152,0,1207959552,1207959552,1,1207959552,1073741824,at-maximum'
+
+# Found by the CLI fuzzer: an option of a list given a value that is the option's alias with a value recursed
+# without end (a stack overflow, SIGSEGV): the list's reader took "--rates=0" as --rate's value and as an option.
+for cmd in capacity plan recommend; do
+  checks=$((checks + 1))
+  run $cmd --rate --rates=0 --max-events 1000
+  [ "$status" -eq 2 ] && [ "$(wc -l <"$err")" -eq 1 ] || fail "$cmd --rate --rates=0: expected exit 2 and one line (status $status)"
+done
+expect_usage '^provpol plan: ' plan --latency --latency=fixed:1 --rate 1MiB/s --write 1MiB --runs 1
+
 finish

@@ -21,6 +21,7 @@ bases=(
   "lvsize|--for new --capacity 10GiB"
   "lvsize|--for new --capacity 10GiB --preset vdsm-legacy"
   "lvsize|--for merge --capacity 10GiB --current 4GiB --required 3GiB"
+  "extend|--capacity 10GiB --sequence"
   "plan|--rate 400MiB/s --write 5GiB --runs 20"
   "plan|--rate 400MiB/s --write 5GiB --runs 20 --policy rate-aware"
   "plan|--rate 400MiB/s --write 5GiB --runs 20 --format svg"

@@ -18,8 +18,8 @@ void check(const Policy& policy, const drive_state& s, std::uint64_t extent) {
     const extend_decision d = policy.decide(s);
     PROVPOL_FUZZ_CHECK(d.block_threshold.count() >= 1);
     PROVPOL_FUZZ_CHECK(d.next_block_threshold.count() >= 1);
-    PROVPOL_FUZZ_CHECK(d.next_size <= d.max_size);
-    PROVPOL_FUZZ_CHECK(!d.can_extend || d.next_size > s.physical);
+    PROVPOL_FUZZ_CHECK(d.next_size <= max(d.max_size, s.physical));
+    PROVPOL_FUZZ_CHECK(d.can_extend ? d.next_size > s.physical : d.next_size == s.physical);
     PROVPOL_FUZZ_CHECK(d.can_extend == (s.physical < d.max_size));
     PROVPOL_FUZZ_CHECK(d.lv_size_after_extend.count() % extent == 0);
     PROVPOL_FUZZ_CHECK(d.initial_size.count() % extent == 0);
