@@ -309,8 +309,8 @@ int run_recommend(int argc, char** argv) {
          {"--writers", "N",
           "with --hosts: the VMs writing at once, spread over the hosts in turn (default every drive)"},
          {"--runs", "N",
-          "simulated runs that check the answer, 0-100000 (default 200; 0 skips the check); with --hosts, domain "
-          "runs per candidate, 1-100000 (default 1)"},
+          "simulated runs that check the answer, 0-100000 (default 200, 0 skips the check; with --hosts, default "
+          "1: domain runs per candidate, 1-100000)"},
          {"--seed", "N", "the simulation's seed (default 1)"},
          {"--max-events", "N", "refuse a check that would replay more simulated events (default 1000000000)"},
          {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},

@@ -12,10 +12,11 @@
 //
 // The kinds are latency_flow.hpp's (flow_stage_kind's names), each with the fields it needs: monitor and
 // reply-poll a period_s; clock a period_s and an optional drift_s (default 0); delay min_s and max_s; send an
-// optional min_s and max_s (default 0). A flow of delays alone is the independent-waits model. A bad file is one
-// usage error naming the stage (its index, from 1, and its name) and the field; JSON errors name the line and
-// column. The reader is a small JSON parser of its own: the CLI needs no JSON library, and the library headers
-// none at all.
+// optional min_s and max_s (default 0); a delay between the send and the reply poll may say "lock": true, the
+// SPM's lvextend under the volume group's lock (flow_stage::locked_delay, how a storage domain serializes it). A flow
+// of delays alone is the independent-waits model. A bad file is one usage error naming the stage (its index, from 1,
+// and its name) and the field; JSON errors name the line and column. The reader is a small JSON parser of its own: the
+// CLI needs no JSON library, and the library headers none at all.
 #ifndef PROVPOL_CLI_FLOW_FILE_HPP
 #define PROVPOL_CLI_FLOW_FILE_HPP
 
@@ -396,7 +397,8 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
                 allowed = {"min_s", "max_s"};
                 break;
             case flow_stage_kind::delay:
-                allowed = needed = {"min_s", "max_s"};
+                allowed = {"min_s", "max_s", "lock"};
+                needed = {"min_s", "max_s"};
                 break;
         }
         const std::string kind_text = to_text(k);
@@ -409,6 +411,11 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
                 for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
                 throw usage_error(at + ": a " + kind_text + " stage has no field '" + args::printable(f.first) + "' (" +
                                   (list.empty() ? std::string("it takes none") : "it takes " + list) + ")");
+            }
+            if (f.first == "lock") {
+                if (f.second.kind != value::type::boolean)
+                    throw usage_error(at + ": lock must be true or false, got " + flow_json::type_name(f.second.kind));
+                continue;
             }
             if (f.second.kind != value::type::number)
                 throw usage_error(at + ": " + f.first + " must be a number of seconds, got " +
@@ -450,8 +457,10 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
                 range("min_s", lo, 0.0, 1e5, true);
                 const double hi = num("max_s", lo);
                 range("max_s", hi, lo, 1e5, true);
-                parsed[i] =
-                    k == flow_stage_kind::send ? flow_stage::send(kept, lo, hi) : flow_stage::delay(kept, lo, hi);
+                const value* lock = find("lock");
+                parsed[i] = k == flow_stage_kind::send         ? flow_stage::send(kept, lo, hi)
+                            : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, lo, hi)
+                                                               : flow_stage::delay(kept, lo, hi);
                 break;
             }
         }
@@ -490,6 +499,7 @@ inline std::string flow_file_text(const flow_latency& f) {
             case flow_stage_kind::send:
             case flow_stage_kind::delay:
                 out += ", \"min_s\": " + decimal_text(s.min_seconds) + ", \"max_s\": " + decimal_text(s.max_seconds);
+                if (s.locked) out += ", \"lock\": true";
                 break;
         }
         out += i + 1 < f.size() ? "},\n" : "}\n";

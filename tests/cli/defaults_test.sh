@@ -29,6 +29,7 @@ bases=(
   "recommend|--rate 400MiB/s --write 5GiB --runs 20"
   "recommend|--rate 400MiB/s --write 5GiB --runs 20 --policy rate-aware"
   "recommend|--rate 400MiB/s --write 5GiB --runs 20 --max-pauses-per-run 3"
+  "recommend|--rate 400MiB/s --write 5GiB --max-pauses-per-run 1 --hosts 2 --drives-per-host 2"
   "capacity|--hosts 2 --drives-per-host 3 --rate 400MiB/s --write 5GiB --max-pauses-per-run 1"
   "capacity|--hosts 2 --drives-per-host 3 --rate 400MiB/s --write 5GiB --max-pauses-per-run 1 --policy rate-aware"
   "chunk|--logical-block-size 512"

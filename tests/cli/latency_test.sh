@@ -328,4 +328,24 @@ expect_stdout '"model": "mailbox events: '
 expect_ok latency --help
 expect_stdout 'vdsm-log:FILE'
 
+# A flow file with the lock: vdsm-polling-2022 written out stage by stage (lvextend under the VG lock, then the
+# reply's write) is that profile, quantile for quantile; "lock" takes a boolean.
+cat >"$scratch/polling.json" <<'JSON'
+{"stages": [
+ {"kind": "monitor", "name": "watermark monitor", "period_s": 2},
+ {"kind": "send", "name": "host mailbox send"},
+ {"kind": "clock", "name": "SPM mailbox scan", "period_s": 2, "drift_s": 0.005},
+ {"kind": "delay", "name": "SPM lvextend (VG lock)", "min_s": 0.145, "max_s": 0.485, "lock": true},
+ {"kind": "delay", "name": "SPM reply write", "min_s": 0.005, "max_s": 0.005},
+ {"kind": "reply-poll", "name": "host mailbox reply poll", "period_s": 2},
+ {"kind": "delay", "name": "host inbox read", "min_s": 0.04, "max_s": 0.15},
+ {"kind": "delay", "name": "LV refresh", "min_s": 0.15, "max_s": 0.34}]}
+JSON
+expect_ok latency --profile "flow:$scratch/polling.json,vdsm-polling-2022" --format csv
+checks=$((checks + 1))
+[ "$(sed -n 2p "$out" | cut -d, -f2-)" = "$(sed -n 3p "$out" | cut -d, -f2-)" ] ||
+  fail "the flow file of vdsm-polling-2022's stages is not that profile: $(cat "$out")"
+sed 's/"lock": true/"lock": 1/' "$scratch/polling.json" >"$scratch/lock_number.json"
+expect_usage '^provpol latency: --profile: .*stage 4 \(SPM lvextend \(VG lock\)\): lock must be true or false, got a number$' latency --profile "flow:$scratch/lock_number.json"
+
 finish
