@@ -304,40 +304,40 @@ std::string mke2fs_command(const fs_geometry_options& o, const log_size_decision
 }  // namespace
 
 int run_logsize(int argc, char** argv) {
-    const args a("logsize", usage_text,
-                 {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
-                  {"--path", "DEVICE|FILE",
-                   "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
-                   "mkfs does (read only); options given override what it read"},
-                  {"--preset", "NAME", std::string(log_preset_names.c_str()) + release_help(), true},
-                  {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
-                  {"--sector-size", "N", "sector size in bytes (default 512)"},
-                  {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
-                  {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
-                  {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
-                  {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
-                  {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
-                  {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
-                  {"--data-concurrency", "N",
-                   "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 "
-                   "and later)"},
-                  {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
-                  {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
-                  {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
-                  {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
-                  {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
-                  {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
-                  {"--journal-size", "MIB",
-                   "mke2fs -J size=MIB (0: its table); refused outside 1024 to 10240000 blocks"},
-                  {"--e2fsck-recreate", nullptr, "the journal e2fsck -fy makes in place of a lost one, not mke2fs's"},
-                  {"--old-journal", "SIZE",
-                   "with --e2fsck-recreate: the lost journal's size in the superblock's backup (none when not "
-                   "given)"},
-                  {"--mkfs-command", nullptr,
-                   "add a mkfs_command column: the mkfs.xfs or mke2fs command line that makes each answer on the "
-                   "target (DEVICE with --size)"},
-                  {"--format", "FORMAT", "text (default), csv or json"}},
-                 argc, argv);
+    const args a(
+        "logsize", usage_text,
+        {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
+         {"--path", "DEVICE|FILE",
+          "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
+          "mkfs does (read only); options given override what it read"},
+         {"--preset", "NAME", std::string(log_preset_names.c_str()) + release_help(), true},
+         {"--block-size", "N", "block size in bytes (default 4096, or 1024 for e2fsprogs-1.47 below 512MiB)"},
+         {"--sector-size", "N", "sector size in bytes (default 512)"},
+         {"--agcount", "N", "number of allocation groups (mkfs.xfs -d agcount)"},
+         {"--agsize", "SIZE", "allocation group size (mkfs.xfs -d agsize)"},
+         {"--su", "SIZE", "data stripe unit (mkfs.xfs -d su)"},
+         {"--sw", "N", "data stripe width in stripe units (mkfs.xfs -d sw)"},
+         {"--log-su", "SIZE", "log stripe unit (mkfs.xfs -l su)"},
+         {"--features", "LIST", "crc, finobt, reflink, rmapbt (-m), nrext64 (-i), parent (-n) as name=0|1"},
+         {"--data-concurrency", "N",
+          "mkfs.xfs -d concurrency: AGs for N writers (1: the CPU count; 0: the default geometry; 6.13 "
+          "and later)"},
+         {"--log-concurrency", "N", "mkfs.xfs -l concurrency (1: the CPU count; 6.13 and later)"},
+         {"--rotational", "0|1", "the data device's rotational flag (0: an SSD; default: an image file)"},
+         {"--cpus", "N", "online CPUs, for --rotational 0, --log-concurrency 1 or --data-concurrency 1"},
+         {"--min-log-blocks", "N", "mkfs.xfs's minimum log, to override the computed one"},
+         {"--unsupported", nullptr, "as mkfs.xfs --unsupported: format what it would refuse"},
+         {"--fast-commit", nullptr, "as mke2fs -O fast_commit"},
+         {"--journal-size", "MIB", "mke2fs -J size=MIB (0: its table); refused outside 1024 to 10240000 blocks"},
+         {"--e2fsck-recreate", nullptr, "the journal e2fsck -fy makes in place of a lost one, not mke2fs's"},
+         {"--old-journal", "SIZE",
+          "with --e2fsck-recreate: the lost journal's size in the superblock's backup (none when not "
+          "given)"},
+         {"--mkfs-command", nullptr,
+          "add a mkfs_command column: the mkfs.xfs or mke2fs command line that makes each answer on the "
+          "target (DEVICE with --size)"},
+         {"--format", "FORMAT", "text (default), csv or json"}},
+        argc, argv);
     const format out = a.output_format();
 
     // Validate everything before printing anything.

@@ -396,18 +396,18 @@ PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept {
 // Creating volumes with an explicit initial size
 
 /// A new volume's size when the caller asks for an explicit initial size (VDSM's
-/// calculate_volume_alloc_size for sparse volumes): floor(initial * 1.1) for qcow2 metadata, rejected when
-/// above the storage-side maximum for the capacity. Returns the LV size (rounded up to the extent).
+/// calculate_volume_alloc_size for sparse volumes): floor(initial * 1.1) for qcow2 metadata, the initial size
+/// rejected when above the storage-side maximum for the capacity. Returns the LV size (rounded up to the extent).
 template <class Limits, class = std::enable_if_t<is_extend_limits_v<Limits>>>
 PROVPOL_NODISCARD constexpr result<bytes> initial_size_for(const Limits& limits, bytes capacity,
                                                            bytes requested) noexcept {
-    const bytes with_overhead(detail::qcow2_overhead(requested.count()));
+    // blockVolume.py: the request itself is checked against the maximum, and the overhead added after (so an
+    // initial size equal to the maximum gives an LV above it, as VDSM's own comment there says).
     const bytes maximum = limits.max_size_storage(capacity);
-    if (with_overhead > maximum)
+    if (requested > maximum)
         return unexpected(error::out_of_range("initial_size", error_value::of_size(requested.count()),
-                                              error_value::of_size(0),
-                                              error_value::of_size(ratio_of(maximum.count(), 10, 11, rounding::down))));
-    return limits.lv_size(with_overhead);
+                                              error_value::of_size(0), error_value::of_size(maximum.count())));
+    return limits.lv_size(bytes(detail::qcow2_overhead(requested.count())));
 }
 
 /// True when an extend succeeded: the LV is at least the requested size (VDSM's _verify_volume_extension).
