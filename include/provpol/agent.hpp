@@ -186,9 +186,9 @@ struct extend_in_flight {
     double done_at = 0.0;          ///< when the latency model makes the grown LV visible
     double exceeded_at = 0.0;      ///< when the drive crossed its threshold (or paused) for it: the latency's start
     double reply_read_at = 1e300;  ///< when the host read the SPM's reply (a flow with the mailbox), else never
-    bool resent = false;           ///< a re-sent copy went through after the reply was read (see flow_resend)
     drive_state state;             ///< what the agent decided on
     extend_decision decision;      ///< what it decided: next_size is the request, lv_size_after_extend the LV
+    bool resent = false;           ///< a re-sent copy went through after the reply was read (see flow_resend)
 };
 
 /// The flow between one drive, its agent and the extend latency, driven by the caller's event times: the monitor's

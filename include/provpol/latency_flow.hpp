@@ -82,34 +82,34 @@ PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
 struct flow_stage {
     const char* name = "";  ///< what the stage is ("SPM mailbox scan"); a string with static storage
     flow_stage_kind kind = flow_stage_kind::delay;
+    bool locked = false;       ///< delay: held under the volume group's lock in a domain (lvextend)
     double min_seconds = 0.0;  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
     double max_seconds = 0.0;  ///< delay, send: the longest time (exclusive when above min); clocks: the period
     double drift = 0.0;        ///< clock: seconds added to every cycle (the SPM's mailbox read)
-    bool locked = false;       ///< delay: held under the volume group's lock in a domain (lvextend)
 
     /// The agent's own periodic monitor, `period` seconds (VDSM's watermark monitor: 2 s).
     static constexpr flow_stage monitor(const char* name, double period) noexcept {
-        return {name, flow_stage_kind::monitor, period, period, 0.0};
+        return {name, flow_stage_kind::monitor, false, period, period, 0.0};
     }
     /// A free-running clock of `period` + `drift` seconds, its phase drawn once per run.
     static constexpr flow_stage clock(const char* name, double period, double drift = 0.0) noexcept {
-        return {name, flow_stage_kind::clock, period, period, drift};
+        return {name, flow_stage_kind::clock, false, period, period, drift};
     }
     /// The request's send: a time uniform in [min, max), from whose end the reply poll counts.
     static constexpr flow_stage send(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::send, min, max, 0.0};
+        return {name, flow_stage_kind::send, false, min, max, 0.0};
     }
     /// A time uniform in [min, max) (fixed when equal): a service time or an event's dispatch.
     static constexpr flow_stage delay(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::delay, min, max, 0.0};
+        return {name, flow_stage_kind::delay, false, min, max, 0.0};
     }
     /// A delay that holds the volume group's lock (the SPM's lvextend): serialized across a domain's drives.
     static constexpr flow_stage locked_delay(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::delay, min, max, 0.0, true};
+        return {name, flow_stage_kind::delay, true, min, max, 0.0};
     }
     /// A poll every `period` seconds, counted from the send.
     static constexpr flow_stage reply_poll(const char* name, double period) noexcept {
-        return {name, flow_stage_kind::reply_poll, period, period, 0.0};
+        return {name, flow_stage_kind::reply_poll, false, period, period, 0.0};
     }
 
     /// The clock's cycle (period + drift), or 0 for a delay or a send.
