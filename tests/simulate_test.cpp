@@ -553,8 +553,8 @@ TEST_CASE("re-sent requests: the host's mail monitor drops them until the reply 
     CHECK(c.extends() == 1);
     CHECK(c.in_flight() == 1);
     // After the timeout rule, a tick re-sends only 2 s or more after the request; ENOSPC at once.
-    extend_controller<static_agent<vdsm_policy>, flow_latency> t(agent, resend_flow(flow_resend::after_timeout),
-                                                                 100_GiB, 2.0, 1);
+    const flow_latency timeout_flow = resend_flow(flow_resend::after_timeout);  // the controller keeps a pointer
+    extend_controller<static_agent<vdsm_policy>, flow_latency> t(agent, timeout_flow, 100_GiB, 2.0, 1);
     CHECK(t.threshold_crossed(t0 - 0.5, over) == nullptr);  // a monitor flow: the tick requests
     REQUIRE(t.tick(t0, over) != nullptr);
     (void)t.tick(t0 + 2.05, 1_GiB);  // not read yet
@@ -562,8 +562,8 @@ TEST_CASE("re-sent requests: the host's mail monitor drops them until the reply 
     (void)t.tick(t0 + 1.9 + 0.3, 1_GiB);  // 2.2 s after: in the window and past the timeout
     CHECK(t.resent() == 1);
     // Never: nothing is re-sent, and a pause waits for the monitor's tick.
-    extend_controller<static_agent<vdsm_policy>, flow_latency> n(agent, resend_flow(flow_resend::never), 100_GiB, 2.0,
-                                                                 1);
+    const flow_latency never_flow = resend_flow(flow_resend::never);
+    extend_controller<static_agent<vdsm_policy>, flow_latency> n(agent, never_flow, 100_GiB, 2.0, 1);
     REQUIRE(n.tick(t0, over) != nullptr);
     (void)n.paused(t0 + 2.5, 1_GiB);
     CHECK(n.resent() == 0);
