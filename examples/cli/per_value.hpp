@@ -146,7 +146,9 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
         if (kept[i] == "-" ||
             (kept[i].rfind("--", 0) == 0 && kept[i].size() > 2 && kept[i].substr(kept[i].size() - 2) == "=-"))
             throw usage_error(names[0] + ": a list answers once per value and stdin can be read once: give " +
-                              (kept[i] == "-" && i > 0 ? kept[i - 1] : kept[i].substr(0, kept[i].size() - 2)) +
+                              (kept[i] != "-" ? kept[i].substr(0, kept[i].size() - 2)
+                               : i > 0        ? kept[i - 1]
+                                              : std::string("its option")) +
                               " a file instead of -");
     std::vector<std::string> answers;
     int status = 0;

@@ -544,7 +544,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     std::size_t explained = 0;
     const std::uint64_t k_cap = flow_latency::max_reply_polls / 2;
     // Two passes: the polls' range, then their counts.
-    const auto polls_of = [&f, poll, k_cap](double t) noexcept -> std::uint64_t {
+    const auto polls_of = [&f, poll](double t) noexcept -> std::uint64_t {
         const double kd = floor((t - f.r0) / poll + 1e-9);
         const double d = t - kd * poll;
         if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) return 0;
