@@ -39,14 +39,23 @@ namespace provpol::cli {
 
 namespace flow_json {
 
+struct field;
+
 /// A JSON value, as much of it as a flow file needs.
 struct value {
     enum class type { null, boolean, number, string, array, object } kind = type::null;
     double number = 0.0;
     bool boolean = false;
-    std::string text;                                   // string
-    std::vector<value> items;                           // array
-    std::vector<std::pair<std::string, value>> fields;  // object, in file order
+    std::string text;           // string
+    std::vector<value> items;   // array
+    std::vector<field> fields;  // object, in file order (a struct, not a std::pair: a vector of a pair of an
+                                // incomplete type does not compile in C++20 with libstdc++ 12)
+};
+
+/// An object's member: its key and its value.
+struct field {
+    std::string first;
+    value second;
 };
 
 inline const char* type_name(value::type t) {
@@ -125,7 +134,7 @@ private:
                 if (i_ >= s_.size() || s_[i_] != ':') fail("expected ':' after a member name");
                 ++i_;
                 value member = parse_value(depth + 1);
-                v.fields.emplace_back(std::move(key), std::move(member));
+                v.fields.push_back(field{std::move(key), std::move(member)});
                 skip_space();
                 if (i_ < s_.size() && s_[i_] == ',') {
                     ++i_;
