@@ -170,7 +170,6 @@ public:
                                 std::uint32_t workers, std::uint32_t slots) noexcept {
         flow_ = &f;
         per_host_ = drives_per_host;
-        workers_ = workers;
         slots_ = slots;
         const std::size_t drives = std::size_t{hosts} * drives_per_host;
         reply_cap_ = 2 * std::size_t{drives_per_host};
@@ -419,7 +418,7 @@ private:
     }
 
     const domain_flow* flow_ = nullptr;
-    std::uint32_t per_host_ = 1, workers_ = 5, slots_ = slots_per_host;
+    std::uint32_t per_host_ = 1, slots_ = slots_per_host;
     std::size_t reply_cap_ = 2;
     buffer<domain_host> hosts_;
     buffer<domain_request> requests_;  // two slots per drive
