@@ -196,7 +196,7 @@ public:
         f.send_ = send;
         f.poll_ = poll;
         if (poll >= 0)
-            for (std::size_t i = static_cast<std::size_t>(poll + 1); i < count; ++i)
+            for (std::size_t i = static_cast<std::size_t>(poll) + 1; i < count; ++i)
                 if (stages[i].kind == flow_stage_kind::delay) f.refresh_ = static_cast<int>(i);
         const auto prepared = f.prepare();
         if (!prepared) return unexpected(prepared.error());
