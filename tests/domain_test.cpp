@@ -293,6 +293,9 @@ TEST_CASE("errors: a flow without the mailbox, a time-blind model, bad shapes an
     CHECK(simulate_domain(cfg, latency_profile("vdsm-immediate").value(), agents, each, 1).has_value());
     CHECK(std::string(domain_config::make(0, 1).error().message().view()) == "hosts must be in [1, 10000], got 0");
     CHECK_FALSE(domain_config::make(1001, 1000).has_value());
+    CHECK(domain_config::make(1000, 1000).has_value());  // a million drives, the most
+    CHECK(std::string(domain_config::make(1000, 1001).error().message().view()) ==
+          "drives must be in [1, 1000000], got 1001000");
     CHECK_FALSE(domain_config::make(1, 1, 0.0).has_value());
     CHECK_FALSE(domain_config::make(1, 1, 10.0, 0).has_value());
     CHECK_FALSE(domain_config::make(1, 1, 10.0, 5, 64).has_value());
@@ -300,6 +303,26 @@ TEST_CASE("errors: a flow without the mailbox, a time-blind model, bad shapes an
     CHECK_FALSE(drive_workload::make(w, -1.0).has_value());
     CHECK_FALSE(drive_workload::make(w, 0.0, 10.0, 0.0).has_value());
     CHECK(drive_workload::make(w, 0.0, 10.0, 5.0).has_value());
+}
+
+TEST_CASE("the drives' event heap: the earliest event first, equal times to the lower drive") {
+    // The domain's determinism rests on this order: two drives of one host tick at the very same time.
+    detail::drive_heap h;
+    REQUIRE(h.init(6));
+    h.update(3, 1.0);
+    h.update(1, 1.0);
+    h.update(5, 1.0);
+    h.update(0, 2.0);
+    h.update(4, 0.5);
+    std::vector<std::size_t> order;
+    while (h.top_key() < detail::never) {
+        order.push_back(h.top());
+        h.update(h.top(), detail::never);
+    }
+    CHECK(order == std::vector<std::size_t>{4, 1, 3, 5, 0});
+    h.update(2, 1.0);  // a later arrival at the same time still goes by index
+    h.update(1, 1.0);
+    CHECK(h.top() == 1);
 }
 
 TEST_CASE("writers spread over the hosts in turn") {

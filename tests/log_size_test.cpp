@@ -13,6 +13,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace provpol;
@@ -507,6 +508,27 @@ TEST_CASE("decisions are total: edge sizes 0, 1 and 2^64 - 1 bytes") {
                 CHECK(d.supported);
             }
         }
+    }
+}
+
+TEST_CASE("a data device of exactly XFS_AG_MIN_BLOCKS is formatted, one block less is refused") {
+    // mkfs.xfs -N on image files, with TEST_DEV, TEST_DIR and QA_CHECK_FS set (they lift the 300 MB floor); 6.1.0
+    // on Debian 12, 6.13.0 and 7.2.0 in Debian 13 and unstable roots. 16773120 bytes, all three: "size 4095 of data
+    // subvolume is too small, minimum 4096 blocks"; 16777216 bytes: agcount=1, agsize=4096 blks and a log of 1368,
+    // 3075 and 2001 blocks.
+    const std::pair<log_preset, std::uint64_t> cases[] = {
+        {log_preset::xfsprogs_6_1, 1368}, {log_preset::xfsprogs_6_13, 3075}, {log_preset::xfsprogs_7_2, 2001}};
+    for (const auto& [p, log_blocks] : cases) {
+        INFO(to_text(p));
+        const log_size_decision below = decide_log_size(p, geo(opts(bytes(16773120))));
+        CHECK(below.reason == log_reason::data_too_small);
+        fs_geometry_options o = opts(16_MiB);
+        o.allow_unsupported = true;  // mkfs's floor for tests: formats below 300 MB
+        const log_size_decision at = decide_log_size(p, geo(o));
+        CHECK(at.reason == log_reason::fs_too_small);
+        CHECK(at.agcount == 1);
+        CHECK(at.agsize_blocks == 4096);
+        CHECK(at.log_blocks == log_blocks);
     }
 }
 

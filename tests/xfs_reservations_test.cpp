@@ -303,6 +303,31 @@ TEST_CASE("the concurrency-sized log: the issue's 64-CPU SSD, and what 6.1 does 
     CHECK(xfsprogs_6_13().decide(fs_geometry::make(small).value()).log_blocks == 102600);
 }
 
+TEST_CASE("-d concurrency=N at AGs of exactly 4 GiB per thread: the AG size is the floor of the blocks per thread") {
+    // mkfs.xfs 6.13.0 (Debian 13 root) and 7.2.0 (unstable root), mkfs.xfs -N -f -d concurrency=N on image files of
+    // 16 GiB and 16 GiB + 4 KiB and + 8 KiB: with 4 threads (the default AG count of a 16 GiB device) every size gives
+    // agcount=4, agsize=1048576 blks, blocks=4194304 (the 1 or 2 blocks over dropped with the last AG); with 5
+    // threads 4 AGs of 1048576, 1048577 and 1048577 blocks, the default geometry's size rounded up.
+    struct row {
+        std::uint64_t extra, threads, agsize, blocks;
+    };
+    const row rows[] = {{0, 4, 1048576, 4194304}, {4096, 4, 1048576, 4194304}, {8192, 4, 1048576, 4194304},
+                        {0, 5, 1048576, 4194304}, {4096, 5, 1048577, 4194305}, {8192, 5, 1048577, 4194306}};
+    for (const row& r : rows) {
+        for (log_preset p : {log_preset::xfsprogs_6_13, log_preset::xfsprogs_7_2}) {
+            CAPTURE(r.extra);
+            CAPTURE(r.threads);
+            fs_geometry_options o;
+            o.device_size = bytes((16_GiB).count() + r.extra);
+            o.data_concurrency = static_cast<std::int64_t>(r.threads);
+            const log_size_decision d = decide_log_size(p, fs_geometry::make(o).value());
+            CHECK(d.agcount == 4);
+            CHECK(d.agsize_blocks == r.agsize);
+            CHECK(d.data_blocks == r.blocks);
+        }
+    }
+}
+
 TEST_CASE(
     "-d concurrency=N sizes the AGs on any device, before -d agcount and agsize (calculate_initial_ag_geometry)") {
     // Expected values: xfstests' tests/xfs/614.out.lba512 (kdave/xfstests 63a29724), lines 73, 87, 130, 139 and

@@ -50,7 +50,7 @@ public:
         const pd::domain_request& r = shared_.request(slot);
         if (r.st != pd::domain_request::state::at_spm) return;  // the outbox was full: sent later
         // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
-        const double sent = r.grid == t ? t : pd::domain_next_tick(r.grid, flow_.poll_period(), t);
+        const double sent = r.grid == t ? t : pd::next_clock_tick(r.grid, flow_.poll_period(), t);
         if (extend_record* e = find(extends, drive, r.size)) e->handled = t, e->sent = sent, e->scan = r.at;
     }
 

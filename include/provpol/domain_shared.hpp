@@ -122,14 +122,6 @@ private:
 
 namespace detail {
 
-/// The first tick of the clock phase + n x cycle at or after t: flow_latency's own formula, so that the domain's
-/// waits are bit for bit the flow's.
-inline double domain_next_tick(double phase, double cycle, double t) noexcept {
-    const double n = detail::ceil((t - phase) / cycle);
-    const double tick = phase + n * cycle;
-    return tick < t ? tick + cycle : tick;
-}
-
 /// One extend request on its way through the domain.
 struct domain_request {
     enum class state : unsigned char { free, before_send, at_spm };
@@ -251,7 +243,7 @@ public:
         }
         double sent = t;
         if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (latency_flow.hpp's rule)
-            sent = domain_next_tick(h.grid, T, t);
+            sent = next_clock_tick(h.grid, T, t);
         else
             h.grid = t;
         r.grid = h.grid;
@@ -261,7 +253,7 @@ public:
         const flow_latency& fl = flow_->flow();
         for (std::size_t i = 0; i < fl.size(); ++i)
             if (flow_->role(i) == domain_role::transport) sent += r.draws[i];
-        r.at = flow_->scan_stage() >= 0 ? domain_next_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
+        r.at = flow_->scan_stage() >= 0 ? next_clock_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
         r.st = domain_request::state::at_spm;
         --requests_before_send_;
         (void)spm_.push_back(slot);  // reserved for every request slot in init()
@@ -350,7 +342,7 @@ private:
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
     PROVPOL_NODISCARD double step(std::size_t i, std::uint32_t drive, double t, double draw) const noexcept {
         const flow_stage& s = flow_->flow().stage(i);
-        if (s.kind == flow_stage_kind::clock) return domain_next_tick(phases_[drive].phase[i], s.cycle(), t);
+        if (s.kind == flow_stage_kind::clock) return next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
         return s.kind == flow_stage_kind::delay ? t + draw : t;
     }
     // Requests of `host` in flight at t: sent and their reply not yet seen.

@@ -138,6 +138,16 @@ enum class flow_resend : unsigned char {
                     ///< extend_timeout (2 s) has passed since the request, and at once on ENOSPC (urgent)
 };
 
+namespace detail {
+/// The first tick of the clock phase + n x cycle at or after t (within an ulp). flow_latency's runs and the domain's
+/// shared clocks both take their ticks from here, so that a lone writer in a domain is simulate_run bit for bit.
+inline double next_clock_tick(double phase, double cycle, double t) noexcept {
+    const double n = detail::ceil((t - phase) / cycle);
+    const double tick = phase + n * cycle;
+    return tick < t ? tick + cycle : tick;
+}
+}  // namespace detail
+
 /// The extend latency as the flow of clocks and service times (see the header comment).
 class flow_latency {
 public:
@@ -283,7 +293,7 @@ public:
                 case flow_stage_kind::monitor:
                     break;  // the request is made at the monitor's tick
                 case flow_stage_kind::clock:
-                    t = next_tick(run.phase[i], s.cycle(), t);
+                    t = detail::next_clock_tick(run.phase[i], s.cycle(), t);
                     break;
                 case flow_stage_kind::delay:
                     if (static_cast<int>(i) == refresh_) run.reply_read = t;
@@ -293,7 +303,7 @@ public:
                     t += draw(s, rng);
                     if (poll_ >= 0) {
                         if (t < run.reply_pending_until)  // the mail monitor is sleeping on a pending reply
-                            t = next_tick(run.send_time, period_, t);
+                            t = detail::next_clock_tick(run.send_time, period_, t);
                         else
                             run.send_time = t;
                     }
@@ -314,12 +324,6 @@ private:
     static double draw(const flow_stage& s, random_stream& rng) noexcept {
         return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
                                              : s.min_seconds;
-    }
-    // The first tick of the clock (phase + n x cycle) at or after t.
-    static double next_tick(double phase, double cycle, double t) noexcept {
-        const double n = detail::ceil((t - phase) / cycle);
-        const double tick = phase + n * cycle;
-        return tick < t ? tick + cycle : tick;
     }
 
     // Splits the stages into A + B (uniforms outside the send-to-poll span) and X (between send and poll).
