@@ -171,6 +171,7 @@ int run(int argc, char** argv) {
         return 0;
     }
     const options o = parse_options(a);
+    cli::flush_warnings();  // every option read: what they warned of (e.g. a log's malformed lines) is said now
     check_environment(o.workdir);
     if (o.rate_aware) {
         const auto policy = make_rate_aware_policy(o.config, o.budget_ms);

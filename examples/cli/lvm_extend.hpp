@@ -70,11 +70,11 @@ inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset
     return *c;
 }
 
-/// The warning lvm2 itself prints for a threshold under 50 (it acts as 50), on stderr, once.
+/// The warning lvm2 itself prints for a threshold under 50 (it acts as 50), on stderr, once (see warn()).
 inline void warn_lvm_clamp(const lvm_autoextend_config& c) {
     if (c.threshold_clamped())
-        std::fprintf(stderr, "provpol: warning: %s %u is below lvm2's minimum: lvm2 uses 50\n",
-                     lvm_autoextend_config::threshold_key(c.kind()), c.threshold_as_written());
+        warn(std::string("provpol: warning: ") + lvm_autoextend_config::threshold_key(c.kind()) + " " +
+             std::to_string(c.threshold_as_written()) + " is below lvm2's minimum: lvm2 uses 50");
 }
 
 namespace detail_lvm {

@@ -191,17 +191,24 @@ int provpol::cli::provpol_main(int argc, char** argv) {
         return usage_failure("unknown command '" + args::printable(name) + "'" +
                              (hint.empty() ? " (see provpol --help)" : hint));
     }
+    drop_warnings();  // none from an earlier call in this process (the CLI fuzzer calls provpol_main again)
     try {
-        return finish(c->run(argc - 2, argv + 2));
+        const int status = c->run(argc - 2, argv + 2);
+        std::fflush(stdout);
+        flush_warnings();
+        return finish(status);
     } catch (const provpol::cli::help_request& h) {
+        drop_warnings();
         std::fputs(h.text.c_str(), stdout);
         return finish(0);
     } catch (const provpol::cli::usage_error& e) {
+        drop_warnings();
         std::fflush(stdout);
         std::fprintf(stderr, "provpol %s: %s\n", c->name, one_line(e.what()).c_str());
         return 2;
     } catch (const provpol::cli::runtime_failure& e) {
         std::fflush(stdout);
+        flush_warnings();
         std::fprintf(stderr, "provpol %s: %s\n", c->name, one_line(e.what()).c_str());
         return 1;
     } catch (const std::bad_alloc&) {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
@@ -27,6 +28,23 @@ struct usage_error : std::runtime_error {
 struct runtime_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// Warnings about the input that do not stop the work (malformed log lines skipped, a setting the tool itself
+/// adjusts): held until the command has read all its options and printed by the program's main when the command
+/// returns, so that on a usage error (exit 2) the error stays the only line on stderr.
+inline std::vector<std::string>& pending_warnings() {
+    static std::vector<std::string> w;
+    return w;
+}
+/// Holds one line (without its newline) for flush_warnings().
+inline void warn(std::string line) { pending_warnings().push_back(std::move(line)); }
+/// Prints the held warnings on stderr, one line each, and forgets them.
+inline void flush_warnings() {
+    for (const std::string& w : pending_warnings()) std::fprintf(stderr, "%s\n", w.c_str());
+    pending_warnings().clear();
+}
+/// Forgets the held warnings (the command failed on its input: its one line is the error).
+inline void drop_warnings() { pending_warnings().clear(); }
 
 /// The exit status of a command that printed its answer but whose answer misses the target it was asked to meet
 /// (recommend: no configuration meets --max-pause-probability, --max-pauses-per-run or --max-queued), so that a

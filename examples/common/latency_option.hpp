@@ -89,8 +89,8 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
                           "thinp.py logs them)");
     }
     if (r.malformed != 0)
-        std::fprintf(stderr, "provpol %s: %s: %zu malformed extend completion lines ignored (%s)\n", command.c_str(),
-                     option.c_str(), r.malformed, first.c_str());
+        warn("provpol " + command + ": " + option + ": " + std::to_string(r.malformed) +
+             " malformed extend completion lines ignored (" + first + ")");
     return r;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's CLI findings, each a case that failed before its fix: a crash, errors naming the wrong option or
+# A review's CLI findings, each a case that failed before its fix: a crash, errors naming the wrong option or
 # unit, and answers that were wrong or silently vacuous. Every bad input: exit 2, one line on stderr.
 . "$(dirname "$0")/lib.sh"
 
@@ -62,5 +62,24 @@ for cmd in capacity plan recommend; do
   [ "$status" -eq 2 ] && [ "$(wc -l <"$err")" -eq 1 ] || fail "$cmd --rate --rates=0: expected exit 2 and one line (status $status)"
 done
 expect_usage '^provpol plan: ' plan --latency --latency=fixed:1 --rate 1MiB/s --write 1MiB --runs 1
+
+# Found by the CLI fuzzer's campaign: a warning about the input (a VDSM log's malformed lines, lvm2's threshold
+# floor) went out on stderr while the options were read, so a later bad option made two lines for exit 2. The
+# warning now waits for the command to have read every option; on success it is still said, once.
+log=$scratch/malformed.log
+{
+  echo "2022-03-23 03:57:59,502+0200 INFO  (mailbox-hsm/3) [virt.vm] (vmId='108e') Extend volume 7d85 completed <Clock(total=1.65, wait=0.28, extend-volume=1.09, refresh-volume=0.28)> (thinp:567)"
+  echo "garbage Extend volume x completed <Clock(total=abc)>"
+} >"$log"
+expect_usage "^provpol latency: --profile: unknown value ''" latency --profile "vdsm-log:$log" --profile ''
+expect_usage '^provpol plan: --latency: unknown value' plan --preset lvm-thin-autoextend --threshold 40 --latency x
+checks=$((checks + 1))
+run latency --profile "vdsm-log:$log"
+[ "$status" -eq 0 ] && [ "$(grep -c 'malformed extend completion lines ignored' "$err")" -eq 1 ] ||
+  fail "latency --profile vdsm-log: the warning about the malformed line, once, on a run that succeeds (status $status)"
+checks=$((checks + 1))
+run extend --preset lvm-thin-autoextend --threshold 40 --physical 1GiB --allocation 900MiB
+[ "$status" -eq 0 ] && [ "$(grep -c 'below lvm2.s minimum' "$err")" -eq 1 ] ||
+  fail "extend --threshold 40: lvm2's floor said once (status $status)"
 
 finish

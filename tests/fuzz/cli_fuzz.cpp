@@ -10,7 +10,8 @@
 //   - on exit 2, print exactly one line on stderr and nothing on stdout;
 //   - stay within a work bound: the options that size the work (--max-events, --max-steps, --jobs, calibrate's
 //     --bytes, --runs and --sizes) take only small values or invalid ones, and are given small values when the
-//     input leaves them out; the run's output is at most 64 MiB. libFuzzer's -timeout catches the rest.
+//     input leaves them out; a LIST option (one answer per item) gets at most 20 items; the run's output is at
+//     most 64 MiB. libFuzzer's -timeout catches the rest.
 // The CLI writes through stdout and stderr and reads stdin: for each run, descriptor 1 is pointed at a scratch file,
 // stderr at a memory stream and stdin at a fixture file (glibc's stdio streams are variables; sanitizer reports go
 // to descriptor 2, which stays the fuzzer's), and the run happens in a scratch directory of fixtures, so
@@ -41,6 +42,7 @@ struct fuzz_option {
     std::string name;
     bool takes_value = false;
     std::vector<std::string> choices;  // the registries' names for its value (value_choices), if any
+    bool list = false;                 // its value is a LIST (the help's name for it): one answer per item
 };
 struct fuzz_command {
     std::string name;
@@ -269,13 +271,13 @@ tables build_tables() {
         add_names(c.help.usage, names);
         for (const provpol::cli::option& o : c.help.options) {
             if (std::string(o.name) == "--help") continue;  // rare below: help ends the run before anything else
-            fuzz_option fo{o.name, o.value_name != nullptr, {}};
+            fuzz_option fo{o.name, o.value_name != nullptr, {}, o.value_name && std::string(o.value_name) == "LIST"};
             if (fo.takes_value)
                 for (const std::string& v : provpol::cli::value_choices(o))
                     if (!v.empty()) fo.choices.push_back(v);
             add_names(o.help, names);
             fc.options.push_back(fo);
-            if (o.alias) fc.options.push_back({o.alias, fo.takes_value, fo.choices});
+            if (o.alias) fc.options.push_back({o.alias, fo.takes_value, fo.choices, fo.list});
         }
         t.commands.push_back(fc);
     }
@@ -321,11 +323,8 @@ const std::map<std::string, work_option>* work_table(const std::string& command,
     return nullptr;
 }
 
-std::string value_for(chooser& in, const tables& t, const std::string& command, const fuzz_option& o) {
-    if (const auto* w = work_table(command, o.name)) {
-        const auto& values = w->at(o.name).values;
-        return values[in.pick(values.size())];
-    }
+// A value of any kind for an option: its registry's names, edge values, raw bytes, short lists.
+std::string any_value_for(chooser& in, const tables& t, const fuzz_option& o) {
     switch (in.byte() % 8) {
         case 0:
         case 1:
@@ -346,6 +345,26 @@ std::string value_for(chooser& in, const tables& t, const std::string& command, 
         default:
             return t.values[in.pick(t.values.size())];
     }
+}
+
+// A LIST option answers once per item (plan, capacity and recommend per rate, latency or policy): a list of
+// 10,000 items is 10,000 answers, minutes of legitimate work (and lists of two such options multiply). Such an
+// option gets at most the first 20 items of a long list (still every per-item path, the joining of the answers,
+// a usage error in a late item); other options keep the whole list, which they refuse or read at once.
+std::string bounded(const fuzz_option& o, std::string v) {
+    if (!o.list) return v;
+    std::size_t commas = 0, i = 0;
+    for (; i < v.size(); ++i)
+        if (v[i] == ',' && ++commas == 20) break;
+    return v.substr(0, i);
+}
+
+std::string value_for(chooser& in, const tables& t, const std::string& command, const fuzz_option& o) {
+    if (const auto* w = work_table(command, o.name)) {
+        const auto& values = w->at(o.name).values;
+        return values[in.pick(values.size())];
+    }
+    return bounded(o, any_value_for(in, t, o));
 }
 
 bool has_arg(const std::vector<std::string>& args, const std::string& name) {
