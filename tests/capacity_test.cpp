@@ -212,7 +212,7 @@ TEST_CASE("search_max_writers: doubling then bisection over any check, each coun
     CHECK(e.error().setting() == text_view("domain"));
 }
 
-// Issue 24 item 5: 0 domain runs reported "met".
+// A review found: 0 domain runs reported "met".
 TEST_CASE("check_writers: 0 runs is an error, not a met target") {
     const domain_config cfg = domain_config::make(1, 2).value();
     const latency_model l = vdsm_immediate_latency();

@@ -413,7 +413,7 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.serve().done_at == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
 }
 
-// Issue 24 item 5: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them
+// A review found: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them
 // on entry as make() would, so a config that make() refuses never runs (host_slots 0 waited forever; hosts x
 // drives wrapped in uint32_t).
 TEST_CASE("simulate_domain refuses what make() refuses, however the config was built") {

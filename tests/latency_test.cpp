@@ -392,7 +392,7 @@ TEST_CASE("latency_model dispatches to any model") {
     CHECK(m1.complete(r1, 5.0, a) == 5.0 + vdsm_immediate_independent_latency().sample_after_detection(b));
 }
 
-// Issue 24 item 2: the closed form must hold its error bound for any widths, not only for widths of one scale.
+// A review found: the closed form must hold its error bound for any widths, not only for widths of one scale.
 // The reference is exact (tests/exact_uniform_sum.hpp: dyadic rationals in big integers, nothing rounded).
 // The library works from t - offset and the sum of the widths in double, so it answers for a t within a few ulps
 // of the one asked: the check brackets it between the exact answers at t -/+ delta, with delta that rounding.
@@ -485,7 +485,7 @@ TEST_CASE("pipeline: P(L > t) against an exact computation over random stage set
     CHECK(tails > 300);  // the far tail, where a relative bound matters, is well represented
 }
 
-// Issue 24 item 3: above the kept capacity, the tail is what a target of 1e-4 reads; it must not be summarised away.
+// A review found: above the kept capacity, the tail is what a target of 1e-4 reads; it must not be summarised away.
 TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), high quantiles, the mean") {
     const std::size_t n = 16384;  // a power of two: p x n is exact, so the expected quantile index is too
     random_stream gen(3);
@@ -531,7 +531,7 @@ TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), h
     CHECK(drawn_sum / draws == doctest::Approx(static_cast<double>(sum / n)).epsilon(0.01));
 }
 
-// Issue 24 item 4: a default model and the inactive alternatives of latency_model.
+// A review found: a default model and the inactive alternatives of latency_model.
 TEST_CASE("empirical: a default (empty) model answers without reading out of bounds") {
     const empirical_latency e{};
     CHECK(e.size() == 0);

@@ -348,3 +348,12 @@ TEST_CASE("simulated: an agent that knew the rate from the start does no better 
     CHECK(best.pauses >= 0.99);
     CHECK(real.pauses <= best.pauses + 0.01);
 }
+
+TEST_CASE("the bytes written in the budget round up to whole MiB, however little past a MiB they are") {
+    // 349525334 B/s for 3 ms is 1048576.002 bytes: one MiB and a fraction of a byte, so 2 MiB (rounded down
+    // first, it would be exactly 1 MiB and stay there).
+    CHECK(detail::rate_budget_bytes(rate(349525334), 3) == std::uint64_t{2} << 20);
+    CHECK(detail::rate_budget_bytes(rate(349525332), 3) == std::uint64_t{1} << 20);   // 1048575.996 bytes
+    CHECK(detail::rate_budget_bytes(rate(1048576000), 1) == std::uint64_t{1} << 20);  // exactly 1 MiB
+    CHECK(detail::rate_budget_bytes(rate(0), 1000) == 0);
+}

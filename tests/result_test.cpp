@@ -227,7 +227,7 @@ struct throwing_move_error {
 };
 }  // namespace
 
-// Issue 24 item 6: the traits say what the operations do. Checked at run time so that a regression reports as a
+// A review found: the traits say what the operations do. Checked at run time so that a regression reports as a
 // failed test rather than a compile error elsewhere; the same facts as static_asserts would stop the build.
 TEST_CASE("result<T> is copyable exactly when T and E are, and its moves are noexcept only when both are") {
     using move_only = result<std::unique_ptr<int>>;

@@ -494,7 +494,7 @@ TEST_CASE("check_per_vm: whole runs, at least ceil(Q x runs) of them within the 
     CHECK(probed >= 3);
 }
 
-// Issue 24 items 4 and 5: an extent of 0 bytes divided by zero before any validation; no runs met any target.
+// A review found: an extent of 0 bytes divided by zero before any validation; no runs met any target.
 TEST_CASE("recommend_vdsm_per_vm validates the extent before dividing by it") {
     const latency_model l = vdsm_immediate_latency();
     const workload w = workload::make(1_GiB, mib_per_s(100), 2_GiB).value();

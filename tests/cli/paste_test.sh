@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26, "The operator's CLI, second pass": one block per numbered finding, each with the behaviour it now has.
+# The operator's CLI, second pass: one block per numbered finding, each with the behaviour it now has.
 # The first: every configuration provpol prints can be piped or pasted into the provpol command that uses it.
 # Usage: paste_test.sh path/to/provpol
 . "$(dirname "$0")/lib.sh"
