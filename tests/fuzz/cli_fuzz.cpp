@@ -10,8 +10,8 @@
 //   - on exit 2, print exactly one line on stderr and nothing on stdout;
 //   - stay within a work bound: the options that size the work (--max-events, --max-steps, --jobs, calibrate's
 //     --bytes, --runs and --sizes) take only small values or invalid ones, and are given small values when the
-//     input leaves them out; a LIST option (one answer per item) gets at most 20 items; the run's output is at
-//     most 64 MiB. libFuzzer's -timeout catches the rest.
+//     input leaves them out; the LIST options (one answer per item) of a run share 8 items; the run's output is
+//     at most 64 MiB. libFuzzer's -timeout catches the rest.
 // The CLI writes through stdout and stderr and reads stdin: for each run, descriptor 1 is pointed at a scratch file,
 // stderr at a memory stream and stdin at a fixture file (glibc's stdio streams are variables; sanitizer reports go
 // to descriptor 2, which stays the fuzzer's), and the run happens in a scratch directory of fixtures, so
@@ -299,6 +299,7 @@ public:
     bool more() const { return r_.remaining() > 0; }
     std::size_t pick(std::size_t n) { return n == 0 ? 0 : (std::size_t{r_.u8()} | std::size_t{r_.u8()} << 8) % n; }
     std::uint8_t byte() { return r_.u8(); }
+    std::size_t list_budget = 8;  // the items left for this run's LIST options (bounded())
     // Raw bytes as an argument: at most 40, without NUL (argv cannot hold one) or '/' (no path out of the
     // scratch directory).
     std::string raw() {
@@ -348,14 +349,16 @@ std::string any_value_for(chooser& in, const tables& t, const fuzz_option& o) {
 }
 
 // A LIST option answers once per item (plan, capacity and recommend per rate, latency or policy): a list of
-// 10,000 items is 10,000 answers, minutes of legitimate work (and lists of two such options multiply). Such an
-// option gets at most the first 20 items of a long list (still every per-item path, the joining of the answers,
-// a usage error in a late item); other options keep the whole list, which they refuse or read at once.
-std::string bounded(const fuzz_option& o, std::string v) {
+// 10,000 items is 10,000 answers, minutes of legitimate work, and a repeated option adds its items up. The LIST
+// options of one run share 8 items (`budget`): a value gets the first of its items that fit, and at least one
+// (still every per-item path, the joining of the answers, a usage error in a late item). Other options keep the
+// whole list, which they refuse or read at once.
+std::string bounded(const fuzz_option& o, std::string v, std::size_t& budget) {
     if (!o.list) return v;
-    std::size_t commas = 0, i = 0;
+    std::size_t items = 1, i = 0;
     for (; i < v.size(); ++i)
-        if (v[i] == ',' && ++commas == 20) break;
+        if (v[i] == ',' && ++items > budget) break;
+    budget = items > budget ? 0 : budget - items;
     return v.substr(0, i);
 }
 
@@ -364,7 +367,7 @@ std::string value_for(chooser& in, const tables& t, const std::string& command, 
         const auto& values = w->at(o.name).values;
         return values[in.pick(values.size())];
     }
-    return bounded(o, any_value_for(in, t, o));
+    return bounded(o, any_value_for(in, t, o), in.list_budget);
 }
 
 bool has_arg(const std::vector<std::string>& args, const std::string& name) {
