@@ -316,6 +316,16 @@ TEST_CASE("flow: validation names the setting and the range") {
           "flow stage max_seconds must be in [2, 100000], got 1");
     flow_stage many[9] = {};
     CHECK_FALSE(flow_latency::make(many, 9).has_value());
+    CHECK_FALSE(flow_latency::make(many, 0).has_value());  // a flow of no stage at all
+    // A drift of a whole period would let the clock tick twice in one cycle: refused at the period itself.
+    const flow_stage full_drift[] = {flow_stage::clock("c", 2.0, 2.0)};
+    CHECK_FALSE(flow_latency::make(full_drift, 1).has_value());
+    const flow_stage under_full_drift[] = {flow_stage::clock("c", 2.0, 1.999)};
+    CHECK(flow_latency::make(under_full_drift, 1).has_value());
+    const flow_stage two_sends[] = {flow_stage::send("s", 0, 0), flow_stage::send("t", 0, 0),
+                                    flow_stage::reply_poll("p", 2.0)};
+    CHECK(std::string(flow_latency::make(two_sends, 3).error().message().view()).find("at most one send") !=
+          std::string::npos);
     const flow_stage many_polls[] = {flow_stage::send("s", 0, 0), flow_stage::delay("w", 0, 1e4),
                                      flow_stage::reply_poll("p", 0.001)};
     CHECK(std::string(flow_latency::make(many_polls, 3).error().message().view()).find("reply polls") !=
