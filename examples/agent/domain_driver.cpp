@@ -55,7 +55,9 @@ public:
     }
 
     /// The SPM takes its next request: returns the completion; records the lock and the reply poll; queues the
-    /// lvextend for the end of the request's turn under the lock.
+    /// real lvextend for the start of the request's turn under the lock, so that it runs inside the window it is
+    /// compared with even when this process is scheduled late (nothing sees the LV file grow before the host
+    /// refreshes the loop device at the reply).
     pd::domain_completion serve(std::vector<extend_record>& extends) {
         const double lock_free_before = shared_.lock_free();
         const pd::domain_completion c = shared_.serve();
@@ -73,13 +75,13 @@ public:
             e->reply_poll = r.grid + std::max(1.0, k) * T;
             e->injected_done = c.done_at;
         }
-        lvextends_.push_back({end, c.drive, c.size});
+        lvextends_.push_back({start, c.drive, c.size});
         return c;
     }
 
-    /// When the SPM worker's next lvextend ends, or never.
+    /// When the SPM worker's next lvextend runs (its turn under the lock starts), or never.
     double next_lvextend() const { return lvextends_.empty() ? pd::never : lvextends_.front().at; }
-    /// The next lvextend ends: the drive and the LV size it asked for.
+    /// The next lvextend runs: the drive and the LV size it asked for.
     std::pair<unsigned, std::uint64_t> pop_lvextend() {
         const pending p = lvextends_.front();
         lvextends_.pop_front();
@@ -104,7 +106,7 @@ private:
     };
     const domain_flow& flow_;
     pd::domain_shared shared_;
-    std::deque<pending> lvextends_;  // in lock order: their ends increase
+    std::deque<pending> lvextends_;  // in lock order: their starts increase
     double busy_ = 0;
     std::uint32_t waits_ = 0;
 };

@@ -36,9 +36,11 @@
 
 domain_scenario() {
   local name=domain out=$scratch/domain.out csv=$scratch/domain.csv summary=$scratch/domain-summary.csv
-  local extends=$scratch/domain-extends.csv rc attempt late late_tol=0.2 d
+  local extends=$scratch/domain-extends.csv rc attempt late over late_tol=0.2 d
   # 0.2 s: the guests' lateness goes into J above; beyond 0.2 s behind schedule the machine, not the stack, is
-  # what the comparison would measure (about a tenth of the 1.6 s fill time), so the run is voided and redone once.
+  # what the comparison would measure (about a tenth of the 1.6 s fill time), so the run is voided and redone once;
+  # so is a run in which the real refresh took 50 ms or more beyond the injected completion (a loaded machine
+  # scheduling the agent late: the comparison's tolerances take it in, but the stack no longer kept its times).
   local args=(--chunk 64MiB --percent 50 --extent 64MiB --latency vdsm-immediate --drives 4 --stagger 0.3
     --rate 20MiB/s --write 240MiB --capacity 256MiB --seed 2 --workdir "$scratch")
   for attempt in 1 2; do
@@ -47,9 +49,11 @@ domain_scenario() {
     rc=$?
     [ $rc -eq 0 ] || break
     late=$(awk -F, '$1 == "all" && $2 == "max_lateness_s" { print $3 }' "$summary")
-    awk -v l="$late" -v t="$late_tol" 'BEGIN { exit !(l >= t) }' || break
+    over=$(awk -F, '$1 == "all" && $2 == "max_extend_overhead_s" { print $3 }' "$summary")
+    awk -v l="$late" -v t="$late_tol" -v o="$over" 'BEGIN { exit !(l >= t || o >= 0.05) }' || break
     [ $attempt -eq 1 ] || break
-    echo "e2e: $name: a guest fell $late s behind its schedule (the scenario tolerates $late_tol s): run again"
+    echo "e2e: $name: a guest fell $late s behind its schedule (the scenario tolerates $late_tol s), or an extend" \
+      "took $over s beyond its injected time (0.05 s): run again"
     nothing_left "$name (voided run)"
     rm -f "$csv" "$summary" "$extends"
   done
@@ -83,11 +87,12 @@ domain_scenario() {
   lateness=$(awk -F, '$1 == "all" && $2 == "max_lateness_s" { print $3 }' "$summary")
   check "$name: the real stack kept the injected times (extend overhead ${overhead} s < 0.05 s)" \
     awk -v o="$overhead" 'BEGIN { exit !(o < 0.05) }'
-  # The shared parts, from the extends' logged path: one lvextend at a time, each stage after the one before.
+  # The shared parts, from the extends' logged path: one lvextend at a time, each stage after the one before, the
+  # real lvextend (the agent grows the LV file when the request's turn under the lock starts) inside its window.
   local shared
   shared=$(sort -t, -k11,11g <(tail -n +2 "$extends") | awk -F, '
     { if ($3 > $8 + 1e-6 || $8 > $9 + 1e-6 || $9 > $10 + 1e-6 || $10 > $11 + 1e-6 || $11 >= $12 || $12 > $14 + 1e-6 ||
-          $13 < $12 - 1e-6 || $13 > $12 + 0.05 || $3 + $4 < $14 - 1e-6) {
+          $13 < $11 - 1e-6 || $13 > $12 + 1e-6 || $3 + $4 < $14 - 1e-6) {
         printf "FAIL: domain: drive %s extend %s: its path is out of order (request %s, hand-over %s, send %s, check %s, lock %s-%s, lvextend %s, reply poll %s, done %.6f)\n", $1, $2, $3, $8, $9, $10, $11, $12, $13, $14, $3 + $4; bad++ }
       if (NR > 1 && $11 < end - 1e-9) { printf "FAIL: domain: drive %s extend %s took the VG lock at %s, held until %s by another\n", $1, $2, $11, end; bad++ }
       if ($11 > $10 + 1e-6) waits++

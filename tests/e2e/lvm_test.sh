@@ -74,6 +74,10 @@ if [ -z "$compare_only" ]; then
   esac
   echo "== [${SECONDS}s] guest: $guest ($(tr '\n' ' ' <"$guest/versions" | grep -o 'lvm2=[^ ]*\|linux-image[^ ]*' | tr '\n' ' '))"
   scratch=$(mktemp -d /tmp/provpol-lvm-e2e.XXXXXX)
+  # The guest's clocks are what the comparison measures (lvextend's service time, when the pool fills): on a
+  # shared machine QEMU runs ahead of other work, as a host's storage stack would, so that two busy loops beside
+  # it do not stretch them. QEMU inherits the priority.
+  renice -n -10 -p $$ >/dev/null 2>&1 || true
 fi
 results=${compare_only:-$scratch}
 
@@ -350,8 +354,11 @@ else
       echo "$name,$n,$trig,$physical,$used,$used_after,$total,$((vg_free * extent)),$res,$((after * extent)),$got,$got_after" >>"$all_extends"
       want=$((after * extent))
       case $res in
+        # lvm2 made a size an extend decided at one end, or between the two ends when both extend; at an end that
+        # fails for VG space (the usage at which one more extent no longer suffices lies inside the window) the
+        # size left is the old one, no bound.
         ok) check "$name extend $n: lvm2 made $want, provpol at $used..$used_after used blocks: $got..$got_after" \
-              awk_true 'w >= lo + 0 && w <= hi + 0 && (a == "extend" || b == "extend")' -v w=$want -v lo="${got%%,*}" -v hi="${got_after%%,*}" -v a="${got#*,}" -v b="${got_after#*,}" ;;
+              awk_true '(a == "extend" && w == lo + 0) || (b == "extend" && w == hi + 0) || (a == "extend" && b == "extend" && w >= lo + 0 && w <= hi + 0)' -v w=$want -v lo="${got%%,*}" -v hi="${got_after%%,*}" -v a="${got#*,}" -v b="${got_after#*,}" ;;
         none) check "$name lvextend $n: lvm2 left the pool at $physical, provpol: $got" [ "$got" = "$physical,none" ] ;;
         # One command for check: "[ a ] || [ b ]" would check the first alone (and fail when the decision turns
         # within the window, as when the pool crossed the usage at which one more extent no longer suffices).
@@ -365,7 +372,11 @@ else
   column -t -s, "$all_extends" 2>/dev/null | sed 's/^/    /' || sed 's/^/    /' "$all_extends"
 
   # provpol plan per scenario: measured against simulated. Loose checks only: the same answer to "do writes
-  # queue", the extends within one (or 20%), EIO when and only when the VG ran out.
+  # queue", the extends within one (or 20%), EIO when and only when the VG ran out. The simulation takes the
+  # scenario's own measured lvextend service time (trigger to the new table live, the range over its extends): on
+  # a loaded machine the guest's lvextend runs slower than lvm-dmeventd's 0.2 to 0.55 s (0.25 to 0.81 s seen with
+  # two busy loops), the pool fills more often, and lvm2's percent policy then takes larger, fewer steps; the
+  # comparison is of the policy under the service time the run had, not of the machine's load.
   printf '  %-15s %-9s %10s %10s %10s %10s %10s\n' scenario source extends times_full queued_s queued_max eio
   for d in "$results"/*/; do
     name=$(basename "$d")
@@ -379,7 +390,11 @@ else
     read -r nw nf nq qs maxl rate_real <<<"$(writes "$name")"
     eio_m=$([ "$nf" -gt 0 ] && echo 1 || echo 0)
     printf '  %-15s %-9s %10s %10s %10s %10s %10s\n' "$name" measured "$ext_m" "$full_n" "$full_s" "$full_max" "$eio_m"
-    out=$("$PROVPOL" plan --preset lvm-thin-autoextend --pool-size "${local_pp_pool_mib}MiB" \
+    svc=$(awk -F, 'NR > 1 && $14 == "ok" && $3 != "" && $6 != "" { s = $6 - $3; if (n++ == 0 || s < lo) lo = s; if (s > hi) hi = s }
+                   END { if (n >= 2 && lo > 0) printf "%.3f,%.3f", lo, hi }' "$d/extends.csv")
+    lvextend_time=()
+    [ -n "$svc" ] && lvextend_time=(--lvextend-time "$svc")
+    out=$("$PROVPOL" plan --preset lvm-thin-autoextend --pool-size "${local_pp_pool_mib}MiB" "${lvextend_time[@]}" \
       --vg-free $((vg_free_ext * 4))MiB --rates "$((local_pp_rate / MiB))MiB/s" --write "$((local_pp_total / MiB))MiB" \
       --threshold "${local_pp_threshold:-70}" --extend-percent "${local_pp_percent:-20}" \
       --no-space-timeout "${local_pp_nst:-60}" --latency lvm-dmeventd --format csv 2>&1)
@@ -390,7 +405,8 @@ else
       continue
     fi
     read -r ext_s full_sim q_s q_smax eio_s <<<"$sim"
-    printf '  %-15s %-9s %10s %10s %10s %10s %10s\n' "" simulated "$ext_s" "$full_sim" "$q_s" "$q_smax" "$eio_s"
+    printf '  %-15s %-9s %10s %10s %10s %10s %10s  %s\n' "" simulated "$ext_s" "$full_sim" "$q_s" "$q_smax" "$eio_s" \
+      "${svc:+lvextend ${svc/,/ to } s as measured}"
     check "$name: extends measured $ext_m, simulated $ext_s (within 1 or 20%)" \
       awk_true '(m > s ? m - s : s - m) <= (m * 0.2 > 1 ? m * 0.2 : 1)' -v m="$ext_m" -v s="$ext_s"
     check "$name: writes queued measured ${full_s}s, simulated ${q_s}s: both or neither" \
