@@ -48,7 +48,8 @@ std::string per_vm_text(const per_vm_target& t) {
 
 // recommend --policy rate-aware: keep a static floor in VDSM's configuration and let the agent size extends.
 int recommend_rate_aware(const args& a, rate r, double p, const latency_model& latency, std::uint64_t runs,
-                         std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm) {
+                         std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm,
+                         std::uint64_t max_events) {
     std::vector<plan_config> floors;
     if (a.has("--percent") && !a.has("--chunk"))
         throw usage_error(
@@ -65,6 +66,14 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     if (floors.size() > 1) throw usage_error("give one floor: --preset or --chunk with --percent");
     if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_preset_option("vdsm-legacy"), true});
     const plan_config& floor = floors.front();
+    // Bounded work, as for the static answer: the check's runs, and with a per-VM target the bisection of the budget
+    // (at most 23 candidates: whole milliseconds up to an hour, and the longest first).
+    check_work("recommend",
+               static_cast<double>(runs) * (vm ? 24.0 : 1.0) *
+                   events_per_run(w.write_size, r, floor.config.chunk(), latency.detection_period()),
+               max_events,
+               std::to_string(runs) + " runs of " + std::string(format_size(w.write_size).view()) +
+                   (vm ? ", up to 24 candidate budgets" : ""));
     // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
     // in whole milliseconds, up to the longest latency, under which the target holds.
     const std::uint32_t longest = latency_budget_option(latency, 1.0, "its longest latency");
@@ -346,7 +355,8 @@ int run_recommend(int argc, char** argv) {
     }
     // The rate-aware agent plans for the latency's longest unless a target is given.
     if (policy == "rate-aware")
-        return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f, w, vm);
+        return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f, w, vm,
+                                    max_events);
     if (policy != "static")
         throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
     if (a.has("--preset") || a.has("--chunk"))

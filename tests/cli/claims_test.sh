@@ -82,4 +82,11 @@ run extend --preset lvm-thin-autoextend --threshold 40 --physical 1GiB --allocat
 [ "$status" -eq 0 ] && [ "$(grep -c 'below lvm2.s minimum' "$err")" -eq 1 ] ||
   fail "extend --threshold 40: lvm2's floor said once (status $status)"
 
+# Found by the CLI fuzzer's campaign: the rate-aware answer simulated without the event bound the static one has,
+# so 1 B/s (50 GiB in 1700 years of ticks) ran for minutes. It is refused like the static one.
+expect_usage '^provpol recommend: recommend would replay about .* above --max-events 200000' \
+  recommend --rates 1B/s --policy rate-aware --max-events 200000
+expect_usage '^provpol recommend: recommend would replay about .*candidate budgets.* above --max-events' \
+  recommend --rates 1KiB/s --policy rate-aware --max-pauses-per-run 1 --runs 10 --max-events 1000000
+
 finish
