@@ -518,7 +518,9 @@ TEST_CASE("a data device of exactly XFS_AG_MIN_BLOCKS is formatted, one block le
     // 3075 and 2001 blocks.
     const std::pair<log_preset, std::uint64_t> cases[] = {
         {log_preset::xfsprogs_6_1, 1368}, {log_preset::xfsprogs_6_13, 3075}, {log_preset::xfsprogs_7_2, 2001}};
-    for (const auto& [p, log_blocks] : cases) {
+    for (const auto& c : cases) {
+        const log_preset p = c.first;  // not a structured binding: INFO captures it (clang 14 cannot)
+        const std::uint64_t log_blocks = c.second;
         INFO(to_text(p));
         const log_size_decision below = decide_log_size(p, geo(opts(bytes(16773120))));
         CHECK(below.reason == log_reason::data_too_small);
