@@ -350,16 +350,26 @@ std::string any_value_for(chooser& in, const tables& t, const fuzz_option& o) {
 
 // A LIST option answers once per item (plan, capacity and recommend per rate, latency or policy): a list of
 // 10,000 items is 10,000 answers, minutes of legitimate work, and a repeated option adds its items up. The LIST
-// options of one run share 8 items (`budget`): a value gets the first of its items that fit, and at least one
-// (still every per-item path, the joining of the answers, a usage error in a late item). Other options keep the
-// whole list, which they refuse or read at once.
+// options of one run share 8 items (`budget`): each occurrence of such an option counts one, and its value gets
+// as many of its items as still fit (still every per-item path, the joining of the answers, a usage error in a
+// late item); an occurrence past the budget is left out. Other options keep the whole list, which they refuse or
+// read at once.
 std::string bounded(const fuzz_option& o, std::string v, std::size_t& budget) {
     if (!o.list) return v;
-    std::size_t items = 1, i = 0;
+    std::size_t extra = 0, i = 0;  // the first item was counted with the option's name (takes_list_item)
     for (; i < v.size(); ++i)
-        if (v[i] == ',' && ++items > budget) break;
-    budget = items > budget ? 0 : budget - items;
+        if (v[i] == ',' && ++extra > budget) break;
+    budget -= extra > budget ? budget : extra;
     return v.substr(0, i);
+}
+
+// Whether one more LIST option fits the run's budget (counting its first item; the name alone, without a value,
+// takes the next argument as one): false leaves the option out.
+bool takes_list_item(const fuzz_option& o, std::size_t& budget) {
+    if (!o.list) return true;
+    if (budget == 0) return false;
+    --budget;
+    return true;
 }
 
 std::string value_for(chooser& in, const tables& t, const std::string& command, const fuzz_option& o) {
@@ -394,15 +404,18 @@ std::vector<std::string> arguments(chooser& in, const tables& t, std::size_t& st
         const std::uint8_t kind = in.byte() % 12;
         if (kind < 7 && !c.options.empty()) {  // an option of this command, and its value
             const fuzz_option& o = c.options[in.pick(c.options.size())];
+            if (!takes_list_item(o, in.list_budget)) continue;
             args.push_back(o.name);
             if (o.takes_value && in.byte() % 16 != 0) args.push_back(value_for(in, t, c.name, o));
         } else if (kind == 7 && !c.options.empty()) {  // --option=value
             const fuzz_option& o = c.options[in.pick(c.options.size())];
+            if (!takes_list_item(o, in.list_budget)) continue;
             args.push_back(o.name + "=" + (o.takes_value ? value_for(in, t, c.name, o) : std::string("1")));
         } else if (kind == 8) {  // an option of another command
             const fuzz_command& other = t.commands[in.pick(t.commands.size())];
             if (!other.options.empty()) {
                 const fuzz_option& o = other.options[in.pick(other.options.size())];
+                if (!takes_list_item(o, in.list_budget)) continue;
                 args.push_back(o.name);
                 if (o.takes_value) args.push_back(value_for(in, t, other.name, o));
             }
