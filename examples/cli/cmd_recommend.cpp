@@ -97,11 +97,14 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
             }
         }
         budget_ms = hi;
-        if (!vm_check.met)
-            std::fprintf(stderr,
-                         "provpol recommend: target not met: with the longest latency as its budget (%.3g s), %.4g of "
-                         "the simulated VMs pause at most %u times, not %g\n",
-                         longest / 1000.0, vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
+        if (!vm_check.met) {
+            char why[240];
+            std::snprintf(why, sizeof why,
+                          "provpol recommend: target not met: with the longest latency as its budget (%.3g s), %.4g of "
+                          "the simulated VMs pause at most %u times, not %g",
+                          longest / 1000.0, vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
+            warn(why);  // after every value of a list is read: a later bad value is then the only line
+        }
     }
     const bytes at_rate(detail::rate_budget_bytes(r, budget_ms));
     const bytes limit = max(floor.config.limit(false), at_rate);
@@ -112,12 +115,15 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     // the first extend of a burst pauses whatever the budget (the rate is not known before the guest writes).
     const bool extend_target_met = runs == 0 || check.pause_probability <= p;
     const bool met = vm ? vm_check.met : extend_target_met;
-    if (!vm && !extend_target_met)
-        std::fprintf(stderr,
-                     "provpol recommend: target not met: %.4g of the simulated extends paused, above "
-                     "--max-pause-probability %g (the first extend of a burst pauses whatever the budget: the agent "
-                     "cannot know the rate before the guest writes)\n",
-                     check.pause_probability, p);
+    if (!vm && !extend_target_met) {
+        char why[320];
+        std::snprintf(why, sizeof why,
+                      "provpol recommend: target not met: %.4g of the simulated extends paused, above "
+                      "--max-pause-probability %g (the first extend of a burst pauses whatever the budget: the agent "
+                      "cannot know the rate before the guest writes)",
+                      check.pause_probability, p);
+        warn(why);
+    }
     if (f == format::text) {
         std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", format_rate(r).c_str(),
                     a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
