@@ -32,6 +32,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -400,13 +401,25 @@ std::vector<std::string> arguments(chooser& in, const tables& t, std::size_t& st
     }
     const fuzz_command& c = t.commands[which];
     args.push_back(c.name);
+    // A LIST option given without its value takes the next argument as its value: a stray or raw value there is
+    // bounded as the option's own would be (the dictionary has lists of thousands of items).
+    const fuzz_option* bare_list = nullptr;  // the last argument, when it is a LIST option pushed without a value
+    const auto as_value_of = [&in](const fuzz_option* o, std::string v) {
+        return o != nullptr ? bounded(*o, std::move(v), in.list_budget) : v;
+    };
     while (in.more() && args.size() < 40) {
         const std::uint8_t kind = in.byte() % 12;
+        const std::size_t size_before = args.size();
+        const fuzz_option* const before = bare_list;
+        const fuzz_option* pushed_bare = nullptr;  // `continue` below pushes nothing and keeps bare_list
         if (kind < 7 && !c.options.empty()) {  // an option of this command, and its value
             const fuzz_option& o = c.options[in.pick(c.options.size())];
             if (!takes_list_item(o, in.list_budget)) continue;
             args.push_back(o.name);
-            if (o.takes_value && in.byte() % 16 != 0) args.push_back(value_for(in, t, c.name, o));
+            if (o.takes_value && in.byte() % 16 != 0)
+                args.push_back(value_for(in, t, c.name, o));
+            else if (o.list)
+                pushed_bare = &o;
         } else if (kind == 7 && !c.options.empty()) {  // --option=value
             const fuzz_option& o = c.options[in.pick(c.options.size())];
             if (!takes_list_item(o, in.list_budget)) continue;
@@ -420,14 +433,15 @@ std::vector<std::string> arguments(chooser& in, const tables& t, std::size_t& st
                 if (o.takes_value) args.push_back(value_for(in, t, other.name, o));
             }
         } else if (kind == 9) {  // a stray value
-            args.push_back(t.values[in.pick(t.values.size())]);
+            args.push_back(as_value_of(before, t.values[in.pick(t.values.size())]));
         } else if (kind == 10) {
-            args.push_back(in.raw());
+            args.push_back(as_value_of(before, in.raw()));
         } else {
             static const char* const odd[] = {"--", "-", "--x", "---format", "--format=", "-x", "--help", "-h"};
             const std::size_t n = in.byte() % 8 == 0 ? std::size(odd) : std::size(odd) - 2;
             args.push_back(odd[in.pick(n)]);
         }
+        if (args.size() != size_before) bare_list = pushed_bare;
     }
     // The work bound: options that size the work, when the command has them and the input left them out.
     for (const fuzz_option& o : c.options) {
