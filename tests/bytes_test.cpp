@@ -45,6 +45,20 @@ static_assert(divide(bytes(10), bytes(3), rounding::up) == 4);
 static_assert(divide(bytes(9), bytes(3), rounding::up) == 3);
 static_assert(is_power_of_two(1) && is_power_of_two(std::uint64_t{1} << 63) && !is_power_of_two(0) &&
               !is_power_of_two(6));
+static_assert(18_GiB + 512_MiB == bytes(19864223744), "18.5 GiB");
+static_assert(3_GiB - 512_MiB == 2560_MiB);
+static_assert(bytes::max() + 1_B == bytes::max(), "+ saturates at the largest size");
+static_assert(1_GiB - 2_GiB == 0_B, "- saturates at 0");
+static_assert(
+    [] {
+        bytes b = 1_GiB;
+        b += 512_MiB;
+        b -= 1_MiB;
+        b -= 2_GiB;
+        b += bytes::max();
+        return b;
+    }() == bytes::max(),
+    "+= and -= saturate like + and -");
 static_assert(checked_add(bytes::max(), 0_B).value() == bytes::max());
 static_assert(!checked_add(bytes::max(), 1_B).has_value());
 static_assert(!checked_sub(1_B, 2_B).has_value());
@@ -145,6 +159,25 @@ TEST_CASE("saturating arithmetic agrees with checked arithmetic wherever checked
         if (!mul) REQUIRE((a != 0 && b > max64 / a));
     }
 }
+
+#if defined(__SIZEOF_INT128__)
+TEST_CASE("+ and - on bytes are the exact sum and difference clamped to [0, 2^64 - 1] (against 128-bit arithmetic)") {
+    detail::xoshiro256 rng(20261202);
+    using wide = u128;
+    const auto clamp = [](wide v) { return v > wide{max64} ? max64 : static_cast<std::uint64_t>(v); };
+    for (int i = 0; i < 100000; ++i) {
+        const std::uint64_t a = rng.next() >> rng.below(64);
+        const std::uint64_t b = rng.next() >> rng.below(64);
+        CHECK((bytes(a) + bytes(b)).count() == clamp(wide{a} + wide{b}));
+        CHECK((bytes(a) - bytes(b)).count() == (a > b ? a - b : 0));
+        bytes c(a);
+        c += bytes(b);
+        CHECK(c == bytes(a) + bytes(b));
+        c -= bytes(a);
+        CHECK(c.count() == clamp(wide{a} + wide{b}) - a);
+    }
+}
+#endif
 
 TEST_CASE("division rounds in the direction asked, and zero divisors stay total") {
     CHECK(divide(std::uint64_t{7}, 2, rounding::down) == 3);

@@ -99,7 +99,7 @@ static_assert(!is_dsync(io_mode::direct) && !is_dsync(io_mode::buffered));
 TEST_CASE("io modes: names round-trip, unknown names are rejected with the list") {
     for (io_mode m : {io_mode::buffered, io_mode::buffered_dsync, io_mode::direct, io_mode::direct_dsync})
         CHECK(parse_io_mode(to_text(m)).value() == m);
-    CHECK(to_text(io_mode::direct_dsync) == "direct-dsync");
+    CHECK(std::string(to_text(io_mode::direct_dsync)) == "direct-dsync");
     CHECK(error_of(parse_io_mode("O_DIRECT", "--mode")) ==
           "--mode: unknown value 'O_DIRECT': expected direct, direct-dsync, buffered or buffered-dsync");
     CHECK_FALSE(parse_io_mode("").has_value());

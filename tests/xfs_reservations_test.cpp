@@ -128,7 +128,7 @@ constexpr reason_words reasons[] = {
 };
 
 const reason_words& reason_of(const std::string& verdict) {
-    const std::string v = verdict == "ok" ? "" : verdict.rfind("error:", 0) == 0 ? verdict.substr(6) : verdict;
+    const std::string v = verdict == "ok" ? "none" : verdict.rfind("error:", 0) == 0 ? verdict.substr(6) : verdict;
     for (const reason_words& r : reasons)
         if (v == to_text(r.reason)) return r;
     FAIL("unknown verdict " << verdict);

@@ -105,7 +105,7 @@ std::vector<std::string> value_choices(const option& o) {
         vocabulary = {"static", "rate-aware", "rate-aware-adaptive"};
     } else if (name == "--mode") {
         for (io_mode m : {io_mode::direct, io_mode::direct_dsync, io_mode::buffered, io_mode::buffered_dsync})
-            vocabulary.emplace_back(to_text(m).data(), to_text(m).size());
+            vocabulary.emplace_back(to_text(m));
     } else if (name == "--svg-metric") {
         vocabulary = {"pause-probability", "pauses"};
     }

@@ -39,6 +39,13 @@ namespace provpol {
 
 /// What happened, as the agent sees it.
 enum class observation_kind : unsigned char { sample, threshold, pause, extended };
+/// "sample", "threshold", "pause" or "extended".
+PROVPOL_NODISCARD constexpr const char* to_text(observation_kind e) noexcept {
+    constexpr const char* names[] = {"sample", "threshold", "pause", "extended"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(observation_kind::extended) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// One thing the agent observes, with its time (seconds since the write started).
 struct observation {

@@ -14,8 +14,9 @@
 namespace provpol {
 
 /// A number of bytes: a uint64_t that does not mix with plain integers by accident. Construction from an
-/// integer is explicit; there are no arithmetic operators, because every sum or product of sizes must say
-/// what happens on overflow (saturating_add, checked_add, ...).
+/// integer is explicit. `a + b` and `a - b` saturate (at bytes::max() and at 0: a size never wraps around or goes
+/// negative); checked_add and checked_sub return an error instead, and a product must say which it wants
+/// (saturating_mul, checked_mul).
 class bytes {
 public:
     using rep = std::uint64_t;
@@ -43,6 +44,12 @@ private:
 
 /// Which way a division or an alignment rounds. Always written at the call site.
 enum class rounding : unsigned char { down, up };
+/// "down" or "up".
+PROVPOL_NODISCARD constexpr const char* to_text(rounding e) noexcept {
+    constexpr const char* names[] = {"down", "up"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(rounding::up) + 1, "a name each");
+    return detail::enum_name(names, e);
+}
 
 PROVPOL_NODISCARD constexpr bytes min(bytes a, bytes b) noexcept { return a < b ? a : b; }
 PROVPOL_NODISCARD constexpr bytes max(bytes a, bytes b) noexcept { return a < b ? b : a; }
@@ -72,6 +79,16 @@ PROVPOL_NODISCARD constexpr bytes saturating_sub(bytes a, bytes b) noexcept {
 PROVPOL_NODISCARD constexpr bytes saturating_mul(bytes a, std::uint64_t factor) noexcept {
     return bytes(saturating_mul(a.count(), factor));
 }
+
+/// a + b, saturating at bytes::max() (2^64 - 1 bytes) like saturating_add: `18_GiB + 512_MiB` is 18.5 GiB, and a
+/// sum past the largest size stays there instead of wrapping to a small one. checked_add says when that happens.
+PROVPOL_NODISCARD constexpr bytes operator+(bytes a, bytes b) noexcept { return saturating_add(a, b); }
+/// a - b, saturating at 0 like saturating_sub: `1_GiB - 2_GiB` is 0, not 16 EiB. checked_sub is the error instead.
+PROVPOL_NODISCARD constexpr bytes operator-(bytes a, bytes b) noexcept { return saturating_sub(a, b); }
+/// a = a + b, saturating (see operator+).
+constexpr bytes& operator+=(bytes& a, bytes b) noexcept { return a = a + b; }
+/// a = a - b, saturating at 0 (see operator-).
+constexpr bytes& operator-=(bytes& a, bytes b) noexcept { return a = a - b; }
 
 // --- checked arithmetic: an error instead of a wrong value ----------------------------------------------------
 

@@ -52,7 +52,7 @@ PROVPOL_NODISCARD constexpr bool is_direct(io_mode m) noexcept { return (static_
 PROVPOL_NODISCARD constexpr bool is_dsync(io_mode m) noexcept { return (static_cast<unsigned>(m) & 1U) != 0; }
 
 /// The mode's name as the CLI spells it: "buffered", "buffered-dsync", "direct", "direct-dsync".
-PROVPOL_NODISCARD constexpr text_view to_text(io_mode m) noexcept {
+PROVPOL_NODISCARD constexpr const char* to_text(io_mode m) noexcept {
     switch (m) {
         case io_mode::buffered:
             return "buffered";
@@ -109,7 +109,7 @@ enum class chunk_step : unsigned char {
 };
 
 /// The step's name: "default", "requested", "floor", "optimal_io", "alignment", "max_transfer".
-PROVPOL_NODISCARD constexpr text_view to_text(chunk_step s) noexcept {
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_step s) noexcept {
     switch (s) {
         case chunk_step::default_size:
             return "default";

@@ -78,6 +78,14 @@ namespace provpol::detail {
 /// 2^64 - 1: where saturating arithmetic stops (std::numeric_limits without <limits>, see tools/compile_cost.sh).
 inline constexpr std::uint64_t max_u64 = ~std::uint64_t{0};
 
+/// The body of the to_text of an enum whose enumerators count from 0: names[e], or "unknown" for a value that is
+/// none of them (a cast). The caller static_asserts that N is the number of enumerators.
+template <class E, std::size_t N>
+PROVPOL_NODISCARD constexpr const char* enum_name(const char* const (&names)[N], E e) noexcept {
+    const auto i = static_cast<std::size_t>(e);
+    return i < N ? names[i] : "unknown";
+}
+
 /// abort() without <cstdlib> where the compiler has it built in.
 [[noreturn]] inline void abort_now() noexcept {
 #if defined(__GNUC__) || defined(__clang__)

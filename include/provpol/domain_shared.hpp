@@ -54,6 +54,13 @@ enum class domain_role : unsigned char {
     reply_poll,
     after
 };
+/// The role's name as written above: "monitor", "host", ..., "after".
+PROVPOL_NODISCARD constexpr const char* to_text(domain_role e) noexcept {
+    constexpr const char* names[] = {"monitor",     "host",     "send",       "transport", "spm_scan",
+                                     "spm_service", "spm_work", "reply_poll", "after"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(domain_role::after) + 1, "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// A flow_latency read as a domain's stages: which stage is the send, the SPM's scan, the reply poll.
 class domain_flow {

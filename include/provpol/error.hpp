@@ -28,6 +28,16 @@ enum class errc : unsigned char {
     arithmetic = 9,          ///< "{setting}: {a} {op} {b} is outside [0, 2^64 - 1]"
 };
 
+/// The code's name as written above: "out_of_range", "not_a_multiple", ..., "arithmetic" ("unknown" for 0 or a
+/// value that is no code).
+PROVPOL_NODISCARD constexpr const char* to_text(errc c) noexcept {
+    constexpr const char* names[] = {"unknown",        "out_of_range", "not_a_multiple", "not_a_power_of_two",
+                                     "invalid_syntax", "overflow",     "unknown_name",   "conflict",
+                                     "unsupported",    "arithmetic"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(errc::arithmetic) + 1, "a name each");
+    return detail::enum_name(names, c);
+}
+
 /// One number in an error: a setting's value or a bound, remembered with how to print it.
 class error_value {
 public:
@@ -107,6 +117,14 @@ private:
     std::int64_t i_ = 0;
     double d_ = 0.0;
 };
+
+/// The kind of value an error quotes: "none", "unsigned_integer", "signed_integer", "real" or "size".
+PROVPOL_NODISCARD constexpr const char* to_text(error_value::kind e) noexcept {
+    constexpr const char* names[] = {"none", "unsigned_integer", "signed_integer", "real", "size"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(error_value::kind::size) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// A formatted error message.
 using error_message = fixed_string<256>;

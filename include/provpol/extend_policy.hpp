@@ -113,8 +113,12 @@ PROVPOL_NODISCARD constexpr const char* to_text(extend_action a) noexcept {
     }
     return "unknown";
 }
-/// to_text's earlier name.
-PROVPOL_NODISCARD constexpr const char* to_string(extend_action a) noexcept { return to_text(a); }
+/// to_text's earlier name, kept for one release (CHANGELOG.md): every enum of the library has to_text, and only
+/// that name.
+[[deprecated("use to_text(extend_action)")]] PROVPOL_NODISCARD constexpr const char* to_string(
+    extend_action a) noexcept {
+    return to_text(a);
+}
 
 /// The block threshold for a volume of `physical` bytes and a free-space limit: max(1, physical - limit).
 /// 1 is the smallest meaningful threshold; 0 is reserved for clearing the threshold (QEMU and libvirt).

@@ -35,6 +35,13 @@ enum class vdsm_drive_type : unsigned char {
     file,       ///< a file on NFS, GlusterFS or a POSIX domain: the file system allocates, not VDSM
     network,    ///< a network disk (libgfapi, Ceph): not chunked
 };
+/// "block_cow", "block_raw", "file" or "network".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_drive_type e) noexcept {
+    constexpr const char* names[] = {"block_cow", "block_raw", "file", "network"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_drive_type::network) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// storage.py Drive.chunked: "diskType == BLOCK and format == cow" (and Drive.replicaChunked for a replica).
 PROVPOL_NODISCARD constexpr bool vdsm_chunked(vdsm_drive_type t) noexcept { return t == vdsm_drive_type::block_cow; }
@@ -45,6 +52,13 @@ enum class vdsm_physical_source : unsigned char {
     drive,    ///< the drive is chunked: its own LV size
     replica,  ///< only the replica is chunked: the replica's LV size (thinp.py _amend_block_info)
 };
+/// "none", "drive" or "replica".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_physical_source e) noexcept {
+    constexpr const char* names[] = {"none", "drive", "replica"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_physical_source::replica) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// Where the monitor's physical size comes from, for a drive and an optional replica (live storage migration).
 /// VDSM monitors a drive that is chunked or whose replica is (storage.py Drive.needs_monitoring); libvirt
@@ -70,8 +84,22 @@ PROVPOL_NODISCARD constexpr result<vdsm_drive_type> vdsm_check_replica(vdsm_driv
 
 /// A volume's format (storage constants.py COW_FORMAT, RAW_FORMAT).
 enum class vdsm_volume_format : unsigned char { cow, raw };
+/// "cow" or "raw", as VDSM's constants.py names the formats.
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_volume_format e) noexcept {
+    constexpr const char* names[] = {"cow", "raw"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_volume_format::raw) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 /// A volume's allocation policy (constants.py SPARSE_VOL, PREALLOCATED_VOL).
 enum class vdsm_preallocation : unsigned char { sparse, preallocated };
+/// "sparse" or "preallocated".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_preallocation e) noexcept {
+    constexpr const char* names[] = {"sparse", "preallocated"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_preallocation::preallocated) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// What lvcreate and lvextend make of a size VDSM asks for: VDSM passes whole MiB, rounded up
 /// (blockVolume.py _create and extend, hsm.py extendVolume: utils.round(size, MiB) // MiB), and LVM rounds up to

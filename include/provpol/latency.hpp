@@ -118,6 +118,14 @@ private:
     kind kind_;
 };
 
+/// The alternative a latency_model holds: "flow", "pipeline" or "empirical".
+PROVPOL_NODISCARD constexpr const char* to_text(latency_model::kind e) noexcept {
+    constexpr const char* names[] = {"flow", "pipeline", "empirical"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(latency_model::kind::empirical) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
 // ============================================================================================================
 // Built-in profiles
 //

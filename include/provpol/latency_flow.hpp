@@ -137,6 +137,13 @@ enum class flow_resend : unsigned char {
     after_timeout,  ///< VDSM 4.50.1 on (oVirt/vdsm b8910cf36, "Minimize duplicate extend requests"): at a tick once
                     ///< extend_timeout (2 s) has passed since the request, and at once on ENOSPC (urgent)
 };
+/// "never", "every_check" or "after_timeout".
+PROVPOL_NODISCARD constexpr const char* to_text(flow_resend e) noexcept {
+    constexpr const char* names[] = {"never", "every_check", "after_timeout"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(flow_resend::after_timeout) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 namespace detail {
 /// The first tick of the clock phase + n x cycle at or after t (within an ulp). flow_latency's runs and the domain's

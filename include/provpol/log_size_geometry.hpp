@@ -70,9 +70,23 @@ enum class xfs_device : unsigned char {
     rotational,      ///< a disk: no concurrency sizing
     non_rotational,  ///< an SSD: the log (and the AG count) sized for the CPU count
 };
+/// "file", "rotational" or "non_rotational".
+PROVPOL_NODISCARD constexpr const char* to_text(xfs_device e) noexcept {
+    constexpr const char* names[] = {"file", "rotational", "non_rotational"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(xfs_device::non_rotational) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// The mkfs.xfs whose defaults and rules apply (5.14 and the 2022 proposals use 6.1's).
 enum class xfsprogs_version : unsigned char { v6_1, v6_13, v7_2 };
+/// The release as xfsprogs numbers it: "6.1", "6.13" or "7.2".
+PROVPOL_NODISCARD constexpr const char* to_text(xfsprogs_version e) noexcept {
+    constexpr const char* names[] = {"6.1", "6.13", "7.2"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(xfsprogs_version::v7_2) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// What a caller would pass to mkfs, before validation. Zero means "the tool's default".
 struct fs_geometry_options {
@@ -445,6 +459,14 @@ enum class topology_stripe_use : unsigned char {
     small_volume,        ///< "small data volume, ignoring data volume stripe unit": under 1 GiB of data
     not_block_multiple,  ///< unit or width not a multiple of the block size: cleared (no alignment)
 };
+/// The case's name as written above: "used", "none", ..., "not_block_multiple".
+PROVPOL_NODISCARD constexpr const char* to_text(topology_stripe_use e) noexcept {
+    constexpr const char* names[] = {"used", "none", "same_as_sector", "invalid", "small_volume", "not_block_multiple"};
+    static_assert(
+        sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(topology_stripe_use::not_block_multiple) + 1,
+        "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// The stripe mkfs.xfs takes from the topology when no -d su/sw or sunit/swidth is given.
 struct topology_stripe {

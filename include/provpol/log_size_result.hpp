@@ -56,11 +56,11 @@ enum class log_reason : unsigned char {
                                  ///< big for filesystem"; mke2fs compares with half the free blocks)
 };
 
-/// The reason's name, as the CLI prints it ("log_too_small").
+/// The reason's name, as the CLI prints it ("log_too_small"); "none" for none (the CLI leaves that cell empty).
 PROVPOL_NODISCARD constexpr const char* to_text(log_reason r) noexcept {
     switch (r) {
         case log_reason::none:
-            return "";
+            return "none";
         case log_reason::fs_too_small:
             return "fs_too_small";
         case log_reason::log_too_small:

@@ -142,9 +142,8 @@ struct copy_move_gate<false, false> {
     ~copy_move_gate() = default;
 };
 template <class T, class E>
-using result_gate =
-    copy_move_gate<std::is_copy_constructible_v<T> && std::is_copy_constructible_v<E>,
-                   std::is_move_constructible_v<T> && std::is_move_constructible_v<E>>;
+using result_gate = copy_move_gate<std::is_copy_constructible_v<T> && std::is_copy_constructible_v<E>,
+                                   std::is_move_constructible_v<T> && std::is_move_constructible_v<E>>;
 
 struct in_place_value_t {};
 struct in_place_error_t {};
@@ -180,8 +179,8 @@ struct result_storage<T, E, false> {
         else
             ::new (static_cast<void*>(&err_)) E(o.err_);
     }
-    result_storage(result_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T> &&
-                                                std::is_nothrow_move_constructible_v<E>)
+    result_storage(result_storage&& o) noexcept(
+        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
         : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
@@ -205,8 +204,8 @@ struct result_storage<T, E, false> {
         return *this;
     }
     result_storage& operator=(result_storage&& o) noexcept(
-        std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
-        std::is_nothrow_move_constructible_v<E> && std::is_nothrow_move_assignable_v<E>) {
+        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_assignable_v<T>&&
+            std::is_nothrow_move_constructible_v<E>&& std::is_nothrow_move_assignable_v<E>) {
         if (this == &o) return *this;
         if (has_ && o.has_)
             val_ = detail::move(o.val_);

@@ -155,6 +155,14 @@ struct vdsm_extend_record {
     PROVPOL_NODISCARD constexpr double get(vdsm_stage s) const noexcept { return seconds[static_cast<unsigned>(s)]; }
 };
 
+/// "none", "volume" (an "Extend volume" line) or "replica" (an "Extend replica" line).
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_extend_record::kind e) noexcept {
+    constexpr const char* names[] = {"none", "volume", "replica"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_extend_record::kind::replica) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
 /// Reads one line of a VDSM log (see the header comment): a record of kind none for any other line, the Clock's
 /// values for an extend completion line, or an error naming what is malformed.
 PROVPOL_NODISCARD inline result<vdsm_extend_record> parse_vdsm_extend_line(text_view line) noexcept {
@@ -273,6 +281,13 @@ enum class vdsm_detection : unsigned char {
     monitor,  ///< at the periodic watermark monitor's next tick (VDSM before 4.50.1.1)
     event     ///< at once on the block threshold event (VDSM 4.50.1.1, PR #124)
 };
+/// "none", "monitor" or "event".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_detection e) noexcept {
+    constexpr const char* names[] = {"none", "monitor", "event"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_detection::event) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
 
 /// A fitted range [min, max) of a stage, and how it was fitted.
 struct vdsm_fitted_range {

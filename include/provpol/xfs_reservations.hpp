@@ -94,6 +94,18 @@ enum class xfs_trans_type : unsigned char {
     atomic_ioend
 };
 
+/// The reservation's name in struct xfs_trans_resv without its tr_ prefix: "write", "itruncate", ...
+PROVPOL_NODISCARD constexpr const char* to_text(xfs_trans_type e) noexcept {
+    constexpr const char* names[] = {
+        "write",          "itruncate",  "rename",     "link",    "remove",   "symlink",     "create",
+        "create_tmpfile", "mkdir",      "ifree",      "ichange", "growdata", "addafork",    "writeid",
+        "attrinval",      "attrsetm",   "attrsetrt",  "attrrm",  "clearagi", "growrtalloc", "growrtzero",
+        "growrtfree",     "qm_setqlim", "qm_dqalloc", "sb",      "fsyncts",  "atomic_ioend"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(xfs_trans_type::atomic_ioend) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
 /// What libxfs_log_get_max_trans_res and libxfs_log_calc_minimum_size give mkfs.xfs.
 struct xfs_log_minimum_result {
     xfs_trans_reservation largest{};   ///< the largest reservation (logres x logcount), ties to the first
