@@ -58,6 +58,23 @@ check() {  # check <description> <command...>
   if "$@"; then ok; else fail "$what"; fi
 }
 
+# timing_check <description> <command...>: a check of the real stack's timing against the model (the guest's rate,
+# the pauses and latencies simulated for the same seed, the stages' order in time). The dev leg holds them. Under
+# the sanitizers (PROVPOL_E2E_TIMING=report, set by the asan-ubsan test preset) the instrumented agent reacts later
+# than the tolerances allow for (they take the stack's measured overhead and 10 ms for the agent's poll and QMP;
+# a CI run saw a request 35 ms off), so a miss there measures the sanitizer: it is printed, not held. The rest of
+# the scenario (the data read back, qemu-img check, the policy's requests, exit statuses, cleanup) is
+# held everywhere.
+timing_check() {
+  if [ "${PROVPOL_E2E_TIMING:-hold}" = report ]; then
+    local what=$1
+    shift
+    if "$@"; then echo "ok (timing, reported): $what"; else echo "timing not held under the sanitizers: $what"; fi
+    return 0
+  fi
+  check "$@"
+}
+
 # Nothing of the run may survive it: loop devices over files in the scratch directory (losetup -a and the kernel's
 # own list in /sys show the path, "(deleted)" or not), processes whose command line names it (the daemon's and the
 # guest's do), the agent's directories. /proc and /sys are read directly, so that a missing tool cannot make a
@@ -183,10 +200,10 @@ run_scenario() {
 # is re-armed from 640 MiB, not from the request.
 late_tol=0.2  # 2.13 s to fill 64 MiB against a longest latency of 1.49 s leaves 0.64 s; 0.2 s as before
 if run_scenario pause-free $((480 * MiB)) 480 --rate 30MiB/s --seed 11; then
-  check "pause-free: the guest kept its rate (at most $(metric "$summary" max_lateness_s 2) s behind)" \
+  timing_check "pause-free: the guest kept its rate (at most $(metric "$summary" max_lateness_s 2) s behind)" \
     awk -v j="$(metric "$summary" max_lateness_s 2)" -v t="$late_tol" 'BEGIN { exit !(j < t) }'
   check "pause-free: the model predicts no pause in any run" [ "$(metric "$summary" pauses 6)" = 0.000000 ]
-  check "pause-free: no pause measured" [ "$(metric "$summary" pauses 2)" = 0.000000 ]
+  timing_check "pause-free: no pause measured" [ "$(metric "$summary" pauses 2)" = 0.000000 ]
   check "pause-free: the last extend was capped and re-armed from the real size" [ "$rearmed_real" -ge 1 ]
 fi
 
@@ -222,7 +239,7 @@ late_tol=0.5
 if run_scenario pausing $((768 * MiB)) 760 --rate 50MiB/s --seed 3; then
   lateness=$(metric "$summary" max_lateness_s 2)
   overhead=$(metric "$summary" max_extend_overhead_s 2)
-  check "pausing: the guest kept its rate (at most ${lateness} s behind)" awk -v j="$lateness" 'BEGIN { exit !(j < 0.5) }'
+  timing_check "pausing: the guest kept its rate (at most ${lateness} s behind)" awk -v j="$lateness" 'BEGIN { exit !(j < 0.5) }'
   paired=$(awk -F, -v O="$overhead" -v W=$((760 * MiB)) -v R=$((50 * MiB)) '
     FNR == 1 { file++; next }
     file == 1 { srq[$1] = $2; slat[$1] = $3; spz[$1] = $4; next }
@@ -267,12 +284,12 @@ if run_scenario pausing $((768 * MiB)) 760 --rate 50MiB/s --seed 3; then
   lo=$(metric "$summary" pauses 5) hi=$(metric "$summary" pauses 6)
   echo "pausing: measured $pm pauses / $tm s; simulated with the same seed $ps / $ts s; $flips borderline extends ($crossings crossed a clock against the simulation); 99% of simulated runs: [$lo, $hi]"
   check "pausing: the model predicts pauses" awk -v m="$(metric "$summary" pauses 4)" 'BEGIN { exit !(m > 0.5) }'
-  check "pausing: every extend's pause within its jitter of the model's" [ "$bad" = 0 ]
-  check "pausing: pauses $pm vs $ps (same seed), within $flips borderline or clock-crossed extends" \
+  timing_check "pausing: every extend's pause within its jitter of the model's" [ "$bad" = 0 ]
+  timing_check "pausing: pauses $pm vs $ps (same seed), within $flips borderline or clock-crossed extends" \
     awk -v a="$pm" -v b="$ps" -v f="$flips" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= f) }'
-  check "pausing: pause time $tm s vs $ts s (same seed), within $tol s" \
+  timing_check "pausing: pause time $tm s vs $ts s (same seed), within $tol s" \
     awk -v a="$tm" -v b="$ts" -v t="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t + 1e-6) }'
-  check "pausing: pauses $pm within the simulated runs' central 99% [$lo, $hi]" \
+  timing_check "pausing: pauses $pm within the simulated runs' central 99% [$lo, $hi]" \
     awk -v a="$pm" -v l="$lo" -v h="$hi" 'BEGIN { exit !(a >= l && a <= h) }'
   check "pausing: the last extend was capped and re-armed from the real size" [ "$rearmed_real" -ge 1 ]
 fi
@@ -283,7 +300,7 @@ late_tol=0.5  # its extends are requested with about 0.6 s to spare at 50 MiB/s
 if run_scenario rate-aware $((1024 * MiB)) 500 --policy rate-aware --rate 50MiB/s --seed 5; then
   pm=$(metric "$summary" pauses 2) lo=$(metric "$summary" pauses 5) hi=$(metric "$summary" pauses 6)
   echo "rate-aware: measured $pm pauses; simulated with the same seed $(metric "$summary" pauses 3); 99% of simulated runs: [$lo, $hi]"
-  check "rate-aware: pauses $pm within the simulated runs' central 99% [$lo, $hi]" \
+  timing_check "rate-aware: pauses $pm within the simulated runs' central 99% [$lo, $hi]" \
     awk -v a="$pm" -v l="$lo" -v h="$hi" 'BEGIN { exit !(a >= l && a <= h) }'
 fi
 

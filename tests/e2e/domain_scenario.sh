@@ -85,7 +85,7 @@ domain_scenario() {
   local overhead lateness
   overhead=$(awk -F, '$1 == "all" && $2 == "max_extend_overhead_s" { print $3 }' "$summary")
   lateness=$(awk -F, '$1 == "all" && $2 == "max_lateness_s" { print $3 }' "$summary")
-  check "$name: the real stack kept the injected times (extend overhead ${overhead} s < 0.05 s)" \
+  timing_check "$name: the real stack kept the injected times (extend overhead ${overhead} s < 0.05 s)" \
     awk -v o="$overhead" 'BEGIN { exit !(o < 0.05) }'
   # The shared parts, from the extends' logged path: one lvextend at a time, each stage after the one before, the
   # real lvextend (the agent grows the LV file when the request's turn under the lock starts) inside its window.
@@ -101,7 +101,7 @@ domain_scenario() {
   echo "$shared" | sed '$d'
   local bad waits
   read -r bad waits <<<"$(echo "$shared" | tail -1)"
-  check "$name: the SPM ran one lvextend at a time, each on its path (request, mailbox, check, lock, reply poll)" [ "$bad" = 0 ]
+  timing_check "$name: the SPM ran one lvextend at a time, each on its path (request, mailbox, check, lock, reply poll)" [ "$bad" = 0 ]
   check "$name: requests met at the VG lock ($waits waited for another's lvextend)" [ "$waits" -ge 1 ]
 
   # Extend by extend against simulate_domain with the same seed (the tolerances: see the top of this file).
@@ -153,7 +153,7 @@ domain_scenario() {
   local borderline flips
   read -r bad borderline flips <<<"$(echo "$paired" | tail -1)"
   echo "$name: $borderline borderline extends, $flips whose pause (over 5 ms) differs from the model's in kind"
-  check "$name: every extend's latency and pause within its tolerance of simulate_domain's" [ "$bad" = 0 ]
+  timing_check "$name: every extend's latency and pause within its tolerance of simulate_domain's" [ "$bad" = 0 ]
   # Per drive: the same extends and final LV; pauses and pause time as the extends' allow.
   local per
   per=$(awk -F, '
@@ -171,7 +171,7 @@ domain_scenario() {
       print bad + 0
     }' "$summary" "$extends" "$csv")
   echo "$per" | sed '$d'
-  check "$name: every drive's extends, final LV and pause count as simulate_domain's (within its pause flips)" [ "$(echo "$per" | tail -1)" = 0 ]
+  timing_check "$name: every drive's extends, final LV and pause count as simulate_domain's (within its pause flips)" [ "$(echo "$per" | tail -1)" = 0 ]
   nothing_left "$name"
 }
 domain_scenario
