@@ -412,7 +412,7 @@ std::vector<std::string> arguments(chooser& in, const tables& t, std::size_t& st
         const std::size_t size_before = args.size();
         const fuzz_option* const before = bare_list;
         const fuzz_option* pushed_bare = nullptr;  // `continue` below pushes nothing and keeps bare_list
-        if (kind < 7 && !c.options.empty()) {  // an option of this command, and its value
+        if (kind < 7 && !c.options.empty()) {      // an option of this command, and its value
             const fuzz_option& o = c.options[in.pick(c.options.size())];
             if (!takes_list_item(o, in.list_budget)) continue;
             args.push_back(o.name);
@@ -544,8 +544,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The runs that write a file the user names: calibrate (--save-samples and its scratch files) and
     // `latency --vdsm-log --save-flow`. Their I/O failure is exit 1 (docs/install.md), naming the file.
     const bool calibrate = args.size() > 1 && args[1] == "calibrate";
-    bool save_flow = false;
-    for (const std::string& a : args) save_flow = save_flow || a == "--save-flow" || a.rfind("--save-flow=", 0) == 0;
+    const bool save_flow = has_arg(args, "--save-flow");
     if (calibrate || save_flow) restore_scratch(t);
 
     std::size_t lines = 0;
@@ -558,8 +557,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string last_line = err_text.substr(last_start == std::string::npos ? 0 : last_start + 1);
     const bool save_failed = save_flow && out_size == 0 && !last_line.empty() && last_line.back() == '\n' &&
                              last_line.find(": --save-flow: ") != std::string::npos;
-    const bool ok_status = status == 0 || status == 2 || status == 3 ||
-                           (status == 1 && ((calibrate && one_line) || save_failed));
+    const bool ok_status =
+        status == 0 || status == 2 || status == 3 || (status == 1 && ((calibrate && one_line) || save_failed));
     const bool ok_usage = status != 2 || (one_line && out_size == 0);
     const bool ok_size = out_size <= (std::size_t{64} << 20) && err.size <= (std::size_t{1} << 20);
     if (verbose || !ok_status || !ok_usage || !ok_size) print_argv(args, status, err.data, err.size);
