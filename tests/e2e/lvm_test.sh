@@ -13,7 +13,7 @@
 #                2.4 s at 8 MiB/s) free when the kernel raises the low-water event, far more than an extend
 #                takes: no write may queue. Then the low-water probe (lvm_guest_init.sh): does the event fire
 #                when an allocation finds free <= lwm, or < lwm?
-#   cannot-keep-up  an 8 MiB pool written at 16 MiB/s: the event leaves 38 blocks (2.4 MiB, 0.15 s) and each
+#   cannot-keep-up  an 8 MiB pool written at 32 MiB/s: the event leaves 38 blocks (2.4 MiB, 0.075 s) and each
 #                extend adds one 4 MiB extent (20% of 8 MiB rounded up), less than an extend takes under TCG:
 #                writes queue (queue_if_no_space) until the new table is live.
 #   vg-full      a 16 MiB pool in a VG with 8 MiB free, no_space_timeout = 4 s: once the VG is used up
@@ -297,7 +297,7 @@ if [ -z "$compare_only" ]; then
     check "probe: the event fired on the allocation that found lwm free ($e1 then $e2)" [ -n "$e2" ] && [ "$e2" = $((e1 + 1)) ]
   fi
   # b. cannot keep up
-  if boot cannot-keep-up 512 150 pool_mib=8 rate=$((16 * MiB)) total=$((96 * MiB)); then
+  if boot cannot-keep-up 512 150 pool_mib=8 rate=$((32 * MiB)) total=$((96 * MiB)); then
     scenario_checks cannot-keep-up
     read -r nw nf nq qs maxl rate_real <<<"$(writes cannot-keep-up)"
     check "cannot-keep-up: every write succeeded ($nf failed)" [ "$nf" = 0 ]
