@@ -1,6 +1,6 @@
 // The chunk family: the decision an agent takes per write batch, the policy's validation per device, and the
 // calibration fit per measurement. Inputs vary per iteration so that nothing is constant-folded or predicted.
-#include <provpol/calibrate.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
 #include <provpol/random.hpp>
 

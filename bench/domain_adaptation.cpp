@@ -5,7 +5,7 @@
 // the hardest case, every new disk's first extends meet in the same scans), such that 99% of the writing VMs
 // pause at most once. Policies: vdsm-legacy and vdsm-2022 as VDSM runs them, the rate-aware agent (its budget
 // the model's longest latency; floor vdsm-legacy and vdsm-2022), the rate-aware agent adapting to the load
-// (rate_aware.hpp, adaptive_rate_aware_agent) with its defaults over the vdsm-legacy floor, and over the vdsm-2022
+// (simulate/rate_aware.hpp, adaptive_rate_aware_agent) with its defaults over the vdsm-legacy floor, and over the vdsm-2022
 // floor for a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it
 // does not matter here).
 //
@@ -15,9 +15,9 @@
 // defaults of load_adaptation::make() are a grid point with the largest smallest ratio to vdsm-2022 under mailbox
 // events over the shapes, and among those the largest smallest count under polling.
 #include <provpol/domain.hpp>
-#include <provpol/domain_capacity.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/domain/capacity.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -2,8 +2,8 @@
 // core): 50 hosts x 20 drives, every drive writing for 3600 s, under the polling flow, with static VDSM agents
 // at a load the SPM holds and at one it does not, and with rate-aware agents.
 #include <provpol/domain.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -33,7 +33,7 @@
 #include <provpol/extend.hpp>
 #include <provpol/log_size.hpp>
 #include <provpol/random.hpp>
-#include <provpol/xfs_reservations.hpp>
+#include <provpol/log_size/xfs_reservations.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,9 +1,9 @@
 // Does a drive that has seen its own extends plan better with its own latencies than with the model's longest?
 //
-// Under the flow model (latency_flow.hpp) a VM keeps its clocks' phases, so its extends' latencies are related:
+// Under the flow model (flow/clocks.hpp) a VM keeps its clocks' phases, so its extends' latencies are related:
 // a drive that measured its last extends (the time from the threshold event to the grown LV) might plan for
 // those instead of the model's longest latency, and buy the same pauses with less space. This program measures
-// it: the rate-aware agent of rate_aware.hpp with the model's longest latency as its budget, against the same
+// it: the rate-aware agent of simulate/rate_aware.hpp with the model's longest latency as its budget, against the same
 // agent whose budget, after three extends, is the longest of its last W measured latencies plus a margin, never
 // above the model's. 50 GiB written, 1000 seeded runs per cell, the vdsm-legacy floor.
 //
@@ -11,8 +11,8 @@
 //
 // Output: one row per profile, rate and budget rule: pauses per run (mean, 99th percentile, most), and the space
 // allocated but unwritten at the end. docs/rate-aware.md quotes it.
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // The planner's costs: a full `provpol plan` of 8 rates x 1000 seeded runs of 50 GiB (the target: well
 // under a second), one simulated run, `recommend` (the analytic inversion), and the rate-aware agent's runs.
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
-#include <provpol/risk.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
+#include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
 
 #include <benchmark/benchmark.h>

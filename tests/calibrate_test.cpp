@@ -1,6 +1,6 @@
-// Tests of provpol/calibrate.hpp: the rule on xen-api CA-42914's three dd tables, the cost-model fit on synthetic data
+// Tests of provpol/fit/chunk.hpp: the rule on xen-api CA-42914's three dd tables, the cost-model fit on synthetic data
 // with known t0 and B, and the deadline planner, with hand-computed expectations.
-#include <provpol/calibrate.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/random.hpp>
 
 #include <doctest/doctest.h>

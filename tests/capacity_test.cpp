@@ -4,9 +4,9 @@
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/domain_capacity.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/domain/capacity.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <doctest/doctest.h>

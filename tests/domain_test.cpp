@@ -5,8 +5,8 @@
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <doctest/doctest.h>
@@ -100,7 +100,7 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
         for (unsigned in_flight : {1u, 2u}) {
             const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(),
                                          in_flight);
-            // The same agent adapting its budget to the latency it observes (rate_aware.hpp).
+            // The same agent adapting its budget to the latency it observes (simulate/rate_aware.hpp).
             const adaptive_rate_aware_agent adaptive(
                 make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(), load_adaptation::make().value(),
                 in_flight);

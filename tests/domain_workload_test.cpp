@@ -1,13 +1,13 @@
-// Tests of the domain's per-drive workloads and mixed agents (domain.hpp, either_agent.hpp): a trace of one
+// Tests of the domain's per-drive workloads and mixed agents (domain.hpp, simulate/either_agent.hpp): a trace of one
 // constant-rate segment is the constant workload; a trace's extends, pauses and bytes as counted by hand; a trace
 // is the guest's own time (a pause delays the rest of it); a domain of either_agent holding one type is the domain
 // of that type; a lone writer of another type among idle drives is simulate_run's answer for it.
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/either_agent.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/either_agent.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <doctest/doctest.h>

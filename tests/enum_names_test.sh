@@ -4,6 +4,7 @@
 # Usage: enum_names_test.sh SOURCE_DIR
 set -euo pipefail
 src=${1:?usage: enum_names_test.sh SOURCE_DIR}
+mapfile -t headers < <(find "$src/include/provpol" -name '*.hpp' -type f | LC_ALL=C sort)
 test_file="$src/tests/to_text_test.cpp"
 enums=$(awk '
   /^namespace [a-z_:]*detail[a-z_]* \{/ || /^namespace detail \{/ { detail++ }
@@ -16,7 +17,7 @@ enums=$(awk '
 missing=0 count=0
 for e in $enums; do
   count=$((count + 1))
-  if ! grep -q "to_text($e [a-z]*)" "$src"/include/provpol/*.hpp; then
+  if ! grep -q "to_text($e [a-z]*)" "${headers[@]}"; then
     echo "enum $e has no to_text($e) in include/provpol" >&2
     missing=$((missing + 1))
   fi

@@ -1,5 +1,5 @@
 // An independent, exact reference for the CDF of a sum of independent uniforms, for the tests of
-// latency_pipeline.hpp. Every double is a dyadic rational, so P(U_1 + ... + U_n <= x) with U_i uniform on
+// flow/pipeline.hpp. Every double is a dyadic rational, so P(U_1 + ... + U_n <= x) with U_i uniform on
 // [0, w_i) is computed here without rounding: the inclusion-exclusion sum over subsets in arbitrary-precision
 // integers on a common power-of-two scale (no quantization: the scale is the finest ulp among the inputs), then one
 // division to 64 significant bits. Slow and simple on purpose; it shares no code with the library.

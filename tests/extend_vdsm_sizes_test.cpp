@@ -1,8 +1,8 @@
-// Tests of provpol/extend_vdsm_sizes.hpp: VDSM's size rules, each with its boundaries and refusals. Expected
+// Tests of provpol/extend/vdsm_sizes.hpp: VDSM's size rules, each with its boundaries and refusals. Expected
 // values are VDSM's own where its tests state them (tests/storage/blockvolume_test.py, tests/virt/
 // vmstorage_test.py, tests/storage/hsm_test.py; the whole list, case by case, is tests/peers/vdsm/cases.csv)
 // and otherwise worked by hand from the rule the comment quotes.
-#include <provpol/extend_vdsm_sizes.hpp>
+#include <provpol/extend/vdsm_sizes.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,11 +1,11 @@
-// Tests of provpol/latency.hpp: the closed-form pipeline distribution against known values and against its
+// Tests of provpol/flow/latency.hpp: the closed-form pipeline distribution against known values and against its
 // own sampler, the built-in profiles against the measurements they cite, and measured samples.
 #include "child_process.hpp"
 #include "exact_uniform_sum.hpp"
 #include "test_support.hpp"
 
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// Tests of provpol/lvm_flow.hpp: dmeventd's timing and a thin pool under a write burst. The scenarios use a
+// Tests of provpol/simulate/lvm_pool.hpp: dmeventd's timing and a thin pool under a write burst. The scenarios use a
 // fixed lvextend time and a poll an hour apart, so that each event can be followed by hand; the timeline is
 // written next to each expected value.
-#include <provpol/lvm_flow.hpp>
+#include <provpol/simulate/lvm_pool.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Tests of provpol/extend_lvm.hpp: LVM2's autoextend decision. The expected values are worked by hand from
+// Tests of provpol/extend/lvm.hpp: LVM2's autoextend decision. The expected values are worked by hand from
 // lvm2 2.03.16's rules as the header cites them (the arithmetic is written next to each value), from the issue's
 // example (a 100 GiB pool at 95% grows to 136 GiB), and, for thousands of cases, from lvm2's own functions
 // compiled by tests/data/generate_lvm_parity.sh (lvm_parity_test.cpp).

@@ -1,10 +1,10 @@
-// Tests of provpol/rate_aware.hpp: the write-rate estimator's edge cases, the policy's steps and limits, and
+// Tests of provpol/simulate/rate_aware.hpp: the write-rate estimator's edge cases, the policy's steps and limits, and
 // the rate-aware policy's criteria in the simulator (50 GiB, vdsm-polling-2022, 1000 runs, 100 to 1000 MiB/s).
 #include "test_support.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 #include <provpol/random.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <doctest/doctest.h>

@@ -1,8 +1,8 @@
-// Tests of provpol/risk.hpp: BZ#2051997's arithmetic, the 4x between the VDSM configurations, and the planner.
+// Tests of provpol/flow/risk.hpp: BZ#2051997's arithmetic, the 4x between the VDSM configurations, and the planner.
 #include "test_support.hpp"
 
-#include <provpol/latency.hpp>
-#include <provpol/risk.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/flow/risk.hpp>
 
 #include <doctest/doctest.h>
 

@@ -3,8 +3,8 @@
 #include "child_process.hpp"
 #include "test_support.hpp"
 
-#include <provpol/latency.hpp>
-#include <provpol/risk.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
 
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // Every public enum of the library has one way to be named: to_text(e), a NUL-terminated const char* that is safe
 // with printf("%s"), distinct for each enumerator, and "unknown" (never null) for a value that is no enumerator.
 // tests/cli/enum_names_test.sh checks that no public enum of include/provpol is missing from this list.
-#include <provpol/extend_vdsm_sizes.hpp>
+#include <provpol/extend/vdsm_sizes.hpp>
 #include <provpol/provpol.hpp>
 
 #include <doctest/doctest.h>

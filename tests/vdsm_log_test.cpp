@@ -1,10 +1,10 @@
-// Tests of provpol/vdsm_log.hpp: the parser on VDSM's extend lines and on broken ones, the statistics against
+// Tests of provpol/fit/vdsm_log.hpp: the parser on VDSM's extend lines and on broken ones, the statistics against
 // contrib/extend-stats' arithmetic (values Python computed, and an independent computation), and the fit on
 // synthetic VDSM logs made from flow models with known parameters.
 #include "test_support.hpp"
 
-#include <provpol/latency.hpp>
-#include <provpol/vdsm_log.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/fit/vdsm_log.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,10 @@
-// Tests of provpol/xfs_reservations.hpp and of the mkfs.xfs 6.13 and 7.2 presets (and 6.1's V4 rows with
+// Tests of provpol/log_size/xfs_reservations.hpp and of the mkfs.xfs 6.13 and 7.2 presets (and 6.1's V4 rows with
 // 512-byte blocks). The parity data (tests/data/mkfs_xfs_6.13.csv, mkfs_xfs_7.2.csv, mkfs_xfs_6.1_v4.csv) comes
 // from the real mkfs.xfs 6.13.0, 7.2.0 and 6.1.0 run by `tests/data/generate_mkfs_parity.sh modern` in Debian
 // roots; nothing here is computed by provpol first. The minimum log is never given: provpol computes it.
 #include <provpol/log_size.hpp>
 #include <provpol/random.hpp>
-#include <provpol/xfs_reservations.hpp>
+#include <provpol/log_size/xfs_reservations.hpp>
 
 #include "log_size_csv.hpp"
 

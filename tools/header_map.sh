@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The header map: every public header under include/provpol (then include/provpol/detail), its line count and what
-# it includes (provpol's own headers, then standard headers), as a Markdown table in a stable order (LC_ALL=C).
+# The header map: every public header under include/provpol, folder by folder (the top level, then each family's
+# folder, then detail/), its layer, its line count and what it includes (provpol's own headers, then standard
+# headers), as a Markdown table in a stable order (LC_ALL=C).
 #
 #   tools/header_map.sh                      print the map
 #   tools/header_map.sh --check FILE.md      exit 1, with a diff, unless FILE.md holds the same map between the
 #                                            lines "<!-- header-map begin -->" and "<!-- header-map end -->"
 #   tools/header_map.sh --update FILE.md     replace the map between those lines with the current one
+#   tools/header_map.sh --check-layers       exit 1, naming each include that goes against the layers: the
+#                                            vocabulary includes only the vocabulary, a decision header only the
+#                                            vocabulary and decision headers, and only provpol.hpp includes it
 #
-# docs/design.md holds the map; the ctest docs.header_map runs --check on it so the two cannot drift.
+# The layers, by path: the vocabulary is the top level's own headers and detail/; the decisions are extend/,
+# log_size/, chunk/ and their umbrellas (extend.hpp, log_size.hpp, chunk.hpp); the models are flow/, fit/,
+# simulate/, domain/ and their umbrellas; provpol.hpp includes everything. docs/design.md holds the map; the ctest
+# docs.header_map runs --check on it so the two cannot drift, and packaging.header_layers runs --check-layers.
 set -euo pipefail
 export LC_ALL=C
 
@@ -57,15 +64,61 @@ row() {
     if ((${#own[@]})); then own_text=$(printf '%s\n' "${own[@]}" | sort -u | paste -sd ' ' -); fi
     if ((${#std[@]})); then std_text=$(printf '%s\n' "${std[@]}" | sort -u | paste -sd ' ' -); fi
     # shellcheck disable=SC2016  # the backquotes are Markdown, not a command substitution
-    printf '| `%s` | %s | %s | %s |\n' "$rel" "$lines" "$own_text" "$std_text"
+    printf '| `%s` | %s | %s | %s | %s |\n' "$rel" "$(layer "$rel")" "$lines" "$own_text" "$std_text"
+}
+
+# A header's layer, from its path relative to include/provpol.
+layer() {
+    case $1 in
+        provpol.hpp) echo umbrella ;;
+        extend.hpp | log_size.hpp | chunk.hpp | extend/* | log_size/* | chunk/*) echo decision ;;
+        flow.hpp | fit.hpp | simulate.hpp | domain.hpp | flow/* | fit/* | simulate/* | domain/*) echo model ;;
+        detail/* | *.hpp) if [[ $1 == */* && $1 != detail/* ]]; then echo unknown; else echo vocabulary; fi ;;
+    esac
+}
+
+# Every header relative to include/provpol: the top level, each folder in name order, detail/ last.
+headers() {
+    (cd "$inc" && find . -maxdepth 1 -name '*.hpp' -type f | sort &&
+        find . -mindepth 2 -name '*.hpp' -type f -not -path './detail/*' | sort &&
+        find ./detail -name '*.hpp' -type f | sort) | sed 's|^\./||'
+}
+
+# --check-layers: each include that goes against the layers, one a line; exit 1 when there is one.
+check_layers() {
+    local rel from to target flag status=0
+    while IFS= read -r rel; do
+        from=$(layer "$rel")
+        if [[ $from == unknown ]]; then
+            echo "header_map: include/provpol/$rel is in no layer (a new folder? add it to layer() in $0)" >&2
+            status=1
+            continue
+        fi
+        while IFS=' ' read -r flag target; do
+            case $target in
+                \"*\") target=${target#\"}; target=${target%\"}
+                      target=$(realpath -m --relative-to="$inc" "$inc/$(dirname "$rel")/$target") ;;
+                \<provpol/*\>) target=${target#<provpol/}; target=${target%>} ;;
+                *) continue ;;
+            esac
+            to=$(layer "$target")
+            case $from:$to in
+                vocabulary:vocabulary | decision:vocabulary | decision:decision | model:vocabulary | model:decision | \
+                    model:model | umbrella:*) ;;
+                *) echo "header_map: $rel ($from) includes $target ($to): a $from header must not include a $to header" >&2
+                   status=1 ;;
+            esac
+        done < <(includes "$inc/$rel")
+    done < <(headers)
+    [[ $status == 0 ]] && echo "header_map: $(headers | wc -l) headers, every include within the layers"
+    return $status
 }
 
 map() {
-    printf '| header | lines | includes (provpol) | includes (standard) |\n'
-    printf '|---|---:|---|---|\n'
+    printf '| header | layer | lines | includes (provpol) | includes (standard) |\n'
+    printf '|---|---|---:|---|---|\n'
     local f
-    while IFS= read -r f; do row "$f"; done < <(find "$inc" -maxdepth 1 -name '*.hpp' -type f | sort)
-    while IFS= read -r f; do row "$f"; done < <(find "$inc/detail" -maxdepth 1 -name '*.hpp' -type f | sort)
+    while IFS= read -r f; do row "$inc/$f"; done < <(headers)
 }
 
 has_block() {
@@ -86,6 +139,8 @@ case ${1:-} in
             echo "header_map: the map in $doc is out of date: run tools/header_map.sh --update $doc" >&2
             exit 1
         fi ;;
+    --check-layers)
+        check_layers ;;
     --update)
         doc=${2:?usage: tools/header_map.sh --update FILE.md}
         has_block "$doc"
@@ -95,8 +150,8 @@ case ${1:-} in
         sed -i -e '/^<!-- header-map begin -->$/,/^<!-- header-map end -->$/{//!d}' \
                -e "/^<!-- header-map begin -->\$/r $tmp" "$doc" ;;
     -h|--help)
-        sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
     *)
-        echo "usage: tools/header_map.sh [--check FILE.md | --update FILE.md]" >&2
+        echo "usage: tools/header_map.sh [--check FILE.md | --update FILE.md | --check-layers]" >&2
         exit 2 ;;
 esac

@@ -36,8 +36,8 @@
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <cinttypes>

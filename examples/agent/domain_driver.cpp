@@ -6,7 +6,7 @@
 
 #include <provpol/domain.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -26,7 +26,7 @@ namespace provpol::agent {
 
 namespace {
 
-namespace pd = provpol::detail;  // the simulator's queue and per-drive latency (domain.hpp, domain_shared.hpp)
+namespace pd = provpol::detail;  // the simulator's queue and per-drive latency (domain.hpp, domain/shared.hpp)
 using drive_latency = pd::domain_drive_latency;
 
 /// The host's mail monitor and the SPM: domain_shared, the simulator's own queue, decides when each request is

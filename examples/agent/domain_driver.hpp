@@ -3,7 +3,7 @@
 // shared by their extends, the SPM running one lvextend at a time under the volume group's lock.
 //
 // The mailbox and the SPM decide their times as simulate_domain decides them: the agent runs the simulator's own
-// queue (domain_shared.hpp, through domain.hpp's per-drive latency) on the real request times, so every request
+// queue (domain/shared.hpp, through domain.hpp's per-drive latency) on the real request times, so every request
 // draws its delays in the same order from its drive's stream, and only the real stack's timing can make the run
 // differ from simulate_domain with the same seed. The real actions happen at those times: the SPM worker grows the
 // drive's LV file at the end of its turn under the lock (lvextend), the host refreshes the loop device when the
@@ -16,7 +16,7 @@
 #include "options.hpp"
 #include "stack.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <cstdint>
 #include <string>

@@ -9,7 +9,7 @@
 #include "sim_record.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <cstdint>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "posix.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <algorithm>

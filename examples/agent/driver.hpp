@@ -8,7 +8,7 @@
 #include "posix.hpp"
 #include "stack.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <cstdint>
 #include <optional>

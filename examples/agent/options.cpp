@@ -4,9 +4,9 @@
 #include "common/latency_option.hpp"
 #include "common/preset_option.hpp"
 
-#include <provpol/domain_shared.hpp>
+#include <provpol/domain/shared.hpp>
 #include <provpol/parse.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <string>

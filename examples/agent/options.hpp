@@ -6,7 +6,7 @@
 #include "common/cli.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -8,7 +8,7 @@
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cinttypes>

@@ -7,7 +7,7 @@
 #include "options.hpp"
 #include "sim_record.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 #include <provpol/simulate.hpp>
 
 #include <vector>

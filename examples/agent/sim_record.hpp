@@ -3,7 +3,7 @@
 #ifndef PROVPOL_AGENT_SIM_RECORD_HPP
 #define PROVPOL_AGENT_SIM_RECORD_HPP
 
-#include <provpol/agent.hpp>
+#include <provpol/simulate/agent.hpp>
 #include <provpol/extend.hpp>
 
 #include <cstdint>
@@ -31,7 +31,7 @@ struct extend_log {
 /// The run's agent, recording the simulator's extends: extend_controller asks decide() right after the sample,
 /// threshold or pause it observed when it requests (and after an `extended` observation only for the threshold),
 /// and reports every completion as an `extended` observation. So a decision to extend after any other
-/// observation is a request at that observation's time (agent.hpp's request()).
+/// observation is a request at that observation's time (simulate/agent.hpp's request()).
 template <class Agent>
 class recording_agent {
 public:

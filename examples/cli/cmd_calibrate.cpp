@@ -9,7 +9,7 @@
 #include "device_limits.hpp"
 #include "scratch_file.hpp"
 
-#include <provpol/calibrate.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
 #include <provpol/random.hpp>
 

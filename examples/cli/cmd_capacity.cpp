@@ -13,10 +13,10 @@
 #include "work.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/domain_capacity.hpp>
+#include <provpol/domain/capacity.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <algorithm>

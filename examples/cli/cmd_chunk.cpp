@@ -6,7 +6,7 @@
 #include "common/table.hpp"
 #include "device_limits.hpp"
 
-#include <provpol/calibrate.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
 
 #include <cstdio>

@@ -10,7 +10,7 @@
 #include "lvm_extend.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/extend_vdsm_sizes.hpp>
+#include <provpol/extend/vdsm_sizes.hpp>
 #include <provpol/parse.hpp>
 
 #include <cstdio>

@@ -6,8 +6,8 @@
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
 
-#include <provpol/latency.hpp>
-#include <provpol/vdsm_log.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/fit/vdsm_log.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -6,7 +6,7 @@
 #include "lvm_extend.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/lvm_flow.hpp>
+#include <provpol/simulate/lvm_pool.hpp>
 #include <provpol/parse.hpp>
 
 #include <algorithm>

@@ -1,12 +1,12 @@
 // provpol lvsize: the LV sizes oVirt VDSM picks outside the extend loop: a new volume's, the optimal size of a
 // volume after a merge or for a reduce, the base volume's extend before a live merge, and a capacity resize
-// (provpol/extend_vdsm_sizes.hpp).
+// (provpol/extend/vdsm_sizes.hpp).
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/extend_vdsm_sizes.hpp>
+#include <provpol/extend/vdsm_sizes.hpp>
 
 #include <cstdio>
 #include <string>

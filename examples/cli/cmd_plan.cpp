@@ -17,9 +17,9 @@
 
 #include <provpol/domain.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
-#include <provpol/risk.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
+#include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
 
 #include <algorithm>
@@ -398,7 +398,7 @@ int run_plan(int argc, char** argv) {
             if (i != runs - 1) return;
             const simulation_summary s = acc.summary();
             results[c].push_back(s);
-            // The static limit, and the per-extend model of risk.hpp (for the rate-aware policy: its limit at
+            // The static limit, and the per-extend model of flow/risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
             if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));

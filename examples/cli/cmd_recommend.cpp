@@ -9,11 +9,11 @@
 #include "plan.hpp"
 #include "work.hpp"
 
-#include <provpol/domain_capacity.hpp>
+#include <provpol/domain/capacity.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
-#include <provpol/risk.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
+#include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
 
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include "common/csv.hpp"
 #include "plan.hpp"
 
-#include <provpol/domain_workload.hpp>
+#include <provpol/domain/workload.hpp>
 #include <provpol/extend.hpp>
 
 #include <cstdint>

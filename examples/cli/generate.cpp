@@ -4,7 +4,7 @@
 #include <provpol/chunk.hpp>
 #include <provpol/config.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 #include <provpol/log_size.hpp>
 
 #include <cctype>

@@ -7,10 +7,10 @@
 #include "common/preset_option.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/either_agent.hpp>
+#include <provpol/simulate/either_agent.hpp>
 #include <provpol/extend.hpp>
-#include <provpol/latency.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/flow/latency.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 //     {"kind": "delay", "name": "LV refresh", "min_s": 0.16, "max_s": 0.31}
 //   ]}
 //
-// The kinds are latency_flow.hpp's (flow_stage_kind's names), each with the fields it needs: monitor and
+// The kinds are flow/clocks.hpp's (flow_stage_kind's names), each with the fields it needs: monitor and
 // reply-poll a period_s; clock a period_s and an optional drift_s (default 0); delay min_s and max_s; send an
 // optional min_s and max_s (default 0); a delay between the send and the reply poll may say "lock": true, the
 // SPM's lvextend under the volume group's lock (flow_stage::locked_delay, how a storage domain serializes it). A flow
@@ -24,7 +24,7 @@
 #include "input.hpp"
 #include "json.hpp"
 
-#include <provpol/latency_flow.hpp>
+#include <provpol/flow/clocks.hpp>
 
 #include <cerrno>
 #include <cstdio>

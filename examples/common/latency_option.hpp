@@ -1,6 +1,6 @@
 // The CLI's --latency option: a built-in profile (provpol::latency_profile), samples:FILE, measured extend
 // times in seconds, one per line (blank lines, '#' comments and a "seconds" header are skipped), or
-// vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/vdsm_log.hpp; FILE "-" is stdin),
+// vdsm-log:FILE, a flow model fitted to VDSM's extend completion lines (provpol/fit/vdsm_log.hpp; FILE "-" is stdin),
 // or flow:FILE, a flow written as JSON (flow_file.hpp). The files are read through text_input.
 #ifndef PROVPOL_CLI_LATENCY_OPTION_HPP
 #define PROVPOL_CLI_LATENCY_OPTION_HPP
@@ -9,9 +9,9 @@
 #include "flow_file.hpp"
 #include "input.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 #include <provpol/parse.hpp>
-#include <provpol/vdsm_log.hpp>
+#include <provpol/fit/vdsm_log.hpp>
 
 #include <cstdio>
 #include <functional>

@@ -7,7 +7,7 @@
 
 #include "cli.hpp"
 
-#include <provpol/latency.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <string>
 #include <vector>

@@ -1,40 +1,28 @@
 // provpol/provpol.hpp - the umbrella header: includes every public header, and nothing else.
 //
+// The vocabulary (bytes, result, error, parse, text, registry, random, config), the decision families (extend,
+// log_size, chunk) and the model layer (flow, fit, simulate, domain); docs/design.md draws the layers.
+//
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_PROVPOL_HPP
 #define PROVPOL_PROVPOL_HPP
 
-#include "agent.hpp"
-#include "bytes.hpp"
-#include "calibrate.hpp"
-#include "chunk.hpp"
-#include "config.hpp"
-#include "domain.hpp"
-#include "domain_capacity.hpp"
-#include "domain_shared.hpp"
-#include "domain_workload.hpp"
-#include "either_agent.hpp"
-#include "error.hpp"
-#include "extend.hpp"
-#include "extend_lvm.hpp"
-#include "extend_policy.hpp"
-#include "extend_vdsm.hpp"
-#include "latency.hpp"
-#include "latency_flow.hpp"
-#include "latency_pipeline.hpp"
-#include "log_size.hpp"
-#include "log_size_geometry.hpp"
-#include "log_size_result.hpp"
-#include "log_size_xfs.hpp"
-#include "lvm_flow.hpp"
-#include "parse.hpp"
-#include "random.hpp"
-#include "rate_aware.hpp"
-#include "result.hpp"
-#include "risk.hpp"
-#include "simulate.hpp"
-#include "text.hpp"
-#include "vdsm_log.hpp"
-#include "xfs_reservations.hpp"
+#include "bytes.hpp"     // IWYU pragma: export
+#include "config.hpp"    // IWYU pragma: export
+#include "error.hpp"     // IWYU pragma: export
+#include "parse.hpp"     // IWYU pragma: export
+#include "random.hpp"    // IWYU pragma: export
+#include "registry.hpp"  // IWYU pragma: export
+#include "result.hpp"    // IWYU pragma: export
+#include "text.hpp"      // IWYU pragma: export
+
+#include "chunk.hpp"     // IWYU pragma: export
+#include "extend.hpp"    // IWYU pragma: export
+#include "log_size.hpp"  // IWYU pragma: export
+
+#include "domain.hpp"    // IWYU pragma: export
+#include "fit.hpp"       // IWYU pragma: export
+#include "flow.hpp"      // IWYU pragma: export
+#include "simulate.hpp"  // IWYU pragma: export
 
 #endif  // PROVPOL_PROVPOL_HPP

@@ -31,7 +31,7 @@ private:
 
 }  // namespace detail
 
-/// The random stream latency models draw from (latency_flow.hpp, agent.hpp): xoshiro256** (Blackman and Vigna,
+/// The random stream latency models draw from (flow/clocks.hpp, simulate/agent.hpp): xoshiro256** (Blackman and Vigna,
 /// 2018) seeded through SplitMix64, the same sequence on every platform and standard library. simulate_run()
 /// seeds one per run; a latency model of one's own draws only from the stream it is given.
 class random_stream {

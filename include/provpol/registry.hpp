@@ -1,7 +1,7 @@
 // provpol/registry.hpp - what every family's table of named presets shares: an entry (the id, the name as a
 // command line spells it, a one-line description, the public source of its rule), the lookup by name with the
 // error that lists every name, and the list itself, built at compile time. The tables are the family headers':
-// extend_presets (extend.hpp), latency_profiles (latency.hpp), log_presets (log_size.hpp), chunk_preset_table
+// extend_presets (extend.hpp), latency_profiles (flow/latency.hpp), log_presets (log_size.hpp), chunk_preset_table
 // (chunk.hpp). A front end (the provpol CLI, the agent) generates its help, its choices and its errors from them
 // and compares no preset name by hand.
 //

@@ -12,7 +12,7 @@
 # simulate_domain predicts and the single-drive simulator cannot.
 #
 # Why the real run can differ from simulate_domain with the same seed at all: the agent runs the simulator's own
-# mailbox and SPM queue (domain_shared.hpp) on the real request times, drawing every delay in the same order from
+# mailbox and SPM queue (domain/shared.hpp) on the real request times, drawing every delay in the same order from
 # the same streams, so a difference can come only from the real request times. Each extend's request moved by
 #   dreq = measured request time - simulated request time
 # (logged per extend: qcow2's metadata runs about 0.4 MiB ahead of the guest's data, 20 to 25 ms early at 20 MiB/s;

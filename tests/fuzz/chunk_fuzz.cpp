@@ -4,7 +4,7 @@
 // contradict each other are rejected; the cost-model fit never returns a non-finite or negative model.
 #include "fuzz_check.hpp"
 
-#include <provpol/calibrate.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
 
 #include <cstdint>

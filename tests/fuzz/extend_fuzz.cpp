@@ -5,7 +5,7 @@
 #include "fuzz_check.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/rate_aware.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <cstdint>
 

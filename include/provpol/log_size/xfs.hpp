@@ -1,4 +1,4 @@
-// provpol/log_size_xfs.hpp - mkfs.xfs's parts of a log-size policy: its geometry (xfsprogs_layout, per version)
+// provpol/log_size/xfs.hpp - mkfs.xfs's parts of a log-size policy: its geometry (xfsprogs_layout, per version)
 // and its steps: the concurrency-sized log (6.8+), the 5.14 size brackets, the limits, stripe alignment and the
 // refusals. Part of <provpol/log_size.hpp>; facts from xfsprogs 6.1.0, 6.13.0 (mkfs/xfs_mkfs.c
 // calculate_initial_ag_geometry, calc_concurrency_ag_geometry, align_ag_geometry, calculate_log_size,
@@ -8,10 +8,10 @@
 #ifndef PROVPOL_LOG_SIZE_XFS_HPP
 #define PROVPOL_LOG_SIZE_XFS_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "log_size_geometry.hpp"
-#include "log_size_result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
+#include "geometry.hpp"
 #include "result.hpp"
 
 #include <cstdint>
@@ -50,7 +50,8 @@ constexpr void xfs_concurrency_ag_geometry(unsigned bl, std::uint64_t d, std::ui
 /// concurrency geometry; aligned to the stripe unit; a last AG under 16 MiB dropped), the AG headers and root
 /// blocks (libxfs_alloc_ag_max_usable), where the internal log starts (libxfs_prealloc_blocks, in AG count / 2),
 /// its stripe unit, the minimum log and max_tx_bytes (computed from the transaction reservations for this AG size,
-/// see xfs_reservations.hpp) and the log concurrency (-l concurrency, or the CPU count on a non-rotational device).
+/// see log_size/xfs_reservations.hpp) and the log concurrency (-l concurrency, or the CPU count on a non-rotational
+/// device).
 struct xfsprogs_layout {
     xfsprogs_version version = xfsprogs_version::v6_1;  ///< whose defaults and rules
 

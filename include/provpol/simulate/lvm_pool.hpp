@@ -1,9 +1,9 @@
-// provpol/lvm_flow.hpp - when LVM's autoextend runs and what a write burst does to a thin pool: dmeventd's
+// provpol/simulate/lvm_pool.hpp - when LVM's autoextend runs and what a write burst does to a thin pool: dmeventd's
 // timing as a model (lvm_dmeventd_model: the kernel's low-water event, the 10 s poll with its 5% steps, one
 // lvextend at a time with its service time, the back-off of a failing command), a thin pool that writers fill
 // (simulate_lvm_run: extends, times full, seconds writes were queued, EIO after no_space_timeout, the VG
 // running out) and the summary over runs (simulate_lvm_plan). The decision each lvextend takes is
-// extend_lvm.hpp's decide_lvm_autoextend, exact to lvm2.
+// extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2.
 //
 // Sources (lvm2 2.03.16, Linux 6.1):
 //   daemons/dmeventd/plugins/thin/dmeventd_thin.c  process_event: a device event (the kernel's low-water
@@ -22,17 +22,17 @@
 // was calibrated.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_LVM_FLOW_HPP
-#define PROVPOL_LVM_FLOW_HPP
+#ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
+#define PROVPOL_SIMULATE_LVM_POOL_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "error.hpp"
-#include "extend_lvm.hpp"
-#include "random.hpp"
-#include "registry.hpp"
-#include "result.hpp"
-#include "text.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../error.hpp"
+#include "../extend/lvm.hpp"
+#include "../random.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../text.hpp"
 
 #include <cstdint>
 
@@ -492,4 +492,4 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
 
 }  // namespace provpol
 
-#endif  // PROVPOL_LVM_FLOW_HPP
+#endif  // PROVPOL_SIMULATE_LVM_POOL_HPP

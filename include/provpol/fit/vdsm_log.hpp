@@ -1,6 +1,6 @@
-// provpol/vdsm_log.hpp - VDSM's own extend measurements: its "Extend volume ... completed <Clock(...)>" log lines,
-// their statistics as oVirt/vdsm's contrib/extend-stats computes them, and a flow model (latency_flow.hpp) fitted
-// to them, in the stage structure of the built-in profiles (latency.hpp).
+// provpol/fit/vdsm_log.hpp - VDSM's own extend measurements: its "Extend volume ... completed <Clock(...)>" log lines,
+// their statistics as oVirt/vdsm's contrib/extend-stats computes them, and a flow model (flow/clocks.hpp) fitted
+// to them, in the stage structure of the built-in profiles (flow/latency.hpp).
 //
 // The line. oVirt/vdsm lib/vdsm/virt/thinp.py (VolumeMonitor._extend_volume_completed, _extend_replica_completed)
 // logs, when an extend completes, the extend's time.Clock (lib/vdsm/common/time.py; commit 8c119243e "vm: Use
@@ -40,7 +40,7 @@
 // Memory: the parser and the statistics allocate nothing (the caller keeps the samples: 8 bytes per timer per
 // line); the fit, a model, keeps copies of its samples in detail::buffer (no <vector>: compile cost).
 //
-// The fit, fit_vdsm_log(): the flow of latency.hpp's profiles,
+// The fit, fit_vdsm_log(): the flow of flow/latency.hpp's profiles,
 //   [detection], send, SPM clock, SPM work, reply poll, inbox read, refresh, [time outside the timers],
 // fitted to the log's extends (vdsm_fit_sample: one per line, the volume's timers, or the replica's on an
 // "Extend replica" line, and the line's VM) by likelihood, every mode scored against every extend:
@@ -68,18 +68,18 @@
 // the log's.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_VDSM_LOG_HPP
-#define PROVPOL_VDSM_LOG_HPP
+#ifndef PROVPOL_FIT_VDSM_LOG_HPP
+#define PROVPOL_FIT_VDSM_LOG_HPP
 
-#include "config.hpp"
-#include "detail/buffer.hpp"
-#include "detail/math.hpp"
-#include "detail/sort.hpp"
-#include "latency.hpp"
-#include "latency_flow.hpp"
-#include "parse.hpp"
-#include "result.hpp"
-#include "text.hpp"
+#include "../config.hpp"
+#include "../detail/buffer.hpp"
+#include "../detail/math.hpp"
+#include "../detail/sort.hpp"
+#include "../flow/clocks.hpp"
+#include "../flow/latency.hpp"
+#include "../parse.hpp"
+#include "../result.hpp"
+#include "../text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -798,4 +798,4 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
 
 }  // namespace provpol
 
-#endif  // PROVPOL_VDSM_LOG_HPP
+#endif  // PROVPOL_FIT_VDSM_LOG_HPP

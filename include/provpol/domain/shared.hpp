@@ -1,4 +1,4 @@
-// provpol/domain_shared.hpp - what the drives of a storage domain share, as VDSM's code has it: each host's mail
+// provpol/domain/shared.hpp - what the drives of a storage domain share, as VDSM's code has it: each host's mail
 // monitor, the SPM's mailbox scan, its thread pool and the volume group's lock. domain.hpp runs the drives on top.
 //
 // The parts (oVirt/vdsm, lib/vdsm/storage/mailbox.py, sp.py, lvm.py):
@@ -13,7 +13,7 @@
 //   - one volume group lock (lvm.py takes the VG's lock for every metadata change): the lvextends of a domain run
 //     one at a time, first come first served.
 //
-// How a flow_latency (latency_flow.hpp) maps onto them, stage by stage, so that a domain of one drive is exactly
+// How a flow_latency (flow/clocks.hpp) maps onto them, stage by stage, so that a domain of one drive is exactly
 // the single-drive flow: the stages before the send run on the drive's host alone; the send goes through the
 // host's mail monitor; between the send and the reply poll, the first clock is the SPM's scan (one clock for the
 // whole domain, its phase the first drive's draw) and the delays after it are the SPM's work for the request,
@@ -23,19 +23,19 @@
 // waits depend on the other drives.
 //
 // The duplicate filter (a request for the same volume and size is ignored; an lvextend to the LV's size returns
-// at once) has nothing to drop here: extend_controller never requests a size already pending (agent.hpp).
+// at once) has nothing to drop here: extend_controller never requests a size already pending (simulate/agent.hpp).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DOMAIN_SHARED_HPP
 #define PROVPOL_DOMAIN_SHARED_HPP
 
-#include "agent.hpp"
-#include "config.hpp"
-#include "detail/buffer.hpp"
-#include "detail/math.hpp"
-#include "latency_flow.hpp"
-#include "random.hpp"
-#include "result.hpp"
+#include "../config.hpp"
+#include "../detail/buffer.hpp"
+#include "../detail/math.hpp"
+#include "../flow/clocks.hpp"
+#include "../random.hpp"
+#include "../result.hpp"
+#include "../simulate/agent.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -249,7 +249,7 @@ public:
             return;
         }
         double sent = t;
-        if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (latency_flow.hpp's rule)
+        if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (flow/clocks.hpp's rule)
             sent = next_clock_tick(h.grid, T, t);
         else
             h.grid = t;
@@ -314,7 +314,7 @@ public:
         queue_[(queue_head_ + queue_len_) % queue_.size()] = start;
         ++queue_len_;
         replace_worker(t);  // the worker is free once the reply is written
-        // The host sees the reply at its first poll after the reply is written (latency_flow.hpp's formula).
+        // The host sees the reply at its first poll after the reply is written (flow/clocks.hpp's formula).
         const double T = flow_->poll_period();
         const double k = detail::ceil((t - r.grid) / T);
         t = r.grid + (k < 1.0 ? 1.0 : k) * T;

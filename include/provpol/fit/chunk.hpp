@@ -1,4 +1,4 @@
-// provpol/calibrate.hpp - choosing an I/O chunk size from measurements: the dd experiment of xen-api CA-42914, done
+// provpol/fit/chunk.hpp - choosing an I/O chunk size from measurements: the dd experiment of xen-api CA-42914, done
 // properly.
 //
 //   (a) the rule: from measured samples (block size, throughput; repeated runs allowed), the smallest block size
@@ -18,15 +18,15 @@
 // allocates, reads a clock or does I/O; `provpol calibrate` is the program that measures.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_CALIBRATE_HPP
-#define PROVPOL_CALIBRATE_HPP
+#ifndef PROVPOL_FIT_CHUNK_HPP
+#define PROVPOL_FIT_CHUNK_HPP
 
-#include "bytes.hpp"
-#include "chunk.hpp"
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "detail/sort.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../chunk/policy.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../detail/sort.hpp"
+#include "../result.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -358,4 +358,4 @@ PROVPOL_NODISCARD inline result<deadline_decision> decide_for_deadline(
 
 }  // namespace provpol
 
-#endif  // PROVPOL_CALIBRATE_HPP
+#endif  // PROVPOL_FIT_CHUNK_HPP

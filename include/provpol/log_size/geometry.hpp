@@ -1,16 +1,16 @@
-// provpol/log_size_geometry.hpp - what a caller would pass to mkfs (fs_geometry_options), validated once into an
+// provpol/log_size/geometry.hpp - what a caller would pass to mkfs (fs_geometry_options), validated once into an
 // fs_geometry together with what each mkfs.xfs version derives from it before looking at the device size: the
 // features it resolves, the AG reservations, the log stripe unit, and the minimum log and max_tx_bytes as step
-// functions of the AG size, computed from the transaction reservations (xfs_reservations.hpp).
+// functions of the AG size, computed from the transaction reservations (log_size/xfs_reservations.hpp).
 // Part of <provpol/log_size.hpp>; see there for the policies.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_LOG_SIZE_GEOMETRY_HPP
 #define PROVPOL_LOG_SIZE_GEOMETRY_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
 #include "xfs_reservations.hpp"
 
 #include <cstdint>

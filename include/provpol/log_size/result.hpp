@@ -1,4 +1,4 @@
-// provpol/log_size_result.hpp - what a log-size decision says (log_size_decision: the log, which step decided,
+// provpol/log_size/result.hpp - what a log-size decision says (log_size_decision: the log, which step decided,
 // whether the tool would make it and why not), what a layout computes for the steps (log_context) and the
 // state the steps build (log_state), and the contracts of layouts and steps. Part of <provpol/log_size.hpp>.
 //
@@ -6,10 +6,10 @@
 #ifndef PROVPOL_LOG_SIZE_RESULT_HPP
 #define PROVPOL_LOG_SIZE_RESULT_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "log_size_geometry.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
+#include "geometry.hpp"
 
 #include <cstdint>
 #include <type_traits>

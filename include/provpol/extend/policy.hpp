@@ -1,10 +1,10 @@
-// provpol/extend_policy.hpp - the generic thin-volume extend policy: extend_policy<Trigger, Growth, Limits>, the
+// provpol/extend/policy.hpp - the generic thin-volume extend policy: extend_policy<Trigger, Growth, Limits>, the
 // drive it decides for, every output of a decision, and the contracts of its steps.
 //
 // An agent feeds what libvirt reports for a drive (capacity = virtual size, physical = LV size, allocation =
 // highest written offset) and gets back every decision: the block threshold to register, whether to extend, the
 // next size, the LV size after the storage's rounding, the threshold after the extend, the maximum size and the
-// size of a new disk. extend_vdsm.hpp and extend_lvm.hpp hold oVirt VDSM's and LVM2's steps and presets; this
+// size of a new disk. extend/vdsm.hpp and extend/lvm.hpp hold oVirt VDSM's and LVM2's steps and presets; this
 // header knows no preset by name.
 //
 // A policy is extend_policy<Trigger, Growth, Limits>, each step a small value type (a step type may play
@@ -44,9 +44,9 @@
 #ifndef PROVPOL_EXTEND_POLICY_HPP
 #define PROVPOL_EXTEND_POLICY_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -297,7 +297,7 @@ class extend_policy {
                   "extend_policy: Growth must provide constexpr bytes initial_size(bytes capacity) const noexcept");
     static_assert(
         detail::has_limits_api<Limits>::value,
-        "extend_policy: Limits must provide max_size, max_size_storage, request and lv_size (see extend_policy.hpp)");
+        "extend_policy: Limits must provide max_size, max_size_storage, request and lv_size (see extend/policy.hpp)");
 
     static constexpr bool shared = std::is_same_v<Trigger, Growth> && std::is_same_v<Growth, Limits>;
 

@@ -1,6 +1,6 @@
-// provpol/extend_vdsm.hpp - oVirt VDSM's thin-volume extend rules as extend_policy steps: its configuration
+// provpol/extend/vdsm.hpp - oVirt VDSM's thin-volume extend rules as extend_policy steps: its configuration
 // ([irs] volume_utilization_chunk_mb and volume_utilization_percent), the steps that play all three roles of
-// extend_policy.hpp (vdsm_steps, with a fast path and a vectorised batch kernel), the qcow2-on-LVM limits on their
+// extend/policy.hpp (vdsm_steps, with a fast path and a vectorised batch kernel), the qcow2-on-LVM limits on their
 // own (qcow2_lvm_limits, for other policies over VDSM's storage), and the presets vdsm_2022 and vdsm_legacy.
 //
 // Sources: oVirt/vdsm lib/vdsm/virt/thinp.py (_should_extend_volume, the watermark limit), vm.py /
@@ -11,10 +11,10 @@
 #ifndef PROVPOL_EXTEND_VDSM_HPP
 #define PROVPOL_EXTEND_VDSM_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "extend_policy.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
+#include "policy.hpp"
 
 #include <cstddef>
 #include <cstdint>

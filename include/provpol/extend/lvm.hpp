@@ -1,4 +1,4 @@
-// provpol/extend_lvm.hpp - LVM2's autoextend decision, exact to lvm2 2.03: usage in libdm's units
+// provpol/extend/lvm.hpp - LVM2's autoextend decision, exact to lvm2 2.03: usage in libdm's units
 // (lvm_usage), the amount rule (lvm_adjust_amount), the configuration as lvm.conf is read
 // (lvm_autoextend_config: thin pools, VDO pools, snapshots), the whole lvextend --use-policies decision for a
 // volume (decide_lvm_autoextend, with the thin pool's metadata), the same rule as extend_policy steps
@@ -20,16 +20,16 @@
 //   lib/config/defaults.h    DEFAULT_THIN_POOL_AUTOEXTEND_THRESHOLD 100, _PERCENT 20 (and the same for VDO pools
 //                            and snapshots), DEFAULT_THIN_POOL_CHUNK_SIZE 64 KiB, DEFAULT_EXTENT_SIZE 4 MiB,
 //                            DEFAULT_THIN_POOL_MAX_METADATA_SIZE_V1_KB (the metadata maximum without cropping).
-// When dmeventd runs the decision (the low-water event, the 10 s poll and its 5% steps) is lvm_flow.hpp's.
+// When dmeventd runs the decision (the low-water event, the 10 s poll and its 5% steps) is simulate/lvm_pool.hpp's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_EXTEND_LVM_HPP
 #define PROVPOL_EXTEND_LVM_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "extend_policy.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
+#include "policy.hpp"
 
 #include <cstdint>
 

@@ -1,22 +1,22 @@
-// provpol/latency.hpp - the extend latency models chosen at run time, and the built-in profiles.
+// provpol/flow/latency.hpp - the extend latency models chosen at run time, and the built-in profiles.
 //
-// - latency_model: a flow of clocks (latency_flow.hpp), a pipeline of independent waits or measured samples
-//   (latency_pipeline.hpp), with the same queries (mean, min, max, cdf, exceed_probability, quantile) and the
-//   time-aware contract the simulator and the agent use (detection_period, start_run, complete; agent.hpp).
+// - latency_model: a flow of clocks (flow/clocks.hpp), a pipeline of independent waits or measured samples
+//   (flow/pipeline.hpp), with the same queries (mean, min, max, cdf, exceed_probability, quantile) and the
+//   time-aware contract the simulator and the agent use (detection_period, start_run, complete; simulate/agent.hpp).
 // - latency_profile(name): the built-in profiles, each documented with the source of its numbers.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_LATENCY_HPP
-#define PROVPOL_LATENCY_HPP
+#ifndef PROVPOL_FLOW_LATENCY_HPP
+#define PROVPOL_FLOW_LATENCY_HPP
 
-#include "config.hpp"
-#include "latency_flow.hpp"
-#include "latency_pipeline.hpp"
-#include "parse.hpp"
-#include "random.hpp"
-#include "registry.hpp"
-#include "result.hpp"
-#include "text.hpp"
+#include "../config.hpp"
+#include "../parse.hpp"
+#include "../random.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../text.hpp"
+#include "clocks.hpp"
+#include "pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -129,7 +129,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(latency_model::kind e) noexcept 
 // ============================================================================================================
 // Built-in profiles
 //
-// VDSM's extend flow as clocks (see latency_flow.hpp for the code it follows). What fixed each parameter:
+// VDSM's extend flow as clocks (see flow/clocks.hpp for the code it follows). What fixed each parameter:
 // - the watermark monitor, 2 s, and the mailbox intervals, 2 s (events off) and 0.5 s (events on): VDSM's
 //   defaults (vm_watermark_interval; [mailbox] events_interval; SPM_MailMonitor's 2 s sleep);
 // - the threshold event's dispatch with immediate extend, 10 to 30 ms: PR #124's "wait" 0.01/0.01/0.03 s;
@@ -277,7 +277,7 @@ inline constexpr const char* latency_profile_names = detail::latency_names.c_str
 
 /// A built-in profile by name (see latency_profiles), or "fixed:SECONDS" (a constant latency, e.g.
 /// "fixed:3.7"). Measured samples ("samples:FILE" in the CLI) are read by the caller and given to
-/// empirical_latency::make; VDSM logs ("vdsm-log:FILE") to fit_vdsm_log (vdsm_log.hpp).
+/// empirical_latency::make; VDSM logs ("vdsm-log:FILE") to fit_vdsm_log (fit/vdsm_log.hpp).
 PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) noexcept {
     if (const latency_profile_entry* p = find_preset(latency_profiles, name)) return p->make();
     if (name.starts_with("fixed:")) {
@@ -292,4 +292,4 @@ PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) n
 
 }  // namespace provpol
 
-#endif  // PROVPOL_LATENCY_HPP
+#endif  // PROVPOL_FLOW_LATENCY_HPP

@@ -1,7 +1,7 @@
-// provpol/agent.hpp - what an extend agent observes, the agent contract, the time-aware latency contract, and the
-// extend controller: the one implementation of the flow between a drive, its agent and the extend latency that
-// both the simulator (simulate.hpp) and a real agent (examples/agent) drive, so that the same seed gives the same
-// run by construction.
+// provpol/simulate/agent.hpp - what an extend agent observes, the agent contract, the time-aware latency contract, and
+// the extend controller: the one implementation of the flow between a drive, its agent and the extend latency that both
+// the simulator (simulate.hpp) and a real agent (examples/agent) drive, so that the same seed gives the same run by
+// construction.
 //
 // Agent contract (checked by static_assert):
 //   bytes initial_size(bytes capacity) const
@@ -23,14 +23,14 @@
 // latency's draws for each request in the order the requests are made.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_AGENT_HPP
-#define PROVPOL_AGENT_HPP
+#ifndef PROVPOL_SIMULATE_AGENT_HPP
+#define PROVPOL_SIMULATE_AGENT_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "extend.hpp"
-#include "latency_flow.hpp"
-#include "random.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../extend/presets.hpp"
+#include "../flow/clocks.hpp"
+#include "../random.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -161,7 +161,7 @@ template <class L>
 struct has_resend<
     L, std::void_t<decltype(std::declval<const L&>().resend()), decltype(std::declval<const L&>().resend_timeout())>>
     : std::true_type {};
-/// The latency's re-send rule (latency_flow.hpp's flow_resend), or never.
+/// The latency's re-send rule (flow/clocks.hpp's flow_resend), or never.
 template <class L>
 constexpr flow_resend resend_of(const L& l) noexcept {
     if constexpr (has_resend<L>::value)
@@ -382,4 +382,4 @@ private:
 
 }  // namespace provpol
 
-#endif  // PROVPOL_AGENT_HPP
+#endif  // PROVPOL_SIMULATE_AGENT_HPP

@@ -1,4 +1,4 @@
-// provpol/extend_vdsm_sizes.hpp - oVirt VDSM's size rules around the extend policy: which drives are chunked
+// provpol/extend/vdsm_sizes.hpp - oVirt VDSM's size rules around the extend policy: which drives are chunked
 // (monitored and extended), a new volume's LV size, the optimal size after a merge or for a reduce, the base
 // volume's extend before a live merge, and a capacity resize.
 //
@@ -15,10 +15,10 @@
 #ifndef PROVPOL_EXTEND_VDSM_SIZES_HPP
 #define PROVPOL_EXTEND_VDSM_SIZES_HPP
 
-#include "bytes.hpp"
-#include "error.hpp"
-#include "extend_vdsm.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../error.hpp"
+#include "../result.hpp"
+#include "vdsm.hpp"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// provpol/domain_capacity.hpp - how many concurrent writers a storage domain holds under a per-VM pause target:
+// provpol/domain/capacity.hpp - how many concurrent writers a storage domain holds under a per-VM pause target:
 // check_writers() runs domains (domain.hpp) at one writer count, max_writers() searches the count (doubling, then
 // bisection), search_max_writers() is that search over any check.
 //
@@ -6,11 +6,11 @@
 #ifndef PROVPOL_DOMAIN_CAPACITY_HPP
 #define PROVPOL_DOMAIN_CAPACITY_HPP
 
-#include "config.hpp"
-#include "domain.hpp"
-#include "latency.hpp"
-#include "result.hpp"
-#include "simulate.hpp"
+#include "../config.hpp"
+#include "../flow/latency.hpp"
+#include "../result.hpp"
+#include "../simulate/run.hpp"
+#include "simulator.hpp"
 
 #include <cstdint>
 

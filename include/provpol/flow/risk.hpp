@@ -1,4 +1,4 @@
-// provpol/risk.hpp - pause risk: will a guest writing at a given rate pause before an extend completes? And
+// provpol/flow/risk.hpp - pause risk: will a guest writing at a given rate pause before an extend completes? And
 // the planner that inverts it: for a write rate and an acceptable pause probability, the smallest VDSM
 // configuration that meets it, and what it costs.
 //
@@ -12,17 +12,17 @@
 // configuration with percent <= 50, and both presets): after an extend completes the guest again has at
 // least `limit` free. simulate.hpp replays whole workloads when that does not hold, or to check it.
 //
-// Latency is any model with exceed_probability(double) and quantile(double) (see latency.hpp).
+// Latency is any model with exceed_probability(double) and quantile(double) (see flow/latency.hpp).
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_RISK_HPP
-#define PROVPOL_RISK_HPP
+#ifndef PROVPOL_FLOW_RISK_HPP
+#define PROVPOL_FLOW_RISK_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "extend.hpp"
-#include "result.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../extend/presets.hpp"
+#include "../result.hpp"
 
 #include <cstdint>
 
@@ -122,4 +122,4 @@ PROVPOL_NODISCARD result<vdsm_recommendation> recommend_vdsm(rate write_rate, co
 
 }  // namespace provpol
 
-#endif  // PROVPOL_RISK_HPP
+#endif  // PROVPOL_FLOW_RISK_HPP

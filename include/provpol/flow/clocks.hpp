@@ -1,4 +1,4 @@
-// provpol/latency_flow.hpp - the extend flow as clocks: a latency model whose waits are periodic clocks that keep
+// provpol/flow/clocks.hpp - the extend flow as clocks: a latency model whose waits are periodic clocks that keep
 // their phase for the life of a run (a VM), not dice drawn afresh for every extend.
 //
 // VDSM's extend flow (oVirt/vdsm: lib/vdsm/virt/periodic.py, thinp.py, storage/mailbox.py) is a chain of
@@ -24,7 +24,7 @@
 //                             At most one, after the send. While a reply is pending, a new request is sent only
 //                             at this clock's next tick (the mail monitor picks up new requests once per loop).
 // A delay between the send and the reply poll can be marked as holding the volume group's lock (lvextend): in a
-// storage domain (domain_shared.hpp) those delays are serialized, the others run side by side.
+// storage domain (domain/shared.hpp) those delays are serialized, the others run side by side.
 //
 // The host's re-sends (flow_resend): VDSM asks again for an extend still pending, and the host's mail monitor drops a
 // message equal to one still waiting for its reply. A re-sent request goes through only once the host has read the
@@ -35,7 +35,7 @@
 // Two views of one model:
 //   - per run (simulate_run, the agent): start_run() draws the clocks' phases, complete() gives, for a request
 //     made at time t, the time the grown LV is visible. The same VM is lucky or unlucky extend after extend.
-//   - marginal (risk.hpp, recommend, rate-aware budgets): the latency of one request made at a time uniform
+//   - marginal (flow/risk.hpp, recommend, rate-aware budgets): the latency of one request made at a time uniform
 //     against every clock. Each clock's wait is then uniform in [0, period + drift) and independent of the
 //     others, and with A the stages up to the send, X those between the send and the reply poll of period T,
 //     B those after it: L = A + T x max(1, ceil(X / T)) + B. Its CDF is exact:
@@ -44,14 +44,14 @@
 //     exact; quantiles are found by bisection on the exact CDF to 1e-9 s.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_LATENCY_FLOW_HPP
-#define PROVPOL_LATENCY_FLOW_HPP
+#ifndef PROVPOL_FLOW_CLOCKS_HPP
+#define PROVPOL_FLOW_CLOCKS_HPP
 
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "latency_pipeline.hpp"
-#include "random.hpp"
-#include "result.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../random.hpp"
+#include "../result.hpp"
+#include "pipeline.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -400,4 +400,4 @@ private:
 
 }  // namespace provpol
 
-#endif  // PROVPOL_LATENCY_FLOW_HPP
+#endif  // PROVPOL_FLOW_CLOCKS_HPP

@@ -1,4 +1,4 @@
-// provpol/xfs_reservations.hpp - the XFS transaction log reservations, computed as libxfs computes them when
+// provpol/log_size/xfs_reservations.hpp - the XFS transaction log reservations, computed as libxfs computes them when
 // mkfs.xfs sizes a log: the reservation of each transaction type for a superblock geometry and feature set,
 // the largest one (libxfs_log_get_max_trans_res), the minimum log it implies (libxfs_log_calc_minimum_size) and
 // mkfs.xfs's max_tx_bytes (tr_logres x tr_logcount of the largest, the unit of the 6.8+ concurrency-sized log).
@@ -27,10 +27,10 @@
 // max(4 KiB, block size). Every function is constexpr noexcept; all arithmetic is exact in 64 bits.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_XFS_RESERVATIONS_HPP
-#define PROVPOL_XFS_RESERVATIONS_HPP
+#ifndef PROVPOL_LOG_SIZE_XFS_RESERVATIONS_HPP
+#define PROVPOL_LOG_SIZE_XFS_RESERVATIONS_HPP
 
-#include "config.hpp"
+#include "../config.hpp"
 
 #include <cstdint>
 
@@ -573,4 +573,4 @@ PROVPOL_NODISCARD constexpr xfs_log_minimum_result xfs_log_minimum(const xfs_sb_
 
 }  // namespace provpol
 
-#endif  // PROVPOL_XFS_RESERVATIONS_HPP
+#endif  // PROVPOL_LOG_SIZE_XFS_RESERVATIONS_HPP

@@ -1,4 +1,4 @@
-// provpol/latency_pipeline.hpp - models of the extend latency: the time from "the guest crossed the block threshold"
+// provpol/flow/pipeline.hpp - models of the extend latency: the time from "the guest crossed the block threshold"
 // to "the extended LV is visible to the host", as distributions that can be sampled (seeded) and queried
 // (mean, quantiles, P(L > t)).
 //
@@ -9,21 +9,21 @@
 //   redone in exact integers where double arithmetic would cancel).
 // - empirical_latency: measured samples (e.g. from an agent's logs), used as they are: P(L > t) is the share of
 //   samples above t, sampling picks one of them.
-// Both draw every request's latency afresh (independent waits); latency_flow.hpp models the flow as clocks, and
-// latency.hpp picks any of them at run time.
+// Both draw every request's latency afresh (independent waits); flow/clocks.hpp models the flow as clocks, and
+// flow/latency.hpp picks any of them at run time.
 //
 // Every model is a value; queries are const and allocate nothing. Sampling takes the caller's generator.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_LATENCY_PIPELINE_HPP
-#define PROVPOL_LATENCY_PIPELINE_HPP
+#ifndef PROVPOL_FLOW_PIPELINE_HPP
+#define PROVPOL_FLOW_PIPELINE_HPP
 
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "detail/sort.hpp"
-#include "random.hpp"
-#include "result.hpp"
-#include "text.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../detail/sort.hpp"
+#include "../random.hpp"
+#include "../result.hpp"
+#include "../text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -454,4 +454,4 @@ private:
 
 }  // namespace provpol
 
-#endif  // PROVPOL_LATENCY_PIPELINE_HPP
+#endif  // PROVPOL_FLOW_PIPELINE_HPP

@@ -1,15 +1,15 @@
-// provpol/domain_workload.hpp - what one drive of a storage domain writes (domain.hpp): a constant rate from a
+// provpol/domain/workload.hpp - what one drive of a storage domain writes (domain.hpp): a constant rate from a
 // start time, on/off bursts, a trace of (time, bytes written) points followed piecewise linearly, or nothing.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DOMAIN_WORKLOAD_HPP
 #define PROVPOL_DOMAIN_WORKLOAD_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "result.hpp"
-#include "simulate.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../result.hpp"
+#include "../simulate/run.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-// provpol/either_agent.hpp - one agent type that holds either of two agents, so that drives of different agent
+// provpol/simulate/either_agent.hpp - one agent type that holds either of two agents, so that drives of different agent
 // types (static VDSM agents and rate-aware ones, say) run in one storage domain (domain.hpp), whose drives share
 // one agent type.
 //
-// It satisfies the agent contract (agent.hpp) by forwarding every call to the agent it holds, max_in_flight()
+// It satisfies the agent contract (simulate/agent.hpp) by forwarding every call to the agent it holds, max_in_flight()
 // included (detail::max_in_flight of the held agent: 1 for an agent without one), so a drive behaves exactly as
 // it would with the held agent itself (tests/domain_test.cpp). More than two types nest:
 // either_agent<A, either_agent<B, C>>.
@@ -12,13 +12,13 @@
 // itself, and as large as the larger agent plus a flag.
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_EITHER_AGENT_HPP
-#define PROVPOL_EITHER_AGENT_HPP
+#ifndef PROVPOL_SIMULATE_EITHER_AGENT_HPP
+#define PROVPOL_SIMULATE_EITHER_AGENT_HPP
 
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../extend/presets.hpp"
 #include "agent.hpp"
-#include "bytes.hpp"
-#include "config.hpp"
-#include "extend.hpp"
 
 #include <type_traits>
 
@@ -78,4 +78,4 @@ private:
 
 }  // namespace provpol
 
-#endif  // PROVPOL_EITHER_AGENT_HPP
+#endif  // PROVPOL_SIMULATE_EITHER_AGENT_HPP

@@ -1,5 +1,5 @@
-// provpol/rate_aware.hpp - an extend policy that sizes the free-space limit and the chunk from the write rate the
-// agent observes, on top of any static VDSM configuration as its floor.
+// provpol/simulate/rate_aware.hpp - an extend policy that sizes the free-space limit and the chunk from the write rate
+// the agent observes, on top of any static VDSM configuration as its floor.
 //
 // Why: a static configuration trades pauses against space for every disk alike. vdsm-2022 (2560 MiB / 20%)
 // writes four times faster than vdsm-legacy before pausing, at 1.5 GiB more for every new empty disk, and still
@@ -40,18 +40,18 @@
 //   nothing the agent can observe tells it that a burst is coming before it starts.
 // - chunk = limit = rate x budget: with a limit of rate x budget the extend completes before the guest
 //   reaches the LV end; with a chunk of at least the same the guest cannot gain on the extends, so each cycle
-//   starts with at least `limit` free again (the condition under which risk.hpp's per-extend model holds).
+//   starts with at least `limit` free again (the condition under which flow/risk.hpp's per-extend model holds).
 //
 // SPDX-License-Identifier: MIT
-#ifndef PROVPOL_RATE_AWARE_HPP
-#define PROVPOL_RATE_AWARE_HPP
+#ifndef PROVPOL_SIMULATE_RATE_AWARE_HPP
+#define PROVPOL_SIMULATE_RATE_AWARE_HPP
 
-#include "bytes.hpp"
-#include "config.hpp"
-#include "detail/math.hpp"
-#include "extend.hpp"
-#include "result.hpp"
-#include "simulate.hpp"
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../extend/presets.hpp"
+#include "../result.hpp"
+#include "run.hpp"
 
 #include <cstdint>
 
@@ -165,7 +165,7 @@ private:
 };
 
 /// The latency a rate-aware policy plans for: the `quantile` of a latency model, in whole milliseconds
-/// (rounded up). Latency is any model with quantile(double) (latency.hpp).
+/// (rounded up). Latency is any model with quantile(double) (flow/latency.hpp).
 template <class Latency>
 PROVPOL_NODISCARD std::uint32_t latency_budget_ms(const Latency& latency, double quantile) noexcept {
     const double s = latency.quantile(quantile);
@@ -442,4 +442,4 @@ private:
 
 }  // namespace provpol
 
-#endif  // PROVPOL_RATE_AWARE_HPP
+#endif  // PROVPOL_SIMULATE_RATE_AWARE_HPP

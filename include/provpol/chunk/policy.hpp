@@ -1,0 +1,592 @@
+// provpol/chunk/policy.hpp - the I/O chunk size: what block size storage code that owns its device I/O (a redo log, an
+// image copier, a backup agent) should write in, for the device and the mode in front of it.
+//
+// A chunk policy is validated once, from the device's limits (as Linux reports them in
+// /sys/dev/block/MAJ:MIN/queue/ and through statx(STATX_DIOALIGN); any may be unknown) and the caller's I/O mode
+// (direct or buffered, with or without O_DSYNC). Its decision then runs these steps, in this order:
+//
+//   1. default       the size used when the caller requests none: the DefaultStep's, e.g. a preset's constant
+//   2. floor         at least 4 KiB: below a page, buffered writes to uncached pages read every page first
+//   3. alignment     rounded up to a multiple of the device's granularity (logical and physical block size,
+//                    minimum I/O size and, for O_DIRECT, statx's offset alignment), and of the optimal I/O size
+//                    where the device reports one; a size misaligned for O_DIRECT is never returned
+//   4. max_transfer  capped at the largest aligned size within the device's maximum transfer size
+//
+// Every decision says which step decided it (chunk_decision::decided_by): the last step that changed the size.
+// Limits that contradict each other (an optimal I/O size below the logical block size, a maximum transfer below
+// the floor, block sizes that are not powers of two, ...) are rejected by make() with an error naming the limits
+// and their values, never turned into a silent bad size.
+//
+// The DefaultStep contract (basic_chunk_policy's template parameter; is_chunk_default_step_v checks it):
+//   - `bytes default_size(const device_limits&) const noexcept`: the size for a device, >= 1 byte. make() calls it
+//     once; a constexpr default_size makes the whole policy usable in constant expressions.
+//   - trivially copyable: a policy is a small value that is copied freely and shared between threads.
+// provpol ships fixed_default (a constant) and coreutils_io_blksize (GNU coreutils' io_blksize()).
+//
+// Calibration from measurements (the rule on samples, the fitted cost model, the deadline planner) lives in
+// provpol/fit/chunk.hpp.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_CHUNK_POLICY_HPP
+#define PROVPOL_CHUNK_POLICY_HPP
+
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../registry.hpp"
+#include "../result.hpp"
+#include "../text.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace provpol {
+
+// --- mode -------------------------------------------------------------------------------------------------------
+
+/// How the caller opens the device or file: O_DIRECT or the page cache, with or without O_DSYNC.
+enum class io_mode : unsigned char { buffered = 0, buffered_dsync = 1, direct = 2, direct_dsync = 3 };
+
+/// True for O_DIRECT modes: their sizes, offsets and buffers must be aligned.
+PROVPOL_NODISCARD constexpr bool is_direct(io_mode m) noexcept { return (static_cast<unsigned>(m) & 2U) != 0; }
+/// True for O_DSYNC modes: every write waits for the device.
+PROVPOL_NODISCARD constexpr bool is_dsync(io_mode m) noexcept { return (static_cast<unsigned>(m) & 1U) != 0; }
+
+/// The mode's name as the CLI spells it: "buffered", "buffered-dsync", "direct", "direct-dsync".
+PROVPOL_NODISCARD constexpr const char* to_text(io_mode m) noexcept {
+    switch (m) {
+        case io_mode::buffered:
+            return "buffered";
+        case io_mode::buffered_dsync:
+            return "buffered-dsync";
+        case io_mode::direct:
+            return "direct";
+        case io_mode::direct_dsync:
+            return "direct-dsync";
+    }
+    return "buffered";
+}
+
+/// Reads a mode name (see to_text).
+PROVPOL_NODISCARD constexpr result<io_mode> parse_io_mode(text_view text, const char* setting = "mode") noexcept {
+    constexpr io_mode modes[] = {io_mode::direct, io_mode::direct_dsync, io_mode::buffered, io_mode::buffered_dsync};
+    for (io_mode m : modes)
+        if (text == to_text(m)) return m;
+    return unexpected(error::unknown_name(setting, text, "direct, direct-dsync, buffered or buffered-dsync"));
+}
+
+// --- device limits ----------------------------------------------------------------------------------------------
+
+/// A device's I/O limits, in bytes, as Linux reports them. 0 means unknown (or, for optimal_io_size, none reported).
+struct device_limits {
+    bytes logical_block_size{};   ///< queue/logical_block_size: the smallest unit the device addresses
+    bytes physical_block_size{};  ///< queue/physical_block_size: smaller writes cost a read-modify-write (512e disks)
+    bytes minimum_io_size{};      ///< queue/minimum_io_size: e.g. a RAID chunk
+    bytes optimal_io_size{};      ///< queue/optimal_io_size: e.g. a RAID stripe width
+    bytes max_transfer_size{};    ///< queue/max_sectors_kb * 1024: the largest request the kernel sends at once
+    bytes dio_mem_align{};        ///< statx stx_dio_mem_align: O_DIRECT buffer address alignment
+    bytes dio_offset_align{};     ///< statx stx_dio_offset_align: O_DIRECT offset and length alignment
+    bytes stat_block_size{};      ///< stat st_blksize: the "preferred I/O size" (coreutils' io_blksize reads it)
+};
+
+/// The smallest logical block size Linux accepts (blk_validate_block_size: 512, SECTOR_SIZE).
+inline constexpr bytes min_logical_block_size = bytes(512);
+/// The largest logical block size Linux accepts: BLK_MAX_BLOCK_SIZE, 64 KiB since Linux 6.15 (PAGE_SIZE before).
+inline constexpr bytes max_logical_block_size = bytes(std::uint64_t{64} << 10);
+/// The floor of every preset: below a 4 KiB page, a buffered write to an uncached page reads the page first, and
+/// the Xen-API redo log measurements (2010) showed 4 KiB as "the minimum block size that should be considered".
+inline constexpr bytes chunk_floor = bytes(4096);
+
+// --- decisions --------------------------------------------------------------------------------------------------
+
+/// Which step of a chunk policy decided a size.
+enum class chunk_step : unsigned char {
+    default_size,  ///< the DefaultStep's size, unchanged
+    requested,     ///< the caller's requested size (e.g. from calibration), unchanged
+    floor,         ///< raised to the floor
+    optimal_io,    ///< rounded up to a multiple of the optimal I/O size (and of the granularity)
+    alignment,     ///< rounded up to a multiple of the device's granularity
+    max_transfer,  ///< capped at the maximum transfer size
+};
+
+/// The step's name: "default", "requested", "floor", "optimal_io", "alignment", "max_transfer".
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_step s) noexcept {
+    switch (s) {
+        case chunk_step::default_size:
+            return "default";
+        case chunk_step::requested:
+            return "requested";
+        case chunk_step::floor:
+            return "floor";
+        case chunk_step::optimal_io:
+            return "optimal_io";
+        case chunk_step::alignment:
+            return "alignment";
+        case chunk_step::max_transfer:
+            return "max_transfer";
+    }
+    return "default";
+}
+
+/// A chunk size and the step that decided it.
+struct chunk_decision {
+    bytes size;             ///< the chunk size: aligned, within [min_chunk, max_chunk]
+    chunk_step decided_by;  ///< the last step that changed the size
+
+    friend constexpr bool operator==(const chunk_decision& a, const chunk_decision& b) noexcept {
+        return a.size == b.size && a.decided_by == b.decided_by;
+    }
+    friend constexpr bool operator!=(const chunk_decision& a, const chunk_decision& b) noexcept { return !(a == b); }
+};
+
+// --- default steps ----------------------------------------------------------------------------------------------
+
+/// Default step: a constant size (the Xen-API redo log's 16 KiB, qemu-img convert's 2 MiB, ...).
+struct fixed_default {
+    bytes size;  ///< the size, >= 1 byte
+
+    PROVPOL_NODISCARD constexpr bytes default_size(const device_limits&) const noexcept { return size; }
+};
+
+/// Default step: GNU coreutils' io_blksize() (src/ioblksize.h), which cp, cat and friends use for their buffers:
+/// st_blksize (io_bufsize when unknown) raised to the smallest multiple of itself that is >= io_bufsize; for a
+/// regular file, a result that is not a power of two becomes the next power of two (coreutils' workaround for ZFS
+/// understating st_blksize); never above gnulib's SYS_BUFSIZE_MAX (INT_MAX >> 20 << 20, sys-limits.h).
+struct coreutils_io_blksize {
+    bytes io_bufsize;          ///< coreutils' IO_BUFSIZE
+    bool regular_file = true;  ///< the file written is a regular file (cp's destination usually is)
+
+    /// gnulib's SYS_BUFSIZE_MAX: the largest size coreutils passes to one read or write.
+    static constexpr std::uint64_t sys_bufsize_max = (std::uint64_t{0x7fffffff} >> 20) << 20;
+
+    PROVPOL_NODISCARD constexpr bytes default_size(const device_limits& limits) const noexcept {
+        const std::uint64_t io = io_bufsize.count();
+        if (io == 0) return bytes(0);  // rejected by make(): default_size must be at least 1
+        std::uint64_t b = limits.stat_block_size.count() == 0 ? io : limits.stat_block_size.count();
+        b = saturating_add(b, (io - 1) - (io - 1) % b);  // the smallest multiple of b that is >= io
+        if (regular_file && !is_power_of_two(b)) {
+            std::uint64_t p = 1;
+            while (p < b && p <= (std::uint64_t{1} << 61)) p <<= 1;  // coreutils keeps b when 2^k exceeds IDX_MAX
+            if (p >= b) b = p;
+        }
+        return bytes(b < sys_bufsize_max ? b : sys_bufsize_max);
+    }
+};
+
+namespace detail {
+
+template <class S, class = void>
+struct has_default_size : std::false_type {};
+template <class S>
+struct has_default_size<
+    S, std::void_t<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>()))>>
+    : std::is_same<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>())), bytes> {};
+
+template <class S, bool = has_default_size<S>::value>
+struct default_size_is_noexcept : std::false_type {};
+template <class S>
+struct default_size_is_noexcept<S, true>
+    : std::bool_constant<noexcept(std::declval<const S&>().default_size(std::declval<const device_limits&>()))> {};
+
+constexpr std::uint64_t gcd(std::uint64_t a, std::uint64_t b) noexcept {
+    while (b != 0) {
+        const std::uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+// lcm(a, b) for a, b >= 1, or 0 when it is not representable.
+constexpr std::uint64_t lcm_or_zero(std::uint64_t a, std::uint64_t b) noexcept {
+    const std::uint64_t q = a / gcd(a, b);
+    return q > detail::max_u64 / b ? 0 : q * b;
+}
+
+constexpr error conflict(const char* setting, bytes value, const char* relation, const char* other,
+                         bytes other_value) noexcept {
+    return error::conflict(setting, error_value::of_size(value.count()), relation, other,
+                           error_value::of_size(other_value.count()));
+}
+
+// A block size that must be 0 or a power of two.
+constexpr result<void> check_power_of_two(const char* setting, bytes v) noexcept {
+    if (v.count() != 0 && !is_power_of_two(v.count()))
+        return unexpected(error::not_a_power_of_two(setting, error_value::of_size(v.count())));
+    return {};
+}
+
+}  // namespace detail
+
+/// True when S satisfies the DefaultStep contract (see the header comment).
+template <class S>
+inline constexpr bool is_chunk_default_step_v = detail::has_default_size<S>::value&&
+    detail::default_size_is_noexcept<S>::value&& detail::is_trivially_copyable_v<S>;
+
+/// Checks that a device's limits are consistent with each other (0 = unknown passes every check). The same checks
+/// run in basic_chunk_policy::make(), which adds those that involve the floor and the mode.
+PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits& l) noexcept {
+    using detail::conflict;
+    const bytes lbs = l.logical_block_size, pbs = l.physical_block_size, min_io = l.minimum_io_size,
+                opt = l.optimal_io_size;
+    if (auto r = detail::check_power_of_two("logical_block_size", lbs); !r) return r;
+    if (lbs.count() != 0 && (lbs < min_logical_block_size || lbs > max_logical_block_size))
+        return unexpected(error::out_of_range("logical_block_size", error_value::of_size(lbs.count()),
+                                              error_value::of_size(min_logical_block_size.count()),
+                                              error_value::of_size(max_logical_block_size.count())));
+    if (auto r = detail::check_power_of_two("physical_block_size", pbs); !r) return r;
+    if (pbs.count() != 0 && pbs < min_logical_block_size)
+        return unexpected(error::out_of_range("physical_block_size", error_value::of_size(pbs.count()),
+                                              error_value::of_size(min_logical_block_size.count()), {}));
+    if (pbs.count() != 0 && lbs.count() != 0 && pbs < lbs)
+        return unexpected(conflict("physical_block_size", pbs, "must be at least", "logical_block_size", lbs));
+    if (min_io.count() != 0) {
+        if (lbs.count() != 0 && min_io < lbs)
+            return unexpected(conflict("minimum_io_size", min_io, "must be at least", "logical_block_size", lbs));
+        if (pbs.count() != 0 && min_io < pbs)
+            return unexpected(conflict("minimum_io_size", min_io, "must be at least", "physical_block_size", pbs));
+        if (!is_aligned(min_io, lbs))
+            return unexpected(conflict("minimum_io_size", min_io, "must be a multiple of", "logical_block_size", lbs));
+        if (!is_aligned(min_io, pbs))
+            return unexpected(conflict("minimum_io_size", min_io, "must be a multiple of", "physical_block_size", pbs));
+    }
+    if (opt.count() != 0) {
+        if (lbs.count() != 0 && opt < lbs)
+            return unexpected(conflict("optimal_io_size", opt, "must be at least", "logical_block_size", lbs));
+        if (!is_aligned(opt, lbs))
+            return unexpected(conflict("optimal_io_size", opt, "must be a multiple of", "logical_block_size", lbs));
+        if (min_io.count() != 0 && opt < min_io)
+            return unexpected(conflict("optimal_io_size", opt, "must be at least", "minimum_io_size", min_io));
+    }
+    // Linux counts I/O in 512-byte sectors: a granularity below one, or not a whole number of them, is not a
+    // device's (and would let an O_DIRECT size slip below what the kernel accepts).
+    const struct {
+        const char* name;
+        bytes v;
+    } sector_based[] = {
+        {"minimum_io_size", min_io}, {"optimal_io_size", opt}, {"dio_offset_align", l.dio_offset_align}};
+    for (const auto& g : sector_based)
+        if (g.v.count() != 0 && !is_aligned(g.v, min_logical_block_size))
+            return unexpected(error::not_a_multiple(g.name, error_value::of_size(g.v.count()),
+                                                    error_value::of_size(min_logical_block_size.count())));
+    if (auto r = detail::check_power_of_two("dio_mem_align", l.dio_mem_align); !r) return r;
+    if (auto r = detail::check_power_of_two("dio_offset_align", l.dio_offset_align); !r) return r;
+    const bytes max = l.max_transfer_size;
+    if (max.count() != 0) {
+        // Every granularity must fit in one transfer, or no aligned chunk exists.
+        const struct {
+            const char* name;
+            bytes v;
+        } parts[] = {{"logical_block_size", lbs},
+                     {"physical_block_size", pbs},
+                     {"minimum_io_size", min_io},
+                     {"dio_offset_align", l.dio_offset_align}};
+        for (const auto& p : parts)
+            if (max < p.v) return unexpected(conflict("max_transfer_size", max, "must be at least", p.name, p.v));
+    }
+    return {};
+}
+
+// --- the policy -------------------------------------------------------------------------------------------------
+
+/// An I/O chunk-size policy for one device and mode: validated once by make(), then decide() is a constexpr,
+/// noexcept, allocation-free function of the requested size. See the header comment for the steps and the
+/// DefaultStep contract.
+template <class DefaultStep>
+class basic_chunk_policy {
+    static_assert(detail::has_default_size<DefaultStep>::value,
+                  "basic_chunk_policy: DefaultStep must provide `bytes default_size(const device_limits&) const`");
+    static_assert(detail::default_size_is_noexcept<DefaultStep>::value,
+                  "basic_chunk_policy: DefaultStep::default_size must be noexcept");
+    static_assert(detail::is_trivially_copyable_v<DefaultStep>,
+                  "basic_chunk_policy: DefaultStep must be trivially copyable (a policy is a value)");
+
+public:
+    using default_step_type = DefaultStep;
+
+    /// Validates the limits against each other, the floor and the mode, and precomputes the decision's constants.
+    /// `floor` must be in [1, 1 GiB].
+    PROVPOL_NODISCARD static constexpr result<basic_chunk_policy> make(const device_limits& limits, io_mode mode,
+                                                                       const DefaultStep& step,
+                                                                       bytes floor = chunk_floor) noexcept {
+        using detail::conflict;
+        if (auto r = check_device_limits(limits); !r) return unexpected(r.error());
+        constexpr std::uint64_t max_floor = std::uint64_t{1} << 30;
+        if (floor.count() == 0 || floor.count() > max_floor)
+            return unexpected(error::out_of_range("floor", error_value::of_size(floor.count()), error_value::of_size(1),
+                                                  error_value::of_size(max_floor)));
+        const bytes def = step.default_size(limits);
+        if (def.count() == 0)
+            return unexpected(
+                error::out_of_range("default_size", error_value::of_size(0), error_value::of_size(1), {}));
+
+        basic_chunk_policy p;
+        p.limits_ = limits;
+        p.step_ = step;
+        p.mode_ = mode;
+        p.floor_ = floor.count();
+        p.default_ = def.count();
+
+        // The granularity: the least common multiple of every known block-size limit. All but minimum_io_size are
+        // powers of two, and check_device_limits made minimum_io_size a multiple of the others, so this cannot
+        // overflow; lcm_or_zero keeps that true for any future limit.
+        std::uint64_t g = 1;
+        const bool direct = is_direct(mode);
+        const std::uint64_t parts[] = {limits.logical_block_size.count(), limits.physical_block_size.count(),
+                                       limits.minimum_io_size.count(), direct ? limits.dio_offset_align.count() : 0};
+        for (std::uint64_t v : parts)
+            if (v != 0) g = detail::lcm_or_zero(g, v);
+        // O_DIRECT with neither the logical block size nor statx's alignment known: 4 KiB, a multiple of every
+        // logical block size in common use (512 and 4096). Buffered writes go through the page cache: a chunk
+        // that is not a whole number of 4 KiB pages starts every other write mid-page, and the kernel reads that
+        // page first when it is not cached, the cost the floor exists to avoid; so buffered chunks are whole pages.
+        if ((direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0) || !direct)
+            g = detail::lcm_or_zero(g, chunk_floor.count());
+        if (g == 0)
+            return unexpected(error::unsupported("minimum_io_size",
+                                                 "has no common multiple with the block sizes below 2^64",
+                                                 error_value::of_size(limits.minimum_io_size.count())));
+        p.granularity_ = g;
+
+        // One alignment step: to the optimal I/O size and the granularity together where the device reports an
+        // optimal size (a multiple of both), to the granularity otherwise.
+        std::uint64_t unit = g;
+        p.unit_step_ = chunk_step::alignment;
+        if (limits.optimal_io_size.count() != 0) {
+            unit = detail::lcm_or_zero(limits.optimal_io_size.count(), g);
+            if (unit == 0)
+                return unexpected(error::unsupported("optimal_io_size",
+                                                     "has no common multiple with the device's granularity below 2^64",
+                                                     error_value::of_size(limits.optimal_io_size.count())));
+            p.unit_step_ = chunk_step::optimal_io;
+        }
+        p.unit_ = unit;
+        p.unit_mask_ = is_power_of_two(unit) ? unit - 1 : 0;
+        p.unit_is_power_of_two_ = is_power_of_two(unit);
+        p.top_ = align_down(detail::max_u64, unit);
+
+        // The range every decision lands in: [floor rounded up to the granularity, max transfer rounded down].
+        const std::uint64_t max = limits.max_transfer_size.count();
+        p.lo_ = align_up(floor.count(), g);
+        p.hi_ = align_down(max != 0 ? max : detail::max_u64, g);
+        if (max != 0 && max < floor.count())
+            return unexpected(
+                conflict("max_transfer_size", limits.max_transfer_size, "must be at least", "the floor", floor));
+        if (p.hi_ < p.lo_)
+            return unexpected(conflict("max_transfer_size", limits.max_transfer_size, "must be at least",
+                                       "the floor rounded up to the device's granularity", bytes(p.lo_)));
+
+        // The buffer alignment O_DIRECT needs: statx's memory alignment, else the logical block size, else 4 KiB.
+        std::uint64_t mem = 1;
+        if (direct) {
+            mem = limits.dio_mem_align.count() != 0        ? limits.dio_mem_align.count()
+                  : limits.logical_block_size.count() != 0 ? limits.logical_block_size.count()
+                                                           : chunk_floor.count();
+        }
+        p.buffer_alignment_ = mem;
+        return p;
+    }
+
+    /// The chunk size for a requested size (0: the default step's). Steps: default, floor, alignment (optimal
+    /// I/O), max transfer; the result is a multiple of granularity() (and of the optimal I/O size unless the cap
+    /// decided), within [min_chunk(), max_chunk()]. Requests near 2^64 saturate, they never wrap.
+    PROVPOL_NODISCARD constexpr chunk_decision decide(bytes requested = bytes()) const noexcept {
+        std::uint64_t v = requested.count();
+        chunk_step by = chunk_step::requested;
+        if (v == 0) {
+            v = default_;
+            by = chunk_step::default_size;
+        }
+        if (v < floor_) {
+            v = floor_;
+            by = chunk_step::floor;
+        }
+        const std::uint64_t rem = unit_is_power_of_two_ ? (v & unit_mask_) : v % unit_;
+        if (rem != 0) {
+            const std::uint64_t up = unit_ - rem;  // v + up is the next multiple of unit_; top_ is the last one
+            v = v > top_ - up ? top_ : v + up;
+            by = unit_step_;
+        }
+        if (v > hi_) {
+            v = hi_;
+            by = chunk_step::max_transfer;
+        }
+        return {bytes(v), by};
+    }
+
+    /// The limits the policy was made for.
+    PROVPOL_NODISCARD constexpr const device_limits& limits() const noexcept { return limits_; }
+    /// The default step.
+    PROVPOL_NODISCARD constexpr const DefaultStep& default_step() const noexcept { return step_; }
+    /// The I/O mode.
+    PROVPOL_NODISCARD constexpr io_mode mode() const noexcept { return mode_; }
+    /// The default step's size for these limits (before the floor, alignment and cap).
+    PROVPOL_NODISCARD constexpr bytes default_size() const noexcept { return bytes(default_); }
+    /// The floor.
+    PROVPOL_NODISCARD constexpr bytes floor() const noexcept { return bytes(floor_); }
+    /// Every chunk is a multiple of this: the lcm of the known block sizes, minimum I/O and (O_DIRECT) statx's
+    /// offset alignment; 4 KiB for O_DIRECT when neither the logical block size nor statx's alignment is known.
+    PROVPOL_NODISCARD constexpr bytes granularity() const noexcept { return bytes(granularity_); }
+    /// The alignment step's unit: lcm(optimal I/O size, granularity()) where an optimal size is reported.
+    PROVPOL_NODISCARD constexpr bytes alignment_unit() const noexcept { return bytes(unit_); }
+    /// The smallest chunk any decision returns: the floor rounded up to granularity().
+    PROVPOL_NODISCARD constexpr bytes min_chunk() const noexcept { return bytes(lo_); }
+    /// The largest chunk any decision returns: the maximum transfer rounded down to granularity().
+    PROVPOL_NODISCARD constexpr bytes max_chunk() const noexcept { return bytes(hi_); }
+    /// The memory alignment the I/O buffer needs (posix_memalign): for O_DIRECT statx's memory alignment, else the
+    /// logical block size, else 4 KiB; 1 for buffered I/O.
+    PROVPOL_NODISCARD constexpr bytes buffer_alignment() const noexcept { return bytes(buffer_alignment_); }
+
+private:
+    constexpr basic_chunk_policy() noexcept = default;
+
+    device_limits limits_{};
+    DefaultStep step_{};
+    std::uint64_t default_ = 0;
+    std::uint64_t floor_ = 0;
+    std::uint64_t granularity_ = 1;
+    std::uint64_t unit_ = 1;
+    std::uint64_t unit_mask_ = 0;
+    std::uint64_t top_ = 0;
+    std::uint64_t lo_ = 0;
+    std::uint64_t hi_ = 0;
+    std::uint64_t buffer_alignment_ = 1;
+    io_mode mode_ = io_mode::buffered;
+    chunk_step unit_step_ = chunk_step::alignment;
+    bool unit_is_power_of_two_ = true;
+};
+
+/// The policy with a constant default: what most callers and the fixed-size presets use.
+using chunk_policy = basic_chunk_policy<fixed_default>;
+
+// --- presets ----------------------------------------------------------------------------------------------------
+
+/// A real tool's rule: its default step, the mode it opens the device with, and the floor.
+template <class DefaultStep>
+struct chunk_preset {
+    const char* name;          ///< the preset's name, as `provpol chunk --preset` takes it
+    DefaultStep default_step;  ///< the tool's size rule
+    io_mode mode;              ///< how the tool opens its output
+    bytes floor;               ///< chunk_floor for every shipped preset
+};
+
+/// Makes the policy a preset describes, for a device.
+template <class DefaultStep>
+PROVPOL_NODISCARD constexpr result<basic_chunk_policy<DefaultStep>> make_chunk_policy(
+    const chunk_preset<DefaultStep>& preset, const device_limits& limits) noexcept {
+    return basic_chunk_policy<DefaultStep>::make(limits, preset.mode, preset.default_step, preset.floor);
+}
+
+/// The real tools' rules. Each preset reproduces its tool's size on a device that imposes nothing else (the
+/// floor, alignment and cap then change nothing); on other devices decided_by shows where the device overrides.
+namespace chunk_presets {
+
+/// Xen-API redo log, 2010 (CA-42914, SCTX-434, xen-api patch "Speed up writes of the database to the redo-log"):
+/// `read_in_chunks ~block_size:16384`, chosen from dd timings "to be on the safe side" of the 4 KiB minimum. The
+/// block device is opened O_RDWR|O_DSYNC (ocaml/database/block_device_io.ml; xen-api PR #3580 describes these
+/// 16 KiB chunks as written to a file opened with O_DSYNC).
+PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log_2010() noexcept {
+    return {"xapi-redo-log-2010", fixed_default{bytes(std::uint64_t{16} << 10)}, io_mode::buffered_dsync, chunk_floor};
+}
+
+/// Xen-API redo log since 2018 (xen-api PR #3580, "CP-27880, CA-288635: Reduce redo log traffic"): 16 KiB chunks
+/// on O_DSYNC took 1.68 s for a 15 MiB database, so block_device_io.ml reads and writes `~block_size:65536`, the
+/// OCaml runtime's largest single write.
+PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log() noexcept {
+    return {"xapi-redo-log", fixed_default{bytes(std::uint64_t{64} << 10)}, io_mode::buffered_dsync, chunk_floor};
+}
+
+/// GNU cp since 2024: io_blksize() with IO_BUFSIZE = 256 KiB (src/ioblksize.h: "As of Feb 2024, 256KiB is
+/// determined to be the best blksize to minimize system call overhead across most systems"): the smallest multiple
+/// of st_blksize that is >= 256 KiB, a power of two for regular files. Buffered. (cp takes the lcm of the source's
+/// and the destination's io_blksize; this is the rule for one file.)
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() noexcept {
+    return {"coreutils-cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered,
+            chunk_floor};
+}
+
+/// GNU cp from 2014 to 2024: IO_BUFSIZE = 128 KiB ("As of May 2014, 128KiB is determined to be the minimium blksize
+/// to best minimize system call overhead"), with the io_blksize() rounding of the 2023 src/ioblksize.h. Debian 12's
+/// coreutils 9.1 reads and writes 131072 bytes at a time (cat traced with strace on ext4, st_blksize 4096). Until
+/// about 2022 io_blksize() was MAX(IO_BUFSIZE, st_blksize) (coreutils 8.27), which differs only for an st_blksize
+/// below 128 KiB that does not divide it, or above it and not a power of two.
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2014() noexcept {
+    return {"coreutils-cp-2014", coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true}, io_mode::buffered,
+            chunk_floor};
+}
+
+/// qemu-img convert: `.buf_sectors = IO_BUF_SIZE / BDRV_SECTOR_SIZE` with `#define IO_BUF_SIZE (2 * MiB)`
+/// (qemu-img.c, img_convert). The target's default cache mode is "unsafe": buffered, flushes ignored.
+PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> qemu_img_convert() noexcept {
+    return {"qemu-img-convert", fixed_default{bytes(std::uint64_t{2} << 20)}, io_mode::buffered, chunk_floor};
+}
+
+/// ovirt-imageio's file backend: `buffer_size = 8 * 1024**2` ([backend_file] in ovirt_imageio/_internal/config.py:
+/// "seems to give optimal throughput with both low end and high end storage, using iSCSI and FC"), on a file or
+/// block device opened with O_DIRECT (backends/file.py: `util.open(url.path, mode, direct=True)`).
+PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio() noexcept {
+    return {"ovirt-imageio", fixed_default{bytes(std::uint64_t{8} << 20)}, io_mode::direct, chunk_floor};
+}
+
+}  // namespace chunk_presets
+
+/// The chunk presets by name.
+enum class chunk_tool : unsigned char {
+    xapi_redo_log_2010,
+    xapi_redo_log,
+    coreutils_cp,
+    coreutils_cp_2014,
+    qemu_img_convert,
+    ovirt_imageio
+};
+
+/// The chunk family's registry.
+inline constexpr preset_info<chunk_tool> chunk_preset_table[] = {
+    {chunk_tool::xapi_redo_log_2010, "xapi-redo-log-2010", "Xen-API redo log, 2010: 16 KiB, O_DSYNC",
+     "xen-api CA-42914: read_in_chunks ~block_size:16384"},
+    {chunk_tool::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
+     "xen-api PR #3580 (CP-27880, CA-288635): block_device_io.ml ~block_size:65536"},
+    {chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 2024: 256 KiB in st_blksize multiples, buffered",
+     "coreutils src/ioblksize.h (Feb 2024): IO_BUFSIZE = 256 KiB"},
+    {chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 2014 to 2024: 128 KiB, buffered",
+     "coreutils src/ioblksize.h (May 2014): IO_BUFSIZE = 128 KiB"},
+    {chunk_tool::qemu_img_convert, "qemu-img-convert", "qemu-img convert: 2 MiB, buffered (cache=unsafe)",
+     "qemu-img.c img_convert: IO_BUF_SIZE = 2 MiB"},
+    {chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
+     "ovirt_imageio/_internal/config.py [backend_file] buffer_size"},
+};
+/// The presets' names, and the same after "one of " for errors.
+inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);
+inline constexpr preset_list chunk_preset_choices = detail::preset_choices(chunk_preset_names);
+
+/// Reads a chunk preset's name ("xapi-redo-log", ...).
+PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name,
+                                                                  const char* setting = "preset") noexcept {
+    return parse_preset(chunk_preset_table, chunk_preset_choices, name, setting);
+}
+/// The preset's name.
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_of(chunk_preset_table, t).name; }
+
+/// Calls f(preset) with the preset of `t` (presets differ in their default step's type) and returns what f
+/// returns (the same type for every preset).
+template <class F>
+constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
+    switch (t) {
+        case chunk_tool::xapi_redo_log_2010:
+            return f(chunk_presets::xapi_redo_log_2010());
+        case chunk_tool::coreutils_cp:
+            return f(chunk_presets::coreutils_cp());
+        case chunk_tool::coreutils_cp_2014:
+            return f(chunk_presets::coreutils_cp_2014());
+        case chunk_tool::qemu_img_convert:
+            return f(chunk_presets::qemu_img_convert());
+        case chunk_tool::ovirt_imageio:
+            return f(chunk_presets::ovirt_imageio());
+        case chunk_tool::xapi_redo_log:
+            break;
+    }
+    return f(chunk_presets::xapi_redo_log());
+}
+
+}  // namespace provpol
+
+#endif  // PROVPOL_CHUNK_POLICY_HPP

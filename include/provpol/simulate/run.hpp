@@ -1,0 +1,397 @@
+// provpol/simulate/run.hpp - a deterministic, seeded simulator of a guest writing into a new thin disk, governed by
+// any extend policy and any latency model. It counts extends, pauses, pause time and the space allocated but
+// not written, over one run or many.
+//
+// The flow it replays (oVirt's, see flow/latency.hpp): the guest writes sequentially at a constant rate; the block
+// threshold the agent registered fires when the allocation reaches it; the agent's monitor wakes every
+// monitoring interval (at a random phase relative to the start of the write) and asks the policy; an extend
+// it requests completes after a draw of the latency model; the LV grows to the size the policy decided; the
+// agent re-registers the threshold from the real LV size. One extend is in flight per drive, unless the agent's
+// optional max_in_flight() allows a second request on top of a pending one (up to 2). The guest pauses
+// (ENOSPC) when its allocation reaches the LV size and resumes when an extend completes.
+//
+// When the latency model has a detection stage (a poll: vdsm-polling-2022, vdsm-mailbox-events), that poll IS
+// the agent's monitor: the simulator runs it explicitly and draws only the rest of the pipeline after a
+// request. When detection is immediate (vdsm-immediate, fixed:, measured samples), the agent requests at the
+// threshold or pause event and the whole latency follows; the monitor still wakes every monitoring interval.
+//
+// What the agent is told, and nothing else (an agent cannot peek at the simulated rate):
+//   observe({sample, t, allocation, physical})    at every monitor wake-up (the first one before the write
+//                                                 started, at a negative time: the monitor saw the empty drive)
+//   observe({threshold, t, allocation, physical}) when the block threshold fires
+//   observe({pause, t, allocation, physical})     when the guest pauses on ENOSPC
+//   observe({extended, t, allocation, physical})  when an extend completes (physical is the new LV size)
+// and it answers decide(drive_state) with an extend_decision (see extend.hpp).
+//
+// Agent contract (checked by static_assert):
+//   bytes initial_size(bytes capacity) const
+//   void observe(const observation&)
+//   extend_decision decide(const drive_state&) const
+//
+// Same seed, same numbers, on every platform: the generator is provpol's own (no std::*_distribution), run i
+// of a plan uses the same random numbers whatever the rate or policy (common random numbers, so that curves
+// and comparisons are smooth), and the arithmetic is IEEE double without contraction.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_SIMULATE_RUN_HPP
+#define PROVPOL_SIMULATE_RUN_HPP
+
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../extend/presets.hpp"
+#include "../random.hpp"
+#include "../result.hpp"
+#include "agent.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace provpol {
+
+/// The guest's workload.
+struct workload {
+    bytes write_size;               ///< how much the guest writes, sequentially from offset 0
+    rate write_rate;                ///< how fast, when not paused
+    bytes capacity;                 ///< the disk's virtual size; at least write_size
+    double monitor_interval = 2.0;  ///< the agent's monitor period when detection is immediate (VDSM: 2 s)
+
+    /// Validates: write size >= 1 byte, rate >= 1 byte/s, capacity >= write size, interval in (0, 3600] s.
+    PROVPOL_NODISCARD static result<workload> make(bytes write_size, rate write_rate, bytes capacity,
+                                                   double monitor_interval = 2.0) noexcept {
+        if (write_size.count() == 0)
+            return unexpected(error::out_of_range("write_size", error_value::of_size(0), error_value::of_size(1), {}));
+        if (write_rate.bytes_per_second() == 0)
+            return unexpected(error::out_of_range("rate", error_value::of(0), error_value::of(1), {}));
+        if (capacity < write_size)
+            return unexpected(error::conflict("capacity", error_value::of_size(capacity.count()), "must be at least",
+                                              "write_size", error_value::of_size(write_size.count())));
+        if (!(monitor_interval > 0.0 && monitor_interval <= 3600.0))
+            return unexpected(error::out_of_range("monitor_interval", error_value::of_real(monitor_interval),
+                                                  error_value::of_real(0.0), error_value::of_real(3600.0)));
+        return workload{write_size, write_rate, capacity, monitor_interval};
+    }
+};
+
+/// One run's outcome.
+struct run_result {
+    std::uint32_t extends = 0;   ///< extends requested (each grew the LV)
+    std::uint32_t resent = 0;    ///< re-sent requests that went through and grew nothing (flow/clocks.hpp's
+                                 ///< flow_resend); VDSM's log counts them as extends completed
+    std::uint32_t pauses = 0;    ///< times the guest paused on ENOSPC
+    double pause_seconds = 0.0;  ///< total time paused
+    double duration = 0.0;       ///< seconds to write everything
+    bytes initial_size;          ///< the new disk's LV size
+    bytes final_physical;        ///< the LV size at the end (including an extend still in flight)
+    bytes unwritten;             ///< allocated but not written at the end: final_physical - write_size
+    bool truncated = false;      ///< stopped by the event limit (a policy that cannot keep up at all)
+};
+
+/// Many runs' outcome: means per run, the share of extends that paused, and the distribution over runs (VMs).
+struct simulation_summary {
+    std::uint32_t runs = 0;
+    double extends = 0.0;              ///< mean extends per run
+    double resent = 0.0;               ///< mean re-sent requests per run that went through (run_result::resent)
+    double pauses = 0.0;               ///< mean pauses per run
+    double pause_probability = 0.0;    ///< pauses / extends over all runs (BZ#2051997's "pauses" of "extends")
+    double runs_with_pause = 0.0;      ///< the share of runs that paused at least once
+    double pause_seconds = 0.0;        ///< mean total pause time per run
+    double max_pauses = 0.0;           ///< the most pauses in one run
+    double pauses_p50 = 0.0;           ///< per VM: the median of pauses per run
+    double pauses_p90 = 0.0;           ///< per VM: 90% of runs paused at most this many times
+    double pauses_p99 = 0.0;           ///< per VM: 99% of runs paused at most this many times
+    double runs_mostly_paused = 0.0;   ///< the share of runs in which more than half of the extends paused
+    double unwritten = 0.0;            ///< mean bytes allocated but not written at the end
+    double duration = 0.0;             ///< mean seconds to write everything
+    bytes initial_size;                ///< the new disk's LV size
+    std::uint32_t truncated_runs = 0;  ///< runs stopped by the event limit
+};
+
+namespace detail {
+
+/// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
+/// mixing multiplies modulo 2^64 on purpose.
+PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
+    splitmix64 sm(seed ^ (0x9e3779b97f4a7c15ULL * (run + 1)));
+    return sm.next();
+}
+
+}  // namespace detail
+
+/// The most events one run may process before it is reported as truncated.
+inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
+
+/// Replays one run. `agent` is copied: each run starts from the agent's given state. The flow between the drive,
+/// the agent and the latency is extend_controller's (simulate/agent.hpp); this function moves the guest and the clock.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w,
+                                          std::uint64_t seed) noexcept {
+    static_assert(detail::is_agent<Agent>::value,
+                  "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
+                  "extend_decision decide(const drive_state&) const");
+    static_assert(detail::is_simulated_latency_v<Latency>,
+                  "simulate_run: Latency must provide detection_period() and either start_run(random_stream&) and "
+                  "complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
+    extend_controller<Agent, Latency> c(static_cast<Agent&&>(agent), latency, w.capacity, w.monitor_interval, seed);
+    const double R = static_cast<double>(w.write_rate.bytes_per_second());
+    const double W = static_cast<double>(w.write_size.count());
+
+    run_result out;
+    out.initial_size = c.initial_size();
+    double t = 0.0;
+    double a = 0.0;                                            // allocation: bytes written so far
+    double P = static_cast<double>(out.initial_size.count());  // the LV size
+    bool paused = false;
+    double pause_start = 0.0;
+    auto alloc = [&]() { return bytes(static_cast<std::uint64_t>(a)); };
+    bool armed = true;
+    double theta = static_cast<double>(c.threshold(bytes(0)).count());
+
+    for (std::uint64_t events = 0;; ++events) {
+        if (events >= simulation_event_limit) {
+            out.truncated = true;
+            break;
+        }
+        const double t_end = paused ? detail::never : t + (W - a) / R;
+        const double t_full = paused ? detail::never : (a >= P ? t : t + (P - a) / R);
+        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never;
+        // The earliest event; ties go to the first in this order, as they happen in the real flow.
+        enum { done, threshold, end, full, tick } which = done;
+        double next = c.next_done();
+        if (t_thr < next) next = t_thr, which = threshold;
+        if (t_end < next) next = t_end, which = end;
+        if (t_full < next) next = t_full, which = full;
+        if (c.next_tick() < next) next = c.next_tick(), which = tick;
+        if (!paused) {
+            a += R * (next - t);
+            // Position events land exactly where they are, whatever the rounding of t + distance / R (a
+            // rounding shortfall would otherwise leave the allocation a hair short, forever).
+            if (which == threshold && a < theta) a = theta;
+            if (which == full || a > P) a = P;
+            if (which == end || a > W) a = W;
+        }
+        t = next;
+
+        if (which == done) {  // the extend completed: the LV grew, the threshold is re-registered
+            const unsigned i = c.first_done();
+            const bytes lv = c.flight(i).decision.lv_size_after_extend;
+            if (paused) {
+                paused = false;
+                out.pause_seconds += t - pause_start;
+            }
+            theta = static_cast<double>(c.completed(i, t, alloc(), lv).count());
+            P = static_cast<double>(c.physical());
+            armed = true;
+            continue;
+        }
+        if (which == threshold) {  // the block threshold fired
+            armed = false;
+            (void)c.threshold_crossed(t, alloc());
+            continue;
+        }
+        if (which == end) break;  // everything written
+        if (which == full) {      // ENOSPC: the guest pauses until an extend completes
+            paused = true;
+            pause_start = t;
+            ++out.pauses;
+            (void)c.paused(t, alloc());
+            continue;
+        }
+        (void)c.tick(t, alloc());  // the monitor wakes
+    }
+    out.extends = c.extends();
+    out.resent = c.resent();
+    out.duration = t;
+    out.final_physical = bytes(c.pending_physical());
+    out.unwritten = saturating_sub(out.final_physical, w.write_size);
+    return out;
+}
+
+/// Replays runs first_run to last_run - 1 of a series (run i seeded by detail::run_seed(seed, i)) and hands each to
+/// `on_run(i, result)`: runs depend on their index alone, so a caller may split a series into ranges and replay
+/// them on several threads; summed in run order (run_accumulator::add), the ranges give the whole series' numbers.
+template <class Agent, class Latency, class OnRun>
+void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t first_run,
+                   std::uint32_t last_run, std::uint64_t seed,
+                   OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
+    for (std::uint32_t i = first_run; i < last_run; ++i)
+        on_run(i, simulate_run(agent, latency, w, detail::run_seed(seed, i)));
+}
+
+/// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and hands each to `on_run(i, result)`.
+template <class Agent, class Latency, class OnRun>
+void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t runs,
+                   std::uint64_t seed, OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
+    simulate_each(agent, latency, w, std::uint32_t{0}, runs, seed, static_cast<OnRun&&>(on_run));
+}
+
+/// Accumulates runs into a simulation_summary, including the distribution of pauses over runs (over VMs): a
+/// pause risk is a distribution over VMs, since the flow's clocks keep their phase for the life of a VM. The
+/// pause-count quantiles are exact up to pause_histogram_size - 1 pauses per run (above, a run counts in the last
+/// bin and quantiles_exact() says so). No allocation.
+class run_accumulator {
+public:
+    static constexpr std::uint32_t pause_histogram_size = 1024;
+
+    void add(const run_result& r) noexcept {
+        ++runs_;
+        extends_ += r.extends;
+        resent_ += r.resent;
+        pauses_ += r.pauses;
+        paused_runs_ += r.pauses > 0 ? 1.0 : 0.0;
+        // "mostly paused": more than half of the run's extends paused the guest
+        mostly_paused_ += 2.0 * r.pauses > static_cast<double>(r.extends) && r.pauses > 0 ? 1.0 : 0.0;
+        pause_seconds_ += r.pause_seconds;
+        unwritten_ += static_cast<double>(r.unwritten.count());
+        duration_ += r.duration;
+        if (r.pauses > max_pauses_) max_pauses_ = r.pauses;
+        truncated_ += r.truncated ? 1 : 0;
+        initial_size_ = r.initial_size;
+        ++histogram_[r.pauses < pause_histogram_size ? r.pauses : pause_histogram_size - 1];
+    }
+
+    /// The smallest pause count k such that a share of at least q of the runs paused at most k times.
+    PROVPOL_NODISCARD std::uint32_t pauses_quantile(double q) const noexcept {
+        if (runs_ == 0) return 0;
+        // ceil(q x runs) whole runs (the product's last-bit noise, as in 0.29 x 100 = 28.999999999999996, is not
+        // a run).
+        const double need = detail::ceil(q * static_cast<double>(runs_) - 1e-9);
+        double seen = 0.0;
+        for (std::uint32_t k = 0; k < pause_histogram_size; ++k) {
+            seen += histogram_[k];
+            if (seen >= need && seen > 0.0) return k == pause_histogram_size - 1 ? max_pauses_ : k;
+        }
+        return max_pauses_;
+    }
+    /// The share of runs that paused at most `n` times.
+    PROVPOL_NODISCARD double share_with_at_most(std::uint32_t n) const noexcept {
+        if (runs_ == 0) return 1.0;
+        double seen = 0.0;
+        for (std::uint32_t k = 0; k <= n && k < pause_histogram_size; ++k) seen += histogram_[k];
+        return seen / static_cast<double>(runs_);
+    }
+    /// Whether every run paused fewer than pause_histogram_size - 1 times (the quantiles are then exact).
+    PROVPOL_NODISCARD bool quantiles_exact() const noexcept { return max_pauses_ < pause_histogram_size - 1; }
+
+    PROVPOL_NODISCARD simulation_summary summary() const noexcept {
+        simulation_summary s;
+        s.runs = runs_;
+        s.max_pauses = max_pauses_;
+        s.truncated_runs = truncated_;
+        s.initial_size = initial_size_;
+        if (runs_ > 0) {
+            const double n = runs_;
+            s.extends = extends_ / n;
+            s.resent = resent_ / n;
+            s.pauses = pauses_ / n;
+            s.pause_probability = extends_ > 0.0 ? pauses_ / extends_ : 0.0;
+            s.runs_with_pause = paused_runs_ / n;
+            s.runs_mostly_paused = mostly_paused_ / n;
+            s.pause_seconds = pause_seconds_ / n;
+            s.unwritten = unwritten_ / n;
+            s.duration = duration_ / n;
+            s.pauses_p50 = pauses_quantile(0.5);
+            s.pauses_p90 = pauses_quantile(0.9);
+            s.pauses_p99 = pauses_quantile(0.99);
+        }
+        return s;
+    }
+
+private:
+    std::uint32_t runs_ = 0;
+    double extends_ = 0.0, resent_ = 0.0, pauses_ = 0.0, paused_runs_ = 0.0, mostly_paused_ = 0.0, pause_seconds_ = 0.0;
+    double unwritten_ = 0.0, duration_ = 0.0;
+    std::uint32_t max_pauses_ = 0;
+    std::uint32_t truncated_ = 0;
+    bytes initial_size_;
+    std::uint32_t histogram_[pause_histogram_size] = {};
+};
+
+/// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and summarises them.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD simulation_summary simulate(const Agent& agent, const Latency& latency, const workload& w,
+                                              std::uint32_t runs, std::uint64_t seed) noexcept {
+    run_accumulator acc;
+    simulate_each(agent, latency, w, runs, seed, [&acc](std::uint32_t, const run_result& r) noexcept { acc.add(r); });
+    return acc.summary();
+}
+
+/// A per-VM pause target: a share `vm_quantile` of VMs (runs) pause at most `max_pauses_per_run` times.
+struct per_vm_target {
+    std::uint32_t max_pauses_per_run = 1;
+    double vm_quantile = 0.99;
+
+    /// Validates: vm_quantile in (0, 1].
+    PROVPOL_NODISCARD static result<per_vm_target> make(std::uint32_t max_pauses_per_run, double vm_quantile) noexcept {
+        if (!(vm_quantile > 0.0 && vm_quantile <= 1.0))
+            return unexpected(error::unsupported("vm_quantile", "must be above 0 and at most 1 (a share of VMs)",
+                                                 error_value::of_real(vm_quantile)));
+        return per_vm_target{max_pauses_per_run, vm_quantile};
+    }
+};
+
+/// Whether `runs` simulated VMs under `agent` meet `target`, and their summary.
+struct per_vm_check {
+    bool met = false;
+    double share_within = 0.0;  ///< the share of runs that paused at most max_pauses_per_run times
+    simulation_summary summary;
+};
+
+template <class Agent, class Latency>
+PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
+                                            per_vm_target target, std::uint32_t runs, std::uint64_t seed) noexcept {
+    run_accumulator acc;
+    simulate_each(agent, latency, w, runs, seed, [&acc](std::uint32_t, const run_result& r) noexcept { acc.add(r); });
+    per_vm_check c;
+    c.share_within = acc.share_with_at_most(target.max_pauses_per_run);
+    // Whole runs: at least ceil(Q x runs) of them within the target (the product's last-bit noise, as in
+    // 0.99 x 200 = 198.00000000000003, is not a run).
+    const double within = c.share_within * runs;
+    const double needed = detail::ceil(target.vm_quantile * runs - 1e-9);
+    c.met = runs > 0 && within + 0.5 >= needed;  // no simulated VM is no evidence
+    c.summary = acc.summary();
+    return c;
+}
+
+/// The smallest VDSM configuration (the chunk in whole extents, `percent` kept) under which a share
+/// target.vm_quantile of simulated VMs writing `w` pause at most target.max_pauses_per_run times: the per-VM
+/// counterpart of recommend_vdsm's per-extend target. The search doubles the chunk from one extent until the
+/// target is met, then bisects; run i of every candidate uses the same random numbers, so the answer is
+/// deterministic. Errors: a percent outside [0, 99], or no chunk up to VDSM's largest meets the target.
+template <class Latency>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
+                                                            per_vm_target target, std::uint64_t percent,
+                                                            std::uint32_t runs, std::uint64_t seed,
+                                                            bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+    // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
+    auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    auto meets = [&](std::uint64_t extents) {
+        const auto c = config(extents);
+        return c && check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed).met;
+    };
+    std::uint64_t lo = 0, hi = 1;  // lo fails (0: nothing smaller), hi is the candidate
+    while (!meets(hi)) {
+        if (hi >= max_extents)
+            return unexpected(error::unsupported(
+                "max_pauses_per_run", "no VDSM chunk up to 1PiB meets the per-VM target at this rate (pauses per run)",
+                error_value::of(target.max_pauses_per_run)));
+        lo = hi;
+        hi = hi * 2 > max_extents ? max_extents : hi * 2;
+    }
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (meets(mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return config(hi);
+}
+
+}  // namespace provpol
+
+#endif  // PROVPOL_SIMULATE_RUN_HPP
