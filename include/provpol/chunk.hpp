@@ -5,6 +5,7 @@
 #ifndef PROVPOL_CHUNK_HPP
 #define PROVPOL_CHUNK_HPP
 
-#include "chunk/policy.hpp"  // IWYU pragma: export
+#include "chunk/policy.hpp"   // IWYU pragma: export
+#include "chunk/presets.hpp"  // IWYU pragma: export
 
 #endif  // PROVPOL_CHUNK_HPP

@@ -5,10 +5,14 @@
 #ifndef PROVPOL_LOG_SIZE_HPP
 #define PROVPOL_LOG_SIZE_HPP
 
+#include "log_size/ext4.hpp"              // IWYU pragma: export
 #include "log_size/geometry.hpp"          // IWYU pragma: export
-#include "log_size/policy.hpp"           // IWYU pragma: export
+#include "log_size/policy.hpp"            // IWYU pragma: export
+#include "log_size/presets.hpp"           // IWYU pragma: export
 #include "log_size/result.hpp"            // IWYU pragma: export
+#include "log_size/topology.hpp"          // IWYU pragma: export
 #include "log_size/xfs.hpp"               // IWYU pragma: export
 #include "log_size/xfs_reservations.hpp"  // IWYU pragma: export
+#include "log_size/xfs_trans_resv.hpp"    // IWYU pragma: export
 
 #endif  // PROVPOL_LOG_SIZE_HPP

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include "text.hpp"
 
 // std::exception, bad_result_access's base: libstdc++ declares it in <new> (bits/exception.h); <exception> adds
@@ -21,18 +22,6 @@
 
 namespace provpol {
 
-namespace detail {
-// std::move and std::forward without <utility> (its cost, for two casts: tools/compile_cost.sh).
-template <class T>
-constexpr std::remove_reference_t<T>&& move(T&& t) noexcept {
-    return static_cast<std::remove_reference_t<T>&&>(t);
-}
-template <class T>
-constexpr T&& forward(std::remove_reference_t<T>& t) noexcept {
-    return static_cast<T&&>(t);
-}
-}  // namespace detail
-
 // ------------------------------------------------------------------------------------------------------------
 // unexpected<E>, bad_result_access<E>
 
@@ -41,10 +30,10 @@ template <class E>
 class unexpected {
 public:
     constexpr explicit unexpected(const E& e) noexcept(std::is_nothrow_copy_constructible_v<E>) : e_(e) {}
-    constexpr explicit unexpected(E&& e) noexcept(std::is_nothrow_move_constructible_v<E>) : e_(detail::move(e)) {}
+    constexpr explicit unexpected(E&& e) noexcept(std::is_nothrow_move_constructible_v<E>) : e_(std::move(e)) {}
     PROVPOL_NODISCARD constexpr const E& error() const& noexcept { return e_; }
     PROVPOL_NODISCARD constexpr E& error() & noexcept { return e_; }
-    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return detail::move(e_); }
+    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return std::move(e_); }
 
 private:
     E e_;
@@ -57,7 +46,7 @@ unexpected(E) -> unexpected<E>;
 template <class E>
 class bad_result_access : public std::exception {
 public:
-    explicit bad_result_access(E e) : e_(detail::move(e)) {
+    explicit bad_result_access(E e) : e_(std::move(e)) {
         if constexpr (std::is_same_v<E, ::provpol::error>) {
             what_ = e_.message();
         } else {
@@ -154,10 +143,10 @@ template <class T, class E, bool = is_trivial_value_v<T>&& is_trivial_value_v<E>
 struct result_storage {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(detail::forward<Args>(args)...), has_(true) {}
+        : val_(std::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(detail::forward<Args>(args)...), has_(false) {}
+        : err_(std::forward<Args>(args)...), has_(false) {}
     union {
         T val_;
         E err_;
@@ -169,10 +158,10 @@ template <class T, class E>
 struct result_storage<T, E, false> {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(detail::forward<Args>(args)...), has_(true) {}
+        : val_(std::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(detail::forward<Args>(args)...), has_(false) {}
+        : err_(std::forward<Args>(args)...), has_(false) {}
     result_storage(const result_storage& o) : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(o.val_);
@@ -183,9 +172,9 @@ struct result_storage<T, E, false> {
         std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
         : has_(o.has_) {
         if (has_)
-            ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
+            ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
         else
-            ::new (static_cast<void*>(&err_)) E(detail::move(o.err_));
+            ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
     }
     // Assignment gives the strong guarantee: when the state changes, the new member is built before the old one
     // is destroyed (through a temporary, or by restoring the old one if building throws), so a throwing copy
@@ -208,13 +197,13 @@ struct result_storage<T, E, false> {
             std::is_nothrow_move_constructible_v<E>&& std::is_nothrow_move_assignable_v<E>) {
         if (this == &o) return *this;
         if (has_ && o.has_)
-            val_ = detail::move(o.val_);
+            val_ = std::move(o.val_);
         else if (!has_ && !o.has_)
-            err_ = detail::move(o.err_);
+            err_ = std::move(o.err_);
         else if (o.has_)
-            reinit(val_, err_, detail::move(o.val_));
+            reinit(val_, err_, std::move(o.val_));
         else
-            reinit(err_, val_, detail::move(o.err_));
+            reinit(err_, val_, std::move(o.err_));
         has_ = o.has_;
         return *this;
     }
@@ -224,25 +213,25 @@ struct result_storage<T, E, false> {
     static void reinit(New& new_member, Old& old_member, Arg&& arg) {
         if constexpr (std::is_nothrow_constructible_v<New, Arg&&>) {
             old_member.~Old();
-            ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
+            ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
         } else if constexpr (std::is_nothrow_move_constructible_v<New>) {
-            New tmp(detail::forward<Arg>(arg));
+            New tmp(std::forward<Arg>(arg));
             old_member.~Old();
-            ::new (static_cast<void*>(&new_member)) New(detail::move(tmp));
+            ::new (static_cast<void*>(&new_member)) New(std::move(tmp));
         } else {
             static_assert(std::is_nothrow_move_constructible_v<Old>,
                           "result: assignment needs T or E to move without throwing (as std::expected)");
-            Old saved(detail::move(old_member));
+            Old saved(std::move(old_member));
             old_member.~Old();
 #if PROVPOL_HAS_EXCEPTIONS
             try {
-                ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
+                ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
             } catch (...) {
-                ::new (static_cast<void*>(&old_member)) Old(detail::move(saved));
+                ::new (static_cast<void*>(&old_member)) Old(std::move(saved));
                 throw;
             }
 #else
-            ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
+            ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
 #endif
         }
     }
@@ -277,19 +266,19 @@ public:
     /// A value. Implicit, as std::expected's converting constructor: `return bytes(42);`.
     template <class U = T, class = std::enable_if_t<detail::is_value_arg_v<T, E, U>>>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
-    constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
+    constexpr result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
 
     /// An error: `return unexpected(error::out_of_range(...));`. The non-template constructor takes the common
     /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
     /// such return); the templates take the others.
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, G&&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
 
     PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
     constexpr explicit operator bool() const noexcept { return s_.has_; }
@@ -305,7 +294,7 @@ public:
     }
     PROVPOL_NODISCARD constexpr T&& value() && {
         check();
-        return detail::move(s_.val_);
+        return std::move(s_.val_);
     }
 
     /// The error. Precondition: !has_value().
@@ -339,21 +328,21 @@ public:
     /// The value, or `fallback` on an error.
     template <class U>
     PROVPOL_NODISCARD constexpr T value_or(U&& fallback) const& {
-        return s_.has_ ? s_.val_ : static_cast<T>(detail::forward<U>(fallback));
+        return s_.has_ ? s_.val_ : static_cast<T>(std::forward<U>(fallback));
     }
 
     /// f(value) -> result<U, E> on a value; the same error otherwise.
     template <class F>
     constexpr auto and_then(F&& f) const& {
-        using R = std::remove_cv_t<std::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return detail::forward<F>(f)(s_.val_);
+        using R = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return std::forward<F>(f)(s_.val_);
         return R(unexpected<E>(s_.err_));
     }
     /// result<U, E>{f(value)} on a value; the same error otherwise.
     template <class F>
     constexpr auto transform(F&& f) const& {
-        using U = std::remove_cv_t<std::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return result<U, E>(detail::forward<F>(f)(s_.val_));
+        using U = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return result<U, E>(std::forward<F>(f)(s_.val_));
         return result<U, E>(unexpected<E>(s_.err_));
     }
 
@@ -373,7 +362,7 @@ public:
 
     constexpr result() noexcept = default;
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : has_(false), err_(detail::move(u).error()) {}
+    constexpr result(unexpected<E>&& u) : has_(false), err_(std::move(u).error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : has_(false), err_(u.error()) {}
@@ -397,7 +386,7 @@ private:
 /// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560, 20));`).
 template <class T, class E>
 constexpr T value_or_throw(result<T, E> r) {
-    return detail::move(r).value();
+    return std::move(r).value();
 }
 
 }  // namespace provpol

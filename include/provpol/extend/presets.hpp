@@ -7,9 +7,10 @@
 
 #include "../registry.hpp"
 #include "../text.hpp"
-#include "lvm.hpp"     // IWYU pragma: export
-#include "policy.hpp"  // IWYU pragma: export
-#include "vdsm.hpp"    // IWYU pragma: export
+#include "lvm.hpp"        // IWYU pragma: export
+#include "lvm_steps.hpp"  // IWYU pragma: export
+#include "policy.hpp"     // IWYU pragma: export
+#include "vdsm.hpp"       // IWYU pragma: export
 
 namespace provpol {
 
