@@ -14,11 +14,16 @@ fi
 files=("$build"/tests/self_contained/*.cpp)
 [ -e "${files[0]}" ] || { echo "tools/clang_tidy.sh: no generated translation units in $build/tests/self_contained" >&2; exit 2; }
 status=0
+checked=0
 for f in "${files[@]}"; do
+  # A translation unit left from a header since moved or removed (the build directory keeps it) is not checked.
+  header=$(sed -n 's/^#include <\(provpol\/[^>]*\)>$/\1/p' "$f" | head -1)
+  [ -n "$header" ] && [ ! -f "$root/include/$header" ] && continue
+  checked=$((checked + 1))
   if ! out=$("$tidy" -p "$build" --quiet "$f" 2>&1); then
     status=1
     printf '%s\n' "$out" | grep -v '^[0-9]* warnings generated' >&2
   fi
 done
-[ $status -eq 0 ] && echo "clang-tidy: ${#files[@]} headers clean"
+[ $status -eq 0 ] && echo "clang-tidy: $checked headers clean"
 exit $status
