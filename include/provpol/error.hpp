@@ -41,7 +41,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(errc c) noexcept {
 /// One number in an error: a setting's value or a bound, remembered with how to print it.
 class error_value {
 public:
-    enum class kind : unsigned char { none, unsigned_integer, signed_integer, real, size };
+    enum class kind : unsigned char { none, unsigned_integer, signed_integer, real, size, seconds };
 
     constexpr error_value() noexcept = default;
     /// The value from its kind and its 64 bits (as error stores it).
@@ -57,14 +57,16 @@ public:
                 return of_real(__builtin_bit_cast(double, bits));
             case kind::size:
                 return of_size(bits);
+            case kind::seconds:
+                return of_seconds(__builtin_bit_cast(double, bits));
         }
         return {};
     }
     /// Its 64 bits: the integer, or the double's representation.
     PROVPOL_NODISCARD constexpr std::uint64_t bits() const noexcept {
-        return kind_ == kind::real             ? __builtin_bit_cast(std::uint64_t, d_)
-               : kind_ == kind::signed_integer ? static_cast<std::uint64_t>(i_)
-                                               : u_;
+        return kind_ == kind::real || kind_ == kind::seconds ? __builtin_bit_cast(std::uint64_t, d_)
+               : kind_ == kind::signed_integer               ? static_cast<std::uint64_t>(i_)
+                                                             : u_;
     }
     friend constexpr bool operator==(const error_value& a, const error_value& b) noexcept {
         return a.kind_ == b.kind_ && a.bits() == b.bits();
@@ -82,6 +84,11 @@ public:
     /// A byte count, printed exactly in IEC units ("2.5GiB") or plain bytes.
     PROVPOL_NODISCARD static constexpr error_value of_size(std::uint64_t v) noexcept {
         return error_value(kind::size, v, 0, 0.0);
+    }
+    /// A time in seconds, printed as a decimal followed by " s" ("0.5 s"): what every time in provpol's errors
+    /// is quoted in, whatever unit it was given in (provpol/time.hpp).
+    PROVPOL_NODISCARD static constexpr error_value of_seconds(double v) noexcept {
+        return error_value(kind::seconds, 0, 0, v);
     }
 
     PROVPOL_NODISCARD constexpr kind type() const noexcept { return kind_; }
@@ -107,6 +114,10 @@ public:
             case kind::size:
                 detail::append_size(out, u_);
                 break;
+            case kind::seconds:
+                out.append_double(d_, 15);
+                out.append(" s");
+                break;
         }
     }
 
@@ -118,10 +129,10 @@ private:
     double d_ = 0.0;
 };
 
-/// The kind of value an error quotes: "none", "unsigned_integer", "signed_integer", "real" or "size".
+/// The kind of value an error quotes: "none", "unsigned_integer", "signed_integer", "real", "size" or "seconds".
 PROVPOL_NODISCARD constexpr const char* to_text(error_value::kind e) noexcept {
-    constexpr const char* names[] = {"none", "unsigned_integer", "signed_integer", "real", "size"};
-    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(error_value::kind::size) + 1,
+    constexpr const char* names[] = {"none", "unsigned_integer", "signed_integer", "real", "size", "seconds"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(error_value::kind::seconds) + 1,
                   "a name each");
     return detail::enum_name(names, e);
 }

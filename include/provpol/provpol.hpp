@@ -1,6 +1,6 @@
 // provpol/provpol.hpp - the umbrella header: includes every public header, and nothing else.
 //
-// The vocabulary (bytes, result, error, parse, text, registry, random, config), the decision families (extend,
+// The vocabulary (bytes, time, result, error, parse, text, registry, random, config), the decision families (extend,
 // log_size, chunk) and the model layer (flow, fit, simulate, domain); docs/design.md draws the layers.
 //
 // SPDX-License-Identifier: MIT
