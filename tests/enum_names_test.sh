@@ -12,7 +12,7 @@ enums=$(awk '
   /^(class|struct) [a-z_]+ (final )?\{/ { outer = $2 }
   /^enum class [a-z_]+ / { if (!detail) print $3 }
   /^    enum class [a-z_]+ / { if (!detail) print outer "::" $3 }
-' "$src"/include/provpol/*.hpp | sort -u)
+' "${headers[@]}" | sort -u)
 [ -n "$enums" ] || { echo "found no enum in $src/include/provpol" >&2; exit 1; }
 missing=0 count=0
 for e in $enums; do
