@@ -5,9 +5,9 @@
 // the hardest case, every new disk's first extends meet in the same scans), such that 99% of the writing VMs
 // pause at most once. Policies: vdsm-legacy and vdsm-2022 as VDSM runs them, the rate-aware agent (its budget
 // the model's longest latency; floor vdsm-legacy and vdsm-2022), the rate-aware agent adapting to the load
-// (simulate/rate_aware.hpp, adaptive_rate_aware_agent) with its defaults over the vdsm-legacy floor, and over the vdsm-2022
-// floor for a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500 MiB/s, so it
-// does not matter here).
+// (simulate/rate_aware.hpp, adaptive_rate_aware_agent) with its defaults over the vdsm-legacy floor, and over the
+// vdsm-2022 floor for a grid of margins and pending weights (the half-life: 600 s, longer than a 50 GiB run at 500
+// MiB/s, so it does not matter here).
 //
 //   build/dev/bench/domain_adaptation [PROFILE...]   (default: vdsm-mailbox-events vdsm-polling-2022)
 //
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "domain_adaptation: %s\n", std::string(l.error().message().view()).c_str());
             return 2;
         }
-        const std::uint32_t model_ms = latency_budget_ms(*l, 1.0);
+        const milliseconds model_budget = latency_budget(*l, 1.0);
         for (const shape& s : shapes) {
             const domain_config d = domain_config::make(s.hosts, s.drives_per_host, 1e8).value();
             const auto row = [&](const std::string& policy, std::uint32_t n) {
@@ -75,17 +75,17 @@ int main(int argc, char** argv) {
             row("vdsm-legacy", capacity(d, *l, static_agent<vdsm_policy>(make_vdsm_policy(legacy)), w, s.runs));
             row("vdsm-2022", capacity(d, *l, static_agent<vdsm_policy>(make_vdsm_policy(v2022)), w, s.runs));
             row("rate-aware/vdsm-legacy",
-                capacity(d, *l, rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value()), w, s.runs));
+                capacity(d, *l, rate_aware_agent(make_rate_aware_policy(legacy, model_budget).value()), w, s.runs));
             row("rate-aware/vdsm-2022",
-                capacity(d, *l, rate_aware_agent(make_rate_aware_policy(v2022, model_ms).value()), w, s.runs));
+                capacity(d, *l, rate_aware_agent(make_rate_aware_policy(v2022, model_budget).value()), w, s.runs));
             row("rate-aware-adaptive/vdsm-legacy (defaults)",
                 capacity(d, *l,
-                         adaptive_rate_aware_agent(make_rate_aware_policy(legacy, model_ms).value(),
+                         adaptive_rate_aware_agent(make_rate_aware_policy(legacy, model_budget).value(),
                                                    load_adaptation::make().value()),
                          w, s.runs));
             for (double margin : {1.25, 1.5, 1.75, 2.0})
                 for (double pending : {1.0, 1.25, 1.5, 2.0}) {
-                    const adaptive_rate_aware_agent agent(make_rate_aware_policy(v2022, model_ms).value(),
+                    const adaptive_rate_aware_agent agent(make_rate_aware_policy(v2022, model_budget).value(),
                                                           load_adaptation::make(margin, 600.0, pending).value());
                     char label[96];
                     std::snprintf(label, sizeof label, "rate-aware-adaptive/vdsm-2022 margin %.2f pending %.2f", margin,

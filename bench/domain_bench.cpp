@@ -63,7 +63,7 @@ BENCHMARK(bm_domain_1000_drives_hour_overloaded)->Unit(benchmark::kMillisecond);
 void bm_domain_1000_drives_hour_rate_aware(benchmark::State& state) {
     const flow_latency l = vdsm_polling_2022_latency();
     const rate_aware_agent agent(
-        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(l, 0.99)).value());
+        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget(l, 0.99)).value());
     domain_hour(state, agent, l, 4, 0.64);
 }
 BENCHMARK(bm_domain_1000_drives_hour_rate_aware)->Unit(benchmark::kMillisecond);
@@ -74,7 +74,7 @@ BENCHMARK(bm_domain_1000_drives_hour_rate_aware)->Unit(benchmark::kMillisecond);
 void bm_domain_1000_drives_hour_adaptive_storm(benchmark::State& state) {
     const flow_latency l = vdsm_polling_2022_latency();
     const adaptive_rate_aware_agent agent(
-        make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(),
+        make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget(l, 1.0)).value(),
         load_adaptation::make().value());
     domain_hour(state, agent, l, 50, 0.0);
 }

@@ -12,8 +12,8 @@
 // Output: one row per profile, rate and budget rule: pauses per run (mean, 99th percentile, most), and the space
 // allocated but unwritten at the end. docs/rate-aware.md quotes it.
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -28,8 +28,8 @@ using namespace provpol;
 // The rate-aware agent, with the budget taken from the drive's own measured latencies.
 class observed_budget_agent {
 public:
-    observed_budget_agent(vdsm_config floor, std::uint32_t model_ms, unsigned window, double margin_s)
-        : floor_(floor), model_ms_(model_ms), window_(window), margin_s_(margin_s) {}
+    observed_budget_agent(vdsm_config floor, milliseconds model_budget, unsigned window, double margin_s)
+        : floor_(floor), model_budget_(model_budget), window_(window), margin_s_(margin_s) {}
 
     bytes initial_size(bytes capacity) const { return policy().initial_size(capacity); }
     unsigned max_in_flight() const { return 2; }
@@ -46,21 +46,22 @@ public:
 
 private:
     static constexpr unsigned ring = 64;
-    rate_aware_policy policy() const { return make_rate_aware_policy(floor_, budget_ms()).value(); }
-    std::uint32_t budget_ms() const {
-        if (seen_ < 3) return model_ms_;
+    rate_aware_policy policy() const { return make_rate_aware_policy(floor_, budget()).value(); }
+    milliseconds budget() const {
+        if (seen_ < 3) return model_budget_;
         double longest = 0.0;
         const unsigned n = std::min(seen_, std::min(window_, ring));
         for (unsigned i = 0; i < n; ++i) longest = std::max(longest, latencies_[(seen_ - 1 - i) % ring]);
         const double ms = (longest + margin_s_) * 1000.0 + 1.0;
-        return ms >= model_ms_ ? model_ms_ : static_cast<std::uint32_t>(ms);
+        return ms >= static_cast<double>(model_budget_.count()) ? model_budget_
+                                                                : milliseconds(static_cast<milliseconds::rep>(ms));
     }
 
     vdsm_config floor_;
-    std::uint32_t model_ms_;
+    milliseconds model_budget_;
     unsigned window_;
     double margin_s_;
-    rate_aware_agent agent_{make_rate_aware_policy(floor_, model_ms_).value(), 2, 60.0};  // its estimator
+    rate_aware_agent agent_{make_rate_aware_policy(floor_, model_budget_).value(), 2, 60.0};  // its estimator
     double threshold_at_ = -1.0;
     double latencies_[ring] = {};
     unsigned seen_ = 0;
@@ -91,15 +92,15 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "observed_budget: %s\n", std::string(l.error().message().view()).c_str());
             return 2;
         }
-        const std::uint32_t model_ms = latency_budget_ms(*l, 1.0);
+        const milliseconds model_budget = latency_budget(*l, 1.0);
         for (std::uint64_t r : {100u, 200u, 400u, 700u, 1000u}) {
-            row(name.c_str(), r, "model-longest", rate_aware_agent(make_rate_aware_policy(floor, model_ms).value()),
+            row(name.c_str(), r, "model-longest", rate_aware_agent(make_rate_aware_policy(floor, model_budget).value()),
                 *l);
             for (double margin : {0.25, 1.0})
                 for (unsigned window : {4u, 16u}) {
                     char rule[64];
                     std::snprintf(rule, sizeof rule, "observed-last-%u+%.2fs", window, margin);
-                    row(name.c_str(), r, rule, observed_budget_agent(floor, model_ms, window, margin), *l);
+                    row(name.c_str(), r, rule, observed_budget_agent(floor, model_budget, window, margin), *l);
                 }
         }
     }

@@ -1,9 +1,9 @@
 // The planner's costs: a full `provpol plan` of 8 rates x 1000 seeded runs of 50 GiB (the target: well
 // under a second), one simulated run, `recommend` (the analytic inversion), and the rate-aware agent's runs.
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -84,7 +84,7 @@ BENCHMARK(bm_simulate_one_run_independent)->Unit(benchmark::kMicrosecond);
 void bm_simulate_one_run_rate_aware(benchmark::State& state) {
     const latency_model latency = vdsm_polling_2022_latency();
     const rate_aware_agent agent(
-        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(latency, 1.0)).value());
+        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget(latency, 1.0)).value());
     simulate_runs(state, agent, latency, 500);
 }
 BENCHMARK(bm_simulate_one_run_rate_aware)->Unit(benchmark::kMicrosecond);

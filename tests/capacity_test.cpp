@@ -6,8 +6,8 @@
 #include <provpol/domain.hpp>
 #include <provpol/domain/capacity.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
@@ -103,7 +103,7 @@ TEST_CASE("max_writers: 0 when one writer misses the target, every drive when al
 TEST_CASE("max_writers: the rate-aware agent, deterministic, and its errors") {
     const domain_config cfg = domain_config::make(3, 4, 1e8).value();
     const latency_model l = latency_profile("vdsm-polling-2022").value();
-    const auto policy = make_rate_aware_policy(vdsm_config::make(1024, 50).value(), latency_budget_ms(l, 1.0)).value();
+    const auto policy = make_rate_aware_policy(vdsm_config::make(1024, 50).value(), latency_budget(l, 1.0)).value();
     const rate_aware_agent agent(policy);
     const workload w = workload::make(10_GiB, rate(std::uint64_t{400} << 20), 20_GiB).value();
     const per_vm_target t = per_vm_target::make(1, 0.99).value();
@@ -137,10 +137,10 @@ TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal 
         CAPTURE(name);
         const latency_model l = latency_profile(name).value();
         const adaptive_rate_aware_agent adapting(
-            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value(),
+            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget(l, 1.0)).value(),
             load_adaptation::make().value());
         const rate_aware_agent fixed(
-            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget_ms(l, 1.0)).value());
+            make_rate_aware_policy(vdsm_2022().trigger().config, latency_budget(l, 1.0)).value());
         const auto static_2022 = static_agent<vdsm_policy>(vdsm_2022());
         const auto cap = [&](const auto& agent) {
             const auto m = max_writers(

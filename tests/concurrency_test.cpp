@@ -48,7 +48,7 @@ TEST_CASE("extend policies decide from many threads at once") {
     const drives in(20000);
     const vdsm_policy vdsm = vdsm_2022();
     const lvm_thin_policy lvm = lvm_thin_autoextend();
-    const rate_aware_policy ra = make_rate_aware_policy(vdsm_legacy().trigger().config, 6900).value();
+    const rate_aware_policy ra = make_rate_aware_policy(vdsm_legacy().trigger().config, 6900_ms).value();
     std::vector<extend_decision> want_v, want_l, want_r;
     for (const auto& s : in.all) {
         want_v.push_back(vdsm.decide(s));
@@ -103,7 +103,7 @@ TEST_CASE("parsers from many threads") {
 // run order give the single-threaded numbers bit for bit, however many threads and however the runs are windowed.
 TEST_CASE("ordered_parallel: runs on many threads, added up in run order, are simulate()'s numbers exactly") {
     const latency_model l = vdsm_polling_2022_latency();
-    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6900).value());
+    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6900_ms).value());
     const workload w = workload::make(5_GiB, rate(300ULL << 20), 10_GiB).value();
     const std::uint32_t runs = 700;
     const simulation_summary want = simulate(agent, l, w, runs, 5);

@@ -6,8 +6,8 @@
 
 #include <provpol/domain.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
@@ -98,12 +98,12 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_immediate_latency()};
     for (const flow_latency& l : flows)
         for (unsigned in_flight : {1u, 2u}) {
-            const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(),
+            const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value(),
                                          in_flight);
             // The same agent adapting its budget to the latency it observes (simulate/rate_aware.hpp).
             const adaptive_rate_aware_agent adaptive(
-                make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(), load_adaptation::make().value(),
-                in_flight);
+                make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value(),
+                load_adaptation::make().value(), in_flight);
             for (std::uint64_t mib_s : {100u, 400u, 900u})
                 for (std::uint64_t seed = 1; seed <= 5; ++seed) {
                     const workload w = make_workload(mib_s);
@@ -233,7 +233,7 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
 
 TEST_CASE("same seed, same numbers; another seed, other numbers") {
     const flow_latency l = vdsm_mailbox_events_latency();
-    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600).value());
+    const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600_ms).value());
     const domain_config cfg = domain_config::make(4, 25, 900.0).value();
     const workload w = make_workload(300, 100_GiB);
     const domain_result a = run_domain(cfg, l, agent, w, 80, 5);

@@ -5,10 +5,10 @@
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/simulate/either_agent.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/either_agent.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
@@ -214,7 +214,7 @@ TEST_CASE("either_agent: a domain whose drives all hold A is the domain of A, dr
         return cfg.is_writer(d, 8) ? drive_workload::make(w).value() : drive_workload::idle(w);
     };
     const static_vdsm a(vdsm_2022());
-    const rate_aware_agent b(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value());
+    const rate_aware_agent b(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value());
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
         CAPTURE(seed);
         const domain_result pure_a = run(cfg, l, a, of, seed);
@@ -237,7 +237,7 @@ TEST_CASE("either_agent: a domain whose drives all hold A is the domain of A, dr
 TEST_CASE("either_agent: a lone rate-aware writer among idle static drives is simulate_run's rate-aware answer") {
     const domain_config cfg = domain_config::make(4, 5, 1e8).value();
     const static_vdsm idle_agent(vdsm_2022());
-    const rate_aware_agent writer(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(), 1);
+    const rate_aware_agent writer(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value(), 1);
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_immediate_latency()};
     for (const flow_latency& l : flows)
         for (std::uint64_t mib_s : {200u, 700u})
@@ -264,7 +264,7 @@ TEST_CASE("either_agent: a lone rate-aware writer among idle static drives is si
 }
 
 TEST_CASE("either_agent forwards max_in_flight, and says which agent it holds") {
-    const rate_aware_agent two(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500).value(), 2);
+    const rate_aware_agent two(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value(), 2);
     const static_vdsm one(vdsm_2022());
     CHECK(detail::max_in_flight(mixed(two)) == 2);
     CHECK(detail::max_in_flight(mixed(one)) == 1);

@@ -4,8 +4,8 @@
 
 #include <provpol/flow/latency.hpp>
 #include <provpol/random.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <doctest/doctest.h>
 
@@ -24,7 +24,7 @@ rate mib_per_s(std::uint64_t n) { return rate(n << 20); }
 bytes mib_bytes(double n) { return bytes(static_cast<std::uint64_t>(n * mib)); }
 
 constexpr rate_aware_policy legacy_floor_policy() {
-    return make_rate_aware_policy(vdsm_config::make(1024, 50).value(), 6900).value();
+    return make_rate_aware_policy(vdsm_config::make(1024, 50).value(), 6900_ms).value();
 }
 
 }  // namespace
@@ -155,16 +155,16 @@ TEST_CASE("policy: limit and chunk cover rate x budget, in whole MiB, within eve
 }
 
 TEST_CASE("policy: the budget is validated and comes from the latency model") {
-    CHECK(std::string(make_rate_aware_policy(vdsm_legacy().trigger().config, 0).error().message().view()) ==
-          "latency_budget_ms must be in [1, 3600000], got 0");
-    CHECK_FALSE(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600001).has_value());
+    CHECK(std::string(make_rate_aware_policy(vdsm_legacy().trigger().config, 0_ms).error().message().view()) ==
+          "latency_budget must be in [0.001 s, 3600 s], got 0 s");
+    CHECK_FALSE(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600001_ms).has_value());
     // The independent-waits profiles' ranges are [0.5, 6.9) and [0.5, 1.9) s; their 99th percentile 5.935 s.
-    CHECK(latency_budget_ms(vdsm_polling_2022_independent_latency(), 1.0) == 6900);
-    CHECK(latency_budget_ms(vdsm_immediate_independent_latency(), 1.0) == 1900);
-    CHECK(latency_budget_ms(vdsm_polling_2022_independent_latency(), 0.99) == 5935);
+    CHECK(latency_budget(vdsm_polling_2022_independent_latency(), 1.0) == 6900_ms);
+    CHECK(latency_budget(vdsm_immediate_independent_latency(), 1.0) == 1900_ms);
+    CHECK(latency_budget(vdsm_polling_2022_independent_latency(), 0.99) == 5935_ms);
     // Rounded up to whole milliseconds, from any model.
     const flow_latency flow = vdsm_polling_2022_latency();
-    CHECK(latency_budget_ms(flow, 1.0) == static_cast<std::uint32_t>(std::ceil(flow.max() * 1000.0 - 1e-9)));
+    CHECK(latency_budget(flow, 1.0).count() == static_cast<std::int64_t>(std::ceil(flow.max() * 1000.0 - 1e-9)));
 }
 
 TEST_CASE("agent: a provisional estimate sizes an extend but does not start one") {
@@ -251,9 +251,9 @@ TEST_CASE("exposure_tracker: from the threshold to the grown LV; the time so far
 
 TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is margin x exposure") {
     const vdsm_config floor = vdsm_legacy().trigger().config;
-    adaptive_rate_aware_agent adapting(make_rate_aware_policy(floor, 2000).value(),
+    adaptive_rate_aware_agent adapting(make_rate_aware_policy(floor, 2000_ms).value(),
                                        load_adaptation::make(2.0, 600.0).value());
-    rate_aware_agent off(make_rate_aware_policy(floor, 2000).value());
+    rate_aware_agent off(make_rate_aware_policy(floor, 2000_ms).value());
     // 100 MiB/s measured, then a threshold at t = 4 and the extend done at t = 9.5: exposed 5.5 s.
     const observation seen[] = {
         {observation_kind::sample, 0.0, 0_B, 1_GiB},
@@ -266,9 +266,9 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
         adapting.observe(o);
         off.observe(o);
     }
-    CHECK(off.policy().trigger().budget_ms() == 2000);
-    CHECK(adapting.budget_ms() == 11000);  // 2 x 5.5 s
-    const rate_aware_agent as_if(make_rate_aware_policy(floor, 11000).value());
+    CHECK(off.policy().trigger().budget() == 2_s);
+    CHECK(adapting.budget() == 11_s);  // 2 x 5.5 s
+    const rate_aware_agent as_if(make_rate_aware_policy(floor, 11000_ms).value());
     rate_aware_agent reference = as_if;
     for (const observation& o : seen) reference.observe(o);
     for (std::uint64_t alloc_mib : {950u, 1100u, 1500u, 1900u}) {
@@ -289,7 +289,7 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
     CHECK(o.chunk == 1_GiB);
     // The budget is capped at an hour.
     adapting.observe(observation{observation_kind::extended, 1e5, 10_GiB, 20_GiB, 5e4});
-    CHECK(adapting.budget_ms() == max_latency_budget_ms);
+    CHECK(adapting.budget() == max_latency_budget);
 }
 
 // --- the rate-aware policy's criteria
@@ -297,7 +297,7 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
 
 TEST_CASE("simulated: the rate-aware policy pauses at most once per 50 GiB, and never more than vdsm-2022") {
     const latency_model l = vdsm_polling_2022_latency();
-    const std::uint32_t budget = latency_budget_ms(l, 1.0);
+    const milliseconds budget = latency_budget(l, 1.0);
     const rate_aware_agent on_2022(make_rate_aware_policy(vdsm_2022().trigger().config, budget).value());
     const rate_aware_agent on_legacy(make_rate_aware_policy(vdsm_legacy().trigger().config, budget).value());
     for (std::uint64_t r = 100; r <= 1000; r += 100) {
@@ -340,8 +340,7 @@ TEST_CASE("simulated: an agent that knew the rate from the start does no better 
         }
     };
     const latency_model l = vdsm_polling_2022_latency();
-    const rate_aware_policy p =
-        make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget_ms(l, 1.0)).value();
+    const rate_aware_policy p = make_rate_aware_policy(vdsm_legacy().trigger().config, latency_budget(l, 1.0)).value();
     const workload w = workload::make(50_GiB, mib_per_s(1000), 100_GiB).value();
     const simulation_summary best = simulate(oracle{p, mib_per_s(1000)}, l, w, 1000, 1);
     const simulation_summary real = simulate(rate_aware_agent(p), l, w, 1000, 1);
@@ -352,8 +351,8 @@ TEST_CASE("simulated: an agent that knew the rate from the start does no better 
 TEST_CASE("the bytes written in the budget round up to whole MiB, however little past a MiB they are") {
     // 349525334 B/s for 3 ms is 1048576.002 bytes: one MiB and a fraction of a byte, so 2 MiB (rounded down
     // first, it would be exactly 1 MiB and stay there).
-    CHECK(detail::rate_budget_bytes(rate(349525334), 3) == std::uint64_t{2} << 20);
-    CHECK(detail::rate_budget_bytes(rate(349525332), 3) == std::uint64_t{1} << 20);   // 1048575.996 bytes
-    CHECK(detail::rate_budget_bytes(rate(1048576000), 1) == std::uint64_t{1} << 20);  // exactly 1 MiB
-    CHECK(detail::rate_budget_bytes(rate(0), 1000) == 0);
+    CHECK(detail::rate_budget_bytes(rate(349525334), 3_ms) == std::uint64_t{2} << 20);
+    CHECK(detail::rate_budget_bytes(rate(349525332), 3_ms) == std::uint64_t{1} << 20);   // 1048575.996 bytes
+    CHECK(detail::rate_budget_bytes(rate(1048576000), 1_ms) == std::uint64_t{1} << 20);  // exactly 1 MiB
+    CHECK(detail::rate_budget_bytes(rate(0), 1000_ms) == 0);
 }

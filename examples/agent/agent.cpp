@@ -37,8 +37,8 @@
 
 #include <provpol/extend.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <cinttypes>
 #include <cstdio>
@@ -174,7 +174,7 @@ int run(int argc, char** argv) {
     cli::flush_warnings();  // every option read: what they warned of (e.g. a log's malformed lines) is said now
     check_environment(o.workdir);
     if (o.rate_aware) {
-        const auto policy = make_rate_aware_policy(o.config, o.budget_ms);
+        const auto policy = make_rate_aware_policy(o.config, o.budget);
         if (!policy) cli::fail(policy.error(), "--budget-quantile");
         if (o.drives > 0) return run_domain_with(rate_aware_agent(*policy), o);
         return run_with(rate_aware_agent(*policy), o);

@@ -109,7 +109,7 @@ options parse_options(const args& a) {
                           std::string(format_size(o.request).view()));
     if (o.rate_aware) {
         const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
-        o.budget_ms = std::max<std::uint32_t>(1, latency_budget_ms(*o.latency, q));
+        o.budget = std::max(milliseconds(1), latency_budget(*o.latency, q));
     } else if (a.has("--budget-quantile")) {
         throw usage_error("--budget-quantile goes with --policy rate-aware");
     }

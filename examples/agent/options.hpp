@@ -20,7 +20,7 @@ struct options {
     std::string label;  // "vdsm-legacy", "rate-aware/chunk-128MiB-50pct", ...
     vdsm_config config = vdsm_legacy().trigger().config;
     bool rate_aware = false;
-    std::uint32_t budget_ms = 0;
+    milliseconds budget{0};
     rate write_rate{};
     bytes write{};
     bytes capacity{};

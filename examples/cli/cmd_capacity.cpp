@@ -16,8 +16,8 @@
 #include <provpol/domain/capacity.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +43,7 @@ struct count_figures {
 /// (the plot draws the counts the search visited).
 struct profile_search {
     const plan_config& config;
-    std::uint32_t budget_ms;
+    milliseconds budget;
     const latency_model& latency;
     const domain_writing& w;  ///< the writers' workload; its writer count is the search's
     const domain_config& cfg;
@@ -58,7 +58,7 @@ struct profile_search {
     domain_result run(std::uint32_t writers, std::uint32_t k) const {
         domain_writing at = w;
         at.writers = writers;
-        return simulate_domain_config_run(config, budget_ms, latency, at, cfg, first + k, seed);
+        return simulate_domain_config_run(config, budget, latency, at, cfg, first + k, seed);
     }
     void keep(std::uint32_t writers, const domain_plan_accumulator& acc) {
         seen[writers] = count_figures{acc.result(), acc.vms().pauses_quantile(target.vm_quantile)};
@@ -256,9 +256,9 @@ int run_capacity(int argc, char** argv) {
 
     // The rate-aware policy plans for each profile's longest latency. One search per configuration and profile,
     // search i = configuration i / profiles, profile i % profiles.
-    std::vector<std::uint32_t> budgets;
+    std::vector<milliseconds> budgets;
     for (const latency_model& l : latencies) {
-        const std::uint32_t ms = latency_budget_ms(l, 1.0) < 1 ? 1 : latency_budget_ms(l, 1.0);
+        const milliseconds ms = std::max(latency_budget(l, 1.0), milliseconds(1));
         for (const plan_config& config : configs)
             if (config.rate_aware)
                 if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");

@@ -18,9 +18,9 @@
 #include <provpol/domain.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -34,11 +34,13 @@ namespace provpol::cli {
 namespace {
 
 // --budget SECONDS or --budget-quantile Q (default 1: the longest latency the model allows).
-std::uint32_t budget_option(const args& a, const latency_model& latency) {
+milliseconds budget_option(const args& a, const latency_model& latency) {
     if (a.has("--budget") && a.has("--budget-quantile"))
         throw usage_error("give --budget or --budget-quantile, not both");
-    if (const auto s = a.decimal("--budget", 0.001, max_latency_budget_ms / 1000.0))
-        return static_cast<std::uint32_t>(*s * 1000.0 + 0.5) < 1 ? 1 : static_cast<std::uint32_t>(*s * 1000.0 + 0.5);
+    if (const auto s = a.time("--budget", milliseconds(1), max_latency_budget)) {
+        const milliseconds ms(static_cast<milliseconds::rep>(in_seconds(*s) * 1000.0 + 0.5));  // the nearest
+        return ms < milliseconds(1) ? milliseconds(1) : ms;
+    }
     const double q = a.decimal("--budget-quantile", 0.5, 1.0).value_or(1.0);
     return latency_budget_option(latency, q,
                                  q >= 1.0 ? "its longest latency" : "its " + decimal_text(q, 6) + " quantile");
@@ -161,7 +163,7 @@ int run_plan(int argc, char** argv) {
     const std::vector<trace_point> trace = trace_option(a);
     std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
-    const std::uint32_t budget_ms = budget_option(a, latency);
+    const milliseconds budget = budget_option(a, latency);
     const bytes write =
         trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : trace.back().written;
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
@@ -286,7 +288,7 @@ int run_plan(int argc, char** argv) {
         for (rate r : rates) writing_by_rate.push_back(writing_at(r));
         std::vector<plan_agent_type> agents;
         if (mix)
-            for (const plan_config& c : configs) agents.push_back(plan_agent(c, budget_ms));
+            for (const plan_config& c : configs) agents.push_back(plan_agent(c, budget));
         // Rows in configuration order, then rate order, whichever way the domains ran.
         std::vector<std::vector<domain_plan_result>> results(configs.size(),
                                                              std::vector<domain_plan_result>(rates.size()));
@@ -297,7 +299,7 @@ int run_plan(int argc, char** argv) {
                 const std::uint64_t pair = task / runs;
                 const auto k = static_cast<std::uint32_t>(task % runs);
                 if (mix) return simulate_domain_mix_run(agents, latency, writing_by_rate[pair], dcfg, k, seed);
-                return simulate_domain_config_run(configs[pair / rates.size()], budget_ms, latency,
+                return simulate_domain_config_run(configs[pair / rates.size()], budget, latency,
                                                   writing_by_rate[pair % rates.size()], dcfg, k, seed);
             },
             [&](std::uint64_t task, domain_result&& one) {
@@ -337,7 +339,7 @@ int run_plan(int argc, char** argv) {
                            cell::of_real(x.queue_p99, 6),
                            cell::of(runs),
                            cell::of_size(write),
-                           c.rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell(),
+                           c.rate_aware ? cell::of_real(in_seconds(budget), 6) : cell(),
                            cell::of_real(s.resent, 6)});
             }
         const std::string out = d.str(f);
@@ -380,28 +382,28 @@ int run_plan(int argc, char** argv) {
         configs.size() * rates.size() * runs, jobs, std::uint64_t{1} << 16,
         [&](std::uint64_t task) {
             const std::uint64_t pair = task / runs;
-            return simulate_config_run(configs[pair / rates.size()], budget_ms, latency, loads[pair % rates.size()],
-                                       seed, static_cast<std::uint32_t>(task % runs));
+            return simulate_config_run(configs[pair / rates.size()], budget, latency, loads[pair % rates.size()], seed,
+                                       static_cast<std::uint32_t>(task % runs));
         },
         [&](std::uint64_t task, const run_result& x) {
             const std::uint64_t pair = task / runs, i = task % runs;
             const std::size_t c = pair / rates.size();
             const rate r = rates[pair % rates.size()];
-            const cell budget = configs[c].rate_aware ? cell::of_real(budget_ms / 1000.0, 6) : cell();
+            const cell budget_cell = configs[c].rate_aware ? cell::of_real(in_seconds(budget), 6) : cell();
             if (i == 0) acc = run_accumulator();
             acc.add(x);
             if (per_run)
                 each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
                               cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
-                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()), budget,
-                              cell::of(x.resent)});
+                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
+                              budget_cell, cell::of(x.resent)});
             if (i != runs - 1) return;
             const simulation_summary s = acc.summary();
             results[c].push_back(s);
             // The static limit, and the per-extend model of flow/risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
-            if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget_ms)));
+            if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget)));
             t.add_row({cell::of_real(r.mib_per_second(), 0),
                        cell::of_real(s.extends, 6),
                        cell::of_real(s.pauses, 6),
@@ -423,7 +425,7 @@ int run_plan(int argc, char** argv) {
                        cell::of(runs),
                        cell::of_size(write),
                        cell::of_real(latency.mean(), 4),
-                       budget,
+                       budget_cell,
                        cell::of_real(s.resent, 6)});
         },
         [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });

@@ -12,9 +12,9 @@
 #include <provpol/domain/capacity.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <cstdio>
 #include <optional>
@@ -76,19 +76,19 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                    (vm ? ", up to 24 candidate budgets" : ""));
     // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
     // in whole milliseconds, up to the longest latency, under which the target holds.
-    const std::uint32_t longest = latency_budget_option(latency, 1.0, "its longest latency");
-    std::uint32_t budget_ms = latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
+    const milliseconds longest = latency_budget_option(latency, 1.0, "its longest latency");
+    milliseconds budget = latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
     per_vm_check vm_check{};
     if (vm) {
-        auto check_budget = [&](std::uint32_t ms) {
+        auto check_budget = [&](milliseconds ms) {
             return check_per_vm(rate_aware_agent(make_rate_aware_policy(floor.config, ms).value()), latency, w, *vm,
                                 static_cast<std::uint32_t>(runs), seed);
         };
-        std::uint32_t lo = 0, hi = longest;
+        milliseconds lo(0), hi = longest;
         vm_check = check_budget(hi);
         if (vm_check.met) {
-            while (hi - lo > 1) {
-                const std::uint32_t mid = lo + (hi - lo) / 2;
+            while (hi - lo > milliseconds(1)) {
+                const milliseconds mid = lo + (hi - lo) / 2;
                 const per_vm_check c = check_budget(mid);
                 if (c.met)
                     hi = mid, vm_check = c;
@@ -96,21 +96,21 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                     lo = mid;
             }
         }
-        budget_ms = hi;
+        budget = hi;
         if (!vm_check.met) {
             char why[240];
             std::snprintf(why, sizeof why,
                           "provpol recommend: target not met: with the longest latency as its budget (%.3g s), %.4g of "
                           "the simulated VMs pause at most %u times, not %g",
-                          longest / 1000.0, vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
+                          in_seconds(longest), vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
             warn(why);  // after every value of a list is read: a later bad value is then the only line
         }
     }
-    const bytes at_rate(detail::rate_budget_bytes(r, budget_ms));
+    const bytes at_rate(detail::rate_budget_bytes(r, budget));
     const bytes limit = max(floor.config.limit(false), at_rate);
     const bytes chunk = max(floor.config.chunk(), at_rate);
     simulation_summary check{};
-    if (runs > 0) check = simulate_config(floor, budget_ms, latency, w, static_cast<std::uint32_t>(runs), seed);
+    if (runs > 0) check = simulate_config(floor, budget, latency, w, static_cast<std::uint32_t>(runs), seed);
     // The per-extend target, checked on the simulated runs: the budget covers the latency's 1 - p quantile, but
     // the first extend of a burst pauses whatever the budget (the rate is not known before the guest writes).
     const bool extend_target_met = runs == 0 || check.pause_probability <= p;
@@ -143,10 +143,10 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
             std::printf(
                 "# the agent plans for %.3g s of latency, the least for which %s (%s in %g%% of the "
                 "simulated VMs%s)\n",
-                budget_ms / 1000.0, per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
+                in_seconds(budget), per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
                 vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
         else
-            std::printf("# the agent plans for %.3g s of latency (%s)%s\n", budget_ms / 1000.0,
+            std::printf("# the agent plans for %.3g s of latency (%s)%s\n", in_seconds(budget),
                         p == 0.0 ? std::string("the longest the latency model gives").c_str()
                                  : ("its " + decimal_text(1.0 - p, 6) + " quantile").c_str(),
                         extend_target_met ? ""
@@ -192,7 +192,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
                cell::of_text("rate-aware/" + floor.label),
                cell::of(floor.config.chunk_mb()),
                cell::of(floor.config.percent()),
-               cell::of_real(budget_ms / 1000.0, 6),
+               cell::of_real(in_seconds(budget), 6),
                cell::of_size(limit),
                cell::of_size(chunk),
                cell::of_size(align_up(floor.config.chunk(), floor.config.extent())),

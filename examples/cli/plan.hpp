@@ -7,11 +7,11 @@
 #include "common/preset_option.hpp"
 
 #include <provpol/domain.hpp>
-#include <provpol/simulate/either_agent.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/flow/latency.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/either_agent.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <cstdint>
 #include <string>
@@ -81,32 +81,32 @@ inline std::vector<plan_config> policy_configs(std::vector<std::string> policies
 }
 
 /// The rate-aware budget for the latency's `quantile`, in whole milliseconds (at least 1): a usage error naming
-/// --latency, in seconds, when it is beyond what a rate-aware policy accepts (max_latency_budget_ms, one hour).
+/// --latency, in seconds, when it is beyond what a rate-aware policy accepts (max_latency_budget, one hour).
 /// `what` says which quantile ("its longest latency", "its 0.99 quantile").
-inline std::uint32_t latency_budget_option(const latency_model& latency, double quantile, const std::string& what) {
-    const std::uint32_t ms = latency_budget_ms(latency, quantile);
-    if (ms > max_latency_budget_ms)
-        throw usage_error("--latency: " + what + ", " + decimal_text(ms / 1000.0) +
+inline milliseconds latency_budget_option(const latency_model& latency, double quantile, const std::string& what) {
+    const milliseconds ms = latency_budget(latency, quantile);
+    if (ms > max_latency_budget)
+        throw usage_error("--latency: " + what + ", " + decimal_text(in_seconds(ms)) +
                           " s, is beyond the longest latency a rate-aware agent plans for, " +
-                          decimal_text(max_latency_budget_ms / 1000.0) + " s");
-    return ms < 1 ? 1 : ms;
+                          decimal_text(in_seconds(max_latency_budget)) + " s");
+    return ms < milliseconds(1) ? milliseconds(1) : ms;
 }
 
 /// Calls f(agent) with configuration c's agent: the static VDSM policy, or the rate-aware one over it as its floor
 /// (adaptive_rate_aware_agent with load_adaptation's defaults when c.adaptive).
 template <class F>
-decltype(auto) with_agent(const plan_config& c, std::uint32_t budget_ms, F&& f) {
+decltype(auto) with_agent(const plan_config& c, milliseconds budget, F&& f) {
     if (!c.rate_aware) return f(static_agent<vdsm_policy>(make_vdsm_policy(c.config)));
-    const auto policy = make_rate_aware_policy(c.config, budget_ms);
+    const auto policy = make_rate_aware_policy(c.config, budget);
     if (!policy) fail(policy.error(), "--budget");
     if (c.adaptive) return f(adaptive_rate_aware_agent(*policy, load_adaptation::make().value()));
     return f(rate_aware_agent(*policy));
 }
 
 /// Run i of one configuration at one rate (simulate.hpp's run i: any range of runs, on any thread).
-inline run_result simulate_config_run(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+inline run_result simulate_config_run(const plan_config& c, milliseconds budget, const latency_model& latency,
                                       const workload& w, std::uint64_t seed, std::uint32_t i) {
-    return with_agent(c, budget_ms, [&](const auto& agent) {
+    return with_agent(c, budget, [&](const auto& agent) {
         run_result out;
         simulate_each(agent, latency, w, i, i + 1, seed, [&out](std::uint32_t, const run_result& r) { out = r; });
         return out;
@@ -115,21 +115,21 @@ inline run_result simulate_config_run(const plan_config& c, std::uint32_t budget
 
 /// Runs one configuration at one rate, handing every run to `on_run(i, result)`, and summarises them.
 template <class OnRun>
-simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+simulation_summary simulate_config(const plan_config& c, milliseconds budget, const latency_model& latency,
                                    const workload& w, std::uint32_t runs, std::uint64_t seed, OnRun&& on_run) {
     run_accumulator acc;
     auto each = [&](std::uint32_t i, const run_result& r) {
         acc.add(r);
         on_run(i, r);
     };
-    with_agent(c, budget_ms, [&](const auto& agent) { simulate_each(agent, latency, w, runs, seed, each); });
+    with_agent(c, budget, [&](const auto& agent) { simulate_each(agent, latency, w, runs, seed, each); });
     return acc.summary();
 }
 
 /// The same, without looking at each run.
-inline simulation_summary simulate_config(const plan_config& c, std::uint32_t budget_ms, const latency_model& latency,
+inline simulation_summary simulate_config(const plan_config& c, milliseconds budget, const latency_model& latency,
                                           const workload& w, std::uint32_t runs, std::uint64_t seed) {
-    return simulate_config(c, budget_ms, latency, w, runs, seed, [](std::uint32_t, const run_result&) {});
+    return simulate_config(c, budget, latency, w, runs, seed, [](std::uint32_t, const run_result&) {});
 }
 
 /// A configuration in a storage domain (`plan --hosts`): the writers' per-VM distribution, and the domain's
@@ -175,20 +175,19 @@ domain_result simulate_domain_run(AgentOf&& agent_of, const latency_model& laten
 }
 
 /// The same for a plan_config (static, or rate-aware over its floor): every drive runs it.
-inline domain_result simulate_domain_config_run(const plan_config& c, std::uint32_t budget_ms,
-                                                const latency_model& latency, const domain_writing& wl,
-                                                const domain_config& cfg, std::uint32_t k, std::uint64_t seed) {
-    return with_agent(c, budget_ms, [&](const auto& agent) {
+inline domain_result simulate_domain_config_run(const plan_config& c, milliseconds budget, const latency_model& latency,
+                                                const domain_writing& wl, const domain_config& cfg, std::uint32_t k,
+                                                std::uint64_t seed) {
+    return with_agent(c, budget, [&](const auto& agent) {
         return simulate_domain_run([&agent](std::uint32_t) noexcept { return agent; }, latency, wl, cfg, k, seed);
     });
 }
 
 /// The same with `writers` drives writing `w` from the start (`provpol capacity`).
-inline domain_result simulate_domain_config_run(const plan_config& c, std::uint32_t budget_ms,
-                                                const latency_model& latency, const workload& w,
-                                                const domain_config& cfg, std::uint32_t writers, std::uint32_t k,
-                                                std::uint64_t seed) {
-    return simulate_domain_config_run(c, budget_ms, latency, domain_writing::constant(w, writers), cfg, k, seed);
+inline domain_result simulate_domain_config_run(const plan_config& c, milliseconds budget, const latency_model& latency,
+                                                const workload& w, const domain_config& cfg, std::uint32_t writers,
+                                                std::uint32_t k, std::uint64_t seed) {
+    return simulate_domain_config_run(c, budget, latency, domain_writing::constant(w, writers), cfg, k, seed);
 }
 
 /// The agent type of plan_agent(): static, rate-aware or adaptive rate-aware.
@@ -196,9 +195,9 @@ using plan_agent_type =
     either_agent<static_agent<vdsm_policy>, either_agent<rate_aware_agent, adaptive_rate_aware_agent>>;
 
 /// The agent a plan_config runs, as one type for a domain of mixed configurations (`--mix`).
-inline plan_agent_type plan_agent(const plan_config& c, std::uint32_t budget_ms) {
+inline plan_agent_type plan_agent(const plan_config& c, milliseconds budget) {
     using rate_aware_either = either_agent<rate_aware_agent, adaptive_rate_aware_agent>;
-    return with_agent(c, budget_ms, [](const auto& agent) -> plan_agent_type {
+    return with_agent(c, budget, [](const auto& agent) -> plan_agent_type {
         using A = std::decay_t<decltype(agent)>;
         if constexpr (std::is_same<A, static_agent<vdsm_policy>>::value)
             return agent;

@@ -5,6 +5,7 @@
 #define PROVPOL_CLI_CLI_HPP
 
 #include <provpol/parse.hpp>
+#include <provpol/time.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -357,6 +358,15 @@ public:
         const auto v = value(name);
         if (!v) return std::nullopt;
         const auto r = parse_decimal(*v, name, lo, hi);
+        if (!r) fail(r.error(), name);
+        return *r;
+    }
+    /// A time option, read once by parse_seconds: "2.5", "2.5s", "500ms" or "1.5min"; errors name the option and
+    /// quote times in seconds.
+    std::optional<provpol::seconds> time(const char* name, provpol::seconds lo, provpol::seconds hi) const {
+        const auto v = value(name);
+        if (!v) return std::nullopt;
+        const auto r = parse_seconds(*v, name, lo, hi);
         if (!r) fail(r.error(), name);
         return *r;
     }

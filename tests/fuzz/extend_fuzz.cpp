@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     s.replicating = in.flag();
     s.threshold_exceeded = in.flag();
     s.write_rate = rate(in.size_like());
-    const std::uint32_t budget_ms = in.u32() % (max_latency_budget_ms + 2);
+    const milliseconds budget(static_cast<milliseconds::rep>(in.u32() % (max_latency_budget.count() + 2)));
 
     const auto vc = vdsm_config::make(chunk_mb, percent, bytes(extent));
     const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 &&
@@ -52,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (vc) {
         PROVPOL_FUZZ_CHECK(vc->limit(false).count() <= vc->chunk().count());
         check(make_vdsm_policy(*vc), s, extent);
-        const auto ra = make_rate_aware_policy(*vc, budget_ms);
-        PROVPOL_FUZZ_CHECK(ra.has_value() == (budget_ms >= 1 && budget_ms <= max_latency_budget_ms));
+        const auto ra = make_rate_aware_policy(*vc, budget);
+        PROVPOL_FUZZ_CHECK(ra.has_value() == (budget >= milliseconds(1) && budget <= max_latency_budget));
         if (ra) {
             check(*ra, s, extent);
             const extend_decision dr = ra->decide(s);

@@ -247,20 +247,20 @@ PROVPOL_NODISCARD inline double python_percentile(const double* x, std::size_t c
 }
 }  // namespace detail
 
-/// Sorts `seconds` in place (heap sort, no allocation) and computes its statistics; all zero without samples.
-PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* seconds, std::size_t count) noexcept {
+/// Sorts `values` in place (heap sort, no allocation) and computes its statistics; all zero without samples.
+PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* values, std::size_t count) noexcept {
     vdsm_stage_statistics s;
     if (count == 0) return s;
-    detail::heap_sort(seconds, count, [](double a, double b) { return a < b; });
+    detail::heap_sort(values, count, [](double a, double b) { return a < b; });
     double sum = 0.0;
-    for (std::size_t i = 0; i < count; ++i) sum += seconds[i];  // Python's sum(), left to right
+    for (std::size_t i = 0; i < count; ++i) sum += values[i];  // Python's sum(), left to right
     s.samples = count;
-    s.min = seconds[0];
-    s.max = seconds[count - 1];
+    s.min = values[0];
+    s.max = values[count - 1];
     s.mean = sum / static_cast<double>(count);
-    s.median = count % 2 == 1 ? seconds[count / 2] : (seconds[count / 2 - 1] + seconds[count / 2]) / 2.0;
-    s.p90 = detail::python_percentile(seconds, count, 90);
-    s.p99 = detail::python_percentile(seconds, count, 99);
+    s.median = count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
+    s.p90 = detail::python_percentile(values, count, 90);
+    s.p99 = detail::python_percentile(values, count, 99);
     return s;
 }
 

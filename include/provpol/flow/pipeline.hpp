@@ -203,11 +203,11 @@ public:
     }
 
     /// A single fixed latency.
-    PROVPOL_NODISCARD static result<pipeline_latency> fixed(double seconds) noexcept {
-        const latency_stage s{"fixed", seconds, seconds, false};
+    PROVPOL_NODISCARD static result<pipeline_latency> fixed(double t) noexcept {
+        const latency_stage s{"fixed", t, t, false};
         const auto r = make(&s, 1);
         if (!r)
-            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(seconds),
+            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(t),
                                                   error_value::of_real(0.0), error_value::of_real(1e6)));
         return r;
     }
@@ -344,15 +344,15 @@ public:
     /// longer latencies) by at most one rank step, (samples - capacity / 2) / (capacity / 2 - 1) samples.
     static constexpr std::size_t capacity = 512;
 
-    /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `seconds` in
+    /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `samples` in
     /// place (heapsort: no allocation).
-    PROVPOL_NODISCARD static result<empirical_latency> make(double* seconds, std::size_t count) noexcept {
+    PROVPOL_NODISCARD static result<empirical_latency> make(double* samples, std::size_t count) noexcept {
         if (count == 0) return unexpected(error::unsupported("latency samples", "no samples were given"));
         for (std::size_t i = 0; i < count; ++i)
-            if (!detail::isfinite(seconds[i]) || seconds[i] < 0.0 || seconds[i] >= 1e6)
-                return unexpected(error::out_of_range("latency sample", error_value::of_real(seconds[i]),
+            if (!detail::isfinite(samples[i]) || samples[i] < 0.0 || samples[i] >= 1e6)
+                return unexpected(error::out_of_range("latency sample", error_value::of_real(samples[i]),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-        detail::heap_sort(seconds, count, [](double a, double b) { return a < b; });
+        detail::heap_sort(samples, count, [](double a, double b) { return a < b; });
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
         e.total_ = count;
@@ -366,16 +366,16 @@ public:
             std::size_t lo = rank, hi = count;
             while (hi - lo > 1) {
                 const std::size_t mid = lo + (hi - lo) / 2;
-                if (seconds[mid] > seconds[rank])
+                if (samples[mid] > samples[rank])
                     hi = mid;
                 else
                     lo = mid;
             }
-            e.x_[i] = seconds[rank];
+            e.x_[i] = samples[rank];
             e.rank_[i] = lo;
         }
         double sum = 0.0;
-        for (std::size_t i = 0; i < count; ++i) sum += seconds[i];
+        for (std::size_t i = 0; i < count; ++i) sum += samples[i];
         e.mean_ = sum / static_cast<double>(count);
         return e;
     }

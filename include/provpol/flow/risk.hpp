@@ -33,8 +33,8 @@ namespace provpol {
 template <class Latency>
 PROVPOL_NODISCARD double pause_probability(bytes limit, rate write_rate, const Latency& latency) noexcept {
     if (write_rate.bytes_per_second() == 0) return 0.0;
-    const double seconds = static_cast<double>(limit.count()) / static_cast<double>(write_rate.bytes_per_second());
-    return latency.exceed_probability(seconds);
+    const double t = static_cast<double>(limit.count()) / static_cast<double>(write_rate.bytes_per_second());
+    return latency.exceed_probability(t);
 }
 
 /// The largest write rate whose pause probability per extend stays at or below `max_probability`:

@@ -51,6 +51,7 @@
 #include "../detail/math.hpp"
 #include "../extend/presets.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 #include "run.hpp"
 
 #include <cstdint>
@@ -164,24 +165,30 @@ private:
     bool paused_ = false;
 };
 
-/// The latency a rate-aware policy plans for: the `quantile` of a latency model, in whole milliseconds
-/// (rounded up). Latency is any model with quantile(double) (flow/latency.hpp).
+/// The latency a rate-aware policy plans for: the `quantile` of a latency model, rounded up to whole
+/// milliseconds (a negative quantile counts as 0; a longer one than std::chrono::milliseconds holds saturates).
+/// Latency is any model with quantile(double) returning seconds as a double (flow/latency.hpp).
 template <class Latency>
-PROVPOL_NODISCARD std::uint32_t latency_budget_ms(const Latency& latency, double quantile) noexcept {
+PROVPOL_NODISCARD milliseconds latency_budget(const Latency& latency, double quantile) noexcept {
     const double s = latency.quantile(quantile);
     const double ms = detail::ceil((s > 0.0 ? s : 0.0) * 1000.0);
-    return ms >= 4e9 ? 4000000000u : static_cast<std::uint32_t>(ms);
+    return milliseconds(ms >= 9e18 ? milliseconds::rep{9000000000000000000} : static_cast<milliseconds::rep>(ms));
 }
+
+/// The longest latency budget a rate-aware policy accepts: one hour.
+inline constexpr milliseconds max_latency_budget = std::chrono::hours(1);
 
 namespace detail {
-// Bytes written at `r` during `budget_ms`, rounded up to whole MiB (VDSM's request granularity).
-constexpr std::uint64_t rate_budget_bytes(rate r, std::uint32_t budget_ms) noexcept {
-    return align_up(ratio_of(r.bytes_per_second(), budget_ms, 1000, rounding::up), std::uint64_t{1} << 20);
+// Bytes written at `r` during `budget` (held to 0 .. max_latency_budget), rounded up to whole MiB (VDSM's request
+// granularity).
+constexpr std::uint64_t rate_budget_bytes(rate r, milliseconds budget) noexcept {
+    const milliseconds held = budget < milliseconds(0)      ? milliseconds(0)
+                              : budget > max_latency_budget ? max_latency_budget
+                                                            : budget;
+    const auto ms = static_cast<std::uint32_t>(held.count());
+    return align_up(ratio_of(r.bytes_per_second(), ms, 1000, rounding::up), std::uint64_t{1} << 20);
 }
 }  // namespace detail
-
-/// The largest latency budget accepted, in milliseconds (one hour).
-inline constexpr std::uint32_t max_latency_budget_ms = 3600000;
 
 /// The rate-aware rules, one value playing extend_policy's three roles (the floor and the budget held once):
 /// - trigger: extend when free space falls under max(floor limit, rate x budget); VDSM's improbable check;
@@ -190,30 +197,32 @@ inline constexpr std::uint32_t max_latency_budget_ms = 3600000;
 /// Made only by make(), which validates the budget.
 class rate_aware_steps {
 public:
-    /// Validates the budget: 1 ms to one hour.
+    /// Validates the budget: 1 ms to one hour (max_latency_budget). The error names "latency_budget" and quotes
+    /// times in seconds. A budget in seconds that is not whole milliseconds is rounded up by the caller, as
+    /// latency_budget() does: std::chrono::ceil<milliseconds>(t).
     PROVPOL_NODISCARD static constexpr result<rate_aware_steps> make(const vdsm_config& floor,
-                                                                     std::uint32_t budget_ms) noexcept {
-        if (budget_ms < 1 || budget_ms > max_latency_budget_ms)
-            return unexpected(error::out_of_range("latency_budget_ms", error_value::of(budget_ms), error_value::of(1),
-                                                  error_value::of(max_latency_budget_ms)));
-        return rate_aware_steps(floor, budget_ms);
+                                                                     milliseconds budget) noexcept {
+        if (budget < milliseconds(1) || budget > max_latency_budget)
+            return unexpected(error::out_of_range("latency_budget", error_value_of(budget),
+                                                  error_value_of(milliseconds(1)), error_value_of(max_latency_budget)));
+        return rate_aware_steps(floor, budget);
     }
 
     /// The static configuration below which the policy never goes.
     PROVPOL_NODISCARD constexpr const vdsm_config& floor() const noexcept { return floor_; }
-    /// The latency planned for, in milliseconds.
-    PROVPOL_NODISCARD constexpr std::uint32_t budget_ms() const noexcept { return budget_ms_; }
+    /// The latency planned for.
+    PROVPOL_NODISCARD constexpr milliseconds budget() const noexcept { return budget_; }
 
     // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
-        return max(floor_.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms_)));
+        return max(floor_.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_)));
     }
     PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes next_size) const noexcept {
         return d.allocation > next_size;  // VDSM's check, unchanged
     }
     // Growth
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
-        return max(floor_.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_ms_)));
+        return max(floor_.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_)));
     }
     PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
         return min(floor_.chunk(), capacity);
@@ -233,19 +242,20 @@ public:
     }
 
 private:
-    constexpr rate_aware_steps(const vdsm_config& floor, std::uint32_t budget_ms) noexcept
-        : floor_(floor), budget_ms_(budget_ms) {}
+    constexpr rate_aware_steps(const vdsm_config& floor, milliseconds budget) noexcept
+        : floor_(floor), budget_(budget) {}
     vdsm_config floor_;
-    std::uint32_t budget_ms_;
+    milliseconds budget_;
 };
 
 /// The rate-aware policy type.
 using rate_aware_policy = extend_policy<rate_aware_steps, rate_aware_steps, rate_aware_steps>;
 
-/// A rate-aware policy over a floor configuration and a latency budget in milliseconds, validated.
+/// A rate-aware policy over a floor configuration and a latency budget (1 ms to one hour), validated:
+/// make_rate_aware_policy(vdsm_legacy, 6_s) or (vdsm_legacy, 6200_ms).
 PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(const vdsm_config& floor,
-                                                                             std::uint32_t budget_ms) noexcept {
-    const auto steps = rate_aware_steps::make(floor, budget_ms);
+                                                                             milliseconds budget) noexcept {
+    const auto steps = rate_aware_steps::make(floor, budget);
     if (!steps) return unexpected(steps.error());
     return rate_aware_policy(*steps);
 }
@@ -397,7 +407,7 @@ private:
 };
 
 /// The rate-aware agent whose budget also follows the exposure it observes (see the header comment): budget =
-/// max(the policy's budget, margin x exposure), rounded up to whole milliseconds, at most max_latency_budget_ms.
+/// max(the policy's budget, margin x exposure), rounded up to whole milliseconds, at most max_latency_budget.
 /// A type of its own, so that the agent without adaptation pays nothing for it. Satisfies the Agent contract.
 class adaptive_rate_aware_agent {
 public:
@@ -415,16 +425,17 @@ public:
     }
 
     PROVPOL_NODISCARD extend_decision decide(const drive_state& s) const noexcept {
-        const auto steps = rate_aware_steps::make(agent_.policy().trigger().floor(), budget_ms());
+        const auto steps = rate_aware_steps::make(agent_.policy().trigger().floor(), budget());
         return steps ? agent_.decide(s, rate_aware_policy(*steps)) : agent_.decide(s);
     }
 
-    /// The budget the next decision plans for, milliseconds.
-    PROVPOL_NODISCARD std::uint32_t budget_ms() const noexcept {
-        const std::uint32_t base = agent_.policy().trigger().budget_ms();
+    /// The budget the next decision plans for.
+    PROVPOL_NODISCARD milliseconds budget() const noexcept {
+        const milliseconds base = agent_.policy().trigger().budget();
         const double ms = detail::ceil(adapt_.margin() * exposure_.seconds() * 1000.0);
-        if (!(ms > base)) return base;
-        return ms >= max_latency_budget_ms ? max_latency_budget_ms : static_cast<std::uint32_t>(ms);
+        if (!(ms > static_cast<double>(base.count()))) return base;
+        return ms >= static_cast<double>(max_latency_budget.count()) ? max_latency_budget
+                                                                     : milliseconds(static_cast<milliseconds::rep>(ms));
     }
 
     PROVPOL_NODISCARD unsigned max_in_flight() const noexcept { return agent_.max_in_flight(); }
