@@ -50,5 +50,14 @@ TEST_CASE("parse_seconds rejects what is not a time, naming the setting, and quo
     CHECK(low.error().value() == error_value::of_seconds(0.0005));
     CHECK(std::string_view(low.error().message().c_str()) == "--budget must be in [0.001 s, 3600 s], got 0.0005 s");
     CHECK_FALSE(parse_seconds("-1", "t"));
+    // Negative zero would pass a range that starts at 0 s: refused as negative, with or without a unit.
+    for (const char* negative : {"-0", "-0s", "-0ms", "-0.0min", "-0e0"}) {
+        CAPTURE(negative);
+        const auto r = parse_seconds(negative, "--stagger");
+        REQUIRE_FALSE(r);
+        CHECK(std::strstr(r.error().message().c_str(), "negative times are not accepted") != nullptr);
+    }
+    // A range that allows negative times accepts them.
+    CHECK(parse_seconds("-2s", "t", -5_s, 5_s).value() == -2_s);
     CHECK(parse_seconds("3600s", "t", 1_ms, 3600_s).value() == 3600_s);
 }

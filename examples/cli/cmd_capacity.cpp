@@ -205,7 +205,8 @@ int run_capacity(int argc, char** argv) {
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
     // The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
-    const double stagger = a.decimal("--stagger", 0.0, max_workload_seconds).value_or(0.0);
+    const double stagger =
+        in_seconds(a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0)));
     if (dcfg.drives() > 1 && static_cast<double>(dcfg.drives() - 1) * stagger > max_workload_seconds)
         throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
                           std::to_string(dcfg.drives()) + " writers after 10000000 s");

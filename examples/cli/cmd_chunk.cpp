@@ -6,8 +6,8 @@
 #include "common/table.hpp"
 #include "device_limits.hpp"
 
-#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
+#include <provpol/fit/chunk.hpp>
 
 #include <cstdio>
 #include <optional>
@@ -150,7 +150,7 @@ int run_chunk(int argc, char** argv) {
 
     if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction))
         in.target_fraction = *f;
-    in.deadline = a.decimal("--deadline", 0.0, 1e9);
+    if (const auto d = a.time("--deadline", seconds(0.0), seconds(1e9))) in.deadline = in_seconds(*d);
     in.total = a.size("--bytes");
     if (in.deadline && !in.total) throw usage_error("--deadline needs --bytes (the size to write within it)");
     if (in.total && !in.deadline) throw usage_error("--bytes is only used with --deadline");

@@ -6,8 +6,8 @@
 #include "lvm_extend.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/simulate/lvm_pool.hpp>
 #include <provpol/parse.hpp>
+#include <provpol/simulate/lvm_pool.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -82,8 +82,10 @@ pool_setup pool_setup_of(const args& a) {
         if (mn <= 0.0) throw usage_error("--lvextend-time: the shortest time must be above 0 s, got " + lo);
         if (mx < mn) throw usage_error("--lvextend-time: expected MIN,MAX with MIN <= MAX, got " + args::printable(*v));
     }
-    const double poll = a.decimal("--poll-interval", 0.1, 3600.0).value_or(base.poll_interval_s());
-    const double nospace = a.decimal("--no-space-timeout", 0.0, 86400.0).value_or(base.no_space_timeout_s());
+    const double poll =
+        in_seconds(a.time("--poll-interval", seconds(0.1), seconds(3600.0)).value_or(seconds(base.poll_interval_s())));
+    const double nospace = in_seconds(
+        a.time("--no-space-timeout", seconds(0.0), seconds(86400.0)).value_or(seconds(base.no_space_timeout_s())));
     const auto m = lvm_dmeventd_model::make(mn, mx, base.status_read_fraction(), poll, nospace);
     if (!m) fail(m.error(), "--lvextend-time");
     const auto pool = a.lvm_size("--pool-size");
@@ -296,7 +298,7 @@ int run_recommend_lvm(int argc, char** argv) {
     const std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
-    const double target = a.decimal("--max-queued", 0.0, 86400.0).value_or(0.0);
+    const double target = in_seconds(a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0)));
     const auto max_extends = static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20));
     const lvm_pool_workload w = workload_of(s, rates[0]);
     // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds

@@ -194,7 +194,8 @@ int run_plan(int argc, char** argv) {
                 "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
     }
     // The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
-    const double stagger = a.decimal("--stagger", 0.0, max_workload_seconds).value_or(0.0);
+    const double stagger =
+        in_seconds(a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0)));
     if (writers > 1 && static_cast<double>(writers - 1) * stagger > max_workload_seconds)
         throw usage_error("--stagger " + *a.value("--stagger") + " starts the last of " + std::to_string(writers) +
                           " writers after 10000000 s: at most " +

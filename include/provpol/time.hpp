@@ -82,6 +82,9 @@ PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const cha
         n -= 1;
     }
     const text_view number = text.substr(0, n);
+    // "-0" reads as zero: refused as negative before it can pass a range that starts at zero.
+    if (!number.empty() && number[0] == '-' && lo >= seconds(0.0))
+        return unexpected(error::invalid_syntax(setting, text, "negative times are not accepted"));
     if (number.empty())
         return unexpected(error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms or 1.5min"));
     for (std::size_t i = 0; i < number.size(); ++i)
