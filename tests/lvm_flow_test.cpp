@@ -16,18 +16,31 @@ namespace {
 const lvm_autoextend_config c70 = lvm_autoextend_config::make(70, 20).value();  // 4 MiB extents, 64 KiB chunks
 
 // lvextend takes exactly 1 s and reads the status half-way; dmeventd polls once an hour.
-lvm_dmeventd_model fixed_model() { return lvm_dmeventd_model::make(1.0, 1.0, 0.5, 3600.0, 60.0).value(); }
+lvm_dmeventd_model fixed_model() { return lvm_dmeventd_model::make(1_s, 1_s, 0.5, 3600_s, 60_s).value(); }
 
 // Seed 7's first draw, the poll's phase, is late enough (checked here) that no poll falls in these scenarios.
 constexpr std::uint64_t seed = 7;
 
 TEST_CASE("LVM flow: the model's settings are checked") {
-    CHECK(std::string(lvm_dmeventd_model::make(0.0, 1.0).error().message().view()) ==
-          "lvextend_min_s must be in [0, 3600], got 0");
-    CHECK(lvm_dmeventd_model::make(2.0, 1.0).error().setting() == text_view("lvextend_max_s"));
-    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 1.5).error().setting() == text_view("status_read_fraction"));
-    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 0.5, 0.0).error().setting() == text_view("poll_interval_s"));
-    CHECK(lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, -1.0).error().setting() == text_view("no_space_timeout_s"));
+    CHECK(std::string(lvm_dmeventd_model::make(0_s, 1_s).error().message().view()) ==
+          "lvextend_min must be in [0 s, 3600 s], got 0 s");
+    CHECK(std::string(lvm_dmeventd_model::make(2_s, 1500_ms).error().message().view()) ==
+          "lvextend_max must be in [2 s, 3600 s], got 1.5 s");
+    CHECK(lvm_dmeventd_model::make(1_s, 1_s, 1.5).error().setting() == text_view("status_read_fraction"));
+    CHECK(std::string(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 50_ms).error().message().view()) ==
+          "poll_interval must be in [0.1 s, 3600 s], got 0.05 s");
+    CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, seconds(-1.0)).error().setting() ==
+          text_view("no_space_timeout"));
+    CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, 86401_s).error().setting() == text_view("no_space_timeout"));
+    // The bounds themselves are accepted, and the accessors give back what was made.
+    const lvm_dmeventd_model edge = lvm_dmeventd_model::make(1_ms, 3600_s, 0.0, 100_ms, 86400_s).value();
+    CHECK(edge.lvextend_min() == 1_ms);
+    CHECK(edge.lvextend_max() == 3600_s);
+    CHECK(edge.poll_interval() == 100_ms);
+    CHECK(edge.no_space_timeout() == 86400_s);
+    // dmeventd's defaults (lvm_dmeventd()): lvextend 0.2-0.55 s, a 10 s poll, dm-thin's 60 s no_space_timeout.
+    CHECK(lvm_dmeventd().poll_interval() == 10_s);
+    CHECK(lvm_dmeventd().no_space_timeout() == 60_s);
     CHECK(random_stream(seed).uniform() * 3600.0 > 100.0);
 }
 
@@ -79,7 +92,7 @@ TEST_CASE("LVM flow: on the poll alone a threshold acts at the next 5% step") {
     const lvm_pool_workload w{
         64_MiB, {}, bytes::max(), bytes(757 * (std::uint64_t{64} << 10)), rate(std::uint64_t{64} << 10)};
     const lvm_dmeventd_model poll_only =
-        lvm_dmeventd_model::make(1.0, 1.0, 0.5, 10.0, 60.0).value().with_low_water_event(false);
+        lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, 60_s).value().with_low_water_event(false);
     const auto c72 = lvm_autoextend_config::make(72, 20).value();
     for (std::uint64_t s = 1; s <= 20; ++s) {
         CAPTURE(s);

@@ -69,23 +69,23 @@ pool_setup pool_setup_of(const args& a) {
         throw usage_error("--latency: unknown value '" + args::printable(latency) +
                           "' for an LVM pool: expected lvm-dmeventd (VDSM's flows do not run LVM's autoextend)");
     lvm_dmeventd_model base = lvm_dmeventd();
-    double mn = base.lvextend_min_s(), mx = base.lvextend_max_s();
+    seconds mn = base.lvextend_min(), mx = base.lvextend_max();
     if (const auto v = a.value("--lvextend-time")) {
         const std::size_t comma = v->find(',');
         const std::string lo = v->substr(0, comma), hi = comma == std::string::npos ? lo : v->substr(comma + 1);
-        const auto l = parse_decimal(lo, "--lvextend-time", 0.0, 3600.0);
+        const auto l = parse_seconds(lo, "--lvextend-time", seconds(0.0), seconds(3600.0));
         if (!l) fail(l.error(), "--lvextend-time");
-        const auto h = parse_decimal(hi, "--lvextend-time", 0.0, 3600.0);
+        const auto h = parse_seconds(hi, "--lvextend-time", seconds(0.0), seconds(3600.0));
         if (!h) fail(h.error(), "--lvextend-time");
         mn = *l;
         mx = *h;
-        if (mn <= 0.0) throw usage_error("--lvextend-time: the shortest time must be above 0 s, got " + lo);
+        if (mn <= seconds(0.0))
+            throw usage_error("--lvextend-time: the shortest time must be above 0 s, got " + args::printable(lo));
         if (mx < mn) throw usage_error("--lvextend-time: expected MIN,MAX with MIN <= MAX, got " + args::printable(*v));
     }
-    const double poll =
-        in_seconds(a.time("--poll-interval", seconds(0.1), seconds(3600.0)).value_or(seconds(base.poll_interval_s())));
-    const double nospace = in_seconds(
-        a.time("--no-space-timeout", seconds(0.0), seconds(86400.0)).value_or(seconds(base.no_space_timeout_s())));
+    const seconds poll = a.time("--poll-interval", seconds(0.1), seconds(3600.0)).value_or(base.poll_interval());
+    const seconds nospace =
+        a.time("--no-space-timeout", seconds(0.0), seconds(86400.0)).value_or(base.no_space_timeout());
     const auto m = lvm_dmeventd_model::make(mn, mx, base.status_read_fraction(), poll, nospace);
     if (!m) fail(m.error(), "--lvextend-time");
     const auto pool = a.lvm_size("--pool-size");
@@ -256,9 +256,9 @@ int run_plan_lvm(int argc, char** argv) {
         if (sum.eio_runs != 0)
             notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs) + " of " +
                      std::to_string(sum.runs) + " runs (" +
-                     (s.model.error_when_full()
-                          ? std::string("--error-when-full")
-                          : "queued past no_space_timeout, " + decimal_text(s.model.no_space_timeout_s(), 0) + " s") +
+                     (s.model.error_when_full() ? std::string("--error-when-full")
+                                                : "queued past no_space_timeout, " +
+                                                      decimal_text(in_seconds(s.model.no_space_timeout()), 0) + " s") +
                      ")\n";
         if (sum.hung_runs != 0)
             notes += "at " + at + ": writes never completed in " + std::to_string(sum.hung_runs) + " of " +

@@ -33,6 +33,7 @@
 #include "../registry.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
+#include "../time.hpp"
 
 #include <cstdint>
 
@@ -41,38 +42,38 @@ namespace provpol {
 /// dmeventd and dm-thin's timing, validated.
 class lvm_dmeventd_model {
 public:
-    /// lvextend's service time is uniform in [lvextend_min_s, lvextend_max_s] (0 < min <= max <= 3600): from
-    /// the moment dmeventd starts the command to the new table being live; it reads the pool's status at
+    /// lvextend's service time is uniform in [lvextend_min, lvextend_max] (0 < min <= max <= 3600 s): from the
+    /// moment dmeventd starts the command to the new table being live; it reads the pool's status at
     /// `status_read_fraction` (0-1) of that. The poll interval is 0.1-3600 s; no_space_timeout 0-86400 s (0:
-    /// writes queue forever). Errors name the setting, the value and the range.
-    PROVPOL_NODISCARD static constexpr result<lvm_dmeventd_model> make(double lvextend_min_s, double lvextend_max_s,
-                                                                       double status_read_fraction = 0.5,
-                                                                       double poll_interval_s = 10.0,
-                                                                       double no_space_timeout_s = 60.0) noexcept {
-        if (!(lvextend_min_s > 0.0 && lvextend_min_s <= 3600.0))
-            return unexpected(error::out_of_range("lvextend_min_s", error_value::of_real(lvextend_min_s),
-                                                  error_value::of_real(0.0), error_value::of_real(3600.0)));
-        if (!(lvextend_max_s >= lvextend_min_s && lvextend_max_s <= 3600.0))
-            return unexpected(error::out_of_range("lvextend_max_s", error_value::of_real(lvextend_max_s),
-                                                  error_value::of_real(lvextend_min_s), error_value::of_real(3600.0)));
+    /// writes queue forever). Errors name the setting, the value and the range, times in seconds:
+    /// lvm_dmeventd_model::make(200_ms, 550_ms, 0.55, 10_s, 60_s).
+    PROVPOL_NODISCARD static constexpr result<lvm_dmeventd_model> make(
+        seconds lvextend_min, seconds lvextend_max, double status_read_fraction = 0.5,
+        seconds poll_interval = seconds(10.0), seconds no_space_timeout = seconds(60.0)) noexcept {
+        constexpr seconds hour(3600.0), day(86400.0), poll_min(0.1), zero(0.0);
+        if (!(lvextend_min > zero && lvextend_min <= hour))
+            return unexpected(error::out_of_range("lvextend_min", error_value_of(lvextend_min), error_value_of(zero),
+                                                  error_value_of(hour)));
+        if (!(lvextend_max >= lvextend_min && lvextend_max <= hour))
+            return unexpected(error::out_of_range("lvextend_max", error_value_of(lvextend_max),
+                                                  error_value_of(lvextend_min), error_value_of(hour)));
         if (!(status_read_fraction >= 0.0 && status_read_fraction <= 1.0))
             return unexpected(error::out_of_range("status_read_fraction", error_value::of_real(status_read_fraction),
                                                   error_value::of_real(0.0), error_value::of_real(1.0)));
-        if (!(poll_interval_s >= 0.1 && poll_interval_s <= 3600.0))
-            return unexpected(error::out_of_range("poll_interval_s", error_value::of_real(poll_interval_s),
-                                                  error_value::of_real(0.1), error_value::of_real(3600.0)));
-        if (!(no_space_timeout_s >= 0.0 && no_space_timeout_s <= 86400.0))
-            return unexpected(error::out_of_range("no_space_timeout_s", error_value::of_real(no_space_timeout_s),
-                                                  error_value::of_real(0.0), error_value::of_real(86400.0)));
-        return lvm_dmeventd_model(lvextend_min_s, lvextend_max_s, status_read_fraction, poll_interval_s,
-                                  no_space_timeout_s);
+        if (!(poll_interval >= poll_min && poll_interval <= hour))
+            return unexpected(error::out_of_range("poll_interval", error_value_of(poll_interval),
+                                                  error_value_of(poll_min), error_value_of(hour)));
+        if (!(no_space_timeout >= zero && no_space_timeout <= day))
+            return unexpected(error::out_of_range("no_space_timeout", error_value_of(no_space_timeout),
+                                                  error_value_of(zero), error_value_of(day)));
+        return lvm_dmeventd_model(lvextend_min, lvextend_max, status_read_fraction, poll_interval, no_space_timeout);
     }
 
-    PROVPOL_NODISCARD constexpr double lvextend_min_s() const noexcept { return min_; }
-    PROVPOL_NODISCARD constexpr double lvextend_max_s() const noexcept { return max_; }
+    PROVPOL_NODISCARD constexpr seconds lvextend_min() const noexcept { return min_; }
+    PROVPOL_NODISCARD constexpr seconds lvextend_max() const noexcept { return max_; }
     PROVPOL_NODISCARD constexpr double status_read_fraction() const noexcept { return read_; }
-    PROVPOL_NODISCARD constexpr double poll_interval_s() const noexcept { return poll_; }
-    PROVPOL_NODISCARD constexpr double no_space_timeout_s() const noexcept { return nospace_; }
+    PROVPOL_NODISCARD constexpr seconds poll_interval() const noexcept { return poll_; }
+    PROVPOL_NODISCARD constexpr seconds no_space_timeout() const noexcept { return nospace_; }
 
     /// The same model with writes failing at once on a full pool (lvcreate --errorwhenfull y).
     PROVPOL_NODISCARD constexpr lvm_dmeventd_model with_error_when_full(bool on) const noexcept {
@@ -107,14 +108,14 @@ public:
     PROVPOL_NODISCARD constexpr bool rerun_after_extend() const noexcept { return rerun_; }
 
 private:
-    constexpr lvm_dmeventd_model(double mn, double mx, double rd, double poll, double ns) noexcept
+    constexpr lvm_dmeventd_model(seconds mn, seconds mx, double rd, seconds poll, seconds ns) noexcept
         : min_(mn), max_(mx), read_(rd), poll_(poll), nospace_(ns) {}
 
-    double min_;
-    double max_;
+    seconds min_;
+    seconds max_;
     double read_;
-    double poll_;
-    double nospace_;
+    seconds poll_;
+    seconds nospace_;
     bool error_when_full_ = false;
     bool low_water_event_ = true;
     bool rerun_ = false;
@@ -129,7 +130,7 @@ private:
 /// queued seconds closest to the measured 0.485 and 0.736 s (0.45 s simulated; [0.1, 0.55] gives 0.35 s).
 /// docs/lvm.md says how, and why a real host's may differ.
 PROVPOL_NODISCARD constexpr lvm_dmeventd_model lvm_dmeventd() noexcept {
-    return lvm_dmeventd_model::make(0.2, 0.55, 0.55, 10.0, 60.0).value();
+    return lvm_dmeventd_model::make(seconds(0.2), seconds(0.55), 0.55, seconds(10.0), seconds(60.0)).value();
 }
 
 /// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).
@@ -203,7 +204,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
     bool armed = m.low_water_event() && c.enabled();
     detail::lvm_dso_state dso{};
     dso.known_total = total;
-    double next_poll = rng.uniform() * m.poll_interval_s();
+    double next_poll = rng.uniform() * in_seconds(m.poll_interval());
     bool running = false, read_done = false, pending_event = false;
     double read_t = 0.0, done_t = 0.0;
     lvm_autoextend_decision decision{};
@@ -220,7 +221,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
     auto start_command = [&]() {
         running = true;
         read_done = false;
-        const double s = m.lvextend_min_s() + (m.lvextend_max_s() - m.lvextend_min_s()) * rng.uniform();
+        const double s = in_seconds(m.lvextend_min() + (m.lvextend_max() - m.lvextend_min()) * rng.uniform());
         read_t = t + s * m.status_read_fraction();
         done_t = t + s;
     };
@@ -278,8 +279,8 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
             if (cap < target) consider(written >= cap ? t : t + (cap - written) / rate_bps, 4);
             consider(t + (target - written) / rate_bps, 5);
         }
-        if (full && !m.error_when_full() && m.no_space_timeout_s() > 0.0)
-            consider(full_since + m.no_space_timeout_s(), 6);
+        if (full && !m.error_when_full() && m.no_space_timeout() > seconds(0.0))
+            consider(full_since + in_seconds(m.no_space_timeout()), 6);
         if (next < t) next = t;
         if (writing) {
             written += rate_bps * (next - t);
@@ -288,7 +289,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
         t = next;
         switch (what) {
             case 0:
-                next_poll += m.poll_interval_s();
+                next_poll += in_seconds(m.poll_interval());
                 if (!running) poll();  // a busy thread skips the alarm
                 break;
             case 1: {
