@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=1 ;;
     --markdown) markdown=1 ;;
-    --binary) binary=${2:?--binary needs a path}; shift ;;
+    --binary) binary=${2:?--binary needs a path}; case $binary in /*) ;; *) binary=$PWD/$binary ;; esac; shift ;;
     -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "instruction_budget.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
