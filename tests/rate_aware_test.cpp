@@ -355,4 +355,12 @@ TEST_CASE("the bytes written in the budget round up to whole MiB, however little
     CHECK(detail::rate_budget_bytes(rate(349525332), 3_ms) == std::uint64_t{1} << 20);   // 1048575.996 bytes
     CHECK(detail::rate_budget_bytes(rate(1048576000), 1_ms) == std::uint64_t{1} << 20);  // exactly 1 MiB
     CHECK(detail::rate_budget_bytes(rate(0), 1000_ms) == 0);
+    // The public name gives the same bytes, and holds the budget to 0 .. one hour.
+    CHECK(bytes_written_in(rate(349525334), 3_ms) == 2_MiB);
+    CHECK(bytes_written_in(rate(std::uint64_t{100} << 20), 2500_ms) == 250_MiB);
+    CHECK(bytes_written_in(rate(1), 1_ms) == 1_MiB);
+    CHECK(bytes_written_in(rate(1048576), std::chrono::hours(2)) ==
+          bytes_written_in(rate(1048576), max_latency_budget));
+    CHECK(bytes_written_in(rate(1048576), max_latency_budget) == 3600_MiB);
+    CHECK(bytes_written_in(rate(1048576), milliseconds(-5)) == 0_MiB);
 }

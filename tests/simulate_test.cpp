@@ -593,3 +593,24 @@ TEST_CASE("VDSM 4.50.0's re-sends under vdsm-polling-2022: only a pause during t
     CHECK(resent_slow == 0);
     CHECK(resent_fast > 100);  // about one pause in ten falls in a refresh at 150 MiB/s
 }
+
+TEST_CASE("the simulators' public helpers: next_clock_tick, run_seed, max_in_flight, never") {
+    // A clock ticking every 2 s from 0.5 s: ..., -1.5, 0.5, 2.5, 4.5, 6.5, ...
+    CHECK(next_clock_tick(500_ms, 2_s, 4.5_s) == 4.5_s);  // on a tick: that tick
+    CHECK(next_clock_tick(500_ms, 2_s, 4.6_s) == 6.5_s);  // just after one: the next
+    CHECK(next_clock_tick(500_ms, 2_s, -1_s) == 500_ms);  // before the phase: the ticks run backwards too
+    CHECK(next_clock_tick(500_ms, 2_s, 0_s) == 500_ms);
+    // The seeds differ per run and repeat per (seed, run): a run replayed by hand draws the simulator's numbers.
+    CHECK(run_seed(1, 0) == run_seed(1, 0));
+    CHECK(run_seed(1, 0) != run_seed(1, 1));
+    CHECK(run_seed(1, 0) != run_seed(2, 0));
+    // VDSM's agent has one extend in flight; an agent that asks for more is held to max_extends_in_flight.
+    CHECK(max_in_flight(static_agent<vdsm_policy>(vdsm_2022())) == 1);
+    struct greedy : static_agent<vdsm_policy> {
+        using static_agent<vdsm_policy>::static_agent;
+        unsigned max_in_flight() const noexcept { return 9; }
+    };
+    CHECK(provpol::max_in_flight(greedy(vdsm_2022())) == max_extends_in_flight);
+    // never is after any time a run reaches: a controller with nothing in flight is due never.
+    CHECK(never > 1e12);
+}

@@ -50,7 +50,8 @@ public:
         const pd::domain_request& r = shared_.request(slot);
         if (r.st != pd::domain_request::state::at_spm) return;  // the outbox was full: sent later
         // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
-        const double sent = r.grid == t ? t : pd::next_clock_tick(r.grid, flow_.poll_period(), t);
+        const double sent =
+            r.grid == t ? t : in_seconds(next_clock_tick(seconds(r.grid), seconds(flow_.poll_period()), seconds(t)));
         if (extend_record* e = find(extends, drive, r.size)) e->handled = t, e->sent = sent, e->scan = r.at;
     }
 
@@ -80,7 +81,7 @@ public:
     }
 
     /// When the SPM worker's next lvextend runs (its turn under the lock starts), or never.
-    double next_lvextend() const { return lvextends_.empty() ? pd::never : lvextends_.front().at; }
+    double next_lvextend() const { return lvextends_.empty() ? never : lvextends_.front().at; }
     /// The next lvextend runs: the drive and the LV size it asked for.
     std::pair<unsigned, std::uint64_t> pop_lvextend() {
         const pending p = lvextends_.front();
@@ -142,10 +143,10 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
         latencies[d] = drive_latency{&flow->flow(), &spm.shared(), d};
         const double period =
             flow->flow().detection_period() > 0 ? flow->flow().detection_period() : o.monitor_interval;
-        random_stream lead(pd::run_seed(o.seed, 0));
+        random_stream lead(run_seed(o.seed, 0));
         const double first_tick = d == 0 ? -1.0 : period * lead.uniform();
         drives[d].c = std::make_unique<extend_controller<Agent, drive_latency>>(
-            agent, latencies[d], o.capacity, o.monitor_interval, pd::run_seed(o.seed, d), first_tick);
+            agent, latencies[d], o.capacity, o.monitor_interval, run_seed(o.seed, d), first_tick);
         drives[d].start = o.stagger * d;
         drives[d].m.initial_size = s.loop(d).size();
         if (drives[d].c->initial_size().count() != s.loop(d).size())
@@ -275,12 +276,12 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
         // The scheduled events that are due, earliest first; at equal times as simulate_domain orders them: the
         // drives' (the host's send, the extend's completion, the monitor's tick), then the SPM.
         for (;;) {
-            double when = pd::never;
+            double when = never;
             int kind = -1;
             unsigned which = 0;
             for (unsigned d = 0; d < n; ++d) {
                 const double ts = spm.shared().next_send(d), td = drives[d].c->next_done();
-                const double tt = drives[d].writing ? drives[d].c->next_tick() : pd::never;
+                const double tt = drives[d].writing ? drives[d].c->next_tick() : never;
                 if (ts < when) when = ts, kind = 0, which = d;
                 if (td < when) when = td, kind = 1, which = d;
                 if (tt < when) when = tt, kind = 2, which = d;
@@ -318,8 +319,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
                 const pd::domain_completion c = spm.serve(out.extends);
                 auto& ctl = *drives[c.drive].c;
                 for (unsigned f = 0; f < ctl.in_flight(); ++f)
-                    if (ctl.flight(f).done_at == pd::never &&
-                        ctl.flight(f).decision.lv_size_after_extend.count() == c.size)
+                    if (ctl.flight(f).done_at == never && ctl.flight(f).decision.lv_size_after_extend.count() == c.size)
                         ctl.set_done_at(f, c.done_at, c.reply_read);
             }
         }
@@ -413,7 +413,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
         double deadline = std::min(spm.shared().next_spm(), spm.next_lvextend());
         for (unsigned d = 0; d < n; ++d) {
             deadline = std::min({deadline, spm.shared().next_send(d), drives[d].c->next_done(),
-                                 drives[d].writing ? drives[d].c->next_tick() : pd::never});
+                                 drives[d].writing ? drives[d].c->next_tick() : never});
         }
         const double wait = deadline - now();
         fds[0] = {s.qmp().get(), POLLIN, 0};

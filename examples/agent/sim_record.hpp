@@ -3,8 +3,8 @@
 #ifndef PROVPOL_AGENT_SIM_RECORD_HPP
 #define PROVPOL_AGENT_SIM_RECORD_HPP
 
-#include <provpol/simulate/agent.hpp>
 #include <provpol/extend.hpp>
+#include <provpol/simulate/agent.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -58,7 +58,7 @@ public:
             log_->extends.push_back({log_->last_time, -1, 0, d.lv_size_after_extend.count()});
         return d;
     }
-    PROVPOL_NODISCARD unsigned max_in_flight() const noexcept { return provpol::detail::max_in_flight(a_); }
+    PROVPOL_NODISCARD unsigned max_in_flight() const noexcept { return provpol::max_in_flight(a_); }
 
 private:
     Agent a_;

@@ -404,7 +404,7 @@ int run_plan(int argc, char** argv) {
             // The static limit, and the per-extend model of flow/risk.hpp (for the rate-aware policy: its limit at
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
-            if (configs[c].rate_aware) limit = max(limit, bytes(detail::rate_budget_bytes(r, budget)));
+            if (configs[c].rate_aware) limit = max(limit, bytes_written_in(r, budget));
             t.add_row({cell::of_real(r.mib_per_second(), 0),
                        cell::of_real(s.extends, 6),
                        cell::of_real(s.pauses, 6),

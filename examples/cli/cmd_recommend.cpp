@@ -106,7 +106,7 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
             warn(why);  // after every value of a list is read: a later bad value is then the only line
         }
     }
-    const bytes at_rate(detail::rate_budget_bytes(r, budget));
+    const bytes at_rate = bytes_written_in(r, budget);
     const bytes limit = max(floor.config.limit(false), at_rate);
     const bytes chunk = max(floor.config.chunk(), at_rate);
     simulation_summary check{};

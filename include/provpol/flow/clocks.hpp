@@ -51,6 +51,7 @@
 #include "../detail/math.hpp"
 #include "../random.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 #include "pipeline.hpp"
 
 #include <cstddef>
@@ -154,6 +155,14 @@ inline double next_clock_tick(double phase, double cycle, double t) noexcept {
     return tick < t ? tick + cycle : tick;
 }
 }  // namespace detail
+
+/// When a clock that ticks at phase + n x cycle (n any integer) next ticks at or after `t`, within an ulp: the
+/// moment a poll or a scan on that clock sees what happened at `t`. The same arithmetic the flows' runs and the
+/// domain's shared clocks use, so a driver that schedules its own events agrees with the simulator to the bit.
+/// `cycle` must be above 0.
+PROVPOL_NODISCARD inline seconds next_clock_tick(seconds phase, seconds cycle, seconds t) noexcept {
+    return seconds(detail::next_clock_tick(phase.count(), cycle.count(), t.count()));
+}
 
 /// The extend latency as the flow of clocks and service times (see the header comment).
 class flow_latency {

@@ -187,6 +187,15 @@ constexpr double reply_read_of(const S& run) noexcept {
 
 }  // namespace detail
 
+/// An agent's extends in flight: its max_in_flight() when it has one, held to [1, max_extends_in_flight]; 1 (VDSM's
+/// one extend at a time) for an agent without it.
+using detail::max_in_flight;
+/// The most extends any agent may have in flight (2).
+using detail::max_extends_in_flight;
+/// The time of an event that does not happen (1e300 s, after any run): extend_in_flight::reply_read_at before the
+/// reply is read, extend_controller::next_done() with nothing in flight.
+using detail::never;
+
 /// An extend the controller requested and that has not completed yet.
 struct extend_in_flight {
     double requested_at = 0.0;     ///< when the agent requested it
@@ -261,7 +270,7 @@ public:
         for (unsigned i = 1; i < in_flight_; ++i) f = flights_[i].done_at < flights_[f].done_at ? i : f;
         return f;
     }
-    /// When the first in-flight extend completes, or detail::never.
+    /// When the first in-flight extend completes, or never.
     PROVPOL_NODISCARD double next_done() const noexcept {
         return in_flight_ > 0 ? flights_[first_done()].done_at : detail::never;
     }

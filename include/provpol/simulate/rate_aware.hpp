@@ -190,6 +190,12 @@ constexpr std::uint64_t rate_budget_bytes(rate r, milliseconds budget) noexcept 
 }
 }  // namespace detail
 
+/// The bytes written at `r` during `budget` (held to 0 .. max_latency_budget), rounded up to whole MiB, VDSM's
+/// request granularity: what a rate-aware policy adds to its floor's limit and chunk at that rate.
+PROVPOL_NODISCARD constexpr bytes bytes_written_in(rate r, milliseconds budget) noexcept {
+    return bytes(detail::rate_budget_bytes(r, budget));
+}
+
 /// The rate-aware rules, one value playing extend_policy's three roles (the floor and the budget held once):
 /// - trigger: extend when free space falls under max(floor limit, rate x budget); VDSM's improbable check;
 /// - growth: extend by max(floor chunk, rate x budget); a new disk costs what the floor's does;

@@ -118,6 +118,11 @@ PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, 
 
 }  // namespace detail
 
+/// The generator seed of run `run` of a series seeded `seed`, as simulate_runs and the domain simulator draw it
+/// (common random numbers: independent of the rate and the policy). A driver that replays a run by hand seeds its
+/// random_stream with run_seed(seed, i) to get the simulator's run i.
+using detail::run_seed;
+
 /// The most events one run may process before it is reported as truncated.
 inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
 
