@@ -1,6 +1,4 @@
-// provpol/detail/buffer.hpp - an owning, growable array allocated without exceptions (new (std::nothrow)), for
-// the domain simulator's per-drive and per-request state: no <vector>, no <memory> (compile cost, see
-// docs/design.md), and an allocation failure is a value the caller turns into an error, never a throw.
+// provpol/detail/buffer.hpp - detail::deferred, a T constructed later in place, for the domain simulator's drives.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DETAIL_BUFFER_HPP
@@ -12,71 +10,6 @@
 #include <new>
 
 namespace provpol::detail {
-
-/// An array of T that owns its storage. T must be default-constructible and copy-assignable without throwing.
-template <class T>
-class buffer {
-public:
-    buffer() noexcept = default;
-    ~buffer() { delete[] data_; }
-    buffer(const buffer&) = delete;
-    buffer& operator=(const buffer&) = delete;
-    buffer(buffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
-        o.data_ = nullptr;
-        o.size_ = o.capacity_ = 0;
-    }
-    buffer& operator=(buffer&& o) noexcept {
-        if (this != &o) {
-            delete[] data_;
-            data_ = o.data_;
-            size_ = o.size_;
-            capacity_ = o.capacity_;
-            o.data_ = nullptr;
-            o.size_ = o.capacity_ = 0;
-        }
-        return *this;
-    }
-
-    /// Makes room for at least `n` elements, keeping the first size(). False when out of memory.
-    PROVPOL_NODISCARD bool reserve(std::size_t n) noexcept {
-        if (n <= capacity_) return true;
-        T* p = new (std::nothrow) T[n]();
-        if (p == nullptr) return false;
-        for (std::size_t i = 0; i < size_; ++i) p[i] = data_[i];
-        delete[] data_;
-        data_ = p;
-        capacity_ = n;
-        return true;
-    }
-    /// Sets the size to `n` default-constructed elements (the old ones are dropped). False when out of memory.
-    PROVPOL_NODISCARD bool assign(std::size_t n) noexcept {
-        size_ = 0;
-        if (!reserve(n)) return false;
-        for (std::size_t i = 0; i < n; ++i) data_[i] = T();
-        size_ = n;
-        return true;
-    }
-    /// Appends `v`, doubling the storage when full. False when out of memory.
-    PROVPOL_NODISCARD bool push_back(const T& v) noexcept {
-        if (size_ == capacity_ && !reserve(capacity_ < 16 ? 16 : capacity_ * 2)) return false;
-        data_[size_++] = v;
-        return true;
-    }
-    void pop_back() noexcept { --size_; }
-    void clear() noexcept { size_ = 0; }
-
-    PROVPOL_NODISCARD std::size_t size() const noexcept { return size_; }
-    PROVPOL_NODISCARD bool empty() const noexcept { return size_ == 0; }
-    PROVPOL_NODISCARD T* data() noexcept { return data_; }
-    PROVPOL_NODISCARD const T* data() const noexcept { return data_; }
-    T& operator[](std::size_t i) noexcept { return data_[i]; }
-    const T& operator[](std::size_t i) const noexcept { return data_[i]; }
-
-private:
-    T* data_ = nullptr;
-    std::size_t size_ = 0;
-    std::size_t capacity_ = 0;
-};
 
 /// A T constructed later, in place (std::optional's role where only emplace and access are needed, without
 /// <optional>'s compile cost).

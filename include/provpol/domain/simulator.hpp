@@ -18,8 +18,8 @@
 // under a per-VM target: domain/capacity.hpp.
 //
 // The loop is a discrete-event simulation over an indexed heap of the drives' next events and the SPM's queue:
-// O(log drives) per event, memory O(drives), allocated once (new (std::nothrow); an allocation failure is an
-// error, never a throw).
+// O(log drives) per event, memory O(drives), allocated once up front in std::vector (std::bad_alloc propagates, as
+// from any standard container), apart from the served requests' latencies, which grow as requests are served.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DOMAIN_SIMULATOR_HPP
@@ -41,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -130,14 +131,14 @@ public:
 
 private:
     friend struct detail::domain_result_access;
-    detail::buffer<domain_drive_result> drives_;
+    std::vector<domain_drive_result> drives_;
     domain_summary summary_;
 };
 
 namespace detail {
 /// simulate_domain's access to the result it fills.
 struct domain_result_access {
-    static buffer<domain_drive_result>& drives(domain_result& r) noexcept { return r.drives_; }
+    static std::vector<domain_drive_result>& drives(domain_result& r) noexcept { return r.drives_; }
     static domain_summary& summary(domain_result& r) noexcept { return r.summary_; }
 };
 }  // namespace detail
@@ -182,10 +183,11 @@ struct domain_drive {
 /// An indexed min-heap of the drives' next event times; ties go to the lower drive.
 class drive_heap {
 public:
-    PROVPOL_NODISCARD bool init(std::size_t n) noexcept {
-        if (!heap_.assign(n) || !pos_.assign(n) || !key_.assign(n)) return false;
-        for (std::size_t i = 0; i < n; ++i) heap_[i] = pos_[i] = i, key_[i] = never;
-        return true;
+    void init(std::size_t n) {
+        heap_.resize(n);
+        pos_.resize(n);
+        key_.assign(n, never);
+        for (std::size_t i = 0; i < n; ++i) heap_[i] = pos_[i] = i;
     }
     PROVPOL_NODISCARD std::size_t top() const noexcept { return heap_[0]; }
     PROVPOL_NODISCARD double top_key() const noexcept { return key_[heap_[0]]; }
@@ -223,8 +225,8 @@ private:
             i = c;
         }
     }
-    buffer<std::size_t> heap_, pos_;
-    buffer<double> key_;
+    std::vector<std::size_t> heap_, pos_;
+    std::vector<double> key_;
 };
 
 enum class drive_event : unsigned char { done, threshold, end, full, change, tick };
@@ -340,9 +342,9 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
 /// first writing drive of the domain leads the SPM's scan: the other drives take the leader's clock phase. A drive
 /// that writes alone therefore runs on its own run's clocks.
 template <class WorkloadAt>
-PROVPOL_NODISCARD bool domain_leaders(std::uint32_t hosts, std::uint32_t per_host, WorkloadAt&& writing,
-                                      buffer<std::uint32_t>& host_leader, std::uint32_t& spm_leader) noexcept {
-    if (!host_leader.assign(hosts)) return false;
+void domain_leaders(std::uint32_t hosts, std::uint32_t per_host, WorkloadAt&& writing,
+                    std::vector<std::uint32_t>& host_leader, std::uint32_t& spm_leader) {
+    host_leader.assign(hosts, 0);
     const std::uint32_t none = hosts * per_host;
     spm_leader = none;
     for (std::uint32_t h = 0; h < hosts; ++h) {
@@ -355,7 +357,6 @@ PROVPOL_NODISCARD bool domain_leaders(std::uint32_t hosts, std::uint32_t per_hos
         if (writing(host_leader[h]) && (spm_leader == none || host_leader[h] < spm_leader)) spm_leader = host_leader[h];
     }
     if (spm_leader == none) spm_leader = 0;
-    return true;
 }
 
 template <class Agent>
@@ -373,11 +374,11 @@ double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std:
 /// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
 /// the mailbox (a send and a reply poll: the vdsm-* profiles); see domain/shared.hpp for how its stages map onto
 /// the hosts and the SPM. Errors: a config or a drive's workload that make() would refuse (checked here too, both
-/// being aggregates); a flow without the mailbox; out of memory.
+/// being aggregates); a flow without the mailbox. Allocates O(drives) (std::bad_alloc propagates).
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const flow_latency& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed, std::uint64_t first_run = 0) noexcept {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0) {
     using agent_type = decltype(make_agent(std::uint32_t{}));
     static_assert(detail::is_agent<agent_type>::value,
                   "simulate_domain: make_agent(drive) must return an agent: initial_size(bytes) const, "
@@ -392,24 +393,22 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     if (!flow) return unexpected(flow.error());
     const std::uint32_t n = cfg.drives();
     detail::domain_shared shared;
-    detail::buffer<detail::domain_drive<agent_type>> drives;
+    shared.init(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots);
+    std::vector<detail::domain_drive<agent_type>> drives(n);
     detail::drive_heap heap;
+    heap.init(n);
     domain_result out;
-    const auto oom = [] { return unexpected(error::unsupported("domain", "out of memory")); };
-    if (!shared.init(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots) || !drives.assign(n) ||
-        !heap.init(n) || !detail::domain_result_access::drives(out).assign(n))
-        return oom();
+    detail::domain_result_access::drives(out).resize(n);
 
     for (std::uint32_t i = 0; i < n; ++i) {
         drives[i].w = workload_of(i);
         if (const auto valid = drive_workload::check(drives[i].w); !valid) return unexpected(valid.error());
     }
-    detail::buffer<std::uint32_t> host_leader;
+    std::vector<std::uint32_t> host_leader;
     std::uint32_t spm_leader = 0;
-    if (!detail::domain_leaders(
-            cfg.hosts, cfg.drives_per_host, [&](std::uint32_t i) noexcept { return drives[i].w.writing; }, host_leader,
-            spm_leader))
-        return oom();
+    detail::domain_leaders(
+        cfg.hosts, cfg.drives_per_host, [&](std::uint32_t i) noexcept { return drives[i].w.writing; }, host_leader,
+        spm_leader);
     // The leader's first monitor tick, as its controller draws it (the stream's first uniform).
     const double detect = flow->flow().detection_period();
     const auto period_of = [&](std::uint32_t i) noexcept {
@@ -482,7 +481,6 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         }
         heap.update(i, detail::drive_key(d, shared, i));
     }
-    if (shared.out_of_memory()) return oom();
 
     domain_summary& s = detail::domain_result_access::summary(out);
     s.elapsed = drained ? now : horizon;
@@ -511,7 +509,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     const double overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : 0.0;
     s.spm_busy = shared.busy() - overhang;
     s.spm_utilization = s.elapsed > 0.0 ? s.spm_busy / s.elapsed : 0.0;
-    detail::buffer<double>& lat = shared.latencies();
+    std::vector<double>& lat = shared.latencies();
     const std::size_t m = lat.size();
     if (m > 0) {
         detail::heap_sort(lat.data(), m, [](double x, double y) { return x < y; });
@@ -544,7 +542,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const latency_model& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed, std::uint64_t first_run = 0) noexcept {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0) {
     if (!latency.is_flow())
         return unexpected(error::unsupported("domain latency",
                                              "needs a flow model with the mailbox's clocks "

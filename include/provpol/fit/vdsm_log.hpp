@@ -38,7 +38,7 @@
 // total), reads replica lines (on which extend-stats' regular expression captures "0.50, extend-replica=1.20,
 // ..." as the wait and float() fails), and rejects nan and negative values (which float() accepts).
 // Memory: the parser and the statistics allocate nothing (the caller keeps the samples: 8 bytes per timer per
-// line); the fit, a model, keeps copies of its samples in detail::buffer (no <vector>: compile cost).
+// line); the fit, a model, keeps copies of its samples in std::vector (std::bad_alloc propagates).
 //
 // The fit, fit_vdsm_log(): the flow of flow/latency.hpp's profiles,
 //   [detection], send, SPM clock, SPM work, reply poll, inbox read, refresh, [time outside the timers],
@@ -72,7 +72,6 @@
 #define PROVPOL_FIT_VDSM_LOG_HPP
 
 #include "../config.hpp"
-#include "../detail/buffer.hpp"
 #include "../detail/math.hpp"
 #include "../detail/sort.hpp"
 #include "../flow/clocks.hpp"
@@ -83,6 +82,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -479,7 +479,6 @@ struct trip_fit {
     double poll = 0.0, cycle = 0.0, a = 0.0, b = 0.0, r0 = 0.0, r1 = 0.0;
     std::uint64_t k_min = 0, k_max = 0;
     std::size_t below = 0, outliers = 0;
-    bool out_of_memory = false;
 };
 
 inline constexpr auto ascending = [](double x, double y) noexcept { return x < y; };
@@ -501,7 +500,7 @@ PROVPOL_NODISCARD inline std::size_t lower_index(const double* sorted, std::size
 inline constexpr double trip_outlier_share = 1e-3;
 
 // `trips`: the round trips, sorted.
-PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) noexcept {
+PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) {
     trip_fit f;
     f.poll = poll;
     f.cycle = poll + spm_drift_for(poll);
@@ -512,12 +511,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
 
     // The inbox read: the shortest arc of the residues (round trip mod poll) that holds all but a few of them,
     // chosen by likelihood (a uniform read over the arc against the outlier density for those left out).
-    buffer<double> res;
-    buffer<std::size_t> count;
-    if (!res.assign(n)) {
-        f.out_of_memory = true;
-        return f;
-    }
+    std::vector<double> res(n);
     for (std::size_t i = 0; i < n; ++i) res[i] = trips[i] - floor(trips[i] / poll) * poll;
     heap_sort(res.data(), n, ascending);
     const double* const sorted_trips = trips;
@@ -586,10 +580,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     if (explained == 0) return f;
     f.k_min = k_min;
     f.k_max = k_max;
-    if (!count.assign(static_cast<std::size_t>(k_max - k_min + 1))) {
-        f.out_of_memory = true;
-        return f;
-    }
+    std::vector<std::size_t> count(static_cast<std::size_t>(k_max - k_min + 1));
     for (std::size_t i = 0; i < n; ++i)
         if (const std::uint64_t k = polls_of(trips[i]); k != 0) ++count[static_cast<std::size_t>(k - k_min)];
 
@@ -671,14 +662,12 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         return unexpected(error::unsupported("vdsm log", "no extend lines in the log: cannot fit a flow model"));
     vdsm_log_fit f;
     f.samples = n;
-    detail::buffer<double> waits, trips, refreshes, totals, others;
-    detail::buffer<std::uint64_t> vms;
-    if (!trips.assign(n) || !refreshes.assign(n) || !totals.assign(n) || !others.assign(n) || !vms.assign(n) ||
-        !waits.reserve(n))
-        return unexpected(error::unsupported("vdsm log fit", "out of memory for the log's samples"));
+    std::vector<double> waits, trips(n), refreshes(n), totals(n), others(n);
+    std::vector<std::uint64_t> vms(n);
+    waits.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         const vdsm_fit_sample& s = samples[i];
-        if (s.wait >= 0.0) (void)waits.push_back(s.wait);  // reserved: cannot fail
+        if (s.wait >= 0.0) waits.push_back(s.wait);
         trips[i] = s.trip;
         refreshes[i] = s.refresh;
         totals[i] = s.total;
@@ -722,7 +711,6 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
         const double poll = vdsm_log_fit::polls[m];
         const detail::trip_fit t = detail::fit_trip_mode(trips.data(), n, poll);
-        if (t.out_of_memory) return unexpected(error::unsupported("vdsm log fit", "out of memory for the round trips"));
         f.modes[m] = t.score;
         if (!t.score.valid) continue;
         const double score = t.score.log_likelihood - (poll == 0.5 || poll == 2.0 ? 0.0 : 3.0 + half_log_n);
