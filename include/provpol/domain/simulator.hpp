@@ -29,7 +29,6 @@
 #include "../config.hpp"
 #include "../detail/buffer.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../flow/clocks.hpp"
 #include "../flow/latency.hpp"
 #include "../random.hpp"
@@ -39,8 +38,10 @@
 #include "shared.hpp"
 #include "workload.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace provpol {
@@ -512,7 +513,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     std::vector<double>& lat = shared.latencies();
     const std::size_t m = lat.size();
     if (m > 0) {
-        detail::heap_sort(lat.data(), m, [](double x, double y) { return x < y; });
+        std::sort(lat.begin(), lat.end());
         double sum = 0.0;
         for (std::size_t k = 0; k < m; ++k) sum += lat[k];
         const auto at = [&](double q) {
@@ -547,8 +548,8 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         return unexpected(error::unsupported("domain latency",
                                              "needs a flow model with the mailbox's clocks "
                                              "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
-    return simulate_domain(cfg, latency.flow(), static_cast<MakeAgent&&>(make_agent),
-                           static_cast<WorkloadOf&&>(workload_of), seed, first_run);
+    return simulate_domain(cfg, latency.flow(), std::forward<MakeAgent>(make_agent),
+                           std::forward<WorkloadOf>(workload_of), seed, first_run);
 }
 
 }  // namespace provpol

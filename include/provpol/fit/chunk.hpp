@@ -25,9 +25,9 @@
 #include "../chunk/policy.hpp"
 #include "../config.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../result.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -58,9 +58,6 @@ constexpr bool sample_less(const throughput_sample& a, const throughput_sample& 
     return a.block_size < b.block_size || (a.block_size == b.block_size && a.bytes_per_second < b.bytes_per_second);
 }
 
-// Sorts samples by block size, then throughput.
-constexpr void heap_sort(throughput_sample* s, std::size_t n) noexcept { heap_sort(s, n, sample_less); }
-
 constexpr result<void> check_target_fraction(double f) noexcept {
     if (!(f >= min_target_fraction && f <= max_target_fraction))  // also rejects NaN
         return unexpected(error::out_of_range("target_fraction", error_value::of_real(f),
@@ -87,9 +84,9 @@ PROVPOL_NODISCARD constexpr result<void> check_samples(const throughput_sample* 
 
 /// Checks the samples and sorts them in place by block size, then throughput. Returns the number of distinct
 /// block sizes.
-PROVPOL_NODISCARD constexpr result<std::size_t> sort_samples(throughput_sample* samples, std::size_t count) noexcept {
+PROVPOL_NODISCARD inline result<std::size_t> sort_samples(throughput_sample* samples, std::size_t count) noexcept {
     if (auto r = check_samples(samples, count); !r) return unexpected(r.error());
-    detail::heap_sort(samples, count);
+    std::sort(samples, samples + count, detail::sample_less);
     std::size_t sizes = 1;
     for (std::size_t i = 1; i < count; ++i)
         if (samples[i].block_size != samples[i - 1].block_size) ++sizes;
@@ -130,8 +127,8 @@ struct rule_choice {
 
 /// The rule (a): the smallest block size whose median throughput reaches `target_fraction` of the best median.
 /// Reorders the samples (sort_samples). target_fraction must be in [min_target_fraction, max_target_fraction].
-PROVPOL_NODISCARD constexpr result<rule_choice> choose_by_rule(
-    throughput_sample* samples, std::size_t count, double target_fraction = default_target_fraction) noexcept {
+PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(throughput_sample* samples, std::size_t count,
+                                                            double target_fraction = default_target_fraction) noexcept {
     if (auto r = detail::check_target_fraction(target_fraction); !r) return unexpected(r.error());
     const result<std::size_t> sizes = sort_samples(samples, count);
     if (!sizes) return unexpected(sizes.error());

@@ -73,13 +73,13 @@
 
 #include "../config.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../flow/clocks.hpp"
 #include "../flow/latency.hpp"
 #include "../parse.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -247,11 +247,11 @@ PROVPOL_NODISCARD inline double python_percentile(const double* x, std::size_t c
 }
 }  // namespace detail
 
-/// Sorts `values` in place (heap sort, no allocation) and computes its statistics; all zero without samples.
+/// Sorts `values` in place and computes its statistics; all zero without samples.
 PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* values, std::size_t count) noexcept {
     vdsm_stage_statistics s;
     if (count == 0) return s;
-    detail::heap_sort(values, count, [](double a, double b) { return a < b; });
+    std::sort(values, values + count);
     double sum = 0.0;
     for (std::size_t i = 0; i < count; ++i) sum += values[i];  // Python's sum(), left to right
     s.samples = count;
@@ -481,8 +481,6 @@ struct trip_fit {
     std::size_t below = 0, outliers = 0;
 };
 
-inline constexpr auto ascending = [](double x, double y) noexcept { return x < y; };
-
 // The first index of sorted[0, n) whose value is not below v.
 PROVPOL_NODISCARD inline std::size_t lower_index(const double* sorted, std::size_t n, double v) noexcept {
     std::size_t lo = 0, hi = n;
@@ -513,7 +511,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     // chosen by likelihood (a uniform read over the arc against the outlier density for those left out).
     std::vector<double> res(n);
     for (std::size_t i = 0; i < n; ++i) res[i] = trips[i] - floor(trips[i] / poll) * poll;
-    heap_sort(res.data(), n, ascending);
+    std::sort(res.begin(), res.end());
     const double* const sorted_trips = trips;
     const std::size_t max_out = n / 50 < 20 ? n / 50 : 20;
     double best = -1e300, arc_start = 0.0, arc_width = 0.0;
@@ -675,10 +673,10 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         others[i] = other > 0.0 ? other : 0.0;
         vms[i] = s.vm;
     }
-    detail::heap_sort(vms.data(), n, [](std::uint64_t x, std::uint64_t y) noexcept { return x < y; });
+    std::sort(vms.begin(), vms.end());
     for (std::size_t i = 0; i < n; ++i)
         if (i == 0 || vms[i] != vms[i - 1]) ++f.vms;
-    detail::heap_sort(trips.data(), n, detail::ascending);  // the round trips' order is the fit's own
+    std::sort(trips.begin(), trips.end());  // the round trips' order is the fit's own
     const detail::moments wm = detail::moments_of(waits.data(), waits.size()), tm = detail::moments_of(trips.data(), n),
                           rm = detail::moments_of(refreshes.data(), n), om = detail::moments_of(others.data(), n),
                           totm = detail::moments_of(totals.data(), n);
@@ -776,7 +774,7 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     f.total = detail::stage_fit(totm, f.model);
 
     // Goodness of fit: the totals and the round trips against the model, by KS distance.
-    detail::heap_sort(totals.data(), n, detail::ascending);
+    std::sort(totals.begin(), totals.end());
     f.ks_total = detail::ks_distance(totals.data(), n, [&f](double t) { return f.model.cdf(t); });
     f.ks_critical = detail::ks_critical(n);
     f.ks_trip = best.score.ks_trip;

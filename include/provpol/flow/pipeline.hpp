@@ -20,11 +20,11 @@
 
 #include "../config.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../random.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -345,14 +345,14 @@ public:
     static constexpr std::size_t capacity = 512;
 
     /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `samples` in
-    /// place (heapsort: no allocation).
+    /// place.
     PROVPOL_NODISCARD static result<empirical_latency> make(double* samples, std::size_t count) noexcept {
         if (count == 0) return unexpected(error::unsupported("latency samples", "no samples were given"));
         for (std::size_t i = 0; i < count; ++i)
             if (!detail::isfinite(samples[i]) || samples[i] < 0.0 || samples[i] >= 1e6)
                 return unexpected(error::out_of_range("latency sample", error_value::of_real(samples[i]),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-        detail::heap_sort(samples, count, [](double a, double b) { return a < b; });
+        std::sort(samples, samples + count);
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
         e.total_ = count;
