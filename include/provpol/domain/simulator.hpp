@@ -27,7 +27,6 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
-#include "../detail/buffer.hpp"
 #include "../detail/math.hpp"
 #include "../flow/clocks.hpp"
 #include "../flow/latency.hpp"
@@ -41,6 +40,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -169,7 +169,7 @@ struct domain_drive_latency {
 /// One drive of a domain: its controller and the guest's state, as simulate_run keeps them.
 template <class Agent>
 struct domain_drive {
-    detail::deferred<extend_controller<Agent, domain_drive_latency>> c;
+    std::optional<extend_controller<Agent, domain_drive_latency>> c;  // made once the drive's workload is known
     domain_drive_latency latency{};
     drive_workload w{};
     run_result out{};
