@@ -374,6 +374,20 @@ TEST_CASE("empirical: more samples than kept are summarised by evenly spaced ord
     CHECK(e.quantile(0.5) == doctest::Approx(50.0).epsilon(0.01));
 }
 
+TEST_CASE("empirical: make() leaves the caller's samples as they were") {
+    // It sorts a copy: an unsorted array stays unsorted, and a const one is accepted.
+    std::vector<double> s = {3.1, 2.2, 6.2, 3.7, 0.0, 4.0, 2.9, 3.3, 5.1, 3.0, 3.5, 2.2};
+    const std::vector<double> before = s;
+    const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
+    CHECK(s == before);
+    CHECK(e.min() == 0.0);
+    CHECK(e.max() == 6.2);
+    const std::vector<double> fixed = before;
+    const empirical_latency f = empirical_latency::make(fixed.data(), fixed.size()).value();
+    CHECK(fixed == before);
+    CHECK(f.quantile(0.5) == e.quantile(0.5));
+}
+
 TEST_CASE("empirical: validation") {
     std::vector<double> bad = {1.0, -0.5};
     CHECK(std::string(empirical_latency::make(bad.data(), bad.size()).error().message().view()) ==

@@ -27,7 +27,7 @@
 // complete extend/refresh pair is malformed: an error naming the timer and the value. Unknown timers with valid
 // values are ignored (a later VDSM may add one). A trailing '\r' (CRLF logs) is ignored.
 //
-// Statistics: vdsm_stage_stats() sorts one stage's samples in place and computes, as contrib/extend-stats does
+// Statistics: vdsm_stage_stats() sorts a copy of one stage's samples and computes, as contrib/extend-stats does
 // (oVirt/vdsm commit 770a9a9c7 "contrib: Collect extend stats"): min = first sorted, max = last sorted,
 // mean = the sorted values added left to right, divided by their count (Python's sum() on the Python of EL8 and
 // EL9; Python 3.12's sum() adds with Neumaier compensation and may differ in the last bits). extend-stats prints
@@ -37,8 +37,9 @@
 // it keeps every stage's own sample count (extend-stats skips a line without wait entirely; provpol counts its
 // total), reads replica lines (on which extend-stats' regular expression captures "0.50, extend-replica=1.20,
 // ..." as the wait and float() fails), and rejects nan and negative values (which float() accepts).
-// Memory: the parser and the statistics allocate nothing (the caller keeps the samples: 8 bytes per timer per
-// line); the fit, a model, keeps copies of its samples in std::vector (std::bad_alloc propagates).
+// Memory: the parser allocates nothing (the caller keeps the samples: 8 bytes per timer per line); the statistics
+// sort a copy of a stage's samples, and the fit, a model, keeps copies of its samples, in std::vector
+// (std::bad_alloc propagates).
 //
 // The fit, fit_vdsm_log(): the flow of flow/latency.hpp's profiles,
 //   [detection], send, SPM clock, SPM work, reply poll, inbox read, refresh, [time outside the timers],
@@ -247,11 +248,13 @@ PROVPOL_NODISCARD inline double python_percentile(const double* x, std::size_t c
 }
 }  // namespace detail
 
-/// Sorts `values` in place and computes its statistics; all zero without samples.
-PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* values, std::size_t count) noexcept {
+/// The statistics of `count` samples; all zero without samples. Does not modify `samples`: it sorts a copy
+/// (allocates; std::bad_alloc propagates).
+PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(const double* samples, std::size_t count) {
     vdsm_stage_statistics s;
     if (count == 0) return s;
-    std::sort(values, values + count);
+    std::vector<double> values(samples, samples + count);
+    std::sort(values.begin(), values.end());
     double sum = 0.0;
     for (std::size_t i = 0; i < count; ++i) sum += values[i];  // Python's sum(), left to right
     s.samples = count;
@@ -259,20 +262,22 @@ PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(double* values, 
     s.max = values[count - 1];
     s.mean = sum / static_cast<double>(count);
     s.median = count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
-    s.p90 = detail::python_percentile(values, count, 90);
-    s.p99 = detail::python_percentile(values, count, 99);
+    s.p90 = detail::python_percentile(values.data(), count, 90);
+    s.p99 = detail::python_percentile(values.data(), count, 99);
     return s;
 }
 
-/// The samples of a log, by stage: arrays the caller owns (vdsm_stage_stats sorts each in place).
+/// The samples of a log, by stage: arrays the caller owns (vdsm_stage_stats reads each, and does not modify it).
 struct vdsm_log_samples {
-    double* data[vdsm_stage_count] = {};
+    const double* data[vdsm_stage_count] = {};
     std::size_t count[vdsm_stage_count] = {};
 
     PROVPOL_NODISCARD constexpr std::size_t size(vdsm_stage s) const noexcept {
         return count[static_cast<unsigned>(s)];
     }
-    PROVPOL_NODISCARD constexpr double* values(vdsm_stage s) const noexcept { return data[static_cast<unsigned>(s)]; }
+    PROVPOL_NODISCARD constexpr const double* values(vdsm_stage s) const noexcept {
+        return data[static_cast<unsigned>(s)];
+    }
 };
 
 /// How the log shows that the extend request was made.
