@@ -92,11 +92,14 @@ public:
     }
     /// The time the grown LV is visible for a request made at `t`.
     PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
-        if (const flow_latency* f = std::get_if<flow_latency>(&model_)) return f->complete(run, t, rng);
-        if (const pipeline_latency* p = std::get_if<pipeline_latency>(&model_))
-            return t + p->sample_after_detection(rng);
-        if (const empirical_latency* e = std::get_if<empirical_latency>(&model_))
-            return t + e->sample_after_detection(rng);
+        switch (which()) {
+            case kind::flow:
+                return std::get_if<flow_latency>(&model_)->complete(run, t, rng);
+            case kind::pipeline:
+                return t + std::get_if<pipeline_latency>(&model_)->sample_after_detection(rng);
+            case kind::empirical:
+                return t + std::get_if<empirical_latency>(&model_)->sample_after_detection(rng);
+        }
         return t;
     }
 
