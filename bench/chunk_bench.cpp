@@ -1,7 +1,7 @@
 // The chunk family: the decision an agent takes per write batch, the policy's validation per device, and the
 // calibration fit per measurement. Inputs vary per iteration so that nothing is constant-folded or predicted.
-#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/random.hpp>
 
 #include <benchmark/benchmark.h>
@@ -92,11 +92,10 @@ BENCHMARK(bm_calibration_fit)->Arg(3)->Arg(30);
 // The rule (sorts a copy of the samples, then medians per size).
 void bm_calibration_rule(benchmark::State& state) {
     const auto sets = sample_sets(static_cast<int>(state.range(0)));
-    std::vector<provpol::throughput_sample> work;
     std::size_t i = 0;
     for (auto _ : state) {
-        work = sets[i++ & 63];
-        auto r = provpol::choose_by_rule(work.data(), work.size());
+        const auto& s = sets[i++ & 63];
+        auto r = provpol::choose_by_rule(s.data(), s.size());
         benchmark::DoNotOptimize(r);
     }
 }

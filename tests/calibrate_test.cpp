@@ -99,6 +99,26 @@ TEST_CASE("the rule: other fractions, odd run counts, order of the samples") {
     CHECK(choose_by_rule(&one, 1)->block_size == 64_KiB);
 }
 
+TEST_CASE("the rule leaves the caller's samples as they were (it sorts a copy)") {
+    std::vector<throughput_sample> s = samples_of(lvmoiscsi);
+    std::swap(s.front(), s.back());  // unsorted whatever the table's order
+    const std::vector<throughput_sample> given = s;
+    const auto r = choose_by_rule(s.data(), s.size());
+    REQUIRE(r.has_value());
+    CHECK(r->block_size == 16_KiB);
+    REQUIRE(s.size() == given.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        CAPTURE(i);
+        CHECK(s[i].block_size == given[i].block_size);
+        CHECK(s[i].bytes_per_second == given[i].bytes_per_second);
+    }
+    // A const array is accepted, with the same answer.
+    const auto c = choose_by_rule(given.data(), given.size());
+    REQUIRE(c.has_value());
+    CHECK(c->block_size == r->block_size);
+    CHECK(c->median_bytes_per_second == r->median_bytes_per_second);
+}
+
 TEST_CASE("samples: sorted in place, statistics per block size, bad samples rejected") {
     auto s = samples_of(lvm);
     const auto sizes = sort_samples(s.data(), s.size());

@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstddef>
 #include <limits>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 using namespace provpol;
@@ -374,6 +376,20 @@ TEST_CASE("empirical: more samples than kept are summarised by evenly spaced ord
     CHECK(e.quantile(0.5) == doctest::Approx(50.0).epsilon(0.01));
 }
 
+TEST_CASE("empirical: make() leaves the caller's samples as they were") {
+    // It sorts a copy: an unsorted array stays unsorted, and a const one is accepted.
+    std::vector<double> s = {3.1, 2.2, 6.2, 3.7, 0.0, 4.0, 2.9, 3.3, 5.1, 3.0, 3.5, 2.2};
+    const std::vector<double> before = s;
+    const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
+    CHECK(s == before);
+    CHECK(e.min() == 0.0);
+    CHECK(e.max() == 6.2);
+    const std::vector<double> fixed = before;
+    const empirical_latency f = empirical_latency::make(fixed.data(), fixed.size()).value();
+    CHECK(fixed == before);
+    CHECK(f.quantile(0.5) == e.quantile(0.5));
+}
+
 TEST_CASE("empirical: validation") {
     std::vector<double> bad = {1.0, -0.5};
     CHECK(std::string(empirical_latency::make(bad.data(), bad.size()).error().message().view()) ==
@@ -381,6 +397,42 @@ TEST_CASE("empirical: validation") {
     std::vector<double> inf = {1.0, std::numeric_limits<double>::infinity()};
     CHECK_FALSE(empirical_latency::make(inf.data(), inf.size()).has_value());
     CHECK_FALSE(empirical_latency::make(nullptr, 0).has_value());
+}
+
+// latency_model is a sum type: one of the three models, not all three side by side.
+static_assert(sizeof(latency_model) == sizeof(std::variant<flow_latency, pipeline_latency, empirical_latency>),
+              "latency_model holds a std::variant and nothing else");
+static_assert(sizeof(latency_model) <=
+                  std::max({sizeof(flow_latency), sizeof(pipeline_latency), sizeof(empirical_latency)}) +
+                      alignof(std::max_align_t),
+              "latency_model is as large as its largest model plus its index");
+
+TEST_CASE("latency_model is as large as its largest model, plus the index") {
+    const std::size_t largest = std::max({sizeof(flow_latency), sizeof(pipeline_latency), sizeof(empirical_latency)});
+    MESSAGE("sizeof(latency_model) = " << sizeof(latency_model) << ", largest model = " << largest << " (flow "
+                                       << sizeof(flow_latency) << ", pipeline " << sizeof(pipeline_latency)
+                                       << ", empirical " << sizeof(empirical_latency) << ")");
+    CHECK(sizeof(latency_model) <= largest + alignof(std::max_align_t));
+    CHECK(sizeof(latency_model) < sizeof(flow_latency) + sizeof(pipeline_latency) + sizeof(empirical_latency));
+}
+
+TEST_CASE("latency_model: each kind hands out its own model") {
+    const std::vector<double> s = {1.0, 2.0, 4.0};
+    const latency_model f = vdsm_immediate_latency();
+    const latency_model p = vdsm_immediate_independent_latency();
+    const latency_model e = empirical_latency::make(s.data(), s.size()).value();
+    CHECK(f.which() == latency_model::kind::flow);
+    CHECK(p.which() == latency_model::kind::pipeline);
+    CHECK(e.which() == latency_model::kind::empirical);
+    CHECK(f.flow().mean() == f.mean());
+    CHECK(p.pipeline().mean() == p.mean());
+    CHECK(e.empirical().max() == 4.0);
+    CHECK(e.max() == 4.0);
+    CHECK(p.resend() == flow_resend::never);
+    CHECK(f.resend() == vdsm_immediate_latency().resend());
+    const latency_model copy = e;  // a copy holds the same alternative
+    CHECK(copy.which() == latency_model::kind::empirical);
+    CHECK(copy.empirical().samples_given() == 3);
 }
 
 TEST_CASE("latency_model dispatches to any model") {

@@ -86,7 +86,7 @@ if [ "$mode" = instructions ]; then
     # shellcheck disable=SC2086
     valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$tmp/cg.%p" \
       $cxx $flags -I"$root/include" -c "$1" -o "$tmp/out.o" >/dev/null 2>&1
-    awk '/^summary:/ { s += $2 } END { print s }' "$tmp"/cg.*
+    awk '/^summary:/ { s += $2 } END { printf "%.0f\n", s }' "$tmp"/cg.*
   }
   printf 'int main() { return 0; }\n' > "$tmp/empty.cpp"
   printf '#include <string>\nint main() { return 0; }\n' > "$tmp/string.cpp"

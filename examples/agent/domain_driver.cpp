@@ -35,8 +35,7 @@ using drive_latency = pd::domain_drive_latency;
 class spm_worker {
 public:
     spm_worker(const domain_flow& flow, const domain_config& cfg) : flow_(flow) {
-        if (!shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots))
-            throw failure("out of memory");
+        shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots);
     }
     pd::domain_shared& shared() { return shared_; }
 

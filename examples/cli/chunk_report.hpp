@@ -7,8 +7,8 @@
 #include "common/table.hpp"
 #include "device_limits.hpp"
 
-#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
+#include <provpol/fit/chunk.hpp>
 
 #include <cstdio>
 #include <optional>
@@ -38,6 +38,9 @@ inline calibration calibrate_samples(std::vector<throughput_sample> samples, dou
     const auto rule = choose_by_rule(c.sorted.data(), c.sorted.size(), target_fraction);
     if (!rule) throw usage_error("samples: " + text_of(rule.error().message().view()));
     c.rule = *rule;
+    // choose_by_rule sorts a copy; the report and the fit take the samples sorted (valid: the rule took them).
+    if (const auto in_order = sort_samples(c.sorted.data(), c.sorted.size()); !in_order)
+        throw usage_error("samples: " + text_of(in_order.error().message().view()));
     const auto fit = fit_cost_model(c.sorted.data(), c.sorted.size());
     if (fit) {
         c.fit = *fit;

@@ -9,9 +9,9 @@
 #include "flow_file.hpp"
 #include "input.hpp"
 
+#include <provpol/fit/vdsm_log.hpp>
 #include <provpol/flow/latency.hpp>
 #include <provpol/parse.hpp>
-#include <provpol/fit/vdsm_log.hpp>
 
 #include <cstdio>
 #include <functional>
@@ -36,8 +36,8 @@ struct vdsm_log_read {
     std::size_t first_malformed = 0;       ///< the first one's line number
     std::string first_reason;              ///< and why
 
-    /// Views of the samples for the library (vdsm_stage_stats sorts them in place).
-    vdsm_log_samples samples() {
+    /// Views of the samples for the library (vdsm_stage_stats reads them).
+    vdsm_log_samples samples() const {
         vdsm_log_samples s;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
             s.data[i] = stage[i].data();

@@ -6,6 +6,9 @@
 #define PROVPOL_DOMAIN_HPP
 
 #include "domain/capacity.hpp"   // IWYU pragma: export
+#include "domain/drive.hpp"      // IWYU pragma: export
+#include "domain/result.hpp"     // IWYU pragma: export
+#include "domain/setup.hpp"      // IWYU pragma: export
 #include "domain/shared.hpp"     // IWYU pragma: export
 #include "domain/simulator.hpp"  // IWYU pragma: export
 #include "domain/workload.hpp"   // IWYU pragma: export

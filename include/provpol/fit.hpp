@@ -5,7 +5,12 @@
 #ifndef PROVPOL_FIT_HPP
 #define PROVPOL_FIT_HPP
 
-#include "fit/chunk.hpp"     // IWYU pragma: export
-#include "fit/vdsm_log.hpp"  // IWYU pragma: export
+#include "fit/chunk.hpp"            // IWYU pragma: export
+#include "fit/vdsm_log.hpp"         // IWYU pragma: export
+#include "fit/vdsm_log_fit.hpp"     // IWYU pragma: export
+#include "fit/vdsm_log_modes.hpp"   // IWYU pragma: export
+#include "fit/vdsm_log_parse.hpp"   // IWYU pragma: export
+#include "fit/vdsm_log_report.hpp"  // IWYU pragma: export
+#include "fit/vdsm_log_stats.hpp"   // IWYU pragma: export
 
 #endif  // PROVPOL_FIT_HPP

@@ -33,8 +33,7 @@ struct writers_check {
 template <class MakeAgent>
 PROVPOL_NODISCARD result<writers_check> check_writers(const domain_config& cfg, const latency_model& latency,
                                                       MakeAgent&& make_agent, const workload& w, per_vm_target target,
-                                                      std::uint32_t writers, std::uint32_t runs,
-                                                      std::uint64_t seed) noexcept {
+                                                      std::uint32_t writers, std::uint32_t runs, std::uint64_t seed) {
     if (runs == 0)  // no domain run is no evidence: never "met"
         return unexpected(
             error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
@@ -114,12 +113,11 @@ PROVPOL_NODISCARD result<max_writers_result> search_max_writers(std::uint32_t dr
 template <class MakeAgent>
 PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cfg, const latency_model& latency,
                                                          MakeAgent&& make_agent, const workload& w,
-                                                         per_vm_target target, std::uint32_t runs,
-                                                         std::uint64_t seed) noexcept {
+                                                         per_vm_target target, std::uint32_t runs, std::uint64_t seed) {
     if (runs == 0)
         return unexpected(
             error::out_of_range("runs", error_value::of(runs), error_value::of(1), error_value::of(~std::uint32_t{0})));
-    return search_max_writers(cfg.drives(), [&](std::uint32_t writers) noexcept {
+    return search_max_writers(cfg.drives(), [&](std::uint32_t writers) {
         return check_writers(cfg, latency, make_agent, w, target, writers, runs, seed);
     });
 }
@@ -130,10 +128,12 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cf
 /// (at least 1; the single VM's answer is a lower bound worth starting from) until the target is met, then
 /// bisects; every candidate runs the same domains. Errors: check_writers'; a percent or an extent vdsm_config
 /// refuses; writers 0 or above the drives; no chunk up to VDSM's largest meets the target.
-PROVPOL_NODISCARD inline result<vdsm_config> recommend_vdsm_domain(
-    const domain_config& cfg, const latency_model& latency, const workload& w, per_vm_target target,
-    std::uint32_t writers, std::uint64_t percent, std::uint32_t runs, std::uint64_t seed,
-    std::uint64_t from_extents = 1, bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+PROVPOL_NODISCARD inline result<vdsm_config> recommend_vdsm_domain(const domain_config& cfg,
+                                                                   const latency_model& latency, const workload& w,
+                                                                   per_vm_target target, std::uint32_t writers,
+                                                                   std::uint64_t percent, std::uint32_t runs,
+                                                                   std::uint64_t seed, std::uint64_t from_extents = 1,
+                                                                   bytes extent = bytes(std::uint64_t{128} << 20)) {
     if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
     if (writers < 1 || writers > cfg.drives())
         return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),

@@ -30,7 +30,6 @@
 #define PROVPOL_DOMAIN_SHARED_HPP
 
 #include "../config.hpp"
-#include "../detail/buffer.hpp"
 #include "../detail/math.hpp"
 #include "../flow/clocks.hpp"
 #include "../random.hpp"
@@ -39,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -165,18 +165,26 @@ class domain_shared {
 public:
     static constexpr std::uint32_t slots_per_host = 63;  // mailbox.py: 4 KiB outbox / 64-byte messages, less one
 
-    PROVPOL_NODISCARD bool init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host,
-                                std::uint32_t workers, std::uint32_t slots) noexcept {
+    /// Sizes the state for the domain (allocates: std::bad_alloc propagates).
+    void init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host, std::uint32_t workers,
+              std::uint32_t slots) {
         flow_ = &f;
         per_host_ = drives_per_host;
         slots_ = slots;
         const std::size_t drives = std::size_t{hosts} * drives_per_host;
         reply_cap_ = 2 * std::size_t{drives_per_host};
-        if (!workers_free_.assign(workers)) return false;
-        for (std::size_t k = 0; k < workers; ++k) workers_free_[k] = -1e300;
-        return hosts_.assign(hosts) && requests_.assign(2 * drives) && phases_.assign(drives) &&
-               replies_.assign(hosts * reply_cap_) && reply_count_.assign(hosts) && spm_.reserve(2 * drives + 1) &&
-               queue_.assign(2 * drives + 1) && queue_hist_.assign(2 * drives + 2) && latencies_.reserve(1024);
+        workers_free_.assign(workers, -1e300);
+        hosts_.assign(hosts, domain_host{});
+        requests_.assign(2 * drives, domain_request{});
+        phases_.assign(drives, flow_run{});
+        replies_.assign(hosts * reply_cap_, 0.0);
+        reply_count_.assign(hosts, 0);
+        spm_.clear();
+        spm_.reserve(2 * drives + 1);
+        queue_.assign(2 * drives + 1, 0.0);
+        queue_hist_.assign(2 * drives + 2, 0);
+        latencies_.clear();
+        latencies_.reserve(1024);
     }
 
     /// The drive's clock phases (its start_run draws).
@@ -263,7 +271,7 @@ public:
         r.at = flow_->scan_stage() >= 0 ? next_clock_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
         r.st = domain_request::state::at_spm;
         --requests_before_send_;
-        (void)spm_.push_back(slot);  // reserved for every request slot in init()
+        spm_.push_back(slot);  // reserved for every request slot in init(): never allocates
         sift_up(spm_.size() - 1);
     }
 
@@ -272,8 +280,8 @@ public:
 
     /// The SPM takes its next request (host by host, slot by slot within a scan): a worker, the VG lock for the
     /// request's service time, the reply; the host's next reply poll; the host's own stages. Returns the request's
-    /// completion.
-    domain_completion serve() noexcept {
+    /// completion. Allocates when the latencies outgrow their storage (std::bad_alloc propagates).
+    domain_completion serve() {
         const std::size_t slot = spm_[0];
         spm_[0] = spm_[spm_.size() - 1];
         spm_.pop_back();
@@ -330,7 +338,7 @@ public:
             t = step(i, r.drive, t, r.draws[i]);
         }
         const domain_completion c{r.drive, r.size, r.requested_at, t, reply_read};
-        (void)latencies_.push_back(t - r.exceeded_at);  // the span provpol latency reports: the event to the LV
+        latencies_.push_back(t - r.exceeded_at);  // the span provpol latency reports: the event to the LV
         r.st = domain_request::state::free;
         return c;
     }
@@ -341,9 +349,8 @@ public:
     PROVPOL_NODISCARD double lock_free() const noexcept { return lock_free_; }
     PROVPOL_NODISCARD std::uint64_t served() const noexcept { return served_; }
     PROVPOL_NODISCARD std::uint64_t worker_waits() const noexcept { return worker_waits_; }
-    buffer<double>& latencies() noexcept { return latencies_; }
-    PROVPOL_NODISCARD const buffer<std::uint64_t>& queue_histogram() const noexcept { return queue_hist_; }
-    PROVPOL_NODISCARD bool out_of_memory() const noexcept { return latencies_.size() < served_; }
+    std::vector<double>& latencies() noexcept { return latencies_; }
+    PROVPOL_NODISCARD const std::vector<std::uint64_t>& queue_histogram() const noexcept { return queue_hist_; }
 
 private:
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
@@ -419,17 +426,17 @@ private:
     const domain_flow* flow_ = nullptr;
     std::uint32_t per_host_ = 1, slots_ = slots_per_host;
     std::size_t reply_cap_ = 2;
-    buffer<domain_host> hosts_;
-    buffer<domain_request> requests_;  // two slots per drive
-    buffer<flow_run> phases_;
-    buffer<double> replies_;  // per host: the reply polls decided and not yet passed
-    buffer<std::size_t> reply_count_;
-    buffer<std::size_t> spm_;      // heap of request slots
-    buffer<double> queue_;         // ring: service starts of the requests at the SPM
-    buffer<double> workers_free_;  // min-heap: when each of the SPM's workers is free
+    std::vector<domain_host> hosts_;
+    std::vector<domain_request> requests_;  // two slots per drive
+    std::vector<flow_run> phases_;
+    std::vector<double> replies_;  // per host: the reply polls decided and not yet passed
+    std::vector<std::size_t> reply_count_;
+    std::vector<std::size_t> spm_;      // heap of request slots
+    std::vector<double> queue_;         // ring: service starts of the requests at the SPM
+    std::vector<double> workers_free_;  // min-heap: when each of the SPM's workers is free
     std::size_t queue_head_ = 0, queue_len_ = 0;
-    buffer<std::uint64_t> queue_hist_;
-    buffer<double> latencies_;
+    std::vector<std::uint64_t> queue_hist_;
+    std::vector<double> latencies_;
     double spm_phase_ = 0.0;
     double lock_free_ = -1e300;
     double busy_ = 0.0;

@@ -13,9 +13,9 @@
 //       database, 2 s for a delta) and the model, the smallest chunk that meets the deadline with a stated margin,
 //       or an error saying that it cannot be met on this device.
 //
-// Samples are held by the caller: the functions take a pointer and a count (no container in this header, so that
-// including it stays cheap), and choose_by_rule() and sort_samples() reorder them in place. Nothing here
-// allocates, reads a clock or does I/O; `provpol calibrate` is the program that measures.
+// Samples are held by the caller: the functions take a pointer and a count. sort_samples() sorts them in place;
+// choose_by_rule() does not modify them: it sorts a copy (a std::vector, the only allocation here). Nothing here
+// reads a clock or does I/O; `provpol calibrate` is the program that measures.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_FIT_CHUNK_HPP
@@ -25,11 +25,12 @@
 #include "../chunk/policy.hpp"
 #include "../config.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../result.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -58,9 +59,6 @@ constexpr bool sample_less(const throughput_sample& a, const throughput_sample& 
     return a.block_size < b.block_size || (a.block_size == b.block_size && a.bytes_per_second < b.bytes_per_second);
 }
 
-// Sorts samples by block size, then throughput.
-constexpr void heap_sort(throughput_sample* s, std::size_t n) noexcept { heap_sort(s, n, sample_less); }
-
 constexpr result<void> check_target_fraction(double f) noexcept {
     if (!(f >= min_target_fraction && f <= max_target_fraction))  // also rejects NaN
         return unexpected(error::out_of_range("target_fraction", error_value::of_real(f),
@@ -87,9 +85,9 @@ PROVPOL_NODISCARD constexpr result<void> check_samples(const throughput_sample* 
 
 /// Checks the samples and sorts them in place by block size, then throughput. Returns the number of distinct
 /// block sizes.
-PROVPOL_NODISCARD constexpr result<std::size_t> sort_samples(throughput_sample* samples, std::size_t count) noexcept {
+PROVPOL_NODISCARD inline result<std::size_t> sort_samples(throughput_sample* samples, std::size_t count) noexcept {
     if (auto r = check_samples(samples, count); !r) return unexpected(r.error());
-    detail::heap_sort(samples, count);
+    std::sort(samples, samples + count, detail::sample_less);
     std::size_t sizes = 1;
     for (std::size_t i = 1; i < count; ++i)
         if (samples[i].block_size != samples[i - 1].block_size) ++sizes;
@@ -129,21 +127,25 @@ struct rule_choice {
 };
 
 /// The rule (a): the smallest block size whose median throughput reaches `target_fraction` of the best median.
-/// Reorders the samples (sort_samples). target_fraction must be in [min_target_fraction, max_target_fraction].
-PROVPOL_NODISCARD constexpr result<rule_choice> choose_by_rule(
-    throughput_sample* samples, std::size_t count, double target_fraction = default_target_fraction) noexcept {
+/// Does not modify `samples`: it sorts a copy (sort_samples; allocates, std::bad_alloc propagates).
+/// target_fraction must be in [min_target_fraction, max_target_fraction].
+PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(const throughput_sample* samples, std::size_t count,
+                                                            double target_fraction = default_target_fraction) {
     if (auto r = detail::check_target_fraction(target_fraction); !r) return unexpected(r.error());
-    const result<std::size_t> sizes = sort_samples(samples, count);
+    if (auto r = check_samples(samples, count); !r) return unexpected(r.error());
+    std::vector<throughput_sample> copy(samples, samples + count);
+    const throughput_sample* const sorted = copy.data();
+    const result<std::size_t> sizes = sort_samples(copy.data(), count);
     if (!sizes) return unexpected(sizes.error());
-    size_stats best = size_stats_at(samples, count, 0);
+    size_stats best = size_stats_at(sorted, count, 0);
     for (std::size_t i = best.runs; i < count;) {
-        const size_stats s = size_stats_at(samples, count, i);
+        const size_stats s = size_stats_at(sorted, count, i);
         if (s.median_bytes_per_second > best.median_bytes_per_second) best = s;
         i += s.runs;
     }
     const double target = target_fraction * best.median_bytes_per_second;
     for (std::size_t i = 0; i < count;) {
-        const size_stats s = size_stats_at(samples, count, i);
+        const size_stats s = size_stats_at(sorted, count, i);
         if (s.median_bytes_per_second >= target)
             return rule_choice{s.block_size,    s.median_bytes_per_second,
                                best.block_size, best.median_bytes_per_second,

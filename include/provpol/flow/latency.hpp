@@ -20,37 +20,39 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <variant>
 
 namespace provpol {
 
-/// A latency model chosen at run time: a flow of clocks, a pipeline of independent waits, or measured samples.
+/// A latency model chosen at run time: a flow of clocks, a pipeline of independent waits, or measured samples,
+/// held as a std::variant (as large as the largest model plus its index).
 class latency_model {
 public:
+    /// The alternative held; its value is the variant's index (checked below the class).
     enum class kind : unsigned char { flow, pipeline, empirical };
+    using variant_type = std::variant<flow_latency, pipeline_latency, empirical_latency>;
 
     // NOLINTNEXTLINE(google-explicit-constructor)
-    latency_model(const flow_latency& f) noexcept : flow_(f), kind_(kind::flow) {}
+    latency_model(const flow_latency& f) noexcept : model_(f) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    latency_model(const pipeline_latency& p) noexcept : pipeline_(p), kind_(kind::pipeline) {}
+    latency_model(const pipeline_latency& p) noexcept : model_(p) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    latency_model(const empirical_latency& e) noexcept : empirical_(e), kind_(kind::empirical) {}
+    latency_model(const empirical_latency& e) noexcept : model_(e) {}
 
-    PROVPOL_NODISCARD kind which() const noexcept { return kind_; }
-    PROVPOL_NODISCARD bool is_flow() const noexcept { return kind_ == kind::flow; }
-    PROVPOL_NODISCARD bool is_pipeline() const noexcept { return kind_ == kind::pipeline; }
-    /// The model held. Precondition: which() is that kind (checked by PROVPOL_ASSERT: the others are
-    /// default-constructed placeholders, not the model).
+    PROVPOL_NODISCARD kind which() const noexcept { return static_cast<kind>(model_.index()); }
+    PROVPOL_NODISCARD bool is_flow() const noexcept { return std::holds_alternative<flow_latency>(model_); }
+    PROVPOL_NODISCARD bool is_pipeline() const noexcept { return std::holds_alternative<pipeline_latency>(model_); }
+    /// The model held. Precondition: which() is that kind (checked by PROVPOL_ASSERT; with NDEBUG a wrong kind
+    /// aborts all the same: there is no other model to hand out).
     PROVPOL_NODISCARD const flow_latency& flow() const noexcept {
-        PROVPOL_ASSERT(kind_ == kind::flow, "latency_model::flow() on a model that is not a flow");
-        return flow_;
+        return held<flow_latency>("latency_model::flow() on a model that is not a flow");
     }
     PROVPOL_NODISCARD const pipeline_latency& pipeline() const noexcept {
-        PROVPOL_ASSERT(kind_ == kind::pipeline, "latency_model::pipeline() on a model that is not a pipeline");
-        return pipeline_;
+        return held<pipeline_latency>("latency_model::pipeline() on a model that is not a pipeline");
     }
     PROVPOL_NODISCARD const empirical_latency& empirical() const noexcept {
-        PROVPOL_ASSERT(kind_ == kind::empirical, "latency_model::empirical() on a model that is not empirical");
-        return empirical_;
+        return held<empirical_latency>("latency_model::empirical() on a model that is not empirical");
     }
 
     PROVPOL_NODISCARD double mean() const noexcept {
@@ -76,47 +78,71 @@ public:
     }
     /// The host's re-send rule (a flow's; the time-blind models re-send nothing).
     PROVPOL_NODISCARD flow_resend resend() const noexcept {
-        return kind_ == kind::flow ? flow_.resend() : flow_resend::never;
+        const flow_latency* f = std::get_if<flow_latency>(&model_);
+        return f != nullptr ? f->resend() : flow_resend::never;
     }
     PROVPOL_NODISCARD double resend_timeout() const noexcept {
-        return kind_ == kind::flow ? flow_.resend_timeout() : 2.0;
+        const flow_latency* f = std::get_if<flow_latency>(&model_);
+        return f != nullptr ? f->resend_timeout() : 2.0;
     }
     /// The run state: the flow's clocks (unused by the time-blind models).
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
-        return kind_ == kind::flow ? flow_.start_run(rng) : flow_run{};
+        const flow_latency* f = std::get_if<flow_latency>(&model_);
+        return f != nullptr ? f->start_run(rng) : flow_run{};
     }
     /// The time the grown LV is visible for a request made at `t`.
     PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
-        switch (kind_) {
+        switch (which()) {
             case kind::flow:
-                return flow_.complete(run, t, rng);
+                return std::get_if<flow_latency>(&model_)->complete(run, t, rng);
             case kind::pipeline:
-                return t + pipeline_.sample_after_detection(rng);
+                return t + std::get_if<pipeline_latency>(&model_)->sample_after_detection(rng);
             case kind::empirical:
-                return t + empirical_.sample_after_detection(rng);
+                return t + std::get_if<empirical_latency>(&model_)->sample_after_detection(rng);
         }
         return t;
     }
 
 private:
+    // The model of type M, or abort with `message` (PROVPOL_ASSERT's report unless NDEBUG).
+    template <class M>
+    PROVPOL_NODISCARD const M& held(const char* message) const noexcept {
+        const M* m = std::get_if<M>(&model_);
+        PROVPOL_ASSERT(m != nullptr, message);
+        if (m == nullptr) detail::abort_now();
+        return *m;
+    }
+    // f applied to the model held (a jump on the index; never valueless: every model copies without throwing).
     template <class F>
     PROVPOL_NODISCARD double pick(F f) const noexcept {
-        switch (kind_) {
+        switch (which()) {
             case kind::flow:
-                return f(flow_);
+                return f(*std::get_if<flow_latency>(&model_));
             case kind::pipeline:
-                return f(pipeline_);
+                return f(*std::get_if<pipeline_latency>(&model_));
             case kind::empirical:
-                return f(empirical_);
+                return f(*std::get_if<empirical_latency>(&model_));
         }
         return 0.0;
     }
 
-    flow_latency flow_{};
-    pipeline_latency pipeline_{};
-    empirical_latency empirical_{};
-    kind kind_;
+    variant_type model_;
 };
+
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(latency_model::kind::flow),
+                                                        latency_model::variant_type>,
+                             flow_latency> &&
+                  std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(latency_model::kind::pipeline),
+                                                            latency_model::variant_type>,
+                                 pipeline_latency> &&
+                  std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(latency_model::kind::empirical),
+                                                            latency_model::variant_type>,
+                                 empirical_latency>,
+              "latency_model: kind's values are the variant's indices");
+static_assert(std::is_nothrow_copy_constructible_v<flow_latency> &&
+                  std::is_nothrow_copy_constructible_v<pipeline_latency> &&
+                  std::is_nothrow_copy_constructible_v<empirical_latency>,
+              "latency_model: every model copies without throwing, so the variant is never valueless");
 
 /// The alternative a latency_model holds: "flow", "pipeline" or "empirical".
 PROVPOL_NODISCARD constexpr const char* to_text(latency_model::kind e) noexcept {

@@ -20,13 +20,14 @@
 
 #include "../config.hpp"
 #include "../detail/math.hpp"
-#include "../detail/sort.hpp"
 #include "../random.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -344,15 +345,16 @@ public:
     /// longer latencies) by at most one rank step, (samples - capacity / 2) / (capacity / 2 - 1) samples.
     static constexpr std::size_t capacity = 512;
 
-    /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Sorts `samples` in
-    /// place (heapsort: no allocation).
-    PROVPOL_NODISCARD static result<empirical_latency> make(double* samples, std::size_t count) noexcept {
+    /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Does not modify
+    /// `samples`: it sorts a copy (allocates; std::bad_alloc propagates).
+    PROVPOL_NODISCARD static result<empirical_latency> make(const double* samples, std::size_t count) {
         if (count == 0) return unexpected(error::unsupported("latency samples", "no samples were given"));
         for (std::size_t i = 0; i < count; ++i)
             if (!detail::isfinite(samples[i]) || samples[i] < 0.0 || samples[i] >= 1e6)
                 return unexpected(error::out_of_range("latency sample", error_value::of_real(samples[i]),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-        detail::heap_sort(samples, count, [](double a, double b) { return a < b; });
+        std::vector<double> sorted(samples, samples + count);
+        std::sort(sorted.begin(), sorted.end());
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
         e.total_ = count;
@@ -366,16 +368,16 @@ public:
             std::size_t lo = rank, hi = count;
             while (hi - lo > 1) {
                 const std::size_t mid = lo + (hi - lo) / 2;
-                if (samples[mid] > samples[rank])
+                if (sorted[mid] > sorted[rank])
                     hi = mid;
                 else
                     lo = mid;
             }
-            e.x_[i] = samples[rank];
+            e.x_[i] = sorted[rank];
             e.rank_[i] = lo;
         }
         double sum = 0.0;
-        for (std::size_t i = 0; i < count; ++i) sum += samples[i];
+        for (std::size_t i = 0; i < count; ++i) sum += sorted[i];  // in ascending order, as before
         e.mean_ = sum / static_cast<double>(count);
         return e;
     }

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace provpol {
 
@@ -227,7 +228,7 @@ public:
     /// drives share their host's monitor, domain.hpp); the uniform is drawn either way, so the stream is the same.
     extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval, std::uint64_t seed,
                       double first_tick = -1.0) noexcept
-        : agent_(static_cast<Agent&&>(agent)),
+        : agent_(std::move(agent)),
           latency_(&latency),
           rng_(seed),
           capacity_(capacity),

@@ -46,6 +46,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace provpol {
 
@@ -137,7 +138,7 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
     static_assert(detail::is_simulated_latency_v<Latency>,
                   "simulate_run: Latency must provide detection_period() and either start_run(random_stream&) and "
                   "complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
-    extend_controller<Agent, Latency> c(static_cast<Agent&&>(agent), latency, w.capacity, w.monitor_interval, seed);
+    extend_controller<Agent, Latency> c(std::move(agent), latency, w.capacity, w.monitor_interval, seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
 
@@ -227,7 +228,7 @@ void simulate_each(const Agent& agent, const Latency& latency, const workload& w
 template <class Agent, class Latency, class OnRun>
 void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t runs,
                    std::uint64_t seed, OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
-    simulate_each(agent, latency, w, std::uint32_t{0}, runs, seed, static_cast<OnRun&&>(on_run));
+    simulate_each(agent, latency, w, std::uint32_t{0}, runs, seed, std::forward<OnRun>(on_run));
 }
 
 /// Accumulates runs into a simulation_summary, including the distribution of pauses over runs (over VMs): a

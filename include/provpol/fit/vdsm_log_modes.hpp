@@ -1,0 +1,318 @@
+// provpol/fit/vdsm_log_modes.hpp - the pieces of the VDSM log fit (fit/vdsm_log_fit.hpp, whose header comment gives
+// the method): uniform ranges from samples, the mailbox mode fitted to the round trips for one poll interval (the
+// inbox read's arc, the polls each round trip took, the SPM work by likelihood) and the Kolmogorov-Smirnov
+// distance with the Clock's rounding. Internals, in provpol::detail. The round trips' residues are sorted in a
+// std::vector (std::bad_alloc propagates).
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_FIT_VDSM_LOG_MODES_HPP
+#define PROVPOL_FIT_VDSM_LOG_MODES_HPP
+
+#include "../config.hpp"
+#include "../detail/math.hpp"
+#include "../flow/clocks.hpp"
+#include "../flow/latency.hpp"
+#include "../result.hpp"
+#include "vdsm_log_report.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace provpol {
+
+namespace detail {
+
+struct moments {
+    std::size_t n = 0;
+    double min = 0.0, max = 0.0, mean = 0.0;
+};
+PROVPOL_NODISCARD inline moments moments_of(const double* x, std::size_t n) noexcept {
+    moments m;
+    m.n = n;
+    if (n == 0) return m;
+    m.min = m.max = x[0];
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sum += x[i];
+        if (x[i] < m.min) m.min = x[i];
+        if (x[i] > m.max) m.max = x[i];
+    }
+    m.mean = sum / static_cast<double>(n);
+    return m;
+}
+
+// VDSM's Clock prints "%.2f": a logged value stands for the true one within half a hundredth.
+inline constexpr double clock_rounding = 0.005;
+
+// A uniform's range from samples. `from_zero`: the range starts at 0 (a clock's wait). The unbiased end points
+// [min - w/(n-1), max + w/(n-1)] (a clock's period: max x (n+1)/n) and the Clock's rounding, unless the mean is
+// more than 3 standard errors from the range's middle (a skewed stage): then [lo, 2 x mean - lo), which keeps the
+// mean, and the samples above it are counted.
+PROVPOL_NODISCARD inline vdsm_fitted_range fit_uniform(const moments& m, bool from_zero, const double* x) noexcept {
+    vdsm_fitted_range r;
+    const double n = static_cast<double>(m.n);
+    const double lo_seen = from_zero ? 0.0 : m.min;
+    const double w = m.max - lo_seen;
+    r.min = from_zero ? 0.0 : m.min - clock_rounding;
+    r.max = m.max + clock_rounding;
+    if (m.n >= 2 && w > 0.0) {
+        r.min = from_zero ? 0.0 : m.min - w / (n - 1.0) - clock_rounding;
+        r.max = (from_zero ? m.max * (n + 1.0) / n : m.max + w / (n - 1.0)) + clock_rounding;
+        if (r.min < 0.0) r.min = 0.0;
+        if (r.max > 99999.0) r.max = 99999.0;  // the flow model's stages stay under 1e5 s
+        const double standard_error = (r.max - r.min) / sqrt(12.0 * n);
+        if (fabs((r.min + r.max) / 2.0 - m.mean) > 3.0 * standard_error) {
+            r.mean_kept = true;
+            r.max = 2.0 * m.mean - r.min;
+            if (r.max < r.min) r.max = r.min;
+            for (std::size_t i = 0; x != nullptr && i < m.n; ++i)
+                if (x[i] > r.max) ++r.above;
+        }
+    }
+    if (r.min < 0.0) r.min = 0.0;
+    if (r.max > 99999.0) r.max = 99999.0;
+    return r;
+}
+
+PROVPOL_NODISCARD inline vdsm_stage_fit stage_fit(const moments& log, const flow_latency& model) noexcept {
+    return {log.min, log.mean, log.max, model.min(), model.mean(), model.max()};
+}
+
+// The SPM's drift per cycle cannot be seen in a log of durations: the profiles' 5 ms per 2 s cycle, in
+// proportion to the cycle (spm_drift / 4 at 0.5 s).
+PROVPOL_NODISCARD constexpr double spm_drift_for(double poll) noexcept { return spm_drift * poll / 2.0; }
+
+// The round trip's flow: send, SPM clock, SPM work [a, b), reply poll, inbox read.
+PROVPOL_NODISCARD inline result<flow_latency> round_trip_flow(double poll, double a, double b, double r0,
+                                                              double r1) noexcept {
+    const bool events = poll < 2.0;
+    const flow_stage stages[] = {flow_send,
+                                 events ? flow_stage::clock("SPM event block check", poll, spm_drift_for(poll))
+                                        : flow_stage::clock("SPM mailbox scan", poll, spm_drift_for(poll)),
+                                 flow_stage::delay("SPM scan read, lvextend, reply write", a, b),
+                                 flow_stage::reply_poll("host mailbox reply poll", poll),
+                                 flow_stage::delay("host inbox read", r0, r1)};
+    return flow_latency::make(stages, 5);
+}
+
+// P(X <= x) for X = C + W, C uniform in [0, c), W uniform in [a, b].
+PROVPOL_NODISCARD inline double clock_plus_work_cdf(double x, double c, double a, double b) noexcept {
+    const auto g = [c](double y) noexcept { return y <= 0.0 ? 0.0 : y <= c ? y * y / (2.0 * c) : y - c / 2.0; };
+    double p = 0.0;
+    if (b - a < 1e-12) {
+        p = (x - a) / c;
+    } else {
+        p = (g(x - a) - g(x - b)) / (b - a);
+    }
+    return p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
+}
+
+// P(K = k), K = max(1, ceil((C + W) / T)): the reply seen at the k-th poll.
+PROVPOL_NODISCARD inline double polls_probability(std::uint64_t k, double poll, double c, double a, double b) noexcept {
+    const double hi = clock_plus_work_cdf(static_cast<double>(k) * poll, c, a, b);
+    const double lo = k <= 1 ? 0.0 : clock_plus_work_cdf(static_cast<double>(k - 1) * poll, c, a, b);
+    return hi > lo ? hi - lo : 0.0;
+}
+
+// Kolmogorov-Smirnov distance between sorted logged values and a model's CDF, each logged value standing for
+// any true value within the Clock's rounding.
+template <class Cdf>
+PROVPOL_NODISCARD double ks_distance(const double* sorted, std::size_t count, Cdf cdf) {
+    const double n = static_cast<double>(count);
+    double d = 0.0;
+    for (std::size_t i = 0; i < count;) {
+        std::size_t j = i + 1;  // the run of equal values (a Clock's values repeat: one CDF per distinct value)
+        while (j < count && sorted[j] == sorted[i]) ++j;
+        const double above = static_cast<double>(j) / n - cdf(sorted[i] + clock_rounding);
+        const double below = cdf(sorted[i] - clock_rounding) - static_cast<double>(i) / n;
+        if (above > d) d = above;
+        if (below > d) d = below;
+        i = j;
+    }
+    return d;
+}
+
+// One mailbox mode fitted to the round trips (see fit/vdsm_log_fit.hpp's header comment).
+struct trip_fit {
+    vdsm_mode_score score;
+    double poll = 0.0, cycle = 0.0, a = 0.0, b = 0.0, r0 = 0.0, r1 = 0.0;
+    std::uint64_t k_min = 0, k_max = 0;
+    std::size_t below = 0, outliers = 0;
+};
+
+// The first index of sorted[0, n) whose value is not below v.
+PROVPOL_NODISCARD inline std::size_t lower_index(const double* sorted, std::size_t n, double v) noexcept {
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// The share of the likelihood kept for round trips no mode explains (an SPM failover, a stuck host).
+inline constexpr double trip_outlier_share = 1e-3;
+
+// `trips`: the round trips, sorted.
+PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) {
+    trip_fit f;
+    f.poll = poll;
+    f.cycle = poll + spm_drift_for(poll);
+    f.score.poll = poll;
+    double span = 1.0;
+    for (std::size_t i = 0; i < n; ++i) span = trips[i] + 1.0 > span ? trips[i] + 1.0 : span;
+    const double outlier_log = log(trip_outlier_share / span);
+
+    // The inbox read: the shortest arc of the residues (round trip mod poll) that holds all but a few of them,
+    // chosen by likelihood (a uniform read over the arc against the outlier density for those left out).
+    std::vector<double> res(n);
+    for (std::size_t i = 0; i < n; ++i) res[i] = trips[i] - floor(trips[i] / poll) * poll;
+    std::sort(res.begin(), res.end());
+    const double* const sorted_trips = trips;
+    const std::size_t max_out = n / 50 < 20 ? n / 50 : 20;
+    double best = -1e300, arc_start = 0.0, arc_width = 0.0;
+    std::size_t arc_count = n;
+    for (std::size_t out = 0; out <= max_out; ++out) {
+        const std::size_t m = n - out;
+        const double md = static_cast<double>(m);
+        for (std::size_t j = 0; j < n; ++j) {
+            const std::size_t e = j + m - 1;
+            const double width = e < n ? res[e] - res[j] : res[e - n] + poll - res[j];
+            const double widened = (m >= 2 ? width + 2.0 * width / (md - 1.0) : width) + 2.0 * clock_rounding;
+            // Round trips the arc would leave shorter than one poll (a read that starts late) count as outliers.
+            double r0 = res[j] - (m >= 2 ? width / (md - 1.0) : 0.0) - clock_rounding;
+            r0 = r0 > 0.0 ? r0 : 0.0;
+            const std::size_t below =
+                r0 + poll - 1e-9 <= sorted_trips[0] ? 0 : lower_index(sorted_trips, n, r0 + poll - 1e-9);
+            const std::size_t inside = m > below ? m - below : 0;
+            const double ll = -static_cast<double>(inside) * log(widened < poll ? widened : poll) +
+                              static_cast<double>(out + below) * outlier_log;
+            if (ll > best + 1e-9) {
+                best = ll;
+                arc_start = res[j];
+                arc_width = width;
+                arc_count = m;
+            }
+        }
+    }
+    const double md = static_cast<double>(arc_count);
+    const double pad = (arc_count >= 2 ? arc_width / (md - 1.0) : 0.0) + clock_rounding;
+    f.r0 = arc_start - pad;
+    if (f.r0 < 0.0) f.r0 = 0.0;
+    f.r1 = arc_start + arc_width + pad;
+    if (f.r1 > f.r0 + poll) f.r1 = f.r0 + poll;  // a longer read would be one more poll
+
+    // The polls each round trip took; off the arc, shorter than one poll or beyond the flow's bound: outliers.
+    std::uint64_t k_min = 0, k_max = 0;
+    std::size_t explained = 0;
+    const std::uint64_t k_cap = flow_latency::max_reply_polls / 2;
+    // Two passes: the polls' range, then their counts.
+    const auto polls_of = [&f, poll](double t) noexcept -> std::uint64_t {
+        const double kd = floor((t - f.r0) / poll + 1e-9);
+        const double d = t - kd * poll;
+        if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) return 0;
+        return static_cast<std::uint64_t>(kd);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = trips[i];
+        const double kd = floor((t - f.r0) / poll + 1e-9);
+        const double d = t - kd * poll;
+        if (kd < 1.0) {
+            ++f.below;
+            continue;
+        }
+        if (d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) {
+            ++f.outliers;
+            continue;
+        }
+        const auto k = static_cast<std::uint64_t>(kd);
+        ++explained;
+        k_min = explained == 1 || k < k_min ? k : k_min;
+        k_max = explained == 1 || k > k_max ? k : k_max;
+    }
+    f.score.unexplained = f.below + f.outliers;
+    if (explained == 0) return f;
+    f.k_min = k_min;
+    f.k_max = k_max;
+    std::vector<std::size_t> count(static_cast<std::size_t>(k_max - k_min + 1));
+    for (std::size_t i = 0; i < n; ++i)
+        if (const std::uint64_t k = polls_of(trips[i]); k != 0) ++count[static_cast<std::size_t>(k - k_min)];
+
+    // The SPM work [a, b): the polls' likelihood, never needing fewer polls than the fewest seen nor more than the
+    // most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point.
+    const auto k_loglik = [&](double a, double b) {
+        double ll = 0.0;
+        for (std::size_t i = 0; i < count.size(); ++i) {
+            if (count[i] == 0) continue;
+            const double p = polls_probability(k_min + i, poll, f.cycle, a, b);
+            if (!(p > 0.0)) return -1e300;
+            ll += static_cast<double>(count[i]) * log(p);
+        }
+        return ll;
+    };
+    const double a_lo = static_cast<double>(k_min - 1) * poll;
+    double b_hi = static_cast<double>(k_max) * poll - f.cycle;
+    if (b_hi < a_lo) b_hi = a_lo;
+    double best_a = a_lo, best_b = a_lo, best_ll = k_loglik(a_lo, a_lo);
+    double lo_a = a_lo, hi_a = b_hi, lo_b = a_lo, hi_b = b_hi;
+    for (int round = 0; round < 6; ++round) {
+        constexpr int steps = 40;
+        for (int i = 0; i <= steps; ++i) {
+            const double a = lo_a + (hi_a - lo_a) * i / steps;
+            for (int j = 0; j <= steps; ++j) {
+                const double b = lo_b + (hi_b - lo_b) * j / steps;
+                if (b < a || a < a_lo || b > b_hi) continue;
+                const double ll = k_loglik(a, b);
+                if (ll > best_ll + 1e-12) {
+                    best_ll = ll;
+                    best_a = a;
+                    best_b = b;
+                }
+            }
+        }
+        const double wa = (hi_a - lo_a) / 8.0, wb = (hi_b - lo_b) / 8.0;
+        lo_a = best_a - wa < a_lo ? a_lo : best_a - wa;
+        hi_a = best_a + wa > b_hi ? b_hi : best_a + wa;
+        lo_b = best_b - wb < a_lo ? a_lo : best_b - wb;
+        hi_b = best_b + wb > b_hi ? b_hi : best_b + wb;
+    }
+    f.a = best_a;
+    f.b = best_b;
+    if (!(best_ll > -1e299)) return f;
+
+    // The mode's likelihood: polls and read for the round trips it explains, the outlier density for the rest.
+    const double read_log = -log(f.r1 - f.r0 > 2.0 * clock_rounding ? f.r1 - f.r0 : 2.0 * clock_rounding);
+    double ll = static_cast<double>(f.score.unexplained) * outlier_log;
+    for (std::size_t i = 0; i < count.size(); ++i) {
+        if (count[i] == 0) continue;
+        const double p = polls_probability(k_min + i, poll, f.cycle, best_a, best_b) * exp(read_log);
+        const double mixed = (1.0 - trip_outlier_share) * p + trip_outlier_share / span;
+        ll += static_cast<double>(count[i]) * log(mixed);
+    }
+    f.score.log_likelihood = ll;
+    const auto model = round_trip_flow(poll, f.a, f.b, f.r0, f.r1);
+    if (!model) return f;
+    f.score.ks_trip = ks_distance(sorted_trips, n, [&model](double t) { return model->cdf(t); });
+    f.score.valid = true;
+    return f;
+}
+
+// The KS distance above which a fit of n extends is rejected: the 0.1% level for n independent samples
+// (sqrt(-ln(0.0005) / 2) = 1.95), but never under 0.05. The extends of one VM share its clocks' phases (and the VMs
+// of a host its SPM's), so they are not independent: a long log would be rejected for the few phases it happened
+// to see; a model within 0.05 of the log's distribution everywhere is close enough to plan with.
+PROVPOL_NODISCARD inline double ks_critical(std::size_t n) noexcept {
+    const double independent = n == 0 ? 1.0 : 1.95 / sqrt(static_cast<double>(n));
+    return independent > 0.05 ? independent : 0.05;
+}
+
+}  // namespace detail
+
+}  // namespace provpol
+
+#endif  // PROVPOL_FIT_VDSM_LOG_MODES_HPP

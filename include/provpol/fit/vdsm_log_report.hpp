@@ -1,0 +1,106 @@
+// provpol/fit/vdsm_log_report.hpp - what the VDSM log fit (fit/vdsm_log_fit.hpp) reads and reports: one extend as
+// the fit reads it (vdsm_fit_sample), and the fitted model with every decision, range and mode's score
+// (vdsm_log_fit).
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_FIT_VDSM_LOG_REPORT_HPP
+#define PROVPOL_FIT_VDSM_LOG_REPORT_HPP
+
+#include "../config.hpp"
+#include "../flow/clocks.hpp"
+#include "vdsm_log_parse.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace provpol {
+
+/// How the log shows that the extend request was made.
+enum class vdsm_detection : unsigned char {
+    none,     ///< the log has no wait timer (VDSM before 4.50, replica lines): the flow starts at the request
+    monitor,  ///< at the periodic watermark monitor's next tick (VDSM before 4.50.1.1)
+    event     ///< at once on the block threshold event (VDSM 4.50.1.1, PR #124)
+};
+/// "none", "monitor" or "event".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_detection e) noexcept {
+    constexpr const char* names[] = {"none", "monitor", "event"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_detection::event) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
+/// A fitted range [min, max) of a stage, and how it was fitted.
+struct vdsm_fitted_range {
+    double min = 0.0, max = 0.0;
+    bool mean_kept = false;  ///< the samples were skewed: [lo, 2 x mean - lo) rather than the end points
+    std::size_t above = 0;   ///< log samples above max (only when mean_kept)
+};
+
+/// The marginal latency of one stage: the log's and the fitted model's.
+struct vdsm_stage_fit {
+    double log_min = 0.0, log_mean = 0.0, log_max = 0.0;
+    double model_min = 0.0, model_mean = 0.0, model_max = 0.0;
+};
+
+/// One extend of a log as the fit reads it: the volume's timers (a replica line's own on "Extend replica").
+struct vdsm_fit_sample {
+    double wait = -1.0;  ///< negative: the line has no wait timer
+    double trip = 0.0;   ///< extend-volume (extend-replica on a replica line): the mailbox round trip
+    double refresh = 0.0;
+    double total = 0.0;
+    std::uint64_t vm = 0;  ///< which VM logged it (the caller numbers the lines' vmId)
+};
+
+/// The sample of one parsed extend line (see vdsm_fit_sample); `vm` is the caller's number for its vmId.
+PROVPOL_NODISCARD constexpr vdsm_fit_sample vdsm_sample_of(const vdsm_extend_record& r, std::uint64_t vm) noexcept {
+    const bool replica = r.what == vdsm_extend_record::kind::replica;
+    vdsm_fit_sample s;
+    s.wait = r.has(vdsm_stage::wait) ? r.get(vdsm_stage::wait) : -1.0;
+    s.trip = r.get(replica ? vdsm_stage::extend_replica : vdsm_stage::extend_volume);
+    s.refresh = r.get(replica ? vdsm_stage::refresh_replica : vdsm_stage::refresh_volume);
+    s.total = r.get(vdsm_stage::total);
+    s.vm = vm;
+    return s;
+}
+
+/// How well one mailbox mode (a reply-poll interval) explains the log's round trips.
+struct vdsm_mode_score {
+    double poll = 0.0;               ///< the host's reply poll and the SPM's clock, seconds
+    double log_likelihood = -1e300;  ///< of the round trips under the mode's best parameters
+    double ks_trip = 1.0;            ///< Kolmogorov-Smirnov distance, the round trips against the mode's model
+    std::size_t unexplained = 0;     ///< round trips off the mode's lattice (or shorter than one poll)
+    bool valid = false;              ///< the mode gave a model at all
+};
+
+/// A flow model fitted to a VDSM log, and what the fit decided (see fit/vdsm_log_fit.hpp).
+struct vdsm_log_fit {
+    static constexpr std::size_t mode_count = 6;
+    /// The reply-poll intervals scored: VDSM's events_interval (0.5 s default; 0.2 s was tried in PR #103),
+    /// its 2 s monitorInterval, and multiples a configuration may set.
+    static constexpr double polls[mode_count] = {0.2, 0.25, 0.5, 1.0, 2.0, 4.0};
+
+    flow_latency model;
+    bool explained = false;  ///< the model passes the goodness-of-fit test; otherwise no mode explains the log
+    vdsm_detection detection = vdsm_detection::none;
+    vdsm_fitted_range monitor_period;            ///< monitor: its period is max (min is 0)
+    vdsm_fitted_range dispatch;                  ///< event: the event's dispatch time
+    bool mailbox_events = false;                 ///< the round trips show mailbox events (a poll under 2 s)
+    double poll_interval = 0.0;                  ///< the host's reply poll (and the SPM's event check or scan), seconds
+    double spm_cycle = 0.0;                      ///< the SPM's clock: poll_interval plus its drift
+    std::uint64_t polls_min = 0, polls_max = 0;  ///< the fewest and most reply polls a round trip took
+    std::size_t below_first_poll = 0;            ///< round trips shorter than one poll: not explained by the mode
+    std::size_t trip_outliers = 0;               ///< round trips off the mode's lattice, left out of the fit
+    vdsm_fitted_range spm_work, inbox_read, refresh;
+    bool has_other = false;   ///< the totals hold time beyond wait + round trip + refresh (more than rounding)
+    vdsm_fitted_range other;  ///< that time, as a delay
+    vdsm_stage_fit wait, extend_volume, refresh_volume, total;
+    std::size_t samples = 0, vms = 0;
+    double ks_total = 1.0;     ///< KS distance between the log's totals and the model's (rounding allowed)
+    double ks_trip = 1.0;      ///< the same for the round trips (extend-volume)
+    double ks_critical = 0.0;  ///< the distance above which the model is rejected (1.95 / sqrt(n), at least 0.05)
+    vdsm_mode_score modes[mode_count];
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_FIT_VDSM_LOG_REPORT_HPP
