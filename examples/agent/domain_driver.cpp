@@ -26,8 +26,7 @@ namespace provpol::agent {
 
 namespace {
 
-namespace pd = provpol::detail;  // the simulator's queue and per-drive latency (domain.hpp, domain/shared.hpp)
-using drive_latency = pd::domain_drive_latency;
+using drive_latency = domain_drive_latency;
 
 /// The host's mail monitor and the SPM: domain_shared, the simulator's own queue, decides when each request is
 /// sent, scanned, served under the VG lock and seen by the host's reply poll; this class keeps those times for
@@ -37,17 +36,17 @@ public:
     spm_worker(const domain_flow& flow, const domain_config& cfg) : flow_(flow) {
         shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots);
     }
-    pd::domain_shared& shared() { return shared_; }
+    domain_shared& shared() { return shared_; }
 
     /// A drive's request handed to the host's mail monitor: record its send and the SPM scan that will take it.
     void send(unsigned drive, std::vector<extend_record>& extends) {
         const double t = shared_.next_send(drive);
         std::size_t slot = 2 * std::size_t{drive};
         for (std::size_t k = slot; k < slot + 2; ++k)
-            if (shared_.request(k).st == pd::domain_request::state::before_send && shared_.request(k).at == t) slot = k;
+            if (shared_.request(k).st == domain_request::state::before_send && shared_.request(k).at == t) slot = k;
         shared_.send(drive);
-        const pd::domain_request& r = shared_.request(slot);
-        if (r.st != pd::domain_request::state::at_spm) return;  // the outbox was full: sent later
+        const domain_request& r = shared_.request(slot);
+        if (r.st != domain_request::state::at_spm) return;  // the outbox was full: sent later
         // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
         const double sent =
             r.grid == t ? t : in_seconds(next_clock_tick(seconds(r.grid), seconds(flow_.poll_period()), seconds(t)));
@@ -58,12 +57,12 @@ public:
     /// real lvextend for the start of the request's turn under the lock, so that it runs inside the window it is
     /// compared with even when this process is scheduled late (nothing sees the LV file grow before the host
     /// refreshes the loop device at the reply).
-    pd::domain_completion serve(std::vector<extend_record>& extends) {
+    domain_completion serve(std::vector<extend_record>& extends) {
         const double lock_free_before = shared_.lock_free();
-        const pd::domain_completion c = shared_.serve();
+        const domain_completion c = shared_.serve();
         std::size_t slot = 2 * std::size_t{c.drive};
         if (shared_.request(slot).size != c.size) ++slot;
-        const pd::domain_request& r = shared_.request(slot);
+        const domain_request& r = shared_.request(slot);
         const double start = std::max(lock_free_before, r.at), end = shared_.lock_free();
         const double T = flow_.poll_period();
         const double k = std::ceil((end - r.grid) / T);
@@ -105,7 +104,7 @@ private:
         std::uint64_t size;
     };
     const domain_flow& flow_;
-    pd::domain_shared shared_;
+    domain_shared shared_;
     std::deque<pending> lvextends_;  // in lock order: their starts increase
     double busy_ = 0;
     std::uint32_t waits_ = 0;
@@ -177,7 +176,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
     auto requested = [&](unsigned d, const extend_in_flight* f, double t, std::uint64_t allocation, const char* on,
                          double event_delay) {
         if (f == nullptr) return;
-        pd::domain_request& q = spm.shared().request(spm.shared().last_added());
+        domain_request& q = spm.shared().request(spm.shared().last_added());
         q.size = f->decision.lv_size_after_extend.count();
         q.exceeded_at = f->exceeded_at;
         extend_record e;
@@ -315,7 +314,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
                 grow_file(s.lv_file(d), (request + extent - 1) / extent * extent);
                 if (extend_record* e = spm_worker::find(out.extends, d, lv_size)) e->lvextend_done = now();
             } else {
-                const pd::domain_completion c = spm.serve(out.extends);
+                const domain_completion c = spm.serve(out.extends);
                 auto& ctl = *drives[c.drive].c;
                 for (unsigned f = 0; f < ctl.in_flight(); ++f)
                     if (ctl.flight(f).done_at == never && ctl.flight(f).decision.lv_size_after_extend.count() == c.size)

@@ -248,6 +248,10 @@ double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std:
 
 }  // namespace detail
 
+/// A drive's latency in a domain: the flow's clocks and draws, with the completion decided by a domain_shared
+/// queue (an extend_controller's Latency, as in simulate_domain).
+using detail::domain_drive_latency;
+
 }  // namespace provpol
 
 #endif  // PROVPOL_DOMAIN_DRIVE_HPP

@@ -446,6 +446,14 @@ private:
 };
 
 }  // namespace detail
+
+/// The domain's shared state as simulate_domain runs it: the hosts' mail monitors, the SPM's scan, its workers and
+/// the VG lock (domain_shared), one request on its way (domain_request) and what the SPM's step hands back
+/// (domain_completion). Public for drivers that run the same queue against real time, as provpol-agent --drives
+/// does; their fields are the simulator's, in seconds as doubles.
+using detail::domain_completion;
+using detail::domain_request;
+using detail::domain_shared;
 }  // namespace provpol
 
 #endif  // PROVPOL_DOMAIN_SHARED_HPP
