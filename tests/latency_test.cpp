@@ -376,6 +376,20 @@ TEST_CASE("empirical: more samples than kept are summarised by evenly spaced ord
     CHECK(e.quantile(0.5) == doctest::Approx(50.0).epsilon(0.01));
 }
 
+TEST_CASE("empirical: equal samples in the summarised body count whole") {
+    // 600 samples of 1 s and 400 of 2 s: more than are kept, so the body keeps every ~3rd order statistic and the
+    // last kept 1 s is not the 600th sample. Its rank must still be the last of the equal ones: P(L > 1 s) is 0.4
+    // exactly and the 60% quantile is 1 s (ranked by the kept point, 597th, it would be 0.402 and 2 s).
+    std::vector<double> s(1000, 2.0);
+    for (std::size_t i = 0; i < 600; ++i) s[i * 1000 / 600] = 1.0;
+    REQUIRE(std::count(s.begin(), s.end(), 1.0) == 600);
+    const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
+    REQUIRE(e.size() < e.samples_given());
+    CHECK(e.exceed_probability(1.0) == 0.4);
+    CHECK(e.quantile(0.6) == 1.0);
+    CHECK(e.quantile(0.601) == 2.0);
+}
+
 TEST_CASE("empirical: make() leaves the caller's samples as they were") {
     // It sorts a copy: an unsorted array stays unsorted, and a const one is accepted.
     std::vector<double> s = {3.1, 2.2, 6.2, 3.7, 0.0, 4.0, 2.9, 3.3, 5.1, 3.0, 3.5, 2.2};

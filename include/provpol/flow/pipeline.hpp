@@ -365,16 +365,10 @@ public:
             // body point i at rank i (below - 1) / (body - 1): the smallest sample first, the tail's neighbour last
             std::size_t rank = i >= body ? below + (i - body) : (body == 1 ? 0 : i * (below - 1) / (body - 1));
             // among equal samples, the last: P(L <= x) counts them all
-            std::size_t lo = rank, hi = count;
-            while (hi - lo > 1) {
-                const std::size_t mid = lo + (hi - lo) / 2;
-                if (sorted[mid] > sorted[rank])
-                    hi = mid;
-                else
-                    lo = mid;
-            }
+            const auto last_equal =
+                std::upper_bound(sorted.begin() + static_cast<std::ptrdiff_t>(rank), sorted.end(), sorted[rank]) - 1;
             e.x_[i] = sorted[rank];
-            e.rank_[i] = lo;
+            e.rank_[i] = static_cast<std::size_t>(last_equal - sorted.begin());
         }
         double sum = 0.0;
         for (std::size_t i = 0; i < count; ++i) sum += sorted[i];  // in ascending order, as before
@@ -424,27 +418,11 @@ public:
 private:
     // The first kept index with x > t (count_ when none).
     PROVPOL_NODISCARD std::size_t first_above(double t) const noexcept {
-        std::size_t lo = 0, hi = count_;
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (x_[mid] > t)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        return lo;
+        return static_cast<std::size_t>(std::upper_bound(x_, x_ + count_, t) - x_);
     }
     // The first kept index whose rank is at least r (ranks rise; the last is total_ - 1 >= r).
     PROVPOL_NODISCARD std::size_t first_rank_at_least(std::size_t r) const noexcept {
-        std::size_t lo = 0, hi = count_ - 1;
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (rank_[mid] >= r)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        return lo;
+        return static_cast<std::size_t>(std::lower_bound(rank_, rank_ + (count_ - 1), r) - rank_);
     }
 
     double x_[capacity] = {};

@@ -130,7 +130,7 @@ private:
 /// queued seconds closest to the measured 0.485 and 0.736 s (0.45 s simulated; [0.1, 0.55] gives 0.35 s).
 /// docs/lvm.md says how, and why a real host's may differ.
 PROVPOL_NODISCARD constexpr lvm_dmeventd_model lvm_dmeventd() noexcept {
-    return lvm_dmeventd_model::make(seconds(0.2), seconds(0.55), 0.55, seconds(10.0), seconds(60.0)).value();
+    return lvm_dmeventd_model::make(200_ms, 550_ms, 0.55, 10_s, 60_s).value();
 }
 
 /// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).

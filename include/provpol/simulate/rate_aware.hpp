@@ -54,6 +54,7 @@
 #include "../time.hpp"
 #include "run.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace provpol {
@@ -182,10 +183,7 @@ namespace detail {
 // Bytes written at `r` during `budget` (held to 0 .. max_latency_budget), rounded up to whole MiB (VDSM's request
 // granularity).
 constexpr std::uint64_t rate_budget_bytes(rate r, milliseconds budget) noexcept {
-    const milliseconds held = budget < milliseconds(0)      ? milliseconds(0)
-                              : budget > max_latency_budget ? max_latency_budget
-                                                            : budget;
-    const auto ms = static_cast<std::uint32_t>(held.count());
+    const auto ms = static_cast<std::uint32_t>(std::clamp(budget, milliseconds(0), max_latency_budget).count());
     return align_up(ratio_of(r.bytes_per_second(), ms, 1000, rounding::up), std::uint64_t{1} << 20);
 }
 }  // namespace detail
