@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         }
         const milliseconds model_budget = latency_budget(*l, 1.0);
         for (const shape& s : shapes) {
-            const domain_config d = domain_config::make(s.hosts, s.drives_per_host, 1e8).value();
+            const domain_config d = domain_config::make(s.hosts, s.drives_per_host, 1e8_s).value();
             const auto row = [&](const std::string& policy, std::uint32_t n) {
                 std::printf("%s,%u,%u,%u,%s,%u\n", name.c_str(), s.hosts, s.drives_per_host, s.runs, policy.c_str(), n);
                 std::fflush(stdout);
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
             for (double margin : {1.25, 1.5, 1.75, 2.0})
                 for (double pending : {1.0, 1.25, 1.5, 2.0}) {
                     const adaptive_rate_aware_agent agent(make_rate_aware_policy(v2022, model_budget).value(),
-                                                          load_adaptation::make(margin, 600.0, pending).value());
+                                                          load_adaptation::make(margin, 600.0_s, pending).value());
                     char label[96];
                     std::snprintf(label, sizeof label, "rate-aware-adaptive/vdsm-2022 margin %.2f pending %.2f", margin,
                                   pending);

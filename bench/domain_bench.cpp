@@ -21,7 +21,7 @@ constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 template <class Agent>
 void domain_hour(benchmark::State& state, const Agent& agent, const flow_latency& latency, std::uint64_t mib_s,
                  double stagger) {
-    const domain_config cfg = domain_config::make(50, 20, 3600.0).value();
+    const domain_config cfg = domain_config::make(50, 20, 3600.0_s).value();
     const workload w =
         workload::make(bytes(4 * 1024 * 1024 * mib), rate(mib_s * mib), bytes(4 * 1024 * 1024 * mib)).value();
     std::uint64_t seed = 1;
@@ -29,11 +29,12 @@ void domain_hour(benchmark::State& state, const Agent& agent, const flow_latency
     for (auto _ : state) {
         const auto r = simulate_domain(
             cfg, latency, [&agent](std::uint32_t) noexcept { return agent; },
-            [&w, stagger](std::uint32_t d) noexcept { return drive_workload::make(w, d * stagger).value(); }, seed++);
+            [&w, stagger](std::uint32_t d) noexcept { return drive_workload::make(w, seconds(d * stagger)).value(); },
+            seed++);
         benchmark::DoNotOptimize(r);
         extends = static_cast<double>(r->summary().extends);
         utilization = r->summary().spm_utilization;
-        p99 = r->summary().latency_p99;
+        p99 = r->summary().latency_p99.count();
     }
     state.counters["extends"] = extends;
     state.counters["spm_utilization"] = utilization;

@@ -35,9 +35,9 @@ public:
     unsigned max_in_flight() const { return 2; }
     void observe(const observation& o) {
         agent_.observe(o);
-        if (o.kind == observation_kind::threshold) threshold_at_ = o.time;
+        if (o.kind == observation_kind::threshold) threshold_at_ = o.time.count();
         if (o.kind == observation_kind::extended) {
-            if (threshold_at_ >= 0.0) latencies_[seen_++ % ring] = o.time - threshold_at_;
+            if (threshold_at_ >= 0.0) latencies_[seen_++ % ring] = o.time.count() - threshold_at_;
             threshold_at_ = -1.0;
         }
     }
@@ -61,7 +61,7 @@ private:
     milliseconds model_budget_;
     unsigned window_;
     double margin_s_;
-    rate_aware_agent agent_{make_rate_aware_policy(floor_, model_budget_).value(), 2, 60.0};  // its estimator
+    rate_aware_agent agent_{make_rate_aware_policy(floor_, model_budget_).value(), 2, seconds(60)};  // its estimator
     double threshold_at_ = -1.0;
     double latencies_[ring] = {};
     unsigned seen_ = 0;

@@ -107,7 +107,7 @@ void bm_exceed_probability(benchmark::State& state) {
     const pipeline_latency latency = vdsm_polling_2022_independent_latency();
     double t = 0.5;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(latency.exceed_probability(t));
+        benchmark::DoNotOptimize(latency.exceed_probability(seconds(t)));
         t = t > 6.9 ? 0.5 : t + 0.001;
     }
     state.SetItemsProcessed(state.iterations());

@@ -167,7 +167,7 @@ TEST_CASE("the fit recovers known t0 and B from exact data, and the 95% size is 
     const auto s = model_samples(t0, B, {4096, 16384, 65536, 262144, 1048576, 4194304, 16777216});
     const auto fit = fit_cost_model(s.data(), s.size());
     REQUIRE(fit.has_value());
-    CHECK(fit->model.latency_seconds == doctest::Approx(t0).epsilon(1e-9));
+    CHECK(fit->model.latency_seconds.count() == doctest::Approx(t0).epsilon(1e-9));
     CHECK(fit->model.bandwidth_bytes_per_second == doctest::Approx(B).epsilon(1e-9));
     CHECK(fit->rms_relative_residual < 1e-9);
     CHECK(fit->max_relative_residual < 1e-9);
@@ -182,7 +182,7 @@ TEST_CASE("the fit recovers known t0 and B from exact data, and the 95% size is 
     CHECK(fit->model.bytes_per_second(*size) >= 0.95 * B * (1 - 1e-9));
     CHECK(fit->model.bytes_per_second(bytes(size->count() - 4096)) < 0.95 * B);
     // 50%: t0 * B = 105000 bytes.
-    CHECK(size_for_fraction(cost_model{t0, B}, 0.5)->count() == 105000);
+    CHECK(size_for_fraction(cost_model{seconds(t0), B}, 0.5)->count() == 105000);
 }
 
 TEST_CASE("two measured sizes suffice; the answer is not limited to the sizes tried") {
@@ -190,7 +190,7 @@ TEST_CASE("two measured sizes suffice; the answer is not limited to the sizes tr
     const auto s = model_samples(300e-6, 1e9, {64 * 1024, 1024 * 1024});
     const auto fit = fit_cost_model(s.data(), s.size());
     REQUIRE(fit.has_value());
-    CHECK(fit->model.latency_seconds == doctest::Approx(300e-6).epsilon(1e-9));
+    CHECK(fit->model.latency_seconds.count() == doctest::Approx(300e-6).epsilon(1e-9));
     CHECK(fit->model.bandwidth_bytes_per_second == doctest::Approx(1e9).epsilon(1e-9));
     // 19 * 300e-6 * 1e9 = 5.7 MB: past 4 MiB, as the issue observed, and neither size tried.
     CHECK(size_for_fraction(fit->model, 0.95)->count() == doctest::Approx(5.7e6).epsilon(1e-6));
@@ -209,7 +209,7 @@ TEST_CASE("the fit with seeded noise: t0 and B within a few percent") {
     }
     const auto fit = fit_cost_model(s.data(), s.size());
     REQUIRE(fit.has_value());
-    CHECK(fit->model.latency_seconds == doctest::Approx(t0).epsilon(0.05));
+    CHECK(fit->model.latency_seconds.count() == doctest::Approx(t0).epsilon(0.05));
     CHECK(fit->model.bandwidth_bytes_per_second == doctest::Approx(B).epsilon(0.05));
     CHECK(fit->rms_relative_residual > 0.001);
     CHECK(fit->rms_relative_residual < 0.03);
@@ -226,9 +226,9 @@ TEST_CASE("the fit: no latency clamps t0 at 0; one size or shrinking times are e
             s.push_back({bytes(bs), 1e9 * (1.0 + 0.02 * (rng.uniform() - 0.5))});
         const auto fit = fit_cost_model(s.data(), s.size());
         REQUIRE(fit.has_value());
-        CHECK(fit->model.latency_seconds >= 0.0);
+        CHECK(fit->model.latency_seconds >= 0.0_s);
         CHECK(fit->model.bandwidth_bytes_per_second == doctest::Approx(1e9).epsilon(0.02));
-        if (fit->latency_clamped) CHECK(fit->model.latency_seconds == 0.0);
+        if (fit->latency_clamped) CHECK(fit->model.latency_seconds == 0.0_s);
     }
     throughput_sample one_size[] = {{4_KiB, 1e6}, {4_KiB, 2e6}};
     CHECK(error_of(fit_cost_model(one_size, 2).error()) ==
@@ -247,13 +247,13 @@ TEST_CASE("the fit: no latency clamps t0 at 0; one size or shrinking times are e
 }
 
 TEST_CASE("size_for_fraction: edges") {
-    CHECK(size_for_fraction(cost_model{0.0, 1e9}, 0.95)->count() == 1);  // no latency: any size reaches B
-    CHECK(size_for_fraction(cost_model{1e6, 1e15}, 0.999)->count() == bytes::max().count());  // not representable
-    CHECK(error_of(size_for_fraction(cost_model{-1.0, 1e9}, 0.95).error()) ==
+    CHECK(size_for_fraction(cost_model{0.0_s, 1e9}, 0.95)->count() == 1);  // no latency: any size reaches B
+    CHECK(size_for_fraction(cost_model{1e6_s, 1e15}, 0.999)->count() == bytes::max().count());  // not representable
+    CHECK(error_of(size_for_fraction(cost_model{-1.0_s, 1e9}, 0.95).error()) ==
           "latency_seconds: must be finite and at least 0, got -1");
-    CHECK(error_of(size_for_fraction(cost_model{1e-4, 0.0}, 0.95).error()) ==
+    CHECK(error_of(size_for_fraction(cost_model{1e-4_s, 0.0}, 0.95).error()) ==
           "bandwidth_bytes_per_second: must be positive and finite, got 0");
-    CHECK_FALSE(size_for_fraction(cost_model{1e-4, 1e9}, 1.0).has_value());
+    CHECK_FALSE(size_for_fraction(cost_model{1e-4_s, 1e9}, 1.0).has_value());
 }
 
 // --- (c) the deadline planner -------------------------------------------------------------------------------------
@@ -262,49 +262,50 @@ TEST_CASE("deadline planner: the smallest chunk that meets the deadline with the
     // 15 MiB (the database size of xen-api PR #3580) in 2 s with a 20% margin, at t0 = 300 us and B = 1 GB/s.
     // By hand: budget 1.6 s; the transfer takes 15728640 / 1e9 = 0.01572864 s; (1.6 - 0.01572864) / 300e-6 =
     // 5280.9, so at most 5280 writes; ceil(15728640 / 5280) = 2979 bytes, 5280 writes, 1.59972864 s.
-    const cost_model m{300e-6, 1e9};
-    const auto plan = plan_for_deadline(15_MiB, 2.0, m, 0.2);
+    const cost_model m{300e-6_s, 1e9};
+    const auto plan = plan_for_deadline(15_MiB, 2.0_s, m, 0.2);
     REQUIRE(plan.has_value());
     CHECK(plan->chunk == bytes(2979));
     CHECK(plan->writes == 5280);
-    CHECK(plan->predicted_seconds == doctest::Approx(1.59972864));
-    CHECK(plan->budget_seconds == doctest::Approx(1.6));
+    CHECK(plan->predicted_seconds.count() == doctest::Approx(1.59972864));
+    CHECK(plan->budget_seconds.count() == doctest::Approx(1.6));
     // Minimal: one byte less needs 5282 writes, 1.60032864 s, over the budget.
-    CHECK(m.seconds_to_write(15_MiB, bytes(2978)) > 1.6);
+    CHECK(m.seconds_to_write(15_MiB, bytes(2978)) > 1.6_s);
 
     // Through this machine's policy (512e, direct-dsync): the floor and alignment raise it to 4 KiB, fewer writes.
     const device_limits vda{512_B, 4_KiB, 4_KiB, 0_B, 4_MiB, 512_B, 512_B, 4_KiB};
     const auto policy = chunk_policy::make(vda, io_mode::direct_dsync, fixed_default{64_KiB}).value();
-    const auto d = decide_for_deadline(policy, 15_MiB, 2.0, m, 0.2);
+    const auto d = decide_for_deadline(policy, 15_MiB, 2_s, m, 0.2);
     REQUIRE(d.has_value());
     CHECK(d->decision == chunk_decision{4_KiB, chunk_step::floor});
     CHECK(d->writes == 3840);
-    CHECK(d->predicted_seconds == doctest::Approx(3840 * 300e-6 + 0.01572864));
+    CHECK(d->predicted_seconds.count() == doctest::Approx(3840 * 300e-6 + 0.01572864));
 }
 
 TEST_CASE("deadline planner: a deadline that cannot be met is an error naming the shortest one") {
-    const cost_model m{300e-6, 1e9};
+    const cost_model m{300e-6_s, 1e9};
     // One write of 15 MiB takes 300e-6 + 0.01572864 = 0.01602864 s; with a 20% margin the deadline must be at
     // least 0.0200358 s.
-    const auto plan = plan_for_deadline(15_MiB, 0.01, m, 0.2);
+    const auto plan = plan_for_deadline(15_MiB, 0.01_s, m, 0.2);
     REQUIRE_FALSE(plan.has_value());
     CHECK(error_of(plan.error()) == "deadline_seconds must be at least 0.0200358, got 0.01");
     // Feasible in itself, but not with this device's largest chunk (4 MiB): 1 GiB in 1.085 s needs chunks over 4 MiB.
     const device_limits vda{512_B, 4_KiB, 4_KiB, 0_B, 4_MiB, 512_B, 512_B, 4_KiB};
     const auto policy = chunk_policy::make(vda, io_mode::direct_dsync, fixed_default{64_KiB}).value();
-    const auto tight = plan_for_deadline(1_GiB, 1.4, m, 0.2);
+    const auto tight = plan_for_deadline(1_GiB, 1.4_s, m, 0.2);
     REQUIRE(tight.has_value());
     CHECK(tight->chunk > 4_MiB);
-    CHECK(error_of(decide_for_deadline(policy, 1_GiB, 1.4, m, 0.2).error()) ==
+    CHECK(error_of(decide_for_deadline(policy, 1_GiB, 1.4_s, m, 0.2).error()) ==
           "deadline_seconds (1.4) needs chunks larger than the device's largest chunk (4MiB)");
     // Bad inputs.
-    CHECK(error_of(plan_for_deadline(0_B, 1.0, m).error()) == "total must be at least 1, got 0");
-    CHECK(error_of(plan_for_deadline(1_MiB, 0.0, m).error()) == "deadline_seconds: must be positive and finite, got 0");
-    CHECK(error_of(plan_for_deadline(1_MiB, 1.0, m, 0.95).error()) == "margin must be in [0, 0.9], got 0.95");
+    CHECK(error_of(plan_for_deadline(0_B, 1.0_s, m).error()) == "total must be at least 1, got 0");
+    CHECK(error_of(plan_for_deadline(1_MiB, 0.0_s, m).error()) ==
+          "deadline_seconds: must be positive and finite, got 0");
+    CHECK(error_of(plan_for_deadline(1_MiB, 1.0_s, m, 0.95).error()) == "margin must be in [0, 0.9], got 0.95");
 }
 
 TEST_CASE("deadline planner: no latency means any chunk meets a feasible deadline") {
-    const auto plan = plan_for_deadline(1_MiB, 1.0, cost_model{0.0, 1e9}, 0.0);
+    const auto plan = plan_for_deadline(1_MiB, 1.0_s, cost_model{0.0_s, 1e9}, 0.0);
     REQUIRE(plan.has_value());
     CHECK(plan->chunk == 1_B);
     CHECK(plan->writes == 1048576);
@@ -314,13 +315,13 @@ TEST_CASE("deadline planner sweep: every plan fits its budget and is minimal") {
     detail::xoshiro256 rng(11);
     int feasible = 0;
     for (int i = 0; i < 2000; ++i) {
-        const cost_model m{1e-6 + 1e-3 * rng.uniform(), 1e7 + 2e9 * rng.uniform()};
+        const cost_model m{seconds(1e-6 + 1e-3 * rng.uniform()), 1e7 + 2e9 * rng.uniform()};
         const bytes total(1 + rng.below(std::uint64_t{1} << 32));
         const double deadline = 0.001 + 30.0 * rng.uniform();
         const double margin = 0.3 * rng.uniform();
-        const auto plan = plan_for_deadline(total, deadline, m, margin);
+        const auto plan = plan_for_deadline(total, seconds(deadline), m, margin);
         if (!plan) {
-            CHECK(m.seconds_to_write(total, total) > deadline * (1 - margin));
+            CHECK(m.seconds_to_write(total, total) > seconds(deadline * (1 - margin)));
             continue;
         }
         ++feasible;

@@ -63,7 +63,7 @@ void check_answer(const domain_config& cfg, const latency_model& l, const Agent&
 }  // namespace
 
 TEST_CASE("max_writers: the answer meets the target and one more writer misses it") {
-    const domain_config cfg = domain_config::make(4, 8, 1e8).value();
+    const domain_config cfg = domain_config::make(4, 8, 1e8_s).value();
     const latency_model l = latency_profile("vdsm-polling-2022").value();
     const auto agent = static_agent<vdsm_policy>(vdsm_2022());
     const workload w = workload::make(10_GiB, rate(std::uint64_t{500} << 20), 20_GiB).value();
@@ -79,7 +79,7 @@ TEST_CASE("max_writers: the answer meets the target and one more writer misses i
 }
 
 TEST_CASE("max_writers: 0 when one writer misses the target, every drive when all of them meet it") {
-    const domain_config cfg = domain_config::make(2, 3, 1e8).value();
+    const domain_config cfg = domain_config::make(2, 3, 1e8_s).value();
     const latency_model l = latency_profile("vdsm-polling-2022").value();
     const auto agent = static_agent<vdsm_policy>(vdsm_2022());
     // 50 GiB at 500 MiB/s: a lone vdsm-2022 writer pauses 3 times; never 0 times.
@@ -101,7 +101,7 @@ TEST_CASE("max_writers: 0 when one writer misses the target, every drive when al
 }
 
 TEST_CASE("max_writers: the rate-aware agent, deterministic, and its errors") {
-    const domain_config cfg = domain_config::make(3, 4, 1e8).value();
+    const domain_config cfg = domain_config::make(3, 4, 1e8_s).value();
     const latency_model l = latency_profile("vdsm-polling-2022").value();
     const auto policy = make_rate_aware_policy(vdsm_config::make(1024, 50).value(), latency_budget(l, 1.0)).value();
     const rate_aware_agent agent(policy);
@@ -130,7 +130,7 @@ TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal 
     // 50 GiB at 500 MiB/s per writer, all starting together, 99% of VMs at most 1 pause: under the events flow the
     // adapting agent over the vdsm-2022 floor holds at least twice the writers vdsm-2022 holds; under the polling
     // flow vdsm-2022 holds none (one writer alone pauses 3 times) and the adapting agent holds some.
-    const domain_config cfg = domain_config::make(10, 20, 1e8).value();
+    const domain_config cfg = domain_config::make(10, 20, 1e8_s).value();
     const workload w = workload::make(50_GiB, rate(std::uint64_t{500} << 20), 100_GiB).value();
     const per_vm_target t = per_vm_target::make(1, 0.99).value();
     for (const char* name : {"vdsm-mailbox-events", "vdsm-polling-2022"}) {

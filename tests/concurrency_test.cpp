@@ -71,14 +71,15 @@ TEST_CASE("latency models, risk and the simulator are shared read-only") {
     const static_agent<vdsm_policy> agent(vdsm_legacy());
     const workload w = workload::make(5_GiB, rate(150ULL << 20), 10_GiB).value();
     const simulation_summary want = simulate(agent, l, w, 50, 3);
-    const double want_q = l.quantile(0.99);
+    const seconds want_q = l.quantile(0.99);
     std::atomic<int> mismatches{0};
     in_threads([&](int) {
         const simulation_summary got = simulate(agent, l, w, 50, 3);
         if (got.pauses != want.pauses || got.extends != want.extends || got.pause_seconds != want.pause_seconds)
             ++mismatches;
         if (l.quantile(0.99) != want_q) ++mismatches;
-        if (pause_probability(512_MiB, rate(150ULL << 20), l) != l.exceed_probability(512.0 / 150.0)) ++mismatches;
+        if (pause_probability(512_MiB, rate(150ULL << 20), l) != l.exceed_probability(seconds(512.0 / 150.0)))
+            ++mismatches;
     });
     CHECK(mismatches.load() == 0);
 }
@@ -150,11 +151,12 @@ TEST_CASE("ordered_parallel: domain runs on many threads give check_writers' fig
     const auto make_agent = [&agent](std::uint32_t) noexcept { return agent; };
     const writers_check want =
         check_writers(cfg, l, make_agent, w, per_vm_target::make(1, 0.99).value(), writers, runs, 9).value();
-    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
+    const drive_workload writing{w, 0.0_s, 0.0_s, 0.0_s, true};
     const drive_workload idle = drive_workload::idle(w);
     for (const unsigned jobs : {1u, 3u}) {
         run_accumulator acc;
-        double latency_p99 = 0.0, spm = 0.0;
+        seconds latency_p99{};
+        double spm = 0.0;
         cli::ordered_parallel(
             runs, jobs, 2,
             [&](std::uint64_t k) {

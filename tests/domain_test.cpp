@@ -53,20 +53,20 @@ domain_result run_domain(const domain_config& cfg, const flow_latency& l, const 
 
 // The polling flow with a fixed SPM service time, so that the lock's busy time is served x service exactly.
 flow_latency polling_with_service(double service) {
-    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
-                                 flow_stage::send("host mailbox send", 0.0, 0.0),
-                                 flow_stage::clock("SPM mailbox scan", 2.0, 0.005),
-                                 flow_stage::delay("lvextend under the VG lock", service, service),
-                                 flow_stage::reply_poll("host mailbox reply poll", 2.0),
-                                 flow_stage::delay("host inbox read", 0.04, 0.15),
-                                 flow_stage::delay("LV refresh", 0.15, 0.34)};
+    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0_s),
+                                 flow_stage::send("host mailbox send", 0.0_s, 0.0_s),
+                                 flow_stage::clock("SPM mailbox scan", 2.0_s, 0.005_s),
+                                 flow_stage::delay("lvextend under the VG lock", seconds(service), seconds(service)),
+                                 flow_stage::reply_poll("host mailbox reply poll", 2.0_s),
+                                 flow_stage::delay("host inbox read", 0.04_s, 0.15_s),
+                                 flow_stage::delay("LV refresh", 0.15_s, 0.34_s)};
     return flow_latency::make(stages, 7).value();
 }
 
 }  // namespace
 
 TEST_CASE("a domain of one host and one drive is simulate_run, every field, bit for bit") {
-    const domain_config one = domain_config::make(1, 1, 1e8).value();
+    const domain_config one = domain_config::make(1, 1, 1e8_s).value();
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_mailbox_events_latency(), vdsm_immediate_latency()};
     const vdsm_policy policies[] = {vdsm_legacy(), vdsm_2022()};
     int compared = 0, paused_runs = 0;
@@ -94,7 +94,7 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
     // With one extend in flight by construction. With two (the agent's default) only while the drive's own two
     // requests do not meet on the VG lock, which the domain serializes and the single-drive flow does not: true
     // of every run here (and of 900 runs of 50 GiB per flow tried), not a guarantee.
-    const domain_config one = domain_config::make(1, 1, 1e8).value();
+    const domain_config one = domain_config::make(1, 1, 1e8_s).value();
     const flow_latency flows[] = {vdsm_polling_2022_latency(), vdsm_immediate_latency()};
     for (const flow_latency& l : flows)
         for (unsigned in_flight : {1u, 2u}) {
@@ -119,7 +119,7 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
 }
 
 TEST_CASE("a lone writer among idle drives of many hosts is simulate_run; with other writers it is not") {
-    const domain_config cfg = domain_config::make(4, 10, 1e8).value();
+    const domain_config cfg = domain_config::make(4, 10, 1e8_s).value();
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(450);
@@ -160,10 +160,10 @@ TEST_CASE("the SPM's utilization is the extends it served times their service ti
     const double service = 0.3;
     const flow_latency l = polling_with_service(service);
     const static_agent<vdsm_policy> agent(vdsm_legacy());
-    const domain_config cfg = domain_config::make(5, 20, 1800.0).value();
+    const domain_config cfg = domain_config::make(5, 20, 1800.0_s).value();
     const domain_result r = run_domain(cfg, l, agent, make_workload(100, 1024_GiB), 100, 3);
     const domain_summary& s = r.summary();
-    CHECK(s.elapsed == 1800.0);
+    CHECK(s.elapsed == 1800.0_s);
     REQUIRE(s.served > 1000);
     // Independently of the SPM's own counters: every served extend grew one LV by one chunk (vdsm-legacy: 1 GiB,
     // a whole number of 128 MiB extents), so the LVs' growth counts the extends the lock ran, give or take the
@@ -176,10 +176,11 @@ TEST_CASE("the SPM's utilization is the extends it served times their service ti
     }
     CHECK(grown >= s.served);
     CHECK(grown <= s.served + r.drives());
-    const double from_lvs = static_cast<double>(grown) * service / s.elapsed;
+    const double elapsed = s.elapsed.count();
+    const double from_lvs = static_cast<double>(grown) * service / elapsed;
     CHECK(s.spm_utilization <= from_lvs + 1e-9);
-    CHECK(s.spm_utilization >= from_lvs - static_cast<double>(r.drives()) * service / s.elapsed);
-    CHECK(s.spm_utilization == doctest::Approx(static_cast<double>(s.extends) * service / s.elapsed).epsilon(0.01));
+    CHECK(s.spm_utilization >= from_lvs - static_cast<double>(r.drives()) * service / elapsed);
+    CHECK(s.spm_utilization == doctest::Approx(static_cast<double>(s.extends) * service / elapsed).epsilon(0.01));
     CHECK(s.spm_utilization > 0.4);
     CHECK(s.spm_utilization <= 1.0);
     // The served requests are all but the few still on their way at the end.
@@ -191,7 +192,7 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(500);
-    const domain_config cfg = domain_config::make(10, 40, 600.0).value();
+    const domain_config cfg = domain_config::make(10, 40, 600.0_s).value();
     const run_result single = simulate_run(agent, l, w, detail::run_seed(11, 0));
     double last_p99 = 0.0;
     std::uint64_t last_queue = 0;
@@ -200,11 +201,11 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
         CAPTURE(writers);
         const domain_result r = run_domain(cfg, l, agent, w, writers, 11);
         const domain_summary& s = r.summary();
-        CHECK(s.latency_p99 >= last_p99);
+        CHECK(s.latency_p99 >= seconds(last_p99));
         CHECK(s.queue_p99 >= last_queue);
         CHECK(s.latency_p50 <= s.latency_p99);
         CHECK(s.latency_p99 <= s.latency_max);
-        last_p99 = s.latency_p99;
+        last_p99 = s.latency_p99.count();
         last_queue = s.queue_p99;
         std::uint32_t pauses = 0;
         for (std::uint32_t d = 0; d < r.drives(); ++d) pauses += r.drive(d).run.pauses;
@@ -214,7 +215,7 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
             pauses_few = pauses;
         }
         if (writers == 400) {
-            CHECK(s.latency_p99 > l.max() + 2.0);  // at least one reply poll more than any single-drive extend
+            CHECK(s.latency_p99 > l.max() + 2_s);  // at least one reply poll more than any single-drive extend
             CHECK(s.queue_p99 >= 5);
             CHECK(s.worker_wait_share > 0.0);
             pauses_many = pauses;
@@ -234,7 +235,7 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
 TEST_CASE("same seed, same numbers; another seed, other numbers") {
     const flow_latency l = vdsm_mailbox_events_latency();
     const rate_aware_agent agent(make_rate_aware_policy(vdsm_legacy().trigger().config, 3600_ms).value());
-    const domain_config cfg = domain_config::make(4, 25, 900.0).value();
+    const domain_config cfg = domain_config::make(4, 25, 900.0_s).value();
     const workload w = make_workload(300, 100_GiB);
     const domain_result a = run_domain(cfg, l, agent, w, 80, 5);
     const domain_result b = run_domain(cfg, l, agent, w, 80, 5);
@@ -253,14 +254,14 @@ TEST_CASE("same seed, same numbers; another seed, other numbers") {
 TEST_CASE("workloads: staggered starts and on/off bursts write the same bytes, later") {
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_legacy());
-    const domain_config cfg = domain_config::make(1, 3, 1e6).value();
+    const domain_config cfg = domain_config::make(1, 3, 1e6_s).value();
     const workload w = make_workload(100, 10_GiB);
     auto r = simulate_domain(
         cfg, l, [&agent](std::uint32_t) noexcept { return agent; },
         [&w](std::uint32_t d) noexcept {
             return d == 0   ? drive_workload::make(w).value()
-                   : d == 1 ? drive_workload::make(w, 60.0).value()
-                            : drive_workload::make(w, 0.0, 10.0, 30.0).value();
+                   : d == 1 ? drive_workload::make(w, 60.0_s).value()
+                            : drive_workload::make(w, 0.0_s, 10.0_s, 30.0_s).value();
         },
         1);
     REQUIRE(r.has_value());
@@ -269,13 +270,13 @@ TEST_CASE("workloads: staggered starts and on/off bursts write the same bytes, l
         CAPTURE(d);
         CHECK(r->drive(d).finished);
         CHECK(r->drive(d).run.final_physical >= 10_GiB);
-        CHECK(r->drive(d).run.duration >= constant - 1e-9);  // drive 1: measured from its start, 60 s
+        CHECK(r->drive(d).run.duration >= seconds(constant - 1e-9));  // drive 1: measured from its start, 60 s
     }
-    CHECK(r->drive(1).run.duration < constant + 10.0);  // measured from its own start
+    CHECK(r->drive(1).run.duration < seconds(constant + 10.0));  // measured from its own start
     // Bursts of 10 s every 40 s: about four times as long (the last burst ends the write).
-    CHECK(r->drive(2).run.duration > 3.5 * constant);
-    CHECK(r->drive(2).run.duration < 4.0 * constant + 20.0);
-    CHECK(r->summary().elapsed == doctest::Approx(r->drive(2).run.duration).epsilon(0.05));
+    CHECK(r->drive(2).run.duration > seconds(3.5 * constant));
+    CHECK(r->drive(2).run.duration < seconds(4.0 * constant + 20.0));
+    CHECK(r->summary().elapsed.count() == doctest::Approx(r->drive(2).run.duration.count()).epsilon(0.05));
 }
 
 TEST_CASE("errors: a flow without the mailbox, a time-blind model, bad shapes and workloads") {
@@ -284,7 +285,7 @@ TEST_CASE("errors: a flow without the mailbox, a time-blind model, bad shapes an
     const auto each = [&w](std::uint32_t) noexcept { return drive_workload::make(w).value(); };
     const auto agents = [&agent](std::uint32_t) noexcept { return agent; };
     const domain_config cfg = domain_config::make(1, 1).value();
-    const flow_stage no_mailbox[] = {flow_stage::monitor("m", 2.0), flow_stage::delay("d", 1.0, 2.0)};
+    const flow_stage no_mailbox[] = {flow_stage::monitor("m", 2.0_s), flow_stage::delay("d", 1.0_s, 2.0_s)};
     const auto r1 = simulate_domain(cfg, flow_latency::make(no_mailbox, 2).value(), agents, each, 1);
     REQUIRE_FALSE(r1.has_value());
     CHECK(std::string(r1.error().message().view()).find("a send and a reply poll") != std::string::npos);
@@ -296,13 +297,13 @@ TEST_CASE("errors: a flow without the mailbox, a time-blind model, bad shapes an
     CHECK(domain_config::make(1000, 1000).has_value());  // a million drives, the most
     CHECK(std::string(domain_config::make(1000, 1001).error().message().view()) ==
           "drives must be in [1, 1000000], got 1001000");
-    CHECK_FALSE(domain_config::make(1, 1, 0.0).has_value());
-    CHECK_FALSE(domain_config::make(1, 1, 10.0, 0).has_value());
-    CHECK_FALSE(domain_config::make(1, 1, 10.0, 5, 64).has_value());
-    CHECK(domain_config::make(1, 1, 10.0, 5, 63).has_value());
-    CHECK_FALSE(drive_workload::make(w, -1.0).has_value());
-    CHECK_FALSE(drive_workload::make(w, 0.0, 10.0, 0.0).has_value());
-    CHECK(drive_workload::make(w, 0.0, 10.0, 5.0).has_value());
+    CHECK_FALSE(domain_config::make(1, 1, 0.0_s).has_value());
+    CHECK_FALSE(domain_config::make(1, 1, 10.0_s, 0).has_value());
+    CHECK_FALSE(domain_config::make(1, 1, 10.0_s, 5, 64).has_value());
+    CHECK(domain_config::make(1, 1, 10.0_s, 5, 63).has_value());
+    CHECK_FALSE(drive_workload::make(w, -1.0_s).has_value());
+    CHECK_FALSE(drive_workload::make(w, 0.0_s, 10.0_s, 0.0_s).has_value());
+    CHECK(drive_workload::make(w, 0.0_s, 10.0_s, 5.0_s).has_value());
 }
 
 TEST_CASE("the drives' event heap: the earliest event first, equal times to the lower drive") {
@@ -315,9 +316,9 @@ TEST_CASE("the drives' event heap: the earliest event first, equal times to the 
     h.update(0, 2.0);
     h.update(4, 0.5);
     std::vector<std::size_t> order;
-    while (h.top_key() < detail::never) {
+    while (h.top_key() < detail::never_time) {
         order.push_back(h.top());
-        h.update(h.top(), detail::never);
+        h.update(h.top(), detail::never.count());
     }
     CHECK(order == std::vector<std::size_t>{4, 1, 3, 5, 0});
     h.update(2, 1.0);  // a later arrival at the same time still goes by index
@@ -342,9 +343,9 @@ TEST_CASE("writers spread over the hosts in turn") {
 // 0.3 s under the VG lock, reply poll every 2 s from the send, 0.1 s refresh.
 namespace {
 flow_latency hand_flow() {
-    const flow_stage stages[] = {flow_stage::monitor("monitor", 2.0), flow_stage::send("send", 0.0, 0.0),
-                                 flow_stage::clock("SPM scan", 2.0),  flow_stage::delay("lvextend", 0.3, 0.3),
-                                 flow_stage::reply_poll("poll", 2.0), flow_stage::delay("refresh", 0.1, 0.1)};
+    const flow_stage stages[] = {flow_stage::monitor("monitor", 2.0_s), flow_stage::send("send", 0.0_s, 0.0_s),
+                                 flow_stage::clock("SPM scan", 2.0_s),  flow_stage::delay("lvextend", 0.3_s, 0.3_s),
+                                 flow_stage::reply_poll("poll", 2.0_s), flow_stage::delay("refresh", 0.1_s, 0.1_s)};
     return flow_latency::make(stages, 6).value();
 }
 struct hand_domain {
@@ -354,14 +355,14 @@ struct hand_domain {
     hand_domain(std::uint32_t hosts, std::uint32_t per_host, std::uint32_t slots = 63) {
         shared.init(flow, hosts, per_host, 5, slots);
         flow_run run;
-        run.phase[2] = 0.5;
+        run.phase[2] = 0.5_s;
         for (std::uint32_t d = 0; d < hosts * per_host; ++d) shared.start(d, run);
         shared.set_spm_phase_of(0);
     }
     void request(std::uint32_t drive, double t) {
-        const std::size_t slot = shared.add(drive, t, rng);
+        const std::size_t slot = shared.add(drive, seconds(t), rng);
         shared.request(slot).size = 1;
-        CHECK(shared.next_send(drive) == t);
+        CHECK(shared.next_send(drive) == seconds(t));
         shared.send(drive);
     }
 };
@@ -370,18 +371,18 @@ struct hand_domain {
 TEST_CASE("a host's mail monitor: while a reply is pending, a new request waits for its next loop") {
     hand_domain h(1, 2);
     CHECK(domain_flow::make(hand_flow()).value().role(3) == domain_role::spm_service);
-    h.request(0, 1.0);                  // idle: sent at once, on a grid from 1.0
-    CHECK(h.shared.next_spm() == 2.5);  // the SPM's next scan
-    h.request(1, 1.5);                  // the reply for drive 0 is pending: sent at the loop at 3.0
-    const auto c0 = h.shared.serve();   // scan 2.5, lvextend to 2.8, the reply seen at 3.0, refresh
+    h.request(0, 1.0);                    // idle: sent at once, on a grid from 1.0
+    CHECK(h.shared.next_spm() == 2.5_s);  // the SPM's next scan
+    h.request(1, 1.5);                    // the reply for drive 0 is pending: sent at the loop at 3.0
+    const auto c0 = h.shared.serve();     // scan 2.5, lvextend to 2.8, the reply seen at 3.0, refresh
     CHECK(c0.drive == 0);
-    CHECK(c0.done_at == doctest::Approx(3.1));
-    CHECK(h.shared.next_spm() == doctest::Approx(4.5));  // sent at 3.0: the scan at 4.5
-    const auto c1 = h.shared.serve();                    // 4.5 to 4.8, the reply at the grid's 5.0
+    CHECK(c0.done_at.count() == doctest::Approx(3.1));
+    CHECK(h.shared.next_spm().count() == doctest::Approx(4.5));  // sent at 3.0: the scan at 4.5
+    const auto c1 = h.shared.serve();                            // 4.5 to 4.8, the reply at the grid's 5.0
     CHECK(c1.drive == 1);
-    CHECK(c1.done_at == doctest::Approx(5.1));
+    CHECK(c1.done_at.count() == doctest::Approx(5.1));
     CHECK(h.shared.idle());
-    CHECK(h.shared.busy() == doctest::Approx(0.6));
+    CHECK(h.shared.busy().count() == doctest::Approx(0.6));
 }
 
 TEST_CASE("the VG lock: requests of one scan run one at a time, host by host") {
@@ -391,26 +392,26 @@ TEST_CASE("the VG lock: requests of one scan run one at a time, host by host") {
     const auto a = h.shared.serve();
     const auto b = h.shared.serve();
     CHECK(a.drive == 0);
-    CHECK(a.done_at == doctest::Approx(3.3));  // 2.5 to 2.8 under the lock, its host's poll at 3.2
+    CHECK(a.done_at.count() == doctest::Approx(3.3));  // 2.5 to 2.8 under the lock, its host's poll at 3.2
     CHECK(b.drive == 1);
-    CHECK(b.done_at == doctest::Approx(5.1));   // waits for the lock, 2.8 to 3.1: misses its host's poll at 3.0
-    CHECK(h.shared.queue_histogram()[0] == 1);  // the first found nobody waiting
-    CHECK(h.shared.queue_histogram()[1] == 1);  // the second found one ahead
-    CHECK(h.shared.busy() == doctest::Approx(0.6));
+    CHECK(b.done_at.count() == doctest::Approx(5.1));  // waits for the lock, 2.8 to 3.1: misses its host's poll at 3.0
+    CHECK(h.shared.queue_histogram()[0] == 1);         // the first found nobody waiting
+    CHECK(h.shared.queue_histogram()[1] == 1);         // the second found one ahead
+    CHECK(h.shared.busy().count() == doctest::Approx(0.6));
 }
 
 TEST_CASE("a host with all its mailbox slots in flight holds a new request until a loop with a free slot") {
     hand_domain h(1, 2, 1);
     h.request(0, 1.0);
-    const std::size_t slot = h.shared.add(1, 1.5, h.rng);
+    const std::size_t slot = h.shared.add(1, 1.5_s, h.rng);
     h.shared.request(slot).size = 1;
-    h.shared.send(1);                                      // the one slot is taken
-    CHECK(h.shared.next_send(1) == doctest::Approx(3.0));  // the mail monitor's next loop
-    CHECK(h.shared.serve().done_at == doctest::Approx(3.1));
+    h.shared.send(1);                                              // the one slot is taken
+    CHECK(h.shared.next_send(1).count() == doctest::Approx(3.0));  // the mail monitor's next loop
+    CHECK(h.shared.serve().done_at.count() == doctest::Approx(3.1));
     h.shared.send(1);  // at 3.0 drive 0's reply was seen: the slot is free, the host idle
     CHECK(h.shared.next_send(1) == detail::never);
-    CHECK(h.shared.next_spm() == doctest::Approx(4.5));
-    CHECK(h.shared.serve().done_at == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
+    CHECK(h.shared.next_spm().count() == doctest::Approx(4.5));
+    CHECK(h.shared.serve().done_at.count() == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
 }
 
 // A review found: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them
@@ -433,34 +434,34 @@ TEST_CASE("simulate_domain refuses what make() refuses, however the config was b
         CHECK(o.exited);
         CHECK(o.status == 0);
     };
-    domain_config c = domain_config::make(1, 2, 600.0).value();
+    domain_config c = domain_config::make(1, 2, 600.0_s).value();
     c.host_slots = 0;
     refused(c, "host_slots");
-    c = domain_config::make(1, 2, 600.0).value();
+    c = domain_config::make(1, 2, 600.0_s).value();
     c.hosts = 65536;
     c.drives_per_host = 65536;  // 2^32 drives: 0 in uint32_t
     refused(c, "hosts");
     c.hosts = 5000;
     c.drives_per_host = 5000;
     refused(c, "drives");
-    c = domain_config::make(1, 2, 600.0).value();
+    c = domain_config::make(1, 2, 600.0_s).value();
     c.spm_workers = 0;
     refused(c, "spm_workers");
-    c = domain_config::make(1, 2, 600.0).value();
-    c.duration = -1.0;
+    c = domain_config::make(1, 2, 600.0_s).value();
+    c.duration = -1_s;
     refused(c, "duration");
     // A workload filled by hand with a rate of 0 (workload::make refuses it).
     workload bad = w;
     bad.write_rate = rate(0);
-    const auto bad_each = [&bad](std::uint32_t) noexcept { return drive_workload{bad, 0.0, 0.0, 0.0, true}; };
+    const auto bad_each = [&bad](std::uint32_t) noexcept { return drive_workload{bad, 0.0_s, 0.0_s, 0.0_s, true}; };
     const child::outcome o = child::run([&] {
-        const auto r = simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, bad_each, 1);
+        const auto r = simulate_domain(domain_config::make(1, 2, 600.0_s).value(), l, agents, bad_each, 1);
         return !r && std::string(r.error().message().view()).find("rate") != std::string::npos ? 0 : 1;
     });
     CHECK(o.exited);
     CHECK(o.status == 0);
     // What make() accepts still runs.
-    CHECK(simulate_domain(domain_config::make(1, 2, 600.0).value(), l, agents, each, 1).has_value());
+    CHECK(simulate_domain(domain_config::make(1, 2, 600.0_s).value(), l, agents, each, 1).has_value());
 }
 
 namespace {
@@ -470,7 +471,7 @@ struct tick_recorder {
     double* first = nullptr;
     bytes initial_size(bytes capacity) const noexcept { return inner.initial_size(capacity); }
     void observe(const observation& o) noexcept {
-        if (o.kind == observation_kind::sample && o.time >= 0.0 && *first < 0.0) *first = o.time;
+        if (o.kind == observation_kind::sample && o.time >= 0_s && *first < 0.0) *first = o.time.count();
     }
     extend_decision decide(const drive_state& s) const noexcept { return inner.decide(s); }
 };
@@ -479,19 +480,19 @@ struct tick_recorder {
 flow_latency split_work(double locked, double unlocked, bool scan = true) {
     flow_stage stages[7];
     std::size_t n = 0;
-    stages[n++] = flow_stage::monitor("watermark monitor", 2.0);
-    stages[n++] = flow_stage::send("host mailbox send", 0.0, 0.0);
-    if (scan) stages[n++] = flow_stage::clock("SPM mailbox scan", 2.0, 0.005);
-    stages[n++] = flow_stage::locked_delay("lvextend", locked, locked);
-    stages[n++] = flow_stage::delay("SPM work outside the lock", unlocked, unlocked);
-    stages[n++] = flow_stage::reply_poll("host mailbox reply poll", 2.0);
-    stages[n++] = flow_stage::delay("LV refresh", 0.15, 0.34);
+    stages[n++] = flow_stage::monitor("watermark monitor", 2.0_s);
+    stages[n++] = flow_stage::send("host mailbox send", 0.0_s, 0.0_s);
+    if (scan) stages[n++] = flow_stage::clock("SPM mailbox scan", 2.0_s, 0.005_s);
+    stages[n++] = flow_stage::locked_delay("lvextend", seconds(locked), seconds(locked));
+    stages[n++] = flow_stage::delay("SPM work outside the lock", seconds(unlocked), seconds(unlocked));
+    stages[n++] = flow_stage::reply_poll("host mailbox reply poll", 2.0_s);
+    stages[n++] = flow_stage::delay("LV refresh", 0.15_s, 0.34_s);
     return flow_latency::make(stages, n).value();
 }
 }  // namespace
 
 TEST_CASE("one watermark monitor per host: a host's drives tick together, other hosts on their own phase") {
-    const domain_config cfg = domain_config::make(3, 4, 60.0).value();
+    const domain_config cfg = domain_config::make(3, 4, 60.0_s).value();
     std::vector<double> first(cfg.drives(), -1.0);
     const workload w = make_workload(100, 2_GiB);
     auto r = simulate_domain(
@@ -516,18 +517,18 @@ TEST_CASE("one watermark monitor per host: a host's drives tick together, other 
 TEST_CASE("the VG lock holds lvextend only; the SPM's workers matter once work outside the lock is long") {
     const static_agent<vdsm_policy> agent(vdsm_legacy());
     const workload w = make_workload(200, 20_GiB);  // every request served before the end: no overhang
-    const domain_config one_worker = domain_config::make(1, 40, 1e7, 1).value();
-    const domain_config five_workers = domain_config::make(1, 40, 1e7, 5).value();
+    const domain_config one_worker = domain_config::make(1, 40, 1e7_s, 1).value();
+    const domain_config five_workers = domain_config::make(1, 40, 1e7_s, 5).value();
     // 0.1 s under the lock, 1.5 s outside it: with one worker the requests of a scan wait for each other's
     // whole work; with five, only for each other's lvextend.
     const flow_latency long_outside = split_work(0.1, 1.5);
     const domain_summary a = run_domain(one_worker, long_outside, agent, w, 40, 4).summary();
     const domain_summary b = run_domain(five_workers, long_outside, agent, w, 40, 4).summary();
-    CHECK(a.latency_p99 > b.latency_p99 + 1.0);
+    CHECK(a.latency_p99 > b.latency_p99 + 1_s);
     CHECK(a.worker_wait_share > 0.2);
     // The lock's busy time counts lvextend alone: served x 0.1 s, not x 1.6 s.
     REQUIRE(b.served == b.extends);
-    CHECK(b.spm_busy == doctest::Approx(static_cast<double>(b.served) * 0.1).epsilon(1e-9));
+    CHECK(b.spm_busy.count() == doctest::Approx(static_cast<double>(b.served) * 0.1).epsilon(1e-9));
     // All work under the lock: the worker pool is never the bottleneck, one worker or five give the same run.
     const flow_latency all_locked = split_work(1.6, 0.0);
     const domain_summary c = run_domain(one_worker, all_locked, agent, w, 40, 4).summary();
@@ -543,12 +544,12 @@ TEST_CASE("a flow without an SPM scan still serializes the SPM's lvextend") {
     const domain_flow f = domain_flow::make(no_scan).value();
     CHECK(f.scan_stage() == -1);
     CHECK(f.role(2) == domain_role::spm_service);
-    const domain_config cfg = domain_config::make(4, 10, 300.0).value();
+    const domain_config cfg = domain_config::make(4, 10, 300.0_s).value();
     const domain_summary one = run_domain(cfg, no_scan, agent, w, 1, 2).summary();
     const domain_summary many = run_domain(cfg, no_scan, agent, w, 40, 2).summary();
     CHECK(one.queue_max == 0);
     CHECK(many.queue_max >= 3);
-    CHECK(many.latency_p99 > one.latency_p99 + 0.5);
+    CHECK(many.latency_p99 > one.latency_p99 + 0.5_s);
 }
 
 TEST_CASE("the domain's extend latency is the span provpol latency reports: the event to the grown LV") {
@@ -556,19 +557,19 @@ TEST_CASE("the domain's extend latency is the span provpol latency reports: the 
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(100, 100_GiB);
-    const domain_config cfg = domain_config::make(1, 1, 1e8).value();
+    const domain_config cfg = domain_config::make(1, 1, 1e8_s).value();
     double sum = 0.0, medians = 0.0;
     const int runs = 60;
     for (int seed = 1; seed <= runs; ++seed) {
         const domain_summary s = run_domain(cfg, l, agent, w, 1, static_cast<std::uint64_t>(seed)).summary();
         REQUIRE(s.served > 10);
-        CHECK(s.latency_max <= l.max() + 1e-9);
-        CHECK(s.latency_p50 >= l.min() - 1e-9);
-        sum += s.latency_mean;
-        medians += s.latency_p50;
+        CHECK(s.latency_max <= l.max() + 1e-9_s);
+        CHECK(s.latency_p50 >= l.min() - 1e-9_s);
+        sum += s.latency_mean.count();
+        medians += s.latency_p50.count();
     }
-    CHECK(sum / runs == doctest::Approx(l.mean()).epsilon(0.05));
-    CHECK(medians / runs == doctest::Approx(l.quantile(0.5)).epsilon(0.1));
+    CHECK(sum / runs == doctest::Approx(l.mean().count()).epsilon(0.05));
+    CHECK(medians / runs == doctest::Approx(l.quantile(0.5).count()).epsilon(0.1));
 }
 
 TEST_CASE("a domain of 20,000 drives: every drive accounted for, the SPM's queue bounded by the writers") {
@@ -577,7 +578,7 @@ TEST_CASE("a domain of 20,000 drives: every drive accounted for, the SPM's queue
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(500, 8_GiB);
-    const domain_config cfg = domain_config::make(200, 100, 120.0).value();
+    const domain_config cfg = domain_config::make(200, 100, 120.0_s).value();
     const std::uint32_t writers = 2000;
     const domain_result r = run_domain(cfg, l, agent, w, writers, 5);
     REQUIRE(r.drives() == 20000);

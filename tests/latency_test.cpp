@@ -25,7 +25,7 @@ namespace {
 
 pipeline_latency uniforms(std::initializer_list<std::pair<double, double>> ranges) {
     std::vector<latency_stage> stages;
-    for (const auto& [lo, hi] : ranges) stages.push_back({"stage", lo, hi, false});
+    for (const auto& [lo, hi] : ranges) stages.push_back({"stage", seconds(lo), seconds(hi), false});
     return pipeline_latency::make(stages.data(), stages.size()).value();
 }
 
@@ -34,26 +34,26 @@ pipeline_latency uniforms(std::initializer_list<std::pair<double, double>> range
 TEST_CASE("pipeline: the closed form matches the Irwin-Hall distribution") {
     // Three waits uniform on [0, 1): P(S > x) = (3 - x)^3 / 6 for 2 <= x <= 3; P(S <= x) = x^3 / 6 for x <= 1.
     const pipeline_latency l = uniforms({{0, 1}, {0, 1}, {0, 1}});
-    CHECK(l.mean() == doctest::Approx(1.5));
-    CHECK(l.exceed_probability(2.21) == doctest::Approx(0.79 * 0.79 * 0.79 / 6).epsilon(1e-12));
-    CHECK(l.cdf(0.5) == doctest::Approx(0.125 / 6).epsilon(1e-12));
-    CHECK(l.exceed_probability(1.5) == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK(l.mean().count() == doctest::Approx(1.5));
+    CHECK(l.exceed_probability(2.21_s) == doctest::Approx(0.79 * 0.79 * 0.79 / 6).epsilon(1e-12));
+    CHECK(l.cdf(0.5_s) == doctest::Approx(0.125 / 6).epsilon(1e-12));
+    CHECK(l.exceed_probability(1.5_s) == doctest::Approx(0.5).epsilon(1e-12));
     // Between 1 and 2: F(x) = (-2x^3 + 9x^2 - 9x + 3) / 6.
     const double x = 1.698;
-    CHECK(l.cdf(x) == doctest::Approx((-2 * x * x * x + 9 * x * x - 9 * x + 3) / 6).epsilon(1e-12));
-    CHECK(l.exceed_probability(-1.0) == 1.0);
-    CHECK(l.exceed_probability(3.0) == 0.0);
+    CHECK(l.cdf(seconds(x)) == doctest::Approx((-2 * x * x * x + 9 * x * x - 9 * x + 3) / 6).epsilon(1e-12));
+    CHECK(l.exceed_probability(-1.0_s) == 1.0);
+    CHECK(l.exceed_probability(3.0_s) == 0.0);
     // The far tail is computed from the mirror image, not as 1 - (1 - tiny).
-    CHECK(l.exceed_probability(2.999) == doctest::Approx(1e-9 / 6).epsilon(1e-6));
-    CHECK(l.exceed_probability(2.999) > 0.0);
+    CHECK(l.exceed_probability(2.999_s) == doctest::Approx(1e-9 / 6).epsilon(1e-6));
+    CHECK(l.exceed_probability(2.999_s) > 0.0);
 }
 
 TEST_CASE("pipeline: unequal widths and fixed stages against a two-stage convolution") {
     // U[0,2) + U[0,0.5) + 0.7 fixed: P(S <= x) for the sum of the two uniforms (trapezoid distribution).
     const pipeline_latency l = uniforms({{0, 2}, {0.7, 0.7}, {0, 0.5}});
-    CHECK(l.min() == doctest::Approx(0.7));
-    CHECK(l.max() == doctest::Approx(3.2));
-    CHECK(l.mean() == doctest::Approx(1.95));
+    CHECK(l.min().count() == doctest::Approx(0.7));
+    CHECK(l.max().count() == doctest::Approx(3.2));
+    CHECK(l.mean().count() == doctest::Approx(1.95));
     auto trapezoid_cdf = [](double y) {  // sum of U[0,2) and U[0,0.5)
         if (y <= 0) return 0.0;
         if (y <= 0.5) return y * y / 2.0;
@@ -63,7 +63,7 @@ TEST_CASE("pipeline: unequal widths and fixed stages against a two-stage convolu
     };
     for (double t : {0.7, 0.9, 1.2, 1.9, 2.6, 2.8, 3.1, 3.19}) {
         CAPTURE(t);
-        CHECK(l.cdf(t) == doctest::Approx(trapezoid_cdf(t - 0.7)).epsilon(1e-12));
+        CHECK(l.cdf(seconds(t)) == doctest::Approx(trapezoid_cdf(t - 0.7)).epsilon(1e-12));
     }
 }
 
@@ -75,16 +75,16 @@ TEST_CASE("pipeline: the sampler and the closed form agree (one million draws)")
     int above[std::size(points)] = {};
     double sum = 0.0;
     for (int i = 0; i < n; ++i) {
-        const double v = l.sample(rng);
+        const double v = l.sample(rng).count();
         sum += v;
-        REQUIRE((v >= l.min() && v < l.max()));
+        REQUIRE((v >= l.min().count() && v < l.max().count()));
         for (std::size_t k = 0; k < std::size(points); ++k) above[k] += v > points[k];
     }
-    CHECK(sum / n == doctest::Approx(l.mean()).epsilon(0.002));
+    CHECK(sum / n == doctest::Approx(l.mean().count()).epsilon(0.002));
     for (std::size_t k = 0; k < std::size(points); ++k) {
         CAPTURE(points[k]);
         // Binomial standard error at n = 1e6 is at most 5e-4: 0.0025 is five of them.
-        CHECK(std::abs(static_cast<double>(above[k]) / n - l.exceed_probability(points[k])) < 0.0025);
+        CHECK(std::abs(static_cast<double>(above[k]) / n - l.exceed_probability(seconds(points[k]))) < 0.0025);
     }
 }
 
@@ -92,75 +92,75 @@ TEST_CASE("pipeline: quantile inverts the CDF") {
     const pipeline_latency l = vdsm_polling_2022_independent_latency();
     for (double p : {0.001, 0.05, 0.5, 0.9, 0.99, 0.999999}) {
         CAPTURE(p);
-        const double q = l.quantile(p);
-        CHECK(l.cdf(q) >= p - 1e-9);
-        CHECK(l.cdf(q - 1e-6) < p + 1e-9);
+        const double q = l.quantile(p).count();
+        CHECK(l.cdf(seconds(q)) >= p - 1e-9);
+        CHECK(l.cdf(seconds(q - 1e-6)) < p + 1e-9);
     }
     CHECK(l.quantile(0.0) == l.min());
     CHECK(l.quantile(1.0) == l.max());
-    CHECK(l.quantile(0.5) == doctest::Approx(3.7).epsilon(1e-6));  // symmetric distribution
+    CHECK(l.quantile(0.5).count() == doctest::Approx(3.7).epsilon(1e-6));  // symmetric distribution
 }
 
 TEST_CASE("pipeline: validation names the setting and the range") {
-    const latency_stage negative{"x", -1.0, 1.0, false};
+    const latency_stage negative{"x", -1.0_s, 1.0_s, false};
     CHECK(std::string(pipeline_latency::make(&negative, 1).error().message().view()) ==
           "latency stage min_seconds must be in [0, 1000000], got -1");
-    const latency_stage inverted{"x", 2.0, 1.0, false};
+    const latency_stage inverted{"x", 2.0_s, 1.0_s, false};
     CHECK(std::string(pipeline_latency::make(&inverted, 1).error().message().view()) ==
           "latency stage max_seconds must be in [2, 1000000], got 1");
-    const latency_stage nan{"x", 0.0, std::numeric_limits<double>::quiet_NaN(), false};
+    const latency_stage nan{"x", 0.0_s, seconds(std::numeric_limits<double>::quiet_NaN()), false};
     CHECK_FALSE(pipeline_latency::make(&nan, 1).has_value());
     latency_stage many[9] = {};
     CHECK(std::string(pipeline_latency::make(many, 9).error().message().view()) ==
           "latency stages must be in [1, 8], got 9");
     CHECK_FALSE(pipeline_latency::make(many, 0).has_value());
-    const latency_stage late_detection[] = {{"a", 0, 1, false}, {"b", 0, 2, true}};
+    const latency_stage late_detection[] = {{"a", 0_s, 1_s, false}, {"b", 0_s, 2_s, true}};
     CHECK(pipeline_latency::make(late_detection, 2).error().code() == errc::unsupported);
 }
 
 TEST_CASE("independent-waits profiles keep the earlier model's numbers") {
     const pipeline_latency polling = vdsm_polling_2022_independent_latency();
-    CHECK(polling.mean() == doctest::Approx(3.7));
-    CHECK(polling.min() == doctest::Approx(0.5));
-    CHECK(polling.max() == doctest::Approx(6.9));
-    CHECK(polling.detection_period() == 2.0);
+    CHECK(polling.mean().count() == doctest::Approx(3.7));
+    CHECK(polling.min().count() == doctest::Approx(0.5));
+    CHECK(polling.max().count() == doctest::Approx(6.9));
+    CHECK(polling.detection_period() == 2.0_s);
     const pipeline_latency events = vdsm_mailbox_events_independent_latency();
-    CHECK(events.mean() == doctest::Approx(2.2));
+    CHECK(events.mean().count() == doctest::Approx(2.2));
     const pipeline_latency immediate = vdsm_immediate_independent_latency();
-    CHECK(immediate.mean() == doctest::Approx(1.2));
-    CHECK(immediate.detection_period() == 0.0);
+    CHECK(immediate.mean().count() == doctest::Approx(1.2));
+    CHECK(immediate.detection_period() == 0.0_s);
 }
 
 TEST_CASE("flow profiles cover what VDSM measured, and not much more") {
     // The issue's criteria: [min, max] covers the measured range and lies within the stated bounds.
     const flow_latency polling = vdsm_polling_2022_latency();  // BZ#2051997: 2.2 to 6.2 s, mean 3.7 s
-    CHECK(polling.min() <= 2.2);
-    CHECK(polling.min() >= 2.0);
-    CHECK(polling.max() >= 6.2);
-    CHECK(polling.max() <= 6.5);
-    CHECK(polling.mean() >= 3.65);
-    CHECK(polling.mean() <= 3.75);
-    CHECK(polling.detection_period() == 2.0);
+    CHECK(polling.min() <= 2.2_s);
+    CHECK(polling.min() >= 2.0_s);
+    CHECK(polling.max() >= 6.2_s);
+    CHECK(polling.max() <= 6.5_s);
+    CHECK(polling.mean() >= 3.65_s);
+    CHECK(polling.mean() <= 3.75_s);
+    CHECK(polling.detection_period() == 2.0_s);
     const flow_latency events = vdsm_mailbox_events_latency();  // extend-stats 1.05/2.162/3.47; PR #103
-    CHECK(events.min() <= 1.05);
-    CHECK(events.min() >= 0.5);
-    CHECK(events.max() >= 3.47);
-    CHECK(events.max() <= 4.0);
-    CHECK(events.mean() == doctest::Approx(2.162).epsilon(0.05));
+    CHECK(events.min() <= 1.05_s);
+    CHECK(events.min() >= 0.5_s);
+    CHECK(events.max() >= 3.47_s);
+    CHECK(events.max() <= 4.0_s);
+    CHECK(events.mean().count() == doctest::Approx(2.162).epsilon(0.05));
     const flow_latency immediate = vdsm_immediate_latency();  // PR #124: 0.77/1.15/1.39 s
-    CHECK(immediate.min() <= 0.77);
-    CHECK(immediate.min() >= 0.5);
-    CHECK(immediate.max() >= 1.39);
-    CHECK(immediate.max() <= 1.8);
-    CHECK(immediate.mean() >= 1.10);
-    CHECK(immediate.mean() <= 1.20);
-    CHECK(immediate.detection_period() == 0.0);
+    CHECK(immediate.min() <= 0.77_s);
+    CHECK(immediate.min() >= 0.5_s);
+    CHECK(immediate.max() >= 1.39_s);
+    CHECK(immediate.max() <= 1.8_s);
+    CHECK(immediate.mean() >= 1.10_s);
+    CHECK(immediate.mean() <= 1.20_s);
+    CHECK(immediate.detection_period() == 0.0_s);
 
     CHECK(latency_profile("vdsm-polling-2022").value().is_flow());
-    CHECK(latency_profile("vdsm-polling-2022").value().mean() == doctest::Approx(polling.mean()));
+    CHECK(latency_profile("vdsm-polling-2022").value().mean().count() == doctest::Approx(polling.mean().count()));
     CHECK(latency_profile("vdsm-polling-2022-independent").value().is_pipeline());
-    CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.69) == 1.0);
-    CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.7) == 0.0);
+    CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.69_s) == 1.0);
+    CHECK(latency_profile("fixed:3.7").value().exceed_probability(3.7_s) == 0.0);
     CHECK(std::string(latency_profile("vdsm-2023").error().message().view()) ==
           "latency: unknown value 'vdsm-2023': expected one of vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, "
           "vdsm-polling-2022-independent, vdsm-mailbox-events-independent, vdsm-immediate-independent, fixed:SECONDS");
@@ -177,14 +177,14 @@ TEST_CASE("flow: the round trip of the events profiles is what VDSM logged as ex
     CHECK(f.poll_probability(3) == 0.0);
     // P(K = 2) = P(event-check wait + SPM work > 0.5) = (c - 0.5 + E[SPM work]) / c for the event check's cycle
     // c = 0.5 s + drift, a wait uniform in [0, c), and work under 0.5 s.
-    const double c = f.stage(2).cycle();
+    const double c = f.stage(2).cycle().count();
     CHECK(c > 0.5);
     CHECK(f.poll_probability(2) == doctest::Approx((c - 0.5 + 0.32) / c).epsilon(1e-9));
 }
 
 // Monte Carlo of the marginal latency: a request at a uniformly random time against fresh clocks.
 double marginal_sample(const flow_latency& f, random_stream& rng) {
-    const double period = f.detection_period();
+    const double period = f.detection_period().count();
     flow_run run = f.start_run(rng);
     const double t0 = 1000.0 * rng.uniform();  // the threshold event, at a time independent of every phase
     double t = t0;
@@ -192,7 +192,7 @@ double marginal_sample(const flow_latency& f, random_stream& rng) {
         const double phase = period * rng.uniform();
         t = phase + period * std::ceil((t0 - phase) / period);
     }
-    return f.complete(run, t, rng) - t0;
+    return f.complete(run, seconds(t), rng).count() - t0;
 }
 
 TEST_CASE_TEMPLATE_DEFINE("flow: the exact marginal agrees with a million simulated requests", T, flow_marginal) {
@@ -200,8 +200,9 @@ TEST_CASE_TEMPLATE_DEFINE("flow: the exact marginal agrees with a million simula
     random_stream rng(77);
     constexpr int n = 1000000;
     double sum = 0.0, lo = 1e9, hi = 0.0;
-    const double points[] = {f.quantile(0.01), f.quantile(0.1), f.quantile(0.3), f.quantile(0.5),
-                             f.quantile(0.7),  f.quantile(0.9), f.quantile(0.99)};
+    const double points[] = {f.quantile(0.01).count(), f.quantile(0.1).count(), f.quantile(0.3).count(),
+                             f.quantile(0.5).count(),  f.quantile(0.7).count(), f.quantile(0.9).count(),
+                             f.quantile(0.99).count()};
     int above[std::size(points)] = {};
     for (int i = 0; i < n; ++i) {
         const double v = marginal_sample(f, rng);
@@ -210,14 +211,14 @@ TEST_CASE_TEMPLATE_DEFINE("flow: the exact marginal agrees with a million simula
         hi = std::max(hi, v);
         for (std::size_t k = 0; k < std::size(points); ++k) above[k] += v > points[k];
     }
-    CHECK(sum / n == doctest::Approx(f.mean()).epsilon(0.002));
-    CHECK(lo >= f.min() - 1e-9);
-    CHECK(hi <= f.max() + 1e-9);
-    CHECK(lo < f.min() + 0.02);
-    CHECK(hi > f.max() - 0.02);
+    CHECK(sum / n == doctest::Approx(f.mean().count()).epsilon(0.002));
+    CHECK(lo >= f.min().count() - 1e-9);
+    CHECK(hi <= f.max().count() + 1e-9);
+    CHECK(lo < f.min().count() + 0.02);
+    CHECK(hi > f.max().count() - 0.02);
     for (std::size_t k = 0; k < std::size(points); ++k) {
         CAPTURE(points[k]);
-        CHECK(std::abs(static_cast<double>(above[k]) / n - f.exceed_probability(points[k])) < 0.0025);
+        CHECK(std::abs(static_cast<double>(above[k]) / n - f.exceed_probability(seconds(points[k]))) < 0.0025);
     }
 }
 struct polling_profile {
@@ -273,63 +274,65 @@ TEST_CASE("flow: the exact CDF against a numerical convolution (error at most 1e
     for (double t : {2.3, 2.8, 3.5, 4.1, 4.6, 5.2, 5.9, 6.3}) {
         CAPTURE(t);
         const double numeric = k1 * F(t - 2.0) + k2 * F(t - 4.0);
-        CHECK(std::abs(f.cdf(t) - numeric) < 1e-4 + 3 * h);  // the grid's own error: a few cells of density <= 1
+        CHECK(std::abs(f.cdf(seconds(t)) - numeric) <
+              1e-4 + 3 * h);  // the grid's own error: a few cells of density <= 1
     }
 }
 
 TEST_CASE("flow: the same VM keeps its clocks; the reply poll counts from the send") {
-    const flow_stage stages[] = {flow_stage::monitor("m", 2.0),       flow_stage::send("s", 0.0, 0.0),
-                                 flow_stage::clock("spm", 2.0),       flow_stage::delay("work", 0.5, 0.5),
-                                 flow_stage::reply_poll("poll", 2.0), flow_stage::delay("refresh", 0.25, 0.25)};
+    const flow_stage stages[] = {flow_stage::monitor("m", 2.0_s),       flow_stage::send("s", 0.0_s, 0.0_s),
+                                 flow_stage::clock("spm", 2.0_s),       flow_stage::delay("work", 0.5_s, 0.5_s),
+                                 flow_stage::reply_poll("poll", 2.0_s), flow_stage::delay("refresh", 0.25_s, 0.25_s)};
     const flow_latency f = flow_latency::make(stages, 6).value();
     flow_run run;
-    run.phase[2] = 1.0;  // the SPM scans at 1, 3, 5, ...
+    run.phase[2] = 1_s;  // the SPM scans at 1, 3, 5, ...
     random_stream rng(1);
     // A request at 4.0: sent at 4.0, scanned at 5.0, reply written at 5.5, seen at the 6.0 poll, visible at 6.25.
-    CHECK(f.complete(run, 4.0, rng) == doctest::Approx(6.25));
+    CHECK(f.complete(run, 4.0_s, rng).count() == doctest::Approx(6.25));
     // At 10.8: scanned at 11.0, reply at 11.5, seen at 12.8: a send-clocked poll, not the monitor's grid.
-    CHECK(f.complete(run, 10.8, rng) == doctest::Approx(13.05));
+    CHECK(f.complete(run, 10.8_s, rng).count() == doctest::Approx(13.05));
     // A request while a reply is pending is sent at the mail monitor's next poll: pending until 12.8.
-    run.reply_pending_until = 12.8;
-    run.send_time = 10.8;
-    CHECK(f.complete(run, 11.9, rng) == doctest::Approx(12.8 + 2.0 + 0.25));  // sent 12.8, scan 13, reply 13.5
+    run.reply_pending_until = 12.8_s;
+    run.send_time = 10.8_s;
+    CHECK(f.complete(run, 11.9_s, rng).count() ==
+          doctest::Approx(12.8 + 2.0 + 0.25));  // sent 12.8, scan 13, reply 13.5
     // A drifting clock: period 2 + 0.1 from phase 1.0 ticks at 1.0, 3.1, 5.2, ...
-    const flow_stage drifting[] = {flow_stage::clock("spm", 2.0, 0.1)};
+    const flow_stage drifting[] = {flow_stage::clock("spm", 2.0_s, 0.1_s)};
     const flow_latency d = flow_latency::make(drifting, 1).value();
     flow_run r2;
-    r2.phase[0] = 1.0;
-    CHECK(d.complete(r2, 4.0, rng) == doctest::Approx(5.2));
-    CHECK(d.complete(r2, 5.2, rng) == doctest::Approx(5.2));
+    r2.phase[0] = 1_s;
+    CHECK(d.complete(r2, 4.0_s, rng).count() == doctest::Approx(5.2));
+    CHECK(d.complete(r2, 5.2_s, rng).count() == doctest::Approx(5.2));
 }
 
 TEST_CASE("flow: validation names the setting and the range") {
-    const flow_stage late_monitor[] = {flow_stage::delay("d", 0, 1), flow_stage::monitor("m", 2.0)};
+    const flow_stage late_monitor[] = {flow_stage::delay("d", 0_s, 1_s), flow_stage::monitor("m", 2.0_s)};
     CHECK(flow_latency::make(late_monitor, 2).error().code() == errc::unsupported);
-    const flow_stage poll_first[] = {flow_stage::reply_poll("p", 2.0), flow_stage::send("s", 0, 0)};
+    const flow_stage poll_first[] = {flow_stage::reply_poll("p", 2.0_s), flow_stage::send("s", 0_s, 0_s)};
     CHECK(flow_latency::make(poll_first, 2).error().code() == errc::unsupported);
-    const flow_stage zero_period[] = {flow_stage::clock("c", 0.0)};
+    const flow_stage zero_period[] = {flow_stage::clock("c", 0.0_s)};
     CHECK(std::string(flow_latency::make(zero_period, 1).error().message().view()) ==
           "flow clock period must be in [0.001, 100000], got 0");
-    const flow_stage big_drift[] = {flow_stage::clock("c", 2.0, 3.0)};
+    const flow_stage big_drift[] = {flow_stage::clock("c", 2.0_s, 3.0_s)};
     CHECK(std::string(flow_latency::make(big_drift, 1).error().message().view()) ==
           "flow clock drift must be in [0, 2], got 3");
-    const flow_stage inverted[] = {flow_stage::delay("d", 2.0, 1.0)};
+    const flow_stage inverted[] = {flow_stage::delay("d", 2.0_s, 1.0_s)};
     CHECK(std::string(flow_latency::make(inverted, 1).error().message().view()) ==
           "flow stage max_seconds must be in [2, 100000], got 1");
     flow_stage many[9] = {};
     CHECK_FALSE(flow_latency::make(many, 9).has_value());
     CHECK_FALSE(flow_latency::make(many, 0).has_value());  // a flow of no stage at all
     // A drift of a whole period would let the clock tick twice in one cycle: refused at the period itself.
-    const flow_stage full_drift[] = {flow_stage::clock("c", 2.0, 2.0)};
+    const flow_stage full_drift[] = {flow_stage::clock("c", 2.0_s, 2.0_s)};
     CHECK_FALSE(flow_latency::make(full_drift, 1).has_value());
-    const flow_stage under_full_drift[] = {flow_stage::clock("c", 2.0, 1.999)};
+    const flow_stage under_full_drift[] = {flow_stage::clock("c", 2.0_s, 1.999_s)};
     CHECK(flow_latency::make(under_full_drift, 1).has_value());
-    const flow_stage two_sends[] = {flow_stage::send("s", 0, 0), flow_stage::send("t", 0, 0),
-                                    flow_stage::reply_poll("p", 2.0)};
+    const flow_stage two_sends[] = {flow_stage::send("s", 0_s, 0_s), flow_stage::send("t", 0_s, 0_s),
+                                    flow_stage::reply_poll("p", 2.0_s)};
     CHECK(std::string(flow_latency::make(two_sends, 3).error().message().view()).find("at most one send") !=
           std::string::npos);
-    const flow_stage many_polls[] = {flow_stage::send("s", 0, 0), flow_stage::delay("w", 0, 1e4),
-                                     flow_stage::reply_poll("p", 0.001)};
+    const flow_stage many_polls[] = {flow_stage::send("s", 0_s, 0_s), flow_stage::delay("w", 0_s, 1e4_s),
+                                     flow_stage::reply_poll("p", 0.001_s)};
     CHECK(std::string(flow_latency::make(many_polls, 3).error().message().view()).find("reply polls") !=
           std::string::npos);
 }
@@ -339,7 +342,7 @@ TEST_CASE("pipeline: the detection poll is left to the simulator") {
     detail::xoshiro256 rng(1);
     double sum = 0.0;
     for (int i = 0; i < 100000; ++i) {
-        const double v = l.sample_after_detection(rng);
+        const double v = l.sample_after_detection(rng).count();
         CHECK((v >= 0.5 && v < 4.9));
         sum += v;
     }
@@ -347,68 +350,69 @@ TEST_CASE("pipeline: the detection poll is left to the simulator") {
 }
 
 TEST_CASE("empirical: measured samples are the distribution") {
-    std::vector<double> s = {3.1, 2.2, 6.2, 3.7, 4.0, 2.9, 3.3, 5.1, 3.0, 3.5};
+    std::vector<seconds> s = {3.1_s, 2.2_s, 6.2_s, 3.7_s, 4.0_s, 2.9_s, 3.3_s, 5.1_s, 3.0_s, 3.5_s};
     const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
     CHECK(e.size() == 10);
-    CHECK(e.min() == 2.2);
-    CHECK(e.max() == 6.2);
-    CHECK(e.mean() == doctest::Approx(37.0 / 10));
-    CHECK(e.exceed_probability(4.0) == doctest::Approx(0.2));  // 5.1 and 6.2
-    CHECK(e.exceed_probability(1.0) == 1.0);
-    CHECK(e.exceed_probability(6.2) == 0.0);
-    CHECK(e.quantile(0.5) == 3.3);  // the 5th of 10 sorted samples
-    CHECK(e.quantile(0.95) == 6.2);
-    CHECK(e.quantile(0.1) == 2.2);
+    CHECK(e.min() == 2.2_s);
+    CHECK(e.max() == 6.2_s);
+    CHECK(e.mean().count() == doctest::Approx(37.0 / 10));
+    CHECK(e.exceed_probability(4.0_s) == doctest::Approx(0.2));  // 5.1 and 6.2
+    CHECK(e.exceed_probability(1.0_s) == 1.0);
+    CHECK(e.exceed_probability(6.2_s) == 0.0);
+    CHECK(e.quantile(0.5) == 3.3_s);  // the 5th of 10 sorted samples
+    CHECK(e.quantile(0.95) == 6.2_s);
+    CHECK(e.quantile(0.1) == 2.2_s);
     detail::xoshiro256 rng(4);
     int above4 = 0;
-    for (int i = 0; i < 100000; ++i) above4 += e.sample(rng) > 4.0;
+    for (int i = 0; i < 100000; ++i) above4 += e.sample(rng) > 4_s;
     CHECK(above4 / 100000.0 == doctest::Approx(0.2).epsilon(0.03));
 }
 
 TEST_CASE("empirical: more samples than kept are summarised by evenly spaced order statistics") {
-    std::vector<double> s(100000);
-    for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<double>((i * 7919) % s.size()) / 1000.0;  // 0..99.999
+    std::vector<seconds> s(100000);
+    for (std::size_t i = 0; i < s.size(); ++i)
+        s[i] = seconds(static_cast<double>((i * 7919) % s.size()) / 1000.0);  // 0..99.999
     const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
     CHECK(e.samples_given() == 100000);
     CHECK(e.size() == empirical_latency::capacity);
-    CHECK(e.mean() == doctest::Approx(50.0).epsilon(0.001));
-    CHECK(e.exceed_probability(90.0) == doctest::Approx(0.1).epsilon(0.01));
-    CHECK(e.quantile(0.5) == doctest::Approx(50.0).epsilon(0.01));
+    CHECK(e.mean().count() == doctest::Approx(50.0).epsilon(0.001));
+    CHECK(e.exceed_probability(90.0_s) == doctest::Approx(0.1).epsilon(0.01));
+    CHECK(e.quantile(0.5).count() == doctest::Approx(50.0).epsilon(0.01));
 }
 
 TEST_CASE("empirical: equal samples in the summarised body count whole") {
     // 600 samples of 1 s and 400 of 2 s: more than are kept, so the body keeps every ~3rd order statistic and the
     // last kept 1 s is not the 600th sample. Its rank must still be the last of the equal ones: P(L > 1 s) is 0.4
     // exactly and the 60% quantile is 1 s (ranked by the kept point, 597th, it would be 0.402 and 2 s).
-    std::vector<double> s(1000, 2.0);
-    for (std::size_t i = 0; i < 600; ++i) s[i * 1000 / 600] = 1.0;
-    REQUIRE(std::count(s.begin(), s.end(), 1.0) == 600);
+    std::vector<seconds> s(1000, 2_s);
+    for (std::size_t i = 0; i < 600; ++i) s[i * 1000 / 600] = 1_s;
+    REQUIRE(std::count(s.begin(), s.end(), seconds(1)) == 600);
     const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
     REQUIRE(e.size() < e.samples_given());
-    CHECK(e.exceed_probability(1.0) == 0.4);
-    CHECK(e.quantile(0.6) == 1.0);
-    CHECK(e.quantile(0.601) == 2.0);
+    CHECK(e.exceed_probability(1.0_s) == 0.4);
+    CHECK(e.quantile(0.6) == 1.0_s);
+    CHECK(e.quantile(0.601) == 2.0_s);
 }
 
 TEST_CASE("empirical: make() leaves the caller's samples as they were") {
     // It sorts a copy: an unsorted array stays unsorted, and a const one is accepted.
-    std::vector<double> s = {3.1, 2.2, 6.2, 3.7, 0.0, 4.0, 2.9, 3.3, 5.1, 3.0, 3.5, 2.2};
-    const std::vector<double> before = s;
+    std::vector<seconds> s = {3.1_s, 2.2_s, 6.2_s, 3.7_s, 0.0_s, 4.0_s, 2.9_s, 3.3_s, 5.1_s, 3.0_s, 3.5_s, 2.2_s};
+    const std::vector<seconds> before = s;
     const empirical_latency e = empirical_latency::make(s.data(), s.size()).value();
     CHECK(s == before);
-    CHECK(e.min() == 0.0);
-    CHECK(e.max() == 6.2);
-    const std::vector<double> fixed = before;
+    CHECK(e.min() == 0.0_s);
+    CHECK(e.max() == 6.2_s);
+    const std::vector<seconds> fixed = before;
     const empirical_latency f = empirical_latency::make(fixed.data(), fixed.size()).value();
     CHECK(fixed == before);
     CHECK(f.quantile(0.5) == e.quantile(0.5));
 }
 
 TEST_CASE("empirical: validation") {
-    std::vector<double> bad = {1.0, -0.5};
+    std::vector<seconds> bad = {1.0_s, -0.5_s};
     CHECK(std::string(empirical_latency::make(bad.data(), bad.size()).error().message().view()) ==
           "latency sample must be in [0, 1000000], got -0.5");
-    std::vector<double> inf = {1.0, std::numeric_limits<double>::infinity()};
+    std::vector<seconds> inf = {1.0_s, seconds(std::numeric_limits<double>::infinity())};
     CHECK_FALSE(empirical_latency::make(inf.data(), inf.size()).has_value());
     CHECK_FALSE(empirical_latency::make(nullptr, 0).has_value());
 }
@@ -431,7 +435,7 @@ TEST_CASE("latency_model is as large as its largest model, plus the index") {
 }
 
 TEST_CASE("latency_model: each kind hands out its own model") {
-    const std::vector<double> s = {1.0, 2.0, 4.0};
+    const std::vector<seconds> s = {1_s, 2_s, 4_s};
     const latency_model f = vdsm_immediate_latency();
     const latency_model p = vdsm_immediate_independent_latency();
     const latency_model e = empirical_latency::make(s.data(), s.size()).value();
@@ -440,8 +444,8 @@ TEST_CASE("latency_model: each kind hands out its own model") {
     CHECK(e.which() == latency_model::kind::empirical);
     CHECK(f.flow().mean() == f.mean());
     CHECK(p.pipeline().mean() == p.mean());
-    CHECK(e.empirical().max() == 4.0);
-    CHECK(e.max() == 4.0);
+    CHECK(e.empirical().max() == 4.0_s);
+    CHECK(e.max() == 4.0_s);
     CHECK(p.resend() == flow_resend::never);
     CHECK(f.resend() == vdsm_immediate_latency().resend());
     const latency_model copy = e;  // a copy holds the same alternative
@@ -450,22 +454,22 @@ TEST_CASE("latency_model: each kind hands out its own model") {
 }
 
 TEST_CASE("latency_model dispatches to any model") {
-    std::vector<double> s = {1.0, 2.0};
+    std::vector<seconds> s = {1_s, 2_s};
     const latency_model m1 = vdsm_immediate_independent_latency();
     const latency_model m2 = empirical_latency::make(s.data(), s.size()).value();
     const latency_model m3 = vdsm_immediate_latency();
     CHECK(m1.is_pipeline());
     CHECK_FALSE(m2.is_pipeline());
     CHECK(m3.is_flow());
-    CHECK(m1.mean() == doctest::Approx(1.2));
-    CHECK(m2.mean() == 1.5);
+    CHECK(m1.mean().count() == doctest::Approx(1.2));
+    CHECK(m2.mean() == 1.5_s);
     CHECK(m3.mean() == vdsm_immediate_latency().mean());
-    CHECK(m2.exceed_probability(1.5) == 0.5);
-    CHECK(m1.quantile(0.5) == doctest::Approx(1.2).epsilon(1e-6));
+    CHECK(m2.exceed_probability(1.5_s) == 0.5);
+    CHECK(m1.quantile(0.5).count() == doctest::Approx(1.2).epsilon(1e-6));
     random_stream a(9), b(9);
     flow_run r1 = m3.start_run(a), r2 = vdsm_immediate_latency().start_run(b);
-    CHECK(m3.complete(r1, 5.0, a) == vdsm_immediate_latency().complete(r2, 5.0, b));  // same stream, same draw
-    CHECK(m1.complete(r1, 5.0, a) == 5.0 + vdsm_immediate_independent_latency().sample_after_detection(b));
+    CHECK(m3.complete(r1, 5.0_s, a) == vdsm_immediate_latency().complete(r2, 5.0_s, b));  // same stream, same draw
+    CHECK(m1.complete(r1, 5.0_s, a) == 5.0_s + vdsm_immediate_independent_latency().sample_after_detection(b));
 }
 
 // A review found: the closed form must hold its error bound for any widths, not only for widths of one scale.
@@ -485,7 +489,7 @@ bracket_check exceed_bracket(const pipeline_latency& l, const std::vector<double
     bracket_check c;
     c.hi = exact::uniform_sum_exceed(widths, x - delta) * (1.0L + rel);
     c.lo = exact::uniform_sum_exceed(widths, x + delta) * (1.0L - rel);
-    c.got = static_cast<long double>(l.exceed_probability(offset + x));
+    c.got = static_cast<long double>(l.exceed_probability(seconds(offset + x)));
     return c;
 }
 }  // namespace
@@ -496,17 +500,17 @@ TEST_CASE("pipeline: P(L > t) of one wide and many narrow stages is exact, not c
     std::vector<double> widths{2.0};
     for (int i = 0; i < 7; ++i) widths.push_back(0.001);
     std::vector<latency_stage> stages;
-    for (double w : widths) stages.push_back({"stage", 0.0, w, false});
+    for (double w : widths) stages.push_back({"stage", 0_s, seconds(w), false});
     const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
     const long double exact_value = exact::uniform_sum_exceed(widths, 1.0);
     CHECK(static_cast<double>(exact_value) == doctest::Approx(0.50175).epsilon(1e-9));
-    CHECK(l.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
-    CHECK(l.cdf(1.0) == doctest::Approx(static_cast<double>(1.0L - exact_value)).epsilon(1e-12));
+    CHECK(l.exceed_probability(1.0_s) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+    CHECK(l.cdf(1.0_s) == doctest::Approx(static_cast<double>(1.0L - exact_value)).epsilon(1e-12));
     // The flow model sums the same closed form: a flow of these delays answers the same.
     std::vector<flow_stage> fs;
-    for (double w : widths) fs.push_back(flow_stage::delay("stage", 0.0, w));
+    for (double w : widths) fs.push_back(flow_stage::delay("stage", 0.0_s, seconds(w)));
     const flow_latency f = flow_latency::make(fs.data(), fs.size()).value();
-    CHECK(f.exceed_probability(1.0) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
+    CHECK(f.exceed_probability(1.0_s) == doctest::Approx(static_cast<double>(exact_value)).epsilon(1e-12));
 }
 
 TEST_CASE("pipeline: P(L > t) against an exact computation over random stage sets (relative error 1e-12)") {
@@ -525,7 +529,7 @@ TEST_CASE("pipeline: P(L > t) against an exact computation over random stage set
             const double lo = gen.next() % 3 == 0 ? 0.0 : 10.0 * unit(gen);
             const bool fixed = n > 1 && gen.next() % 5 == 0;
             const double w = fixed ? 0.0 : 100.0 * std::pow(10.0, -decades * unit(gen));
-            stages.push_back({"stage", lo, lo + w, false});
+            stages.push_back({"stage", seconds(lo), seconds(lo + w), false});
             offset += lo;
             if (lo + w > lo) widths.push_back((lo + w) - lo);  // the width the library sees
         }
@@ -533,7 +537,7 @@ TEST_CASE("pipeline: P(L > t) against an exact computation over random stage set
         const pipeline_latency l = pipeline_latency::make(stages.data(), stages.size()).value();
         double total = 0.0;
         for (double w : widths) total += w;
-        offset = l.min();
+        offset = l.min().count();
         for (int k = 0; k < 12; ++k) {
             // Points across the support, and into both tails down to 1e-12 of the total width.
             double x;
@@ -573,23 +577,24 @@ TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), h
     REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // distinct: counts are exact
     long double sum = 0.0L;
     for (double v : s) sum += static_cast<long double>(v);
-    std::vector<double> given = s;
+    std::vector<seconds> given;
+    for (double v : s) given.push_back(seconds(v));
     const empirical_latency e = empirical_latency::make(given.data(), given.size()).value();
     CHECK(e.samples_given() == n);
-    CHECK(e.max() == sorted.back());
-    CHECK(e.min() == sorted.front());
-    CHECK(e.mean() == doctest::Approx(static_cast<double>(sum / n)).epsilon(1e-12));
+    CHECK(e.max() == seconds(sorted.back()));
+    CHECK(e.min() == seconds(sorted.front()));
+    CHECK(e.mean().count() == doctest::Approx(static_cast<double>(sum / n)).epsilon(1e-12));
     // P(L > t) just below each of the largest 200 samples: exactly k / n.
     for (std::size_t k = 1; k <= 200; ++k) {
         CAPTURE(k);
-        CHECK(e.exceed_probability(sorted[n - k - 1]) == static_cast<double>(k) / static_cast<double>(n));
+        CHECK(e.exceed_probability(seconds(sorted[n - k - 1])) == static_cast<double>(k) / static_cast<double>(n));
     }
-    CHECK(e.exceed_probability(sorted.back()) == 0.0);
+    CHECK(e.exceed_probability(seconds(sorted.back())) == 0.0);
     // The smallest sample t with P(L <= t) >= p, for the quantiles a 1e-4 or 1e-3 target reads.
     for (double p : {0.99, 0.999, 0.9999, 0.99995, 1.0 - 1.0 / 16384}) {
         CAPTURE(p);
         const auto idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n))) - 1;
-        CHECK(e.quantile(p) == sorted[idx]);
+        CHECK(e.quantile(p) == seconds(sorted[idx]));
     }
     CHECK(latency_budget(e, 1.0).count() == static_cast<std::int64_t>(std::ceil(sorted.back() * 1000.0)));
     // Sampling keeps every sample's weight: the top 1% of the samples are drawn about 1% of the time.
@@ -599,7 +604,7 @@ TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), h
     const int draws = 200000;
     double drawn_sum = 0.0;
     for (int i = 0; i < draws; ++i) {
-        const double v = e.sample(rng);
+        const double v = e.sample(rng).count();
         above += v > p99;
         drawn_sum += v;
     }
@@ -611,15 +616,15 @@ TEST_CASE("empirical: above capacity, the tail is kept exactly: max, P(L > t), h
 TEST_CASE("empirical: a default (empty) model answers without reading out of bounds") {
     const empirical_latency e{};
     CHECK(e.size() == 0);
-    CHECK(e.max() == 0.0);
-    CHECK(e.min() == 0.0);
-    CHECK(e.mean() == 0.0);
-    CHECK(e.quantile(0.5) == 0.0);
-    CHECK(e.quantile(1.0) == 0.0);
-    CHECK(e.exceed_probability(1.0) == 0.0);
-    CHECK(e.cdf(1.0) == 1.0);
+    CHECK(e.max() == 0.0_s);
+    CHECK(e.min() == 0.0_s);
+    CHECK(e.mean() == 0.0_s);
+    CHECK(e.quantile(0.5) == 0.0_s);
+    CHECK(e.quantile(1.0) == 0.0_s);
+    CHECK(e.exceed_probability(1.0_s) == 0.0);
+    CHECK(e.cdf(1.0_s) == 1.0);
     detail::xoshiro256 rng(1);
-    CHECK(e.sample(rng) == 0.0);
+    CHECK(e.sample(rng) == 0.0_s);
 }
 
 #ifndef NDEBUG

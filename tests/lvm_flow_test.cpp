@@ -1,11 +1,14 @@
 // Tests of provpol/simulate/lvm_pool.hpp: dmeventd's timing and a thin pool under a write burst. The scenarios use a
 // fixed lvextend time and a poll an hour apart, so that each event can be followed by hand; the timeline is
 // written next to each expected value.
+#include "test_support.hpp"
+
 #include <provpol/simulate/lvm_pool.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 using namespace provpol;
@@ -32,6 +35,12 @@ TEST_CASE("LVM flow: the model's settings are checked") {
     CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, seconds(-1.0)).error().setting() ==
           text_view("no_space_timeout"));
     CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, 86401_s).error().setting() == text_view("no_space_timeout"));
+    // NaN is refused for every time (std::chrono's >= and <= would let it pass: a >= b is !(a < b)).
+    const seconds nan(std::numeric_limits<double>::quiet_NaN());
+    CHECK(lvm_dmeventd_model::make(nan, 1_s).error().setting() == text_view("lvextend_min"));
+    CHECK(lvm_dmeventd_model::make(1_s, nan).error().setting() == text_view("lvextend_max"));
+    CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, nan).error().setting() == text_view("poll_interval"));
+    CHECK(lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, nan).error().setting() == text_view("no_space_timeout"));
     // The bounds themselves are accepted, and the accessors give back what was made.
     const lvm_dmeventd_model edge = lvm_dmeventd_model::make(1_ms, 3600_s, 0.0, 100_ms, 86400_s).value();
     CHECK(edge.lvextend_min() == 1_ms);
@@ -52,8 +61,8 @@ TEST_CASE("LVM flow: a 64 MiB pool filled at 50 MiB/s, followed event by event")
     // (its event waits for the running command): 100% is amount ceil(1e8 / 700000) - 100 = 43, 16 x 43% = 6.88,
     // so 7 extents, to 92 MiB, live at 1.89625 s. Queued 1.89625 - 1.28 = 0.61625 s.
     CHECK(r.times_full == 1);
-    CHECK(r.queued_s == doctest::Approx(0.61625).epsilon(1e-9));
-    CHECK(r.longest_queue_s == doctest::Approx(0.61625).epsilon(1e-9));
+    CHECK(r.queued.count() == doctest::Approx(0.61625).epsilon(1e-9));
+    CHECK(r.longest_queue.count() == doctest::Approx(0.61625).epsilon(1e-9));
     // The full pool's pending event runs lvextend again at 1.89625 s; 92 MiB is 1472 blocks, low water 441, so
     // block 1032 (64.4375 MiB, at 1.905 s) raises an event that waits too. The burst ends at 70 MiB, 2.01625 s.
     // The second lvextend reads 1120 of 1472 blocks (76.09%): amount max(20, 9), 23 x 20% = 4.6, 5 extents, to
@@ -61,7 +70,7 @@ TEST_CASE("LVM flow: a 64 MiB pool filled at 50 MiB/s, followed event by event")
     CHECK(r.extends == 2);
     CHECK(r.commands == 3);
     CHECK(r.pool_end == 112_MiB);
-    CHECK(r.end_s == doctest::Approx(2.01625).epsilon(1e-9));
+    CHECK(r.ended_at.count() == doctest::Approx(2.01625).epsilon(1e-9));
     CHECK_FALSE(r.eio);
     CHECK_FALSE(r.vg_exhausted);
     CHECK(r.vg_free_end == bytes::max());  // unlimited stays unlimited
@@ -74,14 +83,14 @@ TEST_CASE("LVM flow: the VG runs out, writes queue for no_space_timeout, then fa
     CHECK(r.extends == 0);
     CHECK(r.failed_commands >= 1);
     CHECK(r.eio);
-    CHECK(r.queued_s == doctest::Approx(60.0).epsilon(1e-9));  // full at 1.28 s, EIO at 61.28 s
-    CHECK(r.end_s == doctest::Approx(61.28).epsilon(1e-9));
+    CHECK(r.queued.count() == doctest::Approx(60.0).epsilon(1e-9));  // full at 1.28 s, EIO at 61.28 s
+    CHECK(r.ended_at.count() == doctest::Approx(61.28).epsilon(1e-9));
     CHECK(r.pool_end == 64_MiB);
     // With error_when_full the first full pool fails writes at once.
     const lvm_run_result e = simulate_lvm_run(c70, fixed_model().with_error_when_full(true), w, seed);
     CHECK(e.eio);
-    CHECK(e.queued_s == 0.0);
-    CHECK(e.end_s == doctest::Approx(1.28).epsilon(1e-9));
+    CHECK(e.queued == 0_s);
+    CHECK(e.ended_at.count() == doctest::Approx(1.28).epsilon(1e-9));
 }
 
 TEST_CASE("LVM flow: on the poll alone a threshold acts at the next 5% step") {
@@ -106,31 +115,31 @@ TEST_CASE("LVM flow: runs are deterministic per seed and add up in order") {
     const lvm_pool_workload w{8_MiB, {}, bytes::max(), 200_MiB, rate(std::uint64_t{16} << 20)};
     const lvm_plan_summary a = simulate_lvm_plan(c70, lvm_dmeventd(), w, 50, 3);
     const lvm_plan_summary b = simulate_lvm_plan(c70, lvm_dmeventd(), w, 50, 3);
-    CHECK(a.queued_s_mean == b.queued_s_mean);
+    CHECK(a.queued_mean == b.queued_mean);
     CHECK(a.extends_mean == b.extends_mean);
     double sum = 0.0, most = 0.0;
     for (std::uint64_t i = 0; i < 50; ++i) {
         const lvm_run_result r = simulate_lvm_run(c70, lvm_dmeventd(), w, 3 + i);
-        sum += r.queued_s;
-        if (r.queued_s > most) most = r.queued_s;
+        sum += r.queued.count();
+        if (r.queued.count() > most) most = r.queued.count();
     }
-    CHECK(a.queued_s_mean == doctest::Approx(sum / 50.0));
-    CHECK(a.queued_s_max == most);
+    CHECK(a.queued_mean.count() == doctest::Approx(sum / 50.0));
+    CHECK(a.queued_max.count() == most);
     CHECK(a.runs == 50);
 }
 
 TEST_CASE("LVM flow: recommend_lvm_percent finds the smallest percent that meets the target") {
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 8_GiB, rate(std::uint64_t{400} << 20)};
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 0.0, 20, 1);
+    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 0.0_s, 20, 1);
     REQUIRE(a.met);
-    CHECK(lvm_target_met(a.at, 0.0));
+    CHECK(lvm_target_met(a.at, 0.0_s));
     if (a.percent > 1) {
         const auto below = lvm_autoextend_config::make(70, a.percent - 1).value();
-        CHECK_FALSE(lvm_target_met(simulate_lvm_plan(below, lvm_dmeventd(), w, 20, 1), 0.0));
+        CHECK_FALSE(lvm_target_met(simulate_lvm_plan(below, lvm_dmeventd(), w, 20, 1), 0.0_s));
     }
     // A pool too small for the first extend to land in time: no percent helps.
     const lvm_pool_workload tiny{8_MiB, {}, bytes::max(), 1_GiB, rate(std::uint64_t{1} << 30)};
-    CHECK_FALSE(recommend_lvm_percent(c70, lvm_dmeventd(), tiny, 50, 0.0, 20, 1).met);
+    CHECK_FALSE(recommend_lvm_percent(c70, lvm_dmeventd(), tiny, 50, 0.0_s, 20, 1).met);
 }
 
 }  // namespace

@@ -41,76 +41,76 @@ static_assert(legacy_floor_policy().initial_size(100_GiB) == 1_GiB, "an idle new
 TEST_CASE("estimator: nothing is known from one sample") {
     write_rate_estimator e;
     CHECK(e.estimate() == rate(0));
-    e.sample(0.0, 5_GiB);
+    e.sample(0.0_s, 5_GiB);
     CHECK(e.estimate() == rate(0));
     CHECK(e.intervals() == 0);
 }
 
 TEST_CASE("estimator: a steady writer is measured exactly from its second interval") {
     write_rate_estimator e;
-    e.sample(0.0, 0_B);
-    e.sample(2.0, mib_bytes(200));  // first interval after an idle start: a lower bound, planned at twice
+    e.sample(0.0_s, 0_B);
+    e.sample(2.0_s, mib_bytes(200));  // first interval after an idle start: a lower bound, planned at twice
     CHECK(e.provisional());
     CHECK(e.estimate().mib_per_second() == doctest::Approx(200.0));
-    e.sample(4.0, mib_bytes(400));
+    e.sample(4.0_s, mib_bytes(400));
     CHECK_FALSE(e.provisional());
     CHECK(e.estimate().mib_per_second() == doctest::Approx(100.0));  // the provisional value is replaced
-    for (int i = 3; i < 50; ++i) e.sample(2.0 * i, mib_bytes(200.0 * i));
+    for (int i = 3; i < 50; ++i) e.sample(seconds(2.0 * i), mib_bytes(200.0 * i));
     CHECK(e.estimate().mib_per_second() == doctest::Approx(100.0));
     CHECK(e.intervals() == 49);
 }
 
 TEST_CASE("estimator: idle for days, then a burst") {
     write_rate_estimator e;
-    e.sample(0.0, 10_GiB);
-    for (int i = 1; i <= 100; ++i) e.sample(i * 86400.0, 10_GiB);  // idle: daily samples, nothing written
+    e.sample(0.0_s, 10_GiB);
+    for (int i = 1; i <= 100; ++i) e.sample(seconds(i * 86400.0), 10_GiB);  // idle: daily samples, nothing written
     CHECK(e.estimate() == rate(0));
     const double t = 100 * 86400.0;
-    e.sample(t + 2.0, bytes((10_GiB).count() + (1200ULL << 20)));  // 1200 MiB in 2 s: at least 600 MiB/s
-    CHECK(e.estimate().mib_per_second() >= 1200.0 - 1e-6);         // planned at twice the lower bound
-    e.sample(t + 4.0, bytes((10_GiB).count() + (2800ULL << 20)));  // 800 MiB/s measured in full
+    e.sample(seconds(t + 2.0), bytes((10_GiB).count() + (1200ULL << 20)));  // 1200 MiB in 2 s: at least 600 MiB/s
+    CHECK(e.estimate().mib_per_second() >= 1200.0 - 1e-6);                  // planned at twice the lower bound
+    e.sample(seconds(t + 4.0), bytes((10_GiB).count() + (2800ULL << 20)));  // 800 MiB/s measured in full
     CHECK(e.estimate().mib_per_second() == doctest::Approx(800.0));
 }
 
 TEST_CASE("estimator: a stalled guest decays with the half-life, a burst raises it at once") {
-    write_rate_estimator e(60.0);
-    e.sample(0.0, 0_B);
-    e.sample(2.0, mib_bytes(100));
-    e.sample(4.0, mib_bytes(300));                                                // 100 MiB/s
-    for (int i = 1; i <= 30; ++i) e.sample(4.0 + 2.0 * i, mib_bytes(300));        // 60 s stalled
-    CHECK(e.estimate().mib_per_second() == doctest::Approx(50.0).epsilon(0.01));  // one half-life
-    e.sample(66.0, mib_bytes(300 + 1000));                                        // a 500 MiB/s burst
+    write_rate_estimator e(60_s);
+    e.sample(0.0_s, 0_B);
+    e.sample(2.0_s, mib_bytes(100));
+    e.sample(4.0_s, mib_bytes(300));                                                 // 100 MiB/s
+    for (int i = 1; i <= 30; ++i) e.sample(seconds(4.0 + 2.0 * i), mib_bytes(300));  // 60 s stalled
+    CHECK(e.estimate().mib_per_second() == doctest::Approx(50.0).epsilon(0.01));     // one half-life
+    e.sample(66.0_s, mib_bytes(300 + 1000));                                         // a 500 MiB/s burst
     CHECK(e.estimate().mib_per_second() >= 500.0);
 }
 
 TEST_CASE("estimator: allocation going backwards (a reduce) and time going backwards") {
     write_rate_estimator e;
-    e.sample(0.0, 0_B);
-    e.sample(2.0, mib_bytes(100));
-    e.sample(4.0, mib_bytes(300));
+    e.sample(0.0_s, 0_B);
+    e.sample(2.0_s, mib_bytes(100));
+    e.sample(4.0_s, mib_bytes(300));
     const rate before = e.estimate();
-    e.sample(6.0, mib_bytes(50));  // the volume was reduced: restart the baseline, never a negative rate
+    e.sample(6.0_s, mib_bytes(50));  // the volume was reduced: restart the baseline, never a negative rate
     CHECK(e.estimate() == before);
-    e.sample(5.0, mib_bytes(5000));  // time went backwards: ignored
-    e.sample(6.0, mib_bytes(5000));  // no time passed: ignored
+    e.sample(5.0_s, mib_bytes(5000));  // time went backwards: ignored
+    e.sample(6.0_s, mib_bytes(5000));  // no time passed: ignored
     CHECK(e.estimate() == before);
-    e.sample(8.0, mib_bytes(250));  // 100 MiB/s from the new baseline
+    e.sample(8.0_s, mib_bytes(250));  // 100 MiB/s from the new baseline
     CHECK(e.estimate().mib_per_second() == doctest::Approx(100.0));
 }
 
 TEST_CASE("estimator: a pause gives the exact rate; time paused is not idle time") {
     write_rate_estimator e;
-    e.sample(-1.0, 0_B);
-    e.sample(1.0, mib_bytes(100));  // provisional: 100 MiB/s planned
-    e.threshold(2.0, 512_MiB);
-    e.pause(3.0, 1_GiB);  // 512 MiB between the threshold and the LV end in 1 s: exactly 512 MiB/s
+    e.sample(-1.0_s, 0_B);
+    e.sample(1.0_s, mib_bytes(100));  // provisional: 100 MiB/s planned
+    e.threshold(2.0_s, 512_MiB);
+    e.pause(3.0_s, 1_GiB);  // 512 MiB between the threshold and the LV end in 1 s: exactly 512 MiB/s
     CHECK(e.estimate().mib_per_second() == doctest::Approx(512.0));
     CHECK(e.paused());
-    for (int i = 0; i < 10; ++i) e.sample(3.5 + i, 1_GiB);  // no progress while paused: not a stall
+    for (int i = 0; i < 10; ++i) e.sample(seconds(3.5 + i), 1_GiB);  // no progress while paused: not a stall
     CHECK(e.estimate().mib_per_second() == doctest::Approx(512.0));
-    e.extended(14.0, 1_GiB);
+    e.extended(14.0_s, 1_GiB);
     CHECK_FALSE(e.paused());
-    e.sample(15.0, mib_bytes(1024 + 512));
+    e.sample(15.0_s, mib_bytes(1024 + 512));
     CHECK(e.estimate().mib_per_second() == doctest::Approx(512.0));
 }
 
@@ -164,18 +164,19 @@ TEST_CASE("policy: the budget is validated and comes from the latency model") {
     CHECK(latency_budget(vdsm_polling_2022_independent_latency(), 0.99) == 5935_ms);
     // Rounded up to whole milliseconds, from any model.
     const flow_latency flow = vdsm_polling_2022_latency();
-    CHECK(latency_budget(flow, 1.0).count() == static_cast<std::int64_t>(std::ceil(flow.max() * 1000.0 - 1e-9)));
+    CHECK(latency_budget(flow, 1.0).count() ==
+          static_cast<std::int64_t>(std::ceil(flow.max().count() * 1000.0 - 1e-9)));
 }
 
 TEST_CASE("agent: a provisional estimate sizes an extend but does not start one") {
     rate_aware_agent agent(legacy_floor_policy());
-    agent.observe(observation{observation_kind::sample, -1.0, 0_B, 1_GiB});
-    agent.observe(observation{observation_kind::sample, 1.0, mib_bytes(300), 1_GiB});  // lower bound 150, planned 300
+    agent.observe(observation{observation_kind::sample, -1.0_s, 0_B, 1_GiB});
+    agent.observe(observation{observation_kind::sample, 1.0_s, mib_bytes(300), 1_GiB});  // lower bound 150, planned 300
     const drive_state s{100_GiB, 1_GiB, mib_bytes(300)};
     const extend_decision d = agent.decide(s);
     CHECK(d.needs_extend);  // 724 MiB free < 300 x 6.9
     CHECK(d.action == extend_action::none);
-    agent.observe(observation{observation_kind::sample, 3.0, mib_bytes(900), 1_GiB});  // measured: 300 MiB/s
+    agent.observe(observation{observation_kind::sample, 3.0_s, mib_bytes(900), 1_GiB});  // measured: 300 MiB/s
     CHECK(agent.decide(drive_state{100_GiB, 1_GiB, mib_bytes(900)}).action == extend_action::extend);
     CHECK(agent.max_in_flight() == 2);
 }
@@ -185,10 +186,10 @@ TEST_CASE("agent: a provisional estimate sizes an extend but does not start one"
 
 TEST_CASE("load_adaptation: validated") {
     CHECK(load_adaptation::make().value().margin() == 1.75);
-    CHECK(load_adaptation::make().value().half_life() == 600.0);
+    CHECK(load_adaptation::make().value().half_life() == 600.0_s);
     CHECK(load_adaptation::make().value().pending_weight() == 1.5);
-    CHECK(load_adaptation::make(1.0, 1.0).has_value());
-    CHECK(load_adaptation::make(10.0, 1e6).has_value());
+    CHECK(load_adaptation::make(1.0, 1.0_s).has_value());
+    CHECK(load_adaptation::make(10.0, 1e6_s).has_value());
     for (double m :
          {0.0, 0.999, 10.001, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
         CAPTURE(m);
@@ -198,69 +199,69 @@ TEST_CASE("load_adaptation: validated") {
     }
     for (double h : {0.0, 0.5, 1e6 + 1, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
         CAPTURE(h);
-        const auto a = load_adaptation::make(1.75, h);
+        const auto a = load_adaptation::make(1.75, seconds(h));
         REQUIRE_FALSE(a.has_value());
-        CHECK(a.error().setting() == text_view("half_life_seconds"));
+        CHECK(a.error().setting() == text_view("half_life"));
     }
     for (double w : {0.0, 0.99, 10.5, std::numeric_limits<double>::quiet_NaN()}) {
         CAPTURE(w);
-        const auto a = load_adaptation::make(1.75, 600.0, w);
+        const auto a = load_adaptation::make(1.75, 600.0_s, w);
         REQUIRE_FALSE(a.has_value());
         CHECK(a.error().setting() == text_view("pending_weight"));
     }
 }
 
 TEST_CASE("exposure_tracker: from the threshold to the grown LV; the time so far counts; slow decay") {
-    exposure_tracker e(600.0);
-    CHECK(e.seconds() == 0.0);
-    e.observe(observation{observation_kind::sample, 5.0, 1_GiB, 2_GiB});
-    CHECK(e.seconds() == 0.0);  // no threshold yet: nothing is exposed
-    e.observe(observation{observation_kind::threshold, 10.0, 1_GiB, 2_GiB});
-    e.observe(observation{observation_kind::sample, 12.0, 1_GiB, 2_GiB});
-    CHECK(e.seconds() == 2.0);  // pending for 2 s so far: the exposure is at least that
-    e.observe(observation{observation_kind::pause, 15.0, 2_GiB, 2_GiB});
-    CHECK(e.seconds() == 5.0);
+    exposure_tracker e(600_s);
+    CHECK(e.exposure() == 0.0_s);
+    e.observe(observation{observation_kind::sample, 5.0_s, 1_GiB, 2_GiB});
+    CHECK(e.exposure() == 0.0_s);  // no threshold yet: nothing is exposed
+    e.observe(observation{observation_kind::threshold, 10.0_s, 1_GiB, 2_GiB});
+    e.observe(observation{observation_kind::sample, 12.0_s, 1_GiB, 2_GiB});
+    CHECK(e.exposure() == 2.0_s);  // pending for 2 s so far: the exposure is at least that
+    e.observe(observation{observation_kind::pause, 15.0_s, 2_GiB, 2_GiB});
+    CHECK(e.exposure() == 5.0_s);
     // Completed at 16, requested at 13 (latency 3): the exposure runs from the threshold, 6 s.
-    e.observe(observation{observation_kind::extended, 16.0, 2_GiB, 4_GiB, 3.0});
-    CHECK(e.seconds() == 6.0);
+    e.observe(observation{observation_kind::extended, 16.0_s, 2_GiB, 4_GiB, 3.0_s});
+    CHECK(e.exposure() == 6.0_s);
     CHECK(e.extends() == 1);
     // A shorter one 86 s later pulls it toward 2 s by 1 - 2^(-86/600).
-    e.observe(observation{observation_kind::threshold, 100.0, 3_GiB, 4_GiB});
-    e.observe(observation{observation_kind::extended, 102.0, 3_GiB, 6_GiB, 1.5});
+    e.observe(observation{observation_kind::threshold, 100.0_s, 3_GiB, 4_GiB});
+    e.observe(observation{observation_kind::extended, 102.0_s, 3_GiB, 6_GiB, 1.5_s});
     const double keep = std::pow(2.0, -86.0 / 600.0);
-    CHECK(e.seconds() == doctest::Approx(6.0 * keep + 2.0 * (1.0 - keep)).epsilon(1e-12));
+    CHECK(e.exposure().count() == doctest::Approx(6.0 * keep + 2.0 * (1.0 - keep)).epsilon(1e-12));
     // An extend asked before any threshold: its latency from the request counts, and a longer one rises at once.
-    e.observe(observation{observation_kind::extended, 200.0, 5_GiB, 8_GiB, 8.0});
-    CHECK(e.seconds() == 8.0);
+    e.observe(observation{observation_kind::extended, 200.0_s, 5_GiB, 8_GiB, 8.0_s});
+    CHECK(e.exposure() == 8.0_s);
     // A second threshold in one cycle does not restart the clock.
-    e.observe(observation{observation_kind::threshold, 300.0, 7_GiB, 8_GiB});
-    e.observe(observation{observation_kind::threshold, 301.0, 7_GiB, 8_GiB});
-    e.observe(observation{observation_kind::sample, 309.5, 7_GiB, 8_GiB});
-    CHECK(e.seconds() == 9.5);
+    e.observe(observation{observation_kind::threshold, 300.0_s, 7_GiB, 8_GiB});
+    e.observe(observation{observation_kind::threshold, 301.0_s, 7_GiB, 8_GiB});
+    e.observe(observation{observation_kind::sample, 309.5_s, 7_GiB, 8_GiB});
+    CHECK(e.exposure() == 9.5_s);
 
     // Weighted: a pending extend's 4 s so far count 6 s; the completed one counts as it was, 5 s.
-    exposure_tracker w(600.0, 1.5);
-    w.observe(observation{observation_kind::threshold, 10.0, 1_GiB, 2_GiB});
-    w.observe(observation{observation_kind::sample, 14.0, 1_GiB, 2_GiB});
-    CHECK(w.seconds() == 6.0);
-    w.observe(observation{observation_kind::extended, 15.0, 1_GiB, 2_GiB, 5.0});
+    exposure_tracker w(600_s, 1.5);
+    w.observe(observation{observation_kind::threshold, 10.0_s, 1_GiB, 2_GiB});
+    w.observe(observation{observation_kind::sample, 14.0_s, 1_GiB, 2_GiB});
+    CHECK(w.exposure() == 6.0_s);
+    w.observe(observation{observation_kind::extended, 15.0_s, 1_GiB, 2_GiB, 5.0_s});
     CHECK(
-        w.seconds() ==
+        w.exposure().count() ==
         doctest::Approx(6.0 * std::pow(2.0, -1.0 / 600.0) + 5.0 * (1.0 - std::pow(2.0, -1.0 / 600.0))).epsilon(1e-12));
 }
 
 TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is margin x exposure") {
     const vdsm_config floor = vdsm_legacy().trigger().config;
     adaptive_rate_aware_agent adapting(make_rate_aware_policy(floor, 2000_ms).value(),
-                                       load_adaptation::make(2.0, 600.0).value());
+                                       load_adaptation::make(2.0, 600.0_s).value());
     rate_aware_agent off(make_rate_aware_policy(floor, 2000_ms).value());
     // 100 MiB/s measured, then a threshold at t = 4 and the extend done at t = 9.5: exposed 5.5 s.
     const observation seen[] = {
-        {observation_kind::sample, 0.0, 0_B, 1_GiB},
-        {observation_kind::sample, 2.0, mib_bytes(200), 1_GiB},
-        {observation_kind::sample, 4.0, mib_bytes(400), 1_GiB},
-        {observation_kind::threshold, 4.0, mib_bytes(400), 1_GiB},
-        {observation_kind::extended, 9.5, mib_bytes(950), 2_GiB, 4.0},
+        {observation_kind::sample, 0.0_s, 0_B, 1_GiB},
+        {observation_kind::sample, 2.0_s, mib_bytes(200), 1_GiB},
+        {observation_kind::sample, 4.0_s, mib_bytes(400), 1_GiB},
+        {observation_kind::threshold, 4.0_s, mib_bytes(400), 1_GiB},
+        {observation_kind::extended, 9.5_s, mib_bytes(950), 2_GiB, 4.0_s},
     };
     for (const observation& o : seen) {
         adapting.observe(o);
@@ -288,7 +289,7 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
     CHECK(o.limit == 512_MiB);
     CHECK(o.chunk == 1_GiB);
     // The budget is capped at an hour.
-    adapting.observe(observation{observation_kind::extended, 1e5, 10_GiB, 20_GiB, 5e4});
+    adapting.observe(observation{observation_kind::extended, 1e5_s, 10_GiB, 20_GiB, 5e4_s});
     CHECK(adapting.budget() == max_latency_budget);
 }
 
@@ -318,7 +319,7 @@ TEST_CASE("simulated: the rate-aware policy pauses at most once per 50 GiB, and 
     }
     // vdsm-2022 itself pauses at nearly every extend at 1000 MiB/s: its 2048 MiB last 2.048 s, and the polling
     // flow's shortest extend is 2.19 s.
-    CHECK(l.exceed_probability(2.048) == 1.0);
+    CHECK(l.exceed_probability(2.048_s) == 1.0);
     const workload fast = workload::make(50_GiB, mib_per_s(1000), 100_GiB).value();
     const simulation_summary s = simulate(static_agent<vdsm_policy>(vdsm_2022()), l, fast, 1000, 1);
     CHECK(s.pauses >= 0.9 * s.extends);

@@ -16,7 +16,7 @@ rate mib_per_s(std::uint64_t n) { return rate(n << 20); }
 }  // namespace
 
 TEST_CASE("BZ#2051997's arithmetic: 512 MiB in 3.7 s is 138.4 MiB/s") {
-    const pipeline_latency mean_latency = pipeline_latency::fixed(3.7).value();
+    const pipeline_latency mean_latency = pipeline_latency::fixed(3.7_s).value();
     const rate r = max_write_rate(512_MiB, mean_latency, 0.0);
     CHECK(r.mib_per_second() == doctest::Approx(138.4).epsilon(0.001));
     CHECK(pause_probability(512_MiB, mib_per_s(138), mean_latency) == 0.0);
@@ -44,7 +44,7 @@ TEST_CASE("pause probability is P(L > limit / rate), monotone in the rate") {
     for (std::uint64_t r = 10; r <= 2000; r += 10) {
         const double p = pause_probability(512_MiB, mib_per_s(r), l);
         CHECK(p >= previous);
-        CHECK(p == l.exceed_probability(512.0 / static_cast<double>(r)));
+        CHECK(p == l.exceed_probability(seconds(512.0 / static_cast<double>(r))));
         previous = p;
     }
 }
@@ -59,7 +59,7 @@ TEST_CASE("extends needed to write a disk, and the expected pauses") {
     CHECK(extends_needed(1_GiB, 0_B, 512_MiB, 50_GiB) == 0);
     const pipeline_latency l = vdsm_polling_2022_independent_latency();
     CHECK(expected_pauses(vdsm_legacy(), 100_GiB, 50_GiB, mib_per_s(100), l) ==
-          doctest::Approx(50 * l.exceed_probability(5.12)));
+          doctest::Approx(50 * l.exceed_probability(5.12_s)));
     CHECK(expected_pauses(vdsm_legacy(), 100_GiB, 50_GiB, mib_per_s(75), l) < 1e-3);
 }
 

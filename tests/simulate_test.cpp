@@ -156,21 +156,21 @@ TEST_CASE("simulate's summary equals simulate_run run by run") {
     const workload w = workload::make(20_GiB, mib_per_s(140), 40_GiB).value();
     const static_agent<vdsm_policy> agent(vdsm_legacy());
     const simulation_summary s = simulate(agent, l, w, 200, 9);
-    double extends = 0, pauses = 0, seconds = 0;
+    double extends = 0, pauses = 0, paused = 0;
     std::uint32_t most = 0;
     std::vector<std::uint32_t> counts;
     for (std::uint32_t i = 0; i < 200; ++i) {
         const run_result r = simulate_run(agent, l, w, detail::run_seed(9, i));
         extends += r.extends;
         pauses += r.pauses;
-        seconds += r.pause_seconds;
+        paused += r.pause_seconds.count();
         most = std::max(most, r.pauses);
         counts.push_back(r.pauses);
     }
     std::sort(counts.begin(), counts.end());
     CHECK(s.extends == doctest::Approx(extends / 200));
     CHECK(s.pauses == doctest::Approx(pauses / 200));
-    CHECK(s.pause_seconds == doctest::Approx(seconds / 200));
+    CHECK(s.pause_seconds.count() == doctest::Approx(paused / 200));
     CHECK(s.max_pauses == most);
     CHECK(s.pauses_p50 == counts[99]);   // nearest rank: the 100th of 200
     CHECK(s.pauses_p90 == counts[179]);  // the 180th
@@ -194,7 +194,7 @@ TEST_CASE(
     REQUIRE(seen.size() == 60);
     CHECK(seen.front() == 40);
     CHECK(seen[20] == 0);
-    double shortest = 1e300, longest = 0.0;
+    seconds shortest(1e300), longest(0);
     for (std::uint32_t i = 0; i < 60; ++i) {
         const run_result want = simulate_run(agent, l, w, detail::run_seed(4, i));
         CHECK(got[i].pauses == want.pauses);
@@ -281,13 +281,13 @@ TEST_CASE("every run accounts for its space and time") {
                 CHECK_FALSE(x.truncated);
                 CHECK(x.final_physical >= w.write_size);
                 CHECK(x.unwritten == saturating_sub(x.final_physical, w.write_size));
-                CHECK(x.duration >=
+                CHECK(x.duration.count() >=
                       static_cast<double>(w.write_size.count()) / static_cast<double>(w.write_rate.bytes_per_second()) -
                           1e-6);
-                CHECK(x.duration == doctest::Approx(static_cast<double>(w.write_size.count()) /
-                                                        static_cast<double>(w.write_rate.bytes_per_second()) +
-                                                    x.pause_seconds)
-                                        .epsilon(1e-9));
+                CHECK(x.duration.count() == doctest::Approx(static_cast<double>(w.write_size.count()) /
+                                                                static_cast<double>(w.write_rate.bytes_per_second()) +
+                                                            x.pause_seconds.count())
+                                                .epsilon(1e-9));
                 const vdsm_config& c = p.trigger().config;
                 CHECK(x.extends >=
                       extends_needed(p.initial_size(w.capacity), c.chunk(false), c.limit(false), w.write_size) - 1);
@@ -316,12 +316,13 @@ TEST_CASE("the agent sees samples, thresholds, pauses and extends, never the rat
     int samples = 0, thresholds = 0, pauses = 0, extended = 0;
     double last_sample = -1e9, last_time = -1e9;  // the first sample comes before the write starts (negative time)
     for (const observation& o : seen) {
-        CHECK(o.time >= last_time);  // in time order
-        last_time = o.time;
+        CHECK(o.time >= seconds(last_time));  // in time order
+        last_time = o.time.count();
         switch (o.kind) {
             case observation_kind::sample:
-                if (last_sample > -1e9) CHECK(o.time - last_sample == doctest::Approx(2.0));  // the monitor period
-                last_sample = o.time;
+                if (last_sample > -1e9)
+                    CHECK(o.time.count() - last_sample == doctest::Approx(2.0));  // the monitor period
+                last_sample = o.time.count();
                 ++samples;
                 break;
             case observation_kind::threshold:
@@ -347,7 +348,7 @@ TEST_CASE("workload validation") {
     CHECK(std::string(workload::make(2_GiB, rate(1), 1_GiB).error().message().view()) ==
           "capacity (1GiB) must be at least write_size (2GiB)");
     CHECK(workload::make(1_GiB, rate(0), 1_GiB).error().code() == errc::out_of_range);
-    CHECK(workload::make(1_GiB, rate(1), 1_GiB, 0.0).error().code() == errc::out_of_range);
+    CHECK(workload::make(1_GiB, rate(1), 1_GiB, 0.0_s).error().code() == errc::out_of_range);
 }
 
 TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
@@ -369,14 +370,14 @@ TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
 
 namespace {
 
-// A latency model of a user's own: every extend takes exactly `seconds`, decided on events (no poll period).
+// A latency model of a user's own: every extend takes exactly `each`, decided on events (no poll period).
 // It draws one number per extend all the same, to show that a model gets the run's stream.
 struct fixed_latency {
-    double seconds;
-    double detection_period() const noexcept { return 0.0; }
-    double sample_after_detection(random_stream& rng) const noexcept {
+    seconds each;
+    seconds detection_period() const noexcept { return seconds(0); }
+    seconds sample_after_detection(random_stream& rng) const noexcept {
         static_cast<void>(rng.next());
-        return seconds;
+        return each;
     }
 };
 
@@ -390,21 +391,21 @@ TEST_CASE("a latency model of one's own, worked by hand") {
     const workload w = workload::make(4_GiB, mib_per_s(256), 10_GiB).value();
     const static_agent<vdsm_policy> agent(vdsm_legacy());
     for (std::uint64_t seed : {1u, 2u, 3u}) {  // the monitor's phase does not matter when extends follow events
-        const run_result r = simulate_run(agent, fixed_latency{3.0}, w, seed);
+        const run_result r = simulate_run(agent, fixed_latency{3_s}, w, seed);
         CAPTURE(seed);
         CHECK(r.initial_size == 1_GiB);
         CHECK(r.extends == 4);
         CHECK(r.pauses == 3);
-        CHECK(r.pause_seconds == doctest::Approx(3.0));
-        CHECK(r.duration == doctest::Approx(16.0 + 3.0));
+        CHECK(r.pause_seconds.count() == doctest::Approx(3.0));
+        CHECK(r.duration.count() == doctest::Approx(16.0 + 3.0));
         CHECK(r.final_physical == 5_GiB);
         CHECK(r.unwritten == 1_GiB);
         CHECK_FALSE(r.truncated);
     }
     // Extends faster than the 2 s the guest needs to fill 512 MiB never pause it.
-    const run_result fast = simulate_run(agent, fixed_latency{1.9}, w, 1);
+    const run_result fast = simulate_run(agent, fixed_latency{1.9_s}, w, 1);
     CHECK(fast.pauses == 0);
-    CHECK(fast.duration == doctest::Approx(16.0));
+    CHECK(fast.duration.count() == doctest::Approx(16.0));
 }
 
 TEST_CASE("recommend_vdsm_per_vm: the smallest chunk under which the share of VMs meets the target") {
@@ -441,11 +442,13 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
     // The criterion of the before-table test, with vdsm-polling-2022's stages and the SPM drift varied: the
     // measured rows hold up to 7 ms per cycle and not at 7.5 ms (the 125 MiB/s row: too few runs with 4 pauses).
     auto passes = [](double drift) {
-        const flow_stage stages[] = {
-            flow_stage::monitor("watermark monitor", 2.0),     flow_stage::send("send", 0.0, 0.0),
-            flow_stage::clock("SPM mailbox scan", 2.0, drift), flow_stage::delay("SPM work", 0.15, 0.49),
-            flow_stage::reply_poll("reply poll", 2.0),         flow_stage::delay("inbox read", 0.04, 0.15),
-            flow_stage::delay("refresh", 0.15, 0.34)};
+        const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0_s),
+                                     flow_stage::send("send", 0.0_s, 0.0_s),
+                                     flow_stage::clock("SPM mailbox scan", 2.0_s, seconds(drift)),
+                                     flow_stage::delay("SPM work", 0.15_s, 0.49_s),
+                                     flow_stage::reply_poll("reply poll", 2.0_s),
+                                     flow_stage::delay("inbox read", 0.04_s, 0.15_s),
+                                     flow_stage::delay("refresh", 0.15_s, 0.34_s)};
         const flow_latency f = flow_latency::make(stages, 7).value();
         bool ok = true;
         for (const auto& row : {std::pair<std::uint64_t, std::uint32_t>{75, 0}, {100, 4}, {125, 4}, {150, 24}}) {
@@ -466,7 +469,7 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
     CHECK(passes(0.007));
     CHECK_FALSE(passes(0.0075));
     // The profile's own drift is the 5 ms checked here.
-    CHECK(vdsm_polling_2022_latency().stage(2).drift == 0.005);
+    CHECK(vdsm_polling_2022_latency().stage(2).drift == 0.005_s);
 }
 
 TEST_CASE("check_per_vm: whole runs, at least ceil(Q x runs) of them within the target") {
@@ -527,9 +530,9 @@ namespace {
 // refresh 1 s: a request sent at t is replied to at t + 2, read at t + 2.1, done at t + 3.1.
 flow_latency resend_flow(flow_resend rule) {
     const flow_stage stages[] = {
-        flow_stage::monitor("watermark monitor", 2.0),  flow_stage::send("host mailbox send", 0.0, 0.0),
-        flow_stage::locked_delay("lvextend", 1.0, 1.0), flow_stage::reply_poll("host mailbox reply poll", 2.0),
-        flow_stage::delay("host inbox read", 0.1, 0.1), flow_stage::delay("LV refresh", 1.0, 1.0)};
+        flow_stage::monitor("watermark monitor", 2.0_s),    flow_stage::send("host mailbox send", 0.0_s, 0.0_s),
+        flow_stage::locked_delay("lvextend", 1.0_s, 1.0_s), flow_stage::reply_poll("host mailbox reply poll", 2.0_s),
+        flow_stage::delay("host inbox read", 0.1_s, 0.1_s), flow_stage::delay("LV refresh", 1.0_s, 1.0_s)};
     return flow_latency::make(stages, 6).value().with_resend(rule).value();
 }
 }  // namespace
@@ -538,40 +541,40 @@ TEST_CASE("re-sent requests: the host's mail monitor drops them until the reply 
     const static_agent<vdsm_policy> agent(vdsm_legacy());
     const flow_latency f = resend_flow(flow_resend::every_check);
     CHECK(f.refresh_stage() == 5);
-    extend_controller<static_agent<vdsm_policy>, flow_latency> c(agent, f, 100_GiB, 2.0, 1);
-    const double t0 = c.next_tick();
+    extend_controller<static_agent<vdsm_policy>, flow_latency> c(agent, f, 100_GiB, 2_s, 1);
+    const double t0 = c.next_tick().count();
     const bytes over((768_MiB).count());  // the 1 GiB LV with less than 512 MiB free
-    REQUIRE(c.tick(t0, over) != nullptr);
-    CHECK(c.flight(0).done_at == doctest::Approx(t0 + 3.1));
-    CHECK(c.flight(0).reply_read_at == doctest::Approx(t0 + 2.1));
-    (void)c.paused(t0 + 2.05, 1_GiB);  // the reply not read yet: a duplicate of the pending message, dropped
+    REQUIRE(c.tick(seconds(t0), over) != nullptr);
+    CHECK(c.flight(0).done_at.count() == doctest::Approx(t0 + 3.1));
+    CHECK(c.flight(0).reply_read_at.count() == doctest::Approx(t0 + 2.1));
+    (void)c.paused(seconds(t0 + 2.05), 1_GiB);  // the reply not read yet: a duplicate of the pending message, dropped
     CHECK(c.resent() == 0);
-    (void)c.paused(t0 + 2.5, 1_GiB);  // refreshing: it goes through, an extend that grows nothing
+    (void)c.paused(seconds(t0 + 2.5), 1_GiB);  // refreshing: it goes through, an extend that grows nothing
     CHECK(c.resent() == 1);
-    (void)c.tick(t0 + 2.9, 1_GiB);  // the copy is pending now: this one is its duplicate
+    (void)c.tick(seconds(t0 + 2.9), 1_GiB);  // the copy is pending now: this one is its duplicate
     CHECK(c.resent() == 1);
     CHECK(c.extends() == 1);
     CHECK(c.in_flight() == 1);
     // After the timeout rule, a tick re-sends only 2 s or more after the request; ENOSPC at once.
     const flow_latency timeout_flow = resend_flow(flow_resend::after_timeout);  // the controller keeps a pointer
-    extend_controller<static_agent<vdsm_policy>, flow_latency> t(agent, timeout_flow, 100_GiB, 2.0, 1);
-    CHECK(t.threshold_crossed(t0 - 0.5, over) == nullptr);  // a monitor flow: the tick requests
-    REQUIRE(t.tick(t0, over) != nullptr);
-    (void)t.tick(t0 + 2.05, 1_GiB);  // not read yet
+    extend_controller<static_agent<vdsm_policy>, flow_latency> t(agent, timeout_flow, 100_GiB, 2_s, 1);
+    CHECK(t.threshold_crossed(seconds(t0 - 0.5), over) == nullptr);  // a monitor flow: the tick requests
+    REQUIRE(t.tick(seconds(t0), over) != nullptr);
+    (void)t.tick(seconds(t0 + 2.05), 1_GiB);  // not read yet
     CHECK(t.resent() == 0);
-    (void)t.tick(t0 + 1.9 + 0.3, 1_GiB);  // 2.2 s after: in the window and past the timeout
+    (void)t.tick(seconds(t0 + 1.9 + 0.3), 1_GiB);  // 2.2 s after: in the window and past the timeout
     CHECK(t.resent() == 1);
     // Never: nothing is re-sent, and a pause waits for the monitor's tick.
     const flow_latency never_flow = resend_flow(flow_resend::never);
-    extend_controller<static_agent<vdsm_policy>, flow_latency> n(agent, never_flow, 100_GiB, 2.0, 1);
-    REQUIRE(n.tick(t0, over) != nullptr);
-    (void)n.paused(t0 + 2.5, 1_GiB);
+    extend_controller<static_agent<vdsm_policy>, flow_latency> n(agent, never_flow, 100_GiB, 2_s, 1);
+    REQUIRE(n.tick(seconds(t0), over) != nullptr);
+    (void)n.paused(seconds(t0 + 2.5), 1_GiB);
     CHECK(n.resent() == 0);
     // A flow without the mailbox has nothing to re-send.
-    const flow_stage no_mailbox[] = {flow_stage::monitor("m", 2.0), flow_stage::delay("d", 1.0, 2.0)};
+    const flow_stage no_mailbox[] = {flow_stage::monitor("m", 2.0_s), flow_stage::delay("d", 1.0_s, 2.0_s)};
     CHECK(flow_latency::make(no_mailbox, 2).value().with_resend(flow_resend::every_check).value().resend() ==
           flow_resend::never);
-    CHECK_FALSE(f.with_resend(flow_resend::after_timeout, 0.0).has_value());
+    CHECK_FALSE(f.with_resend(flow_resend::after_timeout, 0.0_s).has_value());
 }
 
 TEST_CASE("VDSM 4.50.0's re-sends under vdsm-polling-2022: only a pause during the refresh re-sends") {
@@ -612,5 +615,5 @@ TEST_CASE("the simulators' public helpers: next_clock_tick, run_seed, max_in_fli
     };
     CHECK(provpol::max_in_flight(greedy(vdsm_2022())) == max_extends_in_flight);
     // never is after any time a run reaches: a controller with nothing in flight is due never.
-    CHECK(never > 1e12);
+    CHECK(never > 1e12_s);
 }

@@ -5,9 +5,11 @@
 #include <provpol/bytes.hpp>
 #include <provpol/detail/format.hpp>
 #include <provpol/parse.hpp>
+#include <provpol/time.hpp>
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace doctest {
@@ -20,6 +22,14 @@ struct StringMaker<provpol::fixed_string<N>> {
 template <>
 struct StringMaker<provpol::text_view> {
     static String convert(provpol::text_view s) { return String(s.data(), static_cast<unsigned>(s.size())); }
+};
+template <>
+struct StringMaker<provpol::seconds> {
+    static String convert(provpol::seconds t) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.17g s", t.count());
+        return String(buf);
+    }
 };
 template <>
 struct StringMaker<provpol::bytes> {

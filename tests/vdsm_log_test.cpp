@@ -41,16 +41,16 @@ TEST_CASE("vdsm log: an extend completion line, as thinp.py logs it") {
     const auto r = parse_vdsm_extend_line(vdsm_line);
     REQUIRE(r);
     CHECK(r->what == vdsm_extend_record::kind::volume);
-    CHECK(r->get(vdsm_stage::total) == 1.65);
-    CHECK(r->get(vdsm_stage::wait) == 0.28);
-    CHECK(r->get(vdsm_stage::extend_volume) == 1.09);
-    CHECK(r->get(vdsm_stage::refresh_volume) == 0.28);
+    CHECK(r->get(vdsm_stage::total) == 1.65_s);
+    CHECK(r->get(vdsm_stage::wait) == 0.28_s);
+    CHECK(r->get(vdsm_stage::extend_volume) == 1.09_s);
+    CHECK(r->get(vdsm_stage::refresh_volume) == 0.28_s);
     CHECK_FALSE(r->has(vdsm_stage::extend_replica));
     CHECK(r->present == 0xfU);
     // CRLF, and a line that ends right after the Clock.
     const auto crlf = parse_vdsm_extend_line(std::string(vdsm_line) + "\r");
     REQUIRE(crlf);
-    CHECK(crlf->get(vdsm_stage::refresh_volume) == 0.28);
+    CHECK(crlf->get(vdsm_stage::refresh_volume) == 0.28_s);
     const auto bare = parse_vdsm_extend_line(
         "Extend volume x completed <Clock(total=1.65, extend-volume=1.09, "
         "refresh-volume=0.28)>\r\r");
@@ -63,9 +63,9 @@ TEST_CASE("vdsm log: replica, migration and unknown timers") {
         "total=4.10, wait=0.50, extend-replica=1.20, refresh-replica=0.30, extend-volume=1.80, refresh-volume=0.30"));
     REQUIRE(both);
     CHECK(both->what == vdsm_extend_record::kind::volume);
-    CHECK(both->get(vdsm_stage::extend_replica) == 1.2);
-    CHECK(both->get(vdsm_stage::refresh_replica) == 0.3);
-    CHECK(both->get(vdsm_stage::extend_volume) == 1.8);
+    CHECK(both->get(vdsm_stage::extend_replica) == 1.2_s);
+    CHECK(both->get(vdsm_stage::refresh_replica) == 0.3_s);
+    CHECK(both->get(vdsm_stage::extend_volume) == 1.8_s);
     const auto replica = parse_vdsm_extend_line(
         clock_line("total=2.00, wait=0.50, extend-replica=1.20, refresh-replica=0.30", "Extend replica"));
     REQUIRE(replica);
@@ -74,7 +74,7 @@ TEST_CASE("vdsm log: replica, migration and unknown timers") {
     const auto migration = parse_vdsm_extend_line(
         clock_line("total=2.00, wait=0.50, extend-volume=1.00, refresh-destination-volume=0.20, refresh-volume=0.30"));
     REQUIRE(migration);
-    CHECK(migration->get(vdsm_stage::refresh_destination_volume) == 0.2);
+    CHECK(migration->get(vdsm_stage::refresh_destination_volume) == 0.2_s);
     const auto unknown =
         parse_vdsm_extend_line(clock_line("total=2.00, extend-volume=1.00, future-timer=0.20, refresh-volume=0.30"));
     REQUIRE(unknown);
@@ -138,17 +138,17 @@ TEST_CASE("vdsm log: malformed extend lines are errors that name the timer and t
     const std::string huge = std::string(4u << 20, 'x') + full;
     const auto h = parse_vdsm_extend_line(huge);
     REQUIRE(h);
-    CHECK(h->get(vdsm_stage::extend_volume) == 1.09);
+    CHECK(h->get(vdsm_stage::extend_volume) == 1.09_s);
 }
 
 TEST_CASE("vdsm log statistics: the caller's samples are not modified, and may be const") {
-    std::vector<double> v = {1.15, 0.28, 1.98, 0.01, 0.59, 0.28, 0.89};
-    const std::vector<double> given = v;
+    std::vector<seconds> v = {1.15_s, 0.28_s, 1.98_s, 0.01_s, 0.59_s, 0.28_s, 0.89_s};
+    const std::vector<seconds> given = v;
     const vdsm_stage_statistics s = vdsm_stage_stats(v.data(), v.size());
     CHECK(v == given);
-    CHECK(s.min == 0.01);
-    CHECK(s.median == 0.59);
-    CHECK(s.max == 1.98);
+    CHECK(s.min == 0.01_s);
+    CHECK(s.median == 0.59_s);
+    CHECK(s.max == 1.98_s);
     const vdsm_stage_statistics c = vdsm_stage_stats(given.data(), given.size());
     CHECK((c.min == s.min && c.mean == s.mean && c.median == s.median && c.p99 == s.p99 && c.max == s.max));
 }
@@ -156,29 +156,29 @@ TEST_CASE("vdsm log statistics: the caller's samples are not modified, and may b
 TEST_CASE("vdsm log statistics: extend-stats' arithmetic, as Python computed it") {
     // Python 3.11: d = sorted(v); d[0], sum(d) / len(d), d[-1], statistics.median(d),
     // statistics.quantiles(d, n=100, method='inclusive')[89] and [98].
-    std::vector<double> v = {3.05, 1.65, 2.65};
+    std::vector<seconds> v = {3.05_s, 1.65_s, 2.65_s};
     vdsm_stage_statistics s = vdsm_stage_stats(v.data(), v.size());
     CHECK(s.samples == 3);
-    CHECK(s.min == 1.65);
-    CHECK(s.mean == 2.4499999999999997);
-    CHECK(s.max == 3.05);
-    CHECK(s.median == 2.65);
-    CHECK(s.p90 == 2.97);
-    CHECK(s.p99 == 3.042);
-    std::vector<double> w = {0.28, 1.09, 0.59, 0.89, 0.01, 1.98, 0.56, 0.1, 0.3, 1.15};
-    const std::vector<double> w_given = w;
+    CHECK(s.min == 1.65_s);
+    CHECK(s.mean == 2.4499999999999997_s);
+    CHECK(s.max == 3.05_s);
+    CHECK(s.median == 2.65_s);
+    CHECK(s.p90 == 2.97_s);
+    CHECK(s.p99 == 3.042_s);
+    std::vector<seconds> w = {0.28_s, 1.09_s, 0.59_s, 0.89_s, 0.01_s, 1.98_s, 0.56_s, 0.1_s, 0.3_s, 1.15_s};
+    const std::vector<seconds> w_given = w;
     s = vdsm_stage_stats(w.data(), w.size());
-    CHECK(s.min == 0.01);
-    CHECK(s.mean == 0.6950000000000001);
-    CHECK(s.max == 1.98);
-    CHECK(s.median == 0.575);
-    CHECK(s.p90 == 1.2329999999999999);
-    CHECK(s.p99 == 1.9053);
+    CHECK(s.min == 0.01_s);
+    CHECK(s.mean == 0.6950000000000001_s);
+    CHECK(s.max == 1.98_s);
+    CHECK(s.median == 0.575_s);
+    CHECK(s.p90 == 1.2329999999999999_s);
+    CHECK(s.p99 == 1.9053_s);
     CHECK(w == w_given);  // the statistics sort a copy: the caller's samples are as they were
     // One sample; none.
-    double one = 0.7;
+    const seconds one = 0.7_s;
     s = vdsm_stage_stats(&one, 1);
-    CHECK((s.min == 0.7 && s.mean == 0.7 && s.median == 0.7 && s.p90 == 0.7 && s.p99 == 0.7 && s.max == 0.7));
+    CHECK((s.min == one && s.mean == one && s.median == one && s.p90 == one && s.p99 == one && s.max == one));
     s = vdsm_stage_stats(nullptr, 0);
     CHECK(s.samples == 0);
 }
@@ -187,18 +187,20 @@ namespace {
 
 // contrib/extend-stats' arithmetic, written again with the standard library: sort, add left to right, divide;
 // the median and the inclusive percentiles as Python's statistics module defines them.
-vdsm_stage_statistics reference_stats(std::vector<double> v) {
+vdsm_stage_statistics reference_stats(const std::vector<seconds>& times) {
+    std::vector<double> v;
+    for (const seconds t : times) v.push_back(t.count());
     std::sort(v.begin(), v.end());
     vdsm_stage_statistics s;
     s.samples = v.size();
-    s.min = v.front();
-    s.max = v.back();
-    s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    s.min = seconds(v.front());
+    s.max = seconds(v.back());
+    s.mean = seconds(std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()));
     const std::size_t n = v.size();
-    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    s.median = seconds(n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
     auto q = [&](std::size_t i) {
         const std::size_t pos = i * (n - 1), j = pos / 100, delta = pos - j * 100;
-        return (v[j] * static_cast<double>(100 - delta) + v[j + 1] * static_cast<double>(delta)) / 100;
+        return seconds((v[j] * static_cast<double>(100 - delta) + v[j + 1] * static_cast<double>(delta)) / 100);
     };
     s.p90 = q(90);
     s.p99 = q(99);
@@ -233,7 +235,7 @@ synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t e
     random_stream events(seed ^ 0x5eedULL);
     for (std::size_t r = 0; r < runs; ++r) {
         random_stream rng(seed + r), whole(seed + r);
-        const double period = full.detection_period();
+        const double period = full.detection_period().count();
         const double phase = monitor ? period * rng.uniform() : 0.0;
         if (monitor) (void)whole.uniform();
         flow_run detect_run = detect.start_run(rng), trip_run = trip.start_run(rng),
@@ -243,10 +245,10 @@ synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t e
         for (std::size_t e = 0; e < extends; ++e) {
             event += 8.0 + 12.0 * events.uniform();
             const double request = monitor ? phase + period * std::ceil((event - phase) / period)
-                                           : detect.complete(detect_run, event, rng);
-            const double seen = trip.complete(trip_run, request, rng);
-            const double done = refresh.complete(refresh_run, seen, rng);
-            const double whole_done = full.complete(whole_run, monitor ? request : event, whole);
+                                           : detect.complete(detect_run, seconds(event), rng).count();
+            const double seen = trip.complete(trip_run, seconds(request), rng).count();
+            const double done = refresh.complete(refresh_run, seconds(seen), rng).count();
+            const double whole_done = full.complete(whole_run, seconds(monitor ? request : event), whole).count();
             if (std::fabs(whole_done - done) > 1e-9) ++out.mismatches;
             out.lines.push_back(
                 "2022-03-23 03:57:59,502+0200 INFO  (mailbox-hsm/3) [virt.vm] (vmId='vm-" + std::to_string(r) +
@@ -259,7 +261,7 @@ synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t e
 }
 
 struct parsed_log {
-    std::vector<double> stage[vdsm_stage_count];
+    std::vector<seconds> stage[vdsm_stage_count];
     std::vector<vdsm_fit_sample> extends;
 };
 
@@ -271,7 +273,7 @@ parsed_log parse_log(const std::vector<std::string>& lines) {
         REQUIRE(r);
         if (r->what == vdsm_extend_record::kind::none) continue;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i)
-            if (r->has(static_cast<vdsm_stage>(i))) p.stage[i].push_back(r->seconds[i]);
+            if (r->has(static_cast<vdsm_stage>(i))) p.stage[i].push_back(r->timers[i]);
         const std::string vm(r->vm_id.data(), r->vm_id.size());
         const auto at = std::find(vms.begin(), vms.end(), vm);
         const std::size_t number = static_cast<std::size_t>(at - vms.begin());
@@ -296,9 +298,9 @@ std::string criterion(const char* stage, const vdsm_stage_fit& f) {
             failed += std::string(stage) + " " + what + ": model " + std::to_string(model) + ", log " +
                       std::to_string(log) + "; ";
     };
-    near("mean", f.model_mean, f.log_mean, 0.05);
-    near("min", f.model_min, f.log_min, 0.10);
-    near("max", f.model_max, f.log_max, 0.10);
+    near("mean", f.model_mean.count(), f.log_mean.count(), 0.05);
+    near("min", f.model_min.count(), f.log_min.count(), 0.10);
+    near("max", f.model_max.count(), f.log_max.count(), 0.10);
     return failed;
 }
 
@@ -306,10 +308,11 @@ std::string criteria(const vdsm_log_fit& f) {
     std::string failed = criterion("wait", f.wait) + criterion("extend-volume", f.extend_volume) +
                          criterion("refresh-volume", f.refresh_volume);
     // The total: the mean within 5%, and the log's range inside the model's.
-    if (!(std::fabs(f.total.model_mean - f.total.log_mean) <= 0.05 * f.total.log_mean))
+    const vdsm_stage_fit& t = f.total;
+    if (!(std::fabs((t.model_mean - t.log_mean).count()) <= 0.05 * t.log_mean.count()))
         failed +=
-            "total mean: model " + std::to_string(f.total.model_mean) + ", log " + std::to_string(f.total.log_mean);
-    if (!(f.total.model_min <= f.total.log_min + 0.01 && f.total.log_max <= f.total.model_max + 0.01))
+            "total mean: model " + std::to_string(t.model_mean.count()) + ", log " + std::to_string(t.log_mean.count());
+    if (!(t.model_min <= t.log_min + 0.01_s && t.log_max <= t.model_max + 0.01_s))
         failed += "total range: the model's does not cover the log's";
     return failed;
 }
@@ -324,13 +327,13 @@ struct known_case {
 };
 
 flow_latency custom_flow() {
-    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
-                                 flow_stage::send("host mailbox send", 0.0, 0.0),
-                                 flow_stage::clock("SPM event block check", 0.5, 0.00125),
-                                 flow_stage::delay("SPM work", 0.30, 0.45),
-                                 flow_stage::reply_poll("host mailbox reply poll", 0.5),
-                                 flow_stage::delay("host inbox read", 0.05, 0.12),
-                                 flow_stage::delay("LV refresh", 0.25, 0.60)};
+    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0_s),
+                                 flow_stage::send("host mailbox send", 0.0_s, 0.0_s),
+                                 flow_stage::clock("SPM event block check", 0.5_s, 0.00125_s),
+                                 flow_stage::delay("SPM work", 0.30_s, 0.45_s),
+                                 flow_stage::reply_poll("host mailbox reply poll", 0.5_s),
+                                 flow_stage::delay("host inbox read", 0.05_s, 0.12_s),
+                                 flow_stage::delay("LV refresh", 0.25_s, 0.60_s)};
     return flow_latency::make(stages, 7).value();
 }
 
@@ -446,13 +449,13 @@ TEST_CASE("vdsm log: the VM of a line") {
         clock_line("total=2.00, wait=0.50, extend-replica=1.20, refresh-replica=0.30", "Extend replica"));
     REQUIRE(replica);
     const vdsm_fit_sample s = vdsm_sample_of(*replica, 7);
-    CHECK(s.trip == 1.2);
-    CHECK(s.refresh == 0.3);
-    CHECK(s.wait == 0.5);
+    CHECK(s.trip == 1.2_s);
+    CHECK(s.refresh == 0.3_s);
+    CHECK(s.wait == 0.5_s);
     CHECK(s.vm == 7);
     const auto no_wait = parse_vdsm_extend_line(clock_line("total=2.00, extend-volume=1.20, refresh-volume=0.30"));
     REQUIRE(no_wait);
-    CHECK(vdsm_sample_of(*no_wait, 0).wait < 0.0);
+    CHECK(vdsm_sample_of(*no_wait, 0).wait < 0.0_s);
 }
 
 TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
@@ -495,26 +498,26 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
         CHECK(f.vms == 50);
         CHECK(f.detection == c.detection);
         CHECK(f.mailbox_events == c.events);
-        CHECK(f.poll_interval == (c.events ? 0.5 : 2.0));
+        CHECK(f.poll_interval == (c.events ? 0.5_s : 2_s));
         if (c.detection == vdsm_detection::monitor) {
-            CHECK(f.monitor_period.max == doctest::Approx(c.monitor_period).epsilon(0.03));
+            CHECK(f.monitor_period.max.count() == doctest::Approx(c.monitor_period).epsilon(0.03));
             CHECK(f.model.detection_period() == f.monitor_period.max);
         } else {
-            CHECK(f.dispatch.min == doctest::Approx(0.01).epsilon(0.6));
-            CHECK(f.dispatch.max == doctest::Approx(0.03).epsilon(0.6));
-            CHECK(f.model.detection_period() == 0.0);
+            CHECK(f.dispatch.min.count() == doctest::Approx(0.01).epsilon(0.6));
+            CHECK(f.dispatch.max.count() == doctest::Approx(0.03).epsilon(0.6));
+            CHECK(f.model.detection_period() == 0.0_s);
         }
         // The known ranges, within the Clock's 0.01 s resolution (plus sampling).
-        CHECK(std::fabs(f.inbox_read.min - c.read_lo) < 0.02);
-        CHECK(std::fabs(f.inbox_read.max - c.read_hi) < 0.02);
-        CHECK(std::fabs(f.refresh.min - c.refresh_lo) < 0.02);
-        CHECK(std::fabs(f.refresh.max - c.refresh_hi) < 0.02);
+        CHECK(std::fabs(f.inbox_read.min.count() - c.read_lo) < 0.02);
+        CHECK(std::fabs(f.inbox_read.max.count() - c.read_hi) < 0.02);
+        CHECK(std::fabs(f.refresh.min.count() - c.refresh_lo) < 0.02);
+        CHECK(std::fabs(f.refresh.max.count() - c.refresh_hi) < 0.02);
         CHECK(f.below_first_poll == 0);
         CHECK_FALSE(f.has_other);
         CHECK(criteria(f) == "");
         if (c.detection == vdsm_detection::monitor) {
-            CHECK(f.wait.model_min == 0.0);
-            CHECK(f.wait.model_mean == doctest::Approx(f.monitor_period.max / 2));
+            CHECK(f.wait.model_min == 0.0_s);
+            CHECK(f.wait.model_mean.count() == doctest::Approx(f.monitor_period.max.count() / 2));
         }
     }
 }
@@ -557,10 +560,10 @@ TEST_CASE("vdsm log fit: flows it was not tuned on, within 10% of the true flow"
                          << f.inbox_read.max << ", polls " << f.polls_min << "-" << f.polls_max << ", KS " << f.ks_total
                          << "/" << f.ks_trip << " of " << f.ks_critical);
             CHECK(f.explained);
-            CHECK(f.poll_interval == flow.poll);  // never polling for a slow SPM with events
+            CHECK(f.poll_interval == seconds(flow.poll));  // never polling for a slow SPM with events
             CHECK(f.detection == (flow.monitor ? vdsm_detection::monitor : vdsm_detection::event));
-            const double got[] = {f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.9), f.model.quantile(0.99),
-                                  f.model.max()};
+            const double got[] = {f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.9).count(),
+                                  f.model.quantile(0.99).count(), f.model.max().count()};
             const double want[] = {true_mean, sorted_quantile(truth, 0.5), sorted_quantile(truth, 0.9),
                                    sorted_quantile(truth, 0.99), truth.back()};
             const std::string names[] = {"mean", "median", "p90", "p99", "max"};
@@ -600,14 +603,14 @@ TEST_CASE("vdsm log fit: real logs published in VDSM's history") {
         REQUIRE(fit);
         CHECK(fit->explained);
         CHECK(fit->detection == l.detection);
-        if (l.poll > 0.0) CHECK(fit->poll_interval == l.poll);
+        if (l.poll > 0.0) CHECK(fit->poll_interval == seconds(l.poll));
         // The fitted model covers every logged total (each logged to the hundredth).
         for (const vdsm_fit_sample& s : p.extends) {
             CAPTURE(s.total);
-            CHECK(fit->model.min() <= s.total + 0.005);
-            CHECK(s.total - 0.005 <= fit->model.max());
-            CHECK(fit->model.cdf(s.total + 0.005) > 0.0);
-            CHECK(fit->model.exceed_probability(s.total - 0.005) > 0.0);
+            CHECK(fit->model.min() <= s.total + 0.005_s);
+            CHECK(s.total - 0.005_s <= fit->model.max());
+            CHECK(fit->model.cdf(s.total + 0.005_s) > 0.0);
+            CHECK(fit->model.exceed_probability(s.total - 0.005_s) > 0.0);
         }
     }
 }
@@ -618,9 +621,9 @@ TEST_CASE("vdsm log fit: a log no mode explains is said, not fitted") {
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<vdsm_fit_sample> fast(300);
     for (vdsm_fit_sample& s : fast) {
-        s.wait = 2.0 * u(gen);
-        s.trip = 0.01 + 0.09 * u(gen);
-        s.refresh = 0.2;
+        s.wait = seconds(2.0 * u(gen));
+        s.trip = seconds(0.01 + 0.09 * u(gen));
+        s.refresh = seconds(0.2);
         s.total = s.wait + s.trip + s.refresh;
     }
     const auto none = fit_vdsm_log(fast.data(), fast.size());
@@ -631,20 +634,20 @@ TEST_CASE("vdsm log fit: a log no mode explains is said, not fitted") {
     std::vector<vdsm_fit_sample> bimodal(1000);
     for (std::size_t i = 0; i < bimodal.size(); ++i) {
         vdsm_fit_sample& s = bimodal[i];
-        s.wait = 2.0 * u(gen);
-        s.trip = 0.5 * (u(gen) < 0.6 ? 1 : 2) + 0.04 + 0.1 * u(gen);
-        s.refresh = i % 2 == 0 ? 0.1 : 3.0;
+        s.wait = seconds(2.0 * u(gen));
+        s.trip = seconds(0.5 * (u(gen) < 0.6 ? 1 : 2) + 0.04 + 0.1 * u(gen));
+        s.refresh = seconds(i % 2 == 0 ? 0.1 : 3.0);
         s.total = s.wait + s.trip + s.refresh;
     }
     const auto bad = fit_vdsm_log(bimodal.data(), bimodal.size());
     REQUIRE(bad);
     CHECK_FALSE(bad->explained);
     CHECK(bad->ks_total > bad->ks_critical);
-    CHECK(bad->poll_interval == 0.5);  // the round trips alone are explained
+    CHECK(bad->poll_interval == 0.5_s);  // the round trips alone are explained
     CHECK(bad->ks_trip <= bad->ks_critical);
     // The same log with a refresh uniform in [0.1, 3): explained.
     for (vdsm_fit_sample& s : bimodal) {
-        s.refresh = 0.1 + 2.9 * u(gen);
+        s.refresh = seconds(0.1 + 2.9 * u(gen));
         s.total = s.wait + s.trip + s.refresh;
     }
     const auto good = fit_vdsm_log(bimodal.data(), bimodal.size());
@@ -660,19 +663,19 @@ TEST_CASE("vdsm log fit: a log without wait is fitted without detection") {
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<vdsm_fit_sample> s(400);
     for (vdsm_fit_sample& x : s) {
-        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
-        x.refresh = 0.2 + 0.1 * u(gen);
+        x.trip = seconds(0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen));
+        x.refresh = seconds(0.2 + 0.1 * u(gen));
         x.total = x.trip + x.refresh;
     }
     const auto f = fit_vdsm_log(s.data(), s.size());
     REQUIRE(f);
     CHECK(f->detection == vdsm_detection::none);
     CHECK(f->model.stage(0).kind == flow_stage_kind::send);
-    CHECK(f->model.detection_period() == 0.0);
+    CHECK(f->model.detection_period() == 0.0_s);
     CHECK(f->explained);
-    CHECK(f->poll_interval == 0.5);
-    CHECK(f->model.min() >= 0.5);
-    CHECK(f->model.max() < 1.5);
+    CHECK(f->poll_interval == 0.5_s);
+    CHECK(f->model.min() >= 0.5_s);
+    CHECK(f->model.max() < 1.5_s);
 }
 
 TEST_CASE("vdsm log fit: outliers are left out and counted, time outside the timers is a stage") {
@@ -681,29 +684,29 @@ TEST_CASE("vdsm log fit: outliers are left out and counted, time outside the tim
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<vdsm_fit_sample> s(301);
     for (vdsm_fit_sample& x : s) {
-        x.wait = 2.0 * u(gen);
-        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
-        x.refresh = 0.2 + 0.1 * u(gen);
+        x.wait = seconds(2.0 * u(gen));
+        x.trip = seconds(0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen));
+        x.refresh = seconds(0.2 + 0.1 * u(gen));
         x.total = x.wait + x.trip + x.refresh;
     }
-    s.back().trip = 2000.03;
+    s.back().trip = seconds(2000.03);
     s.back().total = s.back().wait + s.back().trip + s.back().refresh;
     const auto f = fit_vdsm_log(s.data(), s.size());
     REQUIRE(f);
-    CHECK(f->poll_interval == 0.5);
+    CHECK(f->poll_interval == 0.5_s);
     CHECK(f->trip_outliers + f->below_first_poll == 1);
     CHECK(f->polls_max == 2);
-    CHECK(f->model.max() < 5.0);
+    CHECK(f->model.max() < 5.0_s);
     // An overloaded host: 1 to 3 s of each total outside its timers.
     for (vdsm_fit_sample& x : s) {
-        x.trip = 0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen);
-        x.total = x.wait + x.trip + x.refresh + 1.0 + 2.0 * u(gen);
+        x.trip = seconds(0.5 * (u(gen) < 0.5 ? 1 : 2) + 0.04 + 0.1 * u(gen));
+        x.total = x.wait + x.trip + x.refresh + 1_s + seconds(2.0 * u(gen));
     }
     const auto g = fit_vdsm_log(s.data(), s.size());
     REQUIRE(g);
     CHECK(g->has_other);
-    CHECK(g->other.min == doctest::Approx(1.0).epsilon(0.05));
-    CHECK(g->other.max == doctest::Approx(3.0).epsilon(0.05));
+    CHECK(g->other.min.count() == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(g->other.max.count() == doctest::Approx(3.0).epsilon(0.05));
     CHECK(g->model.size() == 8);
     CHECK(g->explained);
 }
@@ -770,7 +773,7 @@ TEST_CASE("vdsm log: a seeded sweep of lines made of the Clock's pieces") {
         CHECK(r->has(vdsm_stage::total));
         CHECK((r->has(vdsm_stage::extend_volume) || r->has(vdsm_stage::extend_replica)));
         for (std::size_t k = 0; k < vdsm_stage_count; ++k)
-            if (r->has(static_cast<vdsm_stage>(k))) CHECK((r->seconds[k] >= 0.0 && r->seconds[k] <= 1e5));
+            if (r->has(static_cast<vdsm_stage>(k))) CHECK((r->timers[k] >= 0_s && r->timers[k] <= 1e5_s));
     }
     // The sweep reaches every outcome.
     CHECK(accepted > 5000);

@@ -108,7 +108,7 @@ int run_domain_with(const Agent& agent, const options& o) {
         "writes %s at %s, drive d from d x %.2f s; latency %s (%s); seed %" PRIu64 "\n",
         o.drives, o.label.c_str(), human_size(o.capacity).c_str(), human_size(initial).c_str(),
         human_size(o.config.limit(false)).c_str(), human_size(o.config.extent()).c_str(), human_size(o.write).c_str(),
-        format_rate(o.write_rate).c_str(), o.stagger, o.latency_name.c_str(), cli::describe(*o.latency).c_str(),
+        format_rate(o.write_rate).c_str(), o.stagger.count(), o.latency_name.c_str(), cli::describe(*o.latency).c_str(),
         o.seed);
     domain_measured m;
     {

@@ -40,7 +40,7 @@ public:
 
     /// A drive's request handed to the host's mail monitor: record its send and the SPM scan that will take it.
     void send(unsigned drive, std::vector<extend_record>& extends) {
-        const double t = shared_.next_send(drive);
+        const seconds t = shared_.next_send(drive);
         std::size_t slot = 2 * std::size_t{drive};
         for (std::size_t k = slot; k < slot + 2; ++k)
             if (shared_.request(k).st == domain_request::state::before_send && shared_.request(k).at == t) slot = k;
@@ -48,9 +48,9 @@ public:
         const domain_request& r = shared_.request(slot);
         if (r.st != domain_request::state::at_spm) return;  // the outbox was full: sent later
         // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
-        const double sent =
-            r.grid == t ? t : in_seconds(next_clock_tick(seconds(r.grid), seconds(flow_.poll_period()), seconds(t)));
-        if (extend_record* e = find(extends, drive, r.size)) e->handled = t, e->sent = sent, e->scan = r.at;
+        const seconds sent = r.grid == t ? t : next_clock_tick(r.grid, flow_.poll_period(), t);
+        if (extend_record* e = find(extends, drive, r.size))
+            e->handled = t.count(), e->sent = sent.count(), e->scan = r.at.count();
     }
 
     /// The SPM takes its next request: returns the completion; records the lock and the reply poll; queues the
@@ -58,28 +58,28 @@ public:
     /// compared with even when this process is scheduled late (nothing sees the LV file grow before the host
     /// refreshes the loop device at the reply).
     domain_completion serve(std::vector<extend_record>& extends) {
-        const double lock_free_before = shared_.lock_free();
+        const seconds lock_free_before = shared_.lock_free();
         const domain_completion c = shared_.serve();
         std::size_t slot = 2 * std::size_t{c.drive};
         if (shared_.request(slot).size != c.size) ++slot;
         const domain_request& r = shared_.request(slot);
-        const double start = std::max(lock_free_before, r.at), end = shared_.lock_free();
-        const double T = flow_.poll_period();
+        const seconds start = std::max(lock_free_before, r.at), end = shared_.lock_free();
+        const seconds T = flow_.poll_period();
         const double k = std::ceil((end - r.grid) / T);
-        busy_ += end - start;
+        busy_ += (end - start).count();
         if (start > r.at) ++waits_;
         if (extend_record* e = find(extends, c.drive, c.size)) {
-            e->lock_start = start;
-            e->lock_end = end;
-            e->reply_poll = r.grid + std::max(1.0, k) * T;
-            e->injected_done = c.done_at;
+            e->lock_start = start.count();
+            e->lock_end = end.count();
+            e->reply_poll = (r.grid + std::max(1.0, k) * T).count();
+            e->injected_done = c.done_at.count();
         }
-        lvextends_.push_back({start, c.drive, c.size});
+        lvextends_.push_back({start.count(), c.drive, c.size});
         return c;
     }
 
     /// When the SPM worker's next lvextend runs (its turn under the lock starts), or never.
-    double next_lvextend() const { return lvextends_.empty() ? never : lvextends_.front().at; }
+    double next_lvextend() const { return lvextends_.empty() ? never.count() : lvextends_.front().at; }
     /// The next lvextend runs: the drive and the LV size it asked for.
     std::pair<unsigned, std::uint64_t> pop_lvextend() {
         const pending p = lvextends_.front();
@@ -139,13 +139,13 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
     // and the SPM scan (domain_leaders).
     for (unsigned d = 0; d < n; ++d) {
         latencies[d] = drive_latency{&flow->flow(), &spm.shared(), d};
-        const double period =
-            flow->flow().detection_period() > 0 ? flow->flow().detection_period() : o.monitor_interval;
+        const seconds period =
+            flow->flow().detection_period() > seconds(0) ? flow->flow().detection_period() : o.monitor_interval;
         random_stream lead(run_seed(o.seed, 0));
-        const double first_tick = d == 0 ? -1.0 : period * lead.uniform();
+        const seconds first_tick = d == 0 ? seconds(-1) : period * lead.uniform();
         drives[d].c = std::make_unique<extend_controller<Agent, drive_latency>>(
             agent, latencies[d], o.capacity, o.monitor_interval, run_seed(o.seed, d), first_tick);
-        drives[d].start = o.stagger * d;
+        drives[d].start = (o.stagger * d).count();
         drives[d].m.initial_size = s.loop(d).size();
         if (drives[d].c->initial_size().count() != s.loop(d).size())
             throw failure("the new LV has " + std::to_string(s.loop(d).size()) +
@@ -227,22 +227,22 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
         if (!extend_succeeded(bytes(request), bytes(real)))
             throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
         const double t = now();
-        v.m.max_overhead = std::max(v.m.max_overhead, t - f.done_at);
+        v.m.max_overhead = std::max(v.m.max_overhead, t - f.done_at.count());
         v.last_extend_done = t;
         extend_record* e = spm_worker::find(out.extends, d, f.decision.lv_size_after_extend.count());
         event_log::row r = row(t, "extend-done", d);
         r.physical = real;
         r.requested = request;
         r.lv_size = f.decision.lv_size_after_extend.count();
-        r.delay = t - f.requested_at;
+        r.delay = t - f.requested_at.count();
         char detail_text[160];
         std::snprintf(detail_text, sizeof detail_text,
                       "injected=%.3fs overhead=%.1fms sent=%.3f scan=%.3f lock=%.3f-%.3f reply-poll=%.3f",
-                      f.done_at - f.requested_at, (t - f.done_at) * 1000.0, e ? e->sent : -1, e ? e->scan : -1,
-                      e ? e->lock_start : -1, e ? e->lock_end : -1, e ? e->reply_poll : -1);
+                      (f.done_at - f.requested_at).count(), (t - f.done_at.count()) * 1000.0, e ? e->sent : -1,
+                      e ? e->scan : -1, e ? e->lock_start : -1, e ? e->lock_end : -1, e ? e->reply_poll : -1);
         r.detail = detail_text;
         log.add(r);
-        arm(d, t, v.c->completed(i, t, bytes(s.allocation(d)), bytes(real)));
+        arm(d, t, v.c->completed(i, seconds(t), bytes(s.allocation(d)), bytes(real)));
         if (e != nullptr) e->done = t;  // after completed(): find() looks for the extends not done yet
         if (v.paused) resume(d, e, "");
     };
@@ -274,18 +274,18 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
         // The scheduled events that are due, earliest first; at equal times as simulate_domain orders them: the
         // drives' (the host's send, the extend's completion, the monitor's tick), then the SPM.
         for (;;) {
-            double when = never;
+            double when = never.count();
             int kind = -1;
             unsigned which = 0;
             for (unsigned d = 0; d < n; ++d) {
-                const double ts = spm.shared().next_send(d), td = drives[d].c->next_done();
-                const double tt = drives[d].writing ? drives[d].c->next_tick() : never;
+                const double ts = spm.shared().next_send(d).count(), td = drives[d].c->next_done().count();
+                const double tt = drives[d].writing ? drives[d].c->next_tick().count() : never.count();
                 if (ts < when) when = ts, kind = 0, which = d;
                 if (td < when) when = td, kind = 1, which = d;
                 if (tt < when) when = tt, kind = 2, which = d;
             }
             if (spm.next_lvextend() < when) when = spm.next_lvextend(), kind = 3;
-            if (spm.shared().next_spm() < when) when = spm.shared().next_spm(), kind = 4;
+            if (spm.shared().next_spm().count() < when) when = spm.shared().next_spm().count(), kind = 4;
             if (kind < 0 || when > now()) break;
             if (kind == 0) {
                 spm.send(which, out.extends);
@@ -295,7 +295,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
                 drive<Agent>& v = drives[which];
                 const double t = now();
                 const std::uint64_t a = s.allocation(which);
-                const extend_in_flight* f = v.c->tick(t, bytes(a));
+                const extend_in_flight* f = v.c->tick(seconds(t), bytes(a));
                 event_log::row r = row(t, "sample", which);
                 r.allocation = a;
                 r.physical = v.c->physical();
@@ -330,7 +330,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
             const double t = now();
             const std::uint64_t threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
             const std::uint64_t a = threshold + ev["data"]["amount-exceeded"].get<std::uint64_t>();
-            const extend_in_flight* f = drives[d].c->threshold_crossed(t, bytes(a));
+            const extend_in_flight* f = drives[d].c->threshold_crossed(seconds(t), bytes(a));
             event_log::row r = row(t, "threshold-crossed", d);
             r.allocation = a;
             r.physical = drives[d].c->physical();
@@ -374,7 +374,7 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
                         resume(d, last, "the extend completed while the failed write was in flight");
                         continue;
                     }
-                    requested(d, v.c->paused(tp, bytes(a)), tp, a, "pause", 0);
+                    requested(d, v.c->paused(seconds(tp), bytes(a)), tp, a, "pause", 0);
                     if (v.c->decides_on_events() && v.c->in_flight() == 0)
                         throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
                 } else if (line.rfind("late ", 0) == 0) {
@@ -408,10 +408,10 @@ domain_measured run_domain(const Agent& agent, const latency_model& latency, con
             }
         }
         // Sleep until the next scheduled event or something to read.
-        double deadline = std::min(spm.shared().next_spm(), spm.next_lvextend());
+        double deadline = std::min(spm.shared().next_spm().count(), spm.next_lvextend());
         for (unsigned d = 0; d < n; ++d) {
-            deadline = std::min({deadline, spm.shared().next_send(d), drives[d].c->next_done(),
-                                 drives[d].writing ? drives[d].c->next_tick() : never});
+            deadline = std::min({deadline, spm.shared().next_send(d).count(), drives[d].c->next_done().count(),
+                                 drives[d].writing ? drives[d].c->next_tick().count() : never.count()});
         }
         const double wait = deadline - now();
         fds[0] = {s.qmp().get(), POLLIN, 0};

@@ -73,6 +73,7 @@ std::string fmt(const char* f, double v) {
     std::snprintf(b, sizeof b, f, v);
     return b;
 }
+std::string fmt(const char* f, seconds v) { return fmt(f, v.count()); }
 
 void write_file(const std::string& path, const std::string& text) {
     std::FILE* f = std::fopen(path.c_str(), "w");
@@ -126,8 +127,8 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
     std::printf(
         "\nsummary: %u drives on one host, %s, each writes %s at %s, drive d starting at d x %.2f s; latency "
         "%s; seed %" PRIu64 "\n",
-        o.drives, o.label.c_str(), cli::human_size(o.write).c_str(), format_rate(o.write_rate).c_str(), o.stagger,
-        o.latency_name.c_str(), o.seed);
+        o.drives, o.label.c_str(), cli::human_size(o.write).c_str(), format_rate(o.write_rate).c_str(),
+        o.stagger.count(), o.latency_name.c_str(), o.seed);
     std::printf(
         "measured | simulate_domain with the same seed | the drive alone in the domain (simulated); a drive's "
         "latencies over its extends that completed before it finished writing\n");
@@ -151,8 +152,8 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         const drive_latencies l = drive_stats(m.extends, d, p.paired[d], p.alone[d]);
         const latency_stats &lm = l.measured, &ls = l.simulated, &la = l.alone;
         std::printf("d%-5u %4u|%-4u %3u|%3u|%-3u %7.3f|%6.3f|%6.3f %7.3f|%7.3f|%7.3f %7.3f|%7.3f\n", d, md.extends,
-                    sr.extends, md.pauses, sr.pauses, ar.pauses, md.pause_seconds, sr.pause_seconds, ar.pause_seconds,
-                    lm.mean, ls.mean, la.mean, lm.max, ls.max);
+                    sr.extends, md.pauses, sr.pauses, ar.pauses, md.pause_seconds, sr.pause_seconds.count(),
+                    ar.pause_seconds.count(), lm.mean, ls.mean, la.mean, lm.max, ls.max);
         const std::string dn = std::to_string(d);
         auto u = [](std::uint64_t v) { return std::to_string(v); };
         srow(dn, "extends", u(md.extends), u(sr.extends), u(ar.extends));
@@ -175,14 +176,16 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
     const latency_stats lm = domain_stats(m.extends);
     std::uint32_t sim_pauses = 0;
     double sim_pause_total = 0;
-    for (const simulated_drive& sd : p.paired) sim_pauses += sd.run.pauses, sim_pause_total += sd.run.pause_seconds;
+    for (const simulated_drive& sd : p.paired)
+        sim_pauses += sd.run.pauses, sim_pause_total += sd.run.pause_seconds.count();
     const domain_summary& ss = p.summary;
     std::printf("domain: %zu extends | %" PRIu64
                 "; pauses %u | %u, %.3f s | %.3f s; extend latency mean %.3f | %.3f s, "
                 "median %.3f | %.3f s, max %.3f | %.3f s; VG lock held %.3f s, %u requests waited for another's "
                 "lvextend | %.3f s held\n",
                 m.extends.size(), ss.extends, pauses_total, sim_pauses, pause_total, sim_pause_total, lm.mean,
-                ss.latency_mean, lm.p50, ss.latency_p50, lm.max, ss.latency_max, m.spm_busy, m.lock_waits, ss.spm_busy);
+                ss.latency_mean.count(), lm.p50, ss.latency_p50.count(), lm.max, ss.latency_max.count(), m.spm_busy,
+                m.lock_waits, ss.spm_busy.count());
     srow("all", "extends", std::to_string(m.extends.size()), std::to_string(ss.extends), "");
     srow("all", "pauses", std::to_string(pauses_total), std::to_string(sim_pauses), "");
     srow("all", "pause_seconds", fmt("%.6f", pause_total), fmt("%.6f", sim_pause_total), "");

@@ -5,8 +5,8 @@
 #include "posix.hpp"
 
 #include <provpol/extend.hpp>
-#include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate.hpp>
+#include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
 #include <cinttypes>
@@ -115,7 +115,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         r.requested = f->decision.next_size.count();
         r.lv_size = f->decision.lv_size_after_extend.count();
         r.max_size = f->decision.max_size.count();
-        r.delay = f->done_at - f->requested_at;
+        r.delay = (f->done_at - f->requested_at).count();
         // The time the guest needs, at the nominal rate, to fill what is free now: it pauses if the delay is longer.
         r.free_s =
             static_cast<double>(f->state.physical.count() > allocation ? f->state.physical.count() - allocation : 0) /
@@ -167,7 +167,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         if (!extend_succeeded(bytes(request), bytes(real)))
             throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
         const double t = now();
-        m.max_overhead = std::max(m.max_overhead, t - f.done_at);
+        m.max_overhead = std::max(m.max_overhead, t - f.done_at.count());
         last_extend_done = t;
         event_log::row r;
         r.time = t;
@@ -175,14 +175,14 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         r.physical = real;
         r.requested = request;
         r.lv_size = f.decision.lv_size_after_extend.count();
-        r.delay = t - f.requested_at;
+        r.delay = t - f.requested_at.count();
         char d[96];
-        std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", f.done_at - f.requested_at,
-                      (t - f.done_at) * 1000.0);
+        std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", (f.done_at - f.requested_at).count(),
+                      (t - f.done_at.count()) * 1000.0);
         r.detail = d;
         log.add(r);
         // The threshold is re-registered from the device's real size, never the requested one.
-        arm(t, c.completed(i, t, bytes(s.allocation()), bytes(real)));
+        arm(t, c.completed(i, seconds(t), bytes(s.allocation()), bytes(real)));
         if (paused) resume("");
     };
 
@@ -191,11 +191,11 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
     while (writing || c.in_flight() > 0) {
         check_signals();
         // Due extends first (they complete at their time, as the SPM's reply arrives).
-        while (c.in_flight() > 0 && c.next_done() <= now()) complete(c.first_done());
-        if (writing && c.next_tick() <= now()) {  // the monitor wakes
+        while (c.in_flight() > 0 && c.next_done().count() <= now()) complete(c.first_done());
+        if (writing && c.next_tick().count() <= now()) {  // the monitor wakes
             const double t = now();
             const std::uint64_t a = s.allocation();
-            const extend_in_flight* f = c.tick(t, bytes(a));
+            const extend_in_flight* f = c.tick(seconds(t), bytes(a));
             event_log::row r;
             r.time = t;
             r.event = "sample";
@@ -214,7 +214,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
             const double t = now();
             const std::uint64_t a =
                 ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
-            const extend_in_flight* f = c.threshold_crossed(t, bytes(a));
+            const extend_in_flight* f = c.threshold_crossed(seconds(t), bytes(a));
             event_log::row r;
             r.time = t;
             r.event = "threshold-crossed";
@@ -264,7 +264,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
                 }
                 // The request is made at the pause's time, as the simulator makes it (the agent reads the guest's
                 // message a few ms later; the injected latency counts from the pause).
-                requested(c.paused(tp, bytes(a)), tp, a, "on=pause");
+                requested(c.paused(seconds(tp), bytes(a)), tp, a, "on=pause");
                 if (c.decides_on_events() && c.in_flight() == 0)
                     throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
             } else if (line.rfind("late ", 0) == 0) {
@@ -303,7 +303,7 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         }
         if (!writing && c.in_flight() == 0) break;
         // Sleep until the next deadline or something to read.
-        const double deadline = std::min(writing ? c.next_tick() : 1e300, c.next_done());
+        const double deadline = std::min(writing ? c.next_tick().count() : 1e300, c.next_done().count());
         const double wait = deadline - now();
         // After "done", the guest's end of the pipe closes: stop watching it (poll ignores a negative fd).
         pollfd p[3] = {

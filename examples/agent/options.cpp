@@ -102,7 +102,7 @@ options parse_options(const args& a) {
     }
     o.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     o.runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1000));
-    o.monitor_interval = in_seconds(a.time("--monitor-interval", seconds(0.1), seconds(3600.0)).value_or(seconds(2.0)));
+    o.monitor_interval = a.time("--monitor-interval", seconds(0.1), seconds(3600.0)).value_or(seconds(2.0));
     o.request = a.size("--request-size").value_or(bytes(std::uint64_t{256} << 10));
     if (o.request.count() < 4096 || (std::uint64_t{1} << 20) % o.request.count() != 0)
         throw usage_error("--request-size must divide 1MiB and be at least 4KiB, got " +
@@ -115,7 +115,7 @@ options parse_options(const args& a) {
     }
     if (a.has("--drives")) {
         o.drives = static_cast<std::uint32_t>(*a.count("--drives", 1, 8));
-        o.stagger = in_seconds(a.time("--stagger", seconds(0.0), seconds(60.0)).value_or(seconds(0.0)));
+        o.stagger = a.time("--stagger", seconds(0.0), seconds(60.0)).value_or(seconds(0.0));
         if (!o.latency->is_flow() || !domain_flow::make(o.latency->flow()))
             throw usage_error(
                 "--drives needs a --latency flow with the mailbox (vdsm-polling-2022, "

@@ -28,13 +28,13 @@ struct options {
     std::optional<latency_model> latency;
     std::uint64_t seed = 1;
     std::uint32_t runs = 1000;
-    double monitor_interval = 2.0;
+    seconds monitor_interval = seconds(2);
     bytes request{};
     std::string workdir = "/tmp";
     std::string csv_path, summary_path;
     // A domain run (--drives): that many drives on one host, one daemon, one SPM; drive d starts at d x stagger.
     std::uint32_t drives = 0;  ///< 0: the single-drive run
-    double stagger = 0;
+    seconds stagger{};
     std::string extends_csv_path;
 };
 

@@ -47,7 +47,7 @@ prediction predict(const Agent& agent, const latency_model& latency, const optio
         const std::uint64_t seed = o.seed < ~std::uint64_t{0} - o.runs ? o.seed + 1 + i : o.seed - 1 - i;
         const run_result r = simulate_run(agent, latency, *w, seed);
         p.pauses.push_back(r.pauses);
-        p.pause_seconds.push_back(r.pause_seconds);
+        p.pause_seconds.push_back(r.pause_seconds.count());
         p.extends.push_back(r.extends);
         p.final_physical.push_back(static_cast<double>(r.final_physical.count()));
     }
@@ -95,10 +95,10 @@ void write_summary_csv(const options& o, const measured& m, const prediction& p)
     auto u64 = [](std::uint64_t v) { return std::to_string(v); };
     row("extends", m.extends, p.paired.extends, p.extends);
     row("pauses", m.pauses, p.paired.pauses, p.pauses);
-    row("pause_seconds", m.pause_seconds, p.paired.pause_seconds, p.pause_seconds);
+    row("pause_seconds", m.pause_seconds, p.paired.pause_seconds.count(), p.pause_seconds);
     row("final_lv_size", static_cast<double>(m.final_physical), static_cast<double>(p.paired.final_physical.count()),
         p.final_physical);
-    partial("duration_s", {format_field("%.6f", m.duration), format_field("%.6f", p.paired.duration)});
+    partial("duration_s", {format_field("%.6f", m.duration), format_field("%.6f", p.paired.duration.count())});
     partial("achieved_rate", {format_field("%.1f", m.achieved_rate),
                               format_field("%.1f", static_cast<double>(o.write_rate.bytes_per_second()))});
     partial("max_lateness_s", {format_field("%.6f", m.max_lateness)});
@@ -135,14 +135,14 @@ void summarize(const options& o, const measured& m, const prediction& p) {
     };
     line("extends", num(m.extends, "%.0f"), num(p.paired.extends, "%.0f"), p.extends, "%.2f");
     line("pauses", num(m.pauses, "%.0f"), num(p.paired.pauses, "%.0f"), p.pauses, "%.2f");
-    line("total pause time (s)", num(m.pause_seconds, "%.3f"), num(p.paired.pause_seconds, "%.3f"), p.pause_seconds,
-         "%.3f");
+    line("total pause time (s)", num(m.pause_seconds, "%.3f"), num(p.paired.pause_seconds.count(), "%.3f"),
+         p.pause_seconds, "%.3f");
     std::vector<double> mib;
     for (double b : p.final_physical) mib.push_back(b / 1048576.0);
     line("final LV size (MiB)", num(static_cast<double>(m.final_physical >> 20), "%.0f"),
          num(static_cast<double>(p.paired.final_physical.count() >> 20), "%.0f"), mib, "%.0f");
     std::printf("%-22s %10s %18s\n", "write time (s)", num(m.duration, "%.3f").c_str(),
-                num(p.paired.duration, "%.3f").c_str());
+                num(p.paired.duration.count(), "%.3f").c_str());
     std::printf(
         "\nguest: %.1f MiB/s when not paused (nominal %.1f), at most %.1f ms behind schedule; extend overhead beyond "
         "the "

@@ -39,17 +39,18 @@ public:
     PROVPOL_NODISCARD bytes initial_size(bytes capacity) const noexcept { return a_.initial_size(capacity); }
     void observe(const observation& o) noexcept {
         a_.observe(o);
-        if (o.kind == observation_kind::pause) log_->pause_start = o.time;
+        const double t = o.time.count();
+        if (o.kind == observation_kind::pause) log_->pause_start = t;
         if (o.kind == observation_kind::extended)
             for (simulated_extend& e : log_->extends)
                 if (e.done < 0 && e.lv <= o.physical.count()) {
-                    e.done = o.time;
-                    if (log_->pause_start >= 0) e.pause += o.time - log_->pause_start;
+                    e.done = t;
+                    if (log_->pause_start >= 0) e.pause += t - log_->pause_start;
                     log_->pause_start = -1;
                     break;
                 }
         log_->last = o.kind;
-        log_->last_time = o.time;
+        log_->last_time = t;
     }
     PROVPOL_NODISCARD extend_decision decide(const drive_state& s) const noexcept {
         const extend_decision d = a_.decide(s);

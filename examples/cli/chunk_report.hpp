@@ -124,7 +124,7 @@ void add_calibration_fields(report_fields& f, const calibration* c, const basic_
     f.add("rule_mb_per_s", c ? cell::of_real(to_mb_per_s(c->rule.median_bytes_per_second), 4) : cell());
     f.add("best_block_size", c ? cell::of_size(c->rule.best_block_size) : cell());
     f.add("best_mb_per_s", c ? cell::of_real(to_mb_per_s(c->rule.best_bytes_per_second), 4) : cell());
-    f.add("fit_latency_us", fit ? cell::of_real(c->fit->model.latency_seconds * 1e6, 4) : cell());
+    f.add("fit_latency_us", fit ? cell::of_real(c->fit->model.latency_seconds.count() * 1e6, 4) : cell());
     f.add("fit_bandwidth_mb_per_s",
           fit ? cell::of_real(to_mb_per_s(c->fit->model.bandwidth_bytes_per_second), 4) : cell());
     f.add("fit_rms_residual", fit ? cell::of_real(c->fit->rms_relative_residual, 3) : cell());
@@ -163,15 +163,15 @@ inline void print_size_table(std::FILE* out, const calibration& c) {
 }
 
 /// A deadline error from the library, as one line naming --deadline.
-inline std::string deadline_problem(const error& e, double deadline, bytes total, const cost_model& m) {
+inline std::string deadline_problem(const error& e, seconds deadline, bytes total, const cost_model& m) {
     char buf[320];
     if (e.code() == errc::out_of_range && e.setting() == "deadline_seconds") {
         std::snprintf(buf, sizeof buf,
                       "--deadline: %g s cannot be met on this device: one write of %s takes %.3g s (t0 %.3g us, B %.4g "
                       "MB/s), so the deadline must be at least %.3g s with the %g%% margin",
-                      deadline, format_size(total).c_str(), m.seconds_per_write(total), m.latency_seconds * 1e6,
-                      to_mb_per_s(m.bandwidth_bytes_per_second), e.lower_bound().as_real(),
-                      default_deadline_margin * 100);
+                      deadline.count(), format_size(total).c_str(), m.seconds_per_write(total).count(),
+                      m.latency_seconds.count() * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second),
+                      e.lower_bound().as_real(), default_deadline_margin * 100);
         return buf;
     }
     std::string msg = text_of(e.message().view());

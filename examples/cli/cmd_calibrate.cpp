@@ -9,8 +9,8 @@
 #include "device_limits.hpp"
 #include "scratch_file.hpp"
 
-#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
+#include <provpol/fit/chunk.hpp>
 #include <provpol/random.hpp>
 
 #include <algorithm>
@@ -352,8 +352,9 @@ int run_calibrate(int argc, char** argv) {
         std::printf(
             "model  t0 = %.4g us per write, B = %.4g MB/s (weighted least squares; residuals rms %.1f%%, max "
             "%.1f%%%s)\n",
-            m.latency_seconds * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second), cal.fit->rms_relative_residual * 100,
-            cal.fit->max_relative_residual * 100, cal.fit->latency_clamped ? "; t0 clamped at 0" : "");
+            m.latency_seconds.count() * 1e6, to_mb_per_s(m.bandwidth_bytes_per_second),
+            cal.fit->rms_relative_residual * 100, cal.fit->max_relative_residual * 100,
+            cal.fit->latency_clamped ? "; t0 clamped at 0" : "");
     } else {
         std::printf("model  none: %s\n", cal.fit_problem.c_str());
     }

@@ -180,8 +180,9 @@ int run_capacity(int argc, char** argv) {
     if (!target) fail(target.error(), "--vm-quantile");
     if (!a.has("--hosts") || !a.has("--drives-per-host"))
         throw usage_error("--hosts and --drives-per-host are required (the storage domain's shape)");
-    const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                                       static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+    const auto d =
+        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
     if (!d) fail(d.error(), "--drives-per-host");
     const domain_config dcfg = *d;
 
@@ -205,9 +206,8 @@ int run_capacity(int argc, char** argv) {
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
     // The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
-    const double stagger =
-        in_seconds(a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0)));
-    if (dcfg.drives() > 1 && static_cast<double>(dcfg.drives() - 1) * stagger > max_workload_seconds)
+    const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
+    if (dcfg.drives() > 1 && static_cast<double>(dcfg.drives() - 1) * stagger.count() > max_workload_seconds)
         throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
                           std::to_string(dcfg.drives()) + " writers after 10000000 s");
     const std::pair<double, double> burst = burst_option(a);
@@ -225,15 +225,15 @@ int run_capacity(int argc, char** argv) {
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
                  "--write");
-        const auto dw = drive_workload::make(*w, 0.0, burst.first, burst.second);
+        const auto dw = drive_workload::make(*w, seconds(0), seconds(burst.first), seconds(burst.second));
         if (!dw) fail(dw.error(), "--burst");
         writing.writer = *dw;
         shape = burst.first > 0.0
                     ? "bursts " + decimal_text(burst.first, 6) + " s on, " + decimal_text(burst.second, 6) + " s off"
                     : "constant";
     }
-    shape +=
-        stagger > 0.0 ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s" : ", every writer starts at once";
+    shape += stagger > seconds(0) ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s"
+                                  : ", every writer starts at once";
     const auto runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1));
     const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
 
@@ -317,7 +317,7 @@ int run_capacity(int argc, char** argv) {
                    cell::of(dcfg.drives_per_host), cell::of(target->max_pauses_per_run),
                    cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
                    any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
-                   any ? cell::of_real(m.at_max.latency_p99, 4) : cell(),
+                   any ? cell::of_seconds(m.at_max.latency_p99, 4) : cell(),
                    any ? cell::of_real(m.at_max.spm_utilization, 4) : cell(), cell::of_size(write), cell::of(runs),
                    cell::of_text(shape), runs > 1 ? cell::of(spread_min(i)) : cell(),
                    runs > 1 ? cell::of(spread_max(i)) : cell()});

@@ -42,7 +42,7 @@ struct chunk_inputs {
     std::string path_text;
     double target_fraction = default_target_fraction;
     std::optional<calibration> cal;  // from --samples
-    std::optional<double> deadline;
+    std::optional<seconds> deadline;
     std::optional<bytes> total;
 };
 
@@ -83,11 +83,11 @@ report_fields decide_chunk(const chunk_preset<DefaultStep>& preset, const chunk_
     f.add("preset", cell::of_text(preset.name));
     add_policy_fields(f, policy, in.path ? &*in.path : nullptr);
     add_calibration_fields(f, in.cal ? &*in.cal : nullptr, policy, in.target_fraction);
-    f.add("deadline_seconds", dl ? cell::of_real(*in.deadline) : cell());
+    f.add("deadline_seconds", dl ? cell::of_seconds(*in.deadline) : cell());
     f.add("bytes", dl ? cell::of_size(*in.total) : cell());
     f.add("margin", dl ? cell::of_real(default_deadline_margin) : cell());
     f.add("writes", dl ? cell::of(dl->writes) : cell());
-    f.add("predicted_seconds", dl ? cell::of_real(dl->predicted_seconds, 4) : cell());
+    f.add("predicted_seconds", dl ? cell::of_seconds(dl->predicted_seconds, 4) : cell());
     return f;
 }
 
@@ -150,11 +150,11 @@ int run_chunk(int argc, char** argv) {
 
     if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction))
         in.target_fraction = *f;
-    if (const auto d = a.time("--deadline", seconds(0.0), seconds(1e9))) in.deadline = in_seconds(*d);
+    if (const auto d = a.time("--deadline", seconds(0.0), seconds(1e9))) in.deadline = *d;
     in.total = a.size("--bytes");
     if (in.deadline && !in.total) throw usage_error("--deadline needs --bytes (the size to write within it)");
     if (in.total && !in.deadline) throw usage_error("--bytes is only used with --deadline");
-    if (in.deadline && !(*in.deadline > 0.0)) throw usage_error("--deadline must be greater than 0, got 0");
+    if (in.deadline && !(*in.deadline > seconds(0))) throw usage_error("--deadline must be greater than 0, got 0");
     if (in.total && in.total->count() == 0) throw usage_error("--bytes must be at least 1, got 0");
     if (in.deadline && !a.has("--samples"))
         throw usage_error("--deadline needs --samples (the cost model is fitted to them)");

@@ -6,8 +6,8 @@
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
 
-#include <provpol/flow/latency.hpp>
 #include <provpol/fit/vdsm_log.hpp>
+#include <provpol/flow/latency.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,15 +31,16 @@ const char* const usage_text =
 
 // A real for the output: in CSV and JSON the shortest text that reads back as the same double (cell's 0 digits); in
 // the text table, 4 significant digits.
-cell real(double v, format f) { return cell::of_real(v, f == format::text ? 4 : 0); }
+cell real(seconds v, format f) { return cell::of_seconds(v, f == format::text ? 4 : 0); }
 
-std::string seconds(double v) {
+// A time for prose, in seconds: 4 significant digits.
+std::string seconds_text(seconds v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
+    std::snprintf(buf, sizeof buf, "%.4g", v.count());
     return buf;
 }
 std::string range_text(const vdsm_fitted_range& r) {
-    std::string s = seconds(r.min) + "-" + seconds(r.max) + " s";
+    std::string s = seconds_text(r.min) + "-" + seconds_text(r.max) + " s";
     if (r.mean_kept) s += " (skewed: mean kept, " + std::to_string(r.above) + " above)";
     return s;
 }
@@ -80,13 +81,13 @@ int run_vdsm_log(const args& a, format out) {
     if (fit != nullptr) {
         const vdsm_log_fit& f = *fit;
         wait_model = f.detection == vdsm_detection::monitor
-                         ? "watermark monitor every " + seconds(f.monitor_period.max) + " s" +
+                         ? "watermark monitor every " + seconds_text(f.monitor_period.max) + " s" +
                                (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
                      : f.detection == vdsm_detection::event ? "event dispatch " + range_text(f.dispatch)
                                                             : "no wait timer: the flow starts at the request";
         trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
-                     (f.mailbox_events ? "event check" : "scan") + " every " + seconds(f.spm_cycle) + " s, work " +
-                     range_text(f.spm_work) + ", reply poll " + seconds(f.poll_interval) + " s (" +
+                     (f.mailbox_events ? "event check" : "scan") + " every " + seconds_text(f.spm_cycle) + " s, work " +
+                     range_text(f.spm_work) + ", reply poll " + seconds_text(f.poll_interval) + " s (" +
                      std::to_string(f.polls_min) + " to " + std::to_string(f.polls_max) + "), inbox read " +
                      range_text(f.inbox_read);
         refresh_model = "refresh " + range_text(f.refresh);
@@ -103,7 +104,7 @@ int run_vdsm_log(const args& a, format out) {
         if (s.samples == 0) {
             row.resize(8);
         } else {
-            for (double v : {s.min, s.mean, s.median, s.p90, s.p99, s.max}) row.push_back(real(v, out));
+            for (seconds v : {s.min, s.mean, s.median, s.p90, s.p99, s.max}) row.push_back(real(v, out));
         }
         const vdsm_stage_fit* sf = fit == nullptr                                                     ? nullptr
                                    : st == vdsm_stage::total                                          ? &fit->total
@@ -137,7 +138,7 @@ int run_vdsm_log(const args& a, format out) {
     std::printf("\nfit: detection: %s\n", wait_model.c_str());
     std::string scored;
     for (const vdsm_mode_score& sc : f.modes)
-        if (sc.valid) scored += (scored.empty() ? "" : ", ") + seconds(sc.poll);
+        if (sc.valid) scored += (scored.empty() ? "" : ", ") + seconds_text(sc.poll);
     std::printf("fit: %s (the likeliest of the reply polls scored: %s s)\n", trip_model.c_str(), scored.c_str());
     if (f.below_first_poll + f.trip_outliers != 0)
         std::printf(
@@ -152,7 +153,8 @@ int run_vdsm_log(const args& a, format out) {
     std::printf(
         "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
         "(use it with --latency vdsm-log:%s)\n",
-        f.model.min(), f.model.mean(), f.model.quantile(0.5), f.model.quantile(0.99), f.model.max(), shown.c_str());
+        f.model.min().count(), f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.99).count(),
+        f.model.max().count(), shown.c_str());
     return 0;
 }
 

@@ -168,15 +168,15 @@ std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary
             cell::of_real(s.extends_mean, 4),
             cell::of_real(s.commands_mean, 4),
             cell::of_real(s.times_full_mean, 4),
-            cell::of_real(s.queued_s_mean, 4),
-            cell::of_real(s.queued_s_max, 4),
+            cell::of_seconds(s.queued_mean, 4),
+            cell::of_seconds(s.queued_max, 4),
             cell::of(s.queued_runs),
             cell::of(s.eio_runs),
             cell::of(s.vg_exhausted_runs),
             cell::of(s.hung_runs),
             cell::of_size(s.pool_end_max),
             vg_cell(s.vg_free_end_min),
-            cell::of_real(s.end_s_mean, 4)};
+            cell::of_seconds(s.ended_at_mean, 4)};
 }
 
 // recommend's columns: one row per threshold tried.
@@ -191,7 +191,7 @@ std::vector<cell> recommend_row(const lvm_percent_answer& a, bool chosen) {
             a.met ? cell::of(a.percent) : cell(),
             cell::of_flag(a.met),
             cell::of_flag(chosen),
-            cell::of_real(a.at.queued_s_max, 4),
+            cell::of_seconds(a.at.queued_max, 4),
             cell::of(a.at.eio_runs),
             cell::of_real(a.at.extends_mean, 4),
             cell::of_size(a.at.pool_end_max)};
@@ -298,7 +298,7 @@ int run_recommend_lvm(int argc, char** argv) {
     const std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
-    const double target = in_seconds(a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0)));
+    const seconds target = a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0));
     const auto max_extends = static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20));
     const lvm_pool_workload w = workload_of(s, rates[0]);
     // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds
@@ -334,7 +334,7 @@ int run_recommend_lvm(int argc, char** argv) {
         const lvm_plan_summary& last = tried.back().at;
         out = "LVM cannot keep up at " + at + " into a " + std::string(format_size(s.pool_size).view()) +
               " pool: even at threshold " + std::to_string(thresholds.back()) + " with percent " +
-              std::to_string(recommend_max_percent) + " a run queues writes " + decimal_text(last.queued_s_max, 3) +
+              std::to_string(recommend_max_percent) + " a run queues writes " + decimal_text(last.queued_max, 3) +
               " s (target " + decimal_text(target, 3) + " s)" +
               (last.eio_runs != 0 ? ", and " + std::to_string(last.eio_runs) + " runs fail with EIO" : std::string()) +
               (last.extends_mean > max_extends ? ", with " + decimal_text(last.extends_mean, 3) +
@@ -345,7 +345,7 @@ int run_recommend_lvm(int argc, char** argv) {
     } else {
         const lvm_percent_answer& b = *best;
         out = "# " + at + " into a " + std::string(format_size(s.pool_size).view()) + " pool queues writes at most " +
-              decimal_text(b.at.queued_s_max, 3) + " s over " + std::to_string(s.runs) + " runs (target " +
+              decimal_text(b.at.queued_max, 3) + " s over " + std::to_string(s.runs) + " runs (target " +
               decimal_text(target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
               " extends a run; the pool ends at " + human_size(b.at.pool_end_max) +
               "\n# for /etc/lvm/lvm.conf (or an lvm profile):\n";

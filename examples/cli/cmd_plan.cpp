@@ -180,8 +180,9 @@ int run_plan(int argc, char** argv) {
     domain_config dcfg;
     std::uint32_t writers = 0;
     if (domain) {
-        const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                                           static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+        const auto d =
+            domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                                static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
         if (!d && std::string(d.error().message().view()).rfind("drives ", 0) == 0)  // the limit on their product
             throw usage_error("--hosts x --drives-per-host: at most 1000000 drives, got " +
                               std::to_string(*a.count("--hosts", 1, 10000) * *a.count("--drives-per-host", 1, 10000)));
@@ -194,9 +195,8 @@ int run_plan(int argc, char** argv) {
                 "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
     }
     // The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
-    const double stagger =
-        in_seconds(a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0)));
-    if (writers > 1 && static_cast<double>(writers - 1) * stagger > max_workload_seconds)
+    const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
+    if (writers > 1 && static_cast<double>(writers - 1) * stagger.count() > max_workload_seconds)
         throw usage_error("--stagger " + *a.value("--stagger") + " starts the last of " + std::to_string(writers) +
                           " writers after 10000000 s: at most " +
                           std::to_string(max_workload_seconds / static_cast<double>(writers - 1)).substr(0, 12) +
@@ -223,7 +223,7 @@ int run_plan(int argc, char** argv) {
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
                  "--write");
-        const auto d = drive_workload::make(*w, 0.0, burst_on, burst_off);
+        const auto d = drive_workload::make(*w, seconds(0), seconds(burst_on), seconds(burst_off));
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;
         out.writer = *d;
@@ -238,8 +238,8 @@ int run_plan(int argc, char** argv) {
         // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
         // last writer starts; a trace, an event per point.
         const double duty = burst_on > 0.0 ? burst_on / (burst_on + burst_off) : 1.0;
-        const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger : 0.0;
-        const double tick = latency.detection_period() > 0.0 ? latency.detection_period() : 2.0;
+        const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger.count() : 0.0;
+        const double tick = latency.detection_period() > seconds(0) ? latency.detection_period().count() : 2.0;
         for (const plan_config& c : configs)
             for (rate r : rates) {
                 const double slow = static_cast<double>(r.bytes_per_second()) * duty;
@@ -334,8 +334,8 @@ int run_plan(int argc, char** argv) {
                            cell::of_real(s.pauses_p90, 6),
                            cell::of_real(s.pauses_p99, 6),
                            cell::of_real(s.runs_mostly_paused, 4),
-                           cell::of_real(x.latency_p50, 4),
-                           cell::of_real(x.latency_p99, 4),
+                           cell::of_seconds(x.latency_p50, 4),
+                           cell::of_seconds(x.latency_p99, 4),
                            cell::of_real(x.spm_utilization, 4),
                            cell::of_real(x.queue_p99, 6),
                            cell::of(runs),
@@ -395,7 +395,7 @@ int run_plan(int argc, char** argv) {
             acc.add(x);
             if (per_run)
                 each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
-                              cell::of(x.pauses), cell::of_real(x.pause_seconds, 6), cell::of_text(configs[c].label),
+                              cell::of(x.pauses), cell::of_seconds(x.pause_seconds, 6), cell::of_text(configs[c].label),
                               cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
                               budget_cell, cell::of(x.resent)});
             if (i != runs - 1) return;
@@ -416,7 +416,7 @@ int run_plan(int argc, char** argv) {
                        cell::of_size(s.initial_size),
                        cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
                        cell::of_real(s.runs_with_pause, 4),
-                       cell::of_real(s.pause_seconds, 4),
+                       cell::of_seconds(s.pause_seconds, 4),
                        cell::of_real(s.max_pauses, 6),
                        cell::of_real(s.pauses_p50, 6),
                        cell::of_real(s.pauses_p90, 6),
@@ -425,7 +425,7 @@ int run_plan(int argc, char** argv) {
                        cell::of_real(pause_probability(limit, r, latency), 4),
                        cell::of(runs),
                        cell::of_size(write),
-                       cell::of_real(latency.mean(), 4),
+                       cell::of_seconds(latency.mean(), 4),
                        budget_cell,
                        cell::of_real(s.resent, 6)});
         },

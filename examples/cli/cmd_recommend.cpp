@@ -221,8 +221,9 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
 int recommend_domain(const args& a, rate r, const latency_model& latency, const workload& w, per_vm_target vm,
                      std::uint64_t percent, std::uint32_t runs, std::uint64_t seed, format f, const vdsm_config& one_vm,
                      std::uint64_t max_events) {
-    const auto d = domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                                       static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), 1e8);
+    const auto d =
+        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
     if (!d) fail(d.error(), "--drives-per-host");
     const auto writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
     // Bounded work: at most about 2 log2(chunk extents) + 2 candidates, each `runs` domains of every drive.
@@ -252,8 +253,8 @@ int recommend_domain(const args& a, rate r, const latency_model& latency, const 
         std::printf(
             "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f "
             "busy; a new disk takes %s\n",
-            vm.vm_quantile, check->pauses_at_quantile, check->pauses_p99, check->latency_p99, check->spm_utilization,
-            format_size(align_up(c->chunk(), c->extent())).c_str());
+            vm.vm_quantile, check->pauses_at_quantile, check->pauses_p99, check->latency_p99.count(),
+            check->spm_utilization, format_size(align_up(c->chunk(), c->extent())).c_str());
         std::printf(
             "# one VM alone needs volume_utilization_chunk_mb = %llu: the other writers' extends at the SPM "
             "cost the rest\n",
@@ -266,7 +267,7 @@ int recommend_domain(const args& a, rate r, const latency_model& latency, const 
     t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(c->chunk_mb()), cell::of(c->percent()),
                cell::of(d->hosts), cell::of(d->drives_per_host), cell::of(writers), cell::of(runs),
                cell::of(vm.max_pauses_per_run), cell::of_real(vm.vm_quantile, 6), cell::of(check->pauses_at_quantile),
-               cell::of_real(check->pauses_p99, 6), cell::of_real(check->latency_p99, 4),
+               cell::of_real(check->pauses_p99, 6), cell::of_seconds(check->latency_p99, 4),
                cell::of_real(check->spm_utilization, 4), cell::of_size(align_up(c->chunk(), c->extent())),
                cell::of(one_vm.chunk_mb()), cell::of_text("domain"), cell::of(check->met ? 1u : 0u)});
     const std::string out = t.str(f);
@@ -434,13 +435,13 @@ int run_recommend(int argc, char** argv) {
                     rec->config.percent());
         std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
                     human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(),
-                    1.0 - p, latency.quantile(1.0 - p));
+                    1.0 - p, latency.quantile(1.0 - p).count());
         std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
                     format_size(rec->new_disk_size).c_str());
         std::printf(
             "# for one VM alone: no other writer's extends at the SPM (--hosts H --drives-per-host D "
             "--writers N --max-pauses-per-run N answers for a storage domain)\n");
-        if (latency.max() > 0.0)
+        if (latency.max() > seconds(0))
             std::printf(
                 "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
                 rec->pause_probability, rec->max_rate.mib_per_second());

@@ -58,7 +58,7 @@ inline std::vector<trace_point> trace_option(const args& a) {
     std::vector<trace_point> out;
     while (in.next()) {
         if (out.size() >= 1000000) throw usage_error(in.where() + "more than 1000000 points");
-        const trace_point p{in.decimal(t, 0.0, max_workload_seconds), in.size(b)};
+        const trace_point p{seconds(in.decimal(t, 0.0, max_workload_seconds)), in.size(b)};
         if (const auto c = check_trace_point(p, out.empty() ? nullptr : &out.back(), capacity); !c)
             throw usage_error(in.where() + std::string(c.error().message().view()));
         out.push_back(p);

@@ -136,8 +136,8 @@ inline simulation_summary simulate_config(const plan_config& c, milliseconds bud
 /// shared figures, each the mean over the domain runs.
 struct domain_plan_result {
     simulation_summary vms;
-    double latency_p50 = 0.0;
-    double latency_p99 = 0.0;
+    seconds latency_p50{};
+    seconds latency_p99{};
     double spm_utilization = 0.0;
     double queue_p99 = 0.0;
 };
@@ -147,7 +147,7 @@ struct domain_plan_result {
 struct domain_writing {
     drive_workload writer;
     std::uint32_t writers = 0;
-    double stagger = 0.0;
+    seconds stagger{};
 
     drive_workload of(const domain_config& cfg, std::uint32_t d) const noexcept {
         if (!cfg.is_writer(d, writers)) return drive_workload::idle(writer.base);
@@ -157,7 +157,7 @@ struct domain_writing {
     }
     /// `writers` drives writing `w` from the start, at once.
     static domain_writing constant(const workload& w, std::uint32_t writers) noexcept {
-        return {drive_workload{w, 0.0, 0.0, 0.0, true}, writers, 0.0};
+        return {drive_workload{w, seconds(0), seconds(0), seconds(0), true}, writers, seconds(0)};
     }
 };
 

@@ -21,13 +21,13 @@ namespace provpol::cli {
 /// The default --max-events: about ten seconds of simulation on one core of the machine bench/README.md names.
 inline constexpr std::uint64_t default_max_events = 1000000000;
 
-/// The events one simulated run replays, at most: every monitor tick of the write (every `tick_seconds`), and a
-/// threshold, an extend and its completion per `chunk` written (the floor's chunk: a rate-aware chunk is larger),
-/// plus a pause each.
-inline double events_per_run(bytes write, rate r, bytes chunk, double tick_seconds) {
-    const double seconds = static_cast<double>(write.count()) / static_cast<double>(r.bytes_per_second());
+/// The events one simulated run replays, at most: every monitor tick of the write (every `tick`; 0: VDSM's 2 s),
+/// and a threshold, an extend and its completion per `chunk` written (the floor's chunk: a rate-aware chunk is
+/// larger), plus a pause each.
+inline double events_per_run(bytes write, rate r, bytes chunk, seconds tick) {
+    const double writing = static_cast<double>(write.count()) / static_cast<double>(r.bytes_per_second());
     const double extends = static_cast<double>(write.count()) / static_cast<double>(chunk.count()) + 1.0;
-    return seconds / (tick_seconds > 0.0 ? tick_seconds : 2.0) + 4.0 * extends + 4.0;
+    return writing / (tick.count() > 0.0 ? tick.count() : 2.0) + 4.0 * extends + 4.0;
 }
 
 /// Refuses work above `max_events` with the estimate in the one-line error.

@@ -448,8 +448,8 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
             case flow_stage_kind::reply_poll: {
                 const double p = num("period_s", 0.0);
                 range("period_s", p, 0.001, 1e5, true);
-                parsed[i] =
-                    k == flow_stage_kind::monitor ? flow_stage::monitor(kept, p) : flow_stage::reply_poll(kept, p);
+                parsed[i] = k == flow_stage_kind::monitor ? flow_stage::monitor(kept, seconds(p))
+                                                          : flow_stage::reply_poll(kept, seconds(p));
                 break;
             }
             case flow_stage_kind::clock: {
@@ -457,7 +457,7 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
                 range("period_s", p, 0.001, 1e5, true);
                 const double d = num("drift_s", 0.0);
                 range("drift_s", d, 0.0, p, true);
-                parsed[i] = flow_stage::clock(kept, p, d);
+                parsed[i] = flow_stage::clock(kept, seconds(p), seconds(d));
                 break;
             }
             case flow_stage_kind::send:
@@ -467,9 +467,10 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
                 const double hi = num("max_s", lo);
                 range("max_s", hi, lo, 1e5, true);
                 const value* lock = find("lock");
-                parsed[i] = k == flow_stage_kind::send         ? flow_stage::send(kept, lo, hi)
-                            : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, lo, hi)
-                                                               : flow_stage::delay(kept, lo, hi);
+                const seconds from(lo), to(hi);
+                parsed[i] = k == flow_stage_kind::send         ? flow_stage::send(kept, from, to)
+                            : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, from, to)
+                                                               : flow_stage::delay(kept, from, to);
                 break;
             }
         }
@@ -500,14 +501,16 @@ inline std::string flow_file_text(const flow_latency& f) {
         switch (s.kind) {
             case flow_stage_kind::monitor:
             case flow_stage_kind::reply_poll:
-                out += ", \"period_s\": " + decimal_text(s.min_seconds);
+                out += ", \"period_s\": " + decimal_text(s.min_seconds.count());
                 break;
             case flow_stage_kind::clock:
-                out += ", \"period_s\": " + decimal_text(s.min_seconds) + ", \"drift_s\": " + decimal_text(s.drift);
+                out += ", \"period_s\": " + decimal_text(s.min_seconds.count()) +
+                       ", \"drift_s\": " + decimal_text(s.drift.count());
                 break;
             case flow_stage_kind::send:
             case flow_stage_kind::delay:
-                out += ", \"min_s\": " + decimal_text(s.min_seconds) + ", \"max_s\": " + decimal_text(s.max_seconds);
+                out += ", \"min_s\": " + decimal_text(s.min_seconds.count()) +
+                       ", \"max_s\": " + decimal_text(s.max_seconds.count());
                 if (s.locked) out += ", \"lock\": true";
                 break;
         }

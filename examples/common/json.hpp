@@ -7,6 +7,8 @@
 #ifndef PROVPOL_CLI_JSON_HPP
 #define PROVPOL_CLI_JSON_HPP
 
+#include <provpol/time.hpp>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +68,9 @@ inline std::string decimal_text(double v, int significant = 0) {
     }
     return out;
 }
+
+/// A time as decimal_text prints its number of seconds (columns and prose say "s").
+inline std::string decimal_text(seconds t, int significant = 0) { return decimal_text(t.count(), significant); }
 
 /// A real as JSON: the shortest positional text that reads back as the same double (null where JSON has no
 /// number). `digits` is kept for callers that asked for fewer; it no longer shortens machine output.

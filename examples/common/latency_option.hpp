@@ -28,7 +28,7 @@ inline const std::string latency_spec_names =
 /// A VDSM log read line by line: each stage's samples (kept here: the library allocates nothing), and what
 /// was skipped.
 struct vdsm_log_read {
-    std::vector<double> stage[vdsm_stage_count];
+    std::vector<seconds> stage[vdsm_stage_count];
     std::vector<vdsm_fit_sample> extends;  ///< each extend line as the fit reads it, its vmId numbered
     std::size_t lines = 0;                 ///< lines read
     std::size_t extend_lines = 0;          ///< valid extend completion lines
@@ -71,7 +71,7 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
         if (rec->what == vdsm_extend_record::kind::none) continue;
         ++r.extend_lines;
         for (std::size_t i = 0; i < vdsm_stage_count; ++i)
-            if (rec->has(static_cast<vdsm_stage>(i))) r.stage[i].push_back(rec->seconds[i]);
+            if (rec->has(static_cast<vdsm_stage>(i))) r.stage[i].push_back(rec->timers[i]);
         const std::string vm(rec->vm_id.data(), rec->vm_id.size());
         const auto vm_number = vm_numbers.emplace(vm, vm_numbers.size()).first->second;
         r.extends.push_back(vdsm_sample_of(*rec, vm_number));
@@ -118,7 +118,7 @@ inline std::string unexplained_reason(const vdsm_log_fit& f) {
     std::snprintf(buf, sizeof buf,
                   "no mailbox mode explains the log: the best, %.3g s polls, is %.3g from the totals and %.3g from "
                   "the round trips (KS distance; at most %.3g fits %zu extends)",
-                  f.poll_interval, f.ks_total, f.ks_trip, f.ks_critical, f.samples);
+                  f.poll_interval.count(), f.ks_total, f.ks_trip, f.ks_critical, f.samples);
     return buf;
 }
 
@@ -148,7 +148,7 @@ inline latency_model latency_spec(const std::string& spec, const std::string& op
         rules.not_a = "a file of seconds";
         rules.dash_is_stdin = false;
         text_input in(path, option, rules);
-        std::vector<double> seconds;
+        std::vector<seconds> samples;
         std::string line;
         while (in.next(line)) {
             std::size_t start = 0, end = line.size();
@@ -158,10 +158,10 @@ inline latency_model latency_spec(const std::string& spec, const std::string& op
             if (v.empty() || v[0] == '#' || (in.line() == 1 && v == "seconds")) continue;
             const auto r = parse_decimal(v, "", 0.0, 1e5);
             if (!r) throw usage_error(in.where() + std::string(r.error().message().view()));
-            seconds.push_back(*r);
+            samples.push_back(seconds(*r));
         }
-        if (seconds.empty()) throw usage_error(option + ": " + args::printable(path) + " has no samples");
-        const auto e = empirical_latency::make(seconds.data(), seconds.size());
+        if (samples.empty()) throw usage_error(option + ": " + args::printable(path) + " has no samples");
+        const auto e = empirical_latency::make(samples.data(), samples.size());
         if (!e) fail(e.error(), option.c_str());
         return *e;
     }
@@ -178,8 +178,8 @@ inline latency_model latency_option(const args& a) {
 /// A one-line description of a latency model for reports: "mean 3.7 s, 99th percentile 5.93 s, max 6.9 s".
 inline std::string describe(const latency_model& l) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "mean %.3g s, median %.3g s, 99th percentile %.3g s, max %.3g s", l.mean(),
-                  l.quantile(0.5), l.quantile(0.99), l.max());
+    std::snprintf(buf, sizeof buf, "mean %.3g s, median %.3g s, 99th percentile %.3g s, max %.3g s", l.mean().count(),
+                  l.quantile(0.5).count(), l.quantile(0.99).count(), l.max().count());
     return buf;
 }
 

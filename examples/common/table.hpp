@@ -52,6 +52,8 @@ public:
         c.digits_ = digits;
         return c;
     }
+    /// A time, as its number of seconds (of_real's printing).
+    static cell of_seconds(seconds t, int digits = 6) { return of_real(t.count(), digits); }
     static cell of_flag(bool v) { return cell(kind::flag, v ? 1 : 0, 0, 0.0, {}); }
     static cell of_text(std::string s) { return cell(kind::text, 0, 0, 0.0, std::move(s)); }
     /// A size: bytes in CSV and JSON, "2.5GiB" in text.

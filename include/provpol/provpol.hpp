@@ -15,6 +15,7 @@
 #include "registry.hpp"  // IWYU pragma: export
 #include "result.hpp"    // IWYU pragma: export
 #include "text.hpp"      // IWYU pragma: export
+#include "time.hpp"      // IWYU pragma: export
 
 #include "chunk.hpp"     // IWYU pragma: export
 #include "extend.hpp"    // IWYU pragma: export

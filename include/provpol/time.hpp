@@ -36,6 +36,12 @@ using milliseconds = std::chrono::milliseconds;
 /// `t` in seconds, as a double: where a model computes with the number itself.
 PROVPOL_NODISCARD constexpr double in_seconds(seconds t) noexcept { return t.count(); }
 
+/// Whether lo <= t <= hi; false when t is NaN. Validate times with it, not with >= and <=: std::chrono writes
+/// a >= b as !(a < b), so a NaN duration compares >= and <= anything.
+PROVPOL_NODISCARD constexpr bool within(seconds t, seconds lo, seconds hi) noexcept {
+    return t.count() >= lo.count() && t.count() <= hi.count();
+}
+
 /// The error value for a time: printed in seconds ("0.5 s"), whatever unit the time was given in.
 PROVPOL_NODISCARD constexpr error_value error_value_of(seconds t) noexcept {
     return error_value::of_seconds(t.count());
@@ -107,7 +113,7 @@ PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const cha
     if (!v)
         return unexpected(error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms or 1.5min"));
     const seconds t(minutes ? *v * 60.0 : *v);
-    if (t < lo || t > hi)
+    if (!within(t, lo, hi))
         return unexpected(error::out_of_range(setting, error_value_of(t), error_value_of(lo), error_value_of(hi)));
     return t;
 }

@@ -4,8 +4,8 @@
 // contradict each other are rejected; the cost-model fit never returns a non-finite or negative model.
 #include "fuzz_check.hpp"
 
-#include <provpol/fit/chunk.hpp>
 #include <provpol/chunk.hpp>
+#include <provpol/fit/chunk.hpp>
 
 #include <cstdint>
 #include <initializer_list>
@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const auto fit = fit_cost_model(s, n);
     if (fit) {
-        PROVPOL_FUZZ_CHECK(fit->model.latency_seconds >= 0.0 && fit->model.latency_seconds < 1e30);
+        PROVPOL_FUZZ_CHECK(fit->model.latency_seconds.count() >= 0.0 && fit->model.latency_seconds.count() < 1e30);
         PROVPOL_FUZZ_CHECK(fit->model.bandwidth_bytes_per_second > 0.0 &&
                            fit->model.bandwidth_bytes_per_second < 1e300);
     }

@@ -23,7 +23,7 @@ struct writers_check {
     bool met = false;                      ///< the target's quantile of pauses per writing VM is at most its maximum
     std::uint32_t pauses_at_quantile = 0;  ///< that quantile (run_accumulator::pauses_quantile)
     double pauses_p99 = 0.0;               ///< pauses per writing VM, 99th percentile over every writer of every run
-    double latency_p99 = 0.0;              ///< the domain's extend latency p99, the mean over the runs
+    seconds latency_p99 = seconds(0);      ///< the domain's extend latency p99, the mean over the runs
     double spm_utilization = 0.0;          ///< the mean over the runs
 };
 
@@ -40,7 +40,7 @@ PROVPOL_NODISCARD result<writers_check> check_writers(const domain_config& cfg, 
     writers_check out;
     out.writers = writers;
     run_accumulator acc;
-    const drive_workload writing{w, 0.0, 0.0, 0.0, true};
+    const drive_workload writing{w, seconds(0), seconds(0), seconds(0), true};
     const drive_workload idle = drive_workload::idle(w);
     for (std::uint32_t k = 0; k < runs; ++k) {
         const auto r = simulate_domain(

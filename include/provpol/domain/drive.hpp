@@ -30,28 +30,29 @@ struct domain_drive_latency {
     domain_shared* shared = nullptr;
     std::uint32_t drive = 0;
 
-    PROVPOL_NODISCARD double detection_period() const noexcept { return flow->detection_period(); }
+    PROVPOL_NODISCARD seconds detection_period() const noexcept { return flow->detection_period(); }
     PROVPOL_NODISCARD flow_resend resend() const noexcept { return flow->resend(); }
-    PROVPOL_NODISCARD double resend_timeout() const noexcept { return flow->resend_timeout(); }
+    PROVPOL_NODISCARD seconds resend_timeout() const noexcept { return flow->resend_timeout(); }
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
         const flow_run r = flow->start_run(rng);
         shared->start(drive, r);
         return r;
     }
-    PROVPOL_NODISCARD double complete(flow_run&, double t, random_stream& rng) const noexcept {
+    PROVPOL_NODISCARD seconds complete(flow_run&, seconds t, random_stream& rng) const noexcept {
         (void)shared->add(drive, t, rng);
         return never;  // the SPM's queue decides it; the domain calls extend_controller::set_done_at
     }
 };
 
-/// One drive of a domain: its controller and the guest's state, as simulate_run keeps them.
+/// One drive of a domain: its controller and the guest's state, as simulate_run keeps them (times in seconds, as
+/// simulate_run computes them).
 template <class Agent>
 struct domain_drive {
     std::optional<extend_controller<Agent, domain_drive_latency>> c;  // made once the drive's workload is known
     domain_drive_latency latency{};
     drive_workload w{};
     run_result out{};
-    double R = 0.0, W = 0.0, R_now = 0.0, next_change = never;
+    double R = 0.0, W = 0.0, R_now = 0.0, next_change = never_time;
     double t = 0.0, a = 0.0, P = 0.0, theta = 0.0, pause_start = 0.0;
     std::size_t seg = 0;      // a trace: the point the current segment starts from (W: where its writing ends)
     unsigned char phase = 0;  // 0 before the start, 1 writing (or following the trace), 2 idling between bursts
@@ -65,7 +66,7 @@ public:
     void init(std::size_t n) {
         heap_.resize(n);
         pos_.resize(n);
-        key_.assign(n, never);
+        key_.assign(n, never_time);
         for (std::size_t i = 0; i < n; ++i) heap_[i] = pos_[i] = i;
     }
     PROVPOL_NODISCARD std::size_t top() const noexcept { return heap_[0]; }
@@ -113,20 +114,21 @@ enum class drive_event : unsigned char { done, threshold, end, full, change, tic
 /// The drive's next guest event, chosen as simulate_run chooses (ties to the first in drive_event's order).
 template <class Agent>
 double next_guest_event(const domain_drive<Agent>& d, drive_event& which) noexcept {
-    if (d.finished) return never;
+    if (d.finished) return never_time;
     const bool moving = !d.paused && d.R_now > 0.0;
     const double R = d.R_now;
-    const double t_end = moving ? d.t + (d.W - d.a) / R : never;
-    const double t_full = moving ? (d.a >= d.P ? d.t : d.t + (d.P - d.a) / R) : never;
-    const double t_thr =
-        (d.armed && !d.paused) ? (d.a >= d.theta ? d.t : (moving ? d.t + (d.theta - d.a) / R : never)) : never;
-    double next = d.c->next_done();
+    const double t_end = moving ? d.t + (d.W - d.a) / R : never_time;
+    const double t_full = moving ? (d.a >= d.P ? d.t : d.t + (d.P - d.a) / R) : never_time;
+    const double t_thr = (d.armed && !d.paused)
+                             ? (d.a >= d.theta ? d.t : (moving ? d.t + (d.theta - d.a) / R : never_time))
+                             : never_time;
+    double next = d.c->next_done().count();
     which = drive_event::done;
     if (t_thr < next) next = t_thr, which = drive_event::threshold;
     if (t_end < next) next = t_end, which = drive_event::end;
     if (t_full < next) next = t_full, which = drive_event::full;
     if (d.next_change < next) next = d.next_change, which = drive_event::change;
-    if (d.c->next_tick() < next) next = d.c->next_tick(), which = drive_event::tick;
+    if (d.c->next_tick().count() < next) next = d.c->next_tick().count(), which = drive_event::tick;
     return next;
 }
 
@@ -135,15 +137,15 @@ double next_guest_event(const domain_drive<Agent>& d, drive_event& which) noexce
 /// other workloads), or idling for its seconds (a drive_event::change).
 template <class Agent>
 void enter_segment(domain_drive<Agent>& d, std::size_t k) noexcept {
-    d.phase = 1, d.seg = k, d.next_change = never, d.R_now = 0.0;
+    d.phase = 1, d.seg = k, d.next_change = never_time, d.R_now = 0.0;
     if (k + 1 >= d.w.trace_points) return;
     const trace_point& p = d.w.trace[k];
     const trace_point& q = d.w.trace[k + 1];
     if (q.written > p.written) {
-        d.R_now = static_cast<double>(q.written.count() - p.written.count()) / (q.time - p.time);
+        d.R_now = static_cast<double>(q.written.count() - p.written.count()) / (q.time - p.time).count();
         d.W = static_cast<double>(q.written.count());
     } else {
-        d.next_change = d.t + (q.time - p.time);
+        d.next_change = d.t + (q.time - p.time).count();
     }
 }
 
@@ -172,16 +174,16 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             const bytes lv = d.c->flight(i).decision.lv_size_after_extend;
             if (d.paused) {
                 d.paused = false;
-                d.out.pause_seconds += d.t - d.pause_start;
+                d.out.pause_seconds += seconds(d.t - d.pause_start);
             }
-            d.theta = static_cast<double>(d.c->completed(i, d.t, alloc, lv).count());
+            d.theta = static_cast<double>(d.c->completed(i, seconds(d.t), alloc, lv).count());
             d.P = static_cast<double>(d.c->physical());
             d.armed = true;
             break;
         }
         case drive_event::threshold:
             d.armed = false;
-            f = d.c->threshold_crossed(d.t, alloc);
+            f = d.c->threshold_crossed(seconds(d.t), alloc);
             break;
         case drive_event::end:  // everything written, or a trace's writing segment's end
             if (d.w.trace != nullptr && d.W < static_cast<double>(d.w.base.write_size.count()))
@@ -193,21 +195,21 @@ void guest_step(domain_drive<Agent>& d, domain_shared& shared) noexcept {
             d.paused = true;
             d.pause_start = d.t;
             ++d.out.pauses;
-            f = d.c->paused(d.t, alloc);
+            f = d.c->paused(seconds(d.t), alloc);
             break;
         case drive_event::change:        // before the start -> writing -> idling -> writing ...
             if (d.w.trace != nullptr) {  // a trace: its start, or an idle segment's end
                 enter_segment(d, d.phase == 0 ? 0 : d.seg + 1);
             } else if (d.phase != 1) {
                 d.phase = 1, d.R_now = d.R;
-                d.next_change = d.w.on_seconds > 0.0 ? d.t + d.w.on_seconds : never;
+                d.next_change = d.w.on_seconds.count() > 0.0 ? d.t + d.w.on_seconds.count() : never_time;
             } else {
                 d.phase = 2, d.R_now = 0.0;
-                d.next_change = d.t + d.w.off_seconds;
+                d.next_change = d.t + d.w.off_seconds.count();
             }
             break;
         case drive_event::tick:
-            f = d.c->tick(d.t, alloc);
+            f = d.c->tick(seconds(d.t), alloc);
             break;
     }
     if (f != nullptr) {
@@ -242,7 +244,7 @@ template <class Agent>
 double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std::uint32_t i) noexcept {
     drive_event which = drive_event::done;
     const double g = next_guest_event(d, which);
-    const double s = shared.next_send(i);
+    const double s = shared.next_send(i).count();
     return s < g ? s : g;
 }
 

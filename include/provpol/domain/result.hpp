@@ -7,6 +7,7 @@
 
 #include "../config.hpp"
 #include "../simulate/run.hpp"
+#include "../time.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -22,17 +23,17 @@ struct domain_drive_result {
 
 /// The domain's shared figures.
 struct domain_summary {
-    std::uint64_t extends = 0;     ///< extends requested by all drives
-    std::uint64_t resent = 0;      ///< re-sent requests that went through (run_result::resent)
-    std::uint64_t served = 0;      ///< requests the SPM took (the others were still on their way at the end)
-    double elapsed = 0.0;          ///< simulated seconds: the duration, or until everything was written
-    double spm_busy = 0.0;         ///< seconds the VG lock was held, within the elapsed time
-    double spm_utilization = 0.0;  ///< spm_busy / elapsed
-    double latency_mean = 0.0;     ///< extend latency over the served requests: from the threshold event (or the pause)
-                                   ///< to the grown LV seen, the span `provpol latency` reports
-    double latency_p50 = 0.0;
-    double latency_p99 = 0.0;
-    double latency_max = 0.0;
+    std::uint64_t extends = 0;          ///< extends requested by all drives
+    std::uint64_t resent = 0;           ///< re-sent requests that went through (run_result::resent)
+    std::uint64_t served = 0;           ///< requests the SPM took (the others were still on their way at the end)
+    seconds elapsed = seconds(0);       ///< simulated time: the duration, or until everything was written
+    seconds spm_busy = seconds(0);      ///< how long the VG lock was held, within the elapsed time
+    double spm_utilization = 0.0;       ///< spm_busy / elapsed
+    seconds latency_mean = seconds(0);  ///< extend latency over the served requests: from the threshold event (or the
+                                        ///< pause) to the grown LV seen, the span `provpol latency` reports
+    seconds latency_p50 = seconds(0);
+    seconds latency_p99 = seconds(0);
+    seconds latency_max = seconds(0);
     std::uint64_t queue_p99 = 0;  ///< requests waiting for the VG lock or a worker just after each arrival
                                   ///< (the arriving one included when it waits), 99th percentile over arrivals
     std::uint64_t queue_max = 0;

@@ -7,6 +7,7 @@
 
 #include "../config.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 #include "shared.hpp"
 
 #include <cstdint>
@@ -17,14 +18,14 @@ namespace provpol {
 struct domain_config {
     std::uint32_t hosts = 1;
     std::uint32_t drives_per_host = 1;
-    double duration = 3600.0;                                          ///< simulated seconds at most
+    seconds duration = seconds(3600);                                  ///< simulated time at most
     std::uint32_t spm_workers = 5;                                     ///< sp.py: thread_pool_size (10) // 2
     std::uint32_t host_slots = detail::domain_shared::slots_per_host;  ///< mailbox.py: requests in flight per host
 
     /// Validates: 1 to 10,000 hosts, 1 to 10,000 drives per host, at most 1,000,000 drives; duration in (0, 1e9) s;
     /// 1 to 1000 workers; 1 to 63 slots per host.
     PROVPOL_NODISCARD static result<domain_config> make(std::uint32_t hosts, std::uint32_t drives_per_host,
-                                                        double duration = 3600.0, std::uint32_t spm_workers = 5,
+                                                        seconds duration = seconds(3600), std::uint32_t spm_workers = 5,
                                                         std::uint32_t host_slots = 63) noexcept {
         if (hosts < 1 || hosts > 10000)
             return unexpected(
@@ -35,9 +36,9 @@ struct domain_config {
         if (std::uint64_t{hosts} * drives_per_host > 1000000)
             return unexpected(error::out_of_range("drives", error_value::of(std::uint64_t{hosts} * drives_per_host),
                                                   error_value::of(1), error_value::of(1000000)));
-        if (!(duration > 0.0 && duration < 1e9))
-            return unexpected(error::out_of_range("duration", error_value::of_real(duration), error_value::of_real(0.0),
-                                                  error_value::of_real(1e9)));
+        if (!(duration.count() > 0.0 && duration.count() < 1e9))
+            return unexpected(error::out_of_range("duration", error_value::of_real(duration.count()),
+                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
         if (spm_workers < 1 || spm_workers > 1000)
             return unexpected(error::out_of_range("spm_workers", error_value::of(spm_workers), error_value::of(1),
                                                   error_value::of(1000)));

@@ -35,6 +35,7 @@
 #include "../random.hpp"
 #include "../result.hpp"
 #include "../simulate/agent.hpp"
+#include "../time.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -109,7 +110,7 @@ public:
             if (d.roles_[i] == domain_role::spm_service && !f.stage(i).locked) d.roles_[i] = domain_role::spm_work;
         d.scan_ = scan;
         d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).min_seconds;
-        d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : 0.0;
+        d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : seconds(0);
         return d;
     }
     PROVPOL_NODISCARD const flow_latency& flow() const noexcept { return flow_; }
@@ -117,28 +118,28 @@ public:
     PROVPOL_NODISCARD std::size_t size() const noexcept { return flow_.size(); }
     /// The SPM scan's stage, or -1 when the SPM acts on a request as it arrives.
     PROVPOL_NODISCARD int scan_stage() const noexcept { return scan_; }
-    PROVPOL_NODISCARD double poll_period() const noexcept { return poll_period_; }
-    PROVPOL_NODISCARD double scan_cycle() const noexcept { return scan_cycle_; }
+    PROVPOL_NODISCARD seconds poll_period() const noexcept { return poll_period_; }
+    PROVPOL_NODISCARD seconds scan_cycle() const noexcept { return scan_cycle_; }
 
 private:
     flow_latency flow_{};
     domain_role roles_[flow_latency::max_stages] = {};
     int scan_ = -1;
-    double poll_period_ = 0.0, scan_cycle_ = 0.0;
+    seconds poll_period_ = seconds(0), scan_cycle_ = seconds(0);
 };
 
 namespace detail {
 
-/// One extend request on its way through the domain.
+/// One extend request on its way through the domain (times since the run's start).
 struct domain_request {
     enum class state : unsigned char { free, before_send, at_spm };
-    double requested_at = 0.0;
-    double at = 0.0;    ///< before_send: when the host's mail monitor handles it; at_spm: when the SPM scans it
-    double grid = 0.0;  ///< the host's reply-poll grid it was sent on
-    double draws[flow_latency::max_stages] = {};
-    double exceeded_at = 0.0;  ///< when the drive crossed its threshold for it: where its latency starts
-    std::uint64_t size = 0;    ///< the LV size it asks for: identifies the controller's flight
-    std::uint64_t seq = 0;     ///< send order, for the SPM's slot order
+    seconds requested_at = seconds(0);
+    seconds at = seconds(0);    ///< before_send: when the host's mail monitor handles it; at_spm: when the SPM scans it
+    seconds grid = seconds(0);  ///< the host's reply-poll grid it was sent on
+    seconds draws[flow_latency::max_stages] = {};  ///< each delay's and the send's time, drawn when it is made
+    seconds exceeded_at = seconds(0);  ///< when the drive crossed its threshold for it: where its latency starts
+    std::uint64_t size = 0;            ///< the LV size it asks for: identifies the controller's flight
+    std::uint64_t seq = 0;             ///< send order, for the SPM's slot order
     std::uint32_t drive = 0;
     std::uint32_t host = 0;
     state st = state::free;
@@ -146,18 +147,18 @@ struct domain_request {
 
 /// One host's mail monitor.
 struct domain_host {
-    double grid = -1e300;         ///< its last idle send: the reply poll's clock counts from there
-    double max_reply = -1e300;    ///< the latest reply poll that sees a reply decided so far
-    std::uint32_t undecided = 0;  ///< requests sent whose reply time the SPM has not decided yet
+    seconds grid = seconds(-1e300);       ///< its last idle send: the reply poll's clock counts from there
+    seconds max_reply = seconds(-1e300);  ///< the latest reply poll that sees a reply decided so far
+    std::uint32_t undecided = 0;          ///< requests sent whose reply time the SPM has not decided yet
 };
 
 /// What the SPM queue's step hands back: a request's completion.
 struct domain_completion {
     std::uint32_t drive;
     std::uint64_t size;
-    double requested_at;
-    double done_at;
-    double reply_read;  ///< when the host read the reply (the refresh's start), or never without a refresh stage
+    seconds requested_at;
+    seconds done_at;
+    seconds reply_read;  ///< when the host read the reply (the refresh's start), or never without a refresh stage
 };
 
 /// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics.
@@ -173,15 +174,15 @@ public:
         slots_ = slots;
         const std::size_t drives = std::size_t{hosts} * drives_per_host;
         reply_cap_ = 2 * std::size_t{drives_per_host};
-        workers_free_.assign(workers, -1e300);
+        workers_free_.assign(workers, seconds(-1e300));
         hosts_.assign(hosts, domain_host{});
         requests_.assign(2 * drives, domain_request{});
         phases_.assign(drives, flow_run{});
-        replies_.assign(hosts * reply_cap_, 0.0);
+        replies_.assign(hosts * reply_cap_, seconds(0));
         reply_count_.assign(hosts, 0);
         spm_.clear();
         spm_.reserve(2 * drives + 1);
-        queue_.assign(2 * drives + 1, 0.0);
+        queue_.assign(2 * drives + 1, seconds(0));
         queue_hist_.assign(2 * drives + 2, 0);
         latencies_.clear();
         latencies_.reserve(1024);
@@ -197,7 +198,7 @@ public:
 
     /// A request made at `t` by `drive`: draws its delays in stage order from the drive's stream (as
     /// flow_latency::complete does) and runs the stages before the send. Returns its slot.
-    std::size_t add(std::uint32_t drive, double t, random_stream& rng) noexcept {
+    std::size_t add(std::uint32_t drive, seconds t, random_stream& rng) noexcept {
         std::size_t slot = 2 * std::size_t{drive};
         if (requests_[slot].st != domain_request::state::free) ++slot;
         domain_request& r = requests_[slot];
@@ -214,7 +215,7 @@ public:
             if (s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send)
                 r.draws[i] = s.max_seconds > s.min_seconds
                                  ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
-                                 : s.min_seconds;
+                                 : s.min_seconds;  // flow_latency::complete's draw, in the same arithmetic
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);
@@ -233,8 +234,8 @@ public:
     domain_request& request(std::size_t slot) noexcept { return requests_[slot]; }
 
     /// When the drive's next request reaches its host's mail monitor, or never.
-    PROVPOL_NODISCARD double next_send(std::uint32_t drive) const noexcept {
-        double n = detail::never;
+    PROVPOL_NODISCARD seconds next_send(std::uint32_t drive) const noexcept {
+        seconds n = never;
         for (std::size_t s = 2 * std::size_t{drive}; s < 2 * std::size_t{drive} + 2; ++s)
             if (requests_[s].st == domain_request::state::before_send && requests_[s].at < n) n = requests_[s].at;
         return n;
@@ -249,16 +250,16 @@ public:
             ++slot;
         domain_request& r = requests_[slot];
         domain_host& h = hosts_[r.host];
-        const double t = r.at;
-        const double T = flow_->poll_period();
+        const seconds t = r.at;
+        const seconds T = flow_->poll_period();
         if (in_flight(r.host, t) >= slots_) {  // the outbox is full: try again at the monitor's next loop
             r.at = h.grid + (detail::floor((t - h.grid) / T) + 1.0) * T;
             if (!(r.at > t)) r.at = t + T;
             return;
         }
-        double sent = t;
+        seconds sent = t;
         if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (flow/clocks.hpp's rule)
-            sent = next_clock_tick(h.grid, T, t);
+            sent = provpol::next_clock_tick(h.grid, T, t);
         else
             h.grid = t;
         r.grid = h.grid;
@@ -268,7 +269,7 @@ public:
         const flow_latency& fl = flow_->flow();
         for (std::size_t i = 0; i < fl.size(); ++i)
             if (flow_->role(i) == domain_role::transport) sent += r.draws[i];
-        r.at = flow_->scan_stage() >= 0 ? next_clock_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
+        r.at = flow_->scan_stage() >= 0 ? provpol::next_clock_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
         r.st = domain_request::state::at_spm;
         --requests_before_send_;
         spm_.push_back(slot);  // reserved for every request slot in init(): never allocates
@@ -276,7 +277,7 @@ public:
     }
 
     /// When the SPM next takes a request (its scan), or never.
-    PROVPOL_NODISCARD double next_spm() const noexcept { return spm_.empty() ? detail::never : requests_[spm_[0]].at; }
+    PROVPOL_NODISCARD seconds next_spm() const noexcept { return spm_.empty() ? never : requests_[spm_[0]].at; }
 
     /// The SPM takes its next request (host by host, slot by slot within a scan): a worker, the VG lock for the
     /// request's service time, the reply; the host's next reply poll; the host's own stages. Returns the request's
@@ -287,9 +288,9 @@ public:
         spm_.pop_back();
         if (!spm_.empty()) sift_down(0);
         domain_request& r = requests_[slot];
-        const double s = r.at;
+        const seconds s = r.at;
         // A worker of the pool, first come first served: the earliest free one (a min-heap of their free times).
-        double t = s;
+        seconds t = s;
         if (workers_free_[0] > s) {
             t = workers_free_[0];
             ++worker_waits_;
@@ -301,12 +302,12 @@ public:
         }
         // The SPM's stages in order on that worker: the locked ones one request at a time, in arrival order.
         const flow_latency& fl = flow_->flow();
-        double start = -1.0;
+        seconds start = seconds(-1);
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);
             if (role == domain_role::spm_service) {
                 if (lock_free_ > t) t = lock_free_;
-                if (start < 0.0) start = t;
+                if (start < seconds(0)) start = t;
                 t += r.draws[i];
                 busy_ += r.draws[i];
                 lock_free_ = t;
@@ -314,7 +315,7 @@ public:
                 t += r.draws[i];
             }
         }
-        if (start < 0.0) start = t;
+        if (start < seconds(0)) start = t;
         // The queue it joins: the requests waiting just after it arrived, itself included when it waits.
         const std::size_t waiting = queue_len_ + (start > s ? 1 : 0);
         ++queue_hist_[waiting < queue_hist_.size() ? waiting : queue_hist_.size() - 1];
@@ -323,7 +324,7 @@ public:
         ++queue_len_;
         replace_worker(t);  // the worker is free once the reply is written
         // The host sees the reply at its first poll after the reply is written (flow/clocks.hpp's formula).
-        const double T = flow_->poll_period();
+        const seconds T = flow_->poll_period();
         const double k = detail::ceil((t - r.grid) / T);
         t = r.grid + (k < 1.0 ? 1.0 : k) * T;
         domain_host& h = hosts_[r.host];
@@ -331,7 +332,7 @@ public:
         if (t > h.max_reply) h.max_reply = t;
         (void)in_flight(r.host, s);  // drop the replies already seen
         add_reply(r.host, t);
-        double reply_read = 1e300;
+        seconds reply_read = never;
         for (std::size_t i = 0; i < fl.size(); ++i) {
             if (flow_->role(i) != domain_role::after) continue;
             if (static_cast<int>(i) == fl.refresh_stage()) reply_read = t;
@@ -345,23 +346,26 @@ public:
 
     /// Whether no request is on its way: none made and not yet sent, none waiting for the SPM.
     PROVPOL_NODISCARD bool idle() const noexcept { return spm_.empty() && requests_before_send_ == 0; }
-    PROVPOL_NODISCARD double busy() const noexcept { return busy_; }
-    PROVPOL_NODISCARD double lock_free() const noexcept { return lock_free_; }
+    /// How long the VG lock was held, in all.
+    PROVPOL_NODISCARD seconds busy() const noexcept { return busy_; }
+    /// When the VG lock is next free.
+    PROVPOL_NODISCARD seconds lock_free() const noexcept { return lock_free_; }
     PROVPOL_NODISCARD std::uint64_t served() const noexcept { return served_; }
     PROVPOL_NODISCARD std::uint64_t worker_waits() const noexcept { return worker_waits_; }
-    std::vector<double>& latencies() noexcept { return latencies_; }
+    /// The extend latency of every request served, in the order served (the simulator sorts them at the end).
+    std::vector<seconds>& latencies() noexcept { return latencies_; }
     PROVPOL_NODISCARD const std::vector<std::uint64_t>& queue_histogram() const noexcept { return queue_hist_; }
 
 private:
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
-    PROVPOL_NODISCARD double step(std::size_t i, std::uint32_t drive, double t, double draw) const noexcept {
+    PROVPOL_NODISCARD seconds step(std::size_t i, std::uint32_t drive, seconds t, seconds draw) const noexcept {
         const flow_stage& s = flow_->flow().stage(i);
-        if (s.kind == flow_stage_kind::clock) return next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
+        if (s.kind == flow_stage_kind::clock) return provpol::next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
         return s.kind == flow_stage_kind::delay ? t + draw : t;
     }
     // Requests of `host` in flight at t: sent and their reply not yet seen.
-    std::uint32_t in_flight(std::uint32_t host, double t) noexcept {
-        double* rep = replies_.data() + host * reply_cap_;
+    std::uint32_t in_flight(std::uint32_t host, seconds t) noexcept {
+        seconds* rep = replies_.data() + host * reply_cap_;
         std::size_t& n = reply_count_[host];
         for (std::size_t i = 0; i < n;) {
             if (rep[i] > t)
@@ -371,12 +375,12 @@ private:
         }
         return hosts_[host].undecided + static_cast<std::uint32_t>(n);
     }
-    void add_reply(std::uint32_t host, double t) noexcept {
+    void add_reply(std::uint32_t host, seconds t) noexcept {
         std::size_t& n = reply_count_[host];
         if (n < reply_cap_) replies_[host * reply_cap_ + n++] = t;  // at most 2 per drive in flight
     }
     // The worker that was free first now is free at `t`.
-    void replace_worker(double t) noexcept {
+    void replace_worker(seconds t) noexcept {
         const std::size_t n = workers_free_.size();
         std::size_t i = 0;
         workers_free_[0] = t;
@@ -385,7 +389,7 @@ private:
             if (c >= n) return;
             if (c + 1 < n && workers_free_[c + 1] < workers_free_[c]) ++c;
             if (!(workers_free_[c] < workers_free_[i])) return;
-            const double x = workers_free_[i];
+            const seconds x = workers_free_[i];
             workers_free_[i] = workers_free_[c];
             workers_free_[c] = x;
             i = c;
@@ -429,17 +433,17 @@ private:
     std::vector<domain_host> hosts_;
     std::vector<domain_request> requests_;  // two slots per drive
     std::vector<flow_run> phases_;
-    std::vector<double> replies_;  // per host: the reply polls decided and not yet passed
+    std::vector<seconds> replies_;  // per host: the reply polls decided and not yet passed
     std::vector<std::size_t> reply_count_;
-    std::vector<std::size_t> spm_;      // heap of request slots
-    std::vector<double> queue_;         // ring: service starts of the requests at the SPM
-    std::vector<double> workers_free_;  // min-heap: when each of the SPM's workers is free
+    std::vector<std::size_t> spm_;       // heap of request slots
+    std::vector<seconds> queue_;         // ring: service starts of the requests at the SPM
+    std::vector<seconds> workers_free_;  // min-heap: when each of the SPM's workers is free
     std::size_t queue_head_ = 0, queue_len_ = 0;
     std::vector<std::uint64_t> queue_hist_;
-    std::vector<double> latencies_;
-    double spm_phase_ = 0.0;
-    double lock_free_ = -1e300;
-    double busy_ = 0.0;
+    std::vector<seconds> latencies_;
+    seconds spm_phase_ = seconds(0);
+    seconds lock_free_ = seconds(-1e300);
+    seconds busy_ = seconds(0);
     std::uint64_t seq_ = 0, served_ = 0, worker_waits_ = 0;
     std::size_t last_ = 0;
     std::size_t requests_before_send_ = 0;
@@ -450,7 +454,7 @@ private:
 /// The domain's shared state as simulate_domain runs it: the hosts' mail monitors, the SPM's scan, its workers and
 /// the VG lock (domain_shared), one request on its way (domain_request) and what the SPM's step hands back
 /// (domain_completion). Public for drivers that run the same queue against real time, as provpol-agent --drives
-/// does; their fields are the simulator's, in seconds as doubles.
+/// does; their times are provpol::seconds since the run's start.
 using detail::domain_completion;
 using detail::domain_request;
 using detail::domain_shared;

@@ -89,9 +89,9 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         cfg.hosts, cfg.drives_per_host, [&](std::uint32_t i) noexcept { return drives[i].w.writing; }, host_leader,
         spm_leader);
     // The leader's first monitor tick, as its controller draws it (the stream's first uniform).
-    const double detect = flow->flow().detection_period();
+    const seconds detect = flow->flow().detection_period();
     const auto period_of = [&](std::uint32_t i) noexcept {
-        return detect > 0.0 ? detect : drives[i].w.base.monitor_interval;
+        return detect > seconds(0) ? detect : drives[i].w.base.monitor_interval;
     };
     const auto first_tick_of = [&](std::uint32_t i) noexcept {
         random_stream rng(detail::run_seed(seed, first_run + i));
@@ -101,7 +101,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         detail::domain_drive<agent_type>& d = drives[i];
         d.latency = detail::domain_drive_latency{&flow->flow(), &shared, i};
         const std::uint32_t lead = host_leader[i / cfg.drives_per_host];
-        const double first_tick = lead != i && period_of(lead) == period_of(i) ? first_tick_of(lead) : -1.0;
+        const seconds first_tick = lead != i && period_of(lead) == period_of(i) ? first_tick_of(lead) : seconds(-1);
         d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval,
                     detail::run_seed(seed, first_run + i), first_tick);
         d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
@@ -109,18 +109,19 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         d.out.initial_size = d.c->initial_size();
         d.P = static_cast<double>(d.out.initial_size.count());
         d.theta = static_cast<double>(d.c->threshold(bytes(0)).count());
-        const double begin = d.w.start + (d.w.trace != nullptr ? d.w.trace[0].time : 0.0);
+        const double begin = d.w.start.count() + (d.w.trace != nullptr ? d.w.trace[0].time.count() : 0.0);
         if (d.w.writing && begin <= 0.0 && d.w.trace != nullptr)
             detail::enter_segment(d, 0);
         else if (d.w.writing && begin <= 0.0)
-            d.phase = 1, d.R_now = d.R, d.next_change = d.w.on_seconds > 0.0 ? d.w.on_seconds : detail::never;
+            d.phase = 1, d.R_now = d.R,
+            d.next_change = d.w.on_seconds.count() > 0.0 ? d.w.on_seconds.count() : detail::never_time;
         else if (d.w.writing)
             d.next_change = begin;
         heap.update(i, detail::drive_key(d, shared, i));
     }
     shared.set_spm_phase_of(spm_leader);
 
-    const double horizon = cfg.duration;
+    const double horizon = cfg.duration.count();
     double now = 0.0;
     bool drained = false;
     std::uint32_t writing = 0;  // drives still to write: the run ends when none is left and the SPM is idle
@@ -131,28 +132,27 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
             break;
         }
         const double td = heap.top_key();
-        const double ts = shared.next_spm();
+        const double ts = shared.next_spm().count();
         if (ts < td) {
             if (ts > horizon) break;
             now = ts;
             const detail::domain_completion done = shared.serve();
             auto& c = *drives[done.drive].c;
             for (unsigned f = 0; f < c.in_flight(); ++f)
-                if (c.flight(f).done_at == detail::never &&
-                    c.flight(f).decision.lv_size_after_extend.count() == done.size)
+                if (c.flight(f).done_at == never && c.flight(f).decision.lv_size_after_extend.count() == done.size)
                     c.set_done_at(f, done.done_at, done.reply_read);
             heap.update(done.drive, detail::drive_key(drives[done.drive], shared, done.drive));
             continue;
         }
         if (!(td <= horizon)) {
-            drained = !(td < detail::never) && !(ts < detail::never);
+            drained = !(td < detail::never_time) && !(ts < detail::never_time);
             break;
         }
         now = td;
         const auto i = static_cast<std::uint32_t>(heap.top());
         detail::domain_drive<agent_type>& d = drives[i];
         detail::drive_event which = detail::drive_event::done;
-        if (shared.next_send(i) <= detail::next_guest_event(d, which))
+        if (shared.next_send(i).count() <= detail::next_guest_event(d, which))
             shared.send(i);  // the host's mail monitor takes the request (no change to the guest)
         else if (!d.finished) {
             detail::guest_step(d, shared);
@@ -162,21 +162,22 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     }
 
     domain_summary& s = detail::domain_result_access::summary(out);
-    s.elapsed = drained ? now : horizon;
+    const double elapsed = drained ? now : horizon;
+    s.elapsed = seconds(elapsed);
     for (std::uint32_t i = 0; i < n; ++i) {
         detail::domain_drive<agent_type>& d = drives[i];
         run_result& r = d.out;
         const bool done = d.finished && !r.truncated;
-        const double begin = d.w.start < s.elapsed ? d.w.start : s.elapsed;
+        const double begin = d.w.start.count() < elapsed ? d.w.start.count() : elapsed;
         double written = d.a;
         if (!done) {
-            if (d.paused) r.pause_seconds += s.elapsed - d.pause_start;
-            if (!d.paused) written += d.R_now * (s.elapsed - d.t);
+            if (d.paused) r.pause_seconds += seconds(elapsed - d.pause_start);
+            if (!d.paused) written += d.R_now * (elapsed - d.t);
             written = written > d.P ? d.P : (written > d.W ? d.W : written);
         }
         r.extends = d.c->extends();
         r.resent = d.c->resent();
-        r.duration = (done ? d.t : s.elapsed) - begin;
+        r.duration = seconds((done ? d.t : elapsed) - begin);
         r.final_physical = bytes(d.c->pending_physical());
         r.unwritten =
             saturating_sub(r.final_physical, done ? d.w.base.write_size : bytes(static_cast<std::uint64_t>(written)));
@@ -185,20 +186,20 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         s.resent += r.resent;
     }
     s.served = shared.served();
-    const double overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : 0.0;
+    const seconds overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : seconds(0);
     s.spm_busy = shared.busy() - overhang;
-    s.spm_utilization = s.elapsed > 0.0 ? s.spm_busy / s.elapsed : 0.0;
-    std::vector<double>& lat = shared.latencies();
+    s.spm_utilization = elapsed > 0.0 ? s.spm_busy / s.elapsed : 0.0;
+    std::vector<seconds>& lat = shared.latencies();
     const std::size_t m = lat.size();
     if (m > 0) {
         std::sort(lat.begin(), lat.end());
         double sum = 0.0;
-        for (std::size_t k = 0; k < m; ++k) sum += lat[k];
+        for (std::size_t k = 0; k < m; ++k) sum += lat[k].count();
         const auto at = [&](double q) {
             const double idx = detail::ceil(q * static_cast<double>(m));
             return lat[idx < 1.0 ? 0 : static_cast<std::size_t>(idx) - 1];
         };
-        s.latency_mean = sum / static_cast<double>(m);
+        s.latency_mean = seconds(sum / static_cast<double>(m));
         s.latency_p50 = at(0.5);
         s.latency_p99 = at(0.99);
         s.latency_max = lat[m - 1];

@@ -10,15 +10,16 @@
 #include "../detail/math.hpp"
 #include "../result.hpp"
 #include "../simulate/run.hpp"
+#include "../time.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
 namespace provpol {
 
-/// One point of a write trace: `time` seconds after the drive's start, the guest had written `written` in all.
+/// One point of a write trace: `time` after the drive's start, the guest had written `written` in all.
 struct trace_point {
-    double time = 0.0;
+    seconds time = seconds(0);
     bytes written;
 };
 
@@ -33,8 +34,9 @@ inline constexpr double max_trace_rate = 1125899906842624.0;
 /// the bound.
 PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, const trace_point* previous,
                                                         bytes capacity) noexcept {
-    if (!(p.time >= 0.0 && p.time < 1e9))
-        return unexpected(error::out_of_range("trace time", error_value::of_real(p.time), error_value::of_real(0.0),
+    const double t = p.time.count();
+    if (!(t >= 0.0 && t < 1e9))
+        return unexpected(error::out_of_range("trace time", error_value::of_real(t), error_value::of_real(0.0),
                                               error_value::of_real(1e9)));
     if (previous == nullptr && p.written.count() != 0)
         return unexpected(error::unsupported("trace bytes_written",
@@ -45,14 +47,14 @@ PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, co
                                           "must be at most", "capacity", error_value::of_size(capacity.count())));
     if (previous == nullptr) return {};
     if (!(p.time > previous->time))
-        return unexpected(error::conflict("trace time", error_value::of_real(p.time),
-                                          "must be above the previous point's", "time",
-                                          error_value::of_real(previous->time)));
+        return unexpected(error::conflict("trace time", error_value::of_real(t), "must be above the previous point's",
+                                          "time", error_value::of_real(previous->time.count())));
     if (p.written < previous->written)
         return unexpected(error::conflict("trace bytes_written", error_value::of_size(p.written.count()),
                                           "must be at least the previous point's", "bytes_written",
                                           error_value::of_size(previous->written.count())));
-    const double r = static_cast<double>(p.written.count() - previous->written.count()) / (p.time - previous->time);
+    const double r =
+        static_cast<double>(p.written.count() - previous->written.count()) / (p.time - previous->time).count();
     if (!(r <= max_trace_rate))  // printed as bytes per second, in IEC units
         return unexpected(error::out_of_range(
             "trace rate per second",
@@ -61,31 +63,33 @@ PROVPOL_NODISCARD inline result<void> check_trace_point(const trace_point& p, co
     return {};
 }
 
-/// One drive's workload in a domain: simulate.hpp's workload, from `start` seconds on, in bursts of `on_seconds`
-/// of writing and `off_seconds` of idling (both 0: constant), or following a trace (make_trace()), or not writing
-/// at all (idle()).
+/// One drive's workload in a domain: simulate.hpp's workload, from `start` on, in bursts of `on_seconds` of writing
+/// and `off_seconds` of idling (both 0: constant), or following a trace (make_trace()), or not writing at all
+/// (idle()).
 struct drive_workload {
     workload base{};
-    double start = 0.0;
-    double on_seconds = 0.0;
-    double off_seconds = 0.0;
+    seconds start = seconds(0);
+    seconds on_seconds = seconds(0);
+    seconds off_seconds = seconds(0);
     bool writing = true;
     const trace_point* trace = nullptr;  ///< make_trace(): the caller's points, which must outlive the simulation
     std::size_t trace_points = 0;
 
     /// Validates: start in [0, 1e9) s; on and off both 0, or both in (0, 1e9) s.
-    PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, double start = 0.0, double on_seconds = 0.0,
-                                                         double off_seconds = 0.0) noexcept {
-        if (!(start >= 0.0 && start < 1e9))
-            return unexpected(error::out_of_range("start", error_value::of_real(start), error_value::of_real(0.0),
+    PROVPOL_NODISCARD static result<drive_workload> make(const workload& w, seconds start = seconds(0),
+                                                         seconds on_seconds = seconds(0),
+                                                         seconds off_seconds = seconds(0)) noexcept {
+        const double from = start.count(), on = on_seconds.count(), off = off_seconds.count();
+        if (!(from >= 0.0 && from < 1e9))
+            return unexpected(error::out_of_range("start", error_value::of_real(from), error_value::of_real(0.0),
                                                   error_value::of_real(1e9)));
-        const bool constant = on_seconds == 0.0 && off_seconds == 0.0;
-        if (!constant && !(on_seconds > 0.0 && on_seconds < 1e9))
-            return unexpected(error::out_of_range("on_seconds", error_value::of_real(on_seconds),
-                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
-        if (!constant && !(off_seconds > 0.0 && off_seconds < 1e9))
-            return unexpected(error::out_of_range("off_seconds", error_value::of_real(off_seconds),
-                                                  error_value::of_real(0.0), error_value::of_real(1e9)));
+        const bool constant = on == 0.0 && off == 0.0;
+        if (!constant && !(on > 0.0 && on < 1e9))
+            return unexpected(error::out_of_range("on_seconds", error_value::of_real(on), error_value::of_real(0.0),
+                                                  error_value::of_real(1e9)));
+        if (!constant && !(off > 0.0 && off < 1e9))
+            return unexpected(error::out_of_range("off_seconds", error_value::of_real(off), error_value::of_real(0.0),
+                                                  error_value::of_real(1e9)));
         return drive_workload{w, start, on_seconds, off_seconds, true};
     }
     /// A drive that writes as a trace says: from `start` + points[0].time on, between points k and k + 1 at
@@ -96,8 +100,8 @@ struct drive_workload {
     /// Validates: at least 2 points, each as check_trace_point says; the last point's bytes at least 1; start in
     /// [0, 1e9) s; the monitor interval as workload::make.
     PROVPOL_NODISCARD static result<drive_workload> make_trace(const trace_point* points, std::size_t count,
-                                                               bytes capacity, double start = 0.0,
-                                                               double monitor_interval = 2.0) noexcept {
+                                                               bytes capacity, seconds start = seconds(0),
+                                                               seconds monitor_interval = seconds(2)) noexcept {
         if (points == nullptr || count < 2)
             return unexpected(error::out_of_range("trace points", error_value::of(points == nullptr ? 0 : count),
                                                   error_value::of(2), {}));
@@ -110,7 +114,7 @@ struct drive_workload {
                                                   error_value::of_size(1), {}));
         // The base workload's rate is the trace's mean, rounded up (informational: the segments set the rate).
         const double mean =
-            detail::ceil(static_cast<double>(total.count()) / (points[count - 1].time - points[0].time));
+            detail::ceil(static_cast<double>(total.count()) / (points[count - 1].time - points[0].time).count());
         const auto w =
             workload::make(total, rate(mean < 1.0 ? 1 : static_cast<std::uint64_t>(mean)), capacity, monitor_interval);
         if (!w) return unexpected(w.error());
@@ -121,7 +125,9 @@ struct drive_workload {
         return d;
     }
     /// A drive that does not write (its agent still watches it).
-    PROVPOL_NODISCARD static drive_workload idle(const workload& w) noexcept { return {w, 0.0, 0.0, 0.0, false}; }
+    PROVPOL_NODISCARD static drive_workload idle(const workload& w) noexcept {
+        return {w, seconds(0), seconds(0), seconds(0), false};
+    }
 
     /// Checks a drive_workload however it was built (it is an aggregate): what make(), make_trace() or idle()
     /// would have refused. simulate_domain calls it for every drive.

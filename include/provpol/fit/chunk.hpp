@@ -26,6 +26,7 @@
 #include "../config.hpp"
 #include "../detail/math.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -162,31 +163,31 @@ PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(const throughput_sam
 
 /// The queue-depth-1 cost of one write of bs bytes: t0 + bs / B.
 struct cost_model {
-    double latency_seconds;             ///< t0: the fixed cost of one write (system call, round trip, O_DSYNC flush)
+    seconds latency_seconds;            ///< t0: the fixed cost of one write (system call, round trip, O_DSYNC flush)
     double bandwidth_bytes_per_second;  ///< B: the rate at which the bytes themselves move
 
-    /// Seconds one write of `size` bytes takes.
-    PROVPOL_NODISCARD constexpr double seconds_per_write(bytes size) const noexcept {
-        return latency_seconds + static_cast<double>(size.count()) / bandwidth_bytes_per_second;
+    /// The time one write of `size` bytes takes.
+    PROVPOL_NODISCARD constexpr seconds seconds_per_write(bytes size) const noexcept {
+        return seconds(latency_seconds.count() + static_cast<double>(size.count()) / bandwidth_bytes_per_second);
     }
     /// The throughput writes of `size` bytes reach: size / (t0 + size / B), approaching B from below.
     PROVPOL_NODISCARD constexpr double bytes_per_second(bytes size) const noexcept {
-        return static_cast<double>(size.count()) / seconds_per_write(size);
+        return static_cast<double>(size.count()) / seconds_per_write(size).count();
     }
-    /// Seconds to write `total` bytes in writes of `chunk` bytes (the last one partial): ceil(total / chunk) * t0 +
+    /// The time to write `total` bytes in writes of `chunk` bytes (the last one partial): ceil(total / chunk) * t0 +
     /// total / B. chunk == 0 is treated as 1.
-    PROVPOL_NODISCARD constexpr double seconds_to_write(bytes total, bytes chunk) const noexcept {
+    PROVPOL_NODISCARD constexpr seconds seconds_to_write(bytes total, bytes chunk) const noexcept {
         const std::uint64_t writes = divide(total.count(), chunk.count() == 0 ? 1 : chunk.count(), rounding::up);
-        return static_cast<double>(writes) * latency_seconds +
-               static_cast<double>(total.count()) / bandwidth_bytes_per_second;
+        return seconds(static_cast<double>(writes) * latency_seconds.count() +
+                       static_cast<double>(total.count()) / bandwidth_bytes_per_second);
     }
 };
 
 /// Checks that a model is usable: latency >= 0 and bandwidth > 0, both finite.
 PROVPOL_NODISCARD constexpr result<void> check_cost_model(const cost_model& m) noexcept {
-    if (!(m.latency_seconds >= 0.0) || !detail::isfinite(m.latency_seconds))
+    if (!(m.latency_seconds.count() >= 0.0) || !detail::isfinite(m.latency_seconds.count()))
         return unexpected(error::unsupported("latency_seconds", "must be finite and at least 0",
-                                             error_value::of_real(m.latency_seconds)));
+                                             error_value::of_real(m.latency_seconds.count())));
     if (!(m.bandwidth_bytes_per_second > 0.0) || !detail::isfinite(m.bandwidth_bytes_per_second))
         return unexpected(error::unsupported("bandwidth_bytes_per_second", "must be positive and finite",
                                              error_value::of_real(m.bandwidth_bytes_per_second)));
@@ -198,7 +199,7 @@ PROVPOL_NODISCARD constexpr result<void> check_cost_model(const cost_model& m) n
 PROVPOL_NODISCARD inline result<bytes> size_for_fraction(const cost_model& m, double fraction) noexcept {
     if (auto r = detail::check_target_fraction(fraction); !r) return unexpected(r.error());
     if (auto r = check_cost_model(m); !r) return unexpected(r.error());
-    const double s = fraction / (1.0 - fraction) * m.latency_seconds * m.bandwidth_bytes_per_second;
+    const double s = fraction / (1.0 - fraction) * m.latency_seconds.count() * m.bandwidth_bytes_per_second;
     if (!(s < 18446744073709549568.0)) return bytes::max();  // the largest double below 2^64
     const double up = detail::ceil(s);
     return bytes(up < 1.0 ? 1 : static_cast<std::uint64_t>(up));
@@ -216,7 +217,7 @@ struct cost_model_fit {
 /// The relative residual of one sample under a model: (model time - measured time) / measured time per write.
 PROVPOL_NODISCARD constexpr double relative_residual(const cost_model& m, const throughput_sample& s) noexcept {
     const double measured = static_cast<double>(s.block_size.count()) / s.bytes_per_second;
-    return (m.seconds_per_write(s.block_size) - measured) / measured;
+    return (m.seconds_per_write(s.block_size).count() - measured) / measured;
 }
 
 /// The model (b): fits time(bs) = t0 + bs / B to the samples by weighted least squares on the time per write
@@ -271,7 +272,7 @@ PROVPOL_NODISCARD inline result<cost_model_fit> fit_cost_model(const throughput_
         t0 = 0.0;
         clamped = true;
     }
-    cost_model_fit fit{cost_model{t0, 1.0 / slope}, count, 0.0, 0.0, clamped};
+    cost_model_fit fit{cost_model{seconds(t0), 1.0 / slope}, count, 0.0, 0.0, clamped};
     double sum_sq = 0.0;
     for (std::size_t i = 0; i < count; ++i) {
         const double r = relative_residual(fit.model, samples[i]);
@@ -289,18 +290,18 @@ inline constexpr double default_deadline_margin = 0.2;
 
 /// A plan that meets a deadline.
 struct deadline_plan {
-    bytes chunk;               ///< the smallest chunk that meets the deadline with the margin (before any policy)
-    std::uint64_t writes;      ///< ceil(total / chunk)
-    double predicted_seconds;  ///< the model's time for the whole write
-    double budget_seconds;     ///< deadline * (1 - margin): the time the plan must fit in
+    bytes chunk;                ///< the smallest chunk that meets the deadline with the margin (before any policy)
+    std::uint64_t writes;       ///< ceil(total / chunk)
+    seconds predicted_seconds;  ///< the model's time for the whole write
+    seconds budget_seconds;     ///< deadline * (1 - margin): the time the plan must fit in
 };
 
 /// The planner (c): the smallest chunk with which writing `total` bytes takes at most deadline * (1 - margin)
 /// under the model (ceil(total / chunk) writes of t0 each, plus total / B). An error naming the deadline and the
 /// shortest one that can be met when even a single write of `total` bytes is too slow. margin in [0, 0.9].
-PROVPOL_NODISCARD inline result<deadline_plan> plan_for_deadline(bytes total, double deadline_seconds,
-                                                                 const cost_model& m,
+PROVPOL_NODISCARD inline result<deadline_plan> plan_for_deadline(bytes total, seconds deadline, const cost_model& m,
                                                                  double margin = default_deadline_margin) noexcept {
+    const double deadline_seconds = deadline.count();
     if (auto r = check_cost_model(m); !r) return unexpected(r.error());
     if (total.count() == 0)
         return unexpected(error::out_of_range("total", error_value::of_size(0), error_value::of_size(1), {}));
@@ -311,47 +312,48 @@ PROVPOL_NODISCARD inline result<deadline_plan> plan_for_deadline(bytes total, do
         return unexpected(error::unsupported("deadline_seconds", "must be positive and finite",
                                              error_value::of_real(deadline_seconds)));
     const double budget = deadline_seconds * (1.0 - margin);
+    const double t0 = m.latency_seconds.count();
     const double transfer = static_cast<double>(total.count()) / m.bandwidth_bytes_per_second;
-    if (m.latency_seconds + transfer > budget) {
-        const double shortest = (m.latency_seconds + transfer) / (1.0 - margin);
+    if (t0 + transfer > budget) {
+        const double shortest = (t0 + transfer) / (1.0 - margin);
         return unexpected(error::out_of_range("deadline_seconds", error_value::of_real(deadline_seconds),
                                               error_value::of_real(shortest), {}));
     }
     // The most writes that fit: k = floor((budget - transfer) / t0) >= 1; the chunk is ceil(total / k).
     std::uint64_t k = total.count();
-    if (m.latency_seconds > 0.0) {
-        const double kmax = detail::floor((budget - transfer) / m.latency_seconds);
+    if (t0 > 0.0) {
+        const double kmax = detail::floor((budget - transfer) / t0);
         if (kmax < static_cast<double>(total.count())) k = kmax < 1.0 ? 1 : static_cast<std::uint64_t>(kmax);
     }
     bytes chunk(divide(total.count(), k, rounding::up));
     // Rounding in the floating-point bound can overshoot by a write; step back until the plan fits (k = 1 does).
-    while (m.seconds_to_write(total, chunk) > budget && k > 1) {
+    while (m.seconds_to_write(total, chunk).count() > budget && k > 1) {
         --k;
         chunk = bytes(divide(total.count(), k, rounding::up));
     }
     return deadline_plan{chunk, divide(total.count(), chunk.count(), rounding::up), m.seconds_to_write(total, chunk),
-                         budget};
+                         seconds(budget)};
 }
 
 /// A policy's chunk for a deadline.
 struct deadline_decision {
-    chunk_decision decision;   ///< the policy's decision for the plan's chunk
-    deadline_plan plan;        ///< the plan (before the policy)
-    std::uint64_t writes;      ///< ceil(total / decision.size)
-    double predicted_seconds;  ///< the model's time with decision.size
+    chunk_decision decision;    ///< the policy's decision for the plan's chunk
+    deadline_plan plan;         ///< the plan (before the policy)
+    std::uint64_t writes;       ///< ceil(total / decision.size)
+    seconds predicted_seconds;  ///< the model's time with decision.size
 };
 
 /// The planner through a policy: the policy's decision for the plan's chunk (aligning up only makes fewer
 /// writes, so it still meets the deadline), or an error when the device's largest chunk is below the plan's.
 template <class DefaultStep>
 PROVPOL_NODISCARD inline result<deadline_decision> decide_for_deadline(
-    const basic_chunk_policy<DefaultStep>& policy, bytes total, double deadline_seconds, const cost_model& m,
+    const basic_chunk_policy<DefaultStep>& policy, bytes total, seconds deadline, const cost_model& m,
     double margin = default_deadline_margin) noexcept {
-    const result<deadline_plan> plan = plan_for_deadline(total, deadline_seconds, m, margin);
+    const result<deadline_plan> plan = plan_for_deadline(total, deadline, m, margin);
     if (!plan) return unexpected(plan.error());
     const chunk_decision d = policy.decide(plan->chunk);
     if (d.size < plan->chunk)
-        return unexpected(error::conflict("deadline_seconds", error_value::of_real(deadline_seconds),
+        return unexpected(error::conflict("deadline_seconds", error_value::of_real(deadline.count()),
                                           "needs chunks larger than", "the device's largest chunk",
                                           error_value::of_size(policy.max_chunk().count())));
     return deadline_decision{d, *plan, divide(total.count(), d.size.count(), rounding::up),

@@ -62,11 +62,12 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     waits.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         const vdsm_fit_sample& s = samples[i];
-        if (s.wait >= 0.0) waits.push_back(s.wait);
-        trips[i] = s.trip;
-        refreshes[i] = s.refresh;
-        totals[i] = s.total;
-        const double other = s.total - (s.wait >= 0.0 ? s.wait : 0.0) - s.trip - s.refresh;
+        const double wait = s.wait.count(), trip = s.trip.count(), refresh = s.refresh.count();
+        if (wait >= 0.0) waits.push_back(wait);
+        trips[i] = trip;
+        refreshes[i] = refresh;
+        totals[i] = s.total.count();
+        const double other = totals[i] - (wait >= 0.0 ? wait : 0.0) - trip - refresh;
         others[i] = other > 0.0 ? other : 0.0;
         vms[i] = s.vm;
     }
@@ -85,16 +86,15 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         f.dispatch = detail::fit_uniform(wm, false, waits.data());
         const double nw = static_cast<double>(waits.size());
         const double floor_width = 2.0 * detail::clock_rounding;
-        const double pw = f.monitor_period.max > floor_width ? f.monitor_period.max : floor_width;
-        const double dw = f.dispatch.max - f.dispatch.min > floor_width ? f.dispatch.max - f.dispatch.min : floor_width;
+        const double period = f.monitor_period.max.count(), range = (f.dispatch.max - f.dispatch.min).count();
+        const double pw = period > floor_width ? period : floor_width;
+        const double dw = range > floor_width ? range : floor_width;
         const double ll_monitor = -nw * detail::log(pw);
         const double ll_dispatch = -nw * detail::log(dw) - 0.5 * detail::log(nw > 1.0 ? nw : 1.0);
-        f.detection =
-            ll_monitor >= ll_dispatch && f.monitor_period.max >= 0.1 ? vdsm_detection::monitor : vdsm_detection::event;
-        if (f.detection == vdsm_detection::monitor && !(f.monitor_period.max < 1e5))
-            return unexpected(error::out_of_range("fitted watermark monitor period",
-                                                  error_value::of_real(f.monitor_period.max), error_value::of_real(0.1),
-                                                  error_value::of_real(1e5)));
+        f.detection = ll_monitor >= ll_dispatch && period >= 0.1 ? vdsm_detection::monitor : vdsm_detection::event;
+        if (f.detection == vdsm_detection::monitor && !(period < 1e5))
+            return unexpected(error::out_of_range("fitted watermark monitor period", error_value::of_real(period),
+                                                  error_value::of_real(0.1), error_value::of_real(1e5)));
     }
 
     // Mailbox mode: every poll interval scored; the likeliest wins, VDSM's two defaults (0.5 s, 2 s) ahead of the
@@ -104,7 +104,7 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     double best_score = -1e300;
     const double half_log_n = 0.5 * detail::log(static_cast<double>(n));
     for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
-        const double poll = vdsm_log_fit::polls[m];
+        const double poll = vdsm_log_fit::polls[m].count();
         const detail::trip_fit t = detail::fit_trip_mode(trips.data(), n, poll);
         f.modes[m] = t.score;
         if (!t.score.valid) continue;
@@ -117,17 +117,17 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     }
     if (!best.score.valid)
         return unexpected(error::unsupported("vdsm log fit", "no mailbox mode gives a model of the round trips"));
-    f.poll_interval = best.poll;
-    f.spm_cycle = best.cycle;
+    f.poll_interval = seconds(best.poll);
+    f.spm_cycle = seconds(best.cycle);
     f.mailbox_events = best.poll < 2.0;
     f.polls_min = best.k_min;
     f.polls_max = best.k_max;
     f.below_first_poll = best.below;
     f.trip_outliers = best.outliers;
-    f.spm_work.min = best.a;
-    f.spm_work.max = best.b;
-    f.inbox_read.min = best.r0;
-    f.inbox_read.max = best.r1;
+    f.spm_work.min = seconds(best.a);
+    f.spm_work.max = seconds(best.b);
+    f.inbox_read.min = seconds(best.r0);
+    f.inbox_read.max = seconds(best.r1);
     f.refresh = detail::fit_uniform(rm, false, refreshes.data());
     // Time the totals hold beyond their timers (the replica's extend during replication, an overloaded host's
     // gaps): a delay of its own when it is more than the rounding of four timers.
@@ -143,13 +143,12 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
         stages[count++] = flow_stage::delay("block threshold event dispatch", f.dispatch.min, f.dispatch.max);
     const std::size_t trip_at = count;
     stages[count++] = detail::flow_send;
-    stages[count++] =
-        f.mailbox_events
-            ? flow_stage::clock("SPM event block check", f.poll_interval, detail::spm_drift_for(f.poll_interval))
-            : flow_stage::clock("SPM mailbox scan", f.poll_interval, detail::spm_drift_for(f.poll_interval));
-    stages[count++] = flow_stage::delay("SPM scan read, lvextend, reply write", best.a, best.b);
+    const seconds drift(detail::spm_drift_for(best.poll));
+    stages[count++] = f.mailbox_events ? flow_stage::clock("SPM event block check", f.poll_interval, drift)
+                                       : flow_stage::clock("SPM mailbox scan", f.poll_interval, drift);
+    stages[count++] = flow_stage::delay("SPM scan read, lvextend, reply write", f.spm_work.min, f.spm_work.max);
     stages[count++] = flow_stage::reply_poll("host mailbox reply poll", f.poll_interval);
-    stages[count++] = flow_stage::delay("host inbox read", best.r0, best.r1);
+    stages[count++] = flow_stage::delay("host inbox read", f.inbox_read.min, f.inbox_read.max);
     const std::size_t refresh_at = count;
     stages[count++] = flow_stage::delay("LV refresh", f.refresh.min, f.refresh.max);
     if (f.has_other) stages[count++] = flow_stage::delay("other time in the total", f.other.min, f.other.max);
@@ -172,7 +171,7 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
 
     // Goodness of fit: the totals and the round trips against the model, by KS distance.
     std::sort(totals.begin(), totals.end());
-    f.ks_total = detail::ks_distance(totals.data(), n, [&f](double t) { return f.model.cdf(t); });
+    f.ks_total = detail::ks_distance(totals.data(), n, [&f](double t) { return f.model.cdf(seconds(t)); });
     f.ks_critical = detail::ks_critical(n);
     f.ks_trip = best.score.ks_trip;
     f.explained = f.ks_total <= f.ks_critical && f.ks_trip <= f.ks_critical;

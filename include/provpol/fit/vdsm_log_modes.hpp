@@ -55,45 +55,48 @@ PROVPOL_NODISCARD inline vdsm_fitted_range fit_uniform(const moments& m, bool fr
     const double n = static_cast<double>(m.n);
     const double lo_seen = from_zero ? 0.0 : m.min;
     const double w = m.max - lo_seen;
-    r.min = from_zero ? 0.0 : m.min - clock_rounding;
-    r.max = m.max + clock_rounding;
+    double lo = from_zero ? 0.0 : m.min - clock_rounding;
+    double hi = m.max + clock_rounding;
     if (m.n >= 2 && w > 0.0) {
-        r.min = from_zero ? 0.0 : m.min - w / (n - 1.0) - clock_rounding;
-        r.max = (from_zero ? m.max * (n + 1.0) / n : m.max + w / (n - 1.0)) + clock_rounding;
-        if (r.min < 0.0) r.min = 0.0;
-        if (r.max > 99999.0) r.max = 99999.0;  // the flow model's stages stay under 1e5 s
-        const double standard_error = (r.max - r.min) / sqrt(12.0 * n);
-        if (fabs((r.min + r.max) / 2.0 - m.mean) > 3.0 * standard_error) {
+        lo = from_zero ? 0.0 : m.min - w / (n - 1.0) - clock_rounding;
+        hi = (from_zero ? m.max * (n + 1.0) / n : m.max + w / (n - 1.0)) + clock_rounding;
+        if (lo < 0.0) lo = 0.0;
+        if (hi > 99999.0) hi = 99999.0;  // the flow model's stages stay under 1e5 s
+        const double standard_error = (hi - lo) / sqrt(12.0 * n);
+        if (fabs((lo + hi) / 2.0 - m.mean) > 3.0 * standard_error) {
             r.mean_kept = true;
-            r.max = 2.0 * m.mean - r.min;
-            if (r.max < r.min) r.max = r.min;
+            hi = 2.0 * m.mean - lo;
+            if (hi < lo) hi = lo;
             for (std::size_t i = 0; x != nullptr && i < m.n; ++i)
-                if (x[i] > r.max) ++r.above;
+                if (x[i] > hi) ++r.above;
         }
     }
-    if (r.min < 0.0) r.min = 0.0;
-    if (r.max > 99999.0) r.max = 99999.0;
+    if (lo < 0.0) lo = 0.0;
+    if (hi > 99999.0) hi = 99999.0;
+    r.min = seconds(lo);
+    r.max = seconds(hi);
     return r;
 }
 
 PROVPOL_NODISCARD inline vdsm_stage_fit stage_fit(const moments& log, const flow_latency& model) noexcept {
-    return {log.min, log.mean, log.max, model.min(), model.mean(), model.max()};
+    return {seconds(log.min), seconds(log.mean), seconds(log.max), model.min(), model.mean(), model.max()};
 }
 
 // The SPM's drift per cycle cannot be seen in a log of durations: the profiles' 5 ms per 2 s cycle, in
 // proportion to the cycle (spm_drift / 4 at 0.5 s).
-PROVPOL_NODISCARD constexpr double spm_drift_for(double poll) noexcept { return spm_drift * poll / 2.0; }
+PROVPOL_NODISCARD constexpr double spm_drift_for(double poll) noexcept { return spm_drift.count() * poll / 2.0; }
 
-// The round trip's flow: send, SPM clock, SPM work [a, b), reply poll, inbox read.
+// The round trip's flow: send, SPM clock, SPM work [a, b), reply poll, inbox read (seconds).
 PROVPOL_NODISCARD inline result<flow_latency> round_trip_flow(double poll, double a, double b, double r0,
                                                               double r1) noexcept {
     const bool events = poll < 2.0;
+    const seconds period(poll), drift(spm_drift_for(poll));
     const flow_stage stages[] = {flow_send,
-                                 events ? flow_stage::clock("SPM event block check", poll, spm_drift_for(poll))
-                                        : flow_stage::clock("SPM mailbox scan", poll, spm_drift_for(poll)),
-                                 flow_stage::delay("SPM scan read, lvextend, reply write", a, b),
-                                 flow_stage::reply_poll("host mailbox reply poll", poll),
-                                 flow_stage::delay("host inbox read", r0, r1)};
+                                 events ? flow_stage::clock("SPM event block check", period, drift)
+                                        : flow_stage::clock("SPM mailbox scan", period, drift),
+                                 flow_stage::delay("SPM scan read, lvextend, reply write", seconds(a), seconds(b)),
+                                 flow_stage::reply_poll("host mailbox reply poll", period),
+                                 flow_stage::delay("host inbox read", seconds(r0), seconds(r1))};
     return flow_latency::make(stages, 5);
 }
 
@@ -163,7 +166,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     trip_fit f;
     f.poll = poll;
     f.cycle = poll + spm_drift_for(poll);
-    f.score.poll = poll;
+    f.score.poll = seconds(poll);
     double span = 1.0;
     for (std::size_t i = 0; i < n; ++i) span = trips[i] + 1.0 > span ? trips[i] + 1.0 : span;
     const double outlier_log = log(trip_outlier_share / span);
@@ -297,7 +300,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     f.score.log_likelihood = ll;
     const auto model = round_trip_flow(poll, f.a, f.b, f.r0, f.r1);
     if (!model) return f;
-    f.score.ks_trip = ks_distance(sorted_trips, n, [&model](double t) { return model->cdf(t); });
+    f.score.ks_trip = ks_distance(sorted_trips, n, [&model](double t) { return model->cdf(seconds(t)); });
     f.score.valid = true;
     return f;
 }

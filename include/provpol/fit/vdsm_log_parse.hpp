@@ -37,6 +37,7 @@
 #include "../parse.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
+#include "../time.hpp"
 
 #include <cstddef>
 
@@ -101,14 +102,14 @@ struct vdsm_extend_record {
     /// none: not an extend completion line (ignore it); volume: "Extend volume"; replica: "Extend replica".
     enum class kind : unsigned char { none, volume, replica };
     kind what = kind::none;
-    double seconds[vdsm_stage_count] = {};  ///< by vdsm_stage; valid where has()
+    seconds timers[vdsm_stage_count] = {};  ///< by vdsm_stage; valid where has()
     unsigned present = 0;                   ///< bit i set: timer i was in the Clock
     text_view vm_id;                        ///< the line's vmId='...' (a view into the line), empty without one
 
     PROVPOL_NODISCARD constexpr bool has(vdsm_stage s) const noexcept {
         return (present >> static_cast<unsigned>(s) & 1U) != 0;
     }
-    PROVPOL_NODISCARD constexpr double get(vdsm_stage s) const noexcept { return seconds[static_cast<unsigned>(s)]; }
+    PROVPOL_NODISCARD constexpr seconds get(vdsm_stage s) const noexcept { return timers[static_cast<unsigned>(s)]; }
 };
 
 /// "none", "volume" (an "Extend volume" line) or "replica" (an "Extend replica" line).
@@ -159,7 +160,7 @@ PROVPOL_NODISCARD inline result<vdsm_extend_record> parse_vdsm_extend_line(text_
             if ((r.present >> stage & 1U) != 0)
                 return unexpected(error::invalid_syntax(setting, name, "the timer appears twice"));
             r.present |= 1U << stage;
-            r.seconds[stage] = *v;
+            r.timers[stage] = seconds(*v);
         }
         if (rest[end] == ')') {
             if (end + 1 >= rest.size() || rest[end + 1] != '>')

@@ -8,6 +8,7 @@
 
 #include "../config.hpp"
 #include "../flow/clocks.hpp"
+#include "../time.hpp"
 #include "vdsm_log_parse.hpp"
 
 #include <cstddef>
@@ -31,23 +32,23 @@ PROVPOL_NODISCARD constexpr const char* to_text(vdsm_detection e) noexcept {
 
 /// A fitted range [min, max) of a stage, and how it was fitted.
 struct vdsm_fitted_range {
-    double min = 0.0, max = 0.0;
+    seconds min{}, max{};
     bool mean_kept = false;  ///< the samples were skewed: [lo, 2 x mean - lo) rather than the end points
     std::size_t above = 0;   ///< log samples above max (only when mean_kept)
 };
 
 /// The marginal latency of one stage: the log's and the fitted model's.
 struct vdsm_stage_fit {
-    double log_min = 0.0, log_mean = 0.0, log_max = 0.0;
-    double model_min = 0.0, model_mean = 0.0, model_max = 0.0;
+    seconds log_min{}, log_mean{}, log_max{};
+    seconds model_min{}, model_mean{}, model_max{};
 };
 
 /// One extend of a log as the fit reads it: the volume's timers (a replica line's own on "Extend replica").
 struct vdsm_fit_sample {
-    double wait = -1.0;  ///< negative: the line has no wait timer
-    double trip = 0.0;   ///< extend-volume (extend-replica on a replica line): the mailbox round trip
-    double refresh = 0.0;
-    double total = 0.0;
+    seconds wait = seconds(-1);  ///< negative: the line has no wait timer
+    seconds trip{};              ///< extend-volume (extend-replica on a replica line): the mailbox round trip
+    seconds refresh{};
+    seconds total{};
     std::uint64_t vm = 0;  ///< which VM logged it (the caller numbers the lines' vmId)
 };
 
@@ -55,7 +56,7 @@ struct vdsm_fit_sample {
 PROVPOL_NODISCARD constexpr vdsm_fit_sample vdsm_sample_of(const vdsm_extend_record& r, std::uint64_t vm) noexcept {
     const bool replica = r.what == vdsm_extend_record::kind::replica;
     vdsm_fit_sample s;
-    s.wait = r.has(vdsm_stage::wait) ? r.get(vdsm_stage::wait) : -1.0;
+    s.wait = r.has(vdsm_stage::wait) ? r.get(vdsm_stage::wait) : seconds(-1);
     s.trip = r.get(replica ? vdsm_stage::extend_replica : vdsm_stage::extend_volume);
     s.refresh = r.get(replica ? vdsm_stage::refresh_replica : vdsm_stage::refresh_volume);
     s.total = r.get(vdsm_stage::total);
@@ -65,7 +66,7 @@ PROVPOL_NODISCARD constexpr vdsm_fit_sample vdsm_sample_of(const vdsm_extend_rec
 
 /// How well one mailbox mode (a reply-poll interval) explains the log's round trips.
 struct vdsm_mode_score {
-    double poll = 0.0;               ///< the host's reply poll and the SPM's clock, seconds
+    seconds poll{};                  ///< the host's reply poll and the SPM's clock
     double log_likelihood = -1e300;  ///< of the round trips under the mode's best parameters
     double ks_trip = 1.0;            ///< Kolmogorov-Smirnov distance, the round trips against the mode's model
     std::size_t unexplained = 0;     ///< round trips off the mode's lattice (or shorter than one poll)
@@ -77,7 +78,8 @@ struct vdsm_log_fit {
     static constexpr std::size_t mode_count = 6;
     /// The reply-poll intervals scored: VDSM's events_interval (0.5 s default; 0.2 s was tried in PR #103),
     /// its 2 s monitorInterval, and multiples a configuration may set.
-    static constexpr double polls[mode_count] = {0.2, 0.25, 0.5, 1.0, 2.0, 4.0};
+    static constexpr seconds polls[mode_count] = {seconds(0.2), seconds(0.25), seconds(0.5),
+                                                  seconds(1.0), seconds(2.0),  seconds(4.0)};
 
     flow_latency model;
     bool explained = false;  ///< the model passes the goodness-of-fit test; otherwise no mode explains the log
@@ -85,8 +87,8 @@ struct vdsm_log_fit {
     vdsm_fitted_range monitor_period;            ///< monitor: its period is max (min is 0)
     vdsm_fitted_range dispatch;                  ///< event: the event's dispatch time
     bool mailbox_events = false;                 ///< the round trips show mailbox events (a poll under 2 s)
-    double poll_interval = 0.0;                  ///< the host's reply poll (and the SPM's event check or scan), seconds
-    double spm_cycle = 0.0;                      ///< the SPM's clock: poll_interval plus its drift
+    seconds poll_interval{};                     ///< the host's reply poll (and the SPM's event check or scan)
+    seconds spm_cycle{};                         ///< the SPM's clock: poll_interval plus its drift
     std::uint64_t polls_min = 0, polls_max = 0;  ///< the fewest and most reply polls a round trip took
     std::size_t below_first_poll = 0;            ///< round trips shorter than one poll: not explained by the mode
     std::size_t trip_outliers = 0;               ///< round trips off the mode's lattice, left out of the fit

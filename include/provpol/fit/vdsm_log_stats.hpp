@@ -20,6 +20,7 @@
 #define PROVPOL_FIT_VDSM_LOG_STATS_HPP
 
 #include "../config.hpp"
+#include "../time.hpp"
 #include "vdsm_log_parse.hpp"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ namespace provpol {
 /// One stage's statistics, as contrib/extend-stats computes them (plus median and percentiles; see the header).
 struct vdsm_stage_statistics {
     std::size_t samples = 0;
-    double min = 0.0, mean = 0.0, median = 0.0, p90 = 0.0, p99 = 0.0, max = 0.0;
+    seconds min{}, mean{}, median{}, p90{}, p99{}, max{};
 };
 
 namespace detail {
@@ -47,32 +48,33 @@ PROVPOL_NODISCARD inline double python_percentile(const double* x, std::size_t c
 
 /// The statistics of `count` samples; all zero without samples. Does not modify `samples`: it sorts a copy
 /// (allocates; std::bad_alloc propagates).
-PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(const double* samples, std::size_t count) {
+PROVPOL_NODISCARD inline vdsm_stage_statistics vdsm_stage_stats(const seconds* samples, std::size_t count) {
     vdsm_stage_statistics s;
     if (count == 0) return s;
-    std::vector<double> values(samples, samples + count);
+    std::vector<double> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = samples[i].count();
     std::sort(values.begin(), values.end());
     double sum = 0.0;
     for (std::size_t i = 0; i < count; ++i) sum += values[i];  // Python's sum(), left to right
     s.samples = count;
-    s.min = values[0];
-    s.max = values[count - 1];
-    s.mean = sum / static_cast<double>(count);
-    s.median = count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
-    s.p90 = detail::python_percentile(values.data(), count, 90);
-    s.p99 = detail::python_percentile(values.data(), count, 99);
+    s.min = seconds(values[0]);
+    s.max = seconds(values[count - 1]);
+    s.mean = seconds(sum / static_cast<double>(count));
+    s.median = seconds(count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0);
+    s.p90 = seconds(detail::python_percentile(values.data(), count, 90));
+    s.p99 = seconds(detail::python_percentile(values.data(), count, 99));
     return s;
 }
 
 /// The samples of a log, by stage: arrays the caller owns (vdsm_stage_stats reads each, and does not modify it).
 struct vdsm_log_samples {
-    const double* data[vdsm_stage_count] = {};
+    const seconds* data[vdsm_stage_count] = {};
     std::size_t count[vdsm_stage_count] = {};
 
     PROVPOL_NODISCARD constexpr std::size_t size(vdsm_stage s) const noexcept {
         return count[static_cast<unsigned>(s)];
     }
-    PROVPOL_NODISCARD constexpr const double* values(vdsm_stage s) const noexcept {
+    PROVPOL_NODISCARD constexpr const seconds* values(vdsm_stage s) const noexcept {
         return data[static_cast<unsigned>(s)];
     }
 };

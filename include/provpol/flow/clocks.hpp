@@ -79,55 +79,57 @@ PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
     return "?";
 }
 
-/// One stage of the extend flow. Make them with the named factories.
+/// One stage of the extend flow. Make them with the named factories: `flow_stage::clock("SPM mailbox scan", 2_s)`.
 struct flow_stage {
     const char* name = "";  ///< what the stage is ("SPM mailbox scan"); a string with static storage
     flow_stage_kind kind = flow_stage_kind::delay;
-    bool locked = false;       ///< delay: held under the volume group's lock in a domain (lvextend)
-    double min_seconds = 0.0;  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
-    double max_seconds = 0.0;  ///< delay, send: the longest time (exclusive when above min); clocks: the period
-    double drift = 0.0;        ///< clock: seconds added to every cycle (the SPM's mailbox read)
+    bool locked = false;               ///< delay: held under the volume group's lock in a domain (lvextend)
+    seconds min_seconds = seconds(0);  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
+    seconds max_seconds = seconds(0);  ///< delay, send: the longest time (exclusive when above min); clocks: the period
+    seconds drift = seconds(0);        ///< clock: the time added to every cycle (the SPM's mailbox read)
 
-    /// The agent's own periodic monitor, `period` seconds (VDSM's watermark monitor: 2 s).
-    static constexpr flow_stage monitor(const char* name, double period) noexcept {
-        return {name, flow_stage_kind::monitor, false, period, period, 0.0};
+    /// The agent's own periodic monitor every `period` (VDSM's watermark monitor: 2 s).
+    static constexpr flow_stage monitor(const char* name, seconds period) noexcept {
+        return {name, flow_stage_kind::monitor, false, period, period, seconds(0)};
     }
-    /// A free-running clock of `period` + `drift` seconds, its phase drawn once per run.
-    static constexpr flow_stage clock(const char* name, double period, double drift = 0.0) noexcept {
+    /// A free-running clock of `period` + `drift`, its phase drawn once per run.
+    static constexpr flow_stage clock(const char* name, seconds period, seconds drift = seconds(0)) noexcept {
         return {name, flow_stage_kind::clock, false, period, period, drift};
     }
     /// The request's send: a time uniform in [min, max), from whose end the reply poll counts.
-    static constexpr flow_stage send(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::send, false, min, max, 0.0};
+    static constexpr flow_stage send(const char* name, seconds min, seconds max) noexcept {
+        return {name, flow_stage_kind::send, false, min, max, seconds(0)};
     }
     /// A time uniform in [min, max) (fixed when equal): a service time or an event's dispatch.
-    static constexpr flow_stage delay(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::delay, false, min, max, 0.0};
+    static constexpr flow_stage delay(const char* name, seconds min, seconds max) noexcept {
+        return {name, flow_stage_kind::delay, false, min, max, seconds(0)};
     }
     /// A delay that holds the volume group's lock (the SPM's lvextend): serialized across a domain's drives.
-    static constexpr flow_stage locked_delay(const char* name, double min, double max) noexcept {
-        return {name, flow_stage_kind::delay, true, min, max, 0.0};
+    static constexpr flow_stage locked_delay(const char* name, seconds min, seconds max) noexcept {
+        return {name, flow_stage_kind::delay, true, min, max, seconds(0)};
     }
-    /// A poll every `period` seconds, counted from the send.
-    static constexpr flow_stage reply_poll(const char* name, double period) noexcept {
-        return {name, flow_stage_kind::reply_poll, false, period, period, 0.0};
+    /// A poll every `period`, counted from the send.
+    static constexpr flow_stage reply_poll(const char* name, seconds period) noexcept {
+        return {name, flow_stage_kind::reply_poll, false, period, period, seconds(0)};
     }
 
     /// The clock's cycle (period + drift), or 0 for a delay or a send.
-    PROVPOL_NODISCARD constexpr double cycle() const noexcept {
+    PROVPOL_NODISCARD constexpr seconds cycle() const noexcept {
         return kind == flow_stage_kind::clock                                              ? min_seconds + drift
                : (kind == flow_stage_kind::monitor || kind == flow_stage_kind::reply_poll) ? min_seconds
-                                                                                           : 0.0;
+                                                                                           : seconds(0);
     }
 };
 
-/// A run's state of a flow: the clocks' phases and the mail monitor's pending reply.
+/// A run's state of a flow: the clocks' phases and the mail monitor's pending reply. Times are since the run's
+/// start.
 struct flow_run {
     static constexpr std::size_t max_stages = 8;
-    double phase[max_stages] = {};        ///< each clock's first tick at or after time 0, in [0, cycle)
-    double send_time = -1e300;            ///< the last send: the reply poll's clock counts from there
-    double reply_pending_until = -1e300;  ///< when the last pending reply is seen; a request before that waits
-    double reply_read = -1e300;           ///< the last request's: when the host read its reply (see flow_resend)
+    seconds phase[max_stages] = {};       ///< each clock's first tick at or after time 0, in [0, cycle)
+    seconds send_time = seconds(-1e300);  ///< the last send: the reply poll's clock counts from there
+    seconds reply_pending_until =
+        seconds(-1e300);                   ///< when the last pending reply is seen; a request before that waits
+    seconds reply_read = seconds(-1e300);  ///< the last request's: when the host read its reply (see flow_resend)
 };
 
 /// When VDSM's host asks again for an extend that has not completed (oVirt/vdsm lib/vdsm/virt/thinp.py).
@@ -183,22 +185,21 @@ public:
         for (std::size_t i = 0; i < count; ++i) {
             const flow_stage& s = stages[i];
             const bool timed = s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send;
+            const double lo = s.min_seconds.count(), hi = s.max_seconds.count(), drift = s.drift.count();
             if (timed) {
-                if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.0 || s.min_seconds >= 1e5)
-                    return unexpected(error::out_of_range("flow stage min_seconds", error_value::of_real(s.min_seconds),
+                if (!detail::isfinite(lo) || lo < 0.0 || lo >= 1e5)
+                    return unexpected(error::out_of_range("flow stage min_seconds", error_value::of_real(lo),
                                                           error_value::of_real(0.0), error_value::of_real(1e5)));
-                if (!detail::isfinite(s.max_seconds) || s.max_seconds < s.min_seconds || s.max_seconds >= 1e5)
-                    return unexpected(error::out_of_range("flow stage max_seconds", error_value::of_real(s.max_seconds),
-                                                          error_value::of_real(s.min_seconds),
-                                                          error_value::of_real(1e5)));
+                if (!detail::isfinite(hi) || hi < lo || hi >= 1e5)
+                    return unexpected(error::out_of_range("flow stage max_seconds", error_value::of_real(hi),
+                                                          error_value::of_real(lo), error_value::of_real(1e5)));
             } else {
-                if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.001 || s.min_seconds >= 1e5)
-                    return unexpected(error::out_of_range("flow clock period", error_value::of_real(s.min_seconds),
+                if (!detail::isfinite(lo) || lo < 0.001 || lo >= 1e5)
+                    return unexpected(error::out_of_range("flow clock period", error_value::of_real(lo),
                                                           error_value::of_real(0.001), error_value::of_real(1e5)));
-                if (!detail::isfinite(s.drift) || s.drift < 0.0 || s.drift >= s.min_seconds)
-                    return unexpected(error::out_of_range("flow clock drift", error_value::of_real(s.drift),
-                                                          error_value::of_real(0.0),
-                                                          error_value::of_real(s.min_seconds)));
+                if (!detail::isfinite(drift) || drift < 0.0 || drift >= lo)
+                    return unexpected(error::out_of_range("flow clock drift", error_value::of_real(drift),
+                                                          error_value::of_real(0.0), error_value::of_real(lo)));
             }
             if (s.locked && (s.kind != flow_stage_kind::delay || send < 0 || poll >= 0))
                 return unexpected(error::unsupported("flow stages",
@@ -234,9 +235,9 @@ public:
 
     /// The same flow with the host's re-send rule (`timeout`: extend_timeout for flow_resend::after_timeout, in
     /// (0, 1e5) s). The marginal latency does not depend on it; a run's extend count and the host's mail monitor do.
-    PROVPOL_NODISCARD result<flow_latency> with_resend(flow_resend rule, double timeout = 2.0) const noexcept {
-        if (!(timeout > 0.0 && timeout < 1e5))
-            return unexpected(error::out_of_range("flow resend timeout", error_value::of_real(timeout),
+    PROVPOL_NODISCARD result<flow_latency> with_resend(flow_resend rule, seconds timeout = seconds(2)) const noexcept {
+        if (!(timeout.count() > 0.0 && timeout.count() < 1e5))
+            return unexpected(error::out_of_range("flow resend timeout", error_value::of_real(timeout.count()),
                                                   error_value::of_real(0.0), error_value::of_real(1e5)));
         flow_latency f = *this;
         f.resend_ = poll_ >= 0 ? rule : flow_resend::never;  // without the mailbox there is nothing to re-send
@@ -244,44 +245,44 @@ public:
         return f;
     }
     PROVPOL_NODISCARD flow_resend resend() const noexcept { return resend_; }
-    PROVPOL_NODISCARD double resend_timeout() const noexcept { return resend_timeout_; }
+    PROVPOL_NODISCARD seconds resend_timeout() const noexcept { return resend_timeout_; }
     /// The stage the host is in after it read the reply (the LV refresh: the last delay after the reply poll), or
     /// -1 without one.
     PROVPOL_NODISCARD int refresh_stage() const noexcept { return refresh_; }
 
     // ---- the marginal latency: a request at a time uniform against every clock ------------------------------
 
-    PROVPOL_NODISCARD double mean() const noexcept { return mean_; }
-    PROVPOL_NODISCARD double min() const noexcept { return min_; }
+    PROVPOL_NODISCARD seconds mean() const noexcept { return seconds(mean_); }
+    PROVPOL_NODISCARD seconds min() const noexcept { return seconds(min_); }
     /// The supremum of the latency.
-    PROVPOL_NODISCARD double max() const noexcept { return max_; }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept {
+    PROVPOL_NODISCARD seconds max() const noexcept { return seconds(max_); }
+    PROVPOL_NODISCARD double cdf(seconds t) const noexcept {
         if (poll_ < 0) return ab_.cdf(t);
         double acc = 0.0;
         for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
             const double pk = poll_probability(k);
-            if (pk > 0.0) acc += pk * ab_.cdf(t - static_cast<double>(k) * period_);
+            if (pk > 0.0) acc += pk * ab_.cdf(seconds(t.count() - static_cast<double>(k) * period_));
         }
         return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
     }
     /// P(L > t), computed as a sum of upper tails so that small probabilities keep their precision.
-    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+    PROVPOL_NODISCARD double exceed_probability(seconds t) const noexcept {
         if (poll_ < 0) return ab_.exceed_probability(t);
         double acc = 0.0;
         for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
             const double pk = poll_probability(k);
-            if (pk > 0.0) acc += pk * ab_.exceed_probability(t - static_cast<double>(k) * period_);
+            if (pk > 0.0) acc += pk * ab_.exceed_probability(seconds(t.count() - static_cast<double>(k) * period_));
         }
         return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
     }
     /// The smallest t with P(L <= t) >= p (bisection on the exact CDF, to 1e-9 s).
-    PROVPOL_NODISCARD double quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
+    PROVPOL_NODISCARD seconds quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
     /// P(K = k): the probability that the reply is seen at the k-th poll after the send (1 without a poll).
     PROVPOL_NODISCARD double poll_probability(std::uint64_t k) const noexcept {
         if (poll_ < 0) return k == 1 ? 1.0 : 0.0;
         if (k < 1) return 0.0;
-        const double hi = x_.cdf(static_cast<double>(k) * period_);
-        const double lo = k == 1 ? 0.0 : x_.cdf(static_cast<double>(k - 1) * period_);
+        const double hi = x_.cdf(seconds(static_cast<double>(k) * period_));
+        const double lo = k == 1 ? 0.0 : x_.cdf(seconds(static_cast<double>(k - 1) * period_));
         return hi > lo ? hi - lo : 0.0;
     }
 
@@ -289,8 +290,8 @@ public:
 
     /// The agent's monitor period (the first stage when it is a monitor), or 0 when the agent requests on the
     /// threshold event itself.
-    PROVPOL_NODISCARD double detection_period() const noexcept {
-        return stages_[0].kind == flow_stage_kind::monitor ? stages_[0].min_seconds : 0.0;
+    PROVPOL_NODISCARD seconds detection_period() const noexcept {
+        return stages_[0].kind == flow_stage_kind::monitor ? stages_[0].min_seconds : seconds(0);
     }
     /// Draws the run's clock phases, in stage order, one uniform each (the monitor's phase is the caller's).
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
@@ -301,45 +302,47 @@ public:
     }
     /// The time the grown LV is visible for a request the agent made at time `t` (at its monitor's tick, or at the
     /// event when the flow has no monitor). Updates the run's pending-reply state.
-    PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
-        run.reply_read = 1e300;  // set at the refresh stage, when the flow has one
+    PROVPOL_NODISCARD seconds complete(flow_run& run, seconds at, random_stream& rng) const noexcept {
+        double t = at.count();
+        run.reply_read = seconds(1e300);  // set at the refresh stage, when the flow has one
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
             switch (s.kind) {
                 case flow_stage_kind::monitor:
                     break;  // the request is made at the monitor's tick
                 case flow_stage_kind::clock:
-                    t = detail::next_clock_tick(run.phase[i], s.cycle(), t);
+                    t = detail::next_clock_tick(run.phase[i].count(), s.cycle().count(), t);
                     break;
                 case flow_stage_kind::delay:
-                    if (static_cast<int>(i) == refresh_) run.reply_read = t;
+                    if (static_cast<int>(i) == refresh_) run.reply_read = seconds(t);
                     t += draw(s, rng);
                     break;
                 case flow_stage_kind::send:
                     t += draw(s, rng);
                     if (poll_ >= 0) {
-                        if (t < run.reply_pending_until)  // the mail monitor is sleeping on a pending reply
-                            t = detail::next_clock_tick(run.send_time, period_, t);
+                        if (t < run.reply_pending_until.count())  // the mail monitor is sleeping on a pending reply
+                            t = detail::next_clock_tick(run.send_time.count(), period_, t);
                         else
-                            run.send_time = t;
+                            run.send_time = seconds(t);
                     }
                     break;
                 case flow_stage_kind::reply_poll: {
                     // The first poll after the send that sees the reply (the send is on this clock's grid).
-                    const double k = detail::ceil((t - run.send_time) / period_);
-                    t = run.send_time + (k < 1.0 ? 1.0 : k) * period_;
-                    if (t > run.reply_pending_until) run.reply_pending_until = t;
+                    const double sent = run.send_time.count();
+                    const double k = detail::ceil((t - sent) / period_);
+                    t = sent + (k < 1.0 ? 1.0 : k) * period_;
+                    if (t > run.reply_pending_until.count()) run.reply_pending_until = seconds(t);
                     break;
                 }
             }
         }
-        return t;
+        return seconds(t);
     }
 
 private:
     static double draw(const flow_stage& s, random_stream& rng) noexcept {
-        return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
-                                             : s.min_seconds;
+        const double lo = s.min_seconds.count(), hi = s.max_seconds.count();
+        return hi > lo ? lo + (hi - lo) * rng.uniform() : lo;
     }
 
     // Splits the stages into A + B (uniforms outside the send-to-poll span) and X (between send and poll).
@@ -349,18 +352,19 @@ private:
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
             if (s.kind == flow_stage_kind::reply_poll) {
-                period_ = s.min_seconds;
+                period_ = s.min_seconds.count();
                 continue;
             }
             const bool clocked = s.kind != flow_stage_kind::delay && s.kind != flow_stage_kind::send;
-            const latency_stage u{s.name, clocked ? 0.0 : s.min_seconds, clocked ? s.cycle() : s.max_seconds, false};
+            const latency_stage u{s.name, clocked ? seconds(0) : s.min_seconds, clocked ? s.cycle() : s.max_seconds,
+                                  false};
             const bool between = poll_ >= 0 && static_cast<int>(i) > send_ && static_cast<int>(i) < poll_;
             if (between)
                 x[nx++] = u;
             else
                 ab[nab++] = u;
         }
-        const latency_stage zero{"", 0.0, 0.0, false};
+        const latency_stage zero{"", seconds(0), seconds(0), false};
         if (nab == 0) ab[nab++] = zero;
         if (nx == 0) x[nx++] = zero;
         auto pab = pipeline_latency::make(ab, nab);
@@ -369,17 +373,17 @@ private:
         ab_ = *pab;
         x_ = *px;
         if (poll_ < 0) {
-            mean_ = ab_.mean();
-            min_ = ab_.min();
-            max_ = ab_.max();
+            mean_ = ab_.mean().count();
+            min_ = ab_.min().count();
+            max_ = ab_.max().count();
             return true;
         }
         // K = max(1, ceil(X / T)) ranges over [k_min, k_max].
-        const double kx_max = detail::ceil(x_.max() / period_);
+        const double kx_max = detail::ceil(x_.max().count() / period_);
         if (!(kx_max <= static_cast<double>(max_reply_polls)))
             return unexpected(error::out_of_range("flow reply polls per request", error_value::of_real(kx_max),
                                                   error_value::of(1), error_value::of(max_reply_polls)));
-        const double kx_min = detail::floor(x_.min() / period_) + 1.0;  // X > min almost surely
+        const double kx_min = detail::floor(x_.min().count() / period_) + 1.0;  // X > min almost surely
         k_max_ = kx_max < 1.0 ? 1 : static_cast<std::uint64_t>(kx_max);
         k_min_ = kx_min < 1.0 ? 1 : static_cast<std::uint64_t>(kx_min);
         if (k_min_ > k_max_) k_min_ = k_max_;
@@ -387,9 +391,9 @@ private:
         while (k_max_ > k_min_ && !(poll_probability(k_max_) > 0.0)) --k_max_;
         double ek = 0.0;
         for (std::uint64_t k = k_min_; k <= k_max_; ++k) ek += static_cast<double>(k) * poll_probability(k);
-        mean_ = ab_.mean() + period_ * ek;
-        min_ = ab_.min() + period_ * static_cast<double>(k_min_);
-        max_ = ab_.max() + period_ * static_cast<double>(k_max_);
+        mean_ = ab_.mean().count() + period_ * ek;
+        min_ = ab_.min().count() + period_ * static_cast<double>(k_min_);
+        max_ = ab_.max().count() + period_ * static_cast<double>(k_max_);
         return true;
     }
 
@@ -399,8 +403,8 @@ private:
     int poll_ = -1;
     int refresh_ = -1;
     flow_resend resend_ = flow_resend::never;
-    double resend_timeout_ = 2.0;
-    double period_ = 0.0;  // the reply poll's
+    seconds resend_timeout_ = seconds(2);
+    double period_ = 0.0;  // the reply poll's, in seconds
     pipeline_latency ab_{};
     pipeline_latency x_{};
     std::uint64_t k_min_ = 1, k_max_ = 1;

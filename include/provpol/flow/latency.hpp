@@ -15,6 +15,7 @@
 #include "../registry.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
+#include "../time.hpp"
 #include "clocks.hpp"
 #include "pipeline.hpp"
 
@@ -55,25 +56,25 @@ public:
         return held<empirical_latency>("latency_model::empirical() on a model that is not empirical");
     }
 
-    PROVPOL_NODISCARD double mean() const noexcept {
+    PROVPOL_NODISCARD seconds mean() const noexcept {
         return pick([](const auto& m) { return m.mean(); });
     }
-    PROVPOL_NODISCARD double min() const noexcept {
+    PROVPOL_NODISCARD seconds min() const noexcept {
         return pick([](const auto& m) { return m.min(); });
     }
-    PROVPOL_NODISCARD double max() const noexcept {
+    PROVPOL_NODISCARD seconds max() const noexcept {
         return pick([](const auto& m) { return m.max(); });
     }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept {
+    PROVPOL_NODISCARD double cdf(seconds t) const noexcept {
         return pick([t](const auto& m) { return m.cdf(t); });
     }
-    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+    PROVPOL_NODISCARD double exceed_probability(seconds t) const noexcept {
         return pick([t](const auto& m) { return m.exceed_probability(t); });
     }
-    PROVPOL_NODISCARD double quantile(double p) const noexcept {
+    PROVPOL_NODISCARD seconds quantile(double p) const noexcept {
         return pick([p](const auto& m) { return m.quantile(p); });
     }
-    PROVPOL_NODISCARD double detection_period() const noexcept {
+    PROVPOL_NODISCARD seconds detection_period() const noexcept {
         return pick([](const auto& m) { return m.detection_period(); });
     }
     /// The host's re-send rule (a flow's; the time-blind models re-send nothing).
@@ -81,9 +82,9 @@ public:
         const flow_latency* f = std::get_if<flow_latency>(&model_);
         return f != nullptr ? f->resend() : flow_resend::never;
     }
-    PROVPOL_NODISCARD double resend_timeout() const noexcept {
+    PROVPOL_NODISCARD seconds resend_timeout() const noexcept {
         const flow_latency* f = std::get_if<flow_latency>(&model_);
-        return f != nullptr ? f->resend_timeout() : 2.0;
+        return f != nullptr ? f->resend_timeout() : seconds(2);
     }
     /// The run state: the flow's clocks (unused by the time-blind models).
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
@@ -91,7 +92,7 @@ public:
         return f != nullptr ? f->start_run(rng) : flow_run{};
     }
     /// The time the grown LV is visible for a request made at `t`.
-    PROVPOL_NODISCARD double complete(flow_run& run, double t, random_stream& rng) const noexcept {
+    PROVPOL_NODISCARD seconds complete(flow_run& run, seconds t, random_stream& rng) const noexcept {
         switch (which()) {
             case kind::flow:
                 return std::get_if<flow_latency>(&model_)->complete(run, t, rng);
@@ -114,7 +115,7 @@ private:
     }
     // f applied to the model held (a jump on the index; never valueless: every model copies without throwing).
     template <class F>
-    PROVPOL_NODISCARD double pick(F f) const noexcept {
+    PROVPOL_NODISCARD auto pick(F f) const noexcept -> decltype(f(std::declval<const flow_latency&>())) {
         switch (which()) {
             case kind::flow:
                 return f(*std::get_if<flow_latency>(&model_));
@@ -123,7 +124,7 @@ private:
             case kind::empirical:
                 return f(*std::get_if<empirical_latency>(&model_));
         }
-        return 0.0;
+        return {};
     }
 
     variant_type model_;
@@ -173,30 +174,30 @@ PROVPOL_NODISCARD constexpr const char* to_text(latency_model::kind e) noexcept 
 // The measured table of BZ#2051997 for the 2022 configuration was not used to set any parameter.
 
 namespace detail {
-inline constexpr double spm_drift = 0.005;
-inline constexpr flow_stage flow_send = flow_stage::send("host mailbox send", 0.0, 0.0);
+inline constexpr seconds spm_drift = 0.005_s;
+inline constexpr flow_stage flow_send = flow_stage::send("host mailbox send", 0_s, 0_s);
 // The SPM's work for a request, 0.15 to 0.49 s: lvextend under the VG lock, then the reply's write, one direct 4 KiB
 // write of the host's inbox block outside it (mailbox.py; taken as 5 ms, the same I/O as the scan's read that the
 // drift models). The split leaves the single drive's latency as it was: 0.005 + U[0.145, 0.485) = U[0.15, 0.49).
-inline constexpr flow_stage flow_lvextend = flow_stage::locked_delay("SPM lvextend (VG lock)", 0.145, 0.485);
-inline constexpr flow_stage flow_reply_write = flow_stage::delay("SPM reply write", 0.005, 0.005);
-inline constexpr flow_stage flow_inbox_read = flow_stage::delay("host inbox read", 0.04, 0.15);
-inline constexpr latency_stage stage_lvextend{"lvextend on the SPM", 0.4, 0.8, false};
-inline constexpr latency_stage stage_refresh{"LV refresh on the host", 0.1, 0.1, false};
+inline constexpr flow_stage flow_lvextend = flow_stage::locked_delay("SPM lvextend (VG lock)", 0.145_s, 0.485_s);
+inline constexpr flow_stage flow_reply_write = flow_stage::delay("SPM reply write", 0.005_s, 0.005_s);
+inline constexpr flow_stage flow_inbox_read = flow_stage::delay("host inbox read", 0.04_s, 0.15_s);
+inline constexpr latency_stage stage_lvextend{"lvextend on the SPM", 0.4_s, 0.8_s, false};
+inline constexpr latency_stage stage_refresh{"LV refresh on the host", 0.1_s, 0.1_s, false};
 }  // namespace detail
 
 /// vdsm-polling-2022: VDSM 4.50.0 before mailbox events (BZ#2051997): the watermark monitor (2 s)
 /// sends the request, the SPM scans every 2 s, the host polls for the reply every 2 s from the send. Marginal
 /// range [2.19, 6.49) s, mean 3.67 s (BZ#2051997 measured 2.2 to 6.2 s, mean 3.7 s).
 PROVPOL_NODISCARD inline flow_latency vdsm_polling_2022_latency() noexcept {
-    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
+    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2_s),
                                  detail::flow_send,
-                                 flow_stage::clock("SPM mailbox scan", 2.0, detail::spm_drift),
+                                 flow_stage::clock("SPM mailbox scan", 2_s, detail::spm_drift),
                                  detail::flow_lvextend,
                                  detail::flow_reply_write,
-                                 flow_stage::reply_poll("host mailbox reply poll", 2.0),
+                                 flow_stage::reply_poll("host mailbox reply poll", 2_s),
                                  detail::flow_inbox_read,
-                                 flow_stage::delay("LV refresh", 0.15, 0.34)};
+                                 flow_stage::delay("LV refresh", 0.15_s, 0.34_s)};
     return flow_latency::make(stages, 8).value().with_resend(flow_resend::every_check).value();
 }
 
@@ -204,54 +205,54 @@ PROVPOL_NODISCARD inline flow_latency vdsm_polling_2022_latency() noexcept {
 /// its inbox every 0.5 s; the watermark monitor still polls every 2 s. Marginal range [0.73, 3.53) s, mean
 /// 2.2 s (extend-stats: 1.05/2.162/3.47 s; PR #103: 1.14 to 3.31 s).
 PROVPOL_NODISCARD inline flow_latency vdsm_mailbox_events_latency() noexcept {
-    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2.0),
+    const flow_stage stages[] = {flow_stage::monitor("watermark monitor", 2_s),
                                  detail::flow_send,
-                                 flow_stage::clock("SPM event block check", 0.5, detail::spm_drift / 4),
+                                 flow_stage::clock("SPM event block check", 0.5_s, detail::spm_drift / 4),
                                  detail::flow_lvextend,
                                  detail::flow_reply_write,
-                                 flow_stage::reply_poll("host mailbox reply poll", 0.5),
+                                 flow_stage::reply_poll("host mailbox reply poll", 0.5_s),
                                  detail::flow_inbox_read,
-                                 flow_stage::delay("LV refresh", 0.19, 0.38)};
+                                 flow_stage::delay("LV refresh", 0.19_s, 0.38_s)};
     return flow_latency::make(stages, 8).value().with_resend(flow_resend::every_check).value();
 }
 
 /// vdsm-immediate: VDSM 4.50.1.1 (PR #124): the block-threshold event dispatches the extend at once, plus
 /// mailbox events. Marginal range [0.71, 1.49) s, mean 1.18 s (PR #124: 0.77/1.15/1.39 s).
 PROVPOL_NODISCARD inline flow_latency vdsm_immediate_latency() noexcept {
-    const flow_stage stages[] = {flow_stage::delay("block threshold event dispatch", 0.01, 0.03),
+    const flow_stage stages[] = {flow_stage::delay("block threshold event dispatch", 0.01_s, 0.03_s),
                                  detail::flow_send,
-                                 flow_stage::clock("SPM event block check", 0.5, detail::spm_drift / 4),
+                                 flow_stage::clock("SPM event block check", 0.5_s, detail::spm_drift / 4),
                                  detail::flow_lvextend,
                                  detail::flow_reply_write,
-                                 flow_stage::reply_poll("host mailbox reply poll", 0.5),
+                                 flow_stage::reply_poll("host mailbox reply poll", 0.5_s),
                                  detail::flow_inbox_read,
-                                 flow_stage::delay("LV refresh", 0.16, 0.31)};
-    return flow_latency::make(stages, 8).value().with_resend(flow_resend::after_timeout, 2.0).value();
+                                 flow_stage::delay("LV refresh", 0.16_s, 0.31_s)};
+    return flow_latency::make(stages, 8).value().with_resend(flow_resend::after_timeout, 2_s).value();
 }
 
 /// The profiles before the flow model, kept for comparison: the same polls as waits drawn afresh for every
 /// extend (independent of each other and of the VM), lvextend 0.4 to 0.8 s and a 0.1 s refresh, calibrated on
 /// BZ#2051997's mean 3.7 s. Ranges [0.5, 6.9), [0.5, 3.9), [0.5, 1.9) s.
 PROVPOL_NODISCARD inline pipeline_latency vdsm_polling_2022_independent_latency() noexcept {
-    const latency_stage stages[] = {{"watermark monitor poll", 0.0, 2.0, true},
-                                    {"SPM mailbox scan", 0.0, 2.0, false},
+    const latency_stage stages[] = {{"watermark monitor poll", 0_s, 2_s, true},
+                                    {"SPM mailbox scan", 0_s, 2_s, false},
                                     detail::stage_lvextend,
-                                    {"host mailbox reply poll", 0.0, 2.0, false},
+                                    {"host mailbox reply poll", 0_s, 2_s, false},
                                     detail::stage_refresh};
     return pipeline_latency::make(stages, 5).value();
 }
 PROVPOL_NODISCARD inline pipeline_latency vdsm_mailbox_events_independent_latency() noexcept {
-    const latency_stage stages[] = {{"watermark monitor poll", 0.0, 2.0, true},
-                                    {"SPM mailbox event check", 0.0, 0.5, false},
+    const latency_stage stages[] = {{"watermark monitor poll", 0_s, 2_s, true},
+                                    {"SPM mailbox event check", 0_s, 0.5_s, false},
                                     detail::stage_lvextend,
-                                    {"host mailbox reply check", 0.0, 0.5, false},
+                                    {"host mailbox reply check", 0_s, 0.5_s, false},
                                     detail::stage_refresh};
     return pipeline_latency::make(stages, 5).value();
 }
 PROVPOL_NODISCARD inline pipeline_latency vdsm_immediate_independent_latency() noexcept {
-    const latency_stage stages[] = {{"SPM mailbox event check", 0.0, 0.5, false},
+    const latency_stage stages[] = {{"SPM mailbox event check", 0_s, 0.5_s, false},
                                     detail::stage_lvextend,
-                                    {"host mailbox reply check", 0.0, 0.5, false},
+                                    {"host mailbox reply check", 0_s, 0.5_s, false},
                                     detail::stage_refresh};
     return pipeline_latency::make(stages, 4).value();
 }
@@ -309,7 +310,7 @@ PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) n
     if (name.starts_with("fixed:")) {
         const auto s = parse_decimal(name.substr(6), "latency fixed:SECONDS", 0.0, 1e5);
         if (!s) return unexpected(s.error().with_text(name));
-        const auto f = pipeline_latency::fixed(*s);
+        const auto f = pipeline_latency::fixed(seconds(*s));
         if (!f) return unexpected(f.error());
         return latency_model(*f);
     }

@@ -23,6 +23,7 @@
 #include "../random.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
+#include "../time.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -35,18 +36,18 @@ namespace detail {
 /// The smallest t in [model.min(), model.max()] with model.cdf(t) >= p, by bisection to 1e-9 s: the quantile of
 /// any model whose CDF is exact and monotone (pipeline_latency, flow_latency).
 template <class Model>
-PROVPOL_NODISCARD double quantile_by_bisection(const Model& model, double p) noexcept {
+PROVPOL_NODISCARD seconds quantile_by_bisection(const Model& model, double p) noexcept {
     if (!(p > 0.0)) return model.min();
     if (p >= 1.0) return model.max();
-    double lo = model.min(), hi = model.max();
+    double lo = model.min().count(), hi = model.max().count();
     for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
         const double mid = lo + (hi - lo) / 2.0;
-        if (model.cdf(mid) >= p)
+        if (model.cdf(seconds(mid)) >= p)
             hi = mid;
         else
             lo = mid;
     }
-    return hi;
+    return seconds(hi);
 }
 }  // namespace detail
 
@@ -164,12 +165,13 @@ PROVPOL_NODISCARD inline double exact_uniform_cdf(const double* widths, std::siz
 }
 }  // namespace detail
 
-/// One stage of the extend pipeline: a wait uniform in [min_seconds, max_seconds), or fixed when equal.
+/// One stage of the extend pipeline: a wait uniform in [min_seconds, max_seconds), or fixed when equal:
+/// `{"SPM mailbox scan", 0_s, 2_s}`, `{"lvextend", 0.4_s, 0.8_s}`.
 struct latency_stage {
-    const char* name = "";     ///< what the stage is ("SPM mailbox scan"); a string with static storage
-    double min_seconds = 0.0;  ///< the shortest wait
-    double max_seconds = 0.0;  ///< the longest wait (exclusive when above min_seconds)
-    bool detection = false;    ///< the agent's own poll, which a simulator of the agent models itself
+    const char* name = "";             ///< what the stage is ("SPM mailbox scan"); a string with static storage
+    seconds min_seconds = seconds(0);  ///< the shortest wait
+    seconds max_seconds = seconds(0);  ///< the longest wait (exclusive when above min_seconds)
+    bool detection = false;            ///< the agent's own poll, which a simulator of the agent models itself
 };
 
 /// The extend latency as a pipeline of independent stages (see latency_stage).
@@ -187,12 +189,13 @@ public:
         pipeline_latency p;
         for (std::size_t i = 0; i < count; ++i) {
             const latency_stage& s = stages[i];
-            if (!detail::isfinite(s.min_seconds) || s.min_seconds < 0.0 || s.min_seconds >= 1e6)
-                return unexpected(error::out_of_range("latency stage min_seconds", error_value::of_real(s.min_seconds),
+            const double lo = s.min_seconds.count(), hi = s.max_seconds.count();
+            if (!detail::isfinite(lo) || lo < 0.0 || lo >= 1e6)
+                return unexpected(error::out_of_range("latency stage min_seconds", error_value::of_real(lo),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-            if (!detail::isfinite(s.max_seconds) || s.max_seconds < s.min_seconds || s.max_seconds >= 1e6)
-                return unexpected(error::out_of_range("latency stage max_seconds", error_value::of_real(s.max_seconds),
-                                                      error_value::of_real(s.min_seconds), error_value::of_real(1e6)));
+            if (!detail::isfinite(hi) || hi < lo || hi >= 1e6)
+                return unexpected(error::out_of_range("latency stage max_seconds", error_value::of_real(hi),
+                                                      error_value::of_real(lo), error_value::of_real(1e6)));
             if (s.detection && i != 0)
                 return unexpected(
                     error::unsupported("latency stages", "only the first stage can be the detection poll"));
@@ -204,11 +207,11 @@ public:
     }
 
     /// A single fixed latency.
-    PROVPOL_NODISCARD static result<pipeline_latency> fixed(double t) noexcept {
+    PROVPOL_NODISCARD static result<pipeline_latency> fixed(seconds t) noexcept {
         const latency_stage s{"fixed", t, t, false};
         const auto r = make(&s, 1);
         if (!r)
-            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(t),
+            return unexpected(error::out_of_range("fixed latency seconds", error_value::of_real(t.count()),
                                                   error_value::of_real(0.0), error_value::of_real(1e6)));
         return r;
     }
@@ -216,20 +219,20 @@ public:
     PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
     PROVPOL_NODISCARD const latency_stage& stage(std::size_t i) const noexcept { return stages_[i]; }
 
-    /// The expected latency in seconds.
-    PROVPOL_NODISCARD double mean() const noexcept { return offset_ + total_width_ / 2.0; }
+    /// The expected latency.
+    PROVPOL_NODISCARD seconds mean() const noexcept { return seconds(offset_ + total_width_ / 2.0); }
     /// The shortest possible latency.
-    PROVPOL_NODISCARD double min() const noexcept { return offset_; }
+    PROVPOL_NODISCARD seconds min() const noexcept { return seconds(offset_); }
     /// The supremum of the latency (never reached when a stage is a uniform wait).
-    PROVPOL_NODISCARD double max() const noexcept { return offset_ + total_width_; }
+    PROVPOL_NODISCARD seconds max() const noexcept { return seconds(offset_ + total_width_); }
 
     /// P(L <= t).
-    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
+    PROVPOL_NODISCARD double cdf(seconds t) const noexcept { return 1.0 - exceed_probability(t); }
 
     /// P(L > t), exact to a relative 1e-12 (closed form for a sum of independent uniforms; accurate in the far
     /// tail, where it is computed from the mirror image, P(S > x) = P(S <= W - x)).
-    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
-        const double x = t - offset_;
+    PROVPOL_NODISCARD double exceed_probability(seconds t) const noexcept {
+        const double x = t.count() - offset_;
         if (x < 0.0) return 1.0;
         if (x >= total_width_) return 0.0;
         if (n_uniform_ == 0) return 0.0;  // fixed latency, and x >= 0 == total width handled above
@@ -238,32 +241,32 @@ public:
     }
 
     /// The smallest t with P(L <= t) >= p, for p in [0, 1] (by bisection on the exact CDF, to 1e-9 s).
-    PROVPOL_NODISCARD double quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
+    PROVPOL_NODISCARD seconds quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
 
     /// One draw of the latency.
-    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
+    PROVPOL_NODISCARD seconds sample(random_stream& rng) const noexcept {
         double t = 0.0;
         for (std::size_t i = 0; i < count_; ++i) t += draw(stages_[i], rng);
-        return t;
+        return seconds(t);
     }
 
     /// The poll period of the detection stage (its max - min), or 0 when detection is immediate.
-    PROVPOL_NODISCARD double detection_period() const noexcept {
-        return count_ > 0 && stages_[0].detection ? stages_[0].max_seconds - stages_[0].min_seconds : 0.0;
+    PROVPOL_NODISCARD seconds detection_period() const noexcept {
+        return count_ > 0 && stages_[0].detection ? stages_[0].max_seconds - stages_[0].min_seconds : seconds(0);
     }
     /// One draw of the latency after detection (every stage but the detection poll): what a simulator that
     /// models the agent's own polling adds after the agent requested the extend.
-    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept {
+    PROVPOL_NODISCARD seconds sample_after_detection(random_stream& rng) const noexcept {
         double t = 0.0;
         for (std::size_t i = 0; i < count_; ++i)
-            t += stages_[i].detection ? stages_[i].min_seconds : draw(stages_[i], rng);
-        return t;
+            t += stages_[i].detection ? stages_[i].min_seconds.count() : draw(stages_[i], rng);
+        return seconds(t);
     }
 
 private:
     static double draw(const latency_stage& s, random_stream& rng) noexcept {
-        return s.max_seconds > s.min_seconds ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
-                                             : s.min_seconds;
+        const double lo = s.min_seconds.count(), hi = s.max_seconds.count();
+        return hi > lo ? lo + (hi - lo) * rng.uniform() : lo;
     }
 
     void prepare() noexcept {
@@ -271,8 +274,8 @@ private:
         total_width_ = 0.0;
         n_uniform_ = 0;
         for (std::size_t i = 0; i < count_; ++i) {
-            offset_ += stages_[i].min_seconds;
-            const double w = stages_[i].max_seconds - stages_[i].min_seconds;
+            offset_ += stages_[i].min_seconds.count();
+            const double w = stages_[i].max_seconds.count() - stages_[i].min_seconds.count();
             if (w > 0.0) {
                 widths_[n_uniform_++] = w;
                 total_width_ += w;
@@ -347,13 +350,16 @@ public:
 
     /// Validates and keeps the samples: 1 or more, each finite and in [0, 1e6) seconds. Does not modify
     /// `samples`: it sorts a copy (allocates; std::bad_alloc propagates).
-    PROVPOL_NODISCARD static result<empirical_latency> make(const double* samples, std::size_t count) {
+    PROVPOL_NODISCARD static result<empirical_latency> make(const seconds* samples, std::size_t count) {
         if (count == 0) return unexpected(error::unsupported("latency samples", "no samples were given"));
-        for (std::size_t i = 0; i < count; ++i)
-            if (!detail::isfinite(samples[i]) || samples[i] < 0.0 || samples[i] >= 1e6)
-                return unexpected(error::out_of_range("latency sample", error_value::of_real(samples[i]),
+        std::vector<double> sorted(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const double x = samples[i].count();
+            if (!detail::isfinite(x) || x < 0.0 || x >= 1e6)
+                return unexpected(error::out_of_range("latency sample", error_value::of_real(x),
                                                       error_value::of_real(0.0), error_value::of_real(1e6)));
-        std::vector<double> sorted(samples, samples + count);
+            sorted[i] = x;
+        }
         std::sort(sorted.begin(), sorted.end());
         empirical_latency e;
         e.count_ = count < capacity ? count : capacity;
@@ -379,41 +385,41 @@ public:
     /// How many samples were given, and how many are kept.
     PROVPOL_NODISCARD std::size_t samples_given() const noexcept { return total_; }
     PROVPOL_NODISCARD std::size_t size() const noexcept { return count_; }
-    PROVPOL_NODISCARD double sample_at(std::size_t i) const noexcept { return i < count_ ? x_[i] : 0.0; }
+    PROVPOL_NODISCARD seconds sample_at(std::size_t i) const noexcept { return seconds(i < count_ ? x_[i] : 0.0); }
 
     /// The mean of every sample given (0 for a default, empty model).
-    PROVPOL_NODISCARD double mean() const noexcept { return mean_; }
+    PROVPOL_NODISCARD seconds mean() const noexcept { return seconds(mean_); }
     /// The smallest and the largest sample given (0 for an empty model).
-    PROVPOL_NODISCARD double min() const noexcept { return count_ > 0 ? x_[0] : 0.0; }
-    PROVPOL_NODISCARD double max() const noexcept { return count_ > 0 ? x_[count_ - 1] : 0.0; }
+    PROVPOL_NODISCARD seconds min() const noexcept { return seconds(count_ > 0 ? x_[0] : 0.0); }
+    PROVPOL_NODISCARD seconds max() const noexcept { return seconds(count_ > 0 ? x_[count_ - 1] : 0.0); }
     /// P(L > t): the share of samples above t (exact in the kept tail; an upper bound in the summarised body).
-    PROVPOL_NODISCARD double exceed_probability(double t) const noexcept {
+    PROVPOL_NODISCARD double exceed_probability(seconds t) const noexcept {
         if (count_ == 0) return 0.0;
-        const std::size_t j = first_above(t);
+        const std::size_t j = first_above(t.count());
         if (j == 0) return 1.0;
         return static_cast<double>(total_ - 1 - rank_[j - 1]) / static_cast<double>(total_);
     }
-    PROVPOL_NODISCARD double cdf(double t) const noexcept { return 1.0 - exceed_probability(t); }
+    PROVPOL_NODISCARD double cdf(seconds t) const noexcept { return 1.0 - exceed_probability(t); }
     /// The smallest sample t with P(L <= t) >= p (exact in the kept tail; in the summarised body, the kept
     /// sample at or above it).
-    PROVPOL_NODISCARD double quantile(double p) const noexcept {
-        if (count_ == 0) return 0.0;
+    PROVPOL_NODISCARD seconds quantile(double p) const noexcept {
+        if (count_ == 0) return seconds(0);
         if (!(p > 0.0)) return min();
         if (p >= 1.0) return max();
         const double k = detail::ceil(p * static_cast<double>(total_));  // the rank needed, 1-based
         const std::size_t need =
             k < 1.0 ? 0 : (k >= static_cast<double>(total_) ? total_ - 1 : static_cast<std::size_t>(k) - 1);
-        return x_[first_rank_at_least(need)];
+        return seconds(x_[first_rank_at_least(need)]);
     }
     /// One of the samples, uniformly over every sample given (a summarised one by the kept sample at or above).
-    PROVPOL_NODISCARD double sample(random_stream& rng) const noexcept {
-        if (count_ == 0) return 0.0;
-        if (total_ == count_) return x_[rng.below(count_)];
-        return x_[first_rank_at_least(static_cast<std::size_t>(rng.below(total_)))];
+    PROVPOL_NODISCARD seconds sample(random_stream& rng) const noexcept {
+        if (count_ == 0) return seconds(0);
+        if (total_ == count_) return seconds(x_[rng.below(count_)]);
+        return seconds(x_[first_rank_at_least(static_cast<std::size_t>(rng.below(total_)))]);
     }
     /// Measured samples include detection: a simulator requests at the event and adds the whole sample.
-    PROVPOL_NODISCARD double detection_period() const noexcept { return 0.0; }
-    PROVPOL_NODISCARD double sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
+    PROVPOL_NODISCARD seconds detection_period() const noexcept { return seconds(0); }
+    PROVPOL_NODISCARD seconds sample_after_detection(random_stream& rng) const noexcept { return sample(rng); }
 
 private:
     // The first kept index with x > t (count_ when none).

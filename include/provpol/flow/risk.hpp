@@ -12,7 +12,7 @@
 // configuration with percent <= 50, and both presets): after an extend completes the guest again has at
 // least `limit` free. simulate.hpp replays whole workloads when that does not hold, or to check it.
 //
-// Latency is any model with exceed_probability(double) and quantile(double) (see flow/latency.hpp).
+// Latency is any model with double exceed_probability(seconds) and seconds quantile(double) (see flow/latency.hpp).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_FLOW_RISK_HPP
@@ -23,6 +23,7 @@
 #include "../detail/math.hpp"
 #include "../extend/presets.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 
 #include <cstdint>
 
@@ -34,7 +35,7 @@ template <class Latency>
 PROVPOL_NODISCARD double pause_probability(bytes limit, rate write_rate, const Latency& latency) noexcept {
     if (write_rate.bytes_per_second() == 0) return 0.0;
     const double t = static_cast<double>(limit.count()) / static_cast<double>(write_rate.bytes_per_second());
-    return latency.exceed_probability(t);
+    return latency.exceed_probability(seconds(t));
 }
 
 /// The largest write rate whose pause probability per extend stays at or below `max_probability`:
@@ -44,7 +45,7 @@ PROVPOL_NODISCARD rate max_write_rate(bytes limit, const Latency& latency, doubl
     double p = max_probability;
     if (!(p >= 0.0)) p = 0.0;
     if (p > 1.0) p = 1.0;
-    const double q = latency.quantile(1.0 - p);
+    const double q = latency.quantile(1.0 - p).count();
     if (!(q > 0.0)) return rate(~std::uint64_t{0});  // zero latency: any rate
     const double r = detail::floor(static_cast<double>(limit.count()) / q);
     return rate(r >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r));
@@ -97,7 +98,7 @@ PROVPOL_NODISCARD result<vdsm_recommendation> recommend_vdsm(rate write_rate, co
         return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
                                               error_value::of(0), error_value::of(99)));
     // The least limit: the bytes written during the (1 - p) quantile of the latency.
-    const double q = latency.quantile(1.0 - max_probability);
+    const double q = latency.quantile(1.0 - max_probability).count();
     const double need = detail::ceil(static_cast<double>(write_rate.bytes_per_second()) * (q > 0.0 ? q : 0.0));
     const double max_chunk = static_cast<double>(vdsm_config::max_chunk_mb << 20);
     if (!(need <= max_chunk))

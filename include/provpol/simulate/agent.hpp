@@ -9,15 +9,15 @@
 //   extend_decision decide(const drive_state&) const
 //   optional: unsigned max_in_flight() const        extends in flight at once, 1 or 2 (default 1, as VDSM)
 //
-// Latency contract, time-aware (checked by static_assert):
-//   double detection_period() const                 the agent's monitor period, 0 to request on the event
+// Latency contract, time-aware (checked by static_assert; times are provpol::seconds, since the run's start):
+//   seconds detection_period() const                the agent's monitor period, 0 to request on the event
 //   State start_run(random_stream&) const           per-run state (the clocks' phases), any copyable type
-//   double complete(State&, double t, random_stream&) const
+//   seconds complete(State&, seconds t, random_stream&) const
 //                                                   the time the grown LV is visible for a request made at t
 // or the earlier, time-blind one, which the controller adapts (the latency after the request is independent of
 // its time and of every other request):
-//   double detection_period() const
-//   double sample_after_detection(random_stream&) const
+//   seconds detection_period() const
+//   seconds sample_after_detection(random_stream&) const
 //
 // The controller's random stream: the monitor's phase (one uniform) first, then the latency's start_run, then the
 // latency's draws for each request in the order the requests are made.
@@ -31,6 +31,7 @@
 #include "../extend/presets.hpp"
 #include "../flow/clocks.hpp"
 #include "../random.hpp"
+#include "../time.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -48,13 +49,13 @@ PROVPOL_NODISCARD constexpr const char* to_text(observation_kind e) noexcept {
     return detail::enum_name(names, e);
 }
 
-/// One thing the agent observes, with its time (seconds since the write started).
+/// One thing the agent observes, with its time (since the write started).
 struct observation {
     observation_kind kind;
-    double time;
+    seconds time;
     bytes allocation;
     bytes physical;
-    double latency = 0.0;  ///< extended: seconds from the request to the grown LV (0 for the other kinds)
+    seconds latency = seconds(0);  ///< extended: from the request to the grown LV (0 for the other kinds)
 };
 
 /// An agent for any static extend policy (VDSM, LVM): it observes nothing and decides from the drive alone.
@@ -88,13 +89,18 @@ struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(by
                                decltype(std::declval<const A&>().decide(std::declval<const drive_state&>()))>>
     : std::is_same<decltype(std::declval<const A&>().decide(std::declval<const drive_state&>())), extend_decision> {};
 
+// A latency model's times are provpol::seconds: a model whose detection_period(), complete() or
+// sample_after_detection() returns a bare double does not satisfy the contract.
 template <class L, class = void>
 struct is_time_blind_latency : std::false_type {};
 template <class L>
 struct is_time_blind_latency<
     L, std::void_t<decltype(std::declval<const L&>().detection_period()),
                    decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()))>>
-    : std::true_type {};
+    : std::bool_constant<
+          std::is_same_v<decltype(std::declval<const L&>().detection_period()), seconds> &&
+          std::is_same_v<decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>())),
+                         seconds>> {};
 
 template <class L, class = void>
 struct is_flow_latency : std::false_type {};
@@ -104,7 +110,13 @@ struct is_flow_latency<
                    decltype(std::declval<const L&>().start_run(std::declval<random_stream&>())),
                    decltype(std::declval<const L&>().complete(
                        std::declval<decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()))&>(),
-                       0.0, std::declval<random_stream&>()))>> : std::true_type {};
+                       seconds(), std::declval<random_stream&>()))>>
+    : std::bool_constant<std::is_same_v<decltype(std::declval<const L&>().detection_period()), seconds> &&
+                         std::is_same_v<decltype(std::declval<const L&>().complete(
+                                            std::declval<decltype(std::declval<const L&>().start_run(
+                                                std::declval<random_stream&>()))&>(),
+                                            seconds(), std::declval<random_stream&>())),
+                                        seconds>> {};
 
 template <class L>
 inline constexpr bool is_simulated_latency_v = is_flow_latency<L>::value || is_time_blind_latency<L>::value;
@@ -128,7 +140,7 @@ auto start_latency_run(const L& l, random_stream& rng) noexcept {
 }
 
 template <class L, class S>
-double complete_request(const L& l, S& run, double t, random_stream& rng) noexcept {
+seconds complete_request(const L& l, S& run, seconds t, random_stream& rng) noexcept {
     if constexpr (is_flow_latency<L>::value)
         return l.complete(run, t, rng);
     else
@@ -154,7 +166,9 @@ constexpr unsigned max_in_flight(const A& agent) noexcept {
     }
 }
 
-inline constexpr double never = 1e300;
+/// The time of an event that does not happen, as a number of seconds: where the simulators compute in doubles.
+inline constexpr double never_time = 1e300;
+inline constexpr seconds never = seconds(never_time);
 
 template <class L, class = void>
 struct has_resend : std::false_type {};
@@ -171,15 +185,15 @@ constexpr flow_resend resend_of(const L& l) noexcept {
         return flow_resend::never;
 }
 template <class L>
-constexpr double resend_timeout_of(const L& l) noexcept {
+constexpr seconds resend_timeout_of(const L& l) noexcept {
     if constexpr (has_resend<L>::value)
         return l.resend_timeout();
     else
-        return 2.0;
+        return seconds(2);
 }
 /// When the host read the reply of the request the latency's run state last completed, or never.
 template <class S>
-constexpr double reply_read_of(const S& run) noexcept {
+constexpr seconds reply_read_of(const S& run) noexcept {
     if constexpr (std::is_same<S, flow_run>::value)
         return run.reply_read;
     else
@@ -197,15 +211,15 @@ using detail::max_extends_in_flight;
 /// reply is read, extend_controller::next_done() with nothing in flight.
 using detail::never;
 
-/// An extend the controller requested and that has not completed yet.
+/// An extend the controller requested and that has not completed yet (times since the run's start).
 struct extend_in_flight {
-    double requested_at = 0.0;     ///< when the agent requested it
-    double done_at = 0.0;          ///< when the latency model makes the grown LV visible
-    double exceeded_at = 0.0;      ///< when the drive crossed its threshold (or paused) for it: the latency's start
-    double reply_read_at = 1e300;  ///< when the host read the SPM's reply (a flow with the mailbox), else never
-    drive_state state;             ///< what the agent decided on
-    extend_decision decision;      ///< what it decided: next_size is the request, lv_size_after_extend the LV
-    bool resent = false;           ///< a re-sent copy went through after the reply was read (see flow_resend)
+    seconds requested_at = seconds(0);  ///< when the agent requested it
+    seconds done_at = seconds(0);       ///< when the latency model makes the grown LV visible
+    seconds exceeded_at = seconds(0);  ///< when the drive crossed its threshold (or paused) for it: the latency's start
+    seconds reply_read_at = never;     ///< when the host read the SPM's reply (a flow with the mailbox), else never
+    drive_state state;                 ///< what the agent decided on
+    extend_decision decision;          ///< what it decided: next_size is the request, lv_size_after_extend the LV
+    bool resent = false;               ///< a re-sent copy went through after the reply was read (see flow_resend)
 };
 
 /// The flow between one drive, its agent and the extend latency, driven by the caller's event times: the monitor's
@@ -217,8 +231,9 @@ class extend_controller {
                   "extend_controller: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
     static_assert(detail::is_simulated_latency_v<Latency>,
-                  "extend_controller: Latency must provide detection_period() and either start_run(random_stream&) "
-                  "and complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
+                  "extend_controller: Latency must provide seconds detection_period() and either "
+                  "start_run(random_stream&) and seconds complete(run&, seconds, random_stream&), or seconds "
+                  "sample_after_detection(random_stream&)");
 
 public:
     /// Starts a run: draws the monitor's phase, then the latency's run state; the agent's monitor saw the empty
@@ -226,8 +241,8 @@ public:
     /// The controller keeps a pointer to `latency`, which must outlive it.
     /// `first_tick`, when in [0, the tick period), is the monitor's first tick instead of the drawn one (a domain's
     /// drives share their host's monitor, domain.hpp); the uniform is drawn either way, so the stream is the same.
-    extend_controller(Agent agent, const Latency& latency, bytes capacity, double monitor_interval, std::uint64_t seed,
-                      double first_tick = -1.0) noexcept
+    extend_controller(Agent agent, const Latency& latency, bytes capacity, seconds monitor_interval, std::uint64_t seed,
+                      seconds first_tick = seconds(-1)) noexcept
         : agent_(std::move(agent)),
           latency_(&latency),
           rng_(seed),
@@ -235,11 +250,11 @@ public:
           max_in_flight_(detail::max_in_flight(agent_)),
           resend_(detail::resend_of(latency)),
           resend_timeout_(detail::resend_timeout_of(latency)) {
-        const double detect = latency.detection_period();
-        on_events_ = !(detect > 0.0);
+        const seconds detect = latency.detection_period();
+        on_events_ = !(detect > seconds(0));
         tick_period_ = on_events_ ? monitor_interval : detect;
         next_tick_ = tick_period_ * rng_.uniform();
-        if (first_tick >= 0.0 && first_tick < tick_period_) next_tick_ = first_tick;
+        if (first_tick >= seconds(0) && first_tick < tick_period_) next_tick_ = first_tick;
         run_ = detail::start_latency_run(latency, rng_);
         initial_ = agent_.initial_size(capacity);
         physical_ = initial_.count();
@@ -260,9 +275,9 @@ public:
     }
     /// Whether the agent requests on the threshold and pause events (no monitor stage in the latency).
     PROVPOL_NODISCARD bool decides_on_events() const noexcept { return on_events_; }
-    PROVPOL_NODISCARD double tick_period() const noexcept { return tick_period_; }
+    PROVPOL_NODISCARD seconds tick_period() const noexcept { return tick_period_; }
     /// The time of the monitor's next tick.
-    PROVPOL_NODISCARD double next_tick() const noexcept { return next_tick_; }
+    PROVPOL_NODISCARD seconds next_tick() const noexcept { return next_tick_; }
     PROVPOL_NODISCARD unsigned in_flight() const noexcept { return in_flight_; }
     PROVPOL_NODISCARD const extend_in_flight& flight(unsigned i) const noexcept { return flights_[i]; }
     /// The in-flight extend that completes first (in_flight() > 0).
@@ -272,7 +287,7 @@ public:
         return f;
     }
     /// When the first in-flight extend completes, or never.
-    PROVPOL_NODISCARD double next_done() const noexcept {
+    PROVPOL_NODISCARD seconds next_done() const noexcept {
         return in_flight_ > 0 ? flights_[first_done()].done_at : detail::never;
     }
     PROVPOL_NODISCARD std::uint32_t extends() const noexcept { return extends_; }
@@ -286,39 +301,39 @@ public:
     }
 
     /// The monitor ticks at `t` (next_tick()): the agent samples the drive and may request an extend.
-    const extend_in_flight* tick(double t, bytes allocation) noexcept {
+    const extend_in_flight* tick(seconds t, bytes allocation) noexcept {
         next_tick_ += tick_period_;
         agent_.observe(observation{observation_kind::sample, t, allocation, bytes(physical_)});
         if (exceeded_ && resend_ != flow_resend::never)
-            resend(t, resend_ == flow_resend::after_timeout ? resend_timeout_ : 0.0);
+            resend(t, resend_ == flow_resend::after_timeout ? resend_timeout_ : seconds(0));
         return request(t, allocation);
     }
     /// The block threshold fired at `t`. Requests at once when the agent decides on events.
-    const extend_in_flight* threshold_crossed(double t, bytes allocation) noexcept {
+    const extend_in_flight* threshold_crossed(seconds t, bytes allocation) noexcept {
         exceed(t);
         agent_.observe(observation{observation_kind::threshold, t, allocation, bytes(physical_)});
         return on_events_ ? request(t, allocation) : nullptr;
     }
     /// The guest paused on ENOSPC at `t`. Requests at once when the agent decides on events, or when the host
     /// re-sends (flow_resend: VDSM handles ENOSPC at once).
-    const extend_in_flight* paused(double t, bytes allocation) noexcept {
+    const extend_in_flight* paused(seconds t, bytes allocation) noexcept {
         exceed(t);
         agent_.observe(observation{observation_kind::pause, t, allocation, bytes(physical_)});
-        if (resend_ != flow_resend::never) resend(t, 0.0);
+        if (resend_ != flow_resend::never) resend(t, seconds(0));
         return on_events_ || resend_ != flow_resend::never ? request(t, allocation) : nullptr;
     }
     /// Sets in-flight extend `i`'s completion time, and when the host read its reply. For a latency whose answer
     /// depends on other drives (the domain simulator's shared SPM, domain.hpp): its complete() returns
     /// detail::never, and the caller fills the times in once the shared queue has decided them.
-    void set_done_at(unsigned i, double t, double reply_read = detail::never) noexcept {
+    void set_done_at(unsigned i, seconds t, seconds reply_read = never) noexcept {
         flights_[i].done_at = t;
         flights_[i].reply_read_at = reply_read;
     }
     /// In-flight extend `i` completed at `t`, leaving the LV at `lv_size` (the device's real size; the simulator
     /// passes the decided size). Returns the threshold to register from the real size.
-    bytes completed(unsigned i, double t, bytes allocation, bytes lv_size) noexcept {
+    bytes completed(unsigned i, seconds t, bytes allocation, bytes lv_size) noexcept {
         physical_ = lv_size.count() > physical_ ? lv_size.count() : physical_;
-        const double latency = t - flights_[i].requested_at;
+        const seconds latency = t - flights_[i].requested_at;
         --in_flight_;
         flights_[i] = flights_[in_flight_];
         exceeded_ = false;
@@ -327,14 +342,14 @@ public:
     }
 
 private:
-    void exceed(double t) noexcept {
+    void exceed(seconds t) noexcept {
         if (!exceeded_) exceeded_at_ = t;
         exceeded_ = true;
     }
     // The host asks again for its pending extends at `t` (flow_resend): a copy goes through when the host has read
     // the reply and is refreshing the LV, `min_age` seconds or more after the request; the mail monitor drops the
     // others as duplicates.
-    void resend(double t, double min_age) noexcept {
+    void resend(seconds t, seconds min_age) noexcept {
         for (unsigned i = 0; i < in_flight_; ++i) {
             extend_in_flight& f = flights_[i];
             if (!f.resent && t >= f.reply_read_at && t < f.done_at && t - f.requested_at >= min_age) {
@@ -348,7 +363,7 @@ private:
         s.threshold_exceeded = exceeded_;
         return s;
     }
-    const extend_in_flight* request(double t, bytes allocation) noexcept {
+    const extend_in_flight* request(seconds t, bytes allocation) noexcept {
         if (in_flight_ >= max_in_flight_) return nullptr;
         drive_state s = state(allocation);
         if (in_flight_ > 0) {  // a request on top of a pending one: decide as if it had completed
@@ -361,7 +376,7 @@ private:
         f.requested_at = t;
         f.exceeded_at = exceeded_ && exceeded_at_ <= t ? exceeded_at_ : t;
         f.done_at = detail::complete_request(*latency_, run_, t, rng_);
-        f.reply_read_at = f.done_at < detail::never ? detail::reply_read_of(run_) : detail::never;
+        f.reply_read_at = f.done_at < never ? detail::reply_read_of(run_) : never;
         f.resent = false;
         f.state = s;
         f.decision = d;
@@ -376,8 +391,8 @@ private:
     bytes capacity_;
     bytes initial_;
     std::uint64_t physical_ = 0;
-    double tick_period_ = 2.0;
-    double next_tick_ = 0.0;
+    seconds tick_period_ = seconds(2);
+    seconds next_tick_ = seconds(0);
     bool on_events_ = false;
     bool exceeded_ = false;
     unsigned max_in_flight_ = 1;
@@ -385,8 +400,8 @@ private:
     std::uint32_t extends_ = 0;
     std::uint32_t resent_ = 0;
     flow_resend resend_ = flow_resend::never;
-    double resend_timeout_ = 2.0;
-    double exceeded_at_ = 0.0;
+    seconds resend_timeout_ = seconds(2);
+    seconds exceeded_at_ = seconds(0);
     extend_in_flight flights_[detail::max_extends_in_flight] = {};
 };
 

@@ -51,19 +51,19 @@ public:
         seconds lvextend_min, seconds lvextend_max, double status_read_fraction = 0.5,
         seconds poll_interval = seconds(10.0), seconds no_space_timeout = seconds(60.0)) noexcept {
         constexpr seconds hour(3600.0), day(86400.0), poll_min(0.1), zero(0.0);
-        if (!(lvextend_min > zero && lvextend_min <= hour))
+        if (!(lvextend_min > zero && within(lvextend_min, zero, hour)))
             return unexpected(error::out_of_range("lvextend_min", error_value_of(lvextend_min), error_value_of(zero),
                                                   error_value_of(hour)));
-        if (!(lvextend_max >= lvextend_min && lvextend_max <= hour))
+        if (!within(lvextend_max, lvextend_min, hour))
             return unexpected(error::out_of_range("lvextend_max", error_value_of(lvextend_max),
                                                   error_value_of(lvextend_min), error_value_of(hour)));
         if (!(status_read_fraction >= 0.0 && status_read_fraction <= 1.0))
             return unexpected(error::out_of_range("status_read_fraction", error_value::of_real(status_read_fraction),
                                                   error_value::of_real(0.0), error_value::of_real(1.0)));
-        if (!(poll_interval >= poll_min && poll_interval <= hour))
+        if (!within(poll_interval, poll_min, hour))
             return unexpected(error::out_of_range("poll_interval", error_value_of(poll_interval),
                                                   error_value_of(poll_min), error_value_of(hour)));
-        if (!(no_space_timeout >= zero && no_space_timeout <= day))
+        if (!within(no_space_timeout, zero, day))
             return unexpected(error::out_of_range("no_space_timeout", error_value_of(no_space_timeout),
                                                   error_value_of(zero), error_value_of(day)));
         return lvm_dmeventd_model(lvextend_min, lvextend_max, status_read_fraction, poll_interval, no_space_timeout);
@@ -144,18 +144,18 @@ struct lvm_pool_workload {
 
 /// One run of a burst.
 struct lvm_run_result {
-    std::uint32_t extends = 0;          ///< lvextends that grew the pool
-    std::uint32_t commands = 0;         ///< lvextend --use-policies runs, those that found nothing to do included
-    std::uint32_t failed_commands = 0;  ///< runs that failed (the VG's space, percent 0)
-    std::uint32_t times_full = 0;       ///< times the pool filled with data still to write
-    double queued_s = 0.0;              ///< seconds writes waited on a full pool
-    double longest_queue_s = 0.0;       ///< the longest of those waits
-    bool eio = false;                   ///< writes failed: queued past no_space_timeout, or error-when-full
-    bool hung = false;                  ///< writes still queued a day after the burst should have ended
-    bool vg_exhausted = false;          ///< an extend failed for want of VG space
-    bytes pool_end;                     ///< the pool's size when the run ended
-    bytes vg_free_end;                  ///< the VG's free space then
-    double end_s = 0.0;                 ///< when the last byte was written, or writes failed
+    std::uint32_t extends = 0;           ///< lvextends that grew the pool
+    std::uint32_t commands = 0;          ///< lvextend --use-policies runs, those that found nothing to do included
+    std::uint32_t failed_commands = 0;   ///< runs that failed (the VG's space, percent 0)
+    std::uint32_t times_full = 0;        ///< times the pool filled with data still to write
+    seconds queued = seconds(0);         ///< how long writes waited on a full pool, in all
+    seconds longest_queue = seconds(0);  ///< the longest of those waits
+    bool eio = false;                    ///< writes failed: queued past no_space_timeout, or error-when-full
+    bool hung = false;                   ///< writes still queued a day after the burst should have ended
+    bool vg_exhausted = false;           ///< an extend failed for want of VG space
+    bytes pool_end;                      ///< the pool's size when the run ended
+    bytes vg_free_end;                   ///< the VG's free space then
+    seconds ended_at = seconds(0);       ///< when the last byte was written, or writes failed
 };
 
 namespace detail {
@@ -315,8 +315,8 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
                     armed = m.low_water_event() && c.enabled();
                     if (full && written < static_cast<double>(total) * static_cast<double>(chunk)) {
                         const double q = t - full_since;
-                        r.queued_s += q;
-                        if (q > r.longest_queue_s) r.longest_queue_s = q;
+                        r.queued += seconds(q);
+                        if (seconds(q) > r.longest_queue) r.longest_queue = seconds(q);
                         full = false;
                         if (m.mode_change_events()) pending_event = true;  // back to writing: a device event
                     }
@@ -350,7 +350,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
                 ++r.times_full;
                 if (m.error_when_full()) {
                     r.eio = true;
-                    r.end_s = t;
+                    r.ended_at = seconds(t);
                 } else if (m.mode_change_events()) {  // out-of-data-space: a device event
                     if (running)
                         pending_event = true;
@@ -360,14 +360,14 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
                 break;
             case 5:
                 written = target;
-                r.end_s = t;
+                r.ended_at = seconds(t);
                 break;
             case 6: {
                 const double q = t - full_since;
-                r.queued_s += q;
-                if (q > r.longest_queue_s) r.longest_queue_s = q;
+                r.queued += seconds(q);
+                if (seconds(q) > r.longest_queue) r.longest_queue = seconds(q);
                 r.eio = true;
-                r.end_s = t;
+                r.ended_at = seconds(t);
                 break;
             }
             default:
@@ -376,9 +376,9 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
     }
     if (r.hung) {
         const double q = t - full_since;
-        r.queued_s += q;
-        if (q > r.longest_queue_s) r.longest_queue_s = q;
-        r.end_s = t;
+        r.queued += seconds(q);
+        if (seconds(q) > r.longest_queue) r.longest_queue = seconds(q);
+        r.ended_at = seconds(t);
     }
     r.pool_end = bytes(size);
     r.vg_free_end = vg_free;
@@ -391,15 +391,15 @@ struct lvm_plan_summary {
     double extends_mean = 0.0;
     double commands_mean = 0.0;
     double times_full_mean = 0.0;
-    double queued_s_mean = 0.0;
-    double queued_s_max = 0.0;      ///< the most any run queued
-    std::uint32_t queued_runs = 0;  ///< runs that queued at all
-    std::uint32_t eio_runs = 0;     ///< runs whose writes failed (EIO)
-    std::uint32_t hung_runs = 0;    ///< runs whose writes never completed (no_space_timeout 0)
+    seconds queued_mean = seconds(0);
+    seconds queued_max = seconds(0);  ///< the most any run queued
+    std::uint32_t queued_runs = 0;    ///< runs that queued at all
+    std::uint32_t eio_runs = 0;       ///< runs whose writes failed (EIO)
+    std::uint32_t hung_runs = 0;      ///< runs whose writes never completed (no_space_timeout 0)
     std::uint32_t vg_exhausted_runs = 0;
     bytes pool_end_max;  ///< the largest the pool ended at
     bytes vg_free_end_min = bytes::max();
-    double end_s_mean = 0.0;
+    seconds ended_at_mean = seconds(0);
 };
 
 /// Runs simulate_lvm_run `runs` times, run i with seed + i, and adds them up in run order.
@@ -413,23 +413,23 @@ PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend
         s.extends_mean += r.extends;
         s.commands_mean += r.commands;
         s.times_full_mean += r.times_full;
-        s.queued_s_mean += r.queued_s;
-        if (r.queued_s > s.queued_s_max) s.queued_s_max = r.queued_s;
-        if (r.queued_s > 0.0) ++s.queued_runs;
+        s.queued_mean += r.queued;
+        if (r.queued > s.queued_max) s.queued_max = r.queued;
+        if (r.queued > seconds(0)) ++s.queued_runs;
         if (r.eio) ++s.eio_runs;
         if (r.hung) ++s.hung_runs;
         if (r.vg_exhausted) ++s.vg_exhausted_runs;
         if (r.pool_end > s.pool_end_max) s.pool_end_max = r.pool_end;
         if (r.vg_free_end < s.vg_free_end_min) s.vg_free_end_min = r.vg_free_end;
-        s.end_s_mean += r.end_s;
+        s.ended_at_mean += r.ended_at;
     }
     if (runs != 0) {
         const auto n = static_cast<double>(runs);
         s.extends_mean /= n;
         s.commands_mean /= n;
         s.times_full_mean /= n;
-        s.queued_s_mean /= n;
-        s.end_s_mean /= n;
+        s.queued_mean /= n;
+        s.ended_at_mean /= n;
     }
     return s;
 }
@@ -442,16 +442,16 @@ struct lvm_percent_answer {
     lvm_plan_summary at;          ///< the runs at `percent`
 };
 
-/// True when no run queued writes longer than max_queued_s, none failed or hung, and the runs took at most
+/// True when no run queued writes longer than max_queued, none failed or hung, and the runs took at most
 /// max_extends extends on average (each lvextend suspends the pool and commits the VG's metadata: an extend
 /// storm stalls I/O even when nothing queues).
-PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, double max_queued_s,
+PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, seconds max_queued,
                                                 double max_extends = 1e300) noexcept {
-    return s.queued_s_max <= max_queued_s && s.eio_runs == 0 && s.hung_runs == 0 && s.extends_mean <= max_extends;
+    return s.queued_max <= max_queued && s.eio_runs == 0 && s.hung_runs == 0 && s.extends_mean <= max_extends;
 }
 
 /// The smallest autoextend percent in [1, max_percent] under which, at `threshold`, no run of the workload
-/// queues writes longer than max_queued_s, none fails with EIO, and the runs take at most max_extends extends
+/// queues writes longer than max_queued, none fails with EIO, and the runs take at most max_extends extends
 /// on average (lvm_target_met). Binary search over the percent, which assumes a larger percent never queues
 /// longer nor extends more often; that holds while the VG has room (a larger extend lands no later and leaves
 /// more space), and the answer is checked where it is found (`met` says whether it holds there). With a VG too
@@ -459,7 +459,7 @@ PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, doubl
 PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_autoextend_config& base,
                                                                   const lvm_dmeventd_model& m,
                                                                   const lvm_pool_workload& w, std::uint32_t threshold,
-                                                                  double max_queued_s, std::uint32_t runs,
+                                                                  seconds max_queued, std::uint32_t runs,
                                                                   std::uint64_t seed, std::uint32_t max_percent = 1000,
                                                                   double max_extends = 1e300) noexcept {
     auto config_at = [&](std::uint32_t percent) {
@@ -472,13 +472,13 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold >= 100) return a;
     a.at = simulate_lvm_plan(config_at(max_percent), m, w, runs, seed);
     a.percent = max_percent;
-    if (!lvm_target_met(a.at, max_queued_s, max_extends)) return a;
+    if (!lvm_target_met(a.at, max_queued, max_extends)) return a;
     a.met = true;
     std::uint32_t lo = 0, hi = max_percent;  // hi meets the target; lo does not (0 is never tried)
     while (hi - lo > 1) {
         const std::uint32_t mid = lo + (hi - lo) / 2;
         const lvm_plan_summary s = simulate_lvm_plan(config_at(mid), m, w, runs, seed);
-        if (lvm_target_met(s, max_queued_s, max_extends)) {
+        if (lvm_target_met(s, max_queued, max_extends)) {
             hi = mid;
             a.at = s;
         } else {
@@ -487,7 +487,7 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     }
     a.percent = hi;
     if (hi != max_percent) a.at = simulate_lvm_plan(config_at(hi), m, w, runs, seed);
-    a.met = lvm_target_met(a.at, max_queued_s, max_extends);
+    a.met = lvm_target_met(a.at, max_queued, max_extends);
     return a;
 }
 

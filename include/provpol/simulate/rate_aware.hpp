@@ -62,15 +62,16 @@ namespace provpol {
 /// The write rate of one drive, estimated from what the agent observes.
 class write_rate_estimator {
 public:
-    /// half_life_seconds: how fast the estimate falls when the guest slows down (it rises at once).
-    constexpr explicit write_rate_estimator(double half_life_seconds = 60.0) noexcept
-        : tau_(half_life_seconds / 0.6931471805599453) {}
+    /// half_life: how fast the estimate falls when the guest slows down (it rises at once).
+    constexpr explicit write_rate_estimator(seconds half_life = seconds(60)) noexcept
+        : tau_(half_life.count() / 0.6931471805599453) {}
 
-    /// An allocation sample at time t (seconds, any origin, the same for every call).
-    void sample(double t, bytes allocation) noexcept { point(t, allocation); }
+    /// An allocation sample at time t (any origin, the same for every call).
+    void sample(seconds t, bytes allocation) noexcept { point(t.count(), allocation); }
 
     /// The block threshold fired at time t; allocation is the threshold (or what libvirt reported).
-    void threshold(double t, bytes allocation) noexcept {
+    void threshold(seconds at, bytes allocation) noexcept {
+        const double t = at.count();
         point(t, allocation);
         threshold_time_ = t;
         threshold_allocation_ = allocation;
@@ -79,7 +80,8 @@ public:
 
     /// The guest paused on ENOSPC at time t with `allocation` = the LV size. If the threshold fired in the same
     /// cycle, the guest wrote from there to here at its exact rate.
-    void pause(double t, bytes allocation) noexcept {
+    void pause(seconds at, bytes allocation) noexcept {
+        const double t = at.count();
         if (has_threshold_ && t > threshold_time_ && allocation > threshold_allocation_) {
             const double r =
                 static_cast<double>(allocation.count() - threshold_allocation_.count()) / (t - threshold_time_);
@@ -95,13 +97,13 @@ public:
     }
 
     /// An extend completed at time t (the guest, if paused, resumes now from `allocation`).
-    void extended(double t, bytes allocation) noexcept {
+    void extended(seconds t, bytes allocation) noexcept {
         has_threshold_ = false;
         if (paused_) {
             paused_ = false;
             has_point_ = false;
         }
-        point(t, allocation);
+        point(t.count(), allocation);
     }
 
     /// The estimated write rate (0 until two observations are known).
@@ -168,10 +170,10 @@ private:
 
 /// The latency a rate-aware policy plans for: the `quantile` of a latency model, rounded up to whole
 /// milliseconds (a negative quantile counts as 0; a longer one than std::chrono::milliseconds holds saturates).
-/// Latency is any model with quantile(double) returning seconds as a double (flow/latency.hpp).
+/// Latency is any model with seconds quantile(double) (flow/latency.hpp).
 template <class Latency>
 PROVPOL_NODISCARD milliseconds latency_budget(const Latency& latency, double quantile) noexcept {
-    const double s = latency.quantile(quantile);
+    const double s = seconds(latency.quantile(quantile)).count();
     const double ms = detail::ceil((s > 0.0 ? s : 0.0) * 1000.0);
     return milliseconds(ms >= 9e18 ? milliseconds::rep{9000000000000000000} : static_cast<milliseconds::rep>(ms));
 }
@@ -268,33 +270,33 @@ PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(con
 /// budget = max(policy budget, margin x exposure), the exposure decaying with a half-life.
 class load_adaptation {
 public:
-    /// Validates: margin in [1, 10]; half_life_seconds in [1, 1e6] (how fast a past exposure stops counting);
+    /// Validates: margin in [1, 10]; half_life in [1 s, 1e6 s] (how fast a past exposure stops counting);
     /// pending_weight in [1, 10] (the factor on a pending extend's time so far). The defaults are the ones
     /// bench/domain_adaptation.cpp measured best (docs/domain.md).
     PROVPOL_NODISCARD static constexpr result<load_adaptation> make(double margin = 1.75,
-                                                                    double half_life_seconds = 600.0,
+                                                                    seconds half_life = seconds(600),
                                                                     double pending_weight = 1.5) noexcept {
         if (!(margin >= 1.0 && margin <= 10.0))
             return unexpected(error::out_of_range("margin", error_value::of_real(margin), error_value::of_real(1.0),
                                                   error_value::of_real(10.0)));
-        if (!(half_life_seconds >= 1.0 && half_life_seconds <= 1e6))
-            return unexpected(error::out_of_range("half_life_seconds", error_value::of_real(half_life_seconds),
-                                                  error_value::of_real(1.0), error_value::of_real(1e6)));
+        if (!within(half_life, seconds(1), seconds(1e6)))
+            return unexpected(error::out_of_range("half_life", error_value_of(half_life), error_value_of(seconds(1)),
+                                                  error_value_of(seconds(1e6))));
         if (!(pending_weight >= 1.0 && pending_weight <= 10.0))
             return unexpected(error::out_of_range("pending_weight", error_value::of_real(pending_weight),
                                                   error_value::of_real(1.0), error_value::of_real(10.0)));
-        return load_adaptation(margin, half_life_seconds, pending_weight);
+        return load_adaptation(margin, half_life, pending_weight);
     }
     /// The factor on the exposure.
     PROVPOL_NODISCARD constexpr double margin() const noexcept { return margin_; }
-    PROVPOL_NODISCARD constexpr double half_life() const noexcept { return half_life_; }
+    PROVPOL_NODISCARD constexpr seconds half_life() const noexcept { return half_life_; }
     PROVPOL_NODISCARD constexpr double pending_weight() const noexcept { return pending_weight_; }
 
 private:
-    constexpr load_adaptation(double margin, double half_life, double pending_weight) noexcept
+    constexpr load_adaptation(double margin, seconds half_life, double pending_weight) noexcept
         : margin_(margin), half_life_(half_life), pending_weight_(pending_weight) {}
     double margin_;
-    double half_life_;
+    seconds half_life_;
     double pending_weight_;
 };
 
@@ -306,29 +308,30 @@ private:
 /// completed extend.
 class exposure_tracker {
 public:
-    constexpr explicit exposure_tracker(double half_life_seconds = 600.0, double pending_weight = 1.0) noexcept
-        : tau_(half_life_seconds / 0.6931471805599453), pending_weight_(pending_weight) {}
+    constexpr explicit exposure_tracker(seconds half_life = seconds(600), double pending_weight = 1.0) noexcept
+        : tau_(half_life.count() / 0.6931471805599453), pending_weight_(pending_weight) {}
 
     void observe(const observation& o) noexcept {
-        if (o.kind == observation_kind::threshold && !(since_ >= 0.0)) since_ = o.time;
-        const double so_far = since_ >= 0.0 ? o.time - since_ : 0.0;
+        const double now = o.time.count();
+        if (o.kind == observation_kind::threshold && !(since_ >= 0.0)) since_ = now;
+        const double so_far = since_ >= 0.0 ? now - since_ : 0.0;
         if (o.kind != observation_kind::extended) {
-            if (pending_weight_ * so_far > seconds_) seconds_ = pending_weight_ * so_far, at_ = o.time;
+            if (pending_weight_ * so_far > seconds_) seconds_ = pending_weight_ * so_far, at_ = now;
             return;
         }
-        const double e = so_far > o.latency ? so_far : o.latency;
+        const double e = so_far > o.latency.count() ? so_far : o.latency.count();
         if (e >= seconds_) {
             seconds_ = e;
-        } else if (o.time > at_) {
-            const double keep = detail::exp(-(o.time - at_) / tau_);
+        } else if (now > at_) {
+            const double keep = detail::exp(-(now - at_) / tau_);
             seconds_ = seconds_ * keep + e * (1.0 - keep);
         }
-        at_ = o.time;
+        at_ = now;
         since_ = -1.0;
         ++extends_;
     }
-    /// The longest recent exposure, seconds (0 before the first threshold).
-    PROVPOL_NODISCARD double seconds() const noexcept { return seconds_; }
+    /// The longest recent exposure (0 before the first threshold).
+    PROVPOL_NODISCARD provpol::seconds exposure() const noexcept { return provpol::seconds(seconds_); }
     /// The completed extends seen.
     PROVPOL_NODISCARD std::uint64_t extends() const noexcept { return extends_; }
 
@@ -346,8 +349,8 @@ private:
 class rate_aware_agent {
 public:
     explicit rate_aware_agent(rate_aware_policy policy, unsigned max_in_flight = 2,
-                              double half_life_seconds = 60.0) noexcept
-        : policy_(policy), estimator_(half_life_seconds), max_in_flight_(max_in_flight) {}
+                              seconds half_life = seconds(60)) noexcept
+        : policy_(policy), estimator_(half_life), max_in_flight_(max_in_flight) {}
 
     PROVPOL_NODISCARD bytes initial_size(bytes capacity) const noexcept { return policy_.initial_size(capacity); }
 
@@ -416,8 +419,8 @@ private:
 class adaptive_rate_aware_agent {
 public:
     explicit adaptive_rate_aware_agent(rate_aware_policy policy, load_adaptation adapt, unsigned max_in_flight = 2,
-                                       double half_life_seconds = 60.0) noexcept
-        : agent_(policy, max_in_flight, half_life_seconds),
+                                       seconds half_life = seconds(60)) noexcept
+        : agent_(policy, max_in_flight, half_life),
           exposure_(adapt.half_life(), adapt.pending_weight()),
           adapt_(adapt) {}
 
@@ -436,7 +439,7 @@ public:
     /// The budget the next decision plans for.
     PROVPOL_NODISCARD milliseconds budget() const noexcept {
         const milliseconds base = agent_.policy().trigger().budget();
-        const double ms = detail::ceil(adapt_.margin() * exposure_.seconds() * 1000.0);
+        const double ms = detail::ceil(adapt_.margin() * exposure_.exposure().count() * 1000.0);
         if (!(ms > static_cast<double>(base.count()))) return base;
         return ms >= static_cast<double>(max_latency_budget.count()) ? max_latency_budget
                                                                      : milliseconds(static_cast<milliseconds::rep>(ms));

@@ -42,6 +42,7 @@
 #include "../extend/presets.hpp"
 #include "../random.hpp"
 #include "../result.hpp"
+#include "../time.hpp"
 #include "agent.hpp"
 
 #include <cstdint>
@@ -52,14 +53,14 @@ namespace provpol {
 
 /// The guest's workload.
 struct workload {
-    bytes write_size;               ///< how much the guest writes, sequentially from offset 0
-    rate write_rate;                ///< how fast, when not paused
-    bytes capacity;                 ///< the disk's virtual size; at least write_size
-    double monitor_interval = 2.0;  ///< the agent's monitor period when detection is immediate (VDSM: 2 s)
+    bytes write_size;                       ///< how much the guest writes, sequentially from offset 0
+    rate write_rate;                        ///< how fast, when not paused
+    bytes capacity;                         ///< the disk's virtual size; at least write_size
+    seconds monitor_interval = seconds(2);  ///< the agent's monitor period when detection is immediate (VDSM: 2 s)
 
     /// Validates: write size >= 1 byte, rate >= 1 byte/s, capacity >= write size, interval in (0, 3600] s.
     PROVPOL_NODISCARD static result<workload> make(bytes write_size, rate write_rate, bytes capacity,
-                                                   double monitor_interval = 2.0) noexcept {
+                                                   seconds monitor_interval = seconds(2)) noexcept {
         if (write_size.count() == 0)
             return unexpected(error::out_of_range("write_size", error_value::of_size(0), error_value::of_size(1), {}));
         if (write_rate.bytes_per_second() == 0)
@@ -67,8 +68,8 @@ struct workload {
         if (capacity < write_size)
             return unexpected(error::conflict("capacity", error_value::of_size(capacity.count()), "must be at least",
                                               "write_size", error_value::of_size(write_size.count())));
-        if (!(monitor_interval > 0.0 && monitor_interval <= 3600.0))
-            return unexpected(error::out_of_range("monitor_interval", error_value::of_real(monitor_interval),
+        if (!(monitor_interval.count() > 0.0 && monitor_interval.count() <= 3600.0))
+            return unexpected(error::out_of_range("monitor_interval", error_value::of_real(monitor_interval.count()),
                                                   error_value::of_real(0.0), error_value::of_real(3600.0)));
         return workload{write_size, write_rate, capacity, monitor_interval};
     }
@@ -76,36 +77,36 @@ struct workload {
 
 /// One run's outcome.
 struct run_result {
-    std::uint32_t extends = 0;   ///< extends requested (each grew the LV)
-    std::uint32_t resent = 0;    ///< re-sent requests that went through and grew nothing (flow/clocks.hpp's
-                                 ///< flow_resend); VDSM's log counts them as extends completed
-    std::uint32_t pauses = 0;    ///< times the guest paused on ENOSPC
-    double pause_seconds = 0.0;  ///< total time paused
-    double duration = 0.0;       ///< seconds to write everything
-    bytes initial_size;          ///< the new disk's LV size
-    bytes final_physical;        ///< the LV size at the end (including an extend still in flight)
-    bytes unwritten;             ///< allocated but not written at the end: final_physical - write_size
-    bool truncated = false;      ///< stopped by the event limit (a policy that cannot keep up at all)
+    std::uint32_t extends = 0;           ///< extends requested (each grew the LV)
+    std::uint32_t resent = 0;            ///< re-sent requests that went through and grew nothing (flow/clocks.hpp's
+                                         ///< flow_resend); VDSM's log counts them as extends completed
+    std::uint32_t pauses = 0;            ///< times the guest paused on ENOSPC
+    seconds pause_seconds = seconds(0);  ///< total time paused
+    seconds duration = seconds(0);       ///< the time to write everything
+    bytes initial_size;                  ///< the new disk's LV size
+    bytes final_physical;                ///< the LV size at the end (including an extend still in flight)
+    bytes unwritten;                     ///< allocated but not written at the end: final_physical - write_size
+    bool truncated = false;              ///< stopped by the event limit (a policy that cannot keep up at all)
 };
 
 /// Many runs' outcome: means per run, the share of extends that paused, and the distribution over runs (VMs).
 struct simulation_summary {
     std::uint32_t runs = 0;
-    double extends = 0.0;              ///< mean extends per run
-    double resent = 0.0;               ///< mean re-sent requests per run that went through (run_result::resent)
-    double pauses = 0.0;               ///< mean pauses per run
-    double pause_probability = 0.0;    ///< pauses / extends over all runs (BZ#2051997's "pauses" of "extends")
-    double runs_with_pause = 0.0;      ///< the share of runs that paused at least once
-    double pause_seconds = 0.0;        ///< mean total pause time per run
-    double max_pauses = 0.0;           ///< the most pauses in one run
-    double pauses_p50 = 0.0;           ///< per VM: the median of pauses per run
-    double pauses_p90 = 0.0;           ///< per VM: 90% of runs paused at most this many times
-    double pauses_p99 = 0.0;           ///< per VM: 99% of runs paused at most this many times
-    double runs_mostly_paused = 0.0;   ///< the share of runs in which more than half of the extends paused
-    double unwritten = 0.0;            ///< mean bytes allocated but not written at the end
-    double duration = 0.0;             ///< mean seconds to write everything
-    bytes initial_size;                ///< the new disk's LV size
-    std::uint32_t truncated_runs = 0;  ///< runs stopped by the event limit
+    double extends = 0.0;                ///< mean extends per run
+    double resent = 0.0;                 ///< mean re-sent requests per run that went through (run_result::resent)
+    double pauses = 0.0;                 ///< mean pauses per run
+    double pause_probability = 0.0;      ///< pauses / extends over all runs (BZ#2051997's "pauses" of "extends")
+    double runs_with_pause = 0.0;        ///< the share of runs that paused at least once
+    seconds pause_seconds = seconds(0);  ///< mean total pause time per run
+    double max_pauses = 0.0;             ///< the most pauses in one run
+    double pauses_p50 = 0.0;             ///< per VM: the median of pauses per run
+    double pauses_p90 = 0.0;             ///< per VM: 90% of runs paused at most this many times
+    double pauses_p99 = 0.0;             ///< per VM: 99% of runs paused at most this many times
+    double runs_mostly_paused = 0.0;     ///< the share of runs in which more than half of the extends paused
+    double unwritten = 0.0;              ///< mean bytes allocated but not written at the end
+    seconds duration = seconds(0);       ///< mean time to write everything
+    bytes initial_size;                  ///< the new disk's LV size
+    std::uint32_t truncated_runs = 0;    ///< runs stopped by the event limit
 };
 
 namespace detail {
@@ -137,7 +138,8 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
                   "extend_decision decide(const drive_state&) const");
     static_assert(detail::is_simulated_latency_v<Latency>,
                   "simulate_run: Latency must provide detection_period() and either start_run(random_stream&) and "
-                  "complete(run&, double, random_stream&), or sample_after_detection(random_stream&)");
+                  "seconds complete(run&, seconds, random_stream&), or sample_after_detection(random_stream&), "
+                  "every time a provpol::seconds");
     extend_controller<Agent, Latency> c(std::move(agent), latency, w.capacity, w.monitor_interval, seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
@@ -158,16 +160,16 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
             out.truncated = true;
             break;
         }
-        const double t_end = paused ? detail::never : t + (W - a) / R;
-        const double t_full = paused ? detail::never : (a >= P ? t : t + (P - a) / R);
-        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never;
+        const double t_end = paused ? detail::never_time : t + (W - a) / R;
+        const double t_full = paused ? detail::never_time : (a >= P ? t : t + (P - a) / R);
+        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never_time;
         // The earliest event; ties go to the first in this order, as they happen in the real flow.
         enum { done, threshold, end, full, tick } which = done;
-        double next = c.next_done();
+        double next = c.next_done().count();
         if (t_thr < next) next = t_thr, which = threshold;
         if (t_end < next) next = t_end, which = end;
         if (t_full < next) next = t_full, which = full;
-        if (c.next_tick() < next) next = c.next_tick(), which = tick;
+        if (c.next_tick().count() < next) next = c.next_tick().count(), which = tick;
         if (!paused) {
             a += R * (next - t);
             // Position events land exactly where they are, whatever the rounding of t + distance / R (a
@@ -183,16 +185,16 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
             const bytes lv = c.flight(i).decision.lv_size_after_extend;
             if (paused) {
                 paused = false;
-                out.pause_seconds += t - pause_start;
+                out.pause_seconds += seconds(t - pause_start);
             }
-            theta = static_cast<double>(c.completed(i, t, alloc(), lv).count());
+            theta = static_cast<double>(c.completed(i, seconds(t), alloc(), lv).count());
             P = static_cast<double>(c.physical());
             armed = true;
             continue;
         }
         if (which == threshold) {  // the block threshold fired
             armed = false;
-            (void)c.threshold_crossed(t, alloc());
+            (void)c.threshold_crossed(seconds(t), alloc());
             continue;
         }
         if (which == end) break;  // everything written
@@ -200,14 +202,14 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
             paused = true;
             pause_start = t;
             ++out.pauses;
-            (void)c.paused(t, alloc());
+            (void)c.paused(seconds(t), alloc());
             continue;
         }
-        (void)c.tick(t, alloc());  // the monitor wakes
+        (void)c.tick(seconds(t), alloc());  // the monitor wakes
     }
     out.extends = c.extends();
     out.resent = c.resent();
-    out.duration = t;
+    out.duration = seconds(t);
     out.final_physical = bytes(c.pending_physical());
     out.unwritten = saturating_sub(out.final_physical, w.write_size);
     return out;
@@ -247,9 +249,9 @@ public:
         paused_runs_ += r.pauses > 0 ? 1.0 : 0.0;
         // "mostly paused": more than half of the run's extends paused the guest
         mostly_paused_ += 2.0 * r.pauses > static_cast<double>(r.extends) && r.pauses > 0 ? 1.0 : 0.0;
-        pause_seconds_ += r.pause_seconds;
+        pause_seconds_ += r.pause_seconds.count();
         unwritten_ += static_cast<double>(r.unwritten.count());
-        duration_ += r.duration;
+        duration_ += r.duration.count();
         if (r.pauses > max_pauses_) max_pauses_ = r.pauses;
         truncated_ += r.truncated ? 1 : 0;
         initial_size_ = r.initial_size;
@@ -293,9 +295,9 @@ public:
             s.pause_probability = extends_ > 0.0 ? pauses_ / extends_ : 0.0;
             s.runs_with_pause = paused_runs_ / n;
             s.runs_mostly_paused = mostly_paused_ / n;
-            s.pause_seconds = pause_seconds_ / n;
+            s.pause_seconds = seconds(pause_seconds_ / n);
             s.unwritten = unwritten_ / n;
-            s.duration = duration_ / n;
+            s.duration = seconds(duration_ / n);
             s.pauses_p50 = pauses_quantile(0.5);
             s.pauses_p90 = pauses_quantile(0.9);
             s.pauses_p99 = pauses_quantile(0.99);
