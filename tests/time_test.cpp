@@ -23,6 +23,10 @@ static_assert(in_seconds(1.5_s) == 1.5);
 static_assert(!std::is_convertible_v<double, seconds>);
 static_assert(!std::is_convertible_v<seconds, milliseconds>);
 static_assert(std::is_convertible_v<milliseconds, seconds>);
+// within() compares the counts: NaN is in no range, where std::chrono's a >= b, written !(a < b), would say yes.
+static_assert(within(1_s, 1_s, 2_s) && within(2_s, 1_s, 2_s) && !within(2.5_s, 1_s, 2_s) && !within(0.5_s, 1_s, 2_s));
+static_assert(!within(seconds(__builtin_nan("")), 0_s, 1e9_s));
+static_assert(seconds(__builtin_nan("")) >= 0_s, "the std::chrono behaviour within() avoids");
 
 TEST_CASE("parse_seconds reads a decimal with no unit, s, ms or min, as the double nearest the decimal") {
     CHECK(parse_seconds("2", "t").value() == 2_s);
