@@ -1,5 +1,5 @@
 # The perf tests (label perf, in the default ctest run), included from tests/CMakeLists.txt so that every preset
-# with tests runs them:
+# with tests runs them (a sanitized one all but the two budgets, see below):
 #   perf.instruction_budget  the instruction budgets of provpol's decision paths, counted by callgrind
 #                            (bench/instructions.cpp, tools/instruction_budget.sh, bench/README.md);
 #   perf.header_includes     the standard headers the umbrella header pulls in (compile cost, see below).
@@ -11,7 +11,11 @@ find_program(PROVPOL_GXX NAMES g++ DOC "g++ for bench/instructions.cpp (the inst
 find_program(PROVPOL_VALGRIND NAMES valgrind DOC "valgrind, for the instruction budgets (perf test)")
 
 set(_provpol_budget_script ${PROJECT_SOURCE_DIR}/tools/instruction_budget.sh)
-if(PROVPOL_GXX)
+# A sanitized build (PROVPOL_SANITIZED: the asan-ubsan and tsan presets) leaves the two budgets out: they build
+# their own g++ -O2 programs whatever the preset, so they would measure again what the dev preset measured.
+if(PROVPOL_SANITIZED)
+  message(STATUS "PROVPOL_SANITIZED: perf.instruction_budget and perf.compile_budget are the dev preset's")
+elseif(PROVPOL_GXX)
   set(_provpol_instructions ${CMAKE_CURRENT_BINARY_DIR}/instructions)
   set(_provpol_instructions_flags -std=c++17 -O2)
   add_custom_command(
@@ -33,7 +37,9 @@ endif()
 if(NOT PROVPOL_VALGRIND)
   message(STATUS "valgrind not found: perf.instruction_budget will be skipped")
 endif()
-set_tests_properties(perf.instruction_budget PROPERTIES LABELS perf SKIP_RETURN_CODE 77)
+if(NOT PROVPOL_SANITIZED)
+  set_tests_properties(perf.instruction_budget PROPERTIES LABELS perf SKIP_RETURN_CODE 77)
+endif()
 
 # Compile cost, as two budgets. The decision families' umbrellas (extend, log size, chunk: what an agent includes
 # everywhere) each cost at most 1.0x what <string> adds to a translation unit, counted in compiler instructions
@@ -45,7 +51,7 @@ add_test(NAME perf.header_includes
          COMMAND bash ${PROJECT_SOURCE_DIR}/tools/compile_cost.sh --includes --check provpol/extend.hpp
                  provpol/log_size.hpp provpol/chunk.hpp provpol/extend/vdsm_sizes.hpp)
 set_tests_properties(perf.header_includes PROPERTIES LABELS perf ENVIRONMENT "CXX=${CMAKE_CXX_COMPILER}")
-if(PROVPOL_GXX)
+if(PROVPOL_GXX AND NOT PROVPOL_SANITIZED)
   add_test(NAME perf.compile_budget COMMAND bash ${PROJECT_SOURCE_DIR}/tools/compile_cost.sh --budget)
   set_tests_properties(perf.compile_budget PROPERTIES LABELS perf SKIP_RETURN_CODE 77
     ENVIRONMENT "CXX=${PROVPOL_GXX}" PASS_REGULAR_EXPRESSION "every decision umbrella within its budget")
