@@ -40,6 +40,7 @@ trap restore EXIT
 trap 'restore; exit 130' INT TERM
 
 killed=0 survived=0 stale=0 equivalent=0 missing=0 total=0
+touched=()  # the targets built from a mutant: rebuilt from the restored headers at the end
 start_all=$(date +%s)
 while IFS=$'\t' read -r id file text repl targets why; do
   case "$id" in ''|'#'*) continue ;; esac
@@ -60,6 +61,7 @@ while IFS=$'\t' read -r id file text repl targets why; do
     continue
   fi
   IFS=, read -ra tgts <<<"$targets"
+  touched+=("${tgts[@]}")
   verdict=survived
   if ! cmake --build "$build" --target "${tgts[@]}" >/dev/null 2>&1; then
     verdict="killed (build)"
@@ -75,6 +77,15 @@ while IFS=$'\t' read -r id file text repl targets why; do
   esac
   printf '%-28s %-22s %4ds  %s: %s\n' "$id" "$verdict" $(( $(date +%s) - start )) "$file" "$why" | tee -a "$report"
 done <"$list"
+# The last mutant's targets were built from it: rebuild them from the restored headers, so that a plain ctest in
+# this build directory afterwards tests the code as it is.
+if [ ${#touched[@]} -gt 0 ]; then
+  mapfile -t unique < <(printf '%s\n' "${touched[@]}" | sort -u)
+  if ! cmake --build "$build" --target "${unique[@]}" >/dev/null 2>&1; then
+    echo "mutate.sh: rebuilding ${unique[*]} from the restored headers failed" >&2
+    missing=1
+  fi
+fi
 counted=$((killed + survived))
 score=$(awk -v k=$killed -v c=$counted 'BEGIN { printf "%.1f", c ? 100 * k / c : 0 }')
 printf 'mutants %d: killed %d, survived %d, equivalent %d, stale %d; score %s%% (killed / (killed + survived)); %ds\n' \
