@@ -26,7 +26,11 @@ static_assert(std::is_convertible_v<milliseconds, seconds>);
 // within() compares the counts: NaN is in no range, where std::chrono's a >= b, written !(a < b), would say yes.
 static_assert(within(1_s, 1_s, 2_s) && within(2_s, 1_s, 2_s) && !within(2.5_s, 1_s, 2_s) && !within(0.5_s, 1_s, 2_s));
 static_assert(!within(seconds(__builtin_nan("")), 0_s, 1e9_s));
-static_assert(seconds(__builtin_nan("")) >= 0_s, "the std::chrono behaviour within() avoids");
+#if PROVPOL_CPLUSPLUS < 202002L
+// C++17's duration >= is !(a < b) ([time.duration.comparisons]); libstdc++'s C++20 mode compares through <=>,
+// where NaN is unordered and >= is false. within() gives the same answer in both.
+static_assert(seconds(__builtin_nan("")) >= 0_s, "the C++17 std::chrono behaviour within() avoids");
+#endif
 
 TEST_CASE("parse_seconds reads a decimal with no unit, s, ms or min, as the double nearest the decimal") {
     CHECK(parse_seconds("2", "t").value() == 2_s);
