@@ -91,32 +91,29 @@ struct is_agent<A, std::void_t<decltype(std::declval<const A&>().initial_size(by
 
 // A latency model's times are provpol::seconds: a model whose detection_period(), complete() or
 // sample_after_detection() returns a bare double does not satisfy the contract.
+template <class L>
+using detection_period_t = decltype(std::declval<const L&>().detection_period());
+template <class L>
+using sample_after_detection_t =
+    decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()));
+template <class L>
+using latency_run_t = decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()));
+template <class L>
+using complete_t = decltype(std::declval<const L&>().complete(std::declval<latency_run_t<L>&>(), seconds(),
+                                                              std::declval<random_stream&>()));
+
 template <class L, class = void>
 struct is_time_blind_latency : std::false_type {};
 template <class L>
-struct is_time_blind_latency<
-    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
-                   decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>()))>>
-    : std::bool_constant<
-          std::is_same_v<decltype(std::declval<const L&>().detection_period()), seconds> &&
-          std::is_same_v<decltype(std::declval<const L&>().sample_after_detection(std::declval<random_stream&>())),
-                         seconds>> {};
+struct is_time_blind_latency<L, std::void_t<detection_period_t<L>, sample_after_detection_t<L>>>
+    : std::bool_constant<std::is_same_v<detection_period_t<L>, seconds> &&
+                         std::is_same_v<sample_after_detection_t<L>, seconds>> {};
 
 template <class L, class = void>
 struct is_flow_latency : std::false_type {};
 template <class L>
-struct is_flow_latency<
-    L, std::void_t<decltype(std::declval<const L&>().detection_period()),
-                   decltype(std::declval<const L&>().start_run(std::declval<random_stream&>())),
-                   decltype(std::declval<const L&>().complete(
-                       std::declval<decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()))&>(),
-                       seconds(), std::declval<random_stream&>()))>>
-    : std::bool_constant<std::is_same_v<decltype(std::declval<const L&>().detection_period()), seconds> &&
-                         std::is_same_v<decltype(std::declval<const L&>().complete(
-                                            std::declval<decltype(std::declval<const L&>().start_run(
-                                                std::declval<random_stream&>()))&>(),
-                                            seconds(), std::declval<random_stream&>())),
-                                        seconds>> {};
+struct is_flow_latency<L, std::void_t<detection_period_t<L>, complete_t<L>>>
+    : std::bool_constant<std::is_same_v<detection_period_t<L>, seconds> && std::is_same_v<complete_t<L>, seconds>> {};
 
 template <class L>
 inline constexpr bool is_simulated_latency_v = is_flow_latency<L>::value || is_time_blind_latency<L>::value;
@@ -128,7 +125,7 @@ struct latency_run_of {
 };
 template <class L>
 struct latency_run_of<L, true> {
-    using type = decltype(std::declval<const L&>().start_run(std::declval<random_stream&>()));
+    using type = latency_run_t<L>;
 };
 
 template <class L>

@@ -137,9 +137,9 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
                   "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
     static_assert(detail::is_simulated_latency_v<Latency>,
-                  "simulate_run: Latency must provide detection_period() and either start_run(random_stream&) and "
-                  "seconds complete(run&, seconds, random_stream&), or sample_after_detection(random_stream&), "
-                  "every time a provpol::seconds");
+                  "simulate_run: Latency must provide seconds detection_period() and either "
+                  "start_run(random_stream&) and seconds complete(run&, seconds, random_stream&), or seconds "
+                  "sample_after_detection(random_stream&)");
     extend_controller<Agent, Latency> c(std::move(agent), latency, w.capacity, w.monitor_interval, seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
