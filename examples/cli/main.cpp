@@ -222,9 +222,3 @@ int provpol::cli::provpol_main(int argc, char** argv) {
         return 70;
     }
 }
-
-#ifndef PROVPOL_CLI_NO_MAIN
-// The program is provpol_main; the CLI fuzzer (tests/fuzz/cli_fuzz.cpp) builds these files without this main
-// and calls provpol_main in-process.
-int main(int argc, char** argv) { return provpol::cli::provpol_main(argc, argv); }
-#endif

@@ -2,6 +2,14 @@
 # Hostile input to every provpol subcommand: each option that takes a value gets a catalogue of bad values, and
 # every subcommand gets unknown flags, missing values, stray arguments and hostile files. Every case must exit
 # 2 with exactly one line on stderr naming the problem, print nothing on stdout, not crash and not hang.
+#   hostile_test.sh PROVPOL [K/N]: with K/N, part K of N: the subcommand cases whose index is K - 1 modulo N (and
+#   the checks after them in part 1), so that ctest runs the parts side by side (cli.hostile.1, cli.hostile.2).
+part=${2:-1/1}
+part_k=${part%/*} part_n=${part#*/}
+[[ "$part_k" =~ ^[1-9][0-9]*$ && "$part_n" =~ ^[1-9][0-9]*$ && part_k -le part_n ]] || {
+  echo "hostile_test.sh: part must be K/N with 1 <= K <= N, got '$part'" >&2
+  exit 2
+}
 . "$(dirname "$0")/lib.sh"
 
 long=$(head -c 100000 /dev/zero | tr '\0' '9')
@@ -29,8 +37,9 @@ cases=(
 # (calibrate's --save-samples is an output file name: any text is a valid name, so it has no bad values.)
 
 # with_option <base...> -- <option> <value>: the base arguments with <option> replaced by (or added as) <value>.
-for c in "${cases[@]}"; do
-  IFS='|' read -r cmd base options <<<"$c"
+for i in "${!cases[@]}"; do
+  [ $((i % part_n)) -eq $((part_k - 1)) ] || continue
+  IFS='|' read -r cmd base options <<<"${cases[$i]}"
   read -r -a base_args <<<"$base"
   read -r -a opts <<<"$options"
   for opt in "${opts[@]}"; do
@@ -50,6 +59,7 @@ for c in "${cases[@]}"; do
   expect_usage "unexpected argument 'stray'" "$cmd" "${base_args[@]}" stray
   expect_usage 'unknown option' "$cmd" "${base_args[@]}" "--$(printf '\x01\x02')"
 done
+[ "$part_k" -eq 1 ] || finish
 expect_usage "unknown command 'frobnicate'" frobnicate
 expect_usage "unknown command" $'\xff\xfe'
 
