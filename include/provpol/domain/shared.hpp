@@ -213,9 +213,7 @@ public:
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const flow_stage& s = fl.stage(i);
             if (s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send)
-                r.draws[i] = s.max_seconds > s.min_seconds
-                                 ? s.min_seconds + (s.max_seconds - s.min_seconds) * rng.uniform()
-                                 : s.min_seconds;  // flow_latency::complete's draw, in the same arithmetic
+                r.draws[i] = seconds(detail::draw_uniform(s.min_seconds.count(), s.max_seconds.count(), rng));
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);

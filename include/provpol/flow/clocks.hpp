@@ -341,8 +341,7 @@ public:
 
 private:
     static double draw(const flow_stage& s, random_stream& rng) noexcept {
-        const double lo = s.min_seconds.count(), hi = s.max_seconds.count();
-        return hi > lo ? lo + (hi - lo) * rng.uniform() : lo;
+        return detail::draw_uniform(s.min_seconds.count(), s.max_seconds.count(), rng);
     }
 
     // Splits the stages into A + B (uniforms outside the send-to-poll span) and X (between send and poll).

@@ -33,6 +33,12 @@
 namespace provpol {
 
 namespace detail {
+/// A stage's draw: uniform in [lo, hi), or lo when they are equal. pipeline_latency, flow_latency and the domain's
+/// requests (domain/shared.hpp, which must draw what flow_latency::complete draws, bit for bit) all draw here.
+PROVPOL_NODISCARD inline double draw_uniform(double lo, double hi, random_stream& rng) noexcept {
+    return hi > lo ? lo + (hi - lo) * rng.uniform() : lo;
+}
+
 /// The smallest t in [model.min(), model.max()] with model.cdf(t) >= p, by bisection to 1e-9 s: the quantile of
 /// any model whose CDF is exact and monotone (pipeline_latency, flow_latency).
 template <class Model>
@@ -265,8 +271,7 @@ public:
 
 private:
     static double draw(const latency_stage& s, random_stream& rng) noexcept {
-        const double lo = s.min_seconds.count(), hi = s.max_seconds.count();
-        return hi > lo ? lo + (hi - lo) * rng.uniform() : lo;
+        return detail::draw_uniform(s.min_seconds.count(), s.max_seconds.count(), rng);
     }
 
     void prepare() noexcept {
