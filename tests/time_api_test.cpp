@@ -53,8 +53,8 @@ static_assert(times_are_seconds<flow_latency>(), "flow_latency: times are second
 static_assert(times_are_seconds<latency_model>(), "latency_model: times are seconds");
 
 // The run and its clocks.
-static_assert(std::is_same_v<decltype(std::declval<const flow_latency&>().complete(
-                                 std::declval<flow_run&>(), seconds(), std::declval<random_stream&>())),
+static_assert(std::is_same_v<decltype(std::declval<const flow_latency&>().complete(std::declval<flow_run&>(), seconds(),
+                                                                                   std::declval<random_stream&>())),
                              seconds>);
 static_assert(std::is_same_v<decltype(flow_run{}.send_time), seconds>);
 static_assert(std::is_same_v<decltype(flow_stage{}.min_seconds), seconds>);
