@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -295,45 +296,110 @@ constexpr bool batch_in_constant_evaluation() {
 }  // namespace
 static_assert(batch_in_constant_evaluation());
 
-TEST_CASE("at the maximum, next size stays at physical on every path (single, steps, batch kernels)") {
-    // A 1 GiB disk's maximum is 1127 MiB (roundup(1.1 x 1 GiB, 1 MiB)); lvextend rounded its LV up to the
-    // 128 MiB extent, 1152 MiB. VDSM requests nothing there (thinp.py's _can_extend_drive), so the size to
-    // request is the LV's own, not the smaller maximum, and an allocation of the whole LV is not improbable.
-    const vdsm_policy p = vdsm_2022();
-    const drive_state at_max{1_GiB, 1152_MiB, 1152_MiB};
-    for (const extend_decision& d : {p.decide(at_max), p.decide_steps(at_max)}) {
-        CHECK(d.max_size == 1127_MiB);
-        CHECK_FALSE(d.can_extend);
-        CHECK(d.action == extend_action::at_maximum);
-        CHECK(d.next_size == 1152_MiB);
-        CHECK(d.lv_size_after_extend == 1152_MiB);
-        CHECK_FALSE(d.improbable_allocation);
-    }
-    // Physical above the maximum by less than a MiB, and allocation one byte above physical: improbable.
-    const drive_state odd{1_GiB, bytes((1127_MiB).count() + 4096), bytes((1127_MiB).count() + 4097)};
-    CHECK(p.decide(odd).next_size == odd.physical);
-    CHECK(p.decide(odd).improbable_allocation);
-    CHECK(p.decide_steps(odd) == p.decide(odd));
-    // The batch kernels on whole blocks of drives at and past their maximum.
-    constexpr std::size_t n = 64;
-    std::vector<std::uint64_t> cap(n), phys(n), alloc(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        cap[i] = (i + 1) << 30;
-        const std::uint64_t max = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B}).max_size.count();
-        phys[i] = max + (i % 4) * 4096 + (i % 3) * (std::uint64_t{64} << 20);
-        alloc[i] = phys[i] + (i % 2);
-    }
-    for (const batch_kernel& kernel : batch_kernels()) {
-        CAPTURE(kernel.name);
-        std::vector<std::uint64_t> thr(n), next(n);
-        std::vector<std::uint8_t> flags(n);
-        run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
-                   extend_batch_output{thr.data(), next.data(), flags.data()});
-        for (std::size_t i = 0; i < n; ++i) {
-            CAPTURE(i);
-            CHECK(next[i] == phys[i]);
-            CHECK(((flags[i] & extend_flag_improbable) != 0) == (i % 2 == 1));
-            CHECK((flags[i] & extend_flag_can_extend) == 0);
+namespace {
+
+// VDSM's getNextVolumeSize(physical, capacity) as lib/vdsm/virt/vmdevices/storage.py writes it, in Python's
+// arithmetic: utils.round(n, size) is n + size - 1 less its remainder, getMaxVolumeSize rounds the float
+// capacity * VOLWM_COW_OVERHEAD (1.1), and min() compares an int with a float exactly (every value here is
+// below 2^53, where a double holds it exactly). Written from VDSM's source, not from provpol.
+double vdsm_next_phys_size(std::uint64_t capacity, std::uint64_t physical, std::uint64_t chunk) {
+    const double mib = 1048576.0;
+    const double a = static_cast<double>(capacity) * 1.1 + (mib - 1);
+    const double max_size = a - std::fmod(a, mib);
+    const std::uint64_t b = physical + chunk + (std::uint64_t{1} << 20) - 1;
+    const double next = static_cast<double>(b - b % (std::uint64_t{1} << 20));
+    return next < max_size ? next : max_size;
+}
+
+}  // namespace
+
+TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path (steps, fast path, batch kernels)") {
+    // thinp.py's _drive_needs_extend pauses the VM (EOTHER, BZ#998443) when allocation > getNextVolumeSize(), which
+    // is min(physical + chunk, maximum): below the LV when the LV was rounded up past the maximum to the 128 MiB
+    // extent, or created larger. It runs before _handle_exceeded's _can_extend_drive, so the VM pauses at the
+    // maximum too; after a threshold event (_handle_exceeded) there is no allocation check.
+    // capacity 128 MiB: maximum 141 MiB (140.8 rounded up); an LV of 256 MiB; VDSM's next size 141 MiB.
+    CHECK(vdsm_next_phys_size(std::uint64_t{128} << 20, std::uint64_t{256} << 20, std::uint64_t{2560} << 20) == 147849216.0);
+    const std::uint64_t mib = std::uint64_t{1} << 20;
+    const std::uint64_t capacities[] = {128 * mib, 1024 * mib, 1025 * mib, 10240 * mib, 21504 * mib, 3072 * mib + 5,
+                                        102400 * mib};
+    const std::uint64_t extent = 128 * mib;
+    std::vector<std::uint64_t> cap, phys, alloc;
+    std::vector<bool> improbable;
+    int above_maximum = 0, paused = 0;
+    for (const vdsm_policy& p : {vdsm_2022(), vdsm_legacy()}) {
+        CAPTURE(p.trigger().config.chunk_mb());
+        cap.clear();
+        phys.clear();
+        alloc.clear();
+        improbable.clear();
+        for (const std::uint64_t c : capacities) {
+            const double a = static_cast<double>(c) * 1.1 + 1048575.0;
+            const auto max_size = static_cast<std::uint64_t>(a - std::fmod(a, 1048576.0));
+            const std::uint64_t rounded = (max_size + extent - 1) / extent * extent;
+            // The LV at, just past, rounded up past and well past the maximum, and one chunk below it.
+            const std::uint64_t gib = std::uint64_t{1} << 30;
+            const std::uint64_t lvs[] = {max_size,       max_size + 4096, rounded, rounded + extent, 2 * max_size,
+                                         max_size > 4 * gib ? max_size - 3 * gib : max_size / 2};
+            for (const std::uint64_t lv : lvs) {
+                for (const bool rep : {false, true}) {
+                    const std::uint64_t chunk = p.trigger().config.chunk(rep).count();
+                    const auto next = static_cast<std::uint64_t>(vdsm_next_phys_size(c, lv, chunk));
+                    for (const std::uint64_t al : {next - 1, next, next + 1}) {
+                        CAPTURE(c);
+                        CAPTURE(lv);
+                        CAPTURE(al);
+                        CAPTURE(rep);
+                        const bool want = static_cast<double>(al) > vdsm_next_phys_size(c, lv, chunk);
+                        drive_state s{bytes(c), bytes(lv), bytes(al), rep};
+                        const extend_decision d = p.decide(s), steps = p.decide_steps(s);
+                        CHECK(p.trigger().fast_path_applies(s));
+                        CHECK(d.improbable_allocation == want);
+                        CHECK(steps.improbable_allocation == want);
+                        CHECK(d == steps);
+                        CHECK(d.next_size >= s.physical);  // next_size keeps its meaning: never a shrink
+                        CHECK((d.action == extend_action::pause_improbable) == want);
+                        s.threshold_exceeded = true;  // _handle_exceeded: no allocation check
+                        CHECK(p.decide(s).action ==
+                              (lv < max_size ? extend_action::extend : extend_action::at_maximum));
+                        if (lv > max_size) ++above_maximum;
+                        if (want && lv > max_size) ++paused;
+                        if (!rep) {
+                            cap.push_back(c);
+                            phys.push_back(lv);
+                            alloc.push_back(al);
+                            improbable.push_back(want);
+                        }
+                    }
+                }
+            }
+        }
+        // The batch: whole blocks of 32 drives (the vectorised kernels) and a tail, from the same rows.
+        const std::size_t rows = cap.size();
+        while (cap.size() < 3 * detail::vdsm_batch_block + 5) {
+            const std::size_t j = cap.size() % rows;
+            cap.push_back(cap[j]);
+            phys.push_back(phys[j]);
+            alloc.push_back(alloc[j]);
+            improbable.push_back(improbable[j]);
+        }
+        const std::size_t n = cap.size();
+        for (const batch_kernel& kernel : batch_kernels()) {
+            CAPTURE(kernel.name);
+            std::vector<std::uint64_t> thr(n), next(n);
+            std::vector<std::uint8_t> flags(n);
+            run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
+                       extend_batch_output{thr.data(), next.data(), flags.data()});
+            for (std::size_t i = 0; i < n; ++i) {
+                CAPTURE(i);
+                CAPTURE(cap[i]);
+                CAPTURE(phys[i]);
+                CAPTURE(alloc[i]);
+                CHECK(((flags[i] & extend_flag_improbable) != 0) == improbable[i]);
+                CHECK(next[i] >= phys[i]);
+            }
         }
     }
+    CHECK(above_maximum > 100);
+    CHECK(paused > 50);  // the case the rule is about: above the maximum and improbable
 }

@@ -184,16 +184,18 @@ reference_decision vdsm_reference(std::uint64_t chunk_mb, std::uint64_t percent,
     const i128 limit = static_cast<i128>(100 - percent) * chunk / 100;
     auto round_up = [](i128 n, i128 size) { return (n + size - 1) / size * size; };
     const i128 max_size = round_up(static_cast<i128>(capacity) * 11 / 10, mib);
-    i128 next = round_up(static_cast<i128>(physical) + chunk, mib);
-    if (next > max_size) next = max_size;
-    if (next < physical) next = physical;  // at the maximum: no request (thinp.py's _can_extend_drive)
+    // getNextVolumeSize: min(round(physical + chunk, MiB), getMaxVolumeSize(capacity)).
+    i128 vdsm_next = round_up(static_cast<i128>(physical) + chunk, mib);
+    if (vdsm_next > max_size) vdsm_next = max_size;
+    // provpol's next_size never falls below physical: at the maximum there is no request (_can_extend_drive).
+    const i128 next = vdsm_next < physical ? static_cast<i128>(physical) : vdsm_next;
     i128 threshold = static_cast<i128>(physical) - limit;
     if (threshold < 1) threshold = 1;
     return {threshold,
             next,
             max_size,
             static_cast<i128>(physical) - static_cast<i128>(allocation) < limit,
-            static_cast<i128>(allocation) > next,
+            static_cast<i128>(allocation) > vdsm_next,  // _drive_needs_extend: allocation > nextPhysSize
             static_cast<i128>(physical) < max_size};
 }
 

@@ -142,7 +142,10 @@ TEST_CASE("policy: limit and chunk cover rate x budget, in whole MiB, within eve
         ok = ok && (static_cast<double>(d.limit.count()) >= need * (1 - 1e-12) || d.limit.count() > (1ULL << 63));
         ok = ok && d.next_size <= max(d.max_size, s.physical) && d.lv_size_after_extend.count() % (128ULL << 20) == 0;
         ok = ok && (d.can_extend ? d.next_size > s.physical : d.next_size == s.physical);  // at the maximum: stays
-        ok = ok && d.improbable_allocation == (s.allocation > d.next_size);
+        // VDSM's check: allocation above getNextVolumeSize(), min(physical + chunk in whole MiB, maximum), which
+        // is below next_size when the LV is above the maximum.
+        const bytes vdsm_next = min(align_up(saturating_add(s.physical, d.chunk), 1_MiB), d.max_size);
+        ok = ok && d.improbable_allocation == (s.allocation > vdsm_next);
         ok = ok && d.block_threshold.count() >= 1;
         if (!ok) {
             CAPTURE(s.capacity.count());

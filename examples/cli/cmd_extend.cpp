@@ -208,8 +208,11 @@ std::string sequence(const Policy& policy, bytes capacity, bytes start, bool rep
                      format f, sequence_cut& cut) {
     table t({"step", "physical", "block_threshold", "next_size", "lv_size_after_extend", "action"});
     bytes lv = start, maximum = start;
+    // The guest fills the LV, up to the most it can write: an LV rounded up past the maximum holds more than the
+    // disk can (an allocation above the maximum is improbable, and VDSM pauses the VM).
+    const bytes fillable = policy.limits().max_size(capacity);
     for (std::uint64_t step = 0; step < max_steps; ++step) {
-        drive_state s{capacity, lv, lv};
+        drive_state s{capacity, lv, min(lv, fillable)};
         s.replicating = replicating;
         const extend_decision d = policy.decide(s);
         t.add_row({cell::of(step), cell::of_size(lv), cell::of_size(d.block_threshold),

@@ -50,9 +50,13 @@ expect_usage '^provpol extend: --max-steps applies to --sequence$' \
   extend --capacity 10GiB --physical 1GiB --allocation 1GiB --max-steps 5
 
 # Item 8: at the maximum, next_size was the maximum itself, below an LV that lvextend rounded up past it (a 1 GiB
-# disk: maximum 1127 MiB, LV 1152 MiB), and the LV's whole allocation counted as improbable.
+# disk: maximum 1127 MiB, LV 1152 MiB); it stays at the LV. The improbable-allocation check is VDSM's own
+# (thinp.py's _drive_needs_extend): allocation against getNextVolumeSize(), 1127 MiB here, so an allocation of
+# 1152 MiB, more than a 1 GiB qcow2 can hold, pauses the VM, and one of 1127 MiB does not.
 expect_ok extend --capacity 1GiB --physical 1152MiB --allocation 1152MiB --format csv
-expect_stdout_line 2 '1073741824,1207959552,1207959552,2684354560,2147483648,1,1,0,1181745152,0,1207959552,1207959552,1,1207959552,1073741824,at-maximum'
+expect_stdout_line 2 '1073741824,1207959552,1207959552,2684354560,2147483648,1,1,1,1181745152,0,1207959552,1207959552,1,1207959552,1073741824,pause-improbable'
+expect_ok extend --capacity 1GiB --physical 1152MiB --allocation 1127MiB --format csv
+expect_stdout_line 2 '1073741824,1207959552,1181745152,2684354560,2147483648,1,1,0,1181745152,0,1207959552,1207959552,1,1207959552,1073741824,at-maximum'
 
 # Found by the CLI fuzzer: an option of a list given a value that is the option's alias with a value recursed
 # without end (a stack overflow, SIGSEGV): the list's reader took "--rates=0" as --rate's value and as an option.

@@ -24,6 +24,15 @@ expect_ok extend --capacity 10GiB --physical 5GiB --allocation 8053063681 --form
 expect_stdout '"action": "pause-improbable"'
 expect_ok extend --capacity 10GiB --physical 11GiB --allocation 0
 expect_stdout 'action +at-maximum'
+# An LV above the maximum (128 MiB disk, maximum 141 MiB, LV 256 MiB): VDSM's getNextVolumeSize() is 141 MiB
+# (147849216), below the LV; an allocation one byte above it pauses the VM (thinp.py's _drive_needs_extend runs
+# before _can_extend_drive), one at it does not; next_size stays at the LV (no request at the maximum).
+expect_ok extend --capacity 128MiB --physical 256MiB --allocation 147849217 --format csv
+expect_stdout '^134217728,268435456,147849217,2684354560,2147483648,1,1,1,147849216,0,268435456,268435456,[0-9]+,[0-9]+,[0-9]+,pause-improbable$'
+expect_ok extend --capacity 128MiB --physical 256MiB --allocation 147849216 --format csv
+expect_stdout ',1,0,147849216,0,268435456,268435456,[0-9]+,[0-9]+,[0-9]+,at-maximum$'
+expect_ok extend --preset vdsm-legacy --capacity 128MiB --physical 256MiB --allocation 147849217 --replicating --format csv
+expect_stdout ',pause-improbable$'
 
 # --input: header row, extra columns ignored, CRLF accepted, one output row per input row.
 printf 'name,capacity,physical,allocation\r\nvda,10737418240,5368709120,0\r\nvdb,1073741824,1073741824,1073741824\r\n' >"$scratch/in.csv"

@@ -29,6 +29,9 @@ void check(const Policy& policy, const drive_state& s, std::uint64_t extent) {
     PROVPOL_FUZZ_CHECK(d.block_threshold == max(bytes(1), saturating_sub(s.physical, d.limit)));
     PROVPOL_FUZZ_CHECK(d.action != extend_action::extend || d.can_extend);
     PROVPOL_FUZZ_CHECK(d.action != extend_action::at_maximum || !d.can_extend);
+    // Without a threshold event an improbable allocation pauses, at the maximum too (VDSM's _handle_unset).
+    PROVPOL_FUZZ_CHECK((d.action == extend_action::pause_improbable) ==
+                       (d.improbable_allocation && !s.threshold_exceeded));
     PROVPOL_FUZZ_CHECK(policy.decide(s) == d);  // a replay decides the same
 }
 

@@ -13,8 +13,11 @@
 //   Trigger  when to extend (is_extend_trigger_v).
 //     constexpr bytes limit(const drive_state&, bytes chunk) const noexcept
 //         the free-space limit: the drive needs an extend when physical - allocation < limit;
-//     constexpr bool improbable(const drive_state&, bytes next_size) const noexcept
-//         true when the reported allocation cannot be real (the agent pauses instead of extending).
+//     constexpr bool improbable(const drive_state&, bytes requested) const noexcept
+//         true when the reported allocation cannot be real (the agent pauses instead of extending);
+//         requested is min(request(physical, chunk), max_size), the size the growth would ask for before
+//         decide() keeps next_size from falling below physical (VDSM's getNextVolumeSize, which is below
+//         physical when an LV was rounded up past the maximum).
 //   Growth   how much to add (is_extend_growth_v).
 //     constexpr bytes chunk(const drive_state&) const noexcept
 //         the amount the next extend adds (before rounding and the maximum);
@@ -134,15 +137,17 @@ constexpr std::uint64_t align_up_pow2(std::uint64_t v, std::uint64_t a) noexcept
     return v > ~std::uint64_t{0} - mask ? (~std::uint64_t{0} & ~mask) : (v + mask) & ~mask;
 }
 
-// VDSM's order (virt/thinp.py, _should_extend_volume): at the maximum nothing is requested; after a threshold
-// event the drive is extended whatever the allocation says (libvirt may still report the old value);
-// otherwise an improbable allocation pauses the VM, and low free space extends. Written as selects on small
-// integers so that compilers emit conditional moves, not branches on data.
+// VDSM's order (lib/vdsm/virt/thinp.py at oVirt/vdsm fd4b0df): after a threshold event (_handle_exceeded) the
+// drive is extended whatever the allocation says (libvirt may still report the old value), unless it is at
+// the maximum; without one (_handle_unset) _drive_needs_extend's improbable-allocation check comes first and
+// pauses the VM even at the maximum (as 4.50.0's drivemonitor.should_extend_volume did), then at the maximum
+// nothing is requested, and low free space extends. Written as selects on small integers so that compilers
+// emit conditional moves, not branches on data.
 constexpr extend_action extend_action_of(bool can_extend, bool threshold_exceeded, bool improbable,
                                          bool needs_extend) noexcept {
-    unsigned a = (needs_extend ? 1u : 0u) | (improbable ? 3u : 0u);  // improbable ? 3 : needs_extend
-    a = threshold_exceeded ? 1u : a;
+    unsigned a = needs_extend || threshold_exceeded ? 1u : 0u;
     a = can_extend ? a : 2u;
+    a = improbable && !threshold_exceeded ? 3u : a;
     return static_cast<extend_action>(a);
 }
 
@@ -289,7 +294,7 @@ class extend_policy {
         detail::has_limit<Trigger>::value,
         "extend_policy: Trigger must provide constexpr bytes limit(const drive_state&, bytes chunk) const noexcept");
     static_assert(detail::has_improbable<Trigger>::value,
-                  "extend_policy: Trigger must provide constexpr bool improbable(const drive_state&, bytes next_size) "
+                  "extend_policy: Trigger must provide constexpr bool improbable(const drive_state&, bytes requested) "
                   "const noexcept");
     static_assert(detail::has_chunk<Growth>::value,
                   "extend_policy: Growth must provide constexpr bytes chunk(const drive_state&) const noexcept");
@@ -354,8 +359,11 @@ public:
         // Never below physical: at the maximum there is nothing to request. VDSM's VolumeMonitor (thinp.py)
         // stops at _can_extend_drive() there, before extend_volume(); getNextVolumeSize()'s min() alone would
         // give a size below an LV rounded up past the maximum to the extent.
-        out.next_size = max(min(limits_.request(d.physical, out.chunk), out.max_size), d.physical);
-        out.improbable_allocation = trigger_.improbable(d, out.next_size);
+        // The improbable-allocation check is VDSM's (thinp.py, _drive_needs_extend; drivemonitor.py in 4.50.0):
+        // allocation against getNextVolumeSize() itself, min(request, maximum), before that floor.
+        const bytes requested = min(limits_.request(d.physical, out.chunk), out.max_size);
+        out.next_size = max(requested, d.physical);
+        out.improbable_allocation = trigger_.improbable(d, requested);
         out.lv_size_after_extend = limits_.lv_size(out.next_size);
         out.next_block_threshold = block_threshold(out.lv_size_after_extend, out.limit);
         out.max_size_storage = limits_.max_size_storage(d.capacity);

@@ -177,7 +177,8 @@ constexpr unsigned vdsm_batch_bits = 47;
 //   next size        max(min(ceil((physical + chunk) / 2^20), max) MiB, physical) (chunk is whole MiB), the
 //                    larger chosen by the sign of their 64-bit difference;
 //   can extend       physical < max size, i.e. floor(physical / 2^20) < max MiB;
-//   improbable       allocation > next size, the sign of next size - allocation.
+//   improbable       allocation > min(request, max) MiB (VDSM's getNextVolumeSize, before the floor at
+//                    physical), the sign of that size - allocation.
 // Below 2^47 every MiB count fits in 31 bits, so the 32-bit differences' signs are the comparisons. The flags
 // are built in 32-bit lanes and narrowed to bytes once, after the loop.
 PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
@@ -211,7 +212,7 @@ PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint
         const std::uint64_t next = (p & keep) | (capped & ~keep);
         next_size[i] = next;
         const std::uint32_t physical_mib = static_cast<std::uint32_t>(p >> 20);
-        bits[i] = needs | (static_cast<std::uint32_t>((next - a) >> 63) << 1) |
+        bits[i] = needs | (static_cast<std::uint32_t>((capped - a) >> 63) << 1) |
                   (((physical_mib - static_cast<std::uint32_t>(max_mib)) >> 31) << 2);
     }
     for (std::size_t i = 0; i < vdsm_batch_block; ++i) flags[i] = static_cast<std::uint8_t>(bits[i]);
@@ -259,7 +260,8 @@ __attribute__((target("avx2"))) std::size_t vdsm_batch_blocks_avx2(std::uint64_t
 
 /// VDSM's rules, one value playing extend_policy's three roles (the configuration held once):
 /// - trigger: extend when free space falls under the watermark limit, (100 - percent) x chunk // 100; an
-///   allocation above the next size is improbable (VDSM pauses the VM: BZ#998443);
+///   allocation above getNextVolumeSize(), min(physical + chunk, maximum) in whole MiB, is improbable (VDSM
+///   pauses the VM: BZ#998443), also when the LV was rounded up past the maximum and that size is below it;
 /// - growth: one chunk (doubled while replicating); a new disk gets min(chunk, capacity);
 /// - limits: qcow2_lvm_limits of the configuration's extent.
 /// Made only from a validated vdsm_config. Offers a fast path (decide_fast: sizes below 2^63, no saturation
@@ -274,8 +276,8 @@ public:
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
         return config.limit(d.replicating);
     }
-    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes next_size) const noexcept {
-        return d.allocation > next_size;
+    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes requested) const noexcept {
+        return d.allocation > requested;
     }
     // Growth
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept { return config.chunk(d.replicating); }
@@ -324,7 +326,7 @@ public:
         const std::uint64_t capped = request < out.max_size.count() ? request : out.max_size.count();
         const std::uint64_t next = capped < p ? p : capped;  // never below physical (extend_decision::next_size)
         out.next_size = bytes(next);
-        out.improbable_allocation = a > next;
+        out.improbable_allocation = a > capped;  // VDSM compares with getNextVolumeSize itself (decide_steps)
         const std::uint64_t lv = (next + e) & not_e;
         out.lv_size_after_extend = bytes(lv);
         out.next_block_threshold = bytes(lv > limit ? lv - limit : 1);

@@ -223,8 +223,8 @@ public:
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
         return max(floor_.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_)));
     }
-    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes next_size) const noexcept {
-        return d.allocation > next_size;  // VDSM's check, unchanged
+    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes requested) const noexcept {
+        return d.allocation > requested;  // VDSM's check, unchanged
     }
     // Growth
     PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
