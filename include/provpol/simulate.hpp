@@ -1,5 +1,5 @@
 // provpol/simulate.hpp - one drive over time (the model layer): the agent contract and the extend controller, agents
-// (static, rate-aware, either of two), the single-drive simulator and LVM's thin pool under dmeventd.
+// (static, rate-aware, either of two), the single-drive simulator, LVM's thin pool under dmeventd, and the searches behind every recommend.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_HPP
@@ -10,5 +10,6 @@
 #include "simulate/lvm_pool.hpp"      // IWYU pragma: export
 #include "simulate/rate_aware.hpp"    // IWYU pragma: export
 #include "simulate/run.hpp"           // IWYU pragma: export
+#include "simulate/search.hpp"        // IWYU pragma: export
 
 #endif  // PROVPOL_SIMULATE_HPP
