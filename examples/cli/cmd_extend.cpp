@@ -13,6 +13,7 @@
 #include <provpol/extend/vdsm_sizes.hpp>
 #include <provpol/parse.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -240,8 +241,11 @@ int run_extend(int argc, char** argv) {
           "volume_utilization_percent, 0-99, overrides the preset's (default 20; with --preset vdsm-legacy, default "
           "50)"},
          {"--config", "FILE",
-          "the VDSM configuration in FILE (- for stdin): provpol recommend's answer in any --format, or a "
-          "vdsm.conf.d file; instead of --chunk and --percent"},
+          "the VDSM configuration in FILE (- for stdin), instead of --chunk and --percent: provpol recommend's "
+          "answer in any --format, or VDSM's own files, repeated as VDSM reads them (vdsm.conf, then its "
+          "vdsm.conf.d drop-ins in order: later files win, a key no file sets is the preset's VDSM default); "
+          "stderr says which file set each value",
+          true},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
@@ -395,17 +399,19 @@ int run_extend(int argc, char** argv) {
     }
 
     vdsm_config base = vdsm_config_of(preset).value();
-    if (const auto path = a.value("--config")) {
+    if (const std::vector<std::string> paths = a.values("--config", false); !paths.empty()) {
         if (a.has("--chunk") || a.has("--percent"))
             throw usage_error("give --config or --chunk and --percent, not both");
-        if (*path == "-" && input && *input == "-")
+        if (input && *input == "-" && std::find(paths.begin(), paths.end(), "-") != paths.end())
             throw usage_error("--config - and --input - both read stdin: give one of them a file");
-        const std::vector<config_entry> read = read_config_file(*path, "--config");
-        if (read.size() != 1)
-            throw usage_error("--config: " + std::to_string(read.size()) +
+        const config_reading read = read_config_files(
+            paths, "--config", preset == extend_preset::vdsm_legacy ? vdsm_legacy_defaults : vdsm_4_50_defaults);
+        if (read.entries.size() != 1)
+            throw usage_error("--config: " + std::to_string(read.entries.size()) +
                               " configurations in the file; extend decides with one (recommend "
                               "--max-pauses-per-run prints two rows: keep the one you deploy)");
-        base = read.front().config;
+        base = read.entries.front().config;
+        if (!read.sources.empty()) std::fprintf(stderr, "provpol extend: --config: %s\n", read.sources.c_str());
     }
     const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());

@@ -43,9 +43,14 @@ done
 printf '# local\n[irs]\n; old\nvolume_utilization_percent_x = 3\nvolume_utilization_chunk_mb = 2048\nvolume_utilization_percent = 30\n[vars]\nssl = true\n' >"$scratch/50-local.conf"
 expect_ok plan --config "$scratch/50-local.conf" --rate 400MiB/s --runs 5 --format csv
 expect_stdout ',chunk-2048MiB-30pct,2048,30,'
+# A drop-in that sets one key: the other is VDSM's default, as configparser over VDSM's defaults gives it
+# (tests/cli/vdsm_conf_test.sh checks the layering against configparser itself).
 printf '[irs]\nvolume_utilization_chunk_mb = 2048\n' >"$scratch/half.conf"
-expect_usage '^provpol plan: --config: .*half.conf.*:2: volume_utilization_chunk_mb without a volume_utilization_percent' \
-  plan --config "$scratch/half.conf"
+expect_ok plan --config "$scratch/half.conf" --rate 400MiB/s --runs 5 --format csv
+expect_stdout ',chunk-2048MiB-20pct,2048,20,'
+printf 'volume_utilization_chunk_mb = 2048\n' >"$scratch/bare.conf"
+expect_usage '^provpol plan: --config: .*bare.conf.*:1: volume_utilization_chunk_mb without a volume_utilization_percent' \
+  plan --config "$scratch/bare.conf"
 expect_usage '^provpol plan: --config: .* has no VDSM configuration' plan --config /dev/null
 printf '[irs]\nvolume_utilization_chunk_mb = 2048\nvolume_utilization_percent = 120\n' >"$scratch/bad.conf"
 expect_usage 'bad.conf:3: volume_utilization_percent must be in \[0, 99\], got 120' plan --config "$scratch/bad.conf"
