@@ -61,7 +61,10 @@ if(PROVPOL_INSTALL)
            COMMAND ${CMAKE_COMMAND} ${provpol_consumer_args} -DMODE=find_package -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/consume.cmake)
   add_test(NAME packaging.pkg_config
            COMMAND ${CMAKE_COMMAND} ${provpol_consumer_args} -DMODE=pkg_config -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/consume.cmake)
-  set_tests_properties(packaging.find_package packaging.pkg_config PROPERTIES LABELS packaging)
+  add_test(NAME packaging.header_only
+           COMMAND ${CMAKE_COMMAND} ${provpol_consumer_args} -DMODE=header_only -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/consume.cmake)
+  set_tests_properties(packaging.find_package packaging.pkg_config packaging.header_only PROPERTIES LABELS packaging)
+  set_tests_properties(packaging.header_only PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP: ")
 endif()
 add_test(NAME packaging.add_subdirectory
          COMMAND ${CMAKE_COMMAND} ${provpol_consumer_args} -DMODE=add_subdirectory -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/consume.cmake)

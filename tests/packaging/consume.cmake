@@ -2,6 +2,9 @@
 #   MODE=find_package      cmake --install into a prefix, then find_package(provpol) + provpol::provpol
 #   MODE=pkg_config        cmake --install into a prefix, then `pkg-config --cflags provpol` and a plain compile
 #   MODE=add_subdirectory  add_subdirectory(<provpol source tree>) + provpol::provpol
+#   MODE=header_only       docs/install.md's commands on a clean clone of the source tree's HEAD: cmake -S . -B b,
+#                          then cmake --install b --prefix P with nothing built; the headers, the CMake package and
+#                          the .pc file are installed, the CLI's files are not; then find_package(provpol) as above
 cmake_minimum_required(VERSION 3.21)
 foreach(var MODE PROVPOL_SOURCE_DIR PROVPOL_BINARY_DIR PROVPOL_CONSUMER_DIR SCRATCH CXX GENERATOR VERSION)
   if(NOT DEFINED ${var})
@@ -21,7 +24,28 @@ function(run)
   set(run_output "${out}" PARENT_SCOPE)
 endfunction()
 
-if(MODE STREQUAL "find_package" OR MODE STREQUAL "pkg_config")
+if(MODE STREQUAL "header_only")
+  if(NOT EXISTS "${PROVPOL_SOURCE_DIR}/.git")
+    message("SKIP: ${PROVPOL_SOURCE_DIR} is not a git checkout: no clean clone to make")
+    return()
+  endif()
+  find_program(GIT git REQUIRED)
+  run(${GIT} clone --quiet "${PROVPOL_SOURCE_DIR}" "${work}/src")
+  run(${CMAKE_COMMAND} -S "${work}/src" -B "${work}/b" -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX})
+  set(prefix "${work}/prefix")
+  run(${CMAKE_COMMAND} --install "${work}/b" --prefix "${prefix}")
+  foreach(f include/provpol/provpol.hpp share/cmake/provpol/provpolConfig.cmake share/pkgconfig/provpol.pc)
+    if(NOT EXISTS "${prefix}/${f}")
+      message(FATAL_ERROR "cmake --install of an unbuilt tree did not install ${f}")
+    endif()
+  endforeach()
+  foreach(f bin/provpol share/man/man1/provpol.1 share/bash-completion/completions/provpol)
+    if(EXISTS "${prefix}/${f}")
+      message(FATAL_ERROR "cmake --install of an unbuilt tree installed ${f}, which nothing built")
+    endif()
+  endforeach()
+  set(MODE find_package)
+elseif(MODE STREQUAL "find_package" OR MODE STREQUAL "pkg_config")
   set(prefix "${work}/prefix")
   run(${CMAKE_COMMAND} --install "${PROVPOL_BINARY_DIR}" --prefix "${prefix}")
   foreach(f include/provpol/provpol.hpp share/cmake/provpol/provpolConfig.cmake
