@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -177,6 +178,13 @@ struct row_preset {
 row_preset resolve_preset(const std::string& name) {
     const auto p = parse_log_preset(name, "--preset");
     if (p) return {*p, to_text(*p), false};
+    // A bare release ("7.2", "1.47"): say which preset names it.
+    unsigned bare_major = 0, bare_minor = 0;
+    char bare_tail = 0;
+    if (std::sscanf(name.c_str(), "%u.%u%c", &bare_major, &bare_minor, &bare_tail) == 2 &&
+        std::isdigit(static_cast<unsigned char>(name[0])))
+        throw usage_error("--preset: unknown value '" + args::printable(name) + "' (did you mean " +
+                          (name == "1.47" ? "e2fsprogs-1.47" : "xfsprogs-" + name) + "?)");
     unsigned major = 0, minor = 0, patch = 0;
     char tail = 0;
     const int n = std::sscanf(name.c_str(), "xfsprogs-%u.%u%c", &major, &minor, &tail);
@@ -301,12 +309,40 @@ std::string mke2fs_command(const fs_geometry_options& o, const log_size_decision
     return c;
 }
 
+// --size as provpol reads sizes, or with the one-letter suffixes mkfs.xfs (cvtnum) and mke2fs (parse_num_blocks2)
+// both read: k, m, g, t, p, e in either case, powers of 1024 ("20t" is 20 TiB). Their block ('b') and sector ('s')
+// suffixes depend on the geometry and are not read.
+std::optional<bytes> mkfs_size_option(const args& a, const char* name) {
+    const auto v = a.value(name);
+    if (!v) return std::nullopt;
+    const std::string& t = *v;
+    const std::string units = "kmgtpe";
+    const char last = t.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(t.back())));
+    const std::size_t u = units.find(last);
+    bool digits = t.size() >= 2 && u != std::string::npos;
+    for (std::size_t i = 0; digits && i + 1 < t.size(); ++i)
+        digits = std::isdigit(static_cast<unsigned char>(t[i])) != 0;
+    if (!digits) return a.size(name);
+    const unsigned shift = 10 * static_cast<unsigned>(u + 1);
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+        if (n > (~std::uint64_t{0} >> shift) / 10)
+            throw usage_error(std::string(name) + ": '" + args::printable(t) + "' is too large");
+        n = n * 10 + static_cast<std::uint64_t>(t[i] - '0');
+    }
+    if (n > (~std::uint64_t{0} >> shift))
+        throw usage_error(std::string(name) + ": '" + args::printable(t) + "' is too large");
+    return bytes(n << shift);
+}
+
 }  // namespace
 
 int run_logsize(int argc, char** argv) {
     const args a(
         "logsize", usage_text,
-        {{"--size", "SIZE", "device size, as given to mkfs (e.g. 220GiB)"},
+        {{"--size", "SIZE",
+          "device size, as given to mkfs: 220GiB, or with mkfs's own one-letter suffixes k m g t p e (either case, "
+          "powers of 1024: 20t is 20TiB)"},
          {"--path", "DEVICE|FILE",
           "read the size, sector sizes and rotational flag of a block device, or an image file's size, as "
           "mkfs does (read only); options given override what it read"},
@@ -343,7 +379,7 @@ int run_logsize(int argc, char** argv) {
     // Validate everything before printing anything.
     std::optional<path_geometry> read;
     if (const auto path = a.value("--path")) read = read_path_geometry(*path);
-    const auto size = a.size("--size");
+    const auto size = mkfs_size_option(a, "--size");
     if (!size && !read) throw usage_error("--size or --path is required (see provpol logsize --help)");
     fs_geometry_options o;
     o.device_size = size ? *size : bytes(read->size);
@@ -432,6 +468,19 @@ int run_logsize(int argc, char** argv) {
     for (const char* e2fsck_only : {"--e2fsck-recreate", "--old-journal"})
         if (a.has(e2fsck_only) && !any_ext4)
             throw usage_error(std::string(e2fsck_only) + " is e2fsck's: add --preset e2fsprogs-1.47");
+    // --rotational and --cpus size the log and the AGs for concurrency from mkfs.xfs 6.8 (the xfsprogs-6.13 and
+    // xfsprogs-7.2 rules); an older release does not read them.
+    bool any_concurrency = false;
+    for (const row_preset& p : presets)
+        any_concurrency =
+            any_concurrency || p.rules == log_preset::xfsprogs_6_13 || p.rules == log_preset::xfsprogs_7_2;
+    if (any_xfs && !any_concurrency)
+        for (const char* modern_only : {"--rotational", "--cpus"})
+            if (a.has(modern_only))
+                throw usage_error(std::string(modern_only) +
+                                  " is read by mkfs.xfs 6.8 and later (log and AG concurrency on a non-rotational "
+                                  "device): none of the presets asked for reads it (add --preset xfsprogs-6.13 or "
+                                  "xfsprogs-7.2)");
     if (!any_xfs)
         for (const char* xfs_only :
              {"--agcount", "--agsize", "--su", "--sw", "--log-su", "--features", "--log-concurrency",

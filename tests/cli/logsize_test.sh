@@ -132,7 +132,7 @@ expect_usage_error "data concurrency for mke2fs" "--data-concurrency is mkfs.xfs
 
 # Bad input.
 expect_usage_error "no size" "--size or --path is required" --preset xfsprogs-6.1
-expect_usage_error "one-letter unit" "--size: invalid value '5G'" --size 5G
+expect_usage_error "one-letter unit mkfs does not read" "--size: invalid value '5x'" --size 5x
 expect_usage_error "unknown preset" "--preset: unknown value 'xfsprogs-9'" --size 1GiB --preset xfsprogs-9
 expect_usage_error "agcount and agsize" "agcount \(4\) cannot be given with agsize" --size 1GiB --agcount 4 --agsize 256MiB
 expect_usage_error "feature value" "--features: crc must be 0 or 1" --size 1GiB --features crc=2
@@ -153,6 +153,25 @@ expect_usage_error "512 with crc" "--block-size must be in \[1024, 65536\], got 
 expect_usage_error "256 without crc" "--block-size must be in \[512, 65536\], got 256" \
     --size 1GiB --block-size 256 --features crc=0
 expect_usage_error "sector over block" "--sector-size \(8192\) must not exceed block_size" --size 1GiB --sector-size 8192
+
+# mkfs.xfs's own one-letter suffixes, 1024-based in either case (mkfs.xfs 6.1.0: `mkfs.xfs -N -d
+# file,name=x.img,size=20t` and `size=20T` print blocks=5368709100; `size=20g` blocks=5242880).
+"$provpol" logsize --size 20t --preset xfsprogs-6.1 --format csv > "$tmp/t1" 2>&1
+"$provpol" logsize --size 20TiB --preset xfsprogs-6.1 --format csv > "$tmp/t2" 2>&1
+if cmp -s "$tmp/t1" "$tmp/t2" && grep -q '^xfsprogs-6.1,4096,5368709100,' "$tmp/t1"; then ok; else bad "--size 20t: $(cat "$tmp/t1")"; fi
+"$provpol" logsize --size 20G --preset xfsprogs-6.1 --format csv > "$tmp/t1" 2>&1
+if grep -q '^xfsprogs-6.1,4096,5242880,' "$tmp/t1"; then ok; else bad "--size 20G: $(cat "$tmp/t1")"; fi
+expect_usage_error "mkfs suffix too large" "--size: '99999999e' is too large" --size 99999999e
+expect_usage_error "sector suffix" "--size: invalid value '40000s'" --size 40000s
+# A bare release names its preset; an input the presets asked for do not read is an error, not ignored.
+expect_usage_error "bare xfsprogs release" "unknown value '7.2' \(did you mean xfsprogs-7.2\?\)" --size 1GiB --preset 7.2
+expect_usage_error "bare e2fsprogs release" "did you mean e2fsprogs-1.47\?" --size 1GiB --preset 1.47
+expect_usage_error "rotational before 6.8" "--rotational is read by mkfs.xfs 6.8 and later" \
+    --size 20GiB --preset xfsprogs-6.1 --rotational 0 --cpus 4
+expect_usage_error "rotational 1 before 6.8" "--rotational is read by mkfs.xfs 6.8 and later" \
+    --size 20GiB --preset xfsprogs-5.14 --preset xfs-ratio-256 --rotational 1
+"$provpol" logsize --size 20GiB --preset xfsprogs-6.1 --preset xfsprogs-6.8 --rotational 0 --cpus 4 --format csv > "$tmp/t1" 2>&1
+if [ "$(wc -l < "$tmp/t1")" -eq 3 ]; then ok; else bad "--rotational with a 6.8 preset among others: $(cat "$tmp/t1")"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

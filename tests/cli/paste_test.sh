@@ -187,10 +187,12 @@ expect_ok logsize --size 1GiB --fast-commit --agcount 4
 # xfsprogs-X.Y for any release from 5.10 to 7.2 decides with the rule set in force in it (6.8 is not 6.1, but
 # 6.13's concurrency-sized log), under its own name; outside that range, one line naming the range. Help says
 # which releases each rule set covers.
+# (--rotational 0 --cpus 16 only where the rule set reads them: asked of an older release alone they are refused.)
 for pair in 6.8:6.13 6.17:6.13 5.19:6.1 6.4:6.1 5.10:5.14 5.14:5.14 5.15:5.15 6.18:7.2 7.2:7.2; do
-  expect_ok logsize --size 300GiB --rotational 0 --cpus 16 --preset "xfsprogs-${pair%:*}" --format csv
+  ssd=(); case ${pair#*:} in 6.13|7.2) ssd=(--rotational 0 --cpus 16) ;; esac
+  expect_ok logsize --size 300GiB "${ssd[@]}" --preset "xfsprogs-${pair%:*}" --format csv
   sed 1d "$out" | cut -d, -f2- > "$scratch/release.csv"
-  expect_ok logsize --size 300GiB --rotational 0 --cpus 16 --preset "xfsprogs-${pair#*:}" --format csv
+  expect_ok logsize --size 300GiB "${ssd[@]}" --preset "xfsprogs-${pair#*:}" --format csv
   checks=$((checks + 1))
   sed 1d "$out" | cut -d, -f2- | cmp -s - "$scratch/release.csv" || fail "xfsprogs-${pair%:*} does not decide as xfsprogs-${pair#*:}"
 done
