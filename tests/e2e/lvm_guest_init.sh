@@ -146,4 +146,27 @@ fi
 run lvs -a -o+seg_monitor,lv_size,seg_size_pe,data_percent vg
 run vgs -o+vg_free_count,vg_extent_count vg
 dmsetup status vg-pool-tpool >>$R/cmds.log 2>&1
+# What an operator has, as lvm2 prints it (tests/data/capture_lvm_reports.sh keeps these for provpol's readers):
+# the pool's report in JSON with the fields --lvs reads, in bytes and in lvs's default units, and the
+# configuration as lvmconfig prints it.
+# (lvs runs with log/command_names off, as in lvm2's default configuration: this guest's lvm.conf turns it on for its
+# logs, and it prefixes every line lvs prints with "lvs"; lvmconfig's output has no such prefix.)
+mkdir -p $R/capture
+q="log/command_names=0"
+lvm version >$R/capture/lvm_version.txt 2>&1
+lvs --config "$q" --reportformat json --units b --nosuffix \
+  -o lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,vg_extent_size \
+  vg >$R/capture/lvs_units_b.json 2>&1
+lvs --config "$q" --reportformat json --units b \
+  -o lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,vg_extent_size \
+  vg/pool >$R/capture/lvs_pool_suffix_b.json 2>&1
+lvs --config "$q" --reportformat json vg >$R/capture/lvs_default.json 2>&1
+lvmconfig activation >$R/capture/lvmconfig_activation.txt 2>&1
+lvmconfig --type full activation >$R/capture/lvmconfig_full_activation.txt 2>&1
+lvmconfig activation/thin_pool_autoextend_threshold activation/thin_pool_autoextend_percent \
+  >$R/capture/lvmconfig_keys.txt 2>&1
+# Whether lvm2 reads a setting written as a path (section/key=value) in a configuration: the value it reports.
+lvmconfig --config "activation/thin_pool_autoextend_threshold=85" \
+  activation/thin_pool_autoextend_threshold >$R/capture/lvmconfig_path_syntax.txt 2>&1
+cp /etc/lvm/lvm.conf $R/capture/lvm.conf
 finish 0
