@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 namespace provpol::cli {
 
 /// Every --latency spec, for help texts.
@@ -166,7 +168,21 @@ inline latency_model latency_spec(const std::string& spec, const std::string& op
         return *e;
     }
     const auto p = latency_profile(spec);
-    if (!p) fail(p.error(), option.c_str());
+    if (!p) {
+        const provpol::error& e = p.error();
+        if (e.code() != errc::unknown_name) fail(e, option.c_str());
+        // Every form --help lists, and for the name of a file that exists, the forms that read a file.
+        std::string m = option + ": unknown value '" + args::printable(spec) + "': expected " +
+                        std::string(e.detail().data(), e.detail().size()) + ", samples:FILE, vdsm-log:FILE, flow:FILE";
+        struct stat st {};
+        if (!spec.empty() && ::stat(spec.c_str(), &st) == 0)
+            m += " (" + args::printable(spec) + " is a file: vdsm-log:" + args::printable(spec) +
+                 " fits VDSM's log, samples:" + args::printable(spec) +
+                 " reads seconds one per line, flow:" + args::printable(spec) + " a flow in JSON)";
+        else
+            m += did_you_mean(spec, names_of_list(std::string_view(e.detail().data(), e.detail().size())));
+        throw usage_error(m);
+    }
     return *p;
 }
 

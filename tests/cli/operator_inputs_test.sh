@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The system as the operator has it: each input an operator types or pastes, read as they meant it or refused with
+# the fix (the issue "The system as the operator has it"). Each check failed before the change it covers.
+. "$(dirname "$0")/lib.sh"
+
+# --latency: the error lists every form --help lists, and for a file that exists, the forms that read one.
+touch "$scratch/vdsm.log"
+expect_usage "^provpol plan: --latency: unknown value '.*vdsm.log': expected one of vdsm-polling-2022, .*fixed:SECONDS, samples:FILE, vdsm-log:FILE, flow:FILE \(.*vdsm.log is a file: vdsm-log:.*vdsm.log fits VDSM's log" \
+  plan --latency "$scratch/vdsm.log"
+expect_usage "samples:FILE, vdsm-log:FILE, flow:FILE \(did you mean vdsm-polling-2022\?\)$" plan --latency vdsm-poling-2022
+expect_usage "samples:FILE, vdsm-log:FILE, flow:FILE$" capacity --rate 500MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency "$scratch/none.log"
+
+finish
