@@ -163,8 +163,12 @@ std::string decide_one(const Policy& policy, const drive_state& s, format f) {
     add("allocation", cell::of_size(s.allocation));
     add("chunk", cell::of_size(d.chunk));
     add("limit", cell::of_size(d.limit));
-    add("block_threshold", cell::of_text(std::to_string(d.block_threshold.count()) + " (" +
-                                         std::string(format_size(d.block_threshold).view()) + ")"));
+    // The bytes libvirt's setBlockThreshold takes, and the short form when there is one (not the same number twice).
+    const std::string threshold_bytes = std::to_string(d.block_threshold.count());
+    const std::string threshold_size(format_size(d.block_threshold).view());
+    add("block_threshold", cell::of_text(threshold_size == threshold_bytes
+                                             ? threshold_bytes
+                                             : threshold_bytes + " (" + threshold_size + ")"));
     add("needs_extend", cell::of_flag(d.needs_extend));
     add("improbable_allocation", cell::of_flag(d.improbable_allocation));
     add("max_size", cell::of_size(d.max_size));

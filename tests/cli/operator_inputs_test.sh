@@ -10,4 +10,10 @@ expect_usage "^provpol plan: --latency: unknown value '.*vdsm.log': expected one
 expect_usage "samples:FILE, vdsm-log:FILE, flow:FILE \(did you mean vdsm-polling-2022\?\)$" plan --latency vdsm-poling-2022
 expect_usage "samples:FILE, vdsm-log:FILE, flow:FILE$" capacity --rate 500MiB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency "$scratch/none.log"
 
+# Outputs that paste: a block threshold with no short form is printed once, not "697932186 (697932186)".
+expect_ok extend --capacity 10GiB --physical 2845415834 --allocation 0
+expect_stdout '^block_threshold +697932186$'
+expect_ok extend --capacity 10GiB --physical 5GiB --allocation 0
+expect_stdout '^block_threshold +3221225472 \(3GiB\)$'
+
 finish
