@@ -85,6 +85,7 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("vdsm_stage", vdsm_stage::total, vdsm_stage::refresh_destination_volume);
     check_names("vdsm_extend_record::kind", vdsm_extend_record::kind::none, vdsm_extend_record::kind::replica);
     check_names("vdsm_detection", vdsm_detection::none, vdsm_detection::event);
+    check_names("vdsm_verdict", vdsm_verdict::explained, vdsm_verdict::stage_gap);
     check_names("xfs_trans_type", xfs_trans_type::write, xfs_trans_type::atomic_ioend);
 }
 

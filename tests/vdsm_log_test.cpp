@@ -492,8 +492,8 @@ TEST_CASE("vdsm log fit: synthetic logs from flows with known parameters") {
         INFO(std::string(c.name) << ": period " << f.monitor_period.max << ", dispatch " << f.dispatch.min << "-"
                                  << f.dispatch.max << ", poll " << f.poll_interval << ", work " << f.spm_work.min << "-"
                                  << f.spm_work.max << ", read " << f.inbox_read.min << "-" << f.inbox_read.max
-                                 << ", refresh " << f.refresh.min << "-" << f.refresh.max << ", KS " << f.ks_total
-                                 << "/" << f.ks_trip);
+                                 << ", refresh " << f.refresh.min << "-" << f.refresh.max << ": "
+                                 << vdsm_verdict_text(f));
         CHECK(f.explained);
         CHECK(f.vms == 50);
         CHECK(f.detection == c.detection);
@@ -557,8 +557,8 @@ TEST_CASE("vdsm log fit: flows it was not tuned on, within 10% of the true flow"
             const vdsm_log_fit& f = *fit;
             INFO("poll " << f.poll_interval << ", detection " << static_cast<int>(f.detection) << ", work "
                          << f.spm_work.min << "-" << f.spm_work.max << ", read " << f.inbox_read.min << "-"
-                         << f.inbox_read.max << ", polls " << f.polls_min << "-" << f.polls_max << ", KS " << f.ks_total
-                         << "/" << f.ks_trip << " of " << f.ks_critical);
+                         << f.inbox_read.max << ", polls " << f.polls_min << "-" << f.polls_max << ": "
+                         << vdsm_verdict_text(f));
             CHECK(f.explained);
             CHECK(f.poll_interval == seconds(flow.poll));  // never polling for a slow SPM with events
             CHECK(f.detection == (flow.monitor ? vdsm_detection::monitor : vdsm_detection::event));
@@ -587,12 +587,15 @@ TEST_CASE("vdsm log fit: real logs published in VDSM's history") {
         const char* file;
         vdsm_detection detection;
         double poll;  // 0: the log is too short to tell
+        vdsm_verdict verdict;
     };
+    // The two short logs (3 extends and 1) are fitted, but too few to show a mailbox flow (issue 39): a model
+    // they cannot confirm is not given to plan with.
     const real_log logs[] = {
-        {"events_064a7a0d9.log", vdsm_detection::monitor, 0.5},
-        {"polling_pr80.log", vdsm_detection::monitor, 2.0},
-        {"replica_8c119243e.log", vdsm_detection::none, 0.0},
-        {"overloaded_843e8a5b8.log", vdsm_detection::none, 0.0},
+        {"events_064a7a0d9.log", vdsm_detection::monitor, 0.5, vdsm_verdict::explained},
+        {"polling_pr80.log", vdsm_detection::monitor, 2.0, vdsm_verdict::explained},
+        {"replica_8c119243e.log", vdsm_detection::none, 0.0, vdsm_verdict::too_few},
+        {"overloaded_843e8a5b8.log", vdsm_detection::none, 0.0, vdsm_verdict::too_few},
     };
     for (const real_log& l : logs) {
         CAPTURE(std::string(l.file));
@@ -601,7 +604,9 @@ TEST_CASE("vdsm log fit: real logs published in VDSM's history") {
         REQUIRE_FALSE(p.extends.empty());
         const auto fit = fit_vdsm_log(p.extends.data(), p.extends.size());
         REQUIRE(fit);
-        CHECK(fit->explained);
+        CAPTURE(vdsm_verdict_text(*fit));
+        CHECK(fit->verdict == l.verdict);
+        CHECK(fit->explained == (l.verdict == vdsm_verdict::explained));
         CHECK(fit->detection == l.detection);
         if (l.poll > 0.0) CHECK(fit->poll_interval == seconds(l.poll));
         // The fitted model covers every logged total (each logged to the hundredth).
@@ -642,9 +647,10 @@ TEST_CASE("vdsm log fit: a log no mode explains is said, not fitted") {
     const auto bad = fit_vdsm_log(bimodal.data(), bimodal.size());
     REQUIRE(bad);
     CHECK_FALSE(bad->explained);
-    CHECK(bad->ks_total > bad->ks_critical);
-    CHECK(bad->poll_interval == 0.5_s);  // the round trips alone are explained
-    CHECK(bad->ks_trip <= bad->ks_critical);
+    CHECK(bad->verdict == vdsm_verdict::stage_gap);  // the refresh is not one range...
+    CHECK(bad->evidence.gap_stage == vdsm_stage::refresh_volume);
+    CHECK(bad->poll_interval == 0.5_s);  // ...while the round trips are on the lattice
+    CHECK(bad->evidence.lattice_chance < -3.0);
     // The same log with a refresh uniform in [0.1, 3): explained.
     for (vdsm_fit_sample& s : bimodal) {
         s.refresh = seconds(0.1 + 2.9 * u(gen));

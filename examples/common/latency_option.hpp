@@ -114,14 +114,9 @@ inline vdsm_log_model load_vdsm_log(const std::string& path, const std::string& 
     return m;
 }
 
-/// Why a fit that exists does not explain its log, in one line: the KS distances against the bound.
+/// Why a fit that exists does not explain its log, in one line: the verdict and its evidence (fit/vdsm_log_judge.hpp).
 inline std::string unexplained_reason(const vdsm_log_fit& f) {
-    char buf[240];
-    std::snprintf(buf, sizeof buf,
-                  "no mailbox mode explains the log: the best, %.3g s polls, is %.3g from the totals and %.3g from "
-                  "the round trips (KS distance; at most %.3g fits %zu extends)",
-                  f.poll_interval.count(), f.ks_total, f.ks_trip, f.ks_critical, f.samples);
-    return buf;
+    return "no mailbox mode explains the log: " + vdsm_verdict_text(f);
 }
 
 /// The fitted flow of a VDSM log, for --latency vdsm-log:FILE: a log no mode explains is a usage error.

@@ -8,6 +8,7 @@
 #include "fit/chunk.hpp"            // IWYU pragma: export
 #include "fit/vdsm_log.hpp"         // IWYU pragma: export
 #include "fit/vdsm_log_fit.hpp"     // IWYU pragma: export
+#include "fit/vdsm_log_judge.hpp"   // IWYU pragma: export
 #include "fit/vdsm_log_modes.hpp"   // IWYU pragma: export
 #include "fit/vdsm_log_parse.hpp"   // IWYU pragma: export
 #include "fit/vdsm_log_report.hpp"  // IWYU pragma: export

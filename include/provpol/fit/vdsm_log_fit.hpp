@@ -39,6 +39,7 @@
 #include "../flow/clocks.hpp"
 #include "../flow/latency.hpp"
 #include "../result.hpp"
+#include "vdsm_log_judge.hpp"
 #include "vdsm_log_modes.hpp"
 #include "vdsm_log_report.hpp"
 
@@ -49,92 +50,62 @@
 
 namespace provpol {
 
-/// Fits a flow model to a log's extends (see the header comment): scores every mailbox mode against every round
-/// trip and keeps the likeliest; `explained` says whether the model passes the KS test on the totals and the
-/// round trips. Errors: no samples, or a fitted stage out of the flow model's range.
-PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample* samples, std::size_t n) {
-    if (n == 0 || samples == nullptr)
-        return unexpected(error::unsupported("vdsm log", "no extend lines in the log: cannot fit a flow model"));
-    vdsm_log_fit f;
-    f.samples = n;
-    std::vector<double> waits, trips(n), refreshes(n), totals(n), others(n);
-    std::vector<std::uint64_t> vms(n);
-    waits.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const vdsm_fit_sample& s = samples[i];
-        const double wait = s.wait.count(), trip = s.trip.count(), refresh = s.refresh.count();
-        if (wait >= 0.0) waits.push_back(wait);
-        trips[i] = trip;
-        refreshes[i] = refresh;
-        totals[i] = s.total.count();
-        const double other = totals[i] - (wait >= 0.0 ? wait : 0.0) - trip - refresh;
-        others[i] = other > 0.0 ? other : 0.0;
-        vms[i] = s.vm;
-    }
-    std::sort(vms.begin(), vms.end());
-    for (std::size_t i = 0; i < n; ++i)
-        if (i == 0 || vms[i] != vms[i - 1]) ++f.vms;
-    std::sort(trips.begin(), trips.end());  // the round trips' order is the fit's own
-    const detail::moments wm = detail::moments_of(waits.data(), waits.size()), tm = detail::moments_of(trips.data(), n),
-                          rm = detail::moments_of(refreshes.data(), n), om = detail::moments_of(others.data(), n),
-                          totm = detail::moments_of(totals.data(), n);
+namespace detail {
 
-    // Detection: none without waits; else a monitor's [0, P) against a dispatch range, by likelihood with one
-    // parameter more for the range (BIC); a monitor is a periodic task of at least 0.1 s.
-    if (!waits.empty()) {
-        f.monitor_period = detail::fit_uniform(wm, true, waits.data());
-        f.dispatch = detail::fit_uniform(wm, false, waits.data());
-        const double nw = static_cast<double>(waits.size());
-        const double floor_width = 2.0 * detail::clock_rounding;
-        const double period = f.monitor_period.max.count(), range = (f.dispatch.max - f.dispatch.min).count();
-        const double pw = period > floor_width ? period : floor_width;
-        const double dw = range > floor_width ? range : floor_width;
-        const double ll_monitor = -nw * detail::log(pw);
-        const double ll_dispatch = -nw * detail::log(dw) - 0.5 * detail::log(nw > 1.0 ? nw : 1.0);
-        f.detection = ll_monitor >= ll_dispatch && period >= 0.1 ? vdsm_detection::monitor : vdsm_detection::event;
-        if (f.detection == vdsm_detection::monitor && !(period < 1e5))
-            return unexpected(error::out_of_range("fitted watermark monitor period", error_value::of_real(period),
-                                                  error_value::of_real(0.1), error_value::of_real(1e5)));
-    }
+// Detection: none without waits; else a monitor's [0, P) against a dispatch range, by likelihood: the range's lower
+// end above 0 must be shown at the verdict's level (1e-3: its likelihood ahead by ln 1000; a monitor's waits all
+// above 0.03 s happen in 1 of 100 logs of 400); a monitor is a periodic task of at least 0.1 s.
+PROVPOL_NODISCARD inline result<bool> fit_detection(const log_columns& c, vdsm_log_fit& f) {
+    if (c.waits.empty()) return true;
+    const moments wm = moments_of(c.waits.data(), c.waits.size());
+    f.monitor_period = fit_uniform(wm, true, c.waits.data());
+    f.dispatch = fit_uniform(wm, false, c.waits.data());
+    const double nw = static_cast<double>(c.waits.size());
+    const double floor_width = 2.0 * clock_rounding;
+    const double period = f.monitor_period.max.count(), range = (f.dispatch.max - f.dispatch.min).count();
+    const double pw = period > floor_width ? period : floor_width;
+    const double dw = range > floor_width ? range : floor_width;
+    const double ll_monitor = -nw * log(pw);
+    const double ll_dispatch = -nw * log(dw) + log(judge_level);
+    f.detection = ll_monitor >= ll_dispatch && period >= 0.1 ? vdsm_detection::monitor : vdsm_detection::event;
+    if (f.detection == vdsm_detection::monitor && !(period < 1e5))
+        return unexpected(error::out_of_range("fitted watermark monitor period", error_value::of_real(period),
+                                              error_value::of_real(0.1), error_value::of_real(1e5)));
+    return true;
+}
 
-    // Mailbox mode: every poll interval scored; the likeliest wins, VDSM's two defaults (0.5 s, 2 s) ahead of the
-    // others by 3 plus BIC's half log n, and of modes within 2 of each other the one with the shorter SPM work (a
-    // log of durations cannot tell k polls of work from k polls of waiting).
-    detail::trip_fit best;
-    double best_score = -1e300;
-    const double half_log_n = 0.5 * detail::log(static_cast<double>(n));
-    for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
-        const double poll = vdsm_log_fit::polls[m].count();
-        const detail::trip_fit t = detail::fit_trip_mode(trips.data(), n, poll);
-        f.modes[m] = t.score;
-        if (!t.score.valid) continue;
-        const double score = t.score.log_likelihood - (poll == 0.5 || poll == 2.0 ? 0.0 : 3.0 + half_log_n);
-        const bool shorter = (t.a + t.b) < (best.a + best.b);
-        if (!best.score.valid || score > best_score + 2.0 || (score > best_score - 2.0 && shorter)) {
-            best = t;
-            best_score = score;
-        }
-    }
-    if (!best.score.valid)
-        return unexpected(error::unsupported("vdsm log fit", "no mailbox mode gives a model of the round trips"));
-    f.poll_interval = seconds(best.poll);
-    f.spm_cycle = seconds(best.cycle);
-    f.mailbox_events = best.poll < 2.0;
-    f.polls_min = best.k_min;
-    f.polls_max = best.k_max;
-    f.below_first_poll = best.below;
-    f.trip_outliers = best.outliers;
-    f.spm_work.min = seconds(best.a);
-    f.spm_work.max = seconds(best.b);
-    f.inbox_read.min = seconds(best.r0);
-    f.inbox_read.max = seconds(best.r1);
-    f.refresh = detail::fit_uniform(rm, false, refreshes.data());
-    // Time the totals hold beyond their timers (the replica's extend during replication, an overloaded host's
-    // gaps): a delay of its own when it is more than the rounding of four timers.
-    f.has_other = om.max > 4.0 * detail::clock_rounding + 1e-9;
-    if (f.has_other) f.other = detail::fit_uniform(om, false, others.data());
+// A mode's score: its likelihood, less 3 plus BIC's half log n unless it is one of VDSM's two defaults (0.5 s, 2 s).
+PROVPOL_NODISCARD inline double mode_score(const trip_fit& t, std::size_t n) noexcept {
+    const bool vdsm_default = t.poll == 0.5 || t.poll == 2.0;
+    return t.score.log_likelihood - (vdsm_default ? 0.0 : 3.0 + 0.5 * log(static_cast<double>(n)));
+}
 
-    // The model, in the profiles' stage structure.
+// The mode a log shows, as an order of the modes (issue 39): the valid modes whose score is within 2 of the best
+// score come first; among them the shorter SPM work (a + b: a log of durations cannot tell k polls of work from k
+// polls of waiting), then the higher score, then the shorter poll. The best score is the set's, so the choice does
+// not depend on the order the modes were scored in. Returns `count` when no mode is valid.
+PROVPOL_NODISCARD inline std::size_t choose_mode(const trip_fit* modes, std::size_t count, std::size_t n) noexcept {
+    double best = -1e300;
+    for (std::size_t m = 0; m < count; ++m)
+        if (modes[m].score.valid && mode_score(modes[m], n) > best) best = mode_score(modes[m], n);
+    const auto before = [&](std::size_t x, std::size_t y) {
+        const trip_fit &p = modes[x], &q = modes[y];
+        if (p.score.valid != q.score.valid) return p.score.valid;
+        const double sp = mode_score(p, n), sq = mode_score(q, n);
+        const bool near_p = sp >= best - 2.0, near_q = sq >= best - 2.0;
+        if (near_p != near_q) return near_p;
+        if (near_p && p.a + p.b != q.a + q.b) return p.a + p.b < q.a + q.b;
+        if (sp != sq) return sp > sq;
+        return p.poll < q.poll;
+    };
+    std::size_t chosen = 0;
+    for (std::size_t m = 1; m < count; ++m)
+        if (before(m, chosen)) chosen = m;
+    return count != 0 && modes[chosen].score.valid ? chosen : count;
+}
+
+// The model, in the profiles' stage structure, and each stage next to the log's.
+PROVPOL_NODISCARD inline result<bool> build_model(const log_columns& c, vdsm_log_fit& f) {
     flow_stage stages[flow_latency::max_stages];
     std::size_t count = 0;
     if (f.detection == vdsm_detection::monitor)
@@ -142,8 +113,8 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     else if (f.detection == vdsm_detection::event)
         stages[count++] = flow_stage::delay("block threshold event dispatch", f.dispatch.min, f.dispatch.max);
     const std::size_t trip_at = count;
-    stages[count++] = detail::flow_send;
-    const seconds drift(detail::spm_drift_for(best.poll));
+    stages[count++] = flow_send;
+    const seconds drift(spm_drift_for(f.poll_interval.count()));
     stages[count++] = f.mailbox_events ? flow_stage::clock("SPM event block check", f.poll_interval, drift)
                                        : flow_stage::clock("SPM mailbox scan", f.poll_interval, drift);
     stages[count++] = flow_stage::delay("SPM scan read, lvextend, reply write", f.spm_work.min, f.spm_work.max);
@@ -155,26 +126,69 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     const auto model = flow_latency::make(stages, count);
     if (!model) return unexpected(model.error());
     f.model = *model;
-
-    // The model's stages next to the log's.
     const auto trip_model = flow_latency::make(stages + trip_at, 5);
     const auto refresh_model = flow_latency::make(stages + refresh_at, 1);
     if (!trip_model || !refresh_model)
         return unexpected(error::unsupported("vdsm log fit", "a fitted stage is out of the flow model's range"));
+    const std::size_t n = c.trips.size();
     if (trip_at == 1) {
         const auto wait_model = flow_latency::make(stages, 1);
-        if (wait_model) f.wait = detail::stage_fit(wm, *wait_model);
+        if (wait_model) f.wait = stage_fit(moments_of(c.waits.data(), c.waits.size()), *wait_model);
     }
-    f.extend_volume = detail::stage_fit(tm, *trip_model);
-    f.refresh_volume = detail::stage_fit(rm, *refresh_model);
-    f.total = detail::stage_fit(totm, f.model);
+    f.extend_volume = stage_fit(moments_of(c.trips.data(), n), *trip_model);
+    f.refresh_volume = stage_fit(moments_of(c.refreshes.data(), n), *refresh_model);
+    f.total = stage_fit(moments_of(c.totals.data(), n), f.model);
+    return true;
+}
 
-    // Goodness of fit: the totals and the round trips against the model, by KS distance.
-    std::sort(totals.begin(), totals.end());
-    f.ks_total = detail::ks_distance(totals.data(), n, [&f](double t) { return f.model.cdf(seconds(t)); });
-    f.ks_critical = detail::ks_critical(n);
-    f.ks_trip = best.score.ks_trip;
-    f.explained = f.ks_total <= f.ks_critical && f.ks_trip <= f.ks_critical;
+// The chosen mode's values in the report, the refresh, and the time outside the timers: a delay of its own when it
+// is more than the rounding of four timers (the replica's extend during replication, an overloaded host's gaps).
+inline void set_mode(const log_columns& c, const trip_fit& best, vdsm_log_fit& f) {
+    const std::size_t n = c.trips.size();
+    f.poll_interval = seconds(best.poll);
+    f.spm_cycle = seconds(best.cycle);
+    f.mailbox_events = best.poll < 2.0;
+    f.polls_min = best.k_min;
+    f.polls_max = best.k_max;
+    f.below_first_poll = best.below;
+    f.trip_outliers = best.outliers;
+    f.spm_work.min = seconds(best.a);
+    f.spm_work.max = seconds(best.b);
+    f.inbox_read.min = seconds(best.r0);
+    f.inbox_read.max = seconds(best.r1);
+    f.refresh = fit_uniform(moments_of(c.refreshes.data(), n), false, c.refreshes.data());
+    const moments om = moments_of(c.others.data(), n);
+    f.has_other = om.max > 4.0 * clock_rounding + 1e-9;
+    if (f.has_other) f.other = fit_uniform(om, false, c.others.data());
+}
+
+}  // namespace detail
+
+/// Fits a flow model to a log's extends (see the header comment): scores every mailbox mode against every round
+/// trip, keeps the one detail::choose_mode orders first, and judges the log (fit/vdsm_log_judge.hpp): `explained`
+/// says the log is a mailbox flow the model may be planned with; otherwise `verdict` and `evidence` say why not.
+/// Errors: no samples, no mode gives a model of the round trips, or a fitted stage out of the flow model's range.
+PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample* samples, std::size_t n) {
+    if (n == 0 || samples == nullptr)
+        return unexpected(error::unsupported("vdsm log", "no extend lines in the log: cannot fit a flow model"));
+    vdsm_log_fit f;
+    f.samples = n;
+    const detail::log_columns c = detail::columns_of(samples, n);
+    f.vms = c.vms;
+    const auto detected = detail::fit_detection(c, f);
+    if (!detected) return unexpected(detected.error());
+    detail::trip_fit modes[vdsm_log_fit::mode_count];
+    for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
+        modes[m] = detail::fit_trip_mode(c.trips.data(), n, vdsm_log_fit::polls[m].count());
+        f.modes[m] = modes[m].score;
+    }
+    const std::size_t chosen = detail::choose_mode(modes, vdsm_log_fit::mode_count, n);
+    if (chosen == vdsm_log_fit::mode_count)
+        return unexpected(error::unsupported("vdsm log fit", "no mailbox mode gives a model of the round trips"));
+    detail::set_mode(c, modes[chosen], f);
+    const auto built = detail::build_model(c, f);
+    if (!built) return unexpected(built.error());
+    judge_vdsm_log(c, f);
     return f;
 }
 

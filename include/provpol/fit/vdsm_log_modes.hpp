@@ -1,8 +1,7 @@
 // provpol/fit/vdsm_log_modes.hpp - the pieces of the VDSM log fit (fit/vdsm_log_fit.hpp, whose header comment gives
-// the method): uniform ranges from samples, the mailbox mode fitted to the round trips for one poll interval (the
-// inbox read's arc, the polls each round trip took, the SPM work by likelihood) and the Kolmogorov-Smirnov
-// distance with the Clock's rounding. Internals, in provpol::detail. The round trips' residues are sorted in a
-// std::vector (std::bad_alloc propagates).
+// the method): uniform ranges from samples, and the mailbox mode fitted to the round trips for one poll interval
+// (the inbox read's arc, the polls each round trip took, the SPM work by likelihood). Internals, in
+// provpol::detail. The round trips' residues are sorted in a std::vector (std::bad_alloc propagates).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_FIT_VDSM_LOG_MODES_HPP
@@ -119,22 +118,36 @@ PROVPOL_NODISCARD inline double polls_probability(std::uint64_t k, double poll, 
     return hi > lo ? hi - lo : 0.0;
 }
 
-// Kolmogorov-Smirnov distance between sorted logged values and a model's CDF, each logged value standing for
-// any true value within the Clock's rounding.
-template <class Cdf>
-PROVPOL_NODISCARD double ks_distance(const double* sorted, std::size_t count, Cdf cdf) {
-    const double n = static_cast<double>(count);
-    double d = 0.0;
-    for (std::size_t i = 0; i < count;) {
-        std::size_t j = i + 1;  // the run of equal values (a Clock's values repeat: one CDF per distinct value)
-        while (j < count && sorted[j] == sorted[i]) ++j;
-        const double above = static_cast<double>(j) / n - cdf(sorted[i] + clock_rounding);
-        const double below = cdf(sorted[i] - clock_rounding) - static_cast<double>(i) / n;
-        if (above > d) d = above;
-        if (below > d) d = below;
-        i = j;
+// A log's extends by timer, as the fit and the verdict read them: the waits of the lines that have one, and per
+// extend its round trip (sorted: their order is the fit's own), refresh, total and the time the total holds beyond
+// its timers (at least 0; `short_totals` counts the totals shorter than their timers beyond the four values'
+// rounding, which VDSM's nested timers cannot log).
+struct log_columns {
+    std::vector<double> waits, trips, refreshes, totals, others;
+    std::size_t vms = 0, short_totals = 0;
+};
+PROVPOL_NODISCARD inline log_columns columns_of(const vdsm_fit_sample* samples, std::size_t n) {
+    log_columns c;
+    c.trips.resize(n);
+    c.refreshes.resize(n);
+    c.totals.resize(n);
+    c.others.resize(n);
+    std::vector<std::uint64_t> vms(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const vdsm_fit_sample& s = samples[i];
+        const double wait = s.wait.count(), timers = (wait >= 0.0 ? wait : 0.0) + s.trip.count() + s.refresh.count();
+        if (wait >= 0.0) c.waits.push_back(wait);
+        c.trips[i] = s.trip.count();
+        c.refreshes[i] = s.refresh.count();
+        c.totals[i] = s.total.count();
+        c.others[i] = c.totals[i] > timers ? c.totals[i] - timers : 0.0;
+        if (c.totals[i] < timers - 4.0 * clock_rounding - 1e-9) ++c.short_totals;
+        vms[i] = s.vm;
     }
-    return d;
+    std::sort(vms.begin(), vms.end());
+    c.vms = static_cast<std::size_t>(std::unique(vms.begin(), vms.end()) - vms.begin());
+    std::sort(c.trips.begin(), c.trips.end());
+    return c;
 }
 
 // One mailbox mode fitted to the round trips (see fit/vdsm_log_fit.hpp's header comment).
@@ -147,51 +160,35 @@ struct trip_fit {
 
 // The first index of sorted[0, n) whose value is not below v.
 PROVPOL_NODISCARD inline std::size_t lower_index(const double* sorted, std::size_t n, double v) noexcept {
-    std::size_t lo = 0, hi = n;
-    while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return static_cast<std::size_t>(std::lower_bound(sorted, sorted + n, v) - sorted);
 }
 
 // The share of the likelihood kept for round trips no mode explains (an SPM failover, a stuck host).
 inline constexpr double trip_outlier_share = 1e-3;
 
-// `trips`: the round trips, sorted.
-PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) {
-    trip_fit f;
-    f.poll = poll;
-    f.cycle = poll + spm_drift_for(poll);
-    f.score.poll = seconds(poll);
-    double span = 1.0;
-    for (std::size_t i = 0; i < n; ++i) span = trips[i] + 1.0 > span ? trips[i] + 1.0 : span;
-    const double outlier_log = log(trip_outlier_share / span);
+// The extends one check may leave out as outliers: n / 50, at most 20.
+PROVPOL_NODISCARD constexpr std::size_t outlier_allowance(std::size_t n) noexcept { return n / 50 < 20 ? n / 50 : 20; }
 
-    // The inbox read: the shortest arc of the residues (round trip mod poll) that holds all but a few of them,
-    // chosen by likelihood (a uniform read over the arc against the outlier density for those left out).
+// The inbox read [r0, r1): the shortest arc of the residues (round trip mod poll) that holds all but a few of them,
+// chosen by likelihood (a uniform read over the arc against the outlier density `outlier_log` for those left
+// out, and for the round trips the arc would leave shorter than one poll: a read that starts late). `trips` sorted.
+inline void fit_read_arc(const double* trips, std::size_t n, double outlier_log, trip_fit& f) {
+    const double poll = f.poll;
     std::vector<double> res(n);
     for (std::size_t i = 0; i < n; ++i) res[i] = trips[i] - floor(trips[i] / poll) * poll;
     std::sort(res.begin(), res.end());
-    const double* const sorted_trips = trips;
-    const std::size_t max_out = n / 50 < 20 ? n / 50 : 20;
     double best = -1e300, arc_start = 0.0, arc_width = 0.0;
     std::size_t arc_count = n;
-    for (std::size_t out = 0; out <= max_out; ++out) {
+    for (std::size_t out = 0; out <= outlier_allowance(n); ++out) {
         const std::size_t m = n - out;
         const double md = static_cast<double>(m);
         for (std::size_t j = 0; j < n; ++j) {
             const std::size_t e = j + m - 1;
             const double width = e < n ? res[e] - res[j] : res[e - n] + poll - res[j];
             const double widened = (m >= 2 ? width + 2.0 * width / (md - 1.0) : width) + 2.0 * clock_rounding;
-            // Round trips the arc would leave shorter than one poll (a read that starts late) count as outliers.
             double r0 = res[j] - (m >= 2 ? width / (md - 1.0) : 0.0) - clock_rounding;
             r0 = r0 > 0.0 ? r0 : 0.0;
-            const std::size_t below =
-                r0 + poll - 1e-9 <= sorted_trips[0] ? 0 : lower_index(sorted_trips, n, r0 + poll - 1e-9);
+            const std::size_t below = r0 + poll - 1e-9 <= trips[0] ? 0 : lower_index(trips, n, r0 + poll - 1e-9);
             const std::size_t inside = m > below ? m - below : 0;
             const double ll = -static_cast<double>(inside) * log(widened < poll ? widened : poll) +
                               static_cast<double>(out + below) * outlier_log;
@@ -205,63 +202,65 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     }
     const double md = static_cast<double>(arc_count);
     const double pad = (arc_count >= 2 ? arc_width / (md - 1.0) : 0.0) + clock_rounding;
-    f.r0 = arc_start - pad;
-    if (f.r0 < 0.0) f.r0 = 0.0;
+    f.r0 = arc_start - pad > 0.0 ? arc_start - pad : 0.0;
     f.r1 = arc_start + arc_width + pad;
     if (f.r1 > f.r0 + poll) f.r1 = f.r0 + poll;  // a longer read would be one more poll
+}
 
-    // The polls each round trip took; off the arc, shorter than one poll or beyond the flow's bound: outliers.
-    std::uint64_t k_min = 0, k_max = 0;
+// The polls a round trip took under the mode's read: 0 when off the lattice (shorter than one poll, a residue
+// off the read, or beyond the flow's bound).
+PROVPOL_NODISCARD inline std::uint64_t trip_polls(double t, const trip_fit& f) noexcept {
+    const double kd = floor((t - f.r0) / f.poll + 1e-9);
+    const double d = t - kd * f.poll;
+    if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(flow_latency::max_reply_polls / 2))
+        return 0;
+    return static_cast<std::uint64_t>(kd);
+}
+
+// The round trips per number of polls, from f.k_min to f.k_max (set here, with f.below and f.outliers); empty
+// when no round trip is on the lattice.
+PROVPOL_NODISCARD inline std::vector<std::size_t> count_polls(const double* trips, std::size_t n, trip_fit& f) {
     std::size_t explained = 0;
-    const std::uint64_t k_cap = flow_latency::max_reply_polls / 2;
-    // Two passes: the polls' range, then their counts.
-    const auto polls_of = [&f, poll](double t) noexcept -> std::uint64_t {
-        const double kd = floor((t - f.r0) / poll + 1e-9);
-        const double d = t - kd * poll;
-        if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) return 0;
-        return static_cast<std::uint64_t>(kd);
-    };
     for (std::size_t i = 0; i < n; ++i) {
-        const double t = trips[i];
-        const double kd = floor((t - f.r0) / poll + 1e-9);
-        const double d = t - kd * poll;
-        if (kd < 1.0) {
-            ++f.below;
+        const std::uint64_t k = trip_polls(trips[i], f);
+        if (k == 0) {
+            ++(floor((trips[i] - f.r0) / f.poll + 1e-9) < 1.0 ? f.below : f.outliers);
             continue;
         }
-        if (d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) {
-            ++f.outliers;
-            continue;
-        }
-        const auto k = static_cast<std::uint64_t>(kd);
+        f.k_min = explained == 0 || k < f.k_min ? k : f.k_min;
+        f.k_max = explained == 0 || k > f.k_max ? k : f.k_max;
         ++explained;
-        k_min = explained == 1 || k < k_min ? k : k_min;
-        k_max = explained == 1 || k > k_max ? k : k_max;
     }
     f.score.unexplained = f.below + f.outliers;
-    if (explained == 0) return f;
-    f.k_min = k_min;
-    f.k_max = k_max;
-    std::vector<std::size_t> count(static_cast<std::size_t>(k_max - k_min + 1));
+    std::vector<std::size_t> count;
+    if (explained == 0) return count;
+    count.resize(static_cast<std::size_t>(f.k_max - f.k_min + 1));
     for (std::size_t i = 0; i < n; ++i)
-        if (const std::uint64_t k = polls_of(trips[i]); k != 0) ++count[static_cast<std::size_t>(k - k_min)];
+        if (const std::uint64_t k = trip_polls(trips[i], f); k != 0) ++count[static_cast<std::size_t>(k - f.k_min)];
+    return count;
+}
 
-    // The SPM work [a, b): the polls' likelihood, never needing fewer polls than the fewest seen nor more than the
-    // most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point.
-    const auto k_loglik = [&](double a, double b) {
-        double ll = 0.0;
-        for (std::size_t i = 0; i < count.size(); ++i) {
-            if (count[i] == 0) continue;
-            const double p = polls_probability(k_min + i, poll, f.cycle, a, b);
-            if (!(p > 0.0)) return -1e300;
-            ll += static_cast<double>(count[i]) * log(p);
-        }
-        return ll;
-    };
-    const double a_lo = static_cast<double>(k_min - 1) * poll;
-    double b_hi = static_cast<double>(k_max) * poll - f.cycle;
+// The log-likelihood of the poll counts for SPM work [a, b) (-1e300 where a count is impossible).
+PROVPOL_NODISCARD inline double polls_log_likelihood(const std::vector<std::size_t>& count, const trip_fit& f, double a,
+                                                     double b) noexcept {
+    double ll = 0.0;
+    for (std::size_t i = 0; i < count.size(); ++i) {
+        if (count[i] == 0) continue;
+        const double p = polls_probability(f.k_min + i, f.poll, f.cycle, a, b);
+        if (!(p > 0.0)) return -1e300;
+        ll += static_cast<double>(count[i]) * log(p);
+    }
+    return ll;
+}
+
+// The SPM work [a, b): the polls' likelihood, never needing fewer polls than the fewest seen nor more than the
+// most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point. Returns the best
+// log-likelihood.
+inline double fit_spm_work(const std::vector<std::size_t>& count, trip_fit& f) {
+    const double a_lo = static_cast<double>(f.k_min - 1) * f.poll;
+    double b_hi = static_cast<double>(f.k_max) * f.poll - f.cycle;
     if (b_hi < a_lo) b_hi = a_lo;
-    double best_a = a_lo, best_b = a_lo, best_ll = k_loglik(a_lo, a_lo);
+    double best_a = a_lo, best_b = a_lo, best_ll = polls_log_likelihood(count, f, a_lo, a_lo);
     double lo_a = a_lo, hi_a = b_hi, lo_b = a_lo, hi_b = b_hi;
     for (int round = 0; round < 6; ++round) {
         constexpr int steps = 40;
@@ -270,7 +269,7 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
             for (int j = 0; j <= steps; ++j) {
                 const double b = lo_b + (hi_b - lo_b) * j / steps;
                 if (b < a || a < a_lo || b > b_hi) continue;
-                const double ll = k_loglik(a, b);
+                const double ll = polls_log_likelihood(count, f, a, b);
                 if (ll > best_ll + 1e-12) {
                     best_ll = ll;
                     best_a = a;
@@ -286,32 +285,32 @@ PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t
     }
     f.a = best_a;
     f.b = best_b;
-    if (!(best_ll > -1e299)) return f;
+    return best_ll;
+}
 
-    // The mode's likelihood: polls and read for the round trips it explains, the outlier density for the rest.
+// One mailbox mode fitted to the round trips `trips` (sorted) for reply polls of `poll` seconds: the read's arc,
+// the polls each round trip took, the SPM work, and the mode's likelihood (polls and read for the round trips it
+// explains, the outlier density for the rest).
+PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) {
+    trip_fit f;
+    f.poll = poll;
+    f.cycle = poll + spm_drift_for(poll);
+    f.score.poll = seconds(poll);
+    const double span = n == 0 || trips[n - 1] + 1.0 < 1.0 ? 1.0 : trips[n - 1] + 1.0;
+    const double outlier_log = log(trip_outlier_share / span);
+    fit_read_arc(trips, n, outlier_log, f);
+    const std::vector<std::size_t> count = count_polls(trips, n, f);
+    if (count.empty() || !(fit_spm_work(count, f) > -1e299)) return f;
     const double read_log = -log(f.r1 - f.r0 > 2.0 * clock_rounding ? f.r1 - f.r0 : 2.0 * clock_rounding);
     double ll = static_cast<double>(f.score.unexplained) * outlier_log;
     for (std::size_t i = 0; i < count.size(); ++i) {
         if (count[i] == 0) continue;
-        const double p = polls_probability(k_min + i, poll, f.cycle, best_a, best_b) * exp(read_log);
-        const double mixed = (1.0 - trip_outlier_share) * p + trip_outlier_share / span;
-        ll += static_cast<double>(count[i]) * log(mixed);
+        const double p = polls_probability(f.k_min + i, poll, f.cycle, f.a, f.b) * exp(read_log);
+        ll += static_cast<double>(count[i]) * log((1.0 - trip_outlier_share) * p + trip_outlier_share / span);
     }
     f.score.log_likelihood = ll;
-    const auto model = round_trip_flow(poll, f.a, f.b, f.r0, f.r1);
-    if (!model) return f;
-    f.score.ks_trip = ks_distance(sorted_trips, n, [&model](double t) { return model->cdf(seconds(t)); });
-    f.score.valid = true;
+    f.score.valid = round_trip_flow(poll, f.a, f.b, f.r0, f.r1).has_value();
     return f;
-}
-
-// The KS distance above which a fit of n extends is rejected: the 0.1% level for n independent samples
-// (sqrt(-ln(0.0005) / 2) = 1.95), but never under 0.05. The extends of one VM share its clocks' phases (and the VMs
-// of a host its SPM's), so they are not independent: a long log would be rejected for the few phases it happened
-// to see; a model within 0.05 of the log's distribution everywhere is close enough to plan with.
-PROVPOL_NODISCARD inline double ks_critical(std::size_t n) noexcept {
-    const double independent = n == 0 ? 1.0 : 1.95 / sqrt(static_cast<double>(n));
-    return independent > 0.05 ? independent : 0.05;
 }
 
 }  // namespace detail

@@ -68,9 +68,48 @@ PROVPOL_NODISCARD constexpr vdsm_fit_sample vdsm_sample_of(const vdsm_extend_rec
 struct vdsm_mode_score {
     seconds poll{};                  ///< the host's reply poll and the SPM's clock
     double log_likelihood = -1e300;  ///< of the round trips under the mode's best parameters
-    double ks_trip = 1.0;            ///< Kolmogorov-Smirnov distance, the round trips against the mode's model
     std::size_t unexplained = 0;     ///< round trips off the mode's lattice (or shorter than one poll)
     bool valid = false;              ///< the mode gave a model at all
+};
+
+/// What the log is, as fit/vdsm_log_judge.hpp judges it (the evidence is in vdsm_log_evidence).
+enum class vdsm_verdict : unsigned char {
+    explained,     ///< the round trips lie on a reply-poll lattice beyond chance, and nothing refutes the flow
+    too_few,       ///< too few extends to show a lattice: no evidence either way, so no model to plan with
+    totals_short,  ///< totals shorter than their timers: not VDSM's Clock, whose timers lie inside its total
+    no_lattice,    ///< round trips shorter than one poll, or on no reply-poll lattice: not a mailbox flow
+    poll_gap,      ///< the polls skip a band one SPM cannot skip: two SPMs (or two flows) in one log
+    stage_gap      ///< a service time (refresh, dispatch, monitor wait) leaves a gap one range cannot leave
+};
+/// "explained", "too_few", "totals_short", "no_lattice", "poll_gap" or "stage_gap".
+PROVPOL_NODISCARD constexpr const char* to_text(vdsm_verdict e) noexcept {
+    constexpr const char* names[] = {"explained", "too_few", "totals_short", "no_lattice", "poll_gap", "stage_gap"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(vdsm_verdict::stage_gap) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
+/// The evidence behind the verdict (fit/vdsm_log_judge.hpp). A chance is a bound on the probability of evidence
+/// at least this strong where the log's claim is false, as log10 (-30: 1e-30), Bonferroni-corrected; 0 = none.
+struct vdsm_log_evidence {
+    std::size_t allowance = 0;     ///< extends any one check may leave out as outliers: n / 50, at most 20
+    std::size_t short_totals = 0;  ///< totals shorter than wait + round trip + refresh by more than the rounding
+    std::size_t below_poll = 0;    ///< round trips shorter than one reply poll of the chosen mode
+    // The lattice: the arc of the poll (cells of 0.01 s) that holds the most round trips beyond chance.
+    std::size_t on_lattice = 0;      ///< round trips in the arc
+    std::size_t trips = 0;           ///< round trips of at least one poll (those the lattice can hold)
+    seconds arc_start{}, arc_end{};  ///< the arc: the reply read after the poll, as logged
+    double lattice_chance = 0.0;     ///< log10 bound on the chance of such an arc without a lattice
+    std::size_t min_extends = 0;     ///< the fewest extends that show a lattice of VDSM's 0.05-0.12 s reads here
+    // The polls' gap: the band of polls one SPM fills (k from band_lo to band_hi), and what the log holds there.
+    std::uint64_t band_lo = 0, band_hi = 0;
+    std::size_t band_count = 0, band_trips = 0;
+    double band_share = 0.0;   ///< the least share of round trips one SPM puts in the band
+    double band_chance = 0.0;  ///< log10 bound on the chance of so few there with one SPM
+    // The service times' gap: the widest empty span inside a fitted range.
+    vdsm_stage gap_stage = vdsm_stage::total;  ///< which (wait, refresh-volume); total: none tested
+    seconds gap_from{}, gap_to{};
+    double gap_chance = 0.0;  ///< log10 bound on the chance of such a span inside one uniform range
 };
 
 /// A flow model fitted to a VDSM log, and what the fit decided (see fit/vdsm_log_fit.hpp).
@@ -82,7 +121,9 @@ struct vdsm_log_fit {
                                                   seconds(1.0), seconds(2.0),  seconds(4.0)};
 
     flow_latency model;
-    bool explained = false;  ///< the model passes the goodness-of-fit test; otherwise no mode explains the log
+    bool explained = false;  ///< verdict == explained: the model may be planned with; otherwise callers say why
+    vdsm_verdict verdict = vdsm_verdict::too_few;
+    vdsm_log_evidence evidence;
     vdsm_detection detection = vdsm_detection::none;
     vdsm_fitted_range monitor_period;            ///< monitor: its period is max (min is 0)
     vdsm_fitted_range dispatch;                  ///< event: the event's dispatch time
@@ -97,9 +138,6 @@ struct vdsm_log_fit {
     vdsm_fitted_range other;  ///< that time, as a delay
     vdsm_stage_fit wait, extend_volume, refresh_volume, total;
     std::size_t samples = 0, vms = 0;
-    double ks_total = 1.0;     ///< KS distance between the log's totals and the model's (rounding allowed)
-    double ks_trip = 1.0;      ///< the same for the round trips (extend-volume)
-    double ks_critical = 0.0;  ///< the distance above which the model is rejected (1.95 / sqrt(n), at least 0.05)
     vdsm_mode_score modes[mode_count];
 };
 
