@@ -7,6 +7,7 @@
 
 #include "simulate/agent.hpp"         // IWYU pragma: export
 #include "simulate/either_agent.hpp"  // IWYU pragma: export
+#include "simulate/lvm_dmeventd.hpp"  // IWYU pragma: export
 #include "simulate/lvm_pool.hpp"      // IWYU pragma: export
 #include "simulate/rate_aware.hpp"    // IWYU pragma: export
 #include "simulate/run.hpp"           // IWYU pragma: export
