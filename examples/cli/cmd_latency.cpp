@@ -161,7 +161,7 @@ int run_vdsm_log(const args& a, format out) {
         "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
         "(use it with --latency vdsm-log:%s)\n",
         f.model.min().count(), f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.99).count(),
-        f.model.max().count(), shown.c_str());
+        f.model.max().count(), path == "-" ? "-" : shown.c_str());  // vdsm-log:- reads stdin; "stdin" is a file name
     return 0;
 }
 

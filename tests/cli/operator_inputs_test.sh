@@ -16,4 +16,14 @@ expect_stdout '^block_threshold +697932186$'
 expect_ok extend --capacity 10GiB --physical 5GiB --allocation 0
 expect_stdout '^block_threshold +3221225472 \(3GiB\)$'
 
+# latency --vdsm-log - suggests the spelling that works: vdsm-log:- (vdsm-log:stdin is a file named stdin).
+logs=$(dirname "$0")/../data/vdsm_logs
+out=$scratch/out err=$scratch/err
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" latency --vdsm-log - <"$logs/polling_pr80.log" >"$out" 2>"$err"
+grep -q '(use it with --latency vdsm-log:-)$' "$out" || fail "latency --vdsm-log - does not suggest --latency vdsm-log:-"
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" plan --latency vdsm-log:- --rate 100MiB/s --runs 5 <"$logs/polling_pr80.log" >"$out" 2>"$err" ||
+  fail "the suggested --latency vdsm-log:- does not work"
+
 finish
