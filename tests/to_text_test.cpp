@@ -63,9 +63,11 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("domain_role", domain_role::monitor, domain_role::after);
     check_names("errc", errc::out_of_range, errc::arithmetic);
     check_names("error_value::kind", error_value::kind::none, error_value::kind::seconds);
-    check_names("extend_preset", extend_preset::vdsm_2022, extend_preset::lvm_snapshot_autoextend);
+    check_names("extend_preset", extend_preset::vdsm_2022, extend_preset::xenserver_thin_lvhd);
     check_names("lvm_volume_kind", lvm_volume_kind::thin_pool, lvm_volume_kind::snapshot);
     check_names("lvm_outcome", lvm_outcome::none, lvm_outcome::fails_extent_limit);
+    check_names("stratis_outcome", stratis_outcome::none, stratis_outcome::skipped);
+    check_names("docker_free_space", docker_free_space::ok, docker_free_space::low_metadata);
     check_names("extend_action", extend_action::none, extend_action::pause_improbable);
     check_names("vdsm_drive_type", vdsm_drive_type::block_cow, vdsm_drive_type::network);
     check_names("vdsm_physical_source", vdsm_physical_source::none, vdsm_physical_source::replica);
