@@ -128,6 +128,65 @@ TEST_CASE("LVM flow: runs are deterministic per seed and add up in order") {
     CHECK(a.runs == 50);
 }
 
+// dmeventd_thin.c's back-off, from lvm2 2.03.16's process_event: after a failed _use_policy (fails = 1) each later
+// call runs `if (state->fails++ <= state->max_fails) goto out;` (postponed), else doubles max_fails up to MAX_FAILS
+// (256) and retries with fails = 1; a success resets max_fails to 1. Only the DM_EVENT_DEVICE_ERROR branch reads
+// the status again after its command fails ("Rather update oldish status"), and so runs that postponing step once
+// at once; a failure on the timeout path waits for the next alarm. With every command failing from poll 0 on
+// (max_fails 1), the timeout path alone therefore retries at polls 0, 2, 5, 10, 19, 36, 69, 134, 263, 520, 777 (a
+// gap of max_fails + 1, max_fails 1, 2, 4, ... 256, 256); after a device event's failure (its re-read counts one
+// postponement) the polls retry at 0, 3, 8, 17, 34, 67, 132. These tables are worked from lvm2's code by hand.
+constexpr std::uint32_t timeout_retries[] = {0, 2, 5, 10, 19, 36, 69, 134, 263, 520, 777};
+constexpr std::uint32_t after_event_retries[] = {0, 3, 8, 17, 34, 67, 132};
+
+// A pool above its threshold in a VG with no free extent, written slowly: every lvextend fails for the VG's space
+// and the run lasts `end_s` seconds. 256 MiB at 75% used (threshold 70), 64 KiB/s: never full within 1000 s.
+lvm_run_result failing_pool(const lvm_dmeventd_model& m, double end_s, std::uint64_t s) {
+    const auto write = static_cast<std::uint64_t>(end_s) * (std::uint64_t{64} << 10);
+    const lvm_pool_workload w{256_MiB, 192_MiB, bytes(0), bytes(write), rate(std::uint64_t{64} << 10)};
+    return simulate_lvm_run(c70, m, w, s);
+}
+
+TEST_CASE("LVM flow: a failed command waits for the next poll, unless a device event ran it (lvm2's back-off)") {
+    // lvextend takes 1 s (status read at 0.5 s), dmeventd polls every 10 s at phase u x 10 s (u the seed's first
+    // draw); no device events on the poll-only model.
+    const lvm_dmeventd_model poll_only = lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, 60_s)
+                                             .value()
+                                             .with_low_water_event(false)
+                                             .with_mode_change_events(false);
+    for (std::uint64_t s = 1; s <= 6; ++s)
+        for (double end_s = 5.0; end_s <= 1000.0; end_s += 7.0) {
+            const double phase = random_stream(s).uniform() * 10.0;
+            std::uint32_t want = 0;  // the polls before the burst ends that retry
+            for (const std::uint32_t k : timeout_retries) want += phase + 10.0 * k < end_s ? 1u : 0u;
+            const lvm_run_result r = failing_pool(poll_only, end_s, s);
+            CAPTURE(s);
+            CAPTURE(end_s);
+            CHECK(r.failed_commands == want);
+            CHECK(r.commands == want);
+            CHECK(r.extends == 0);
+            CHECK(r.times_full == 0);
+        }
+    // With the kernel's low-water event the pool, already past its mark, raises one at 0 s: that lvextend fails
+    // too, and process_event reads the status again at once (1 s). Seeds whose first poll falls after 1 s (a poll
+    // during the command is skipped).
+    const lvm_dmeventd_model with_event = poll_only.with_low_water_event(true);
+    int seeds = 0;
+    for (std::uint64_t s = 1; s <= 30; ++s) {
+        const double phase = random_stream(s).uniform() * 10.0;
+        if (phase <= 1.5) continue;
+        ++seeds;
+        for (double end_s = 5.0; end_s <= 1000.0; end_s += 11.0) {
+            std::uint32_t want = 1;  // the event's
+            for (const std::uint32_t k : after_event_retries) want += phase + 10.0 * k < end_s ? 1u : 0u;
+            CAPTURE(s);
+            CAPTURE(end_s);
+            CHECK(failing_pool(with_event, end_s, s).failed_commands == want);
+        }
+    }
+    CHECK(seeds >= 10);
+}
+
 TEST_CASE("LVM flow: recommend_lvm_percent finds the smallest percent that meets the target") {
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 8_GiB, rate(std::uint64_t{400} << 20)};
     const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 0.0_s, 20, 1);

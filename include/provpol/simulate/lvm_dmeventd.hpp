@@ -13,7 +13,8 @@
 //       timeout path runs it only when data usage is above 50% and above the check level, which then moves to
 //       the next 5% step above usage (CHECK_STEP), capped just under 100%; a pool whose size changed starts again
 //       at 50% with its failures cleared; a failing command is retried after 1, 2, 4 ... up to 256 polls
-//       (MAX_FAILS).
+//       (MAX_FAILS). Only the device-event path reads the status again after a failed command (and so counts
+//       one postponed poll at once); a failure on the timeout path waits for the next poll.
 //   lib/thin/thin.c  the low-water mark: blocks x (100 - threshold) / 100 free blocks, 0 when disabled.
 //   drivers/md/dm-thin.c  check_low_water_mark: the event is sent when a block is allocated with at most that
 //       many blocks free, once per table load; a full pool queues writes (error_if_no_space off, lvm2's default
@@ -173,12 +174,11 @@ struct lvm_dso_state {
         return needs;
     }
 
-    // What _use_policy leaves behind: fails 0 on success, 1 on failure. Returns true when the status is read
-    // again at once (on_status with the status after the command): after every failure, whichever path ran it.
+    // What _use_policy leaves behind: fails 0 on success, 1 on failure. Returns true when process_event reads
+    // the status again at once (on_status with the status after the command): only on the device-event path.
     constexpr bool on_command_done(bool failed, lvm_trigger trigger) noexcept {
         fails = failed ? 1 : 0;
-        (void)trigger;
-        return failed;
+        return failed && trigger == lvm_trigger::device_event;
     }
 };
 
