@@ -124,7 +124,7 @@ private:
 /// at 0.55 of it, calibrated on the guest e2e (tests/e2e/lvm_test.sh, lvm2 2.03.16 under QEMU's TCG): two runs
 /// of 15 event-path extends measured 0.101 s to 0.539 s (medians 0.269 and 0.315 s; the status read at 0.39 to
 /// 0.69 of the time, median 0.57), and of the ranges that span them [0.2, 0.55] gives the filling pool's
-/// queued seconds closest to the measured 0.485 and 0.736 s (0.45 s simulated; [0.1, 0.55] gives 0.35 s).
+/// queued seconds closest to the measured 0.485 and 0.736 s (0.46 s simulated; [0.1, 0.55] gives 0.38 s).
 /// docs/lvm.md says how, and why a real host's may differ.
 PROVPOL_NODISCARD constexpr lvm_dmeventd_model lvm_dmeventd() noexcept {
     return lvm_dmeventd_model::make(200_ms, 550_ms, 0.55, 10_s, 60_s).value();

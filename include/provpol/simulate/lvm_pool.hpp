@@ -1,8 +1,9 @@
 // provpol/simulate/lvm_pool.hpp - what a write burst does to a thin pool under dmeventd (lvm_dmeventd.hpp): one run
 // (simulate_lvm_run: extends, times full, seconds writes were queued, EIO after no_space_timeout, the VG running
-// out), the summary over runs (simulate_lvm_plan) and the smallest percent that keeps up (recommend_lvm_percent).
-// The decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it
-// is lvm_dmeventd.hpp's.
+// out), the summary over runs (simulate_lvm_plan, run i seeded with run_seed(seed, i) as the VDSM and domain
+// simulators seed theirs) and the smallest percent that keeps up (recommend_lvm_percent). The decision each
+// lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it is
+// lvm_dmeventd.hpp's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
@@ -15,6 +16,7 @@
 #include "../result.hpp"
 #include "../time.hpp"
 #include "lvm_dmeventd.hpp"
+#include "run.hpp"
 
 #include <cstdint>
 
@@ -363,12 +365,13 @@ inline void lvm_plan_means(lvm_plan_summary& s) noexcept {
 
 }  // namespace detail
 
-/// Runs simulate_lvm_run `runs` times, run i with seed + i, and adds them up in run order.
+/// Runs simulate_lvm_run `runs` times, run i seeded with run_seed(seed, i) as simulate_runs and the domain
+/// simulator seed theirs (so seeds 1, 2 and 3 share no run), and adds them up in run order.
 PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
                                                             const lvm_pool_workload& w, std::uint32_t runs,
                                                             std::uint64_t seed) noexcept {
     lvm_plan_summary s{};
-    for (std::uint32_t i = 0; i < runs; ++i) detail::lvm_plan_add(s, simulate_lvm_run(c, m, w, seed + i));
+    for (std::uint32_t i = 0; i < runs; ++i) detail::lvm_plan_add(s, simulate_lvm_run(c, m, w, run_seed(seed, i)));
     detail::lvm_plan_means(s);
     return s;
 }
