@@ -353,7 +353,7 @@ struct hand_domain {
     detail::domain_shared shared;
     random_stream rng{1};
     hand_domain(std::uint32_t hosts, std::uint32_t per_host, std::uint32_t slots = 63) {
-        shared.init(flow, hosts, per_host, 5, slots);
+        shared.init(flow, hosts, per_host, 5, slots).value();
         flow_run run;
         run.phase[2] = 0.5_s;
         for (std::uint32_t d = 0; d < hosts * per_host; ++d) shared.start(d, run);
@@ -412,6 +412,35 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.next_send(1) == detail::never);
     CHECK(h.shared.next_spm().count() == doctest::Approx(4.5));
     CHECK(h.shared.serve().done_at.count() == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
+}
+
+// Issue 39, item 13: domain_shared (public for drivers such as provpol-agent --drives) took 0 SPM workers, and serve()
+// then read the first worker of an empty pool. init refuses what domain_config::make refuses, and leaves a state it
+// refused as it was.
+TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host or drive") {
+    const domain_flow flow = domain_flow::make(hand_flow()).value();
+    detail::domain_shared shared;
+    const auto message = [&](std::uint32_t hosts, std::uint32_t per_host, std::uint32_t workers, std::uint32_t slots) {
+        const auto r = shared.init(flow, hosts, per_host, workers, slots);
+        return r ? std::string() : std::string(r.error().message().view());
+    };
+    CHECK(message(1, 1, 0, 63) == "spm_workers must be in [1, 1000], got 0");
+    CHECK(message(1, 1, 1001, 63) == "spm_workers must be in [1, 1000], got 1001");
+    CHECK(message(1, 1, 5, 0) == "host_slots must be in [1, 63], got 0");
+    CHECK(message(0, 1, 5, 63) == "hosts must be in [1, 10000], got 0");
+    CHECK(message(1, 0, 5, 63) == "drives_per_host must be in [1, 10000], got 0");
+    CHECK(message(1000, 1001, 5, 63) == "drives_per_host must be in [1, 1000], got 1001");
+    // One worker is enough: a request goes through it.
+    REQUIRE(message(1, 1, 1, 63).empty());
+    flow_run run;
+    run.phase[2] = 0.5_s;
+    shared.start(0, run);
+    shared.set_spm_phase_of(0);
+    random_stream rng(1);
+    shared.request(shared.add(0, 1.0_s, rng)).size = 1;
+    shared.send(0);
+    CHECK(shared.serve().done_at.count() == doctest::Approx(3.1));  // the hand flow: scan 2.5, lock to 2.8, poll 3.0
+    CHECK(shared.idle());
 }
 
 // A review found: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them

@@ -278,3 +278,27 @@ TEST_CASE("either_agent forwards max_in_flight, and says which agent it holds") 
     CHECK(mixed(one).decide(s).action == one.decide(s).action);
     CHECK(mixed(one).decide(s).lv_size_after_extend == bytes(5120 * mib));
 }
+
+// Issue 39, item 13: a drive_workload is an aggregate, and one with a trace whose base write_size is not the trace's
+// last point was accepted: the drive finishes when it has written write_size, so with more it never finished (the
+// domain ran to its duration) and with less it stopped inside the trace.
+TEST_CASE("drive_workload::check refuses a trace whose write_size is not the trace's total") {
+    const trace_point t[] = {{0.0_s, bytes(0)}, {30.0_s, 6_GiB}};
+    const drive_workload made = drive_workload::make_trace(t, 2, 12_GiB).value();
+    CHECK(made.base.write_size == 6_GiB);
+    CHECK(drive_workload::check(made).has_value());
+    for (const bytes size : {7_GiB, 5_GiB}) {
+        drive_workload d = made;
+        d.base.write_size = size;
+        const auto c = drive_workload::check(d);
+        REQUIRE_FALSE(c.has_value());
+        CHECK(std::string(c.error().message().view()) == "write_size (" + std::string(format_size(size).view()) +
+                                                             ") must equal the trace's last bytes_written (6GiB)");
+        const auto r = simulate_domain(
+            domain_config::make(1, 1, 1e6_s).value(), vdsm_mailbox_events_latency(),
+            [](std::uint32_t) noexcept { return static_vdsm(vdsm_2022()); }, [&d](std::uint32_t) noexcept { return d; },
+            1);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().setting() == text_view("write_size"));
+    }
+}

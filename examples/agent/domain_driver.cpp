@@ -34,7 +34,8 @@ using drive_latency = domain_drive_latency;
 class spm_worker {
 public:
     spm_worker(const domain_flow& flow, const domain_config& cfg) : flow_(flow) {
-        shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots);
+        // cfg comes from domain_config::make, which refuses what init refuses: value() throws only on a broken cfg.
+        shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots).value();
     }
     domain_shared& shared() { return shared_; }
 

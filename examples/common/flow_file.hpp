@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,12 +125,14 @@ private:
                 ++i_;
                 return v;
             }
+            // The names so far, to refuse a repeated one: a set, so that an object of n members costs O(n log n)
+            // (a scan of the members before each one took 10 s on a 1 MiB file of 85,000 members).
+            std::set<std::string> names;
             for (;;) {
                 skip_space();
                 if (i_ >= s_.size() || s_[i_] != '"') fail("expected a member name in double quotes");
                 std::string key = parse_string();
-                for (const auto& f : v.fields)
-                    if (f.first == key) fail("member '" + args::printable(key) + "' appears twice");
+                if (!names.insert(key).second) fail("member '" + args::printable(key) + "' appears twice");
                 skip_space();
                 if (i_ >= s_.size() || s_[i_] != ':') fail("expected ':' after a member name");
                 ++i_;

@@ -166,9 +166,25 @@ class domain_shared {
 public:
     static constexpr std::uint32_t slots_per_host = 63;  // mailbox.py: 4 KiB outbox / 64-byte messages, less one
 
-    /// Sizes the state for the domain (allocates: std::bad_alloc propagates).
-    void init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host, std::uint32_t workers,
-              std::uint32_t slots) {
+    /// Sizes the state for the domain (allocates: std::bad_alloc propagates). Refuses what domain_config::make
+    /// refuses (hosts and drives per host in [1, 10000], at most 1,000,000 drives, workers in [1, 1000], slots in
+    /// [1, 63]): serve() takes a worker, and with none it would read past the pool. Refused, the state is left as
+    /// it was.
+    PROVPOL_NODISCARD result<void> init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host,
+                                        std::uint32_t workers, std::uint32_t slots) {
+        if (hosts < 1 || hosts > 10000)
+            return unexpected(
+                error::out_of_range("hosts", error_value::of(hosts), error_value::of(1), error_value::of(10000)));
+        if (drives_per_host < 1 || drives_per_host > 10000 || std::uint64_t{hosts} * drives_per_host > 1000000)
+            return unexpected(error::out_of_range("drives_per_host", error_value::of(drives_per_host),
+                                                  error_value::of(1),
+                                                  error_value::of(hosts > 100 ? 1000000 / hosts : 10000)));
+        if (workers < 1 || workers > 1000)
+            return unexpected(error::out_of_range("spm_workers", error_value::of(workers), error_value::of(1),
+                                                  error_value::of(1000)));
+        if (slots < 1 || slots > slots_per_host)
+            return unexpected(error::out_of_range("host_slots", error_value::of(slots), error_value::of(1),
+                                                  error_value::of(slots_per_host)));
         flow_ = &f;
         per_host_ = drives_per_host;
         slots_ = slots;
@@ -186,6 +202,7 @@ public:
         queue_hist_.assign(2 * drives + 2, 0);
         latencies_.clear();
         latencies_.reserve(1024);
+        return {};
     }
 
     /// The drive's clock phases (its start_run draws).

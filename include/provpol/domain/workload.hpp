@@ -130,7 +130,9 @@ struct drive_workload {
     }
 
     /// Checks a drive_workload however it was built (it is an aggregate): what make(), make_trace() or idle()
-    /// would have refused. simulate_domain calls it for every drive.
+    /// would have refused, and a trace whose base write_size is not its last point's bytes (make_trace sets it so:
+    /// the drive finishes when it has written write_size, so with more it would never finish, with less it would
+    /// stop inside the trace). simulate_domain calls it for every drive.
     PROVPOL_NODISCARD static result<void> check(const drive_workload& d) noexcept {
         const workload& b = d.base;
         if (const auto w = workload::make(b.write_size, b.write_rate, b.capacity, b.monitor_interval); !w)
@@ -138,6 +140,11 @@ struct drive_workload {
         if (d.trace != nullptr) {
             if (const auto t = make_trace(d.trace, d.trace_points, b.capacity, d.start, b.monitor_interval); !t)
                 return unexpected(t.error());
+            const bytes total = d.trace[d.trace_points - 1].written;
+            if (b.write_size != total)
+                return unexpected(error::conflict("write_size", error_value::of_size(b.write_size.count()),
+                                                  "must equal", "the trace's last bytes_written",
+                                                  error_value::of_size(total.count())));
             return {};
         }
         if (const auto m = make(b, d.start, d.on_seconds, d.off_seconds); !m) return unexpected(m.error());
