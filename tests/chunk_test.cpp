@@ -5,9 +5,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -52,6 +55,19 @@ static_assert(make_chunk_policy(chunk_presets::qemu_img_convert(), unknown)->dec
               chunk_decision{2_MiB, chunk_step::default_size});
 static_assert(make_chunk_policy(chunk_presets::ovirt_imageio(), unknown)->decide() ==
               chunk_decision{8_MiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::coreutils_cp_2009(), unknown)->decide() ==
+              chunk_decision{32_KiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::coreutils_cp_2012(), unknown)->decide() ==
+              chunk_decision{64_KiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::coreutils_cp_2023(), unknown)->decide() ==
+              chunk_decision{128_KiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::coreutils_cp_2024(), unknown)->decide() ==
+              chunk_decision{256_KiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::ovirt_imageio_client(), unknown)->decide() ==
+              chunk_decision{4_MiB, chunk_step::default_size});
+static_assert(make_chunk_policy(chunk_presets::rsync(1_GiB), unknown)->decide() ==
+              chunk_decision{32_KiB, chunk_step::default_size});
+static_assert(chunk_presets::ovirt_imageio_client().mode == io_mode::direct);
 static_assert(chunk_presets::xapi_redo_log().mode == io_mode::buffered_dsync);
 static_assert(chunk_presets::ovirt_imageio().mode == io_mode::direct);
 static_assert(chunk_presets::qemu_img_convert().mode == io_mode::buffered);
@@ -81,6 +97,8 @@ struct optimal_or_1mib {
 
 static_assert(is_chunk_default_step_v<fixed_default>);
 static_assert(is_chunk_default_step_v<coreutils_io_blksize>);
+static_assert(is_chunk_default_step_v<coreutils_io_blksize_max>);
+static_assert(is_chunk_default_step_v<rsync_block_length>);
 static_assert(is_chunk_default_step_v<optimal_or_1mib>);
 static_assert(!is_chunk_default_step_v<no_default_size>);
 static_assert(!is_chunk_default_step_v<throwing_default>);
@@ -129,12 +147,173 @@ TEST_CASE("coreutils_io_blksize follows io_blksize() for every st_blksize") {
     CHECK(cp.default_size(st(393216)) == 512_KiB);
     // 2^40: capped at gnulib's SYS_BUFSIZE_MAX, INT_MAX >> 20 << 20 = 2146435072.
     CHECK(cp.default_size(st(1ULL << 40)) == bytes(2146435072));
-    // 2^64 - 1: no power of two above it; capped.
-    CHECK(cp.default_size(st(max64)) == bytes(2146435072));
+    // gnulib's STP_BLKSIZE takes st_blksize only in (0, SIZE_MAX / 8 + 1] (2^61) and DEV_BSIZE (512) otherwise;
+    // 512 rounds up to IO_BUFSIZE. 2^61 itself is kept (then capped); 2^61 + 4096 and 2^64 - 1 (-1 as a blksize_t)
+    // are not.
+    CHECK(cp.default_size(st(1ULL << 61)) == bytes(2146435072));
+    CHECK(cp.default_size(st((1ULL << 61) + 4096)) == 256_KiB);
+    CHECK(cp.default_size(st(max64)) == 256_KiB);
     // The 2014-2024 constant: 128 KiB. Debian 12's coreutils 9.1 `cat` (same io_blksize()) was traced with strace
     // reading and writing 131072 bytes at a time from an ext4 file with st_blksize 4096.
     CHECK(coreutils_io_blksize{128_KiB, true}.default_size(st(4096)) == bytes(131072));
     CHECK(coreutils_io_blksize{0_B, true}.default_size(st(4096)) == 0_B);  // rejected by make()
+}
+
+// --- every coreutils release's io_blksize(), computed by hand from src/ioblksize.h (src/system.h in 7.2) -----------
+
+namespace {
+// Each era's rule on a device that reports only st_blksize: the preset's default size.
+template <class Preset>
+std::uint64_t io_blksize_of(const Preset& preset, std::uint64_t st_blksize) {
+    device_limits l;
+    l.stat_block_size = bytes(st_blksize);
+    return preset.default_step.default_size(l).count();
+}
+}  // namespace
+
+TEST_CASE("coreutils' releases: each preset is its release's io_blksize()") {
+    // st_blksize values: unknown, 4096 (ext4), 65536, 3000 (not a divisor of any IO_BUFSIZE), 393216 (3 x 128 KiB),
+    // 1 MiB (NFS), 2 GiB (XFS may report it), 2^61 (the largest STP_BLKSIZE keeps), 2^61 + 4096 (beyond: DEV_BSIZE).
+    const std::uint64_t st[] = {0, 4096, 65536, 3000, 393216, 1 << 20, 1ULL << 31, 1ULL << 61, (1ULL << 61) + 4096};
+    // 7.2 to 9.1: MAX (IO_BUFSIZE, STP_BLKSIZE (st)); 512 for the unknown and the impossible, so IO_BUFSIZE.
+    const auto max_rule = [](std::uint64_t io) {
+        return std::vector<std::uint64_t>{
+            io, io, std::max<std::uint64_t>(io, 65536), io, 393216, 1 << 20, 1ULL << 31, 1ULL << 61, io};
+    };
+    // 9.2 and later: the smallest multiple of st_blksize >= IO_BUFSIZE, the next power of two when it is not one:
+    // 3000 x 44 = 132000 -> 262144 and 3000 x 88 = 264000 -> 524288; 393216 -> 524288 either way; then the cap.
+    const std::vector<std::uint64_t> r2023 = {131072,  131072,     131072,     262144, 524288,
+                                              1 << 20, 1ULL << 31, 1ULL << 61, 131072};
+    const std::vector<std::uint64_t> r2024 = {262144,  262144,     262144,     524288, 524288,
+                                              1 << 20, 1ULL << 31, 1ULL << 61, 262144};
+    // 9.8: the same, at most SYS_BUFSIZE_MAX = 2146435072.
+    const std::vector<std::uint64_t> r98 = {262144,  262144,     262144,     524288, 524288,
+                                            1 << 20, 2146435072, 2146435072, 262144};
+    const struct {
+        std::vector<std::uint64_t> want;
+        std::uint64_t (*got)(std::uint64_t);
+    } eras[] = {
+        {max_rule(32768), [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp_2009(), v); }},
+        {max_rule(65536), [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp_2012(), v); }},
+        {max_rule(131072), [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp_2014(), v); }},
+        {r2023, [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp_2023(), v); }},
+        {r2024, [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp_2024(), v); }},
+        {r98, [](std::uint64_t v) { return io_blksize_of(chunk_presets::coreutils_cp(), v); }},
+    };
+    for (std::size_t e = 0; e < std::size(eras); ++e)
+        for (std::size_t i = 0; i < std::size(st); ++i) {
+            CAPTURE(e);
+            CAPTURE(st[i]);
+            CHECK(eras[e].got(st[i]) == eras[e].want[i]);
+        }
+    // The IO_BUFSIZE of each release, as cat and cp use it on ext4 (st_blksize 4096), through the whole policy.
+    device_limits ext4;
+    ext4.stat_block_size = 4_KiB;
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp_2009(), ext4)->decide().size == 32_KiB);
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp_2012(), ext4)->decide().size == 64_KiB);
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp_2014(), ext4)->decide().size == 128_KiB);
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp_2023(), ext4)->decide().size == 128_KiB);
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp_2024(), ext4)->decide().size == 256_KiB);
+    CHECK(make_chunk_policy(chunk_presets::coreutils_cp(), ext4)->decide().size == 256_KiB);
+}
+
+// --- rsync's block length (generator.c sum_sizes_sqroot() at RsyncProject/rsync 7c20b077) --------------------------
+
+namespace {
+
+// rsync's block length by its definition, found by search rather than by a square root: 700 up to 490000 bytes;
+// else c = the largest power of two with c * c <= len; max when c >= max; else the largest multiple of 8 whose
+// square is at most len (bisection over multiples of 8 below 2c), at least 700.
+std::uint64_t rsync_by_search(std::uint64_t len, std::uint64_t max) {
+    if (len <= 490000) return 700;
+    std::uint64_t c = 1;
+    while (c < (std::uint64_t{1} << 31) && (2 * c) * (2 * c) <= len) c *= 2;
+    if (c >= max) return max;
+    std::uint64_t lo = 0, hi = (2 * c) / 8;  // (8 lo)^2 <= len < (8 hi)^2
+    while (hi - lo > 1) {
+        const std::uint64_t mid = (lo + hi) / 2;
+        if ((8 * mid) * (8 * mid) <= len)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return std::max<std::uint64_t>(8 * lo, 700);
+}
+
+std::uint64_t rsync_length(std::uint64_t len, bool old_protocol = false) {
+    return rsync_block_length{bytes(len), old_protocol}.default_size({}).count();
+}
+
+}  // namespace
+
+TEST_CASE("rsync: the block length of sum_sizes_sqroot() on hand-computed lengths") {
+    CHECK(rsync_length(0) == 700);
+    CHECK(rsync_length(490000) == 700);               // 700 * 700: still BLOCK_SIZE
+    CHECK(rsync_length(490001) == 700);               // sqrt 700.0007, 696 as a multiple of 8, raised to 700
+    CHECK(rsync_length(704 * 704 - 1) == 700);        // sqrt 703.99: 696 -> 700
+    CHECK(rsync_length(704 * 704) == 704);            // the first length above 700
+    CHECK(rsync_length(1000000) == 1000);             // 1 MB: 1000, a multiple of 8
+    CHECK(rsync_length(1ULL << 30) == 32768);         // 1 GiB
+    CHECK(rsync_length(1000000000) == 31616);         // 1 GB: sqrt 31622.78, down to a multiple of 8
+    CHECK(rsync_length((1ULL << 34) - 1) == 131064);  // sqrt 131071.99: 131064
+    CHECK(rsync_length(1ULL << 34) == 131072);        // c reaches MAX_BLOCK_SIZE (2^17)
+    CHECK(rsync_length(1ULL << 40) == 131072);
+    CHECK(rsync_length(max64) == 131072);
+    // Before protocol 30 the bound is OLD_MAX_BLOCK_SIZE, 2^29.
+    CHECK(rsync_length(1ULL << 34, true) == 131072);
+    CHECK(rsync_length(1ULL << 40, true) == 1048576);
+    CHECK(rsync_length((1ULL << 58) - 1, true) == (1ULL << 29) - 8);
+    CHECK(rsync_length(1ULL << 58, true) == 1ULL << 29);
+    CHECK(rsync_length(max64, true) == 1ULL << 29);
+}
+
+TEST_CASE("rsync: the block length equals its definition for every length to 4 MB and around every square") {
+    for (std::uint64_t len = 0; len <= 4000000; ++len)
+        if (rsync_length(len) != rsync_by_search(len, 131072)) FAIL("len " << len);
+    // Around every square a multiple of 8 apart, and every power of two, in both protocols.
+    for (std::uint64_t r = 696; r < (std::uint64_t{1} << 18); r += 8)
+        for (std::uint64_t len : {r * r - 1, r * r, r * r + 1}) {
+            CAPTURE(len);
+            CHECK(rsync_length(len) == rsync_by_search(len, 131072));
+            CHECK(rsync_length(len, true) == rsync_by_search(len, 1ULL << 29));
+        }
+    detail::xoshiro256 rng(30);
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t len = rng.next() >> rng.below(64);
+        CAPTURE(len);
+        CHECK(rsync_length(len) == rsync_by_search(len, 131072));
+        CHECK(rsync_length(len, true) == rsync_by_search(len, 1ULL << 29));
+    }
+}
+
+TEST_CASE("rsync's preset: its length unchanged on a device that imposes nothing, the device's granularity else") {
+    auto preset = chunk_presets::rsync(bytes(1000000000));
+    CHECK(preset.mode == io_mode::buffered);
+    CHECK(preset.floor == 1_B);
+    const auto free_device = make_chunk_policy(preset, unknown);
+    REQUIRE(free_device.has_value());
+    CHECK(free_device->decide() == chunk_decision{bytes(31616), chunk_step::default_size});
+    CHECK(make_chunk_policy(chunk_presets::rsync(), unknown)->decide() ==
+          chunk_decision{700_B, chunk_step::default_size});
+    // rsync's --block-size=1000 as a request: taken as it is.
+    CHECK(free_device->decide(bytes(1000)) == chunk_decision{bytes(1000), chunk_step::requested});
+    // This machine's disk writes whole 4 KiB physical blocks: 31616 rounds up to 32768.
+    CHECK(make_chunk_policy(preset, vda_512e)->decide() == chunk_decision{32_KiB, chunk_step::alignment});
+}
+
+TEST_CASE("buffered chunks are whole pages when the floor is a page or more, not when it is below") {
+    // The floor says how small a write may be; below a page the caller has accepted partial-page writes.
+    const auto paged = chunk_policy::make(unknown, io_mode::buffered, fixed_default{700_B}, 4_KiB).value();
+    CHECK(paged.decide() == chunk_decision{4_KiB, chunk_step::floor});
+    CHECK(paged.granularity() == 4_KiB);
+    const auto fine = chunk_policy::make(unknown, io_mode::buffered, fixed_default{700_B}, 1_B).value();
+    CHECK(fine.decide() == chunk_decision{700_B, chunk_step::default_size});
+    CHECK(fine.granularity() == 1_B);
+    CHECK(fine.decide(1_B) == chunk_decision{1_B, chunk_step::requested});
+    // The device's own block sizes still count, and O_DIRECT with nothing known still aligns to 4 KiB.
+    CHECK(chunk_policy::make(disk_4kn, io_mode::buffered, fixed_default{700_B}, 1_B)->decide().size == 4_KiB);
+    CHECK(chunk_policy::make(unknown, io_mode::direct, fixed_default{700_B}, 1_B)->decide() ==
+          chunk_decision{4_KiB, chunk_step::alignment});
 }
 
 // --- alignment on 512e, 4Kn, RAID and unknown devices ---------------------------------------------------------------
@@ -347,10 +526,31 @@ struct ovirt {
     static constexpr auto preset() { return chunk_presets::ovirt_imageio(); }
     static constexpr std::uint64_t tool_size = 8388608;  // config.py: backend_file.buffer_size = 8 * 1024**2
 };
+struct coreutils_2009 {
+    static constexpr auto preset() { return chunk_presets::coreutils_cp_2009(); }
+    static constexpr std::uint64_t tool_size = 32768;  // MAX (IO_BUFSIZE = 32*1024, 4096), src/system.h of 7.2
+};
+struct coreutils_2012 {
+    static constexpr auto preset() { return chunk_presets::coreutils_cp_2012(); }
+    static constexpr std::uint64_t tool_size = 65536;  // MAX (IO_BUFSIZE = 64*1024, 4096), src/ioblksize.h of 8.17
+};
+struct coreutils_2023 {
+    static constexpr auto preset() { return chunk_presets::coreutils_cp_2023(); }
+    static constexpr std::uint64_t tool_size = 131072;  // 4096 rounded up to IO_BUFSIZE = 128 * 1024 (9.2)
+};
+struct coreutils_2024 {
+    static constexpr auto preset() { return chunk_presets::coreutils_cp_2024(); }
+    static constexpr std::uint64_t tool_size = 262144;  // 4096 rounded up to IO_BUFSIZE = 256 * 1024 (9.5)
+};
+struct ovirt_client {
+    static constexpr auto preset() { return chunk_presets::ovirt_imageio_client(); }
+    static constexpr std::uint64_t tool_size = 4194304;  // client/_io.py: BUFFER_SIZE = 4 * MiB
+};
 }  // namespace
 
 TEST_CASE_TEMPLATE("presets: the tool's size where the device allows it, the device's limit where not", T, xapi_2010,
-                   xapi_2018, coreutils, coreutils_2014, qemu, ovirt) {
+                   xapi_2018, coreutils, coreutils_2014, qemu, ovirt, coreutils_2009, coreutils_2012, coreutils_2023,
+                   coreutils_2024, ovirt_client) {
     constexpr auto preset = T::preset();
     CAPTURE(preset.name);
     // A device that imposes nothing but reports st_blksize 4096 (coreutils reads it).

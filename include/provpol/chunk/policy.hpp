@@ -8,8 +8,9 @@
 //   1. default       the size used when the caller requests none: the DefaultStep's, e.g. a preset's constant
 //   2. floor         at least 4 KiB: below a page, buffered writes to uncached pages read every page first
 //   3. alignment     rounded up to a multiple of the device's granularity (logical and physical block size,
-//                    minimum I/O size and, for O_DIRECT, statx's offset alignment), and of the optimal I/O size
-//                    where the device reports one; a size misaligned for O_DIRECT is never returned
+//                    minimum I/O size and, for O_DIRECT, statx's offset alignment; for buffered I/O whole 4 KiB
+//                    pages unless the floor is below a page), and of the optimal I/O size where the device
+//                    reports one; a size misaligned for O_DIRECT is never returned
 //   4. max_transfer  capped at the largest aligned size within the device's maximum transfer size
 //
 // Every decision says which step decided it (chunk_decision::decided_by): the last step that changed the size.
@@ -21,7 +22,8 @@
 //   - `bytes default_size(const device_limits&) const noexcept`: the size for a device, >= 1 byte. make() calls it
 //     once; a constexpr default_size makes the whole policy usable in constant expressions.
 //   - trivially copyable: a policy is a small value that is copied freely and shared between threads.
-// provpol ships fixed_default (a constant) and coreutils_io_blksize (GNU coreutils' io_blksize()).
+// provpol ships fixed_default (a constant), coreutils_io_blksize and coreutils_io_blksize_max (GNU coreutils'
+// io_blksize() since 9.2 and before it) and rsync_block_length (rsync's block length for a file's length).
 //
 // Calibration from measurements (the rule on samples, the fitted cost model, the deadline planner) lives in
 // provpol/fit/chunk.hpp.
@@ -146,28 +148,96 @@ struct fixed_default {
     PROVPOL_NODISCARD constexpr bytes default_size(const device_limits&) const noexcept { return size; }
 };
 
-/// Default step: GNU coreutils' io_blksize() (src/ioblksize.h), which cp, cat and friends use for their buffers:
-/// st_blksize (io_bufsize when unknown) raised to the smallest multiple of itself that is >= io_bufsize; for a
-/// regular file, a result that is not a power of two becomes the next power of two (coreutils' workaround for ZFS
-/// understating st_blksize); never above gnulib's SYS_BUFSIZE_MAX (INT_MAX >> 20 << 20, sys-limits.h).
-struct coreutils_io_blksize {
-    bytes io_bufsize;          ///< coreutils' IO_BUFSIZE
-    bool regular_file = true;  ///< the file written is a regular file (cp's destination usually is)
+namespace detail {
 
-    /// gnulib's SYS_BUFSIZE_MAX: the largest size coreutils passes to one read or write.
+/// The integer square root: the largest r with r * r <= v, by Newton's iteration from a power of two above sqrt(v)
+/// (from above it decreases to the answer and never overshoots).
+PROVPOL_NODISCARD constexpr std::uint64_t isqrt(std::uint64_t v) noexcept {
+    std::uint64_t r = 1;
+    for (std::uint64_t t = v; t != 0; t >>= 2) r <<= 1;  // 2^ceil(bits(v) / 2) > sqrt(v), at most 2^32
+    for (;;) {
+        const std::uint64_t next = (r + v / r) / 2;
+        if (next >= r) return r;
+        r = next;
+    }
+}
+
+/// gnulib's STP_BLKSIZE (stat-size.h) on Linux: st_blksize when it is in (0, SIZE_MAX / 8 + 1], else DEV_BSIZE (512,
+/// from <sys/param.h>). coreutils reads st_blksize through it in every release, so an unknown (0) or impossible
+/// st_blksize counts as 512 bytes, which every IO_BUFSIZE is a multiple of.
+PROVPOL_NODISCARD constexpr std::uint64_t coreutils_stp_blksize(const device_limits& limits) noexcept {
+    const std::uint64_t st = limits.stat_block_size.count();
+    return st != 0 && st <= (detail::max_u64 >> 3) + 1 ? st : 512;
+}
+
+}  // namespace detail
+
+/// Default step: GNU coreutils' io_blksize() (src/ioblksize.h) since coreutils 9.2, which cp, cat and friends use
+/// for their buffers: st_blksize (as gnulib's STP_BLKSIZE reads it: 512 when unknown or above 2^61) raised to the
+/// smallest multiple of itself that is >= io_bufsize; for a regular file, a result that is not a power of two
+/// becomes the next power of two (coreutils' workaround for ZFS understating st_blksize); never above `max_size`:
+/// gnulib's SYS_BUFSIZE_MAX (INT_MAX >> 20 << 20, sys-limits.h) since coreutils 9.8, the largest power of two in
+/// idx_t, 2^62, from 9.2 to 9.7 (which no st_blksize up to 2^61 reaches).
+struct coreutils_io_blksize {
+    /// gnulib's SYS_BUFSIZE_MAX: the largest size coreutils 9.8 and later pass to one read or write.
     static constexpr std::uint64_t sys_bufsize_max = (std::uint64_t{0x7fffffff} >> 20) << 20;
+    /// MIN (IDX_MAX, SIZE_MAX) / 2 + 1 on a 64-bit system: the cap of coreutils 9.1 to 9.7.
+    static constexpr std::uint64_t idx_max_half = std::uint64_t{1} << 62;
+
+    bytes io_bufsize;                         ///< coreutils' IO_BUFSIZE
+    bool regular_file = true;                 ///< the file written is a regular file (cp's destination usually is)
+    bytes max_size = bytes(sys_bufsize_max);  ///< the release's cap (see above)
 
     PROVPOL_NODISCARD constexpr bytes default_size(const device_limits& limits) const noexcept {
         const std::uint64_t io = io_bufsize.count();
         if (io == 0) return bytes(0);  // rejected by make(): default_size must be at least 1
-        std::uint64_t b = limits.stat_block_size.count() == 0 ? io : limits.stat_block_size.count();
+        std::uint64_t b = detail::coreutils_stp_blksize(limits);
         b = saturating_add(b, (io - 1) - (io - 1) % b);  // the smallest multiple of b that is >= io
         if (regular_file && !is_power_of_two(b)) {
             std::uint64_t p = 1;
             while (p < b && p <= (std::uint64_t{1} << 61)) p <<= 1;  // coreutils keeps b when 2^k exceeds IDX_MAX
             if (p >= b) b = p;
         }
-        return bytes(b < sys_bufsize_max ? b : sys_bufsize_max);
+        return bytes(b < max_size.count() ? b : max_size.count());
+    }
+};
+
+/// Default step: GNU coreutils' io_blksize() from coreutils 7.2 (2009) to 9.1 (2022): MAX (IO_BUFSIZE,
+/// ST_BLKSIZE (sb)), st_blksize as gnulib's STP_BLKSIZE reads it, with no rounding. (9.1 also caps the result at
+/// 2^62, which an st_blksize of at most 2^61 never reaches.)
+struct coreutils_io_blksize_max {
+    bytes io_bufsize;  ///< coreutils' IO_BUFSIZE
+
+    PROVPOL_NODISCARD constexpr bytes default_size(const device_limits& limits) const noexcept {
+        const std::uint64_t b = detail::coreutils_stp_blksize(limits);
+        return bytes(io_bufsize.count() > b ? io_bufsize.count() : b);
+    }
+};
+
+/// Default step: rsync's block length for a file (generator.c, sum_sizes_sqroot(), without --block-size): 700
+/// bytes (BLOCK_SIZE) up to a 700 * 700 byte file; above it, the square root of the file length rounded down to a
+/// multiple of 8, at least 700; once the file reaches max^2 bytes, max itself: MAX_BLOCK_SIZE (128 KiB) since
+/// protocol 30 (rsync 3.0), OLD_MAX_BLOCK_SIZE (2^29) before it. The device does not enter: rsync's block length
+/// is the unit its checksums cut the file into. rsync cannot transfer a file of 2^63 bytes or more (its length is
+/// an int64) or of more than 2^31 - 1 blocks; this step still answers for them (the maximum).
+struct rsync_block_length {
+    /// BLOCK_SIZE: the smallest block length rsync picks.
+    static constexpr std::uint64_t min_length = 700;
+    /// MAX_BLOCK_SIZE, the largest block length since protocol 30.
+    static constexpr std::uint64_t max_length = std::uint64_t{1} << 17;
+    /// OLD_MAX_BLOCK_SIZE, the largest block length before protocol 30.
+    static constexpr std::uint64_t old_max_length = std::uint64_t{1} << 29;
+
+    bytes file_length;                ///< the file's length (rsync's `len`)
+    bool before_protocol_30 = false;  ///< a transfer with a peer older than rsync 3.0
+
+    PROVPOL_NODISCARD constexpr bytes default_size(const device_limits&) const noexcept {
+        const std::uint64_t len = file_length.count();
+        const std::uint64_t max = before_protocol_30 ? old_max_length : max_length;
+        if (len <= min_length * min_length) return bytes(min_length);
+        if (len >= max * max) return bytes(max);  // rsync: the power of two under sqrt(len) is >= max
+        const std::uint64_t root = detail::isqrt(len) & ~std::uint64_t{7};
+        return bytes(root > min_length ? root : min_length);
     }
 };
 
@@ -337,8 +407,11 @@ public:
         // O_DIRECT with neither the logical block size nor statx's alignment known: 4 KiB, a multiple of every
         // logical block size in common use (512 and 4096). Buffered writes go through the page cache: a chunk
         // that is not a whole number of 4 KiB pages starts every other write mid-page, and the kernel reads that
-        // page first when it is not cached, the cost the floor exists to avoid; so buffered chunks are whole pages.
-        if ((direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0) || !direct)
+        // page first when it is not cached, the cost the floor exists to avoid; so buffered chunks are whole pages,
+        // unless the floor itself is below a page: a caller (rsync's preset, whose blocks are 700 bytes and up)
+        // that accepts writes smaller than a page has accepted that cost.
+        const bool pages = !direct && floor.count() >= chunk_floor.count();
+        if ((direct && limits.logical_block_size.count() == 0 && limits.dio_offset_align.count() == 0) || pages)
             g = detail::lcm_or_zero(g, chunk_floor.count());
         if (g == 0)
             return unexpected(error::unsupported("minimum_io_size",
@@ -423,7 +496,8 @@ public:
     /// The floor.
     PROVPOL_NODISCARD constexpr bytes floor() const noexcept { return bytes(floor_); }
     /// Every chunk is a multiple of this: the lcm of the known block sizes, minimum I/O and (O_DIRECT) statx's
-    /// offset alignment; 4 KiB for O_DIRECT when neither the logical block size nor statx's alignment is known.
+    /// offset alignment; 4 KiB for O_DIRECT when neither the logical block size nor statx's alignment is known;
+    /// whole 4 KiB pages for buffered I/O when the floor is at least a page.
     PROVPOL_NODISCARD constexpr bytes granularity() const noexcept { return bytes(granularity_); }
     /// The alignment step's unit: lcm(optimal I/O size, granularity()) where an optimal size is reported.
     PROVPOL_NODISCARD constexpr bytes alignment_unit() const noexcept { return bytes(unit_); }

@@ -1,5 +1,6 @@
-// provpol/chunk/presets.hpp - the real tools' chunk rules as presets (Xen-API's redo log, GNU cp, qemu-img convert,
-// ovirt-imageio), each with the public source of its size, and the presets by name (chunk_tool, chunk_preset_table).
+// provpol/chunk/presets.hpp - the real tools' chunk rules as presets (Xen-API's redo log, GNU cp in each of its
+// io_blksize() eras, qemu-img convert, ovirt-imageio's server and client, rsync's block length), each with the public
+// source of its size, and the presets by name (chunk_tool, chunk_preset_table).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_CHUNK_PRESETS_HPP
@@ -50,22 +51,59 @@ PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> xapi_redo_log() noexcept
     return {"xapi-redo-log", fixed_default{bytes(std::uint64_t{64} << 10)}, io_mode::buffered_dsync, chunk_floor};
 }
 
-/// GNU cp since 2024: io_blksize() with IO_BUFSIZE = 256 KiB (src/ioblksize.h: "As of Feb 2024, 256KiB is
-/// determined to be the best blksize to minimize system call overhead across most systems"): the smallest multiple
-/// of st_blksize that is >= 256 KiB, a power of two for regular files. Buffered. (cp takes the lcm of the source's
-/// and the destination's io_blksize; this is the rule for one file.)
-PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() noexcept {
-    return {"coreutils-cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered,
+// GNU cp (and cat, mv, install, split), one preset per io_blksize() of coreutils' releases. Sources:
+// coreutils/coreutils, src/ioblksize.h (src/system.h in 7.2), read at each release tag; every era keeps st_blksize as
+// gnulib's STP_BLKSIZE reads it. cp takes the lcm of the source's and the destination's io_blksize; these are the rule
+// for one file.
+
+/// GNU cp 7.2 to 8.16 (2009-2012): `return MAX (IO_BUFSIZE, ST_BLKSIZE (sb));` with `IO_BUFSIZE = 32*1024`
+/// (src/system.h:697-701 at v7.2; commit 55efc5f3, "As of Mar 2009, 32KiB is determined to be the minimium blksize").
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize_max> coreutils_cp_2009() noexcept {
+    return {"coreutils-cp-2009", coreutils_io_blksize_max{bytes(std::uint64_t{32} << 10)}, io_mode::buffered,
             chunk_floor};
 }
 
-/// GNU cp from 2014 to 2024: IO_BUFSIZE = 128 KiB ("As of May 2014, 128KiB is determined to be the minimium blksize
-/// to best minimize system call overhead"), with the io_blksize() rounding of the 2023 src/ioblksize.h. Debian 12's
-/// coreutils 9.1 reads and writes 131072 bytes at a time (cat traced with strace on ext4, st_blksize 4096). Until
-/// about 2022 io_blksize() was MAX(IO_BUFSIZE, st_blksize) (coreutils 8.27), which differs only for an st_blksize
-/// below 128 KiB that does not divide it, or above it and not a power of two.
-PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2014() noexcept {
-    return {"coreutils-cp-2014", coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true}, io_mode::buffered,
+/// GNU cp 8.17 to 8.22 (2012-2013): the same MAX with `IO_BUFSIZE = 64*1024` (src/ioblksize.h:67-71 at v8.17;
+/// commit a18ba2f1, written in July 2011 and first released in 8.17: "As of Jul 2011, 64KiB ...").
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize_max> coreutils_cp_2012() noexcept {
+    return {"coreutils-cp-2012", coreutils_io_blksize_max{bytes(std::uint64_t{64} << 10)}, io_mode::buffered,
+            chunk_floor};
+}
+
+/// GNU cp 8.23 to 9.1 (2014-2022): the same MAX with `IO_BUFSIZE = 128*1024` (src/ioblksize.h:73-77 at v8.23;
+/// commit 74ca6e84, "As of May 2014, 128KiB is determined to be the minimium blksize to best minimize system call
+/// overhead"). 9.1 caps the result at 2^62, which STP_BLKSIZE's 2^61 never reaches (src/ioblksize.h:74-81 at v9.1).
+/// Debian 12's coreutils 9.1 reads and writes 131072 bytes at a time (cat traced with strace on ext4, st_blksize
+/// 4096).
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize_max> coreutils_cp_2014() noexcept {
+    return {"coreutils-cp-2014", coreutils_io_blksize_max{bytes(std::uint64_t{128} << 10)}, io_mode::buffered,
+            chunk_floor};
+}
+
+/// GNU cp 9.2 to 9.4 (2023): IO_BUFSIZE 128 KiB with the rounding of commit 6c343a55 ("copy: fix possible over
+/// allocation for regular files"): the smallest multiple of st_blksize >= IO_BUFSIZE, a power of two for regular
+/// files, capped at 2^62 (src/ioblksize.h:75-108 at v9.2).
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2023() noexcept {
+    return {"coreutils-cp-2023",
+            coreutils_io_blksize{bytes(std::uint64_t{128} << 10), true, bytes(coreutils_io_blksize::idx_max_half)},
+            io_mode::buffered, chunk_floor};
+}
+
+/// GNU cp 9.5 to 9.7 (2024-2025): the 9.2 rounding with `IO_BUFSIZE = 256 * 1024` (src/ioblksize.h:78-110 at v9.5;
+/// commit fcfba90d, "As of Feb 2024, 256KiB is determined to be the best blksize to minimize system call overhead
+/// across most systems"), capped at 2^62.
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp_2024() noexcept {
+    return {"coreutils-cp-2024",
+            coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true, bytes(coreutils_io_blksize::idx_max_half)},
+            io_mode::buffered, chunk_floor};
+}
+
+/// GNU cp since 9.8 (2025): the 9.5 rule capped at gnulib's SYS_BUFSIZE_MAX, 2146435072 (`return MIN
+/// (SYS_BUFSIZE_MAX, blocksize);`, src/ioblksize.h:79-111 at v9.8; commit d3c7072a): the smallest multiple of
+/// st_blksize that is >= 256 KiB, a power of two for regular files, at most 2146435072. Buffered. It differs from
+/// coreutils-cp-2024 only for an st_blksize above 2146435072 (XFS may report 2 GiB).
+PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() noexcept {
+    return {"coreutils-cp", coreutils_io_blksize{bytes(std::uint64_t{256} << 10), true}, io_mode::buffered,
             chunk_floor};
 }
 
@@ -77,9 +115,29 @@ PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> qemu_img_convert() noexc
 
 /// ovirt-imageio's file backend: `buffer_size = 8 * 1024**2` ([backend_file] in ovirt_imageio/_internal/config.py:
 /// "seems to give optimal throughput with both low end and high end storage, using iSCSI and FC"), on a file or
-/// block device opened with O_DIRECT (backends/file.py: `util.open(url.path, mode, direct=True)`).
+/// block device opened with O_DIRECT (backends/file.py: `util.open(url.path, mode, direct=True)`). The measurements
+/// behind it are commit 0bdc698e's table (tests/data/chunk_tables/ovirt_imageio_0bdc698e.csv).
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio() noexcept {
     return {"ovirt-imageio", fixed_default{bytes(std::uint64_t{8} << 20)}, io_mode::direct, chunk_floor};
+}
+
+/// ovirt-imageio's client (ovirt-img upload and download, imageio's client API): `BUFFER_SIZE = 4 * MiB`
+/// (ovirt_imageio/client/_io.py:30 at 0eb617cd, "TODO: Needs more testing."; `--buffer-size` takes 64 KiB to 16
+/// MiB, _options.py:222-223), written through qemu-nbd, which opens the image with cache=none (O_DIRECT) where the
+/// filesystem supports direct I/O (_internal/qemu_nbd.py:91-93).
+PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio_client() noexcept {
+    return {"ovirt-imageio-client", fixed_default{bytes(std::uint64_t{4} << 20)}, io_mode::direct, chunk_floor};
+}
+
+/// The floor of rsync's preset: rsync accepts a block of any length from one byte (--block-size), and picks 700
+/// bytes and up itself, so the 4 KiB floor (and whole pages) would not be rsync.
+inline constexpr bytes rsync_floor = bytes(1);
+
+/// rsync's block length for a file of `file_length` bytes (rsync_block_length: generator.c sum_sizes_sqroot(),
+/// lines 720-739 at RsyncProject/rsync 7c20b077), with protocol 30 or later (rsync 3.0 and up on both ends).
+/// Buffered, with a floor of one byte: on a device that imposes nothing, decide() is rsync's length itself.
+PROVPOL_NODISCARD constexpr chunk_preset<rsync_block_length> rsync(bytes file_length = bytes()) noexcept {
+    return {"rsync", rsync_block_length{file_length}, io_mode::buffered, rsync_floor};
 }
 
 }  // namespace chunk_presets
@@ -91,7 +149,13 @@ enum class chunk_tool : unsigned char {
     coreutils_cp,
     coreutils_cp_2014,
     qemu_img_convert,
-    ovirt_imageio
+    coreutils_cp_2009,
+    coreutils_cp_2012,
+    coreutils_cp_2023,
+    coreutils_cp_2024,
+    ovirt_imageio_client,
+    rsync,
+    ovirt_imageio  ///< last: tests/to_text_test.cpp checks the names from the first value to this one
 };
 
 /// The chunk family's registry.
@@ -100,14 +164,26 @@ inline constexpr preset_info<chunk_tool> chunk_preset_table[] = {
      "xen-api CA-42914: read_in_chunks ~block_size:16384"},
     {chunk_tool::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
      "xen-api PR #3580 (CP-27880, CA-288635): block_device_io.ml ~block_size:65536"},
-    {chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 2024: 256 KiB in st_blksize multiples, buffered",
-     "coreutils src/ioblksize.h (Feb 2024): IO_BUFSIZE = 256 KiB"},
-    {chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 2014 to 2024: 128 KiB, buffered",
-     "coreutils src/ioblksize.h (May 2014): IO_BUFSIZE = 128 KiB"},
+    {chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 9.8: 256 KiB in st_blksize multiples, buffered",
+     "coreutils src/ioblksize.h (v9.8): IO_BUFSIZE = 256 KiB, at most SYS_BUFSIZE_MAX"},
+    {chunk_tool::coreutils_cp_2024, "coreutils-cp-2024", "GNU cp 9.5 to 9.7: 256 KiB in st_blksize multiples, buffered",
+     "coreutils src/ioblksize.h (v9.5, Feb 2024): IO_BUFSIZE = 256 KiB"},
+    {chunk_tool::coreutils_cp_2023, "coreutils-cp-2023", "GNU cp 9.2 to 9.4: 128 KiB in st_blksize multiples, buffered",
+     "coreutils src/ioblksize.h (v9.2): IO_BUFSIZE = 128 KiB, rounded"},
+    {chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
+     "coreutils src/ioblksize.h (v8.23, May 2014): IO_BUFSIZE = 128 KiB"},
+    {chunk_tool::coreutils_cp_2012, "coreutils-cp-2012", "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
+     "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB"},
+    {chunk_tool::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
+     "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB"},
     {chunk_tool::qemu_img_convert, "qemu-img-convert", "qemu-img convert: 2 MiB, buffered (cache=unsafe)",
      "qemu-img.c img_convert: IO_BUF_SIZE = 2 MiB"},
     {chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
      "ovirt_imageio/_internal/config.py [backend_file] buffer_size"},
+    {chunk_tool::ovirt_imageio_client, "ovirt-imageio-client", "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
+     "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB"},
+    {chunk_tool::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
+     "rsync generator.c sum_sizes_sqroot(), protocol 30+"},
 };
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);
@@ -122,7 +198,8 @@ PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name
 PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_of(chunk_preset_table, t).name; }
 
 /// Calls f(preset) with the preset of `t` (presets differ in their default step's type) and returns what f
-/// returns (the same type for every preset).
+/// returns (the same type for every preset). rsync's preset comes with a file length of 0: set its
+/// default_step.file_length for the file in question.
 template <class F>
 constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
     switch (t) {
@@ -130,12 +207,24 @@ constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
             return f(chunk_presets::xapi_redo_log_2010());
         case chunk_tool::coreutils_cp:
             return f(chunk_presets::coreutils_cp());
+        case chunk_tool::coreutils_cp_2024:
+            return f(chunk_presets::coreutils_cp_2024());
+        case chunk_tool::coreutils_cp_2023:
+            return f(chunk_presets::coreutils_cp_2023());
         case chunk_tool::coreutils_cp_2014:
             return f(chunk_presets::coreutils_cp_2014());
+        case chunk_tool::coreutils_cp_2012:
+            return f(chunk_presets::coreutils_cp_2012());
+        case chunk_tool::coreutils_cp_2009:
+            return f(chunk_presets::coreutils_cp_2009());
         case chunk_tool::qemu_img_convert:
             return f(chunk_presets::qemu_img_convert());
         case chunk_tool::ovirt_imageio:
             return f(chunk_presets::ovirt_imageio());
+        case chunk_tool::ovirt_imageio_client:
+            return f(chunk_presets::ovirt_imageio_client());
+        case chunk_tool::rsync:
+            return f(chunk_presets::rsync());
         case chunk_tool::xapi_redo_log:
             break;
     }

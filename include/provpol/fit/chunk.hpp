@@ -5,6 +5,14 @@
 //       whose median throughput reaches a target fraction (default 95%) of the best median. This is the Xen-API
 //       redo log's 2010 reasoning written down: "4 KiB is the minimum block size that should be considered ...
 //       we'll default to 16 KiB to be on the safe side".
+//   (a') the steady rule: the same question asked of each size's steady throughput, the lowest median among the
+//       measured sizes within a factor of 2 of it (block_size / 2 to 2 * block_size). A size next to a collapse
+//       (ovirt-imageio's 24 MiB, 8 MiB below the 32 MiB that falls under 1 MiB's throughput) or on a steep slope
+//       (CA-42914's 4 KiB on NFS, next to 2 KiB at a quarter of its speed) scores what its neighbour gives: a
+//       device whose curve sits a factor of 2 away from the one measured would give that. On
+//       tests/data/chunk_tables it picks what the projects chose "to be on the safe side": 16 KiB on all three of
+//       CA-42914's tables (the rule: 4 KiB on NFS), 8 MiB on both of ovirt-imageio's arrays (the rule: 16 and 24
+//       MiB). Sizes measured 4 times apart or more have no neighbour within the factor: it is then the rule.
 //   (b) the model: a least-squares fit of the queue-depth-1 cost of one write, time(bs) = t0 + bs / B (a fixed
 //       per-write latency t0, a bandwidth B), and the size at which it reaches the target fraction of B,
 //       bs = f / (1 - f) * t0 * B. Two or three measured sizes suffice, and the answer is not limited to the sizes
@@ -14,7 +22,8 @@
 //       or an error saying that it cannot be met on this device.
 //
 // Samples are held by the caller: the functions take a pointer and a count. sort_samples() sorts them in place;
-// choose_by_rule() does not modify them: it sorts a copy (a std::vector, the only allocation here). Nothing here
+// choose_by_rule() and choose_by_steady_rule() do not modify them: they sort a copy (std::vector, the only
+// allocations here). Nothing here
 // reads a clock or does I/O; `provpol calibrate` is the program that measures.
 //
 // SPDX-License-Identifier: MIT
@@ -59,6 +68,12 @@ namespace detail {
 constexpr bool sample_less(const throughput_sample& a, const throughput_sample& b) noexcept {
     return a.block_size < b.block_size || (a.block_size == b.block_size && a.bytes_per_second < b.bytes_per_second);
 }
+
+// True when `v` reaches `fraction` of `best`. A relative slack of 1e-12, far below any measurement's precision and
+// far above double rounding, makes a value equal to the target in decimal reach it: 7.885 is 95% of 8.3, but
+// 0.95 * 8.3 rounds to 7.885000000000001 in double. The published tables hold such ties (coreutils' system #8:
+// 17.1 is 95% of 18.0).
+constexpr bool reaches(double v, double fraction, double best) noexcept { return v >= fraction * best * (1.0 - 1e-12); }
 
 constexpr result<void> check_target_fraction(double f) noexcept {
     if (!(f >= min_target_fraction && f <= max_target_fraction))  // also rejects NaN
@@ -127,7 +142,8 @@ struct rule_choice {
     std::size_t sizes;               ///< how many distinct block sizes were measured
 };
 
-/// The rule (a): the smallest block size whose median throughput reaches `target_fraction` of the best median.
+/// The rule (a): the smallest block size whose median throughput reaches `target_fraction` of the best median
+/// (a median equal to the target in decimal reaches it: see detail::reaches).
 /// Does not modify `samples`: it sorts a copy (sort_samples; allocates, std::bad_alloc propagates).
 /// target_fraction must be in [min_target_fraction, max_target_fraction].
 PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(const throughput_sample* samples, std::size_t count,
@@ -144,10 +160,9 @@ PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(const throughput_sam
         if (s.median_bytes_per_second > best.median_bytes_per_second) best = s;
         i += s.runs;
     }
-    const double target = target_fraction * best.median_bytes_per_second;
     for (std::size_t i = 0; i < count;) {
         const size_stats s = size_stats_at(sorted, count, i);
-        if (s.median_bytes_per_second >= target)
+        if (detail::reaches(s.median_bytes_per_second, target_fraction, best.median_bytes_per_second))
             return rule_choice{s.block_size,    s.median_bytes_per_second,
                                best.block_size, best.median_bytes_per_second,
                                target_fraction, *sizes};
@@ -157,6 +172,93 @@ PROVPOL_NODISCARD inline result<rule_choice> choose_by_rule(const throughput_sam
     return rule_choice{best.block_size, best.median_bytes_per_second,
                        best.block_size, best.median_bytes_per_second,
                        target_fraction, *sizes};
+}
+
+// --- (a') the steady rule ------------------------------------------------------------------------------------------
+
+/// The factor of the steady rule's neighbourhood: a size's steady throughput is the lowest median among the
+/// measured sizes from block_size / 2 to 2 * block_size. 2 is one step of the power-of-two grids the published
+/// tables (and dd) measure; a factor of 4 would reach past the knee itself (on ovirt-imageio's table, 8 MiB's
+/// neighbourhood would take in the 32 MiB collapse, and the rule would fall back to 1 MiB).
+inline constexpr std::uint64_t steady_factor = 2;
+
+/// What the steady rule picked, and why.
+struct steady_choice {
+    bytes block_size;                     ///< the smallest size whose steady throughput reaches the fraction
+    double median_bytes_per_second;       ///< its median throughput
+    double steady_bytes_per_second;       ///< its steady throughput (the lowest median within its neighbourhood)
+    bytes best_steady_block_size;         ///< the (smallest) size with the best steady throughput
+    double best_steady_bytes_per_second;  ///< that steady throughput: the fraction is of this
+    bytes fastest_block_size;             ///< the (smallest) size with the best median, as the rule reports it
+    double fastest_bytes_per_second;      ///< the best median
+    double target_fraction;               ///< the fraction asked for
+    std::size_t sizes;                    ///< how many distinct block sizes were measured
+};
+
+namespace detail {
+
+// Every distinct block size's statistics, in ascending order (samples sorted by sort_samples()).
+inline std::vector<size_stats> stats_per_size(const throughput_sample* sorted, std::size_t count) {
+    std::vector<size_stats> out;
+    for (std::size_t i = 0; i < count; i += out.back().runs) out.push_back(size_stats_at(sorted, count, i));
+    return out;
+}
+
+// Each size's steady throughput: the lowest median among sizes t with t * factor >= s and t <= s * factor. Both
+// ends of the window only move up with s, so one pass with a queue of rising minima suffices (a million sizes
+// cost a million steps, not a million squared).
+inline std::vector<double> steady_medians(const std::vector<size_stats>& st) {
+    std::vector<double> out(st.size());
+    std::vector<std::size_t> q(st.size());  // indices of medians rising from q[head] to q[tail - 1]
+    std::size_t head = 0, tail = 0, next = 0, lo = 0;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        const std::uint64_t s = st[i].block_size.count();
+        for (; next < st.size() && st[next].block_size.count() <= saturating_mul(s, steady_factor); ++next) {
+            while (tail > head && st[q[tail - 1]].median_bytes_per_second >= st[next].median_bytes_per_second) --tail;
+            q[tail++] = next;
+        }
+        while (saturating_mul(st[lo].block_size.count(), steady_factor) < s) ++lo;
+        while (q[head] < lo) ++head;
+        out[i] = st[q[head]].median_bytes_per_second;
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// The steady rule (a'): the smallest block size whose steady throughput (the lowest median among the measured
+/// sizes from block_size / steady_factor to block_size * steady_factor, itself included) reaches `target_fraction`
+/// of the best steady throughput. Does not modify `samples` (it sorts a copy; allocates, std::bad_alloc
+/// propagates). target_fraction must be in [min_target_fraction, max_target_fraction].
+PROVPOL_NODISCARD inline result<steady_choice> choose_by_steady_rule(const throughput_sample* samples,
+                                                                     std::size_t count,
+                                                                     double target_fraction = default_target_fraction) {
+    if (auto r = detail::check_target_fraction(target_fraction); !r) return unexpected(r.error());
+    if (auto r = check_samples(samples, count); !r) return unexpected(r.error());
+    std::vector<throughput_sample> copy(samples, samples + count);
+    std::sort(copy.begin(), copy.end(), detail::sample_less);
+    const std::vector<size_stats> st = detail::stats_per_size(copy.data(), count);
+    const std::vector<double> steady = detail::steady_medians(st);
+    std::size_t best = 0, fastest = 0;
+    for (std::size_t i = 1; i < st.size(); ++i) {
+        if (steady[i] > steady[best]) best = i;
+        if (st[i].median_bytes_per_second > st[fastest].median_bytes_per_second) fastest = i;
+    }
+    std::size_t pick = best;  // the best reaches any fraction <= 1 of itself
+    for (std::size_t i = 0; i < best; ++i)
+        if (detail::reaches(steady[i], target_fraction, steady[best])) {
+            pick = i;
+            break;
+        }
+    return steady_choice{st[pick].block_size,
+                         st[pick].median_bytes_per_second,
+                         steady[pick],
+                         st[best].block_size,
+                         steady[best],
+                         st[fastest].block_size,
+                         st[fastest].median_bytes_per_second,
+                         target_fraction,
+                         st.size()};
 }
 
 // --- (b) the cost model -----------------------------------------------------------------------------------------
