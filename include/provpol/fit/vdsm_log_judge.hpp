@@ -320,14 +320,14 @@ namespace detail {
 inline std::string chance_text(double log10_chance) {
     char buf[32];
     if (log10_chance < -3.0)
-        std::snprintf(buf, sizeof buf, "1e%.0f", ceil(log10_chance));
+        (void)std::snprintf(buf, sizeof buf, "1e%.0f", ceil(log10_chance));
     else
-        std::snprintf(buf, sizeof buf, "%.2g", log10_chance >= 0.0 ? 1.0 : exp(log10_chance * ln10));
+        (void)std::snprintf(buf, sizeof buf, "%.2g", log10_chance >= 0.0 ? 1.0 : exp(log10_chance * ln10));
     return buf;
 }
 inline std::string format_text(const char* format, double a, double b = 0.0, double c = 0.0, double d = 0.0) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, format, a, b, c, d);
+    (void)std::snprintf(buf, sizeof buf, format, a, b, c, d);
     return buf;
 }
 }  // namespace detail

@@ -210,10 +210,10 @@ inline void fit_read_arc(const double* trips, std::size_t n, double outlier_log,
 // The polls a round trip took under the mode's read: 0 when off the lattice (shorter than one poll, a residue
 // off the read, or beyond the flow's bound).
 PROVPOL_NODISCARD inline std::uint64_t trip_polls(double t, const trip_fit& f) noexcept {
+    constexpr std::uint64_t k_cap = flow_latency::max_reply_polls / 2;
     const double kd = floor((t - f.r0) / f.poll + 1e-9);
     const double d = t - kd * f.poll;
-    if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(flow_latency::max_reply_polls / 2))
-        return 0;
+    if (kd < 1.0 || d < f.r0 - 1e-9 || d > f.r1 + 1e-9 || kd > static_cast<double>(k_cap)) return 0;
     return static_cast<std::uint64_t>(kd);
 }
 
