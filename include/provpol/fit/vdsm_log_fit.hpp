@@ -6,25 +6,25 @@
 // fitted to the log's extends (vdsm_fit_sample: one per line, the volume's timers, or the replica's on an
 // "Extend replica" line, and the line's VM) by likelihood, every mode scored against every extend:
 //   - detection: none without wait timers (VDSM before 4.50, replica-only logs); else a periodic monitor (waits
-//     uniform in [0, period)) against a dispatch range (4.50.1.1, PR #124: 10 to 30 ms), the range paying one
-//     parameter more (BIC); a monitor is a periodic task of at least 0.1 s;
+//     uniform in [0, period)) against a dispatch range (4.50.1.1, PR #124: 10 to 30 ms), the range's lower end
+//     above 0 shown at the verdict's level (1e-3); a monitor is a periodic task of at least 0.1 s;
 //   - mailbox mode: a round trip is k reply polls after the send plus the inbox read, a lattice of the poll T.
 //     For each T of vdsm_log_fit::polls: the read is the shortest arc of the round trips modulo T that holds all
 //     but a few (at most n/50, at most 20: outliers, counted, such as an SPM failover's) and leaves none shorter
 //     than one poll; k follows for each round trip; the SPM work [a, b) maximises the likelihood of those k for an
 //     SPM clock wait uniform in [0, T + drift), never needing fewer polls than the fewest seen nor more than the
-//     most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point. The likeliest T
-//     (polls and read, an outlier share of 1e-3) wins; 0.5 and 2 s ahead of the others by 3 plus half log n, and of
-//     two within 2 the one with the shorter work. The SPM's drift cannot be seen in a log of durations: the
-//     profiles' 5 ms per 2 s cycle, in proportion to T;
+//     most (a >= (k_min - 1) T, b <= k_max T - cycle), on a grid refined around its best point. Each T is scored
+//     by its likelihood (polls and read, an outlier share of 1e-3), 0.5 and 2 s ahead of the others by 3 plus half
+//     log n; the mode is the first in an order of them: within 2 of the best score, then the shorter work, then
+//     the higher score, then the shorter poll (detail::choose_mode; the scoring order cannot change it). The SPM's
+//     drift cannot be seen in a log of durations: the profiles' 5 ms per 2 s cycle, in proportion to T;
 //   - each range (dispatch, refresh, time outside the timers): the uniform's unbiased end points,
 //     [min - w/(n-1), max + w/(n-1)] for n samples of range w (a monitor's period: max x (n+1)/n), widened by the
 //     Clock's 0.005 s rounding, unless the mean is more than 3 standard errors from the range's middle (a skewed
 //     stage, e.g. extend-stats' one 0.60 s refresh among 0.19 to 0.4 s): then [lo, 2 x mean - lo), which keeps the
 //     mean, and the samples above it are counted;
-//   - goodness of fit: the KS distance between the log's totals (and its round trips) and the model's, each
-//     logged value standing for any within the rounding; above max(1.95 / sqrt(n), 0.05), the model is not
-//     `explained`: no mode explains the log, and callers say so instead of using it.
+//   - whether the log is a mailbox flow at all: fit/vdsm_log_judge.hpp's verdict; unless it is `explained`,
+//     callers say why (vdsm_verdict_text) instead of using the model.
 // The report gives each decision, each range, every mode's score, and the model's min/mean/max per stage next to
 // the log's.
 //
