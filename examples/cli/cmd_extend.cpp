@@ -8,6 +8,7 @@
 #include "common/json.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
+#include "thin_extend.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/extend/vdsm_sizes.hpp>
@@ -34,6 +35,15 @@ const char* const usage =
     "                      (--physical SIZE (--allocation SIZE | --used-blocks N [--total-blocks N]) | --input "
     "FILE.csv |\n"
     "                       --physical SIZE --sequence [--max-steps N])\n"
+    "       provpol extend --preset docker-devicemapper ... (as the LVM presets: lvm2 with Docker's profile)\n"
+    "       provpol extend --preset stratis-data --physical SIZE (--allocation SIZE | --used-blocks N)\n"
+    "                      [--backstore-free SIZE] [--error-if-no-space]\n"
+    "       provpol extend --preset stratis-metadata --metadata-size SIZE --metadata-used SIZE\n"
+    "                      --metadata-low-water N [--backstore-free SIZE] [--data-tier SIZE]\n"
+    "       provpol extend --preset stratis-filesystem --physical SIZE --allocation SIZE [--fs-size SIZE]\n"
+    "                      [--size-limit SIZE]\n"
+    "       provpol extend --preset xenserver-thin-lvhd --physical SIZE [--quantum SIZE]\n"
+    "                      [--capacity SIZE [--initial-allocation SIZE]]\n"
     "                      [--format text|csv|json]";
 
 // The CSV columns, in the order the issue fixes (sizes in bytes, flags 0/1).
@@ -288,12 +298,31 @@ int run_extend(int argc, char** argv) {
          {"--max-steps", "N",
           "the most rows --sequence prints, 1-1000000 (with --sequence, default 100000); a sequence cut short "
           "before the maximum says so on stderr and exits 3"},
+         {"--backstore-free", "SIZE",
+          "Stratis: the backstore's unallocated space, what an extend can take (default unlimited)"},
+         {"--data-tier", "SIZE", "Stratis metadata: the data tier's usable size, the most it doubles to"},
+         {"--metadata-low-water", "N",
+          "Stratis metadata: the pool status's metadata low-water mark, in 4 KiB blocks (the metadata doubles when "
+          "fewer blocks are free)"},
+         {"--error-if-no-space", nullptr, "Stratis data: the pool is already in error_if_no_space (not extended)"},
+         {"--size-limit", "SIZE", "Stratis filesystems: the filesystem's size limit (none by default)"},
+         {"--fs-size", "SIZE", "Stratis filesystems: its size as statvfs reports it (default --physical)"},
+         {"--quantum", "SIZE",
+          "XenServer: the SR's allocation_quantum in sm-config (default 0.01% of --physical; clamped to 0.002%-0.025%, "
+          "at least 16MiB)"},
+         {"--initial-allocation", "SIZE", "XenServer: the SR's initial_allocation for a new VDI (default 0)"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
     const format f = a.output_format();
     const auto parsed = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
     if (!parsed) fail(parsed.error(), "--preset");
     const extend_preset preset = *parsed;
+    // Stratis's and XenServer's rules (issue 42) take their own inputs; docker-devicemapper is an LVM preset.
+    if (stratis_config_of(preset) || preset == extend_preset::xenserver_thin_lvhd) return run_thin_extend(a, preset, f);
+    for (const char* o : thin_only_options)
+        if (a.has(o))
+            throw usage_error(std::string(o) +
+                              " belongs to the Stratis and XenServer presets (--preset stratis-data, ...)");
     const bool replicating = a.has("--replicating") || a.has("--replica-type");
     const bool exceeded = a.has("--threshold-exceeded");
     // On an LVM preset, sizes are also read as lvm writes them (100g) and --allocation may be a percent of the

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# provpol extend with the Stratis, Docker and XenServer presets (issue 42): each answer worked by hand from the
+# system's code (stratisd 28d8d0757f87, moby 81359cecdf25, sm v1.15.1; the arithmetic next to each), and every option
+# that means nothing to a preset refused with one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+
+# --- stratis-data: extended when size - used < 15 GiB (thinpool.rs:1270), by min(backstore, 50 GiB) ----------------
+# 100 GiB: 85 GiB used leaves exactly 15 GiB, not under it; one block more is.
+expect_ok extend --preset stratis-data --physical 100GiB --allocation 85GiB --format csv
+expect_stdout_line 2 '107374182400,87040,16106127360,16106127360,87041,0,0,107374182400,0,0,none'
+expect_ok extend --preset stratis-data --physical 100GiB --used-blocks 87041 --format csv
+expect_stdout_line 2 '107374182400,87041,16105078784,16106127360,87041,1,53687091200,161061273600,15360,0,extend'
+# 20 GiB + 700 KiB in the backstore: 20480 whole 1 MiB blocks (rounded down), 120 GiB after.
+expect_ok extend --preset stratis-data --physical 100GiB --used-blocks 90000 --backstore-free 21475552256 --format csv
+expect_stdout ',21474836480,128849018880,15360,0,extend$'
+# Half a block left: error_if_no_space; already in it: not tried.
+expect_ok extend --preset stratis-data --physical 100GiB --used-blocks 90000 --backstore-free 512KiB --format csv
+expect_stdout ',0,107374182400,15360,1,error-if-no-space$'
+expect_ok extend --preset stratis-data --physical 100GiB --used-blocks 90000 --error-if-no-space --format csv
+expect_stdout ',1,skipped$'
+
+# --- stratis-metadata: doubled when free 4 KiB blocks are under the status's mark (thinpool.rs:1254, 1582) ---------
+# 64 MiB = 16384 blocks; 15360 used leaves 1024, not under a mark of 1024; 15361 used is.
+expect_ok extend --preset stratis-metadata --metadata-size 64MiB --metadata-used 60MiB --metadata-low-water 1024 --format csv
+expect_stdout ',none$'
+expect_ok extend --preset stratis-metadata --metadata-size 64MiB --metadata-used 62918656 --metadata-low-water 1024 --format csv
+expect_stdout_line 2 '67108864,15361,1024,1,134217728,67108864,134217728,134217728,0,extend'
+# The spare grows too: 2 x 64 MiB must be free, or the pool goes to error_if_no_space.
+expect_ok extend --preset stratis-metadata --metadata-size 64MiB --metadata-used 63MiB --metadata-low-water 1024 --backstore-free 127MiB --format csv
+expect_stdout ',1,error-if-no-space$'
+# Capped at the data tier: 64 MiB doubled to no more than 100 MiB.
+expect_ok extend --preset stratis-metadata --metadata-size 64MiB --metadata-used 63MiB --metadata-low-water 1024 --data-tier 100MiB --format csv
+expect_stdout ',104857600,37748736,104857600,'
+
+# --- stratis-filesystem: doubled when 2 x used > size (filesystem.rs:282), up to its limit (:348) --------------------
+expect_ok extend --preset stratis-filesystem --physical 1TiB --allocation 512GiB --format csv
+expect_stdout_line 2 '1099511627776,1099511627776,549755813888,0,0,1099511627776'
+expect_ok extend --preset stratis-filesystem --physical 1TiB --allocation 600GiB --format csv
+expect_stdout_line 2 '1099511627776,1099511627776,644245094400,1,1099511627776,2199023255552'
+expect_ok extend --preset stratis-filesystem --physical 1TiB --allocation 600GiB --size-limit 1.25TiB --format csv
+expect_stdout ',1,274877906944,1374389534720$'
+expect_usage '^provpol extend: --size-limit must be at least 1TiB, got 1GiB$' extend --preset stratis-filesystem --physical 1TiB --allocation 1GiB --size-limit 1GiB
+
+# --- docker-devicemapper: lvm2 with Docker's profile, 80/20, 512 KiB chunks (device_setup.go:183-222) --------------
+# 100 GiB = 204800 chunks; 80% is 163840 (not above), one more is: grow by 20% = 5120 extents of 4 MiB.
+expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 163840 --format csv
+expect_stdout ',none$'
+expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 163841 --format csv
+expect_stdout ',163841,204800,80.000488,80,20,20,5120,128849018880,'
+
+# --- xenserver-thin-lvhd: sm's quantum, a new VDI's LV, the host's free pool -----------------------------------------
+# 1 TiB SR: 1099511627776 / 10000 = 109951162 (104 MiB for tapdisk); host pool 0.5% = 5242.88 -> 5242, half 2621.
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --format csv
+expect_stdout_line 2 '1099511627776,109951162,104,5242,2621'
+# A 1 GiB request is cut to 1 TiB / 4000 = 274877906.
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --quantum 1GiB --format csv
+expect_stdout_line 2 '1099511627776,274877906,262,5242,2621'
+# A 10 GiB VDI starts at 8 MiB (its metadata for 2 TiB, 4329472 bytes, up to 4 MiB), or its initial allocation.
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 10GiB --format csv
+expect_stdout ',10737418240,0,8388608,10766778368$'
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 10GiB --initial-allocation 200MiB --format csv
+expect_stdout ',10737418240,209715200,209715200,10766778368$'
+
+# --- options that mean nothing to a preset ---------------------------------------------------------------------------
+expect_usage '^provpol extend: --chunk does not apply to --preset stratis-data$' extend --preset stratis-data --physical 1GiB --allocation 1GiB --chunk 1GiB
+expect_usage '^provpol extend: --quantum belongs to the Stratis and XenServer presets' extend --preset vdsm-2022 --capacity 1GiB --physical 1GiB --allocation 1GiB --quantum 1GiB
+expect_usage '^provpol extend: --backstore-free belongs to the Stratis and XenServer presets' extend --preset docker-devicemapper --physical 100g --used-blocks 1 --backstore-free 1GiB
+expect_usage '^provpol extend: --metadata-size does not apply to --preset stratis-data$' extend --preset stratis-data --physical 1GiB --allocation 1GiB --metadata-size 1GiB
+expect_usage '^provpol extend: --allocation does not apply to --preset xenserver-thin-lvhd$' extend --preset xenserver-thin-lvhd --physical 1TiB --allocation 1GiB
+expect_usage '^provpol extend: --initial-allocation sizes a new VDI' extend --preset xenserver-thin-lvhd --physical 1TiB --initial-allocation 1GiB
+expect_usage '^provpol extend: give --allocation .* or --used-blocks' extend --preset stratis-data --physical 1GiB
+expect_usage '^provpol extend: --preset stratis-metadata needs --metadata-size' extend --preset stratis-metadata
+finish
