@@ -18,10 +18,27 @@
 
 namespace provpol::cli {
 
+/// Which rule turns samples into a size: choose_by_rule ("smallest") or choose_by_steady_rule ("steady").
+enum class sample_rule { smallest, steady };
+
+/// The rule's name as --rule spells it.
+inline const char* rule_name(sample_rule r) { return r == sample_rule::steady ? "steady" : "smallest"; }
+
+/// Reads --rule (absent: smallest).
+inline sample_rule parse_sample_rule(const args& a) {
+    const auto v = a.value("--rule");
+    if (!v || *v == "smallest") return sample_rule::smallest;
+    if (*v == "steady") return sample_rule::steady;
+    throw usage_error("--rule: unknown value '" + args::printable(*v) + "': expected smallest or steady");
+}
+
 /// Samples and what the rule and the model make of them.
 struct calibration {
     std::vector<throughput_sample> sorted;  ///< by block size, then throughput
-    rule_choice rule{};
+    sample_rule which = sample_rule::smallest;
+    rule_choice rule{};      ///< the chosen rule's pick (for steady: its size and median, best = the fastest size)
+    rule_choice smallest{};  ///< choose_by_rule's answer, whichever rule was chosen
+    steady_choice steady{};  ///< choose_by_steady_rule's answer, whichever rule was chosen
     std::optional<cost_model_fit> fit;
     std::string fit_problem;        ///< why there is no fit (one block size, times that do not grow)
     std::optional<bytes> fit_size;  ///< the size the model says reaches the target fraction of B
@@ -30,14 +47,24 @@ struct calibration {
 
 inline std::string text_of(text_view t) { return std::string(t.data(), t.size()); }
 
-/// Runs the rule and the fit. Throws usage_error on samples the library rejects.
-inline calibration calibrate_samples(std::vector<throughput_sample> samples, double target_fraction) {
+/// Runs both rules (`which` one decides) and the fit. Throws usage_error on samples the library rejects.
+inline calibration calibrate_samples(std::vector<throughput_sample> samples, double target_fraction,
+                                     sample_rule which = sample_rule::smallest) {
     calibration c;
     c.target_fraction = target_fraction;
+    c.which = which;
     c.sorted = std::move(samples);
     const auto rule = choose_by_rule(c.sorted.data(), c.sorted.size(), target_fraction);
     if (!rule) throw usage_error("samples: " + text_of(rule.error().message().view()));
-    c.rule = *rule;
+    c.smallest = *rule;
+    const auto steady = choose_by_steady_rule(c.sorted.data(), c.sorted.size(), target_fraction);
+    if (!steady) throw usage_error("samples: " + text_of(steady.error().message().view()));
+    c.steady = *steady;
+    c.rule = c.smallest;
+    if (which == sample_rule::steady) {
+        c.rule.block_size = steady->block_size;
+        c.rule.median_bytes_per_second = steady->median_bytes_per_second;
+    }
     // choose_by_rule sorts a copy; the report and the fit take the samples sorted (valid: the rule took them).
     if (const auto in_order = sort_samples(c.sorted.data(), c.sorted.size()); !in_order)
         throw usage_error("samples: " + text_of(in_order.error().message().view()));
@@ -120,10 +147,14 @@ void add_calibration_fields(report_fields& f, const calibration* c, const basic_
                             double target_fraction) {
     const bool fit = c != nullptr && c->fit.has_value();
     f.add("target_fraction", c ? cell::of_real(target_fraction) : cell());
+    f.add("rule", c ? cell::of_text(rule_name(c->which)) : cell());
     f.add("rule_block_size", c ? cell::of_size(c->rule.block_size) : cell());
     f.add("rule_mb_per_s", c ? cell::of_real(to_mb_per_s(c->rule.median_bytes_per_second), 4) : cell());
     f.add("best_block_size", c ? cell::of_size(c->rule.best_block_size) : cell());
     f.add("best_mb_per_s", c ? cell::of_real(to_mb_per_s(c->rule.best_bytes_per_second), 4) : cell());
+    f.add("smallest_block_size", c ? cell::of_size(c->smallest.block_size) : cell());
+    f.add("steady_block_size", c ? cell::of_size(c->steady.block_size) : cell());
+    f.add("steady_mb_per_s", c ? cell::of_real(to_mb_per_s(c->steady.steady_bytes_per_second), 4) : cell());
     f.add("fit_latency_us", fit ? cell::of_real(c->fit->model.latency_seconds.count() * 1e6, 4) : cell());
     f.add("fit_bandwidth_mb_per_s",
           fit ? cell::of_real(to_mb_per_s(c->fit->model.bandwidth_bytes_per_second), 4) : cell());

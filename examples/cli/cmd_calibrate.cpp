@@ -119,6 +119,30 @@ std::string join_reals(const std::vector<double>& v, int digits) {
     return out;
 }
 
+// The rule line (the chosen rule's first), and the other rule's pick beside it.
+void print_rule_lines(const calibration& cal, double fraction, double best) {
+    const steady_choice& st = cal.steady;
+    const auto smallest = [&](const char* label) {
+        std::printf("%s %s: the smallest size whose median reaches %g%% of the best (%.4g MB/s at %s)\n", label,
+                    format_size(cal.smallest.block_size).c_str(), fraction * 100, best,
+                    format_size(cal.smallest.best_block_size).c_str());
+    };
+    const auto steady = [&](const char* label) {
+        std::printf(
+            "%s %s: the smallest size whose lowest median within a factor of 2 reaches %g%% of the best such "
+            "(%.4g MB/s at %s)\n",
+            label, format_size(st.block_size).c_str(), fraction * 100, to_mb_per_s(st.best_steady_bytes_per_second),
+            format_size(st.best_steady_block_size).c_str());
+    };
+    if (cal.which == sample_rule::steady) {  // the chosen rule is the "rule" line, the other one follows
+        steady("rule  ");
+        smallest("median");
+    } else {
+        smallest("rule  ");
+        steady("steady");
+    }
+}
+
 }  // namespace
 
 int run_calibrate(int argc, char** argv) {
@@ -126,7 +150,7 @@ int run_calibrate(int argc, char** argv) {
         "calibrate",
         "provpol calibrate --path DIR [--sizes LIST] [--bytes SIZE] [--runs N]\n"
         "                         [--mode direct|direct-dsync|buffered|buffered-dsync] [--target-fraction F]\n"
-        "                         [--save-samples FILE] [--format text|csv|json]\n\n"
+        "                         [--rule smallest|steady] [--save-samples FILE] [--format text|csv|json]\n\n"
         "Measures write throughput per block size on the device under DIR, as the Xen-API redo log's dd timings\n"
         "did: writes a scratch file it creates inside DIR (never an existing file, never a device) for every\n"
         "size and run, with aligned buffers; removes it on success, error and signals; checks free space first.\n"
@@ -141,6 +165,9 @@ int run_calibrate(int argc, char** argv) {
             {"--runs", "N", "runs per size, in [1, 100] (default 3)"},
             {"--mode", "MODE", "direct (default), direct-dsync, buffered or buffered-dsync"},
             {"--target-fraction", "F", "the share of the best throughput to reach, in [0.01, 0.999] (default 0.95)"},
+            {"--rule", "RULE",
+             "smallest (default) or steady (each size's lowest median within a factor of 2): which pick is the "
+             "chunk"},
             {"--save-samples", "FILE", "also write the runs as CSV block_size,mb_per_s (for provpol chunk)"},
             {"--format", "FORMAT", "text (default), csv or json"},
         },
@@ -160,6 +187,7 @@ int run_calibrate(int argc, char** argv) {
     }
     const double fraction =
         a.decimal("--target-fraction", min_target_fraction, max_target_fraction).value_or(default_target_fraction);
+    const sample_rule rule = parse_sample_rule(a);
     const auto save = a.value("--save-samples");
     if (save) {
         if (save->empty()) throw usage_error("--save-samples: empty file name");
@@ -244,7 +272,7 @@ int run_calibrate(int argc, char** argv) {
     for (const run_result& r : results)
         samples.push_back(
             {bytes(r.block_size), static_cast<double>(r.block_size * r.count) / std::max(r.seconds, 1e-9)});
-    const calibration cal = calibrate_samples(samples, fraction);
+    const calibration cal = calibrate_samples(samples, fraction, rule);
     const auto policy = chunk_policy::make(limits.limits, mode, fixed_default{cal.rule.block_size});
     if (!policy)
         throw runtime_failure("the device's limits contradict each other: " + text_of(policy.error().message().view()));
@@ -358,9 +386,7 @@ int run_calibrate(int argc, char** argv) {
     } else {
         std::printf("model  none: %s\n", cal.fit_problem.c_str());
     }
-    std::printf("rule   %s: the smallest size whose median reaches %g%% of the best (%.4g MB/s at %s)\n",
-                format_size(cal.rule.block_size).c_str(), fraction * 100, best,
-                format_size(cal.rule.best_block_size).c_str());
+    print_rule_lines(cal, fraction, best);
     if (cal.fit && cal.fit_size) {
         const chunk_decision fd = policy->decide(*cal.fit_size);
         std::printf("fit    %s (%s) reaches %g%% of B under the model; as a chunk here: %s (decided by %s)\n",

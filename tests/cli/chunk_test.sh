@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # CLI tests of `provpol chunk`: presets, device limits from flags and from --path (checked against sysfs read
-# here, not by provpol), samples (xen-api CA-42914's dd tables), the deadline planner, and bad input (exit 2, exactly one
-# line on stderr, nothing on stdout).
+# here, not by provpol), samples (xen-api CA-42914's dd tables; the published tables of tests/data/chunk_tables, with
+# both rules), rsync's block length, the deadline planner, and bad input (exit 2, exactly one line on stderr,
+# nothing on stdout).
 #   chunk_test.sh PATH/TO/provpol
 set -u
 provpol=$1
+tables=$(cd "$(dirname "$0")/../data/chunk_tables" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -71,6 +73,26 @@ expect_csv "coreutils" chunk_size=262144 decided_by=default mode=buffered -- --p
 expect_csv "coreutils 2014" chunk_size=131072 -- --preset coreutils-cp-2014
 expect_csv "qemu-img" chunk_size=2097152 mode=buffered -- --preset qemu-img-convert
 expect_csv "ovirt-imageio" chunk_size=8388608 mode=direct granularity=4096 buffer_alignment=4096 -- --preset ovirt-imageio
+expect_csv "ovirt-imageio client" chunk_size=4194304 mode=direct -- --preset ovirt-imageio-client
+# coreutils' releases (IO_BUFSIZE in src/system.h of 7.2, src/ioblksize.h of 8.17, 8.23, 9.2, 9.5, 9.8).
+expect_csv "coreutils 2009" chunk_size=32768 mode=buffered -- --preset coreutils-cp-2009
+expect_csv "coreutils 2012" chunk_size=65536 -- --preset coreutils-cp-2012
+expect_csv "coreutils 2023" chunk_size=131072 -- --preset coreutils-cp-2023
+expect_csv "coreutils 2024" chunk_size=262144 -- --preset coreutils-cp-2024
+# rsync: sqrt(10^9) = 31622.78, a multiple of 8 below: 31616; 1 GiB: 32768; a small file: 700; 16 GiB and more: 128 KiB.
+expect_csv "rsync 1 GB" chunk_size=31616 decided_by=default floor=1 granularity=1 file_size=1000000000 -- \
+  --preset rsync --file-size 1GB
+expect_csv "rsync 1 GiB" chunk_size=32768 -- --preset rsync --file-size 1GiB
+expect_csv "rsync small" chunk_size=700 -- --preset rsync --file-size 100
+expect_csv "rsync 16 GiB" chunk_size=131072 -- --preset rsync --file-size 16GiB
+expect_csv "rsync on a 4Kn disk" chunk_size=32768 decided_by=alignment -- --preset rsync --file-size 1GB \
+  --logical-block-size 4KiB
+expect_csv "rsync's largest file" chunk_size=131072 -- --preset rsync --file-size 281474976579584
+expect_usage "rsync beyond its largest file" \
+  "--file-size must be at most 281474976579584 (2^31 - 1 blocks of 128KiB: rsync refuses a larger file), got 281474976579585" \
+  --preset rsync --file-size 281474976579585
+expect_usage "rsync without a file size" "--preset rsync needs --file-size" --preset rsync
+expect_usage "file size for another preset" "--file-size is only used with --preset rsync" --file-size 1GiB
 
 # --- limits from flags: 512e, 4Kn, RAID -----------------------------------------------------------------------------
 expect_csv "512e cap" chunk_size=4194304 decided_by=max_transfer max_chunk=4194304 -- \
@@ -139,6 +161,53 @@ printf '%s' "$out" | grep -q "^block_size  *runs  *median_mb_per_s" || fail "tex
 # CRLF line ends are accepted.
 sed 's/$/\r/' "$tmp/nfs.csv" >"$tmp/nfs_crlf.csv"
 expect_csv "CRLF samples" rule_block_size=4096 -- --samples "$tmp/nfs_crlf.csv"
+# The steady rule: 4 KiB on nfs has 2 KiB (5.3 MB/s) within a factor of 2, so it picks 16 KiB, as Xen did.
+expect_csv "seed nfs, both picks" rule=smallest rule_block_size=4096 smallest_block_size=4096 steady_block_size=16384 \
+  steady_mb_per_s=21.15 -- --samples "$tmp/nfs.csv"
+expect_csv "seed nfs, steady" chunk_size=16384 rule=steady rule_block_size=16384 requested_size=16384 \
+  best_block_size=4096 -- --samples "$tmp/nfs.csv" --rule steady
+
+# calibrate takes --rule too: whatever this machine measures, the chunk is the chosen rule's pick, and both picks
+# are reported.
+mkdir "$tmp/cal"
+for rule in smallest steady; do
+  out=$("$provpol" calibrate --path "$tmp/cal" --bytes 1MiB --runs 1 --sizes 16KiB,32KiB,64KiB --mode buffered \
+    --rule "$rule" --format csv 2>"$tmp/err") || fail "calibrate --rule $rule: $(cat "$tmp/err")"
+  [ "$(field rule)" = "$rule" ] || fail "calibrate --rule $rule: rule is '$(field rule)'"
+  [ "$(field requested_size)" = "$(field "${rule}_block_size")" ] ||
+    fail "calibrate --rule $rule: requested $(field requested_size), ${rule}_block_size $(field "${rule}_block_size")"
+done
+
+# --- the published tables (tests/data/chunk_tables; picks argued in tests/calibrate_test.cpp) -----------------------
+# ovirt-imageio 0bdc698e, MiB/s: the rule takes FC's 24 MiB (314.55; 8 and 16 MiB miss 95% of it), next to 32 MiB's
+# collapse to 123.90; the steady rule sees 32 MiB from 16 and 24 MiB and takes 8 MiB, ovirt-imageio's choice.
+expect_csv "ovirt-imageio FC" rule_block_size=25165824 steady_block_size=8388608 best_block_size=25165824 -- \
+  --samples "$tables/ovirt_imageio_0bdc698e.csv" --table FC
+expect_csv "ovirt-imageio iSCSI" rule_block_size=16777216 steady_block_size=8388608 -- \
+  --samples "$tables/ovirt_imageio_0bdc698e.csv" --table iSCSI
+expect_csv "ovirt-imageio FC, steady, its preset" chunk_size=8388608 decided_by=requested -- \
+  --samples "$tables/ovirt_imageio_0bdc698e.csv" --table FC --rule steady --preset ovirt-imageio
+# coreutils fcfba90d, GB/s: system #7 (POWER7) peaks at 128 KiB (54.8) and falls to 40.0 at 256 KiB; #11 (M1) needs
+# 512 KiB (43.1 of 44.8); #3 (i7-970) reaches 95% at 64 KiB with the rule, 128 KiB with the steady rule.
+expect_csv "coreutils #7" rule_block_size=131072 steady_block_size=131072 best_block_size=131072 -- \
+  --samples "$tables/coreutils_ioblksize.csv" --table 7
+expect_csv "coreutils #11" rule_block_size=524288 steady_block_size=524288 -- \
+  --samples "$tables/coreutils_ioblksize.csv" --table 11
+expect_csv "coreutils #3" rule_block_size=65536 steady_block_size=131072 -- \
+  --samples "$tables/coreutils_ioblksize.csv" --table 3 --preset coreutils-cp
+expect_usage "several tables, none chosen" \
+  "holds 2 tables (iSCSI and FC): choose one with --table" --samples "$tables/ovirt_imageio_0bdc698e.csv"
+expect_usage "unknown table" "has no table 'SAS' (its tables: iSCSI and FC)" \
+  --samples "$tables/ovirt_imageio_0bdc698e.csv" --table SAS
+expect_usage "--table without a table column" "has no column 'table'" --samples "$tmp/nfs.csv" --table 1
+expect_usage "--table without samples" "--table is only used with --samples" --table 1
+expect_usage "--rule without samples" "--rule is only used with --samples" --rule steady
+expect_usage "unknown rule" "--rule: unknown value 'fastest': expected smallest or steady" \
+  --samples "$tmp/nfs.csv" --rule fastest
+printf 'block_size,mb_per_s,gb_per_s\n4096,10,0.01\n' >"$tmp/two_rates.csv"
+expect_usage "two rate columns" "has both 'mb_per_s' and 'gb_per_s': give one rate column" --samples "$tmp/two_rates.csv"
+printf 'block_size,gb_per_s\n4096,0.5\n8192,1.0\n' >"$tmp/gb.csv"
+expect_csv "GB/s read as 10^9 bytes" rule_block_size=8192 rule_mb_per_s=1000 -- --samples "$tmp/gb.csv"
 
 # --- --deadline: samples of an exact model, t0 = 300 us, B = 10^9 bytes/s --------------------------------------------
 {
@@ -170,7 +239,7 @@ printf 'block_size,mb_per_s\n4096,0\n' >"$tmp/zero.csv"
 printf 'block_size,mb_per_s\n4k,10\n' >"$tmp/unit.csv"
 printf 'block_size,mb_per_s\n4096,NaN\n' >"$tmp/nan.csv"
 : >"$tmp/empty.csv"
-expect_usage "missing column" "has no column 'mb_per_s'" --samples "$tmp/nocol.csv"
+expect_usage "missing column" "has no column 'mb_per_s', 'gb_per_s' or 'mib_per_s'" --samples "$tmp/nocol.csv"
 expect_usage "no samples" "has a header but no samples" --samples "$tmp/header_only.csv"
 expect_usage "zero throughput" "column 'mb_per_s': must be greater than 0" --samples "$tmp/zero.csv"
 expect_usage "ambiguous unit" "unknown unit" --samples "$tmp/unit.csv"
