@@ -415,4 +415,14 @@ TEST_CASE("vdsm log judge: one SPM whose polls spread wide is not taken for two"
     }
     MESSAGE("one SPM, wide work: " << tested << " of 200 logs had a band tested, " << refused << " refused");
     CHECK(tested >= 100);
+    // 20,000 round trips on every poll of 0.2 s from 1 to 50 alike, as one SPM whose work spreads over 10 s gives
+    // them: the band bound's largest value is where its two bounds cross (a grid of widths missed it, and refused).
+    random_stream r(1);
+    std::vector<vdsm_fit_sample> wide(20000);
+    for (vdsm_fit_sample& x : wide) x = logged(0.5, 0.2 * static_cast<double>(1 + r.below(50)) + 0.05, 0.2, 0.95);
+    for (vdsm_fit_sample& x : wide) x.total = x.wait + x.trip + x.refresh;
+    const auto fit = fit_of(wide);
+    REQUIRE(fit);
+    CAPTURE(vdsm_verdict_text(*fit));
+    CHECK(fit->explained);
 }

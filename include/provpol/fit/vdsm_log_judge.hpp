@@ -162,19 +162,24 @@ PROVPOL_NODISCARD inline std::vector<std::uint64_t> lattice_polls(const std::vec
 // share there.
 PROVPOL_NODISCARD inline double band_log_chance(double nk, double c, double out, double width, double seen,
                                                 double l_min, double& share) noexcept {
-    double best = -1e300;
-    for (int i = 0; i <= 64; ++i) {
-        const double l = l_min * exp(log(1000.0) * i / 64.0);
-        const double q = width / l < 1.0 ? width / l : 1.0;
-        const double r = 1.0 - seen / l > 0.0 ? 1.0 - seen / l : 0.0;
-        const double band = log_tail_below(nk, c, q), outside = log_tail_below(nk, out, r);
-        const double v = band < outside ? band : outside;
-        if (v > best) {
-            best = v;
-            share = q;
-        }
+    // The first bound grows with L, the second falls: the largest min is where they cross, found by bisection on
+    // log L (a grid of L missed the crossing of 20,000 round trips and refused one SPM).
+    const auto bounds = [&](double log_l, double& band, double& outside) {
+        const double l = exp(log_l);
+        share = width / l < 1.0 ? width / l : 1.0;
+        band = log_tail_below(nk, c, share);
+        outside = log_tail_below(nk, out, 1.0 - seen / l > 0.0 ? 1.0 - seen / l : 0.0);
+    };
+    double lo = log(l_min), hi = lo + log(1e9), band = 0.0, outside = 0.0;
+    bounds(lo, band, outside);
+    if (band >= outside) return outside;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = (lo + hi) / 2.0;
+        bounds(mid, band, outside);
+        (band < outside ? lo : hi) = mid;
     }
-    return best;
+    bounds(hi, band, outside);
+    return band < outside ? band : outside;
 }
 
 // The SPM's drift per cycle (its mailbox read) is at most a tenth of its period: VDSM's is about 5 ms per 2 s.
