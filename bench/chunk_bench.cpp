@@ -63,6 +63,19 @@ void bm_chunk_make(benchmark::State& state) {
 }
 BENCHMARK(bm_chunk_make);
 
+// rsync's preset, made per file (its size depends on the file's length) and asked once: 0 to 16 GiB files.
+void bm_chunk_make_rsync(benchmark::State& state) {
+    std::array<provpol::bytes, 256> lengths{};
+    provpol::detail::xoshiro256 rng(3);
+    for (auto& b : lengths) b = provpol::bytes(rng.below(std::uint64_t{16} << 30));
+    std::size_t i = 0;
+    for (auto _ : state) {
+        auto d = provpol::make_chunk_policy(provpol::chunk_presets::rsync(lengths[i++ & 255]), vda)->decide();
+        benchmark::DoNotOptimize(d);
+    }
+}
+BENCHMARK(bm_chunk_make_rsync);
+
 // samples_for(n): n runs of 6 block sizes from a noisy t0 + bs / B device, a different draw per set.
 std::vector<std::vector<provpol::throughput_sample>> sample_sets(int runs) {
     std::vector<std::vector<provpol::throughput_sample>> sets(64);
@@ -100,6 +113,18 @@ void bm_calibration_rule(benchmark::State& state) {
     }
 }
 BENCHMARK(bm_calibration_rule)->Arg(3)->Arg(30);
+
+// The steady rule on the same samples (a second pass over the sizes for each one's neighbourhood).
+void bm_calibration_steady_rule(benchmark::State& state) {
+    const auto sets = sample_sets(static_cast<int>(state.range(0)));
+    std::size_t i = 0;
+    for (auto _ : state) {
+        const auto& s = sets[i++ & 63];
+        auto r = provpol::choose_by_steady_rule(s.data(), s.size());
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(bm_calibration_steady_rule)->Arg(3)->Arg(30);
 
 }  // namespace
 

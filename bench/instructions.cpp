@@ -32,8 +32,8 @@
 #include <provpol/chunk.hpp>
 #include <provpol/extend.hpp>
 #include <provpol/log_size.hpp>
-#include <provpol/random.hpp>
 #include <provpol/log_size/xfs_reservations.hpp>
+#include <provpol/random.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -321,6 +321,26 @@ device_limits raid5_limits() {
     return l;
 }
 
+// File lengths for rsync's preset: 0 to 16 GiB, where its block length is a square root (128 KiB from 16 GiB).
+std::vector<bytes> file_lengths() {
+    detail::xoshiro256 rng(5);
+    std::vector<bytes> table(table_size);
+    for (auto& b : table) b = bytes(rng.below(std::uint64_t{16} << 30));
+    return table;
+}
+
+// rsync's block length alone (its default step: an integer square root).
+void run_rsync_block_length(const entry& e) {
+    measure_decisions(e, file_lengths(), [](bytes length) { return rsync_block_length{length}.default_size({}); });
+}
+
+// rsync's preset per file: the policy is made per file (its default step depends on the length), then decides.
+void run_chunk_rsync(const entry& e) {
+    static const device_limits vda = vda_limits();
+    measure_decisions(e, file_lengths(),
+                      [](bytes length) { return make_chunk_policy(chunk_presets::rsync(length), vda)->decide(); });
+}
+
 constexpr std::size_t iterations = 100000;
 constexpr std::size_t batch_iterations = 64 * table_size;
 
@@ -360,6 +380,10 @@ const entry entries[] = {
      [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::xapi_redo_log(), vda_limits()).value()); }},
     {"chunk/ovirt_imageio/raid5", 60, iterations,
      [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::ovirt_imageio(), raid5_limits()).value()); }},
+    {"chunk/coreutils_cp_2014/vda", 60, iterations,
+     [](const entry& e) { run_chunk(e, make_chunk_policy(chunk_presets::coreutils_cp_2014(), vda_limits()).value()); }},
+    {"chunk/rsync/block_length", 0, iterations / 10, [](const entry& e) { run_rsync_block_length(e); }},
+    {"chunk/rsync/make_and_decide", 0, iterations / 10, [](const entry& e) { run_chunk_rsync(e); }},
 };
 
 }  // namespace
