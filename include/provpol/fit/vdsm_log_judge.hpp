@@ -369,12 +369,13 @@ PROVPOL_NODISCARD inline std::string vdsm_verdict_text(const vdsm_log_fit& f) {
             return "the round trips lie on no reply-poll lattice: at best " + std::to_string(e.on_lattice) + " of " +
                    std::to_string(e.trips) + " lie " + arc + " (" + chance + ")";
         case vdsm_verdict::poll_gap:
-            return "the round trips skip " +
-                   detail::format_text("%.0f to %.0f reply polls of %.3g s: %.0f", static_cast<double>(e.band_lo),
-                                       static_cast<double>(e.band_hi), poll, static_cast<double>(e.band_count)) +
-                   " of " + std::to_string(e.band_trips) + " there, where one SPM puts " +
-                   detail::format_text("%.2g%%", 100.0 * e.band_share) + " (chance " +
-                   detail::chance_text(e.band_chance) + "): two SPMs, or two flows, in one log";
+            return std::to_string(e.band_count) + " of " + std::to_string(e.band_trips) + " round trips took " +
+                   (e.band_hi > e.band_lo ? detail::format_text("%.0f to %.0f", static_cast<double>(e.band_lo),
+                                                                static_cast<double>(e.band_hi))
+                                          : detail::format_text("%.0f", static_cast<double>(e.band_lo))) +
+                   detail::format_text(" reply polls of %.3g s, where one SPM puts at least %.2g%%", poll,
+                                       100.0 * e.band_share) +
+                   " (chance " + detail::chance_text(e.band_chance) + "): two SPMs, or two flows, in one log";
         case vdsm_verdict::stage_gap:
             return std::string("the ") + to_text(e.gap_stage) + " times leave " +
                    detail::format_text("%.2f-%.2f s", e.gap_from.count(), e.gap_to.count()) +
