@@ -81,6 +81,8 @@ TEST_CASE("Docker devicemapper: dm.min_free_space (poolHasFreeSpace, deviceset.g
     CHECK(docker_pool_has_free_space(c, 18, 19, 0, 500).min_free_data == 1);
     CHECK(docker_pool_has_free_space(c, 19, 19, 0, 500).verdict == docker_free_space::low_data);
     CHECK(docker_pool_has_free_space(c, 4, 5, 0, 500).verdict == docker_free_space::ok);
+    CHECK(docker_pool_has_free_space(c, 5, 5, 0, 500).verdict == docker_free_space::low_data);  // 0 < max(1, 0)
+    CHECK(docker_pool_has_free_space(c, 0, 1000, 5, 5).verdict == docker_free_space::low_metadata);
     // 0% checks nothing, even a full pool.
     const docker_devmapper_config off = docker_devmapper_config::make(0).value();
     CHECK(docker_pool_has_free_space(off, 1000, 1000, 500, 500).verdict == docker_free_space::ok);

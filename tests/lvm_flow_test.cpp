@@ -205,18 +205,4 @@ TEST_CASE("LVM flow: a failed command waits for the next poll, unless a device e
     CHECK(seeds >= 10);
 }
 
-TEST_CASE("LVM flow: recommend_lvm_percent finds the smallest percent that meets the target") {
-    const lvm_pool_workload w{1_GiB, {}, bytes::max(), 8_GiB, rate(std::uint64_t{400} << 20)};
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 0.0_s, 20, 1);
-    REQUIRE(a.met);
-    CHECK(lvm_target_met(a.at, 0.0_s));
-    if (a.percent > 1) {
-        const auto below = lvm_autoextend_config::make(70, a.percent - 1).value();
-        CHECK_FALSE(lvm_target_met(simulate_lvm_plan(below, lvm_dmeventd(), w, 20, 1), 0.0_s));
-    }
-    // A pool too small for the first extend to land in time: no percent helps.
-    const lvm_pool_workload tiny{8_MiB, {}, bytes::max(), 1_GiB, rate(std::uint64_t{1} << 30)};
-    CHECK_FALSE(recommend_lvm_percent(c70, lvm_dmeventd(), tiny, 50, 0.0_s, 20, 1).met);
-}
-
 }  // namespace

@@ -44,7 +44,7 @@ TEST_CASE("XenServer thin LVHD: every case sm's own code computed") {
     std::string line;
     std::getline(in, line);
     REQUIRE(line.rfind("# xapi-project/sm v1.15.1 at b2d54e5a1ba63d29a347dbb68c9c4a43c1d761ca", 0) == 0);
-    int rows = 0, quantum = 0, vdi = 0, pool = 0;
+    int rows = 0, quantum = 0, vdi = 0, pool = 0, overhead = 0;
     while (std::getline(in, line)) {
         if (line.empty() || line[0] == '#' || line.rfind("id,", 0) == 0) continue;
         const auto f = split(line, ',');
@@ -62,6 +62,12 @@ TEST_CASE("XenServer thin LVHD: every case sm's own code computed") {
             // xlvhd_adjust_initial_allocation: the default is 0 and a request is kept (a negative one, which bytes
             // cannot hold, is 0): the bytes a caller passes are the answer.
             CHECK((f[2] == "default" ? 0 : u64(f[2])) == u64(f[4]));
+        } else if (rule == "overhead_empty") {
+            CHECK(xenserver_vhd_overhead_empty(bytes(u64(f[2]))).count() == u64(f[4]));
+            ++overhead;
+        } else if (rule == "overhead_bitmap") {
+            CHECK(xenserver_vhd_bitmaps(bytes(u64(f[2]))).count() == u64(f[4]));
+            ++overhead;
         } else if (rule == "full_lv") {
             CHECK(xenserver_full_lv_size(bytes(u64(f[2]))).count() == u64(f[4]));
         } else if (rule == "vdi_lv") {
@@ -78,7 +84,8 @@ TEST_CASE("XenServer thin LVHD: every case sm's own code computed") {
             FAIL("unknown rule " << rule);
         }
     }
-    CHECK(rows == 383);
+    CHECK(rows == 411);
+    CHECK(overhead == 28);
     CHECK(quantum == 236);
     CHECK(vdi == 117);
     CHECK(pool == 13);

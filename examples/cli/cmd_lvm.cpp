@@ -1,6 +1,8 @@
 // provpol plan and provpol recommend for LVM thin pools: writers bursting into one pool under dmeventd
 // (simulate_lvm_plan), and the smallest autoextend percent (and threshold) under which no run queues writes
-// longer than a target. plan and recommend come here when --preset names an LVM preset (is_lvm_invocation).
+// longer than a target (recommend_lvm_percent, a scan: the target is not monotone in the percent). plan and
+// recommend come here when --preset names an LVM preset (is_lvm_invocation).
+#include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
@@ -8,9 +10,12 @@
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>
 #include <provpol/simulate/lvm_pool.hpp>
+#include <provpol/simulate/lvm_recommend.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,17 +58,8 @@ struct pool_setup {
     std::uint64_t seed;
 };
 
-pool_setup pool_setup_of(const args& a) {
-    const auto preset = parse_extend_preset(a.value("--preset").value_or("lvm-thin-autoextend"), "--preset");
-    if (!preset) fail(preset.error(), "--preset");
-    const auto lvm = lvm_config_of(*preset);
-    if (!lvm) fail(lvm.error(), "--preset");
-    if (lvm->kind() != lvm_volume_kind::thin_pool)
-        throw usage_error("--preset: " + std::string(to_text(*preset)) +
-                          " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
-                          "lvm-thin-default)");
-    const lvm_autoextend_config c = lvm_config_from(a, *preset);
-    warn_lvm_clamp(c);
+// dmeventd's model: lvm-dmeventd with --lvextend-time, --poll-interval and --no-space-timeout applied.
+lvm_dmeventd_model model_of(const args& a) {
     const std::string latency = a.value("--latency").value_or("lvm-dmeventd");
     if (latency != "lvm-dmeventd")
         throw usage_error("--latency: unknown value '" + args::printable(latency) +
@@ -88,6 +84,11 @@ pool_setup pool_setup_of(const args& a) {
         a.time("--no-space-timeout", seconds(0.0), seconds(86400.0)).value_or(base.no_space_timeout());
     const auto m = lvm_dmeventd_model::make(mn, mx, base.status_read_fraction(), poll, nospace);
     if (!m) fail(m.error(), "--lvextend-time");
+    return m->with_error_when_full(a.has("--error-when-full"));
+}
+
+// --pool-size: at least one pool chunk, whole extents.
+bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
     const auto pool = a.lvm_size("--pool-size");
     if (!pool) throw usage_error("an LVM plan needs --pool-size, the pool's data size when the burst starts");
     if (pool->count() < c.pool_chunk().count()) {
@@ -105,10 +106,26 @@ pool_setup pool_setup_of(const args& a) {
         throw usage_error("--pool-size must be a whole number of extents (" +
                           std::string(format_size(c.extent()).view()) + "), got " +
                           std::string(format_size(*pool).view()));
+    return *pool;
+}
+
+pool_setup pool_setup_of(const args& a) {
+    const auto preset = parse_extend_preset(a.value("--preset").value_or("lvm-thin-autoextend"), "--preset");
+    if (!preset) fail(preset.error(), "--preset");
+    const auto lvm = lvm_config_of(*preset);
+    if (!lvm) fail(lvm.error(), "--preset");
+    if (lvm->kind() != lvm_volume_kind::thin_pool)
+        throw usage_error("--preset: " + std::string(to_text(*preset)) +
+                          " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
+                          "lvm-thin-default)");
+    const lvm_autoextend_config c = lvm_config_from(a, *preset);
+    warn_lvm_clamp(c);
+    const lvm_dmeventd_model m = model_of(a);
+    const bytes pool = pool_size_of(a, c);
     const bytes used = a.lvm_size_or_percent("--pool-used", pool, "--pool-size").value_or(bytes(0));
-    if (used > *pool)
+    if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
-                          std::string(format_size(*pool).view()) + ")");
+                          std::string(format_size(pool).view()) + ")");
     const bytes write = a.lvm_size("--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
@@ -116,16 +133,15 @@ pool_setup pool_setup_of(const args& a) {
     const std::uint64_t writers = a.count("--writers", 1, 100000).value_or(1);
     if (write.count() > (std::uint64_t{1} << 50) / writers)
         throw usage_error("--writers x --write must be at most 1PiB");
-    pool_setup s{c,
-                 m->with_error_when_full(a.has("--error-when-full")),
-                 *pool,
-                 used,
-                 a.lvm_size("--vg-free").value_or(bytes::max()),
-                 write,
-                 writers,
-                 static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
-                 a.count("--seed", 0, ~std::uint64_t{0}).value_or(1)};
-    return s;
+    return pool_setup{c,
+                      m,
+                      pool,
+                      used,
+                      a.lvm_size("--vg-free").value_or(bytes::max()),
+                      write,
+                      writers,
+                      static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
+                      a.count("--seed", 0, ~std::uint64_t{0}).value_or(1)};
 }
 
 lvm_pool_workload workload_of(const pool_setup& s, rate per_writer) {
@@ -179,25 +195,314 @@ std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary
             cell::of_seconds(s.ended_at_mean, 4)};
 }
 
-// recommend's columns: one row per threshold tried.
-const std::vector<std::string>& recommend_columns() {
-    static const std::vector<std::string> c = {"threshold",    "percent",  "met",          "chosen",
-                                               "queued_s_max", "eio_runs", "extends_mean", "pool_end_max"};
-    return c;
-}
-
-std::vector<cell> recommend_row(const lvm_percent_answer& a, bool chosen) {
-    return {cell::of(a.threshold),
-            a.met ? cell::of(a.percent) : cell(),
-            cell::of_flag(a.met),
-            cell::of_flag(chosen),
-            cell::of_seconds(a.at.queued_max, 4),
-            cell::of(a.at.eio_runs),
-            cell::of_real(a.at.extends_mean, 4),
-            cell::of_size(a.at.pool_end_max)};
+// What plan says under its table about one rate's runs.
+std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum) {
+    std::string notes;
+    const std::string at = std::string(format_rate(r).view());
+    const std::string of = " of " + std::to_string(sum.runs) + " runs";
+    if (sum.vg_exhausted_runs != 0)
+        notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
+                 " (an extend needed more than its free space and failed whole)\n";
+    if (sum.eio_runs != 0)
+        notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs) + of + " (" +
+                 (s.model.error_when_full() ? std::string("--error-when-full")
+                                            : "queued past no_space_timeout, " +
+                                                  decimal_text(in_seconds(s.model.no_space_timeout()), 0) + " s") +
+                 ")\n";
+    if (sum.hung_runs != 0)
+        notes += "at " + at + ": writes never completed in " + std::to_string(sum.hung_runs) + of +
+                 " (no_space_timeout 0 queues them forever)\n";
+    return notes;
 }
 
 constexpr std::uint32_t recommend_max_percent = 1000;
+
+// --- recommend ---------------------------------------------------------------------------------------------------
+
+struct recommend_setup {
+    pool_setup pool;
+    rate per_writer;
+    lvm_pool_workload work;
+    seconds target;
+    double max_extends;
+    std::uint32_t seeds;                    // the answer is checked at seeds seed to seed + seeds - 1
+    std::vector<std::uint32_t> thresholds;  // in the order tried: the user's (or the preset's) first
+};
+
+// What recommend found: the thresholds tried, the answer (the last tried, when met), how it holds at other seeds,
+// and whether the user's own settings (their threshold with the preset's percent) meet the target.
+struct recommend_outcome {
+    std::vector<lvm_percent_answer> tried;
+    bool met = false;
+    lvm_seed_check seeds;
+    bool own_met = false;
+};
+
+std::vector<option> recommend_options() {
+    std::vector<option> opts = pool_options();
+    opts.insert(opts.begin() + 10, {"--rate", "LIST",
+                                    "the write rate per writer to plan for (required); a comma-separated list "
+                                    "answers for each",
+                                    true, "--rates"});
+    opts.insert(opts.begin() + 11,
+                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
+    opts.insert(opts.begin() + 12,
+                {"--max-extends", "N",
+                 "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
+                 "pool and commits the VG metadata)"});
+    opts.insert(opts.end() - 1, {"--seeds", "N",
+                                 "seeds the answer is checked at, 1-100: --seed to --seed + N - 1, --runs runs each "
+                                 "(default 5; 1 checks none but --seed)"});
+    return opts;
+}
+
+// The synopsis, then the contract (a paragraph of --help and of the man page).
+const char* recommend_usage() {
+    return "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
+           "                         [--max-extends N] [--threshold N] [--pool-used SIZE] [--vg-free SIZE]\n"
+           "                         [--writers N] [--write SIZE] [--extent SIZE] [--pool-chunk SIZE]\n"
+           "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
+           "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N]\n"
+           "                         [--format text|csv|json]\n\n"
+           "The answer: at --threshold (the preset's when not given), the smallest thin_pool_autoextend_percent in\n"
+           "[1, 1000] under which no run of --runs (from --seed) queues writes longer than --max-queued or fails with\n"
+           "EIO, and the runs take at most --max-extends extends on average. Every percent below it was simulated and\n"
+           "missed: the target is not monotone in the percent (a larger extend can land later, or not fit in the VG),\n"
+           "so none is skipped. When none meets and --threshold is not given, thresholds 5 lower down to 50 are tried\n"
+           "in turn; the first with an answer gives it. The answer is checked at --seeds seeds: how many it meets at,\n"
+           "and the smallest percent that meets at all of them. When the pool and the VG cannot hold the data (used +\n"
+           "written above the pool and the VG's free space) no setting meets, and recommend says how much space is\n"
+           "missing. No answer exits with status 3.";
+}
+
+recommend_setup recommend_setup_of(const args& a) {
+    if (a.has("--extend-percent"))
+        throw usage_error("--extend-percent is what recommend finds: give --threshold to fix the threshold");
+    if (a.has("--error-when-full"))
+        throw usage_error("--error-when-full fails every write on a full pool: recommend plans for queueing pools");
+    const std::vector<rate> rates = rates_of(a, "--rate");
+    if (rates.size() != 1) throw usage_error("recommend needs one --rate");
+    const pool_setup s = pool_setup_of(a);
+    if (!s.config.enabled())
+        throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
+                          " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
+    recommend_setup r{s,
+                      rates[0],
+                      workload_of(s, rates[0]),
+                      a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0)),
+                      static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20)),
+                      static_cast<std::uint32_t>(a.count("--seeds", 1, 100).value_or(5)),
+                      {s.config.threshold_percent()}};
+    // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds in 5%
+    // steps down to 50 (unless --threshold fixes it).
+    if (!a.has("--threshold"))
+        for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5)
+            r.thresholds.push_back(th);
+    return r;
+}
+
+// The search: each threshold in turn until one has a percent that meets; then that answer at other seeds, and
+// the user's own settings (their threshold with the configuration's percent) against the same target.
+recommend_outcome search(const recommend_setup& r) {
+    const pool_setup& s = r.pool;
+    recommend_outcome o;
+    for (const std::uint32_t th : r.thresholds) {
+        o.tried.push_back(recommend_lvm_percent(s.config, s.model, r.work, th, r.target, s.runs, s.seed,
+                                                recommend_max_percent, r.max_extends));
+        if (o.tried.back().met || o.tried.back().space.missing() != bytes(0)) break;
+    }
+    o.met = o.tried.back().met;
+    if (!o.met) return o;
+    const lvm_percent_answer& b = o.tried.back();
+    o.seeds = check_lvm_percent_seeds(s.config, s.model, r.work, b.threshold, b.percent, r.target, s.runs, s.seed,
+                                      r.seeds, recommend_max_percent, r.max_extends);
+    const std::uint32_t own = s.config.extend_percent();
+    if (o.tried.size() == 1 && own >= b.percent)  // below the answer: simulated and missed
+        o.own_met = own == b.percent || check_lvm_plan(detail::lvm_config_at(s.config, b.threshold, own), s.model,
+                                                       r.work, s.runs, s.seed, r.target, r.max_extends)
+                                            .met;
+    return o;
+}
+
+// recommend's columns: one row per threshold tried; the check at other seeds on the chosen row.
+const std::vector<std::string>& recommend_columns() {
+    static const std::vector<std::string> c = {
+        "threshold",      "percent",   "met",           "chosen", "queued_s_max",   "eio_runs",         "extends_mean",
+        "pool_end_max",   "runs",      "seed",          "plans",  "missed_queued",  "missed_eio",       "missed_hung",
+        "missed_extends", "missed_vg", "space_missing", "seeds",  "meets_at_seeds", "percent_all_seeds"};
+    return c;
+}
+
+std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcome& o, const lvm_percent_answer& a) {
+    const bool chosen = o.met && &a == &o.tried.back();
+    const auto if_met = [&](cell c) { return a.met ? c : cell(); };
+    const auto if_chosen = [&](cell c) { return chosen ? c : cell(); };
+    return {cell::of(a.threshold),
+            if_met(cell::of(a.percent)),
+            cell::of_flag(a.met),
+            cell::of_flag(chosen),
+            if_met(cell::of_seconds(a.at.queued_max, 4)),
+            if_met(cell::of(a.at.eio_runs)),
+            if_met(cell::of_real(a.at.extends_mean, 4)),
+            if_met(cell::of_size(a.at.pool_end_max)),
+            cell::of(r.pool.runs),
+            cell::of(r.pool.seed),
+            cell::of(a.plans),
+            cell::of(a.missed_queued),
+            cell::of(a.missed_eio),
+            cell::of(a.missed_hung),
+            cell::of(a.missed_extends),
+            cell::of(a.missed_vg),
+            cell::of_size(a.space.missing()),
+            if_chosen(cell::of(o.seeds.seeds)),
+            if_chosen(cell::of(o.seeds.meets_at)),
+            chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell()};
+}
+
+// A size for prose: exact when short ("2548GiB", "500GiB"), else "~" and four significant digits ("~1.091TiB").
+std::string size_words(bytes b) {
+    const std::string exact(format_size(b).view());
+    if (exact.size() <= 7) return exact;
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = static_cast<double>(b.count());
+    int u = 0;
+    while (x >= 1024.0 && u < 6) {
+        x /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "~%.4g%s", x, units[u]);
+    return buf;
+}
+
+// "4GiB/s into a 10GiB pool" (with the writers when more than one).
+std::string burst_words(const recommend_setup& r) {
+    return std::string(format_rate(r.per_writer).view()) +
+           (r.pool.writers > 1 ? " x " + std::to_string(r.pool.writers) + " writers" : std::string()) + " into a " +
+           std::string(format_size(r.pool.pool_size).view()) + " pool";
+}
+
+// "threshold 70", "thresholds 70 to 50".
+std::string threshold_words(const std::vector<lvm_percent_answer>& tried) {
+    if (tried.size() == 1) return "threshold " + std::to_string(tried.front().threshold);
+    return "thresholds " + std::to_string(tried.front().threshold) + " to " + std::to_string(tried.back().threshold);
+}
+
+// Sizes that are added up in one sentence, in one unit: the largest in which `b` is at least 100, exact when whole
+// ("2548GiB"), else to a tenth ("~1433.6GiB").
+struct size_unit {
+    double scale = 1.0;
+    const char* name = "B";
+    explicit size_unit(bytes b) {
+        const char* names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        for (const char* n : names) {
+            if (static_cast<double>(b.count()) / (scale * 1024.0) < 100.0) break;
+            scale *= 1024.0;
+            name = n;
+        }
+    }
+    std::string operator()(bytes b) const {
+        const double x = static_cast<double>(b.count()) / scale;
+        if (b.count() == 0) return "0";
+        if (x < 0.1) return size_words(b);  // too small for this unit
+        char buf[48];
+        const bool near_whole = std::fabs(x - std::round(x)) < 0.05;
+        std::snprintf(buf, sizeof buf, x == std::floor(x) ? "%.0f%s" : near_whole ? "~%.0f%s" : "~%.1f%s", x, name);
+        return buf;
+    }
+};
+
+// Space, not speed: the data cannot fit in the pool and the VG whatever the settings and the rate.
+std::string space_text(const recommend_setup& r, const lvm_space& sp) {
+    const size_unit u(sp.needed);
+    const std::string missing = u(sp.missing());
+    const std::string holds = sp.extent_limit ? "lvm2 grows an LV to at most 2^32 - 2 extents of " +
+                                                    std::string(format_size(r.pool.config.extent()).view()) + ", " +
+                                                    u(sp.available) + " of data"
+                                              : "the pool (" + u(r.pool.pool_size) + ") and the VG's free space (" +
+                                                    u(r.pool.vg_free) + ") hold " + u(sp.available);
+    return "LVM cannot hold this burst at any setting: " + u(r.pool.pool_used) + " used + " + u(r.work.write) +
+           " written = " + u(sp.needed) + ", but " + holds + ": " + missing +
+           " missing. No autoextend setting and no write rate change that: " +
+           (sp.extent_limit ? "use a larger extent (vgcreate -s)"
+                            : "add at least " + missing + " to the VG (vgextend)") +
+           ", or write less.\n";
+}
+
+// Nothing meets, though the data fits: what the percents missed on, summed over the thresholds tried.
+std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
+    std::uint64_t plans = 0, queued = 0, eio = 0, hung = 0, vg = 0, extends = 0;
+    for (const lvm_percent_answer& a : o.tried) {
+        plans += a.plans, queued += a.missed_queued, eio += a.missed_eio, hung += a.missed_hung;
+        vg += a.missed_vg, extends += a.missed_extends;
+    }
+    const lvm_space& sp = o.tried.back().space;
+    std::string out = "LVM cannot keep up at " + burst_words(r) + ": at " + threshold_words(o.tried) +
+                      ", every percent from 1 to " + std::to_string(recommend_max_percent) + " misses the target (" +
+                      std::to_string(plans) + " plans, seed " + std::to_string(r.pool.seed) + ", " +
+                      std::to_string(r.pool.runs) + " runs each)";
+    if (vg == plans)  // the VG, not the rate: each percent's extends outgrow what the VG has left
+        return out + ": each runs the VG out, though the data fits (" + size_words(sp.needed) + " of the " +
+               size_words(sp.available) + " the pool and the VG hold): an extend that needs more than the VG has " +
+               "left fails whole, and writes queue. Give the VG more room (vgextend) or start with a larger pool.\n";
+    std::vector<std::string> why;
+    if (queued != 0)
+        why.push_back(std::to_string(queued) + " with a run that queues writes longer than " +
+                      decimal_text(r.target, 3) + " s");
+    if (eio != 0) why.push_back(std::to_string(eio) + " with a run that fails with EIO");
+    if (hung != 0) why.push_back(std::to_string(hung) + " with a run whose writes never complete");
+    if (extends != 0)
+        why.push_back(std::to_string(extends) + " taking more than " + decimal_text(r.max_extends, 0) +
+                      " extends a run on average");
+    if (vg != 0) why.push_back(std::to_string(vg) + " running the VG out");
+    for (std::size_t i = 0; i < why.size(); ++i)
+        out += (i == 0 ? ": " : i + 1 == why.size() ? ", and " : ", ") + why[i];
+    if (queued == 0 && eio == 0 && hung == 0)
+        return out +
+               ". Every percent that keeps writes from queueing extends too often: raise --max-extends or "
+               "start with a larger pool.\n";
+    return out +
+           ". The first extend must land before the space above the threshold is written: start with a "
+           "larger pool" +
+           (vg != 0 ? std::string(", give the VG more room") : std::string()) + ", or write slower.\n";
+}
+
+// The answer, what it rests on, and the lvm.conf block.
+std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
+    const lvm_percent_answer& b = o.tried.back();
+    const std::string p = std::to_string(b.percent), th = std::to_string(b.threshold);
+    std::string out = "# " + burst_words(r) + " queues writes at most " + decimal_text(b.at.queued_max, 3) +
+                      " s over " + std::to_string(r.pool.runs) + " runs (seed " + std::to_string(r.pool.seed) +
+                      "; target " + decimal_text(r.target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
+                      " extends a run; the pool ends at " + size_words(b.at.pool_end_max) + "\n";
+    if (o.tried.size() > 1)
+        out += "# no percent from 1 to " + std::to_string(recommend_max_percent) + " meets the target at " +
+               threshold_words(std::vector<lvm_percent_answer>(o.tried.begin(), o.tried.end() - 1)) + "\n";
+    out += "# " + p + " is the smallest percent in [1, " + std::to_string(recommend_max_percent) +
+           "] that meets it at threshold " + th +
+           (b.percent > 2   ? ": percents 1 to " + std::to_string(b.percent - 1) + " were simulated and missed\n"
+            : b.percent > 1 ? std::string(": percent 1 was simulated and missed\n")
+                            : std::string("\n"));
+    const lvm_seed_check& k = o.seeds;
+    const std::string seeds = std::to_string(r.pool.seed) + "-" + std::to_string(r.pool.seed + k.seeds - 1);
+    if (k.seeds <= 1)
+        out += "# checked at seed " + std::to_string(r.pool.seed) + " only (--seeds 1)\n";
+    else if (k.meets_at == k.seeds)
+        out += "# at seeds " + seeds + " (" + std::to_string(r.pool.runs) + " runs each) percent " + p +
+               " meets at all " + std::to_string(k.seeds) + "\n";
+    else
+        out += "# at seeds " + seeds + " (" + std::to_string(r.pool.runs) + " runs each) percent " + p + " meets at " +
+               std::to_string(k.meets_at) + " of " + std::to_string(k.seeds) +
+               (k.found_all ? "; the smallest percent that meets at all of them is " + std::to_string(k.percent_all)
+                            : "; no percent up to " + std::to_string(recommend_max_percent) + " meets at all of them") +
+               "\n";
+    out += "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
+           std::to_string(r.pool.config.extend_percent()) +
+           (o.own_met ? ", already meet the target: nothing needs to change\n" : ", miss the target\n");
+    return out +
+           "# for /etc/lvm/lvm.conf (or an lvm profile):\nactivation {\n    thin_pool_autoextend_threshold = " + th +
+           "\n    thin_pool_autoextend_percent = " + p + "\n}\n";
+}
 
 }  // namespace
 
@@ -249,20 +554,7 @@ int run_plan_lvm(int argc, char** argv) {
     for (const rate r : rates) {
         const lvm_plan_summary sum = simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed);
         t.add_row(plan_row(r, s.writers, sum));
-        const std::string at = std::string(format_rate(r).view());
-        if (sum.vg_exhausted_runs != 0)
-            notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + " of " +
-                     std::to_string(sum.runs) + " runs (an extend needed more than its free space and failed whole)\n";
-        if (sum.eio_runs != 0)
-            notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs) + " of " +
-                     std::to_string(sum.runs) + " runs (" +
-                     (s.model.error_when_full() ? std::string("--error-when-full")
-                                                : "queued past no_space_timeout, " +
-                                                      decimal_text(in_seconds(s.model.no_space_timeout()), 0) + " s") +
-                     ")\n";
-        if (sum.hung_runs != 0)
-            notes += "at " + at + ": writes never completed in " + std::to_string(sum.hung_runs) + " of " +
-                     std::to_string(sum.runs) + " runs (no_space_timeout 0 queues them forever)\n";
+        notes += plan_notes(s, r, sum);
     }
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -271,86 +563,23 @@ int run_plan_lvm(int argc, char** argv) {
 }
 
 int run_recommend_lvm(int argc, char** argv) {
-    std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rate", "LIST",
-                                    "the write rate per writer to plan for (required); a comma-separated list "
-                                    "answers for each",
-                                    true, "--rates"});
-    opts.insert(opts.begin() + 11,
-                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
-    opts.insert(opts.begin() + 12,
-                {"--max-extends", "N",
-                 "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
-                 "pool and commits the VG metadata)"});
-    const args a("recommend",
-                 "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
-                 "                         [--threshold N] [--pool-used SIZE] [--vg-free SIZE] [--writers N] "
-                 "[--write SIZE]\n"
-                 "                         [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
-                 "                         [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S]\n"
-                 "                         [--runs N] [--seed N] [--format text|csv|json]",
-                 opts, argc, argv);
+    const args a("recommend", recommend_usage(), recommend_options(), argc, argv);
     const format f = a.output_format();
-    if (a.has("--extend-percent"))
-        throw usage_error("--extend-percent is what recommend finds: give --threshold to fix the threshold");
-    if (a.has("--error-when-full"))
-        throw usage_error("--error-when-full fails every write on a full pool: recommend plans for queueing pools");
-    const std::vector<rate> rates = rates_of(a, "--rate");
-    if (rates.size() != 1) throw usage_error("recommend needs one --rate");
-    const pool_setup s = pool_setup_of(a);
-    const seconds target = a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0));
-    const auto max_extends = static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20));
-    const lvm_pool_workload w = workload_of(s, rates[0]);
-    // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds
-    // in 5% steps down to 50 (unless --threshold fixes it).
-    if (!s.config.enabled())
-        throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
-                          " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
-    std::vector<std::uint32_t> thresholds{s.config.threshold_percent()};
-    if (!a.has("--threshold"))
-        for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5) thresholds.push_back(th);
-    // The first threshold that some percent up to 1000 meets is the answer, at its smallest percent.
-    std::vector<lvm_percent_answer> tried;
-    const lvm_percent_answer* best = nullptr;
-    for (const std::uint32_t th : thresholds) {
-        tried.push_back(recommend_lvm_percent(s.config, s.model, w, th, target, s.runs, s.seed, recommend_max_percent,
-                                              max_extends));
-        if (tried.back().met) break;
-    }
-    if (tried.back().met) best = &tried.back();
-    table t(recommend_columns());
-    for (const lvm_percent_answer& ans : tried) t.add_row(recommend_row(ans, &ans == best));
+    const recommend_setup r = recommend_setup_of(a);
+    const recommend_outcome o = search(r);
     // No percent meeting the target is its own exit status (3), in every format.
-    const int status = best == nullptr ? exit_target_not_met : 0;
-    if (f != format::text) {
-        const std::string out = t.str(f);
-        std::fwrite(out.data(), 1, out.size(), stdout);
-        return status;
-    }
+    const int status = o.met ? 0 : exit_target_not_met;
     std::string out;
-    const std::string at = std::string(format_rate(rates[0]).view()) +
-                           (s.writers > 1 ? " x " + std::to_string(s.writers) + " writers" : std::string());
-    if (best == nullptr) {
-        const lvm_plan_summary& last = tried.back().at;
-        out = "LVM cannot keep up at " + at + " into a " + std::string(format_size(s.pool_size).view()) +
-              " pool: even at threshold " + std::to_string(thresholds.back()) + " with percent " +
-              std::to_string(recommend_max_percent) + " a run queues writes " + decimal_text(last.queued_max, 3) +
-              " s (target " + decimal_text(target, 3) + " s)" +
-              (last.eio_runs != 0 ? ", and " + std::to_string(last.eio_runs) + " runs fail with EIO" : std::string()) +
-              (last.extends_mean > max_extends ? ", with " + decimal_text(last.extends_mean, 3) +
-                                                     " extends a run (at most " + decimal_text(max_extends, 0) + ")"
-                                               : std::string()) +
-              ". The first extend must land before the space above the threshold is written: start with a larger "
-              "pool, give the VG more room, or write slower.\n";
+    if (f != format::text) {
+        table t(recommend_columns());
+        for (const lvm_percent_answer& ans : o.tried) t.add_row(recommend_row(r, o, ans));
+        out = t.str(f);
+    } else if (o.met) {
+        out = found_text(r, o);
+    } else if (o.tried.back().space.missing() != bytes(0)) {
+        out = space_text(r, o.tried.back().space);
     } else {
-        const lvm_percent_answer& b = *best;
-        out = "# " + at + " into a " + std::string(format_size(s.pool_size).view()) + " pool queues writes at most " +
-              decimal_text(b.at.queued_max, 3) + " s over " + std::to_string(s.runs) + " runs (target " +
-              decimal_text(target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
-              " extends a run; the pool ends at " + human_size(b.at.pool_end_max) +
-              "\n# for /etc/lvm/lvm.conf (or an lvm profile):\n";
-        out += "activation {\n    thin_pool_autoextend_threshold = " + std::to_string(b.threshold) +
-               "\n    thin_pool_autoextend_percent = " + std::to_string(b.percent) + "\n}\n";
+        out = miss_text(r, o);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;

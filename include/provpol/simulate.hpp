@@ -5,12 +5,13 @@
 #ifndef PROVPOL_SIMULATE_HPP
 #define PROVPOL_SIMULATE_HPP
 
-#include "simulate/agent.hpp"         // IWYU pragma: export
-#include "simulate/either_agent.hpp"  // IWYU pragma: export
-#include "simulate/lvm_dmeventd.hpp"  // IWYU pragma: export
-#include "simulate/lvm_pool.hpp"      // IWYU pragma: export
-#include "simulate/rate_aware.hpp"    // IWYU pragma: export
-#include "simulate/run.hpp"           // IWYU pragma: export
-#include "simulate/search.hpp"        // IWYU pragma: export
+#include "simulate/agent.hpp"          // IWYU pragma: export
+#include "simulate/either_agent.hpp"   // IWYU pragma: export
+#include "simulate/lvm_dmeventd.hpp"   // IWYU pragma: export
+#include "simulate/lvm_pool.hpp"       // IWYU pragma: export
+#include "simulate/lvm_recommend.hpp"  // IWYU pragma: export
+#include "simulate/rate_aware.hpp"     // IWYU pragma: export
+#include "simulate/run.hpp"            // IWYU pragma: export
+#include "simulate/search.hpp"         // IWYU pragma: export
 
 #endif  // PROVPOL_SIMULATE_HPP

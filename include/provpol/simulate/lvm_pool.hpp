@@ -1,9 +1,8 @@
 // provpol/simulate/lvm_pool.hpp - what a write burst does to a thin pool under dmeventd (lvm_dmeventd.hpp): one run
 // (simulate_lvm_run: extends, times full, seconds writes were queued, EIO after no_space_timeout, the VG running
-// out), the summary over runs (simulate_lvm_plan, run i seeded with run_seed(seed, i) as the VDSM and domain
-// simulators seed theirs) and the smallest percent that keeps up (recommend_lvm_percent). The decision each
-// lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it is
-// lvm_dmeventd.hpp's.
+// out) and the summary over runs (simulate_lvm_plan), run i seeded with run_seed(seed, i) as the VDSM and domain
+// simulators seed theirs. The decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to
+// lvm2; when dmeventd runs it is lvm_dmeventd.hpp's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
@@ -374,63 +373,6 @@ PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend
     for (std::uint32_t i = 0; i < runs; ++i) detail::lvm_plan_add(s, simulate_lvm_run(c, m, w, run_seed(seed, i)));
     detail::lvm_plan_means(s);
     return s;
-}
-
-/// What recommend_lvm_percent finds at one threshold.
-struct lvm_percent_answer {
-    std::uint32_t threshold = 0;  ///< the threshold searched (a whole percent, 50-99)
-    std::uint32_t percent = 0;    ///< the smallest percent found to meet the target, or max_percent when none does
-    bool met = false;             ///< the target is met at `percent`
-    lvm_plan_summary at;          ///< the runs at `percent`
-};
-
-/// True when no run queued writes longer than max_queued, none failed or hung, and the runs took at most
-/// max_extends extends on average (each lvextend suspends the pool and commits the VG's metadata: an extend
-/// storm stalls I/O even when nothing queues).
-PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, seconds max_queued,
-                                                double max_extends = 1e300) noexcept {
-    return s.queued_max <= max_queued && s.eio_runs == 0 && s.hung_runs == 0 && s.extends_mean <= max_extends;
-}
-
-/// The smallest autoextend percent in [1, max_percent] under which, at `threshold`, no run of the workload
-/// queues writes longer than max_queued, none fails with EIO, and the runs take at most max_extends extends
-/// on average (lvm_target_met). Binary search over the percent, which assumes a larger percent never queues
-/// longer nor extends more often; that holds while the VG has room (a larger extend lands no later and leaves
-/// more space), and the answer is checked where it is found (`met` says whether it holds there). With a VG too
-/// small for the burst a larger percent can fail sooner: plan such a pool with simulate_lvm_plan.
-PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_autoextend_config& base,
-                                                                  const lvm_dmeventd_model& m,
-                                                                  const lvm_pool_workload& w, std::uint32_t threshold,
-                                                                  seconds max_queued, std::uint32_t runs,
-                                                                  std::uint64_t seed, std::uint32_t max_percent = 1000,
-                                                                  double max_extends = 1e300) noexcept {
-    auto config_at = [&](std::uint32_t percent) {
-        return lvm_autoextend_config::make(threshold, percent, base.extent(), base.pool_chunk(), base.kind(),
-                                           base.vdo_slab())
-            .value();  // threshold and percent are in range: make() cannot fail here
-    };
-    lvm_percent_answer a{};
-    a.threshold = threshold;
-    if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold >= 100) return a;
-    a.at = simulate_lvm_plan(config_at(max_percent), m, w, runs, seed);
-    a.percent = max_percent;
-    if (!lvm_target_met(a.at, max_queued, max_extends)) return a;
-    a.met = true;
-    std::uint32_t lo = 0, hi = max_percent;  // hi meets the target; lo does not (0 is never tried)
-    while (hi - lo > 1) {
-        const std::uint32_t mid = lo + (hi - lo) / 2;
-        const lvm_plan_summary s = simulate_lvm_plan(config_at(mid), m, w, runs, seed);
-        if (lvm_target_met(s, max_queued, max_extends)) {
-            hi = mid;
-            a.at = s;
-        } else {
-            lo = mid;
-        }
-    }
-    a.percent = hi;
-    if (hi != max_percent) a.at = simulate_lvm_plan(config_at(hi), m, w, runs, seed);
-    a.met = lvm_target_met(a.at, max_queued, max_extends);
-    return a;
 }
 
 }  // namespace provpol

@@ -55,7 +55,8 @@ print("# xapi-project/sm %s, evaluated by tests/data/thin_systems/generate_xense
 print("# rule: quantum (util.xlvhd_adjust_allocation_quantum: a = physical size, b = requested or 'default'),")
 print("# initial (xlvhd_adjust_initial_allocation: a = requested or 'default'), vdi_lv (LVHDVDI.create: a = virtual")
 print("# size, b = initial allocation), full_lv (lvhdutil.calcSizeVHDLV: a = virtual size), host_pool")
-print("# (lvutil.write_xenvmd_config: a = VG size; expected = quantum MiB;low-water MiB). Sizes in bytes.")
+print("# (lvutil.write_xenvmd_config: a = VG size; expected = quantum MiB;low-water MiB), overhead_empty and")
+print("# overhead_bitmap (vhdutil.calcOverheadEmpty, calcOverheadBitmap: a = virtual size). Sizes in bytes.")
 print("id,rule,a,b,expected")
 n = [0]
 def row(rule, a, b, expected):
@@ -75,6 +76,10 @@ for r in [0, 1, 200 * MiB]:
     row("initial", r, "", xlvhd_adjust_initial_allocation(r))
 virtual = [0, 1, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 100 * MiB, GiB, 10 * GiB, 10 * GiB + 3, 100 * GiB, TiB,
            2 * TiB - 1, 2 * TiB]
+for mb in [0, 1, 2, 3, 100, 512, 600, 1000, 1023, 1024, 1536, 2047, 4096, 10240, 65536, 100000, 1048576, 2097152]:
+    row("overhead_empty", mb * MiB, "", calcOverheadEmpty(mb * MiB))
+for v in [0, 1, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 3 * MiB, GiB - 1, GiB, GiB + 1, 2 * TiB]:
+    row("overhead_bitmap", v, "", calcOverheadBitmap(v))
 for v in virtual:
     row("full_lv", v, "", calcSizeVHDLV(v))
     for ia in [0, 1, 4 * MiB, 8 * MiB - 1, 8 * MiB, 8 * MiB + 1, 200 * MiB, 2 * GiB, 3 * TiB]:

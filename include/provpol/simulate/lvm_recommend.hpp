@@ -1,0 +1,210 @@
+// provpol/simulate/lvm_recommend.hpp - which autoextend percent keeps a thin pool up with a write burst: the target
+// a plan is held to (lvm_target_met), a plan checked against it run by run (check_lvm_plan), the space a burst
+// needs against what the pool and the VG can hold (lvm_pool_space), the smallest percent that meets the target
+// (recommend_lvm_percent) and how that answer holds at other seeds (check_lvm_percent_seeds).
+//
+// The percent is searched by scanning (simulate/search.hpp's smallest_meeting), not bisected: the target is not
+// monotone in the percent. A larger percent can queue longer (its extend lands when the pool is fuller, or no
+// longer fits in the VG), so "the smallest percent that meets" is found only by trying every one below it. The
+// scan stays cheap because a plan that misses is stopped at the first run after which it cannot meet, and the
+// scan at the first percent that meets.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_SIMULATE_LVM_RECOMMEND_HPP
+#define PROVPOL_SIMULATE_LVM_RECOMMEND_HPP
+
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../extend/lvm.hpp"
+#include "../time.hpp"
+#include "lvm_dmeventd.hpp"
+#include "lvm_pool.hpp"
+#include "run.hpp"
+#include "search.hpp"
+
+#include <cstdint>
+
+namespace provpol {
+
+/// True when no run queued writes longer than max_queued, none failed or hung, and the runs took at most
+/// max_extends extends on average (each lvextend suspends the pool and commits the VG's metadata: an extend
+/// storm stalls I/O even when nothing queues).
+PROVPOL_NODISCARD constexpr bool lvm_target_met(const lvm_plan_summary& s, seconds max_queued,
+                                                double max_extends = 1e300) noexcept {
+    return s.queued_max <= max_queued && s.eio_runs == 0 && s.hung_runs == 0 && s.extends_mean <= max_extends;
+}
+
+/// A plan held to lvm_target_met, run by run.
+struct lvm_plan_check {
+    bool met = false;           ///< lvm_target_met holds over every run
+    lvm_plan_summary seen;      ///< the runs simulated, means over them: every run when met
+    bool queued_over = false;   ///< a run queued writes longer than max_queued
+    bool extends_over = false;  ///< the runs took more than max_extends extends a run on average
+};
+
+/// The plan simulate_lvm_plan(c, m, w, runs, seed) held to lvm_target_met(summary, max_queued, max_extends), run
+/// by run in run order, stopping after the first run from which the target cannot be met (a run that queues
+/// longer than max_queued, fails with EIO or hangs, or extends that already pass max_extends x runs). `met` is
+/// exactly lvm_target_met of the whole plan, and when it holds `seen` is simulate_lvm_plan's summary bit for bit.
+PROVPOL_NODISCARD inline lvm_plan_check check_lvm_plan(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
+                                                       const lvm_pool_workload& w, std::uint32_t runs,
+                                                       std::uint64_t seed, seconds max_queued,
+                                                       double max_extends = 1e300) noexcept {
+    lvm_plan_check k{};
+    const auto n = static_cast<double>(runs);
+    for (std::uint32_t i = 0; i < runs; ++i) {
+        detail::lvm_plan_add(k.seen, simulate_lvm_run(c, m, w, run_seed(seed, i)));
+        // The sums only grow, and the final mean is the sum over `runs`: past the bound now, past it then.
+        k.queued_over = k.seen.queued_max > max_queued;
+        k.extends_over = k.seen.extends_mean / n > max_extends;
+        if (k.queued_over || k.extends_over || k.seen.eio_runs != 0 || k.seen.hung_runs != 0) break;
+    }
+    detail::lvm_plan_means(k.seen);
+    k.met = k.seen.runs == runs && lvm_target_met(k.seen, max_queued, max_extends);
+    return k;
+}
+
+/// What a burst needs of the pool's space and what the pool can hold at most.
+struct lvm_space {
+    bytes needed;               ///< the data in the pool at the end: used + written (saturating)
+    bytes available;            ///< the most data the pool can hold: its largest size, in whole pool blocks
+    bool extent_limit = false;  ///< the largest size is lvm2's limit of 2^32 - 1 extents, not the VG's free space
+    /// The data that fits nowhere: needed - available, 0 when the burst fits.
+    PROVPOL_NODISCARD constexpr bytes missing() const noexcept {
+        return needed > available ? needed - available : bytes(0);
+    }
+};
+
+/// The pool's largest size is its size plus the VG's free extents (an extend takes whole extents and fails whole
+/// when the VG lacks them), below lvm2's 2^32 - 1 extents; the data it holds is that size's whole pool blocks.
+/// When `missing()` is not 0 no autoextend setting and no write rate can meet any target: the pool fills with
+/// data still to write and its writes queue until EIO (or forever, no_space_timeout 0).
+PROVPOL_NODISCARD constexpr lvm_space lvm_pool_space(const lvm_autoextend_config& c,
+                                                     const lvm_pool_workload& w) noexcept {
+    lvm_space s{};
+    s.needed = saturating_add(w.pool_used, w.write);
+    const std::uint64_t e = c.extent().count();
+    const std::uint64_t le = detail::lvm_extents(w.pool_size, c.extent());
+    const std::uint64_t le_max = detail::lvm_max_extent_count - 1;  // an extend stays under the limit
+    const std::uint64_t vg_extents = w.vg_free.count() / e;
+    std::uint64_t largest = w.pool_size.count();
+    if (vg_extents != 0 && le < le_max) {
+        s.extent_limit = vg_extents > le_max - le;
+        largest = (s.extent_limit ? le_max : le + vg_extents) * e;
+    }
+    const std::uint64_t chunk = c.pool_chunk().count();
+    s.available = bytes(largest / chunk * chunk);
+    return s;
+}
+
+/// What recommend_lvm_percent finds at one threshold.
+struct lvm_percent_answer {
+    std::uint32_t threshold = 0;  ///< the threshold searched (a whole percent, 50-99)
+    std::uint32_t percent = 0;    ///< the smallest percent that meets the target; max_percent when none does
+    bool met = false;             ///< a percent in [1, max_percent] meets the target
+    lvm_plan_summary at;          ///< every run at `percent` when met (empty otherwise)
+    std::uint32_t plans = 0;      ///< percents simulated: 1 to `percent` (all of them when none meets)
+    /// Of the percents that missed: how many had a run that queued too long, failed with EIO or hung, took too
+    /// many extends on average, or ran the VG out (an extend failed for want of VG space).
+    std::uint32_t missed_queued = 0, missed_eio = 0, missed_hung = 0, missed_extends = 0, missed_vg = 0;
+    lvm_space space;  ///< the burst's space; when space.missing() is not 0 nothing was simulated
+};
+
+namespace detail {
+
+inline lvm_autoextend_config lvm_config_at(const lvm_autoextend_config& base, std::uint32_t threshold,
+                                           std::uint32_t percent) noexcept {
+    return lvm_autoextend_config::make(threshold, percent, base.extent(), base.pool_chunk(), base.kind(),
+                                       base.vdo_slab())
+        .value();  // threshold and percent are in range: make() cannot fail here
+}
+
+inline void lvm_count_miss(lvm_percent_answer& a, const lvm_plan_check& k) noexcept {
+    a.missed_queued += k.queued_over ? 1u : 0u;
+    a.missed_eio += k.seen.eio_runs != 0 ? 1u : 0u;
+    a.missed_hung += k.seen.hung_runs != 0 ? 1u : 0u;
+    a.missed_extends += k.extends_over ? 1u : 0u;
+    a.missed_vg += k.seen.vg_exhausted_runs != 0 ? 1u : 0u;
+}
+
+}  // namespace detail
+
+/// The smallest autoextend percent in [1, max_percent] under which, at `threshold`, the plan of `runs` runs
+/// (run i seeded with run_seed(seed, i)) meets lvm_target_met: no run queues writes longer than max_queued, none
+/// fails with EIO or hangs, and the runs take at most max_extends extends on average. Every percent from 1 up is
+/// tried in turn (smallest_meeting): each below the answer was simulated and missed, so the answer is the
+/// smallest whatever the shape of the target in the percent (it is not monotone). `met` is false when none in
+/// the range meets, and at once, without simulating, when the burst cannot fit in the pool and the VG
+/// (lvm_pool_space; `space` says by how much). `at` holds the answer's runs as the scan simulated them.
+PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_autoextend_config& base,
+                                                                  const lvm_dmeventd_model& m,
+                                                                  const lvm_pool_workload& w, std::uint32_t threshold,
+                                                                  seconds max_queued, std::uint32_t runs,
+                                                                  std::uint64_t seed, std::uint32_t max_percent = 1000,
+                                                                  double max_extends = 1e300) noexcept {
+    lvm_percent_answer a{};
+    a.threshold = threshold;
+    if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold >= 100) return a;
+    a.percent = max_percent;
+    a.space = lvm_pool_space(base, w);
+    if (a.space.missing() != bytes(0)) return a;
+    const auto s = smallest_meeting(std::uint32_t{1}, max_percent, [&](std::uint32_t percent) {
+        const lvm_plan_check k =
+            check_lvm_plan(detail::lvm_config_at(base, threshold, percent), m, w, runs, seed, max_queued, max_extends);
+        if (k.met)
+            a.at = k.seen;
+        else
+            detail::lvm_count_miss(a, k);
+        return k.met;
+    });
+    // A bool predicate cannot fail: s holds the answer.
+    a.plans = static_cast<std::uint32_t>(s->evaluations);
+    a.met = s->found;
+    a.percent = s->value;
+    return a;
+}
+
+/// How an answer holds at other seeds (each seed's runs share none with another's).
+struct lvm_seed_check {
+    std::uint32_t seeds = 0;        ///< seeds checked: seed to seed + seeds - 1
+    std::uint32_t meets_at = 0;     ///< how many of them `percent` meets at
+    std::uint32_t percent_all = 0;  ///< the smallest percent that meets at every one of them (when found_all)
+    bool found_all = false;         ///< a percent in [percent, max_percent] meets at every seed
+    std::uint32_t plans = 0;        ///< plans simulated for this check
+};
+
+/// Percent `percent`, the smallest that meets at `seed` (recommend_lvm_percent's answer), held to the same target
+/// at seeds seed to seed + seeds - 1 (`runs` runs each), and the smallest percent that meets at every one of them:
+/// a percent below `percent` misses at `seed`, so the scan (smallest_meeting) starts there.
+PROVPOL_NODISCARD inline lvm_seed_check check_lvm_percent_seeds(
+    const lvm_autoextend_config& base, const lvm_dmeventd_model& m, const lvm_pool_workload& w, std::uint32_t threshold,
+    std::uint32_t percent, seconds max_queued, std::uint32_t runs, std::uint64_t seed, std::uint32_t seeds,
+    std::uint32_t max_percent = 1000, double max_extends = 1e300) noexcept {
+    lvm_seed_check k{};
+    k.seeds = seeds;
+    const auto meets_at = [&](std::uint32_t p, std::uint64_t s) {
+        ++k.plans;
+        return check_lvm_plan(detail::lvm_config_at(base, threshold, p), m, w, runs, s, max_queued, max_extends).met;
+    };
+    if (seeds == 0 || percent == 0 || percent > max_percent || max_percent > lvm_autoextend_config::max_percent ||
+        threshold >= 100)
+        return k;
+    for (std::uint32_t j = 0; j < seeds; ++j) k.meets_at += meets_at(percent, seed + j) ? 1u : 0u;
+    if (k.meets_at == seeds) {
+        k.found_all = true;
+        k.percent_all = percent;
+        return k;
+    }
+    const auto s = smallest_meeting(percent + 1, max_percent, [&](std::uint32_t p) {
+        for (std::uint32_t j = 0; j < seeds; ++j)
+            if (!meets_at(p, seed + j)) return false;
+        return true;
+    });
+    k.found_all = s->found;
+    k.percent_all = s->value;
+    return k;
+}
+
+}  // namespace provpol
+
+#endif  // PROVPOL_SIMULATE_LVM_RECOMMEND_HPP
