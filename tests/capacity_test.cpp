@@ -1,6 +1,6 @@
-// Tests of provpol/domain.hpp's max_writers: the largest number of concurrent writers under a per-VM target,
-// checked through simulate_domain itself (the answer meets the target and one more writer misses it), its edges
-// (0 writers, every drive), and its determinism.
+// Tests of provpol/domain/capacity.hpp: max_writers ("every writer count from 1 to N meets the target; N + 1 does
+// not") checked through simulate_domain itself at every count up to the answer and one more, its edges (0 writers,
+// every drive) and its determinism; search_max_writers and recommend_vdsm_domain against exhaustive evaluations.
 #include "test_support.hpp"
 
 #include <provpol/domain.hpp>
@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -50,7 +51,10 @@ void check_answer(const domain_config& cfg, const latency_model& l, const Agent&
     CAPTURE(m->writers);
     CHECK(m->evaluations >= 1);
     if (m->writers > 0) {
-        CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, m->writers, runs, seed) <= t.max_pauses_per_run);
+        for (std::uint32_t n = 1; n <= m->writers; ++n) {  // every count up to the answer, not only the answer
+            CAPTURE(n);
+            CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, n, runs, seed) <= t.max_pauses_per_run);
+        }
         CHECK(m->at_max.writers == m->writers);
         CHECK(m->at_max.met);
     } else {
@@ -58,6 +62,13 @@ void check_answer(const domain_config& cfg, const latency_model& l, const Agent&
     }
     if (m->writers < cfg.drives())
         CHECK(quantile_by_hand(cfg, l, agent, w, t.vm_quantile, m->writers + 1, runs, seed) > t.max_pauses_per_run);
+}
+
+// The sweeps' size, as a multiple of ctest's: PROVPOL_SWEEP_SCALE when set (tests/cli/recommend_sweep.sh runs
+// larger ones), else 1.
+int sweep_scale() {
+    const char* v = std::getenv("PROVPOL_SWEEP_SCALE");
+    return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : 1;
 }
 
 }  // namespace
@@ -159,47 +170,40 @@ TEST_CASE("max_writers: the rate-aware agent adapting to the load, and the goal 
     }
 }
 
-TEST_CASE("search_max_writers: doubling then bisection over any check, each count once") {
-    // A check made up here: met up to `limit` writers (monotone), or a non-monotone pattern; the answer is a count
-    // that meets the target while the next one misses it, found in at most 2 log2(drives) + 2 checks.
-    const auto search = [](std::uint32_t drives, auto met) {
+TEST_CASE("search_max_writers: every count from 1 to N meets, N + 1 misses, against every pattern's definition") {
+    // Checks made up here, met or missed at random per count (not monotone: the case a bisection gets wrong): the
+    // answer is the end of the run of counts that meet from 1, each count checked once, in order, and no further.
+    detail::xoshiro256 rng(3);
+    int bisection_would_err = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const auto drives = static_cast<std::uint32_t>(1 + rng.below(60));
+        const std::uint64_t density = 5 + rng.below(5);  // from half the counts to nearly all of them meeting
+        std::vector<bool> met(drives + 1);
+        for (std::uint32_t n = 1; n <= drives; ++n) met[n] = rng.below(10) < density;
+        std::uint32_t want = 0;
+        while (want < drives && met[want + 1]) ++want;
         std::vector<std::uint32_t> asked;
         const auto r = search_max_writers(drives, [&](std::uint32_t n) -> result<writers_check> {
             asked.push_back(n);
             writers_check c;
             c.writers = n;
-            c.met = met(n);
+            c.met = met[n];
             c.pauses_p99 = n;  // a figure to carry to at_max
             return c;
         });
         REQUIRE(r.has_value());
+        CAPTURE(trial);
+        CHECK(r->writers == want);
+        CHECK(r->at_max.writers == want);
+        CHECK(r->at_max.pauses_p99 == want);
         CHECK(r->evaluations == asked.size());
-        std::vector<std::uint32_t> sorted = asked;
-        std::sort(sorted.begin(), sorted.end());
-        CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // no count twice
-        for (std::uint32_t n : asked) CHECK((n >= 1 && n <= drives));
-        return std::make_pair(*r, asked);
-    };
-    for (const std::uint32_t limit : {1u, 2u, 13u, 39u, 40u}) {
-        const auto [r, asked] = search(40, [limit](std::uint32_t n) { return n <= limit; });
-        CAPTURE(limit);
-        CHECK(r.writers == limit);
-        CHECK(r.at_max.writers == limit);
-        CHECK(r.at_max.pauses_p99 == limit);
-        CHECK(asked.size() <= 2 * 6 + 2);  // 2 ceil(log2(41)) + 2
+        std::vector<std::uint32_t> expected;
+        for (std::uint32_t n = 1; n <= (want < drives ? want + 1 : drives); ++n) expected.push_back(n);
+        CHECK(asked == expected);
+        // A count that meets with a miss below it: what the doubling and bisection that came before could answer.
+        for (std::uint32_t n = want + 2; n <= drives; ++n) bisection_would_err += met[n] ? 1 : 0;
     }
-    // 13: doubling 1, 2, 4, 8, 16 (misses), then bisection 12, 14, 13.
-    CHECK(search(40, [](std::uint32_t n) { return n <= 13; }).second ==
-          std::vector<std::uint32_t>{1, 2, 4, 8, 16, 12, 14, 13});
-    // None: one check. Every drive: doubling to 32, then 40.
-    CHECK(search(40, [](std::uint32_t) { return false; }).first.writers == 0);
-    CHECK(search(40, [](std::uint32_t) { return false; }).second.size() == 1);
-    CHECK(search(40, [](std::uint32_t) { return true; }).second == std::vector<std::uint32_t>{1, 2, 4, 8, 16, 32, 40});
-    // Not monotone (met at 1-5 and 9-11): the answer meets the target and the next count misses it.
-    const auto odd = [](std::uint32_t n) { return n <= 5 || (n >= 9 && n <= 11); };
-    const auto r = search(40, odd).first;
-    CHECK(odd(r.writers));
-    CHECK(!odd(r.writers + 1));
+    CHECK(bisection_would_err > 1000);  // the patterns have meeting counts beyond a miss
     // An error from the check is the search's.
     const auto e = search_max_writers(10, [](std::uint32_t n) -> result<writers_check> {
         if (n == 4) return unexpected(error::unsupported("domain", "out of memory"));
@@ -210,6 +214,187 @@ TEST_CASE("search_max_writers: doubling then bisection over any check, each coun
     });
     REQUIRE(!e.has_value());
     CHECK(e.error().setting() == text_view("domain"));
+    // Met everywhere but at 3: 2, where a doubling from 1 (1, 2, 4, 8, ...) never looked at 3.
+    const auto hole = search_max_writers(40, [](std::uint32_t n) -> result<writers_check> {
+        writers_check c;
+        c.writers = n;
+        c.met = n != 3;
+        return c;
+    });
+    REQUIRE(hole.has_value());
+    CHECK(hole->writers == 2);
+    CHECK(hole->evaluations == 3);
+}
+
+// Issue 39's example: 4 hosts x 4 drives, 10 GiB at 500 MiB/s, vdsm-2022, mailbox events, at most 1 pause for 99%
+// of VMs. The counts 1 to 10 meet, 11 and 12 miss, 13 meets: the answer is 10, "every count up to 10 is safe",
+// and the exhaustive check of every count says so.
+TEST_CASE("max_writers: issue 39's domain, every count checked") {
+    const domain_config cfg = domain_config::make(4, 4, 1e8_s).value();
+    const latency_model l = latency_profile("vdsm-mailbox-events").value();
+    const auto agent = static_agent<vdsm_policy>(vdsm_2022());
+    const workload w = workload::make(10_GiB, rate(std::uint64_t{500} << 20), 20_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.99).value();
+    std::vector<bool> met(cfg.drives() + 1);
+    for (std::uint32_t n = 1; n <= cfg.drives(); ++n)
+        met[n] = quantile_by_hand(cfg, l, agent, w, t.vm_quantile, n, 1, 1) <= t.max_pauses_per_run;
+    for (std::uint32_t n = 1; n <= 10; ++n) CHECK(met[n]);
+    CHECK_FALSE(met[11]);
+    CHECK_FALSE(met[12]);
+    CHECK(met[13]);
+    const auto m = max_writers(
+        cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, 1, 1);
+    REQUIRE(m.has_value());
+    CHECK(m->writers == 10);
+    CHECK(m->evaluations == 11);
+    CHECK(m->at_max.met);
+    CHECK(m->at_max.complete);
+}
+
+namespace {
+
+// A small domain question drawn at random, for the sweeps below (one draw per statement: the order in which a
+// call's arguments are evaluated is unspecified, and the sweeps must draw the same questions on every compiler).
+struct domain_question {
+    const char* profile = nullptr;
+    domain_config cfg;
+    bytes write;
+    std::uint64_t mib_s = 0, percent = 0, seed = 0;
+    per_vm_target target;
+    std::uint32_t runs = 0;
+    workload w{};
+
+    domain_question(detail::xoshiro256& rng, std::uint64_t max_hosts, std::uint64_t max_per_host, std::uint64_t min_gib,
+                    std::uint64_t max_gib, std::uint64_t max_runs) {
+        const char* profiles[] = {"vdsm-polling-2022", "vdsm-mailbox-events", "vdsm-immediate"};
+        const double quantiles[] = {0.5, 0.9, 0.99, 1.0};
+        profile = profiles[rng.below(3)];
+        const auto hosts = static_cast<std::uint32_t>(1 + rng.below(max_hosts));
+        const auto per_host = static_cast<std::uint32_t>(1 + rng.below(max_per_host));
+        cfg = domain_config::make(hosts, per_host, 1e8_s).value();
+        write = bytes((min_gib + rng.below(max_gib - min_gib + 1)) << 30);
+        mib_s = 200 + rng.below(601);
+        percent = rng.below(100);
+        const auto max_pauses = static_cast<std::uint32_t>(rng.below(3));
+        target = per_vm_target::make(max_pauses, quantiles[rng.below(4)]).value();
+        runs = static_cast<std::uint32_t>(1 + rng.below(max_runs));
+        seed = rng.below(1000);
+        w = workload::make(write, rate(mib_s << 20), saturating_mul(write, 2)).value();
+    }
+    static_agent<vdsm_policy> agent(std::uint64_t extents) const {
+        return static_agent<vdsm_policy>(
+            make_vdsm_policy(vdsm_config::make_bytes(bytes(extents * (128_MiB).count()), percent).value()));
+    }
+    // check_writers in full (without stopping at a miss), as the contracts are defined; stopping at the miss, as
+    // the searches check, it says the same.
+    bool meets(std::uint64_t extents, std::uint32_t writers) const {
+        const auto a = agent(extents);
+        const auto check = [&](bool stop_at_miss) {
+            const auto c = check_writers(
+                cfg, latency_profile(profile).value(), [&a](std::uint32_t) noexcept { return a; }, w, target, writers,
+                runs, seed, stop_at_miss);
+            REQUIRE(c.has_value());
+            return *c;
+        };
+        const writers_check full = check(false), stopping = check(true);
+        CHECK(full.complete);
+        CHECK(stopping.met == full.met);
+        CHECK(stopping.complete == full.met);
+        return full.met;
+    }
+};
+
+}  // namespace
+
+// The contract of max_writers, "every writer count from 1 to N meets the target; N + 1 does not (or N is every
+// drive)", against its definition: every count of a small domain drawn at random, checked with check_writers. A
+// count that meets above a miss is rare (about 1 domain in 100 here), and the doubling and bisection that came before
+// answered 2 of these 1500 domains with a count that a smaller one below it missed (the library of the commit
+// before, on the same questions).
+TEST_CASE("max_writers: every count from 1 to the answer meets, one more misses (a random sweep)") {
+    detail::xoshiro256 rng(1);
+    const int cases = 1500 * sweep_scale();
+    int wrong = 0, holes = 0;
+    for (int i = 0; i < cases; ++i) {
+        const domain_question q(rng, 4, 6, 2, 12, 2);
+        const std::uint64_t extents = 8 + rng.below(33);  // the configuration asked about: 1 to 5 GiB
+        CAPTURE(i);
+        CAPTURE(q.profile);
+        CAPTURE(q.cfg.hosts);
+        CAPTURE(q.cfg.drives_per_host);
+        CAPTURE(q.write);
+        CAPTURE(q.mib_s);
+        CAPTURE(q.percent);
+        CAPTURE(q.target.max_pauses_per_run);
+        CAPTURE(q.target.vm_quantile);
+        CAPTURE(q.runs);
+        CAPTURE(q.seed);
+        CAPTURE(extents);
+        std::vector<bool> met(q.cfg.drives() + 1);
+        std::uint32_t run_end = 0;
+        for (std::uint32_t n = 1; n <= q.cfg.drives(); ++n) {
+            met[n] = q.meets(extents, n);
+            if (met[n] && run_end == n - 1) run_end = n;
+            holes += met[n] && run_end < n - 1 ? 1 : 0;
+        }
+        const auto a = q.agent(extents);
+        const auto m = max_writers(
+            q.cfg, latency_profile(q.profile).value(), [&a](std::uint32_t) noexcept { return a; }, q.w, q.target,
+            q.runs, q.seed);
+        REQUIRE(m.has_value());
+        CAPTURE(run_end);
+        CHECK(m->writers == run_end);
+        wrong += m->writers != run_end ? 1 : 0;
+    }
+    MESSAGE(cases << " domains: " << wrong << " answers not the end of the run of counts that meet from 1; " << holes
+                  << " counts that meet above a count that misses");
+    CHECK(wrong == 0);
+    CHECK(holes > 0);  // the sweep has what a bisection gets wrong
+}
+
+// The contract of recommend_vdsm_domain, "the smallest chunk in whole extents from 1 up to the write that meets the
+// target", against its definition: every chunk checked with check_writers. The doubling and bisection that came
+// before answered 18 of these 200 questions above the smallest chunk (the library of the commit before).
+TEST_CASE("recommend_vdsm_domain: every chunk below the answer misses and the answer meets (a random sweep)") {
+    detail::xoshiro256 rng(139);
+    const int cases = 200 * sweep_scale();
+    int wrong = 0, not_monotone = 0;
+    for (int i = 0; i < cases; ++i) {
+        const domain_question q(rng, 4, 8, 1, 12, 3);
+        const auto writers = static_cast<std::uint32_t>(1 + rng.below(q.cfg.drives()));
+        CAPTURE(i);
+        CAPTURE(q.profile);
+        CAPTURE(q.cfg.hosts);
+        CAPTURE(q.cfg.drives_per_host);
+        CAPTURE(q.write);
+        CAPTURE(q.mib_s);
+        CAPTURE(q.percent);
+        CAPTURE(q.target.max_pauses_per_run);
+        CAPTURE(q.target.vm_quantile);
+        CAPTURE(q.runs);
+        CAPTURE(q.seed);
+        CAPTURE(writers);
+        const std::uint64_t bound = q.write.count() / (128_MiB).count();
+        std::uint64_t first = 0;
+        bool previous = false;
+        for (std::uint64_t k = 1; k <= bound; ++k) {
+            const bool m = q.meets(k, writers);
+            if (m && first == 0) first = k;
+            not_monotone += previous && !m ? 1 : 0;
+            previous = m;
+        }
+        REQUIRE(first > 0);  // a new disk that holds the whole write never pauses
+        const auto c = recommend_vdsm_domain(q.cfg, latency_profile(q.profile).value(), q.w, q.target, writers,
+                                             q.percent, q.runs, q.seed);
+        REQUIRE(c.has_value());
+        CAPTURE(first);
+        CHECK(c->chunk() == bytes(first * (128_MiB).count()));
+        wrong += c->chunk() != bytes(first * (128_MiB).count()) ? 1 : 0;
+    }
+    MESSAGE(cases << " questions: " << wrong << " answers not the smallest chunk that meets; " << not_monotone
+                  << " chunks that miss right above one that meets");
+    CHECK(wrong == 0);
+    CHECK(not_monotone > 0);
 }
 
 // A review found: 0 domain runs reported "met".

@@ -1,5 +1,7 @@
-// provpol capacity: the largest number of concurrent writers a storage domain holds under a per-VM pause target
-// (domain.hpp's max_writers), one row per latency profile.
+// provpol capacity: how many concurrent writers a storage domain holds under a per-VM pause target, one row per
+// latency profile and configuration: N such that every writer count from 1 to N meets the target and N + 1 does not
+// (domain/capacity.hpp's search_max_writers), with its spread over domain runs. The options are read once into a
+// request; the searches run on --jobs threads; the rows or the plot are printed.
 #include "common/cli.hpp"
 #include "common/config_input.hpp"
 #include "common/latency_option.hpp"
@@ -23,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,6 +42,30 @@ struct count_figures {
     std::uint32_t at_quantile = 0;  ///< pauses per writing VM at the target's quantile
 };
 
+/// The searches' work, bounded by --max-events as they go: before a writer count is simulated, its events (each
+/// drive of each of its runs, events_per_run) are added, and past the bound the search stops with one error. The
+/// searches check each count from 1 up to the answer and one more, so what they cost is not known before: the
+/// first count of every search is checked before anything runs (check_work), the rest here. Whether they stop does
+/// not depend on the threads' order: it is whether the counts all searches check add up past the bound.
+class capacity_budget {
+public:
+    capacity_budget(std::uint64_t max_events, std::string what) : max_(max_events), what_(std::move(what)) {}
+    void spend(double events) {
+        const std::lock_guard<std::mutex> lock(m_);
+        used_ += events;
+        if (used_ > static_cast<double>(max_))
+            throw usage_error("capacity would replay more than --max-events " + std::to_string(max_) +
+                              " simulated events (" + what_ +
+                              "): lower --runs or --write, raise the rate, or raise --max-events");
+    }
+
+private:
+    std::mutex m_;
+    std::uint64_t max_;
+    std::string what_;
+    double used_ = 0.0;
+};
+
 /// One latency profile's search: the domain runs of a writer count on `jobs` threads, every count's figures kept
 /// (the plot draws the counts the search visited).
 struct profile_search {
@@ -50,6 +77,8 @@ struct profile_search {
     per_vm_target target;
     std::uint32_t runs;
     std::uint64_t seed;
+    capacity_budget* work = nullptr;
+    double events_per_domain_run = 0.0;  ///< what work is charged per domain run of a count
     std::uint32_t first = 0;  ///< the series' first domain run: a search over run `first` alone gives its spread
     std::map<std::uint32_t, count_figures> seen;
 
@@ -67,6 +96,7 @@ struct profile_search {
     /// check_writers' figures at `writers` (domain.hpp), from the same runs added up in the same order.
     writers_check check(std::uint32_t writers, unsigned jobs) {
         if (seen.count(writers) == 0) {
+            if (work != nullptr) work->spend(events_per_domain_run * runs);
             domain_plan_accumulator acc = accumulator(writers);
             ordered_parallel(
                 runs, jobs, domain_window(cfg, jobs),
@@ -84,6 +114,7 @@ struct profile_search {
         c.spm_utilization = f.plan.spm_utilization;
         return c;
     }
+    /// search_max_writers: every count from 1 to the answer meets the target, one more does not.
     max_writers_result search(unsigned jobs) {
         const auto r = search_max_writers(
             cfg.drives(), [&](std::uint32_t writers) -> result<writers_check> { return check(writers, jobs); });
@@ -112,6 +143,253 @@ std::vector<std::uint32_t> plot_counts(std::uint32_t max_writers, std::uint32_t 
 /// The most writer counts plot_counts adds.
 constexpr int plot_extra_counts = 10;
 
+/// The answer's spread: the same search on each of the first max(--runs, spread_runs) domain runs alone, so that
+/// even an answer on one domain run says how far it moves with the draws.
+constexpr std::uint32_t spread_runs = 4;
+
+/// What capacity was asked: the options, read and checked once.
+struct capacity_request {
+    format f = format::text;
+    std::vector<plan_config> configs;
+    std::vector<std::string> specs;
+    std::vector<latency_model> latencies;
+    std::vector<trace_point> trace;
+    rate r{};
+    per_vm_target target;
+    domain_config dcfg;
+    bytes write;
+    domain_writing writing;
+    std::string shape;
+    std::uint32_t runs = 1;
+    std::uint64_t seed = 1;
+    std::uint64_t max_events = default_max_events;
+    unsigned jobs = 1;
+
+    std::uint32_t alone_runs() const { return runs > spread_runs ? runs : spread_runs; }
+};
+
+// --latency LIST: the profiles, each a flow with the mailbox's clocks.
+void read_latencies(const args& a, capacity_request& q) {
+    q.specs = spec_list(a, "--latency");
+    if (a.has("--latency") && q.specs.empty()) throw usage_error("--latency: needs at least one profile");
+    if (q.specs.empty()) q.specs = {"vdsm-polling-2022"};
+    if (q.specs.size() > 100) throw usage_error("--latency: at most 100 profiles");
+    for (const std::string& s : q.specs) {
+        q.latencies.push_back(latency_spec(s, "--latency", "capacity"));
+        if (!q.latencies.back().is_flow())
+            throw usage_error("--latency: " + args::printable(s) +
+                              " has no mailbox clocks: a domain needs vdsm-polling-2022, vdsm-mailbox-events, "
+                              "vdsm-immediate or vdsm-log:FILE");
+    }
+}
+
+// The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
+void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
+    q.write = q.trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : q.trace.back().written;
+    if (q.write.count() == 0) throw usage_error("--write must be at least 1 byte");
+    if (q.write.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(q.write).view()));
+    const bytes capacity = a.size("--capacity").value_or(saturating_mul(q.write, 2));
+    const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
+    if (q.dcfg.drives() > 1 && static_cast<double>(q.dcfg.drives() - 1) * stagger.count() > max_workload_seconds)
+        throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
+                          std::to_string(q.dcfg.drives()) + " writers after 10000000 s");
+    const std::pair<double, double> burst = burst_option(a);
+    q.writing.stagger = stagger;
+    if (!q.trace.empty()) {
+        const auto t = drive_workload::make_trace(q.trace.data(), q.trace.size(), capacity);
+        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
+        q.writing.writer = *t;
+        r = t->base.write_rate;  // the trace's mean rate, for the rate column and the work estimate
+        q.shape = "trace " + args::printable(*a.value("--trace"));
+    } else {
+        const auto w = workload::make(q.write, *r, capacity);
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
+                 "--write");
+        const auto dw = drive_workload::make(*w, seconds(0), seconds(burst.first), seconds(burst.second));
+        if (!dw) fail(dw.error(), "--burst");
+        q.writing.writer = *dw;
+        q.shape = burst.first > 0.0
+                      ? "bursts " + decimal_text(burst.first, 6) + " s on, " + decimal_text(burst.second, 6) + " s off"
+                      : "constant";
+    }
+    q.r = *r;
+    q.shape += stagger > seconds(0) ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s"
+                                    : ", every writer starts at once";
+}
+
+capacity_request read_capacity_request(const args& a) {
+    capacity_request q;
+    q.f = a.output_format({format::text, format::csv, format::json, format::svg});
+    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
+        throw usage_error("give --preset or --chunk/--percent, not both");
+    q.configs = configs_option(a);
+    if (q.configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
+    q.trace = trace_option(a);
+    const std::optional<rate> r = a.rate("--rate");
+    if (!r && q.trace.empty()) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
+    if (r && r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
+    if (!a.has("--max-pauses-per-run")) throw usage_error("--max-pauses-per-run is required (e.g. 1)");
+    const auto max_pauses = a.count("--max-pauses-per-run", 0, 1000000);
+    const auto target = per_vm_target::make(static_cast<std::uint32_t>(*max_pauses),
+                                            a.decimal("--vm-quantile", 0.0, 1.0).value_or(0.99));
+    if (!target) fail(target.error(), "--vm-quantile");
+    q.target = *target;
+    if (!a.has("--hosts") || !a.has("--drives-per-host"))
+        throw usage_error("--hosts and --drives-per-host are required (the storage domain's shape)");
+    const auto d =
+        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
+    if (!d) fail(d.error(), "--drives-per-host");
+    q.dcfg = *d;
+    read_latencies(a, q);
+    read_writing(a, q, r);
+    q.runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1));
+    q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    q.max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    q.jobs = jobs_option(a);
+    return q;
+}
+
+/// The searches of a request: one per configuration and profile (search i = configuration i / profiles, profile i
+/// % profiles), then the same searches on each domain run alone (the spread), and what they found.
+struct capacity_searches {
+    std::vector<milliseconds> budgets;  ///< per profile: the rate-aware policy plans for its longest latency
+    std::vector<profile_search> main, alone;
+    std::vector<max_writers_result> found, found_alone;
+};
+
+/// One domain run of every drive at a configuration and profile, in events (events_per_run per drive).
+double domain_run_events(const capacity_request& q, const plan_config& c, const latency_model& l) {
+    return static_cast<double>(q.dcfg.drives()) * events_per_run(q.write, q.r, c.config.chunk(), l.detection_period());
+}
+
+void prepare_searches(const capacity_request& q, capacity_budget& work, capacity_searches& s) {
+    for (const latency_model& l : q.latencies) {
+        const milliseconds ms = std::max(latency_budget(l, 1.0), milliseconds(1));
+        for (const plan_config& config : q.configs)
+            if (config.rate_aware)
+                if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");
+        s.budgets.push_back(ms);
+    }
+    const std::size_t profiles = q.latencies.size();
+    double first_counts = 0.0;  // every search's first count, checked before anything runs
+    for (const plan_config& config : q.configs)
+        for (std::size_t i = 0; i < profiles; ++i) {
+            const double e = domain_run_events(q, config, q.latencies[i]);
+            first_counts += e * (q.runs + q.alone_runs() - (q.runs == 1 ? 1 : 0));
+            s.main.push_back(
+                {config, s.budgets[i], q.latencies[i], q.writing, q.dcfg, q.target, q.runs, q.seed, &work, e, 0, {}});
+        }
+    for (std::size_t i = 0; i < s.main.size(); ++i)
+        for (std::uint32_t k = 0; k < q.alone_runs(); ++k) {
+            profile_search one = s.main[i];
+            one.runs = 1;
+            one.first = k;
+            s.alone.push_back(std::move(one));
+        }
+    check_work("capacity", first_counts, q.max_events,
+               "writer counts from 1 up, each " + std::to_string(q.runs) + " runs and " +
+                   std::to_string(q.alone_runs()) + " runs alone, x " + std::to_string(profiles) +
+                   " latency profiles x " + std::to_string(q.configs.size()) + " configurations of " +
+                   std::to_string(q.dcfg.drives()) + " drives writing " + std::string(format_size(q.write).view()));
+}
+
+// On `jobs` threads: the domain runs of each writer count, or, with more profiles and fewer runs than threads,
+// the profiles' searches side by side (one thread each). The figures are the same either way.
+void run_searches(const capacity_request& q, capacity_searches& s) {
+    progress bar("capacity");
+    s.found.resize(s.main.size());
+    s.found_alone.resize(s.alone.size());
+    const bool by_profile = s.main.size() > 1 && q.runs < q.jobs;
+    ordered_parallel(
+        s.main.size(), by_profile ? q.jobs : 1, s.main.size(),
+        [&](std::uint64_t i) { return s.main[i].search(by_profile ? 1 : q.jobs); },
+        [&](std::uint64_t i, const max_writers_result& m) { s.found[i] = m; },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total + s.alone.size()); });
+    // With --runs 1 the search on run 0 alone is the search itself: its answer is taken, not searched again.
+    const std::uint32_t n = q.alone_runs();
+    ordered_parallel(
+        s.alone.size(), q.jobs, s.alone.size(),
+        [&](std::uint64_t i) { return q.runs == 1 && i % n == 0 ? s.found[i / n] : s.alone[i].search(1); },
+        [&](std::uint64_t i, const max_writers_result& m) { s.found_alone[i] = m; },
+        [&](std::uint64_t done, std::uint64_t) { bar.update(s.main.size() + done, s.main.size() + s.alone.size()); });
+}
+
+table capacity_table(const capacity_request& q, const capacity_searches& s) {
+    const std::size_t profiles = q.latencies.size();
+    const std::uint32_t n = q.alone_runs();
+    table t({"latency", "policy", "rate_mib_s", "hosts", "drives_per_host", "max_pauses_per_run", "vm_quantile",
+             "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max", "write", "runs",
+             "workload", "max_writers_min", "max_writers_max", "spread_runs"});
+    for (std::size_t i = 0; i < s.main.size(); ++i) {
+        const max_writers_result& m = s.found[i];
+        const bool any = m.writers > 0;
+        // Over the domain runs, each alone: the smallest and the largest answer.
+        std::uint32_t low = ~std::uint32_t{0}, high = 0;
+        for (std::uint32_t k = 0; k < n; ++k) {
+            low = std::min(low, s.found_alone[i * n + k].writers);
+            high = std::max(high, s.found_alone[i * n + k].writers);
+        }
+        t.add_row({cell::of_text(q.specs[i % profiles]), cell::of_text(s.main[i].config.label),
+                   cell::of_real(q.r.mib_per_second(), q.trace.empty() ? 0 : 6), cell::of(q.dcfg.hosts),
+                   cell::of(q.dcfg.drives_per_host), cell::of(q.target.max_pauses_per_run),
+                   cell::of_real(q.target.vm_quantile, 6), cell::of(m.writers),
+                   any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
+                   any ? cell::of_seconds(m.at_max.latency_p99, 4) : cell(),
+                   any ? cell::of_real(m.at_max.spm_utilization, 4) : cell(), cell::of_size(q.write), cell::of(q.runs),
+                   cell::of_text(q.shape), cell::of(low), cell::of(high), cell::of(n)});
+    }
+    return t;
+}
+
+/// The plot: the counts the searches visited, and those plot_counts adds, every domain run of each a task.
+std::string capacity_svg(const capacity_request& q, capacity_searches& s) {
+    const std::size_t profiles = q.latencies.size();
+    std::vector<std::pair<std::size_t, std::uint32_t>> more;
+    for (std::size_t i = 0; i < s.main.size(); ++i)
+        for (std::uint32_t n : plot_counts(s.found[i].writers, q.dcfg.drives()))
+            if (s.main[i].seen.count(n) == 0) more.push_back({i, n});
+    std::optional<domain_plan_accumulator> acc;
+    const std::uint32_t runs = q.runs;
+    ordered_parallel(
+        more.size() * runs, q.jobs, domain_window(q.dcfg, q.jobs),
+        [&](std::uint64_t task) {
+            const auto& [i, n] = more[task / runs];
+            return s.main[i].run(n, static_cast<std::uint32_t>(task % runs));
+        },
+        [&](std::uint64_t task, domain_result&& one) {
+            const auto& [i, n] = more[task / runs];
+            if (task % runs == 0) acc.emplace(s.main[i].accumulator(n));
+            acc->add(one);
+            if (task % runs == runs - 1) s.main[i].keep(n, *acc);
+        },
+        [](std::uint64_t, std::uint64_t) {});
+    std::vector<capacity_series> series;
+    for (std::size_t i = 0; i < s.main.size(); ++i) {
+        // One configuration: the profile names the series; one profile: the configuration; else both.
+        const std::string label = q.configs.size() == 1 ? q.specs[i % profiles]
+                                  : profiles == 1       ? s.main[i].config.label
+                                                        : s.main[i].config.label + ", " + q.specs[i % profiles];
+        capacity_series c{label, s.found[i].writers, {}, {}, {}};
+        for (const auto& [n, fig] : s.main[i].seen) {
+            c.writers.push_back(n);
+            c.p50.push_back(fig.plan.vms.pauses_p50);
+            c.p99.push_back(fig.plan.vms.pauses_p99);
+        }
+        series.push_back(std::move(c));
+    }
+    const std::string subtitle =
+        std::to_string(q.dcfg.hosts) + " hosts x " + std::to_string(q.dcfg.drives_per_host) + " drives, " +
+        std::string(format_rate(q.r).view()) + " each, " + std::string(format_size(q.write).view()) + " written, " +
+        (q.configs.size() == 1 ? q.configs[0].label + ", " : std::string()) +
+        (profiles == 1 && q.configs.size() > 1 ? q.specs[0] + ", " : std::string()) + std::to_string(runs) +
+        (runs == 1 ? " run" : " runs") + " per count, seed " + std::to_string(q.seed);
+    return svg_capacity_plot(series, q.target.max_pauses_per_run, q.target.vm_quantile,
+                             "pauses per VM against concurrent writers", subtitle);
+}
+
 }  // namespace
 
 int run_capacity(int argc, char** argv) {
@@ -127,10 +405,16 @@ int run_capacity(int argc, char** argv) {
         "                        [--config FILE] [--latency LIST] [--write SIZE] [--capacity SIZE] [--stagger "
         "SECONDS]\n"
         "                        [--burst ON,OFF | --trace FILE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
-        "                        [--format text|csv|json|svg]",
+        "                        [--format text|csv|json|svg]\n\n"
+        "The answer, max_writers N: every writer count from 1 to N meets the target; N + 1 does not (or N is every\n"
+        "drive). Each count from 1 up is simulated until one misses: a count can miss between two that meet, so no\n"
+        "count is skipped. max_writers_min and max_writers_max: the same search on each of the first spread_runs\n"
+        "domain runs alone (--runs, at least 4): how far the answer moves with the draws.",
         {{"--rate", "LIST", "each writer's write rate, e.g. 500MiB/s; a comma-separated list searches each", true,
           "--rates"},
-         {"--max-pauses-per-run", "N", "per-VM target: at most this many pauses in --write, 0-1000000"},
+         {"--max-pauses-per-run", "N",
+          "per-VM target: at most this many pauses in --write, 0-1000000; the answer N is the writer count such "
+          "that every count from 1 to N meets it and N + 1 does not"},
          {"--vm-quantile", "Q", "the share of writing VMs that must meet --max-pauses-per-run, (0, 1] (default 0.99)"},
          {"--hosts", "H", "the storage domain's hosts, 1-10000, sharing one SPM and its VG lock"},
          {"--drives-per-host", "D",
@@ -155,219 +439,27 @@ int run_capacity(int argc, char** argv) {
          {"--trace", "FILE",
           "every writer follows this CSV of time_s,bytes_written (- for stdin), in place of --rate and --write"},
          {"--runs", "N",
-          "domain runs per writer count, 1-100000 (default 1); above 1 the answer's spread is searched too, each "
-          "run alone"},
+          "domain runs per writer count, 1-100000 (default 1); the answer's spread is the same search on each of "
+          "the first max(N, 4) runs alone"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},
          {"--format", "FORMAT",
           "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
-    const format f = a.output_format({format::text, format::csv, format::json, format::svg});
-    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
-        throw usage_error("give --preset or --chunk/--percent, not both");
-    const std::vector<plan_config> configs = configs_option(a);
-    if (configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
-
-    const std::vector<trace_point> trace = trace_option(a);
-    std::optional<rate> r = a.rate("--rate");
-    if (!r && trace.empty()) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
-    if (r && r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");
-    if (!a.has("--max-pauses-per-run")) throw usage_error("--max-pauses-per-run is required (e.g. 1)");
-    const auto max_pauses = a.count("--max-pauses-per-run", 0, 1000000);
-    const auto target = per_vm_target::make(static_cast<std::uint32_t>(*max_pauses),
-                                            a.decimal("--vm-quantile", 0.0, 1.0).value_or(0.99));
-    if (!target) fail(target.error(), "--vm-quantile");
-    if (!a.has("--hosts") || !a.has("--drives-per-host"))
-        throw usage_error("--hosts and --drives-per-host are required (the storage domain's shape)");
-    const auto d =
-        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
-    if (!d) fail(d.error(), "--drives-per-host");
-    const domain_config dcfg = *d;
-
-    std::vector<std::string> specs = spec_list(a, "--latency");
-    if (a.has("--latency") && specs.empty()) throw usage_error("--latency: needs at least one profile");
-    if (specs.empty()) specs = {"vdsm-polling-2022"};
-    if (specs.size() > 100) throw usage_error("--latency: at most 100 profiles");
-    std::vector<latency_model> latencies;
-    for (const std::string& s : specs) {
-        latencies.push_back(latency_spec(s, "--latency", "capacity"));
-        if (!latencies.back().is_flow())
-            throw usage_error("--latency: " + args::printable(s) +
-                              " has no mailbox clocks: a domain needs vdsm-polling-2022, vdsm-mailbox-events, "
-                              "vdsm-immediate or vdsm-log:FILE");
-    }
-
-    const bytes write =
-        trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : trace.back().written;
-    if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
-    if (write.count() > (std::uint64_t{1} << 50))
-        throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
-    const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
-    // The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
-    const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
-    if (dcfg.drives() > 1 && static_cast<double>(dcfg.drives() - 1) * stagger.count() > max_workload_seconds)
-        throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
-                          std::to_string(dcfg.drives()) + " writers after 10000000 s");
-    const std::pair<double, double> burst = burst_option(a);
-    domain_writing writing;
-    writing.stagger = stagger;
-    std::string shape;
-    if (!trace.empty()) {
-        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity);
-        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
-        writing.writer = *t;
-        r = t->base.write_rate;  // the trace's mean rate, for the rate column and the work estimate
-        shape = "trace " + args::printable(*a.value("--trace"));
-    } else {
-        const auto w = workload::make(write, *r, capacity);
-        if (!w)
-            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
-                 "--write");
-        const auto dw = drive_workload::make(*w, seconds(0), seconds(burst.first), seconds(burst.second));
-        if (!dw) fail(dw.error(), "--burst");
-        writing.writer = *dw;
-        shape = burst.first > 0.0
-                    ? "bursts " + decimal_text(burst.first, 6) + " s on, " + decimal_text(burst.second, 6) + " s off"
-                    : "constant";
-    }
-    shape += stagger > seconds(0) ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s"
-                                  : ", every writer starts at once";
-    const auto runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1));
-    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
-
-    const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
-    const unsigned jobs = jobs_option(a);
-    {  // bounded work: every check runs `runs` domains of every drive; the search makes at most 2 log2(drives) + 2,
-       // the plot at most plot_extra_counts more
-        const double checks = 2.0 * std::ceil(std::log2(static_cast<double>(dcfg.drives()) + 1.0)) + 2.0 +
-                              (f == format::svg ? plot_extra_counts : 0);
-        double events = 0.0;
-        for (const plan_config& config : configs)
-            for (const latency_model& l : latencies)
-                events += checks * runs * (runs > 1 ? 2.0 : 1.0) * static_cast<double>(dcfg.drives()) *
-                          events_per_run(write, *r, config.config.chunk(), l.detection_period());
-        check_work("capacity", events, max_events,
-                   "up to " + std::to_string(static_cast<int>(checks)) + " writer counts x " + std::to_string(runs) +
-                       " runs x " + std::to_string(latencies.size()) + " latency profiles x " +
-                       std::to_string(configs.size()) + " configurations of " + std::to_string(dcfg.drives()) +
-                       " drives writing " + std::string(format_size(write).view()));
-    }
-
-    // The rate-aware policy plans for each profile's longest latency. One search per configuration and profile,
-    // search i = configuration i / profiles, profile i % profiles.
-    std::vector<milliseconds> budgets;
-    for (const latency_model& l : latencies) {
-        const milliseconds ms = std::max(latency_budget(l, 1.0), milliseconds(1));
-        for (const plan_config& config : configs)
-            if (config.rate_aware)
-                if (const auto p = make_rate_aware_policy(config.config, ms); !p) fail(p.error(), "--latency");
-        budgets.push_back(ms);
-    }
-    const std::size_t profiles = latencies.size();
-    std::vector<profile_search> searches;
-    for (const plan_config& config : configs)
-        for (std::size_t i = 0; i < profiles; ++i)
-            searches.push_back({config, budgets[i], latencies[i], writing, dcfg, *target, runs, seed, 0, {}});
-    // The spread of the answer over the runs: the same search on each run alone (runs above 1).
-    std::vector<profile_search> alone;
-    for (std::size_t i = 0; runs > 1 && i < searches.size(); ++i)
-        for (std::uint32_t k = 0; k < runs; ++k) {
-            profile_search one = searches[i];
-            one.runs = 1;
-            one.first = k;
-            alone.push_back(std::move(one));
-        }
-
-    // On `jobs` threads: the domain runs of each writer count, or, with more profiles and fewer runs than threads,
-    // the profiles' searches side by side (one thread each). The figures are the same either way.
-    progress bar("capacity");
-    std::vector<max_writers_result> found(searches.size()), found_alone(alone.size());
-    const bool by_profile = searches.size() > 1 && runs < jobs;
-    ordered_parallel(
-        searches.size(), by_profile ? jobs : 1, searches.size(),
-        [&](std::uint64_t i) { return searches[i].search(by_profile ? 1 : jobs); },
-        [&](std::uint64_t i, const max_writers_result& m) { found[i] = m; },
-        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total + alone.size()); });
-    ordered_parallel(
-        alone.size(), jobs, alone.size(), [&](std::uint64_t i) { return alone[i].search(1); },
-        [&](std::uint64_t i, const max_writers_result& m) { found_alone[i] = m; },
-        [&](std::uint64_t done, std::uint64_t) { bar.update(searches.size() + done, searches.size() + alone.size()); });
-
-    // Over the runs, each run alone: the smallest and the largest answer.
-    const auto spread_min = [&](std::size_t i) {
-        std::uint32_t v = ~std::uint32_t{0};
-        for (std::uint32_t k = 0; k < runs; ++k) v = std::min(v, found_alone[i * runs + k].writers);
-        return v;
-    };
-    const auto spread_max = [&](std::size_t i) {
-        std::uint32_t v = 0;
-        for (std::uint32_t k = 0; k < runs; ++k) v = std::max(v, found_alone[i * runs + k].writers);
-        return v;
-    };
-    table t({"latency", "policy", "rate_mib_s", "hosts", "drives_per_host", "max_pauses_per_run", "vm_quantile",
-             "max_writers", "pauses_p99_at_max", "latency_p99_s_at_max", "spm_utilization_at_max", "write", "runs",
-             "workload", "max_writers_min", "max_writers_max"});
-    for (std::size_t i = 0; i < searches.size(); ++i) {
-        const max_writers_result& m = found[i];
-        const bool any = m.writers > 0;
-        t.add_row({cell::of_text(specs[i % profiles]), cell::of_text(searches[i].config.label),
-                   cell::of_real(r->mib_per_second(), trace.empty() ? 0 : 6), cell::of(dcfg.hosts),
-                   cell::of(dcfg.drives_per_host), cell::of(target->max_pauses_per_run),
-                   cell::of_real(target->vm_quantile, 6), cell::of(m.writers),
-                   any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
-                   any ? cell::of_seconds(m.at_max.latency_p99, 4) : cell(),
-                   any ? cell::of_real(m.at_max.spm_utilization, 4) : cell(), cell::of_size(write), cell::of(runs),
-                   cell::of_text(shape), runs > 1 ? cell::of(spread_min(i)) : cell(),
-                   runs > 1 ? cell::of(spread_max(i)) : cell()});
-    }
-    if (f == format::svg) {
-        // The counts the plot adds to those the searches visited, every domain run of every one a task.
-        std::vector<std::pair<std::size_t, std::uint32_t>> more;
-        for (std::size_t i = 0; i < searches.size(); ++i)
-            for (std::uint32_t n : plot_counts(found[i].writers, dcfg.drives()))
-                if (searches[i].seen.count(n) == 0) more.push_back({i, n});
-        std::optional<domain_plan_accumulator> acc;
-        ordered_parallel(
-            more.size() * runs, jobs, domain_window(dcfg, jobs),
-            [&](std::uint64_t task) {
-                const auto& [i, n] = more[task / runs];
-                return searches[i].run(n, static_cast<std::uint32_t>(task % runs));
-            },
-            [&](std::uint64_t task, domain_result&& one) {
-                const auto& [i, n] = more[task / runs];
-                if (task % runs == 0) acc.emplace(searches[i].accumulator(n));
-                acc->add(one);
-                if (task % runs == runs - 1) searches[i].keep(n, *acc);
-            },
-            [](std::uint64_t, std::uint64_t) {});
-        std::vector<capacity_series> series;
-        for (std::size_t i = 0; i < searches.size(); ++i) {
-            // One configuration: the profile names the series; one profile: the configuration; else both.
-            const std::string label = configs.size() == 1 ? specs[i % profiles]
-                                      : profiles == 1     ? searches[i].config.label
-                                                          : searches[i].config.label + ", " + specs[i % profiles];
-            capacity_series c{label, found[i].writers, {}, {}, {}};
-            for (const auto& [n, fig] : searches[i].seen) {
-                c.writers.push_back(n);
-                c.p50.push_back(fig.plan.vms.pauses_p50);
-                c.p99.push_back(fig.plan.vms.pauses_p99);
-            }
-            series.push_back(std::move(c));
-        }
-        const std::string subtitle =
-            std::to_string(dcfg.hosts) + " hosts x " + std::to_string(dcfg.drives_per_host) + " drives, " +
-            std::string(format_rate(*r).view()) + " each, " + std::string(format_size(write).view()) + " written, " +
-            (configs.size() == 1 ? configs[0].label + ", " : std::string()) +
-            (profiles == 1 && configs.size() > 1 ? specs[0] + ", " : std::string()) + std::to_string(runs) +
-            (runs == 1 ? " run" : " runs") + " per count, seed " + std::to_string(seed);
-        const std::string svg = svg_capacity_plot(series, target->max_pauses_per_run, target->vm_quantile,
-                                                  "pauses per VM against concurrent writers", subtitle);
+    const capacity_request q = read_capacity_request(a);
+    capacity_budget work(q.max_events, "writer counts from 1 up to each answer and one more, each " +
+                                           std::to_string(q.runs) + " runs of " + std::to_string(q.dcfg.drives()) +
+                                           " drives writing " + std::string(format_size(q.write).view()));
+    capacity_searches s;
+    prepare_searches(q, work, s);
+    run_searches(q, s);
+    if (q.f == format::svg) {
+        const std::string svg = capacity_svg(q, s);
         std::fwrite(svg.data(), 1, svg.size(), stdout);
         return 0;
     }
-    const std::string out = t.str(f);
+    const std::string out = capacity_table(q, s).str(q.f);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }

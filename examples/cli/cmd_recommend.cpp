@@ -1,10 +1,13 @@
-// provpol recommend: the smallest VDSM configuration that keeps the pause probability per extend under a
-// target for a write rate, as lines to paste into a VDSM configuration file, checked by simulation.
+// provpol recommend: the smallest VDSM configuration for a write rate and a pause target (per extend, per VM, or
+// per VM on a storage domain), as lines to paste into a VDSM configuration file, checked by simulation. Each simulated
+// answer is a scan (simulate/search.hpp): every smaller candidate was simulated and missed; it says the runs it
+// rests on and its spread over seeds. The options are read once into a request, answered by the library, printed.
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
+#include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
 #include "work.hpp"
@@ -15,17 +18,71 @@
 #include <provpol/flow/risk.hpp>
 #include <provpol/simulate.hpp>
 #include <provpol/simulate/rate_aware.hpp>
+#include <provpol/simulate/search.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
 
 namespace {
 
-// The per-VM target of recommend (--max-pauses-per-run N [--vm-quantile Q]), if given.
+/// Every simulated answer is computed for --seed and the next seeds, side by side, and printed with their range:
+/// how far the answer moves with the draws.
+constexpr std::uint64_t spread_seeds = 4;
+
+/// The simulated VMs a per-VM answer rests on by default: --runs for one VM, and at least as many writing VMs over
+/// the domain runs with --hosts (ceil(200 / writers) runs), so that "99% of VMs" is not the worst of a few.
+constexpr std::uint64_t default_vms = 200;
+
+/// The rate-aware budget's grid: whole hundredths of a second.
+constexpr milliseconds budget_step(10);
+
+/// What recommend was asked: the options, read and checked once (read_request).
+struct request {
+    explicit request(latency_model l) : latency(std::move(l)) {}
+    latency_model latency;
+    std::string latency_name;
+    rate r{};
+    double p = 0.01;
+    bool p_given = false;
+    std::uint64_t percent = 20;
+    std::uint64_t runs = 200;  ///< simulated VMs; with --hosts, domain runs
+    bool runs_given = false;
+    std::uint64_t seed = 1;
+    std::string policy;
+    std::optional<per_vm_target> vm;
+    workload w{};
+    format f = format::text;
+    std::uint64_t max_events = default_max_events;
+    unsigned jobs = 1;
+    std::optional<domain_config> domain;  ///< --hosts
+    std::uint32_t writers = 0;
+};
+
+std::string per_vm_text(const per_vm_target& t) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%g%% of VMs pause at most %u time%s", t.vm_quantile * 100.0, t.max_pauses_per_run,
+                  t.max_pauses_per_run == 1 ? "" : "s");
+    return buf;
+}
+
+std::string seeds_text(std::uint64_t seed) {
+    return "seeds " + std::to_string(seed) + " to " + std::to_string(seed + spread_seeds - 1);
+}
+
+/// "seeds 1 to 4 all answer 4736 MiB" or "seeds 1 to 4 answer 6144 to 6400 MiB: more --runs narrow it".
+std::string spread_text(std::uint64_t seed, const std::string& low, const std::string& high, const char* unit) {
+    if (low == high) return seeds_text(seed) + " all answer " + low + unit;
+    return seeds_text(seed) + " answer " + low + " to " + high + unit + ": more --runs narrow it";
+}
+
+// The per-VM target (--max-pauses-per-run N [--vm-quantile Q]), if given.
 std::optional<per_vm_target> per_vm_option(const args& a, std::uint64_t runs) {
     if (!a.has("--max-pauses-per-run")) {
         if (a.has("--vm-quantile")) throw usage_error("--vm-quantile goes with --max-pauses-per-run");
@@ -39,17 +96,139 @@ std::optional<per_vm_target> per_vm_option(const args& a, std::uint64_t runs) {
     return *t;
 }
 
-std::string per_vm_text(const per_vm_target& t) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%g%% of VMs pause at most %u time%s", t.vm_quantile * 100.0, t.max_pauses_per_run,
-                  t.max_pauses_per_run == 1 ? "" : "s");
-    return buf;
+// --hosts H --drives-per-host D [--writers N]: the domain, checked against what it answers.
+void read_domain(const args& a, request& q) {
+    if (!a.has("--hosts") || !a.has("--drives-per-host"))
+        throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
+    if (!q.vm) throw usage_error("--hosts answers a per-VM target: give --max-pauses-per-run N");
+    if (q.policy != "static")
+        throw usage_error("--hosts: the domain's answer is a static VDSM configuration (--policy static)");
+    if (!q.latency.is_flow())
+        throw usage_error(
+            "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, vdsm-mailbox-events, "
+            "vdsm-immediate, vdsm-log:FILE or flow:FILE)");
+    const auto d =
+        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
+                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
+    if (!d) fail(d.error(), "--drives-per-host");
+    q.domain = *d;
+    q.writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
+    if (!q.runs_given) q.runs = (default_vms + q.writers - 1) / q.writers;
 }
 
-// recommend --policy rate-aware: keep a static floor in VDSM's configuration and let the agent size extends.
-int recommend_rate_aware(const args& a, rate r, double p, const latency_model& latency, std::uint64_t runs,
-                         std::uint64_t seed, format f, const workload& w, const std::optional<per_vm_target>& vm,
-                         std::uint64_t max_events) {
+request read_request(const args& a) {
+    request q(latency_option(a));
+    q.latency_name = a.value("--latency").value_or("vdsm-polling-2022");
+    q.f = a.output_format();
+    q.max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    q.jobs = jobs_option(a);
+    const auto r = a.rate("--rate");
+    if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
+    if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
+    q.r = *r;
+    q.p_given = a.has("--max-pause-probability");
+    q.p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
+    q.percent = a.count("--percent", 0, 99).value_or(20);
+    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
+    q.runs_given = a.has("--runs");
+    q.runs = domain ? a.count("--runs", 1, 100000).value_or(1) : a.count("--runs", 0, 100000).value_or(default_vms);
+    q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    q.policy = a.value("--policy").value_or("static");
+    q.vm = per_vm_option(a, q.runs);
+    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    if (write.count() == 0 || write.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(write).view()));
+    q.w = workload::make(write, *r, saturating_mul(write, 2)).value();
+    if (domain) read_domain(a, q);
+    return q;
+}
+
+/// A bound on the work of the searches that run side by side (one per seed): each candidate adds, before it is
+/// simulated, the events its check replays at most (events_per_run for each of its runs); past --max-events the
+/// searches stop. Whether they stop does not depend on the threads' order: it is whether their total passes the
+/// bound. The most a search could need (every candidate) is far above what it replays (a candidate that misses
+/// stops at its miss), so the bound is checked as the search goes, not before.
+class work_budget {
+public:
+    work_budget(std::uint64_t max_events, std::string what) : max_(max_events), what_(std::move(what)) {}
+    result<void> spend(double events) {
+        const std::lock_guard<std::mutex> lock(m_);
+        used_ += events;
+        if (used_ <= static_cast<double>(max_)) return {};
+        over_ = true;
+        return unexpected(error::out_of_range("max_events", error_value::of(max_), {}, error_value::of(max_)));
+    }
+    /// After the searches: the usage error when they passed the bound.
+    void check() const {
+        if (over_)
+            throw usage_error("recommend would replay more than --max-events " + std::to_string(max_) +
+                              " simulated events (" + what_ +
+                              "): lower --runs or --write, raise the rate, or raise --max-events");
+    }
+
+private:
+    std::mutex m_;
+    std::uint64_t max_;
+    std::string what_;
+    double used_ = 0.0;
+    bool over_ = false;
+};
+
+/// answer(s) for --seed and the next spread_seeds - 1 seeds, side by side on `jobs` threads: the answers in seed
+/// order. The budget's error first, then the first error in seed order (fail with `option`).
+template <class T, class Answer>
+std::vector<T> over_seeds(const request& q, work_budget& budget, const char* option, Answer&& answer) {
+    std::vector<std::optional<result<T>>> out(spread_seeds);
+    parallel_for(
+        spread_seeds, q.jobs, [&](std::size_t k) { out[k].emplace(answer(q.seed + k)); }, [](std::size_t) {});
+    budget.check();
+    std::vector<T> values;
+    for (const auto& r : out) {
+        if (!*r) fail(r->error(), option);
+        values.push_back(**r);
+    }
+    return values;
+}
+
+/// A chunk answer over the seeds: the answer for --seed, and the smallest and largest of all.
+struct chunk_spread {
+    vdsm_config config;
+    std::uint64_t low_mb = 0, high_mb = 0;
+};
+chunk_spread spread_of(const std::vector<vdsm_config>& answers) {
+    chunk_spread s{answers.front(), answers.front().chunk_mb(), answers.front().chunk_mb()};
+    for (const vdsm_config& c : answers) {
+        s.low_mb = std::min(s.low_mb, c.chunk_mb());
+        s.high_mb = std::max(s.high_mb, c.chunk_mb());
+    }
+    return s;
+}
+
+/// The single VM's per-VM answer (recommend_vdsm_per_vm) on `runs` simulated VMs, for each seed; the one function
+/// behind recommend --max-pauses-per-run and the "one VM alone" line of its --hosts answer.
+chunk_spread answer_per_vm(const request& q, std::uint32_t runs) {
+    const bytes extent(std::uint64_t{128} << 20);
+    const seconds tick = q.latency.detection_period();
+    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(runs) + " runs of " +
+                             std::string(format_size(q.w.write_size).view()) +
+                             " per candidate chunk, from 128MiB up to the answer";
+    // The first candidate, one extent, is the dearest per run (the most extends): refused at once when it alone
+    // passes the bound.
+    check_work("recommend",
+               static_cast<double>(spread_seeds * runs) * events_per_run(q.w.write_size, q.r, extent, tick),
+               q.max_events, what);
+    work_budget budget(q.max_events, what);
+    return spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
+        return recommend_vdsm_per_vm(q.w, q.latency, *q.vm, q.percent, runs, seed, extent, [&](std::uint64_t k) {
+            return budget.spend(runs * events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick));
+        });
+    }));
+}
+
+// --- the rate-aware budget -------------------------------------------------------------------------------------
+
+/// The floor the rate-aware agent keeps: --preset or --chunk with --percent (default vdsm-legacy).
+plan_config rate_aware_floor(const args& a) {
     std::vector<plan_config> floors;
     if (a.has("--percent") && !a.has("--chunk"))
         throw usage_error(
@@ -65,105 +244,134 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
     }
     if (floors.size() > 1) throw usage_error("give one floor: --preset or --chunk with --percent");
     if (floors.empty()) floors.push_back({"vdsm-legacy", vdsm_preset_option("vdsm-legacy"), true});
-    const plan_config& floor = floors.front();
-    // Bounded work, as for the static answer: the check's runs, and with a per-VM target the bisection of the budget
-    // (at most 23 candidates: whole milliseconds up to an hour, and the longest first).
-    check_work("recommend",
-               static_cast<double>(runs) * (vm ? 24.0 : 1.0) *
-                   events_per_run(w.write_size, r, floor.config.chunk(), latency.detection_period()),
-               max_events,
-               std::to_string(runs) + " runs of " + std::string(format_size(w.write_size).view()) +
-                   (vm ? ", up to 24 candidate budgets" : ""));
-    // The budget: the latency's 1 - p quantile (its longest for p = 0); with a per-VM target, the smallest budget
-    // in whole milliseconds, up to the longest latency, under which the target holds.
-    const milliseconds longest = latency_budget_option(latency, 1.0, "its longest latency");
-    milliseconds budget = latency_budget_option(latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
+    return floors.front();
+}
+
+/// The rate-aware answer: the budget, its per-VM check and spread, and the per-extend check.
+struct rate_aware_answer {
+    milliseconds budget{0}, low{0}, high{0};
+    bool searched = false;  ///< a per-VM target: the budget was searched
+    bool found = true;      ///< a budget up to the longest latency meets the per-VM target
     per_vm_check vm_check{};
-    if (vm) {
-        auto check_budget = [&](milliseconds ms) {
-            return check_per_vm(rate_aware_agent(make_rate_aware_policy(floor.config, ms).value()), latency, w, *vm,
-                                static_cast<std::uint32_t>(runs), seed);
-        };
-        milliseconds lo(0), hi = longest;
-        vm_check = check_budget(hi);
-        if (vm_check.met) {
-            while (hi - lo > milliseconds(1)) {
-                const milliseconds mid = lo + (hi - lo) / 2;
-                const per_vm_check c = check_budget(mid);
-                if (c.met)
-                    hi = mid, vm_check = c;
-                else
-                    lo = mid;
-            }
-        }
-        budget = hi;
-        if (!vm_check.met) {
-            char why[240];
-            std::snprintf(why, sizeof why,
-                          "provpol recommend: target not met: with the longest latency as its budget (%.3g s), %.4g of "
-                          "the simulated VMs pause at most %u times, not %g",
-                          in_seconds(longest), vm_check.share_within, vm->max_pauses_per_run, vm->vm_quantile);
-            warn(why);  // after every value of a list is read: a later bad value is then the only line
-        }
-    }
-    const bytes at_rate = bytes_written_in(r, budget);
-    const bytes limit = max(floor.config.limit(false), at_rate);
-    const bytes chunk = max(floor.config.chunk(), at_rate);
     simulation_summary check{};
-    if (runs > 0) check = simulate_config(floor, budget, latency, w, static_cast<std::uint32_t>(runs), seed);
+    bool met = true;
+};
+
+/// The per-VM budget: the smallest budget, in whole hundredths of a second from 0.01 s up to the latency's longest
+/// (rounded up to the grid), under which the per-VM target holds (smallest_meeting, with meets_per_vm), for each
+/// seed. Not found: the longest (where it is checked and missed).
+void search_budget(const request& q, const plan_config& floor, milliseconds longest, rate_aware_answer& out) {
+    const auto steps = static_cast<std::uint64_t>((longest.count() + budget_step.count() - 1) / budget_step.count());
+    const auto agent = [&](std::uint64_t k) {
+        return rate_aware_agent(make_rate_aware_policy(floor.config, budget_step * static_cast<long>(k)).value());
+    };
+    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(runs) + " runs of " +
+                             std::string(format_size(q.w.write_size).view()) + " per candidate budget, up to " +
+                             std::to_string(steps) + " candidate budgets";
+    const double per_candidate = static_cast<double>(runs) * events_per_run(q.w.write_size, q.r, floor.config.chunk(),
+                                                                            q.latency.detection_period());
+    check_work("recommend", static_cast<double>(spread_seeds) * per_candidate, q.max_events, what);
+    work_budget budget(q.max_events, what);
+    const auto answers = over_seeds<search_answer<std::uint64_t>>(q, budget, "--latency", [&](std::uint64_t seed) {
+        return smallest_meeting(std::uint64_t{1}, steps, [&](std::uint64_t k) -> result<bool> {
+            if (auto go = budget.spend(per_candidate); !go) return unexpected(go.error());
+            return meets_per_vm(agent(k), q.latency, q.w, *q.vm, runs, seed);
+        });
+    });
+    const auto ms = [](const search_answer<std::uint64_t>& s) { return budget_step * static_cast<long>(s.value); };
+    out.searched = true;
+    out.found = answers.front().found;
+    out.budget = out.low = out.high = ms(answers.front());
+    for (const auto& s : answers) out.low = std::min(out.low, ms(s)), out.high = std::max(out.high, ms(s));
+    out.vm_check = check_per_vm(agent(answers.front().value), q.latency, q.w, *q.vm, runs, q.seed);
+}
+
+rate_aware_answer answer_rate_aware(const request& q, const plan_config& floor, double p) {
+    rate_aware_answer out;
+    const milliseconds longest = latency_budget_option(q.latency, 1.0, "its longest latency");
+    out.budget = latency_budget_option(q.latency, 1.0 - p, "its " + decimal_text(1.0 - p, 6) + " quantile");
+    if (q.vm) {
+        search_budget(q, floor, longest, out);
+    } else {
+        check_work("recommend",
+                   static_cast<double>(q.runs) *
+                       events_per_run(q.w.write_size, q.r, floor.config.chunk(), q.latency.detection_period()),
+                   q.max_events,
+                   std::to_string(q.runs) + " runs of " + std::string(format_size(q.w.write_size).view()));
+    }
+    if (q.runs > 0)
+        out.check = simulate_config(floor, out.budget, q.latency, q.w, static_cast<std::uint32_t>(q.runs), q.seed);
     // The per-extend target, checked on the simulated runs: the budget covers the latency's 1 - p quantile, but
     // the first extend of a burst pauses whatever the budget (the rate is not known before the guest writes).
-    const bool extend_target_met = runs == 0 || check.pause_probability <= p;
-    const bool met = vm ? vm_check.met : extend_target_met;
-    if (!vm && !extend_target_met) {
-        char why[320];
+    const bool extend_met = q.runs == 0 || out.check.pause_probability <= p;
+    out.met = q.vm ? out.found : extend_met;
+    char why[320];
+    if (q.vm && !out.found)
+        std::snprintf(why, sizeof why,
+                      "provpol recommend: target not met: no budget up to the longest latency (%.3g s) meets it: "
+                      "there, %.4g of the simulated VMs pause at most %u times, not %g",
+                      in_seconds(longest), out.vm_check.share_within, q.vm->max_pauses_per_run, q.vm->vm_quantile);
+    else if (!q.vm && !extend_met)
         std::snprintf(why, sizeof why,
                       "provpol recommend: target not met: %.4g of the simulated extends paused, above "
                       "--max-pause-probability %g (the first extend of a burst pauses whatever the budget: the agent "
                       "cannot know the rate before the guest writes)",
-                      check.pause_probability, p);
-        warn(why);
-    }
-    if (f == format::text) {
-        std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", format_rate(r).c_str(),
-                    a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
-        // Stock VDSM has no rate-aware agent: the floor alone, pasted into vdsm.conf.d, is a static configuration
-        // that pauses at this rate. So the block is commented out, and the line says what runs it.
+                      out.check.pause_probability, p);
+    if (!out.met) warn(why);  // after every value of a list is read: a later bad value is then the only line
+    return out;
+}
+
+void print_rate_aware_text(const request& q, const plan_config& floor, double p, const rate_aware_answer& x) {
+    const bytes at_rate = bytes_written_in(q.r, x.budget);
+    const std::string rate_text = format_rate(q.r).c_str();
+    std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", rate_text.c_str(),
+                q.latency_name.c_str(), describe(q.latency).c_str());
+    // Stock VDSM has no rate-aware agent: the floor alone, pasted into vdsm.conf.d, is a static configuration
+    // that pauses at this rate. So the block is commented out, and the line says what runs it.
+    std::printf(
+        "# stock VDSM cannot run this: it needs provpol's rate-aware agent (docs/agent.md) over the floor below;\n"
+        "# pasted alone into /etc/vdsm/vdsm.conf.d/ the floor is static %s, which pauses at this rate (see "
+        "provpol plan --preset %s --rate %s);\n# for stock VDSM: provpol recommend --rate %s\n",
+        floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(), rate_text.c_str(),
+        rate_text.c_str());
+    std::printf("# the agent's floor (a new empty disk costs %s, as with it today):\n",
+                human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
+    std::printf("# [irs]\n# volume_utilization_chunk_mb = %llu\n# volume_utilization_percent = %u\n",
+                static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
+    if (x.searched) {
         std::printf(
-            "# stock VDSM cannot run this: it needs provpol's rate-aware agent (docs/agent.md) over the floor below;\n"
-            "# pasted alone into /etc/vdsm/vdsm.conf.d/ the floor is static %s, which pauses at this rate (see "
-            "provpol plan --preset %s --rate %s);\n# for stock VDSM: provpol recommend --rate %s\n",
-            floor.label.c_str(), floor.label == "custom" ? "vdsm-legacy" : floor.label.c_str(), format_rate(r).c_str(),
-            format_rate(r).c_str());
-        std::printf("# the agent's floor (a new empty disk costs %s, as with it today):\n",
-                    human_size(align_up(floor.config.chunk(), floor.config.extent())).c_str());
-        std::printf("# [irs]\n# volume_utilization_chunk_mb = %llu\n# volume_utilization_percent = %u\n",
-                    static_cast<unsigned long long>(floor.config.chunk_mb()), floor.config.percent());
-        if (vm)
-            std::printf(
-                "# the agent plans for %.3g s of latency, the least for which %s (%s in %g%% of the "
-                "simulated VMs%s)\n",
-                in_seconds(budget), per_vm_text(*vm).c_str(), vm_check.met ? "met" : "NOT met: at most that",
-                vm_check.share_within * 100.0, vm_check.met ? "" : " with the longest latency");
-        else
-            std::printf("# the agent plans for %.3g s of latency (%s)%s\n", in_seconds(budget),
-                        p == 0.0 ? std::string("the longest the latency model gives").c_str()
-                                 : ("its " + decimal_text(1.0 - p, 6) + " quantile").c_str(),
-                        extend_target_met ? ""
-                                          : "; the target is NOT met: the first extend of a burst pauses whatever "
-                                            "the budget (exit status 3)");
-        std::printf("# at %s it extends by %s whenever less than %s is free; an idle disk keeps the floor's %s limit\n",
-                    format_rate(r).c_str(), human_size(chunk).c_str(), human_size(limit).c_str(),
-                    human_size(floor.config.limit(false)).c_str());
-        if (runs > 0)
-            std::printf(
-                "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a "
-                "run;\n# per VM: median %g, 90%% %g, 99%% %g), %s allocated but unwritten at the end\n",
-                human_size(w.write_size).c_str(), format_rate(r).c_str(), static_cast<unsigned long long>(runs),
-                check.extends, check.pauses, check.max_pauses, check.pauses_p50, check.pauses_p90, check.pauses_p99,
-                human_size(bytes(static_cast<std::uint64_t>(check.unwritten))).c_str());
-        return met ? 0 : exit_target_not_met;
+            "# the agent plans for %.3g s of latency, the least for which %s (in 0.01 s steps; %s in %g%% of the %llu "
+            "simulated VMs, seed %llu%s)\n",
+            in_seconds(x.budget), per_vm_text(*q.vm).c_str(), x.found ? "met" : "NOT met: at most that",
+            x.vm_check.share_within * 100.0, static_cast<unsigned long long>(q.runs),
+            static_cast<unsigned long long>(q.seed), x.found ? "" : ", with the longest latency");
+        std::printf(
+            "# %s\n",
+            spread_text(q.seed, decimal_text(in_seconds(x.low), 6), decimal_text(in_seconds(x.high), 6), " s").c_str());
+    } else {
+        std::printf("# the agent plans for %.3g s of latency (%s)%s\n", in_seconds(x.budget),
+                    p == 0.0 ? std::string("the longest the latency model gives").c_str()
+                             : ("its " + decimal_text(1.0 - p, 6) + " quantile").c_str(),
+                    x.met ? ""
+                          : "; the target is NOT met: the first extend of a burst pauses whatever "
+                            "the budget (exit status 3)");
     }
+    std::printf("# at %s it extends by %s whenever less than %s is free; an idle disk keeps the floor's %s limit\n",
+                rate_text.c_str(), human_size(max(floor.config.chunk(), at_rate)).c_str(),
+                human_size(max(floor.config.limit(false), at_rate)).c_str(),
+                human_size(floor.config.limit(false)).c_str());
+    const simulation_summary& c = x.check;
+    if (q.runs > 0)
+        std::printf(
+            "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run (at most %g in a "
+            "run;\n# per VM: median %g, 90%% %g, 99%% %g), %s allocated but unwritten at the end\n",
+            human_size(q.w.write_size).c_str(), rate_text.c_str(), static_cast<unsigned long long>(q.runs), c.extends,
+            c.pauses, c.max_pauses, c.pauses_p50, c.pauses_p90, c.pauses_p99,
+            human_size(bytes(static_cast<std::uint64_t>(c.unwritten))).c_str());
+}
+
+table rate_aware_table(const request& q, const plan_config& floor, double p, const rate_aware_answer& x) {
     table t({"rate_mib_s",
              "policy",
              "floor_chunk_mb",
@@ -187,282 +395,328 @@ int recommend_rate_aware(const args& a, rate r, double p, const latency_model& l
              "max_pauses_per_run",
              "vm_quantile",
              "share_within_target",
-             "target_met"});
-    t.add_row({cell::of_real(r.mib_per_second(), 0),
+             "target_met",
+             "seeds",
+             "budget_s_min_over_seeds",
+             "budget_s_max_over_seeds"});
+    const bytes at_rate = bytes_written_in(q.r, x.budget);
+    const simulation_summary& c = x.check;
+    const bool vm = q.vm.has_value();
+    t.add_row({cell::of_real(q.r.mib_per_second(), 0),
                cell::of_text("rate-aware/" + floor.label),
                cell::of(floor.config.chunk_mb()),
                cell::of(floor.config.percent()),
-               cell::of_real(in_seconds(budget), 6),
-               cell::of_size(limit),
-               cell::of_size(chunk),
+               cell::of_real(in_seconds(x.budget), 6),
+               cell::of_size(max(floor.config.limit(false), at_rate)),
+               cell::of_size(max(floor.config.chunk(), at_rate)),
                cell::of_size(align_up(floor.config.chunk(), floor.config.extent())),
-               cell::of(runs),
-               cell::of_real(check.extends, 6),
-               cell::of_real(check.pauses, 6),
-               cell::of_real(check.max_pauses, 6),
-               cell::of_size(bytes(static_cast<std::uint64_t>(check.unwritten))),
-               cell::of_real(check.pauses_p50, 6),
-               cell::of_real(check.pauses_p90, 6),
-               cell::of_real(check.pauses_p99, 6),
-               cell::of_real(check.runs_mostly_paused, 4),
+               cell::of(q.runs),
+               cell::of_real(c.extends, 6),
+               cell::of_real(c.pauses, 6),
+               cell::of_real(c.max_pauses, 6),
+               cell::of_size(bytes(static_cast<std::uint64_t>(c.unwritten))),
+               cell::of_real(c.pauses_p50, 6),
+               cell::of_real(c.pauses_p90, 6),
+               cell::of_real(c.pauses_p99, 6),
+               cell::of_real(c.runs_mostly_paused, 4),
                cell::of_text(vm ? "per-vm" : "per-extend"),
                cell::of_real(p, 6),
-               cell::of_real(check.pause_probability, 4),
-               vm ? cell::of(vm->max_pauses_per_run) : cell(),
-               vm ? cell::of_real(vm->vm_quantile, 6) : cell(),
-               vm ? cell::of_real(vm_check.share_within, 6) : cell(),
-               cell::of(met ? 1u : 0u)});
-    const std::string out = t.str(f);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return met ? 0 : exit_target_not_met;
+               cell::of_real(c.pause_probability, 4),
+               vm ? cell::of(q.vm->max_pauses_per_run) : cell(),
+               vm ? cell::of_real(q.vm->vm_quantile, 6) : cell(),
+               vm ? cell::of_real(x.vm_check.share_within, 6) : cell(),
+               cell::of(x.met ? 1u : 0u),
+               vm ? cell::of(spread_seeds) : cell(),
+               vm ? cell::of_real(in_seconds(x.low), 6) : cell(),
+               vm ? cell::of_real(in_seconds(x.high), 6) : cell()});
+    return t;
 }
-// recommend --hosts H --drives-per-host D [--writers N]: the smallest VDSM configuration under which N writers on
-// the domain meet the per-VM target (recommend_vdsm_domain), starting from the single VM's answer `one_vm`.
-int recommend_domain(const args& a, rate r, const latency_model& latency, const workload& w, per_vm_target vm,
-                     std::uint64_t percent, std::uint32_t runs, std::uint64_t seed, format f, const vdsm_config& one_vm,
-                     std::uint64_t max_events) {
-    const auto d =
-        domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                            static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
-    if (!d) fail(d.error(), "--drives-per-host");
-    const auto writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
-    // Bounded work: at most about 2 log2(chunk extents) + 2 candidates, each `runs` domains of every drive.
-    check_work("recommend",
-               36.0 * runs * static_cast<double>(d->drives()) *
-                   events_per_run(w.write_size, r, one_vm.chunk(), latency.detection_period()),
-               max_events,
-               "up to 36 candidate configurations x " + std::to_string(runs) + " domain runs of " +
-                   std::to_string(d->drives()) + " drives writing " + std::string(format_size(w.write_size).view()));
-    const std::uint64_t from = one_vm.chunk().count() / one_vm.extent().count();
-    const auto c = recommend_vdsm_domain(*d, latency, w, vm, writers, percent, runs, seed, from, one_vm.extent());
-    if (!c) fail(c.error(), "--max-pauses-per-run");
-    const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
-    const auto check = check_writers(
-        *d, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, vm, writers, runs, seed);
-    if (!check) fail(check.error(), "--runs");
-    if (f == format::text) {
-        std::printf(
-            "# provpol recommend: %s per VM, %u writers at once on %u hosts x %u drives sharing one SPM, "
-            "latency %s (%s)\n",
-            format_rate(r).c_str(), writers, d->hosts, d->drives_per_host,
-            a.value("--latency").value_or("vdsm-polling-2022").c_str(), describe(latency).c_str());
-        std::printf("# per VM: %s in %s written (%u domain runs)\n", per_vm_text(vm).c_str(),
-                    human_size(w.write_size).c_str(), runs);
-        std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
-                    static_cast<unsigned long long>(c->chunk_mb()), c->percent());
-        std::printf(
-            "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f "
-            "busy; a new disk takes %s\n",
-            vm.vm_quantile, check->pauses_at_quantile, check->pauses_p99, check->latency_p99.count(),
-            check->spm_utilization, format_size(align_up(c->chunk(), c->extent())).c_str());
-        std::printf(
-            "# one VM alone needs volume_utilization_chunk_mb = %llu: the other writers' extends at the SPM "
-            "cost the rest\n",
-            static_cast<unsigned long long>(one_vm.chunk_mb()));
-        return 0;
-    }
-    table t({"rate_mib_s", "volume_utilization_chunk_mb", "volume_utilization_percent", "hosts", "drives_per_host",
-             "writers", "runs", "max_pauses_per_run", "vm_quantile", "pauses_at_quantile", "pauses_p99",
-             "latency_p99_s", "spm_utilization", "new_disk_size", "one_vm_chunk_mb", "scope", "target_met"});
-    t.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(c->chunk_mb()), cell::of(c->percent()),
-               cell::of(d->hosts), cell::of(d->drives_per_host), cell::of(writers), cell::of(runs),
-               cell::of(vm.max_pauses_per_run), cell::of_real(vm.vm_quantile, 6), cell::of(check->pauses_at_quantile),
-               cell::of_real(check->pauses_p99, 6), cell::of_seconds(check->latency_p99, 4),
-               cell::of_real(check->spm_utilization, 4), cell::of_size(align_up(c->chunk(), c->extent())),
-               cell::of(one_vm.chunk_mb()), cell::of_text("domain"), cell::of(check->met ? 1u : 0u)});
-    const std::string out = t.str(f);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
-}
-}  // namespace
 
-int run_recommend(int argc, char** argv) {
-    // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
-    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
-        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
-    if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
-        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
-    if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1)
-        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend);
-    if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
-    const args a(
-        "recommend",
-        "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency LIST] [--percent N] [--write SIZE]\n"
-        "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
-        "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N]\n"
-        "                         [--format text|csv|json]\n"
-        "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
-        "provpol recommend --preset lvm-thin-autoextend --help)",
-        {{"--rate", "LIST",
-          "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
-          "table",
-          true, "--rates"},
-         {"--policy", "LIST",
-          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget); "
-          "static,rate-aware answers for each, one block or row per policy",
-          true},
-         {"--preset", "NAME",
-          "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
-         {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
-         {"--max-pause-probability", "P",
-          "acceptable share of extends that pause the guest, 0-1 (default 0.01; with --policy "
-          "rate-aware, default 0: budget for the longest latency)"},
-         {"--max-pauses-per-run", "N",
-          "per-VM target: the smallest configuration under which --vm-quantile of the simulated VMs pause at most "
-          "N times in the write"},
-         {"--vm-quantile", "Q",
-          "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
-          "default 0.99)"},
-         {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
-         {"--latency", "LIST",
-          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
-         {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
-         {"--hosts", "H",
-          "with --max-pauses-per-run: answer for --writers VMs writing at once on a storage domain of H hosts "
-          "sharing one SPM (without it the answer is for one VM alone)"},
-         {"--drives-per-host", "D", "with --hosts: drives per host, 1-10000 (at most 1000000 drives)"},
-         {"--writers", "N",
-          "with --hosts: the VMs writing at once, spread over the hosts in turn (default every drive)"},
-         {"--runs", "N",
-          "simulated runs that check the answer, 0-100000 (default 200, 0 skips the check; with --hosts, default "
-          "1: domain runs per candidate, 1-100000)"},
-         {"--seed", "N", "the simulation's seed (default 1)"},
-         {"--max-events", "N", "refuse a check that would replay more simulated events (default 1000000000)"},
-         {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
-        argc, argv);
-    const format f = a.output_format();
-    const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
-    const auto r = a.rate("--rate");
-    if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
-    if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
-    const double p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
-    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(20);
-    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
-    const std::uint64_t runs =
-        domain ? a.count("--runs", 1, 100000).value_or(1) : a.count("--runs", 0, 100000).value_or(200);
-    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
-    const latency_model latency = latency_option(a);
-    const std::string policy = a.value("--policy").value_or("static");
-    const std::optional<per_vm_target> vm = per_vm_option(a, runs);
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
-    if (write.count() == 0 || write.count() > (std::uint64_t{1} << 50))
-        throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(write).view()));
-    const workload w = workload::make(write, *r, saturating_mul(write, 2)).value();
-    if (domain) {
-        if (!a.has("--hosts") || !a.has("--drives-per-host"))
-            throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
-        if (!vm) throw usage_error("--hosts answers a per-VM target: give --max-pauses-per-run N");
-        if (policy != "static")
-            throw usage_error("--hosts: the domain's answer is a static VDSM configuration (--policy static)");
-        if (!latency.is_flow())
-            throw usage_error(
-                "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, vdsm-mailbox-events, "
-                "vdsm-immediate, vdsm-log:FILE or flow:FILE)");
-    }
+// recommend --policy rate-aware: keep a static floor in VDSM's configuration and let the agent size extends.
+int recommend_rate_aware(const args& a, const request& q) {
+    const plan_config floor = rate_aware_floor(a);
     // The rate-aware agent plans for the latency's longest unless a target is given.
-    if (policy == "rate-aware")
-        return recommend_rate_aware(a, *r, a.has("--max-pause-probability") ? p : 0.0, latency, runs, seed, f, w, vm,
-                                    max_events);
-    if (policy != "static")
-        throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
-    if (a.has("--preset") || a.has("--chunk"))
-        throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
-    const auto rec = recommend_vdsm(*r, latency, p, percent);
-    if (!rec) fail(rec.error(), "--rate");
+    const double p = q.p_given ? q.p : 0.0;
+    const rate_aware_answer x = answer_rate_aware(q, floor, p);
+    if (q.f == format::text)
+        print_rate_aware_text(q, floor, p, x);
+    else
+        std::fputs(rate_aware_table(q, floor, p, x).str(q.f).c_str(), stdout);
+    return x.met ? 0 : exit_target_not_met;
+}
+
+// --- the domain --------------------------------------------------------------------------------------------------
+
+/// recommend --hosts: the chunk for the domain's writers over each seed, its check, and the single VM's answer.
+struct domain_answer {
+    chunk_spread chunk;
+    writers_check check;
+    chunk_spread one_vm;
+};
+
+domain_answer answer_domain(const request& q) {
+    const domain_config& d = *q.domain;
+    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const bytes extent(std::uint64_t{128} << 20);
+    const seconds tick = q.latency.detection_period();
+    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(runs) + " domain runs of " +
+                             std::to_string(d.drives()) + " drives writing " +
+                             std::string(format_size(q.w.write_size).view()) +
+                             " per candidate chunk, from 128MiB up to the answer";
+    const double per_run = static_cast<double>(runs) * d.drives();
+    check_work("recommend", spread_seeds * per_run * events_per_run(q.w.write_size, q.r, extent, tick), q.max_events,
+               what);
+    work_budget budget(q.max_events, what);
+    const chunk_spread chunk =
+        spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
+            return recommend_vdsm_domain(
+                d, q.latency, q.w, *q.vm, q.writers, q.percent, runs, seed, extent, [&](std::uint64_t k) {
+                    return budget.spend(per_run * events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick));
+                });
+        }));
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(chunk.config));
+    const auto check = check_writers(
+        d, q.latency, [&agent](std::uint32_t) noexcept { return agent; }, q.w, *q.vm, q.writers, runs, q.seed);
+    if (!check) fail(check.error(), "--runs");
+    // One VM alone: recommend without --hosts, on as many simulated VMs as it takes by default.
+    return {chunk, *check, answer_per_vm(q, static_cast<std::uint32_t>(default_vms))};
+}
+
+void print_domain_text(const request& q, const domain_answer& x) {
+    const domain_config& d = *q.domain;
+    const vdsm_config& c = x.chunk.config;
+    std::printf(
+        "# provpol recommend: %s per VM, %u writers at once on %u hosts x %u drives sharing one SPM, latency %s "
+        "(%s)\n",
+        format_rate(q.r).c_str(), q.writers, d.hosts, d.drives_per_host, q.latency_name.c_str(),
+        describe(q.latency).c_str());
+    std::printf("# per VM: %s in %s written (%llu domain run%s: %llu writing VMs)\n", per_vm_text(*q.vm).c_str(),
+                human_size(q.w.write_size).c_str(), static_cast<unsigned long long>(q.runs), q.runs == 1 ? "" : "s",
+                static_cast<unsigned long long>(q.runs * q.writers));
+    std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                static_cast<unsigned long long>(c.chunk_mb()), c.percent());
+    std::printf(
+        "# the smallest chunk in 128MiB steps that meets the target on these domain runs (seed %llu; every smaller "
+        "chunk misses); %s\n",
+        static_cast<unsigned long long>(q.seed),
+        spread_text(q.seed, std::to_string(x.chunk.low_mb), std::to_string(x.chunk.high_mb), " MiB").c_str());
+    std::printf(
+        "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f busy; a new "
+        "disk takes %s\n",
+        q.vm->vm_quantile, x.check.pauses_at_quantile, x.check.pauses_p99, x.check.latency_p99.count(),
+        x.check.spm_utilization, format_size(align_up(c.chunk(), c.extent())).c_str());
+    const std::uint64_t alone = x.one_vm.config.chunk_mb();
+    std::printf(
+        "# one VM alone needs volume_utilization_chunk_mb = %llu (recommend without --hosts: %llu simulated VMs, "
+        "seed %llu; %s)%s\n",
+        static_cast<unsigned long long>(alone), static_cast<unsigned long long>(default_vms),
+        static_cast<unsigned long long>(q.seed),
+        spread_text(q.seed, std::to_string(x.one_vm.low_mb), std::to_string(x.one_vm.high_mb), " MiB").c_str(),
+        c.chunk_mb() > alone ? ": the other writers' extends at the SPM cost the rest" : "");
+}
+
+table domain_table(const request& q, const domain_answer& x) {
+    const domain_config& d = *q.domain;
+    const vdsm_config& c = x.chunk.config;
+    table t({"rate_mib_s",
+             "volume_utilization_chunk_mb",
+             "volume_utilization_percent",
+             "hosts",
+             "drives_per_host",
+             "writers",
+             "runs",
+             "max_pauses_per_run",
+             "vm_quantile",
+             "pauses_at_quantile",
+             "pauses_p99",
+             "latency_p99_s",
+             "spm_utilization",
+             "new_disk_size",
+             "one_vm_chunk_mb",
+             "scope",
+             "target_met",
+             "seeds",
+             "chunk_mb_min_over_seeds",
+             "chunk_mb_max_over_seeds",
+             "one_vm_runs"});
+    t.add_row({cell::of_real(q.r.mib_per_second(), 0),
+               cell::of(c.chunk_mb()),
+               cell::of(c.percent()),
+               cell::of(d.hosts),
+               cell::of(d.drives_per_host),
+               cell::of(q.writers),
+               cell::of(q.runs),
+               cell::of(q.vm->max_pauses_per_run),
+               cell::of_real(q.vm->vm_quantile, 6),
+               cell::of(x.check.pauses_at_quantile),
+               cell::of_real(x.check.pauses_p99, 6),
+               cell::of_seconds(x.check.latency_p99, 4),
+               cell::of_real(x.check.spm_utilization, 4),
+               cell::of_size(align_up(c.chunk(), c.extent())),
+               cell::of(x.one_vm.config.chunk_mb()),
+               cell::of_text("domain"),
+               cell::of(x.check.met ? 1u : 0u),
+               cell::of(spread_seeds),
+               cell::of(x.chunk.low_mb),
+               cell::of(x.chunk.high_mb),
+               cell::of(default_vms)});
+    return t;
+}
+
+// recommend --hosts H --drives-per-host D [--writers N]: the smallest VDSM configuration under which N writers on
+// the domain meet the per-VM target (recommend_vdsm_domain).
+int recommend_domain(const request& q) {
+    const domain_answer x = answer_domain(q);
+    if (q.f == format::text)
+        print_domain_text(q, x);
+    else
+        std::fputs(domain_table(q, x).str(q.f).c_str(), stdout);
+    return x.check.met ? 0 : exit_target_not_met;
+}
+
+// --- one VM ------------------------------------------------------------------------------------------------------
+
+/// fail()'s message for `e`, without throwing it: a reason printed next to another answer.
+std::string error_message_of(const provpol::error& e, const char* option) {
+    try {
+        fail(e, option);
+    } catch (const usage_error& u) {
+        return u.what();
+    }
+}
+
+/// The per-extend answer (recommend_vdsm) and its simulated check, or why no configuration serves it per extend
+/// (then only a per-VM answer is given).
+struct per_extend_answer {
+    std::optional<vdsm_recommendation> rec;
+    std::string refused;  ///< why there is no per-extend answer
+    simulation_summary check{};
+    bool met = false;
+};
+
+per_extend_answer answer_per_extend(const request& q) {
+    per_extend_answer out;
+    const bytes write = q.w.write_size;
+    const auto rec = recommend_vdsm(q.r, q.latency, q.p, q.percent);
+    if (!rec) out.refused = error_message_of(rec.error(), "--rate");
     // A limit beyond the write: every disk would be allocated in full before it is written, and the check would
     // simulate a write that never reaches an extend. Say so instead of printing the chunk.
-    if (rec->required_limit >= write)
-        throw usage_error("--rate " + std::string(format_rate(*r).view()) + ": the guest writes " +
-                          human_size(rec->required_limit) + " during the latency's " + decimal_text(1.0 - p, 6) +
-                          " quantile, more than --write " + std::string(format_size(write).view()) +
-                          ": no extend keeps up, and a chunk that large (" + human_size(rec->new_disk_size) +
-                          ") preallocates every disk; thin provisioning cannot serve this rate");
+    else if (rec->required_limit >= write)
+        out.refused = "--rate " + std::string(format_rate(q.r).view()) + ": the guest writes " +
+                      human_size(rec->required_limit) + " during the latency's " + decimal_text(1.0 - q.p, 6) +
+                      " quantile, more than --write " + std::string(format_size(write).view()) +
+                      ": no extend keeps up, and a chunk that large (" + human_size(rec->new_disk_size) +
+                      ") preallocates every disk; thin provisioning cannot serve this rate";
     // A new disk that already holds the write: the check would simulate no extend and pass whatever the
     // configuration (a vacuous "met").
-    if (runs > 0 && rec->new_disk_size >= write)
-        throw usage_error("--percent " + std::to_string(percent) + ": a new disk takes " +
-                          human_size(rec->new_disk_size) + ", at least --write " +
-                          std::string(format_size(write).view()) +
-                          ": the check would simulate no extend; raise --write, lower --percent, or pass --runs 0");
-    check_work("recommend",
-               static_cast<double>(runs) * (vm ? 64.0 : 1.0) *
-                   events_per_run(write, *r, rec->config.chunk(), latency.detection_period()),
-               max_events,
-               std::to_string(runs) + " runs of " + std::string(format_size(write).view()) +
-                   (vm ? ", up to 64 candidate configurations" : ""));
+    else if (q.runs > 0 && rec->new_disk_size >= write)
+        out.refused = "--percent " + std::to_string(q.percent) + ": a new disk takes " +
+                      human_size(rec->new_disk_size) + ", at least --write " + std::string(format_size(write).view()) +
+                      ": the check would simulate no extend; raise --write, lower --percent, or pass --runs 0";
+    if (!out.refused.empty()) {
+        if (!q.vm) throw usage_error(out.refused);  // the per-extend answer is the only one asked for
+        return out;
+    }
+    out.rec = *rec;
+    check_work(
+        "recommend",
+        static_cast<double>(q.runs) * events_per_run(write, q.r, rec->config.chunk(), q.latency.detection_period()),
+        q.max_events, std::to_string(q.runs) + " runs of " + std::string(format_size(write).view()));
+    if (q.runs > 0)
+        out.check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(rec->config)), q.latency, q.w,
+                             static_cast<std::uint32_t>(q.runs), q.seed);
+    out.met = rec->pause_probability <= q.p;
+    return out;
+}
 
-    // Check the answer by simulation: --write at the rate, on a disk twice as large.
-    simulation_summary check{};
-    if (runs > 0)
-        check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(rec->config)), latency, w,
-                         static_cast<std::uint32_t>(runs), seed);
-    // The per-VM target: its own configuration, checked on the same runs.
-    std::optional<vdsm_config> vm_config;
-    per_vm_check vm_check{};
-    if (vm) {
-        const auto c = recommend_vdsm_per_vm(w, latency, *vm, percent, static_cast<std::uint32_t>(runs), seed);
-        if (!c) fail(c.error(), "--max-pauses-per-run");
-        vm_config = *c;
-        vm_check = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, *vm,
-                                static_cast<std::uint32_t>(runs), seed);
-    }
-    if (domain)
-        return recommend_domain(a, *r, latency, w, *vm, percent, static_cast<std::uint32_t>(runs), seed, f, *vm_config,
-                                max_events);
-    // A target not met is its own exit status (3), in every format.
-    const bool met = rec->pause_probability <= p && (!vm || vm_check.met);
-    if (f == format::text) {
-        const std::string spec = a.value("--latency").value_or("vdsm-polling-2022");
-        std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n",
-                    format_rate(*r).c_str(), p, spec.c_str(), describe(latency).c_str());
-        if (vm_config) {
-            std::printf("# per VM: %s in %s written (%llu simulated VMs)\n", per_vm_text(*vm).c_str(),
-                        human_size(write).c_str(), static_cast<unsigned long long>(runs));
-            std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
-                        static_cast<unsigned long long>(vm_config->chunk_mb()), vm_config->percent());
-            std::printf(
-                "# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% "
-                "%g, at most %g; a new disk takes %s\n",
-                vm_check.share_within, vm_check.summary.pauses_p50, vm_check.summary.pauses_p90,
-                vm_check.summary.pauses_p99, vm_check.summary.max_pauses,
-                format_size(align_up(vm_config->chunk(), vm_config->extent())).c_str());
-            std::printf("# next to it, the per-extend target (at most %g of extends pausing):\n", p);
-        }
-        std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n",
-                    vm_config ? "# " : "", vm_config ? "# " : "",
-                    static_cast<unsigned long long>(rec->config.chunk_mb()), vm_config ? "# " : "",
-                    rec->config.percent());
-        std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
-                    human_size(rec->limit).c_str(), human_size(rec->required_limit).c_str(), format_rate(*r).c_str(),
-                    1.0 - p, latency.quantile(1.0 - p).count());
-        std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
-                    format_size(rec->new_disk_size).c_str());
+/// recommend --max-pauses-per-run without --hosts: the per-VM answer, its check on the same runs, its spread.
+struct per_vm_answer {
+    chunk_spread chunk;
+    per_vm_check check{};
+};
+
+per_vm_answer answer_one_vm(const request& q) {
+    const chunk_spread chunk = answer_per_vm(q, static_cast<std::uint32_t>(q.runs));
+    return {chunk, check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(chunk.config)), q.latency, q.w, *q.vm,
+                                static_cast<std::uint32_t>(q.runs), q.seed)};
+}
+
+void print_per_vm_text(const request& q, const per_vm_answer& v) {
+    const vdsm_config& c = v.chunk.config;
+    const simulation_summary& s = v.check.summary;
+    std::printf("# per VM: %s in %s written (%llu simulated VMs)\n", per_vm_text(*q.vm).c_str(),
+                human_size(q.w.write_size).c_str(), static_cast<unsigned long long>(q.runs));
+    std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+                static_cast<unsigned long long>(c.chunk_mb()), c.percent());
+    std::printf(
+        "# the smallest chunk in 128MiB steps that meets the target on these VMs (seed %llu; every smaller chunk "
+        "misses); %s\n",
+        static_cast<unsigned long long>(q.seed),
+        spread_text(q.seed, std::to_string(v.chunk.low_mb), std::to_string(v.chunk.high_mb), " MiB").c_str());
+    std::printf(
+        "# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% %g, at most %g; a "
+        "new disk takes %s\n",
+        v.check.share_within, s.pauses_p50, s.pauses_p90, s.pauses_p99, s.max_pauses,
+        format_size(align_up(c.chunk(), c.extent())).c_str());
+    if (align_up(c.chunk(), c.extent()) >= q.w.write_size)
         std::printf(
-            "# for one VM alone: no other writer's extends at the SPM (--hosts H --drives-per-host D "
-            "--writers N --max-pauses-per-run N answers for a storage domain)\n");
-        if (latency.max() > seconds(0))
-            std::printf(
-                "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
-                rec->pause_probability, rec->max_rate.mib_per_second());
-        else  // no time to write in: the rate bound is the saturated 2^64 B/s, not a limit
-            std::printf(
-                "# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets "
-                "the target at any rate\n",
-                rec->pause_probability);
-        if (runs > 0)
-            std::printf(
-                "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
-                "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
-                human_size(write).c_str(), format_rate(*r).c_str(), static_cast<unsigned long long>(runs),
-                check.extends, check.pauses, check.pause_probability, check.pauses_p50, check.pauses_p90,
-                check.pauses_p99);
-        if (!met)
-            std::printf(
-                "# the target is NOT met (exit status 3)%s\n",
-                vm && !vm_check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
-        return met ? 0 : exit_target_not_met;
+            "# a new disk of this chunk holds all of --write: nothing is extended, and thin provisioning saves no "
+            "space at this rate\n");
+}
+
+constexpr const char* one_vm_scope =
+    "# for one VM alone: no other writer's extends at the SPM (--hosts H --drives-per-host D --writers N "
+    "--max-pauses-per-run N answers for a storage domain)\n";
+
+void print_per_extend_text(const request& q, const per_extend_answer& e) {
+    const bool vm = q.vm.has_value();
+    if (vm && !e.rec) {
+        std::printf("# next to it, the per-extend target (at most %g of extends pausing): none: %s\n", q.p,
+                    e.refused.c_str());
+        std::fputs(one_vm_scope, stdout);
+        return;
     }
+    if (vm) std::printf("# next to it, the per-extend target (at most %g of extends pausing):\n", q.p);
+    const vdsm_recommendation& rec = *e.rec;
+    const char* hash = vm ? "# " : "";
+    std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n", hash, hash,
+                static_cast<unsigned long long>(rec.config.chunk_mb()), hash, rec.config.percent());
+    std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
+                human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), format_rate(q.r).c_str(),
+                1.0 - q.p, q.latency.quantile(1.0 - q.p).count());
+    std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
+                format_size(rec.new_disk_size).c_str());
+    std::fputs(one_vm_scope, stdout);
+    if (q.latency.max() > seconds(0))
+        std::printf(
+            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
+            rec.pause_probability, rec.max_rate.mib_per_second());
+    else  // no time to write in: the rate bound is the saturated 2^64 B/s, not a limit
+        std::printf(
+            "# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets the target at "
+            "any rate\n",
+            rec.pause_probability);
+    const simulation_summary& c = e.check;
+    if (q.runs > 0)
+        std::printf(
+            "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
+            "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
+            human_size(q.w.write_size).c_str(), format_rate(q.r).c_str(), static_cast<unsigned long long>(q.runs),
+            c.extends, c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
+}
+
+void print_one_vm_text(const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v, bool met) {
+    std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", format_rate(q.r).c_str(),
+                q.p, q.latency_name.c_str(), describe(q.latency).c_str());
+    if (v) print_per_vm_text(q, *v);
+    print_per_extend_text(q, e);
+    if (!met)
+        std::printf(
+            "# the target is NOT met (exit status 3)%s\n",
+            v && !v->check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
+}
+
+table one_vm_table(const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v) {
     table t({"rate_mib_s",
              "max_pause_probability",
              "volume_utilization_chunk_mb",
@@ -484,58 +738,126 @@ int run_recommend(int argc, char** argv) {
              "max_pauses_per_run",
              "vm_quantile",
              "share_within_target",
-             "target_met"});
-    t.add_row({cell::of_real(r->mib_per_second(), 0),
-               cell::of_real(p, 6),
-               cell::of(rec->config.chunk_mb()),
-               cell::of(rec->config.percent()),
-               cell::of_size(rec->limit),
-               cell::of_size(rec->required_limit),
-               cell::of_size(rec->new_disk_size),
-               cell::of_real(rec->pause_probability, 4),
-               cell::of_real(rec->max_rate.mib_per_second(), 0),
-               cell::of(runs),
-               cell::of_real(check.extends, 6),
-               cell::of_real(check.pauses, 6),
-               cell::of_real(check.pause_probability, 4),
-               cell::of_real(check.pauses_p50, 6),
-               cell::of_real(check.pauses_p90, 6),
-               cell::of_real(check.pauses_p99, 6),
-               cell::of_real(check.runs_mostly_paused, 4),
-               cell::of_text("per-extend"),
-               cell(),
-               cell(),
-               cell(),
-               cell::of(rec->pause_probability <= p ? 1u : 0u)});
-    if (vm_config) {
-        const simulation_summary& v = vm_check.summary;
-        const bytes vm_limit = vm_config->limit(false);
-        t.add_row({cell::of_real(r->mib_per_second(), 0),
-                   cell::of_real(p, 6),
-                   cell::of(vm_config->chunk_mb()),
-                   cell::of(vm_config->percent()),
-                   cell::of_size(vm_limit),
-                   cell(),
-                   cell::of_size(align_up(vm_config->chunk(), vm_config->extent())),
-                   cell::of_real(pause_probability(vm_limit, *r, latency), 4),
-                   cell::of_real(max_write_rate(vm_limit, latency, p).mib_per_second(), 0),
-                   cell::of(runs),
-                   cell::of_real(v.extends, 6),
-                   cell::of_real(v.pauses, 6),
-                   cell::of_real(v.pause_probability, 4),
-                   cell::of_real(v.pauses_p50, 6),
-                   cell::of_real(v.pauses_p90, 6),
-                   cell::of_real(v.pauses_p99, 6),
-                   cell::of_real(v.runs_mostly_paused, 4),
-                   cell::of_text("per-vm"),
-                   cell::of(vm->max_pauses_per_run),
-                   cell::of_real(vm->vm_quantile, 6),
-                   cell::of_real(vm_check.share_within, 6),
-                   cell::of(vm_check.met ? 1u : 0u)});
-    }
-    const std::string out = t.str(f);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+             "target_met",
+             "seeds",
+             "chunk_mb_min_over_seeds",
+             "chunk_mb_max_over_seeds"});
+    const auto add = [&](const vdsm_config& c, cell required, const simulation_summary& s, const char* target, bool met,
+                         const per_vm_answer* vm) {
+        const bytes limit = c.limit(false);
+        t.add_row({cell::of_real(q.r.mib_per_second(), 0),
+                   cell::of_real(q.p, 6),
+                   cell::of(c.chunk_mb()),
+                   cell::of(c.percent()),
+                   cell::of_size(limit),
+                   std::move(required),
+                   cell::of_size(align_up(c.chunk(), c.extent())),
+                   cell::of_real(pause_probability(limit, q.r, q.latency), 4),
+                   cell::of_real(max_write_rate(limit, q.latency, q.p).mib_per_second(), 0),
+                   cell::of(q.runs),
+                   cell::of_real(s.extends, 6),
+                   cell::of_real(s.pauses, 6),
+                   cell::of_real(s.pause_probability, 4),
+                   cell::of_real(s.pauses_p50, 6),
+                   cell::of_real(s.pauses_p90, 6),
+                   cell::of_real(s.pauses_p99, 6),
+                   cell::of_real(s.runs_mostly_paused, 4),
+                   cell::of_text(target),
+                   vm ? cell::of(q.vm->max_pauses_per_run) : cell(),
+                   vm ? cell::of_real(q.vm->vm_quantile, 6) : cell(),
+                   vm ? cell::of_real(vm->check.share_within, 6) : cell(),
+                   cell::of(met ? 1u : 0u),
+                   vm ? cell::of(spread_seeds) : cell(),
+                   vm ? cell::of(vm->chunk.low_mb) : cell(),
+                   vm ? cell::of(vm->chunk.high_mb) : cell()});
+    };
+    if (e.rec) add(e.rec->config, cell::of_size(e.rec->required_limit), e.check, "per-extend", e.met, nullptr);
+    if (v) add(v->chunk.config, cell(), v->check.summary, "per-vm", v->check.met, &*v);
+    return t;
+}
+
+// recommend without --hosts: the per-extend answer, and the per-VM one with --max-pauses-per-run.
+int recommend_one_vm(const request& q) {
+    const per_extend_answer e = answer_per_extend(q);
+    std::optional<per_vm_answer> v;
+    if (q.vm) v = answer_one_vm(q);
+    // A target not met is its own exit status (3), in every format.
+    const bool met = (!e.rec || e.met) && (!v || v->check.met);
+    if (q.f == format::text)
+        print_one_vm_text(q, e, v, met);
+    else
+        std::fputs(one_vm_table(q, e, v).str(q.f).c_str(), stdout);
     return met ? 0 : exit_target_not_met;
+}
+
+}  // namespace
+
+int run_recommend(int argc, char** argv) {
+    // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
+    if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
+    if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend);
+    if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
+    const args a(
+        "recommend",
+        "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
+        "                         [--latency LIST] [--percent N] [--write SIZE]\n"
+        "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
+        "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
+        "                         [--format text|csv|json]\n"
+        "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
+        "provpol recommend --preset lvm-thin-autoextend --help)",
+        {{"--rate", "LIST",
+          "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
+          "table",
+          true, "--rates"},
+         {"--policy", "LIST",
+          "static (default: the smallest VDSM configuration) or rate-aware (a floor and a latency budget); "
+          "static,rate-aware answers for each, one block or row per policy",
+          true},
+         {"--preset", "NAME",
+          "rate-aware: the floor, vdsm-legacy or vdsm-2022 (with --policy rate-aware, default vdsm-legacy)"},
+         {"--chunk", "SIZE", "rate-aware: a custom floor chunk (with --percent)"},
+         {"--max-pause-probability", "P",
+          "acceptable share of extends that pause the guest, 0-1 (default 0.01; with --policy "
+          "rate-aware, default 0: budget for the longest latency)"},
+         {"--max-pauses-per-run", "N",
+          "per-VM target: the smallest chunk, in 128MiB steps from 128MiB up to --write, under which --vm-quantile "
+          "of the simulated VMs pause at most N times in the write; every smaller chunk was simulated and misses "
+          "(with --policy rate-aware: the smallest latency budget in 0.01 s steps, up to the latency's longest). "
+          "Printed with the answers of --seed and the next 3 seeds"},
+         {"--vm-quantile", "Q",
+          "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
+          "default 0.99)"},
+         {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
+         {"--latency", "LIST",
+          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
+         {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
+         {"--hosts", "H",
+          "with --max-pauses-per-run: answer for --writers VMs writing at once on a storage domain of H hosts "
+          "sharing one SPM (without it the answer is for one VM alone)"},
+         {"--drives-per-host", "D", "with --hosts: drives per host, 1-10000 (at most 1000000 drives)"},
+         {"--writers", "N",
+          "with --hosts: the VMs writing at once, spread over the hosts in turn (default every drive)"},
+         {"--runs", "N",
+          "simulated runs that check the answer, 0-100000 (default 200, 0 skips the check; with --hosts: domain "
+          "runs per candidate, 1-100000, by default enough for 200 writing VMs, ceil(200 / writers))"},
+         {"--seed", "N", "the simulation's seed (default 1)"},
+         {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
+         {"--jobs", "N", jobs_help},
+         {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
+        argc, argv);
+    const request q = read_request(a);
+    if (q.policy == "rate-aware") return recommend_rate_aware(a, q);
+    if (q.policy != "static")
+        throw usage_error("--policy: unknown value '" + args::printable(q.policy) + "': expected static or rate-aware");
+    if (a.has("--preset") || a.has("--chunk"))
+        throw usage_error("--preset and --chunk set the floor of --policy rate-aware");
+    if (q.domain) return recommend_domain(q);
+    return recommend_one_vm(q);
 }
 
 }  // namespace provpol::cli

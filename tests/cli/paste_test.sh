@@ -93,7 +93,7 @@ expect_usage 'has no VDSM configuration' plan --config "$scratch/ra.txt"
 
 # 1d. A target not met is exit status 3, in every format, documented in the man page.
 expect_missed recommend --policy rate-aware --rate 400MiB/s --runs 20 --max-pause-probability 0.01 --format csv
-expect_stdout ',0$'
+expect_stdout ',0,,,$'
 expect_ok recommend --rate 400MiB/s --runs 20 --format json
 expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
 expect_stdout '^LVM cannot keep up'

@@ -59,8 +59,8 @@ expect_stdout 'plans for 6.49 s of latency'
 # The per-VM target: the smallest chunk (whole 128 MiB extents) under which 99% of 200 simulated VMs pause at most
 # once. Checked through another path: plan --per-run with that chunk meets it, one extent less does not.
 expect_ok recommend --rate 400MiB/s --max-pauses-per-run 1 --vm-quantile 0.99 --write 20GiB --format csv
-expect_stdout ',per-extend,,,,[01]$'
-expect_stdout ',per-vm,1,0.99,[0-9.]+,1$'
+expect_stdout ',per-extend,,,,[01],,,$'
+expect_stdout ',per-vm,1,0.99,[0-9.]+,1,4,[0-9]+,[0-9]+$'
 vm_chunk=$(awk -F, '$18 == "per-vm" { print $3 }' "$out")
 within() {  # within CHUNK_MB: how many of 200 runs paused at most once
   run plan --chunk "${1}MiB" --percent 20 --rate 400MiB/s --write 20GiB --runs 200 --per-run --format csv

@@ -1,31 +1,112 @@
 #!/usr/bin/env bash
-# recommend --hosts H --drives-per-host D --writers N: the smallest VDSM configuration under which N writers on the
-# domain meet the per-VM target, checked with plan --hosts (the same domain runs): the answer meets it, one
-# extent (128 MiB) less does not, and it is larger than one VM alone needs. Without --hosts the answer says it is
-# for one VM alone. Usage: recommend_domain_test.sh path/to/provpol
+# recommend --max-pauses-per-run, for one VM and with --hosts H --drives-per-host D --writers N for a storage domain:
+#   - the answer is the smallest chunk in 128MiB steps that meets the target on its runs: plan --hosts over every
+#     chunk from 128MiB up to the answer (the same domain runs) finds the first that meets at the answer;
+#   - the runs it rests on are printed, and the answers of --seed and the next 3 seeds (the spread), each the answer
+#     that seed alone gives;
+#   - "one VM alone needs" is recommend without --hosts (issue 39, item 5: it came from one simulated run);
+#   - the domain's default domain runs add up to at least 200 writing VMs (item 6: it was one run);
+#   - a rate no per-extend configuration serves still gets its per-VM answer (item 8: it exited 2).
+# Without --hosts the answer says it is for one VM alone. Usage: recommend_domain_test.sh path/to/provpol
 . "$(dirname "$0")/lib.sh"
+
+col() {  # col <name> [row]: the value of column <name> in row (default 1) of the last run's CSV
+  awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i} NR == row + 1 {print $c}' "$out"
+}
+# configs PERCENT MIB: every chunk from 128 MiB up to MIB in 128 MiB steps, as plan --config reads them.
+configs() {
+  echo volume_utilization_chunk_mb,volume_utilization_percent
+  for ((c = 128; c <= $2; c += 128)); do echo "$c,$1"; done
+}
 
 shape=(--hosts 4 --drives-per-host 5 --writers 10 --write 20GiB --rate 500MiB/s)
 expect_ok recommend --max-pauses-per-run 1 "${shape[@]}" --format csv
-expect_stdout_line 1 'rate_mib_s,volume_utilization_chunk_mb,volume_utilization_percent,hosts,drives_per_host,writers,runs,max_pauses_per_run,vm_quantile,pauses_at_quantile,pauses_p99,latency_p99_s,spm_utilization,new_disk_size,one_vm_chunk_mb,scope,target_met'
-expect_stdout ',domain,1$'
-answer=$(cp "$out" "$scratch/answer.csv"; awk -F, 'NR == 2 { print $2 }' "$scratch/answer.csv")
-one_vm=$(awk -F, 'NR == 2 { print $15 }' "$scratch/answer.csv")
+expect_stdout_line 1 'rate_mib_s,volume_utilization_chunk_mb,volume_utilization_percent,hosts,drives_per_host,writers,runs,max_pauses_per_run,vm_quantile,pauses_at_quantile,pauses_p99,latency_p99_s,spm_utilization,new_disk_size,one_vm_chunk_mb,scope,target_met,seeds,chunk_mb_min_over_seeds,chunk_mb_max_over_seeds,one_vm_runs'
+expect_stdout ',domain,1,4,[0-9]+,[0-9]+,200$'
+answer=$(col volume_utilization_chunk_mb) one_vm=$(col one_vm_chunk_mb) runs=$(col runs)
+checks=$((checks + 1)); [ "$runs" = 20 ] || fail "10 writers: expected 20 domain runs by default (200 writing VMs), got $runs"
+# Every chunk up to the answer through plan --hosts, on the same 20 domain runs: the first that meets is the answer.
+configs 20 "$answer" >"$scratch/all.csv"
+expect_ok plan --config "$scratch/all.csv" "${shape[@]}" --runs 20 --format csv
+first=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) {if ($i == "pauses_p99") c = i; if ($i == "chunk_mb") k = i}; next}
+  $c + 0 <= 1 {print $k; exit}' "$out")
+checks=$((checks + 1)); [ "$first" = "$answer" ] || fail "the smallest chunk that meets on 20 domain runs is $first MiB, recommend says $answer"
+# One VM alone: recommend without --hosts says the same.
+expect_ok recommend --max-pauses-per-run 1 --write 20GiB --rate 500MiB/s --format csv
 checks=$((checks + 1))
-[ "$answer" -gt "$one_vm" ] || fail "10 writers on the domain need no more than one VM alone ($answer <= $one_vm MiB)"
-# Pasted into plan --hosts: the same domain, the target met.
-expect_ok plan --config "$scratch/answer.csv" "${shape[@]}" --format csv
-p99=$(awk -F, 'NR == 2 { print $13 }' "$out")
-checks=$((checks + 1))
-[ "$p99" = 1 ] || fail "plan --hosts with the answer: pauses_p99 $p99, expected at most 1"
-expect_ok plan --chunk "$((answer - 128))MiB" --percent 20 "${shape[@]}" --format csv
-p99=$(awk -F, 'NR == 2 { print $13 }' "$out")
-checks=$((checks + 1))
-awk -v p="$p99" 'BEGIN { exit !(p > 1) }' || fail "one extent less ($((answer - 128)) MiB) also meets the target"
-# Text: the [irs] block for the domain, and what one VM alone would need.
+[ "$(awk -F, '$18 == "per-vm" {print $3}' "$out")" = "$one_vm" ] || fail "one VM alone: --hosts says $one_vm MiB, recommend without it $(awk -F, '$18 == "per-vm" {print $3}' "$out")"
+# Text: the [irs] block for the domain, the runs, the spread and what one VM alone would need.
 expect_ok recommend --max-pauses-per-run 1 "${shape[@]}"
 expect_stdout "^volume_utilization_chunk_mb = $answer\$"
-expect_stdout "^# one VM alone needs volume_utilization_chunk_mb = $one_vm"
+expect_stdout '^# per VM: 99% of VMs pause at most 1 time in 20GiB written \(20 domain runs: 200 writing VMs\)$'
+expect_stdout "^# the smallest chunk in 128MiB steps that meets the target on these domain runs \\(seed 1; every smaller chunk misses\\); seeds 1 to 4 "
+expect_stdout "^# one VM alone needs volume_utilization_chunk_mb = $one_vm \\(recommend without --hosts: 200 simulated VMs"
+
+# Issue 39, items 5 and 6: 600 MiB/s on 8 x 25 drives. The one-VM line is recommend's own answer (4736 MiB, which plan
+# confirms); the domain answer for 16 writers rests on 13 domain runs (208 writing VMs), and its spread over seeds 1
+# to 4 is the answers of each seed alone.
+issue=(--rate 600MiB/s --hosts 8 --drives-per-host 25 --max-pauses-per-run 1)
+expect_ok recommend --rate 600MiB/s --max-pauses-per-run 1 --format csv
+alone=$(awk -F, '$18 == "per-vm" {print $3}' "$out")
+checks=$((checks + 1)); [ "$alone" = 4736 ] || fail "recommend --rate 600MiB/s --max-pauses-per-run 1: expected 4736 MiB, got $alone"
+expect_ok plan --chunk 4736MiB --percent 20 --rate 600MiB/s --runs 200 --format csv
+checks=$((checks + 1)); [ "$(col pauses_p99)" -le 1 ] || fail "plan --chunk 4736MiB: pauses_p99 $(col pauses_p99)"
+expect_ok recommend "${issue[@]}"
+expect_stdout '^# one VM alone needs volume_utilization_chunk_mb = 4736 '
+expect_ok recommend "${issue[@]}" --writers 16 --format csv
+read -r chunk runs low high < <(awk -F, 'NR == 2 {print $2, $7, $19, $20}' "$out")
+checks=$((checks + 1)); [ "$runs" = 13 ] || fail "16 writers: expected 13 domain runs by default, got $runs"
+expect_ok plan --hosts 8 --drives-per-host 25 --writers 16 --chunk "${chunk}MiB" --percent 20 --rate 600MiB/s --runs 13 --format csv
+checks=$((checks + 1)); [ "$(col pauses_p99)" -le 1 ] || fail "plan with the 16 writers' answer $chunk MiB on its 13 runs: pauses_p99 $(col pauses_p99)"
+seen=""
+for seed in 1 2 3 4; do
+  expect_ok recommend "${issue[@]}" --writers 16 --seed "$seed" --format csv
+  seen="$seen $(col volume_utilization_chunk_mb)"
+done
+read -r min max < <(tr ' ' '\n' <<<"$seen" | grep . | sort -n | sed -n '1p;$p' | tr '\n' ' ')
+checks=$((checks + 1)); [ "$low $high" = "$min $max" ] || fail "the spread [$low, $high] is not the answers of seeds 1 to 4:$seen"
+checks=$((checks + 1)); [ "$(echo "$seen" | cut -d' ' -f2)" = "$chunk" ] || fail "--seed 1's answer $chunk is not the first of$seen"
+# The seeds' searches run side by side (--jobs): the same bytes on any number of threads.
+expect_ok recommend "${issue[@]}" --writers 16 --seed 3 --jobs 1 --format csv
+cp "$out" "$scratch/jobs1.csv"
+expect_ok recommend "${issue[@]}" --writers 16 --seed 3 --jobs 3 --format csv
+checks=$((checks + 1)); cmp -s "$out" "$scratch/jobs1.csv" || fail "recommend --hosts: --jobs 3 printed other bytes than --jobs 1"
+expect_ok recommend "${issue[@]}" --writers 16
+if [ "$min" = "$max" ]; then expect_stdout "seeds 1 to 4 all answer $min MiB"
+else expect_stdout "seeds 1 to 4 answer $min to $max MiB: more --runs narrow it"; fi
+
+# Item 8: no per-extend configuration serves 2 GiB/s within 10 GiB; the per-VM answer is the library's (5120 MiB,
+# 99% of VMs pause at most once), for one VM and for a domain.
+expect_ok recommend --rate 2GiB/s --max-pauses-per-run 1 --runs 20 --write 10GiB --format csv
+checks=$((checks + 1)); [ "$(wc -l <"$out")" -eq 2 ] || fail "item 8: expected the per-VM row alone"
+expect_stdout '^2048,0\.01,5120,20,.*,per-vm,1,0\.99,1,1,4,5120,5120$'
+expect_ok recommend --rate 2GiB/s --max-pauses-per-run 1 --runs 20 --write 10GiB
+expect_stdout '^volume_utilization_chunk_mb = 5120$'
+expect_stdout '^# next to it, the per-extend target \(at most 0\.01 of extends pausing\): none: --rate 2GiB/s: the guest writes'
+expect_ok plan --chunk 5120MiB --percent 20 --rate 2GiB/s --write 10GiB --runs 20 --format csv
+checks=$((checks + 1)); [ "$(col pauses_p99)" = 1 ] || fail "item 8: plan --chunk 5120MiB pauses_p99 $(col pauses_p99)"
+expect_ok recommend --rate 2GiB/s --max-pauses-per-run 1 --runs 20 --write 10GiB --hosts 2 --drives-per-host 2
+expect_stdout '^volume_utilization_chunk_mb = [0-9]+$'
+# Without the per-VM target, the per-extend answer alone is refused as before.
+expect_usage '^provpol recommend: --rate 2GiB/s: the guest writes .* thin provisioning cannot serve this rate$' \
+  recommend --rate 2GiB/s --runs 20 --write 10GiB
+
+# --policy rate-aware: the smallest latency budget in 0.01 s steps under which the target holds, each step below
+# simulated and missed: plan --policy rate-aware --budget at every step up to the answer (the same 20 runs).
+ra=(--policy rate-aware --rate 400MiB/s --runs 20 --write 5GiB --latency vdsm-immediate)
+expect_ok recommend "${ra[@]}" --max-pauses-per-run 2 --vm-quantile 0.9 --format csv
+budget=$(col budget_s)
+expect_stdout ',per-vm,0,[0-9.]+,2,0\.9,[0-9.]+,1,4,[0-9.]+,[0-9.]+$'
+steps=$(awk -v b="$budget" 'BEGIN {printf "%d", b * 100 + 0.5}')
+for ((k = 1; k <= steps; k++)); do
+  expect_ok plan "${ra[@]}" --budget "$(printf '%d.%02d' $((k / 100)) $((k % 100)))" --format csv
+  checks=$((checks + 1))
+  awk -v p="$(col pauses_p90)" -v last=$((k == steps)) 'BEGIN {exit !(last ? p <= 2 : p > 2)}' ||
+    fail "rate-aware: recommend's budget is $budget s; plan --budget $k/100 s: pauses_p90 $(col pauses_p90)"
+done
+expect_ok recommend "${ra[@]}" --max-pauses-per-run 2 --vm-quantile 0.9
+expect_stdout "^# the agent plans for $budget s of latency, the least for which 90% of VMs pause at most 2 times \\(in 0\\.01 s steps; met in"
+
 # Without --hosts: for one VM alone, and it says so.
 expect_ok recommend --rate 800MiB/s
 expect_stdout '^# for one VM alone'
@@ -34,4 +115,7 @@ expect_usage '^provpol recommend: --hosts answers a per-VM target' recommend --r
 expect_usage '^provpol recommend: --hosts and --drives-per-host go together' recommend --rate 500MiB/s --max-pauses-per-run 1 --hosts 2
 expect_usage '^provpol recommend: --hosts: the domain.s answer is a static' recommend --rate 500MiB/s --max-pauses-per-run 1 --hosts 2 --drives-per-host 2 --policy rate-aware
 expect_usage '^provpol recommend: --hosts needs a --latency with the mailbox' recommend --rate 500MiB/s --max-pauses-per-run 1 --hosts 2 --drives-per-host 2 --latency fixed:3
+# The search's work is bounded as it goes: past --max-events it stops with one line.
+expect_usage '^provpol recommend: recommend would replay more than --max-events 30000000 simulated events' \
+  recommend "${issue[@]}" --writers 16 --max-events 30000000
 finish

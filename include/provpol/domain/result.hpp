@@ -38,6 +38,8 @@ struct domain_summary {
                                   ///< (the arriving one included when it waits), 99th percentile over arrivals
     std::uint64_t queue_max = 0;
     double worker_wait_share = 0.0;  ///< the share of requests that found every worker taken
+    std::uint64_t stopped = 0;  ///< ended early by simulate_domain's domain_stop: the drives that had paused past its
+                                ///< count then (0: the run went to its end); the figures cover the run up to there
 };
 
 class domain_result;

@@ -48,16 +48,27 @@
 
 namespace provpol {
 
+/// When simulate_domain may end a run before its end: once `drives` drives have each paused more than
+/// `pauses_above` times (drives 0, the default: never). A search that asks only whether a per-VM target is missed
+/// knows it then, since pauses only add up (check_writers' stop_at_miss); the run's figures then cover the run up to
+/// that pause, and domain_summary::stopped says so (the drives past the count, not 0).
+struct domain_stop {
+    std::uint32_t pauses_above = 0;
+    std::uint64_t drives = 0;
+};
+
 /// Runs a domain: drive d (host d / drives_per_host) gets the agent make_agent(d) and the workload
 /// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, first_run + d), as run first_run + d
 /// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
 /// the mailbox (a send and a reply poll: the vdsm-* profiles); see domain/shared.hpp for how its stages map onto
-/// the hosts and the SPM. Errors: a config or a drive's workload that make() would refuse (checked here too, both
-/// being aggregates); a flow without the mailbox. Allocates O(drives) (std::bad_alloc propagates).
+/// the hosts and the SPM. `stop` may end the run early (domain_stop). Errors: a config or a drive's workload that
+/// make() would refuse (checked here too, both being aggregates); a flow without the mailbox. Allocates O(drives)
+/// (std::bad_alloc propagates).
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const flow_latency& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed, std::uint64_t first_run = 0) {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0,
+                                                        domain_stop stop = {}) {
     using agent_type = decltype(make_agent(std::uint32_t{}));
     static_assert(detail::is_agent<agent_type>::value,
                   "simulate_domain: make_agent(drive) must return an agent: initial_size(bytes) const, "
@@ -127,6 +138,8 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     bool drained = false;
     std::uint32_t writing = 0;  // drives still to write: the run ends when none is left and the SPM is idle
     for (std::uint32_t i = 0; i < n; ++i) writing += drives[i].w.writing ? 1u : 0u;
+    std::uint64_t over = 0;  // drives that paused more than stop.pauses_above times
+    bool stopped = false;
     for (;;) {
         if (writing == 0 && shared.idle()) {  // idle drives alone do not keep the domain running
             drained = true;
@@ -156,15 +169,22 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
         if (shared.next_send(i).count() <= detail::next_guest_event(d, which))
             shared.send(i);  // the host's mail monitor takes the request (no change to the guest)
         else if (!d.finished) {
+            const std::uint32_t paused_before = d.out.pauses;
             detail::guest_step(d, shared);
             writing -= d.finished && d.w.writing ? 1u : 0u;
+            if (stop.drives > 0 && paused_before == stop.pauses_above && d.out.pauses > stop.pauses_above &&
+                ++over >= stop.drives) {
+                stopped = true;
+                break;
+            }
         }
         heap.update(i, detail::drive_key(d, shared, i));
     }
 
     domain_summary& s = detail::domain_result_access::summary(out);
-    const double elapsed = drained ? now : horizon;
+    const double elapsed = drained || stopped ? now : horizon;
     s.elapsed = seconds(elapsed);
+    s.stopped = stopped ? over : 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         detail::domain_drive<agent_type>& d = drives[i];
         run_result& r = d.out;
@@ -223,13 +243,14 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
 template <class MakeAgent, class WorkloadOf>
 PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg, const latency_model& latency,
                                                         MakeAgent&& make_agent, WorkloadOf&& workload_of,
-                                                        std::uint64_t seed, std::uint64_t first_run = 0) {
+                                                        std::uint64_t seed, std::uint64_t first_run = 0,
+                                                        domain_stop stop = {}) {
     if (!latency.is_flow())
         return unexpected(error::unsupported("domain latency",
                                              "needs a flow model with the mailbox's clocks "
                                              "(vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate)"));
     return simulate_domain(cfg, latency.flow(), std::forward<MakeAgent>(make_agent),
-                           std::forward<WorkloadOf>(workload_of), seed, first_run);
+                           std::forward<WorkloadOf>(workload_of), seed, first_run, stop);
 }
 
 }  // namespace provpol

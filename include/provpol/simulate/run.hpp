@@ -44,6 +44,7 @@
 #include "../result.hpp"
 #include "../time.hpp"
 #include "agent.hpp"
+#include "search.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -87,6 +88,7 @@ struct run_result {
     bytes final_physical;                ///< the LV size at the end (including an extend still in flight)
     bytes unwritten;                     ///< allocated but not written at the end: final_physical - write_size
     bool truncated = false;              ///< stopped by the event limit (a policy that cannot keep up at all)
+    bool stopped = false;  ///< stopped at simulate_run's pause_limit: the figures cover the run up to that pause
 };
 
 /// Many runs' outcome: means per run, the share of extends that paused, and the distribution over runs (VMs).
@@ -128,11 +130,17 @@ using detail::run_seed;
 /// The most events one run may process before it is reported as truncated.
 inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
 
+/// simulate_run's pause_limit when the run is to go to its end.
+inline constexpr std::uint32_t no_pause_limit = ~std::uint32_t{0};
+
 /// Replays one run. `agent` is copied: each run starts from the agent's given state. The flow between the drive,
 /// the agent and the latency is extend_controller's (simulate/agent.hpp); this function moves the guest and the clock.
+/// With a `pause_limit`, the run stops at the guest's pause number pause_limit + 1 (run_result::stopped): a search
+/// that asks only whether the run pauses more than that many times knows it then, since pauses only add up, and
+/// skips the rest of a run that may take thousands of extends.
 template <class Agent, class Latency>
-PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w,
-                                          std::uint64_t seed) noexcept {
+PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w, std::uint64_t seed,
+                                          std::uint32_t pause_limit = no_pause_limit) noexcept {
     static_assert(detail::is_agent<Agent>::value,
                   "simulate_run: Agent must provide initial_size(bytes) const, observe(const observation&) and "
                   "extend_decision decide(const drive_state&) const");
@@ -201,7 +209,10 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
         if (which == full) {      // ENOSPC: the guest pauses until an extend completes
             paused = true;
             pause_start = t;
-            ++out.pauses;
+            if (++out.pauses > pause_limit) {
+                out.stopped = true;
+                break;
+            }
             (void)c.paused(seconds(t), alloc());
             continue;
         }
@@ -338,66 +349,120 @@ struct per_vm_target {
     }
 };
 
+namespace detail {
+
+/// How many of `vms` simulated VMs must pause at most a target's count for a share q of them to: ceil(q x vms)
+/// whole VMs (the product's last-bit noise, as in 0.99 x 200 = 198.00000000000003, is not a VM), and at least one,
+/// since no simulated VM is no evidence. run_accumulator::pauses_quantile(q) counts the same way (below its
+/// histogram's last bin).
+PROVPOL_NODISCARD inline std::uint64_t vms_needed(double q, std::uint64_t vms) noexcept {
+    const double need = detail::ceil(q * static_cast<double>(vms) - 1e-9);
+    return need < 1.0 ? 1 : static_cast<std::uint64_t>(need);
+}
+
+}  // namespace detail
+
 /// Whether `runs` simulated VMs under `agent` meet `target`, and their summary.
 struct per_vm_check {
-    bool met = false;
-    double share_within = 0.0;  ///< the share of runs that paused at most max_pauses_per_run times
+    bool met = false;           ///< at least detail::vms_needed(vm_quantile, runs) runs paused at most the target
+    double share_within = 0.0;  ///< the share of runs that paused at most max_pauses_per_run times (0 for 0 runs)
     simulation_summary summary;
 };
 
+/// Runs i = 0 .. runs - 1 (seeded detail::run_seed(seed, i)) and counts, exactly, the runs that paused at most
+/// target.max_pauses_per_run times: met when they are at least ceil(Q x runs) (and at least one).
 template <class Agent, class Latency>
 PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
                                             per_vm_target target, std::uint32_t runs, std::uint64_t seed) noexcept {
     run_accumulator acc;
-    simulate_each(agent, latency, w, runs, seed, [&acc](std::uint32_t, const run_result& r) noexcept { acc.add(r); });
+    std::uint64_t within = 0;
+    simulate_each(agent, latency, w, runs, seed, [&](std::uint32_t, const run_result& r) noexcept {
+        acc.add(r);
+        within += r.pauses <= target.max_pauses_per_run ? 1u : 0u;
+    });
     per_vm_check c;
-    c.share_within = acc.share_with_at_most(target.max_pauses_per_run);
-    // Whole runs: at least ceil(Q x runs) of them within the target (the product's last-bit noise, as in
-    // 0.99 x 200 = 198.00000000000003, is not a run).
-    const double within = c.share_within * runs;
-    const double needed = detail::ceil(target.vm_quantile * runs - 1e-9);
-    c.met = runs > 0 && within + 0.5 >= needed;  // no simulated VM is no evidence
+    c.share_within = runs > 0 ? static_cast<double>(within) / runs : 0.0;
+    c.met = within >= detail::vms_needed(target.vm_quantile, runs);
     c.summary = acc.summary();
     return c;
 }
 
-/// The smallest VDSM configuration (the chunk in whole extents, `percent` kept) under which a share
-/// target.vm_quantile of simulated VMs writing `w` pause at most target.max_pauses_per_run times: the per-VM
-/// counterpart of recommend_vdsm's per-extend target. The search doubles the chunk from one extent until the
-/// target is met, then bisects; run i of every candidate uses the same random numbers, so the answer is
-/// deterministic. Errors: a percent outside [0, 99], or no chunk up to VDSM's largest meets the target.
+/// check_per_vm(...).met, with no more simulation than that answer needs: a run stops at its pause
+/// max_pauses_per_run + 1 (simulate_run's pause_limit), and the runs stop once more of them missed than the target
+/// allows. The same runs and seeds, so the same answer (tests/simulate_test.cpp compares the two); what a search pays
+/// for the many candidates that miss.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD bool meets_per_vm(const Agent& agent, const Latency& latency, const workload& w, per_vm_target target,
+                                    std::uint32_t runs, std::uint64_t seed) noexcept {
+    const std::uint64_t needed = detail::vms_needed(target.vm_quantile, runs);
+    if (needed > runs) return false;
+    const std::uint64_t allowed = runs - needed;  // runs that may pause more than the target
+    std::uint64_t missed = 0;
+    for (std::uint32_t i = 0; i < runs; ++i) {
+        const run_result r = simulate_run(agent, latency, w, detail::run_seed(seed, i), target.max_pauses_per_run);
+        if (r.pauses > target.max_pauses_per_run && ++missed > allowed) return false;
+    }
+    return true;
+}
+
+/// The largest chunk, in extents, that recommend_vdsm_per_vm and recommend_vdsm_domain try: the write rounded up to
+/// whole extents, at most VDSM's largest chunk (vdsm_config::max_chunk_mb). A new disk of that chunk holds the
+/// whole write, so no VM reaches its LV's end and every target is met there: "none meets" is left for a write
+/// above VDSM's largest chunk. The extent must be one vdsm_config accepts (a power of two in [1 MiB, 16 GiB]).
+PROVPOL_NODISCARD inline std::uint64_t vdsm_chunk_bound(bytes write_size, bytes extent) noexcept {
+    const std::uint64_t e = extent.count();
+    const std::uint64_t most = (vdsm_config::max_chunk_mb << 20) / e;
+    const std::uint64_t whole = write_size.count() / e + (write_size.count() % e != 0 ? 1 : 0);
+    return whole < 1 ? 1 : (whole > most ? most : whole);
+}
+
+/// The smallest VDSM configuration for a per-VM target, the per-VM counterpart of recommend_vdsm's per-extend one:
+/// the smallest chunk, in whole extents from 1 up to vdsm_chunk_bound(w.write_size, extent), under which a share
+/// target.vm_quantile of `runs` simulated VMs writing `w` pause at most target.max_pauses_per_run times
+/// (check_per_vm), `percent` kept. The candidates are scanned from one extent up (smallest_meeting, with
+/// meets_per_vm): every chunk below the answer was simulated and missed. No monotonicity is assumed, for there is
+/// none: under the same draws a larger chunk can pause a VM more often (its extends fall on other monitor and mailbox
+/// phases), and the doubling and bisection this replaces answered above the smallest chunk that meets (the sweep in
+/// tests/simulate_test.cpp). Run i of every candidate uses the same random numbers, so the answer is deterministic
+/// for these runs and this seed; another seed may answer another chunk (recommend prints the spread over seeds).
+/// `before(extents)`, called before each candidate is simulated, returns result<void>: its error ends the search
+/// and is returned (a caller's bound on the work, or its progress). Errors: a percent outside [0, 99] or an extent
+/// vdsm_config refuses; no chunk up to the bound meets the target (only for a write above VDSM's largest chunk, or 0
+/// runs); before's.
+template <class Latency, class Before>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
+                                                            per_vm_target target, std::uint64_t percent,
+                                                            std::uint32_t runs, std::uint64_t seed, bytes extent,
+                                                            Before&& before) {
+    // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    const auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    const auto found = smallest_meeting(
+        std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), [&](std::uint64_t extents) -> result<bool> {
+            if (auto go = before(extents); !go) return unexpected(go.error());
+            const auto c = config(extents);
+            if (!c) return unexpected(c.error());
+            return meets_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed);
+        });
+    if (!found) return unexpected(found.error());
+    if (!found->found)
+        return unexpected(error::unsupported("max_pauses_per_run",
+                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
+                                             "target at this rate (pauses per run)",
+                                             error_value::of(target.max_pauses_per_run)));
+    return config(found->value);
+}
+
+/// recommend_vdsm_per_vm without a hook.
 template <class Latency>
 PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
                                                             per_vm_target target, std::uint64_t percent,
                                                             std::uint32_t runs, std::uint64_t seed,
                                                             bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
-    // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
-    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
-    const std::uint64_t max_extents = (vdsm_config::max_chunk_mb << 20) / extent.count();
-    auto config = [&](std::uint64_t extents) {
-        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
-    };
-    auto meets = [&](std::uint64_t extents) {
-        const auto c = config(extents);
-        return c && check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed).met;
-    };
-    std::uint64_t lo = 0, hi = 1;  // lo fails (0: nothing smaller), hi is the candidate
-    while (!meets(hi)) {
-        if (hi >= max_extents)
-            return unexpected(error::unsupported(
-                "max_pauses_per_run", "no VDSM chunk up to 1PiB meets the per-VM target at this rate (pauses per run)",
-                error_value::of(target.max_pauses_per_run)));
-        lo = hi;
-        hi = hi * 2 > max_extents ? max_extents : hi * 2;
-    }
-    while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (meets(mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return config(hi);
+    return recommend_vdsm_per_vm(w, latency, target, percent, runs, seed, extent,
+                                 [](std::uint64_t) noexcept { return result<void>(); });
 }
 
 }  // namespace provpol
