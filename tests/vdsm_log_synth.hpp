@@ -3,14 +3,15 @@
 //
 // A host as the flow model runs it: each VM is one flow_run, whose clocks (the SPM's event check or scan, and
 // the VM's watermark monitor) keep the phase drawn when the VM starts for the whole log, as VDSM's clocks do.
-// The VMs of one host may share the SPM's phase (one SPM clock for the host). Each VM's block threshold events
-// come gap_lo to gap_hi seconds apart; the request is made at the monitor's next tick, or dispatch_lo to
-// dispatch_hi after the event (4.50.1.1). The round trip ends read_lo to read_hi after the reply poll: the 50 to
-// 120 ms real VDSM logs show between the reply poll and the logged time (PR #80: 2.05 to 2.12 s; commit
+// The VMs of one host may share the SPM's phase (one SPM clock for the host). A VM's next block threshold event
+// comes gap_lo to gap_hi seconds after its last extend completed; the request is made at the monitor's next tick,
+// or dispatch_lo to dispatch_hi after the event (4.50.1.1). The round trip ends read_lo to read_hi after the reply
+// poll: the 50 to 120 ms real VDSM logs show between the reply poll and the logged time (PR #80: 2.05 to 2.12 s; commit
 // 064a7a0d9: 0.56 to 1.13 s). Every time is logged as VDSM's Clock prints it, "%.2f".
 //
 // The truth a fit is judged against: the totals of many runs of the same flow with fresh phases (marginal()),
-// unrounded: the generator's flow, not the fitter's.
+// unrounded: the generator's flow, not the fitter's. whole_flow() is the same flow as one flow_latency, whose exact
+// marginal the sampled truth is checked against.
 #ifndef PROVPOL_TESTS_VDSM_LOG_SYNTH_HPP
 #define PROVPOL_TESTS_VDSM_LOG_SYNTH_HPP
 
@@ -82,9 +83,8 @@ struct extend_times {
 /// `extends` extends of a host's VMs, each VM a run of the flow whose phases hold for the whole log, VM after VM
 /// (the fit reads no order). A VM's next block threshold event comes gap_lo to gap_hi after its last extend
 /// completed (VDSM sets the next threshold then). `first_vm` numbers the VMs.
-inline std::vector<extend_times> run_host(const host_flow& h, std::size_t extends, std::uint64_t seed,
-                                          std::size_t first_vm = 0) {
-    const flow_latency trip = trip_flow(h);
+inline std::vector<extend_times> run_host(const host_flow& h, const flow_latency& trip, std::size_t extends,
+                                          std::uint64_t seed, std::size_t first_vm = 0) {
     random_stream rng(seed);
     const double spm_phase = (h.poll + h.spm_drift) * rng.uniform();
     std::vector<extend_times> out;
@@ -109,6 +109,11 @@ inline std::vector<extend_times> run_host(const host_flow& h, std::size_t extend
     }
     return out;
 }
+/// The same, with the round trip's flow made from `h`.
+inline std::vector<extend_times> run_host(const host_flow& h, std::size_t extends, std::uint64_t seed,
+                                          std::size_t first_vm = 0) {
+    return run_host(h, trip_flow(h), extends, seed, first_vm);
+}
 
 /// The flow's marginal: the totals of `runs` runs of `per_run` extends, each run fresh phases (one VM), unrounded,
 /// sorted; and the largest total of the round trips that took fewer polls than `polls_below` (0: every one).
@@ -120,10 +125,11 @@ inline marginal_totals marginal(const host_flow& h, std::size_t runs, std::size_
                                 std::uint64_t polls_below = 0) {
     host_flow one = h;
     one.vms = 1;
+    const flow_latency trip = trip_flow(h);
     marginal_totals m;
     m.totals.reserve(runs * per_run);
     for (std::size_t r = 0; r < runs; ++r)
-        for (const extend_times& e : run_host(one, per_run, seed + 7919 * r)) {
+        for (const extend_times& e : run_host(one, trip, per_run, seed + 7919 * r)) {
             m.totals.push_back(e.total);
             if ((polls_below == 0 || e.polls < polls_below) && e.total > m.max_below) m.max_below = e.total;
         }
