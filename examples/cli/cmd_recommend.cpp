@@ -72,8 +72,15 @@ std::string per_vm_text(const per_vm_target& t) {
     return buf;
 }
 
+/// The k-th seed of the spread after `seed`, wrapping past 2^64 - 1 to 0 without an unsigned overflow (which the
+/// sanitized builds refuse).
+std::uint64_t nth_seed(std::uint64_t seed, std::uint64_t k) {
+    const std::uint64_t room = ~std::uint64_t{0} - seed;
+    return k <= room ? seed + k : k - room - 1;
+}
+
 std::string seeds_text(std::uint64_t seed) {
-    return "seeds " + std::to_string(seed) + " to " + std::to_string(seed + spread_seeds - 1);
+    return "seeds " + std::to_string(seed) + " to " + std::to_string(nth_seed(seed, spread_seeds - 1));
 }
 
 /// "seeds 1 to 4 all answer 4736 MiB" or "seeds 1 to 4 answer 6144 to 6400 MiB: more --runs narrow it".
@@ -180,7 +187,7 @@ template <class T, class Answer>
 std::vector<T> over_seeds(const request& q, work_budget& budget, const char* option, Answer&& answer) {
     std::vector<std::optional<result<T>>> out(spread_seeds);
     parallel_for(
-        spread_seeds, q.jobs, [&](std::size_t k) { out[k].emplace(answer(q.seed + k)); }, [](std::size_t) {});
+        spread_seeds, q.jobs, [&](std::size_t k) { out[k].emplace(answer(nth_seed(q.seed, k))); }, [](std::size_t) {});
     budget.check();
     std::vector<T> values;
     for (const auto& r : out) {
@@ -809,7 +816,11 @@ int run_recommend(int argc, char** argv) {
         "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
         "                         [--format text|csv|json]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
-        "provpol recommend --preset lvm-thin-autoextend --help)",
+        "provpol recommend --preset lvm-thin-autoextend --help)\n\n"
+        "The per-VM answer (--max-pauses-per-run N): the smallest chunk, in 128MiB steps from 128MiB up to --write,\n"
+        "under which --vm-quantile of the simulated VMs (with --hosts: the writers of every domain run) pause at most\n"
+        "N times; every smaller chunk was simulated on the same runs and misses. It is printed with the runs it rests\n"
+        "on and the answers of --seed and the next 3 seeds: how far it moves with the draws.",
         {{"--rate", "LIST",
           "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
           "table",
