@@ -505,6 +505,9 @@ TEST_CASE("coreutils' dd table (src/ioblksize.h at fcfba90d): each rule's pick p
     //   #10 best 125.0 (256K; 512K sees 1M's 114.0); 118.75: 128K sees 95.4: 256K
     //   #11 best 43.1 (1M); 40.945: 256K sees 38.2, 512K sees 41.3: 512K
     const std::uint64_t steady[] = {256, 128, 128, 256, 256, 128, 128, 256, 256, 256, 512};
+    // #1's best steady value, 5.7, is 512 KiB's and 1 MiB's: the smallest of them is reported.
+    const auto one = coreutils_system(1);
+    CHECK(choose_by_steady_rule(one.data(), one.size())->best_steady_block_size == 512_KiB);
     for (int system = 1; system <= 11; ++system) {
         CAPTURE(system);
         const auto s = coreutils_system(system);

@@ -295,6 +295,9 @@ TEST_CASE("rsync's preset: its length unchanged on a device that imposes nothing
     CHECK(free_device->decide() == chunk_decision{bytes(31616), chunk_step::default_size});
     CHECK(make_chunk_policy(chunk_presets::rsync(), unknown)->decide() ==
           chunk_decision{700_B, chunk_step::default_size});
+    // rsync 3 talks protocol 30 or later: 128 KiB for a 64 GiB file (2^29 before protocol 30 would give 256 KiB).
+    CHECK(make_chunk_policy(chunk_presets::rsync(64_GiB), unknown)->decide().size == 128_KiB);
+    CHECK(rsync_length(std::uint64_t{64} << 30, true) == 262144);
     // rsync's --block-size=1000 as a request: taken as it is.
     CHECK(free_device->decide(bytes(1000)) == chunk_decision{bytes(1000), chunk_step::requested});
     // This machine's disk writes whole 4 KiB physical blocks: 31616 rounds up to 32768.
