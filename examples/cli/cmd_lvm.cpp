@@ -6,6 +6,7 @@
 #include "common/cli.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
+#include "work.hpp"
 
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>
@@ -56,6 +57,7 @@ struct pool_setup {
     std::uint64_t writers;
     std::uint32_t runs;
     std::uint64_t seed;
+    std::uint64_t max_events;
 };
 
 // dmeventd's model: lvm-dmeventd with --lvextend-time, --poll-interval and --no-space-timeout applied.
@@ -141,7 +143,8 @@ pool_setup pool_setup_of(const args& a) {
                       write,
                       writers,
                       static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
-                      a.count("--seed", 0, ~std::uint64_t{0}).value_or(1)};
+                      a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
+                      a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events)};
 }
 
 lvm_pool_workload workload_of(const pool_setup& s, rate per_writer) {
@@ -164,6 +167,30 @@ std::vector<rate> rates_of(const args& a, const char* name) {
     }
     if (out.size() > 1000) throw usage_error(std::string(name) + ": at most 1000 rates");
     return out;
+}
+
+// --- bounded work ----------------------------------------------------------------------------------------------
+// The events one run replays, about: a poll every poll interval while the burst writes, and a handful per
+// extend (its trigger, the status read, the return, the pool filling and the mode events).
+double lvm_run_events(const pool_setup& s, const lvm_pool_workload& w, double extends) {
+    const double writing = static_cast<double>(w.write.count()) / static_cast<double>(w.write_rate.bytes_per_second());
+    return writing / s.model.poll_interval().count() + 6.0 * (extends + 1.0) + 8.0;
+}
+
+// The polls a run replays while its writes wait on a full pool: through one no_space_timeout, or the day a run
+// may hang when it is 0 (at most `longest` seconds when the answer stops a run that queued longer).
+double lvm_wait_events(const pool_setup& s, double longest = 86400.0) {
+    const double nospace = s.model.no_space_timeout().count();
+    return std::min(nospace > 0.0 ? nospace : 86400.0, longest) / s.model.poll_interval().count();
+}
+
+// The extends a run takes at most at `percent`: lvm2 grows the pool by at least the percent each time (its amount
+// is never below it), from its size to the data it must hold.
+double lvm_extends_bound(const lvm_pool_workload& w, std::uint32_t percent) {
+    const double need = (static_cast<double>(w.pool_used.count()) + static_cast<double>(w.write.count())) /
+                        static_cast<double>(w.pool_size.count());
+    if (percent == 0 || need <= 1.0) return 1.0;  // percent 0: every extend fails
+    return std::ceil(std::log(need) / std::log1p(static_cast<double>(percent) / 100.0)) + 1.0;
 }
 
 cell vg_cell(bytes b) { return b == bytes::max() ? cell() : cell::of_size(b); }
@@ -253,6 +280,8 @@ std::vector<option> recommend_options() {
     opts.insert(opts.end() - 1, {"--seeds", "N",
                                  "seeds the answer is checked at, 1-100: --seed to --seed + N - 1, --runs runs each "
                                  "(default 5; 1 checks none but --seed)"});
+    opts.insert(opts.end() - 1,
+                {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"});
     return opts;
 }
 
@@ -262,7 +291,7 @@ const char* recommend_usage() {
            "                         [--max-extends N] [--threshold N] [--pool-used SIZE] [--vg-free SIZE]\n"
            "                         [--writers N] [--write SIZE] [--extent SIZE] [--pool-chunk SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
-           "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N]\n"
+           "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N] [--max-events N]\n"
            "                         [--format text|csv|json]\n\n"
            "The answer: at --threshold (the preset's when not given), the smallest thin_pool_autoextend_percent in\n"
            "[1, 1000] under which no run of --runs (from --seed) queues writes longer than --max-queued or fails with\n"
@@ -299,6 +328,23 @@ recommend_setup recommend_setup_of(const args& a) {
         for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5)
             r.thresholds.push_back(th);
     return r;
+}
+
+// Bounded work: the most plans the search can simulate (every percent at every threshold, and every percent at
+// every seed of the check), each of --runs runs. A plan that misses stops at its first run that cannot meet, and
+// once its extends pass --max-extends a run: its extends are bounded by that, its waiting by one run's.
+void check_recommend_work(const recommend_setup& r) {
+    const pool_setup& s = r.pool;
+    const double runs = s.runs, one_run = lvm_extends_bound(r.work, 1);
+    const double extends = std::min(runs * one_run, r.max_extends * runs + one_run);
+    const double plan = runs * (lvm_run_events(s, r.work, 0.0) + lvm_wait_events(s, r.target.count())) + 6.0 * extends +
+                        lvm_wait_events(s);
+    const double plans =
+        static_cast<double>(recommend_max_percent) * static_cast<double>(r.thresholds.size() + r.seeds);
+    check_work("recommend", plan * plans, s.max_events,
+               "up to " + decimal_text(plans, 0) + " plans of " + std::to_string(s.runs) + " runs of " +
+                   std::string(format_size(r.work.write).view()) + " at " +
+                   std::string(format_rate(r.work.write_rate).view()));
 }
 
 // The search: each threshold in turn until one has a percent that meets; then that answer at other seeds, and
@@ -534,6 +580,8 @@ int run_plan_lvm(int argc, char** argv) {
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});
+    opts.insert(opts.end() - 1,
+                {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"});
     const args a(
         "plan",
         "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
@@ -541,7 +589,7 @@ int run_plan_lvm(int argc, char** argv) {
         "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
         "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
         "[--error-when-full]\n"
-        "                    [--runs N] [--seed N] [--format text|csv|json]",
+        "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
         opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
@@ -549,6 +597,17 @@ int run_plan_lvm(int argc, char** argv) {
     if (rates.empty())
         rates = {rate(std::uint64_t{100} << 20), rate(std::uint64_t{500} << 20), rate(std::uint64_t{1} << 30),
                  rate(std::uint64_t{4} << 30)};
+    double events = 0.0;  // bounded work: estimated before simulating
+    for (const rate r : rates) {
+        const lvm_pool_workload w = workload_of(s, r);
+        events += s.runs * (lvm_run_events(s, w, lvm_extends_bound(w, s.config.extend_percent())) + lvm_wait_events(s));
+    }
+    check_work("plan", events, s.max_events,
+               std::to_string(s.runs) + " runs x " + std::to_string(rates.size()) + " rates of " +
+                   std::string(format_size(bytes(s.write.count() * s.writers)).view()) + ", the slowest rate " +
+                   std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
+                                   return x.bytes_per_second() < y.bytes_per_second();
+                               })).view()));
     table t(plan_columns());
     std::string notes;
     for (const rate r : rates) {
@@ -566,6 +625,8 @@ int run_recommend_lvm(int argc, char** argv) {
     const args a("recommend", recommend_usage(), recommend_options(), argc, argv);
     const format f = a.output_format();
     const recommend_setup r = recommend_setup_of(a);
+    // A burst the pool and the VG cannot hold is answered without simulating: no bound to check.
+    if (lvm_pool_space(r.pool.config, r.work).missing() == bytes(0)) check_recommend_work(r);
     const recommend_outcome o = search(r);
     // No percent meeting the target is its own exit status (3), in every format.
     const int status = o.met ? 0 : exit_target_not_met;

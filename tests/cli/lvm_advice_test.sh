@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 39's thin-pool advice through the CLI: recommend's percent is the smallest that meets its target (checked
 # with plan at every smaller percent, on the issue's examples where a bisection answered 98 and 809), the cause it
-# names when nothing meets (space, the VG, time), the user's own settings, the answer at other seeds, and the
-# contract in --help.
+# names when nothing meets (space, the VG, time), the user's own settings, the answer at other seeds, the contract
+# in --help, and the work bound of plan and recommend.
 . "$(dirname "$0")/lib.sh"
 
 lvm=(--preset lvm-thin-autoextend)
@@ -116,4 +116,14 @@ expect_stdout 'the smallest thin_pool_autoextend_percent in$'
 expect_stdout '^\[1, 1000\] under which no run of --runs \(from --seed\) queues writes longer than --max-queued or fails with$'
 expect_stdout 'Every percent below it was simulated and$'
 
+# --- 5. bounded work: refused at once, one line naming the option, the estimate and the limit ------------------
+expect_usage '^provpol plan: plan would replay about [0-9]+ simulated events \(100 runs x 1 rates of 1GiB, the slowest rate 1/s\), above --max-events 1000000000: ' \
+  plan "${lvm[@]}" --pool-size 1GiB --rate 1B/s --write 1GiB
+expect_usage '^provpol plan: plan would replay about [0-9]+ simulated events .* above --max-events 1000000000: ' \
+  plan "${lvm[@]}" --pool-size 1GiB --rate 1B/s --write 1PiB --runs 1
+expect_usage '^provpol recommend: recommend would replay about [0-9]+ simulated events \(up to 10000 plans of 100 runs of 1PiB at 1GiB/s\), above --max-events 1000000000: ' \
+  recommend "${lvm[@]}" --pool-size 1GiB --rate 1GiB/s --write 1PiB
+expect_usage '^provpol plan: plan would replay about [0-9]+ simulated events .* above --max-events 1000: ' \
+  plan "${lvm[@]}" --pool-size 1GiB --rate 1GiB/s --write 10GiB --max-events 1000
+expect_ok plan "${lvm[@]}" --pool-size 1GiB --rate 1GiB/s --write 10GiB --max-events 1000000
 finish
