@@ -299,18 +299,19 @@ int run_extend(int argc, char** argv) {
           "the most rows --sequence prints, 1-1000000 (with --sequence, default 100000); a sequence cut short "
           "before the maximum says so on stderr and exits 3"},
          {"--backstore-free", "SIZE",
-          "Stratis: the backstore's unallocated space, what an extend can take (default unlimited)"},
-         {"--data-tier", "SIZE", "Stratis metadata: the data tier's usable size, the most it doubles to"},
+          "Stratis: the backstore's unallocated space, what an extend can take (unlimited when not given)"},
+         {"--data-tier", "SIZE",
+          "Stratis metadata: the data tier's usable size, the most it doubles to (unlimited when not given)"},
          {"--metadata-low-water", "N",
           "Stratis metadata: the pool status's metadata low-water mark, in 4 KiB blocks (the metadata doubles when "
           "fewer blocks are free)"},
          {"--error-if-no-space", nullptr, "Stratis data: the pool is already in error_if_no_space (not extended)"},
-         {"--size-limit", "SIZE", "Stratis filesystems: the filesystem's size limit (none by default)"},
-         {"--fs-size", "SIZE", "Stratis filesystems: its size as statvfs reports it (default --physical)"},
+         {"--size-limit", "SIZE", "Stratis filesystems: the filesystem's size limit (none when not given)"},
+         {"--fs-size", "SIZE", "Stratis filesystems: its size as statvfs reports it (--physical when not given)"},
          {"--quantum", "SIZE",
-          "XenServer: the SR's allocation_quantum in sm-config (default 0.01% of --physical; clamped to 0.002%-0.025%, "
-          "at least 16MiB)"},
-         {"--initial-allocation", "SIZE", "XenServer: the SR's initial_allocation for a new VDI (default 0)"},
+          "XenServer: the SR's allocation_quantum in sm-config (0.01% of --physical when not given; clamped to "
+          "0.002%-0.025%, at least 16MiB)"},
+         {"--initial-allocation", "SIZE", "XenServer: the SR's initial_allocation for a new VDI (0 when not given)"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
     const format f = a.output_format();
