@@ -224,7 +224,7 @@ capacity_request read_capacity_request(const args& a) {
     q.f = a.output_format({format::text, format::csv, format::json, format::svg});
     if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
         throw usage_error("give --preset or --chunk/--percent, not both");
-    q.configs = configs_option(a);
+    q.configs = configs_option(a, "capacity");
     if (q.configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
     q.trace = trace_option(a);
     const std::optional<rate> r = a.rate("--rate");
@@ -402,7 +402,7 @@ int run_capacity(int argc, char** argv) {
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ... | --chunk "
         "SIZE "
         "--percent N]\n"
-        "                        [--config FILE] [--latency LIST] [--write SIZE] [--capacity SIZE] [--stagger "
+        "                        [--config FILE ...] [--latency LIST] [--write SIZE] [--capacity SIZE] [--stagger "
         "SECONDS]\n"
         "                        [--burst ON,OFF | --trace FILE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
         "                        [--format text|csv|json|svg]\n\n"
@@ -425,8 +425,10 @@ int run_capacity(int argc, char** argv) {
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
          {"--config", "FILE",
-          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
-          "vdsm.conf.d file"},
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or, given "
+          "once or more, vdsm.conf and its vdsm.conf.d drop-ins, read in order as VDSM reads them (later files win, "
+          "VDSM 4.50's defaults for a key no file sets; stderr says which file set each value)",
+          true},
          {"--latency", "LIST",
           "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",

@@ -85,7 +85,7 @@ int run_plan(int argc, char** argv) {
     const args a(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
-        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE]\n"
+        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE ...]\n"
         "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST] [--write SIZE]\n"
         "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
         "[--svg-metric M]\n"
@@ -99,8 +99,10 @@ int run_plan(int argc, char** argv) {
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
          {"--config", "FILE",
-          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or a "
-          "vdsm.conf.d file"},
+          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or, given "
+          "once or more, vdsm.conf and its vdsm.conf.d drop-ins, read in order as VDSM reads them (later files win, "
+          "VDSM 4.50's defaults for a key no file sets; stderr says which file set each value)",
+          true},
          {"--latency", "LIST",
           latency_spec_names + " (default vdsm-polling-2022); a comma-separated list plans each, with a latency "
                                "column",
@@ -151,7 +153,7 @@ int run_plan(int argc, char** argv) {
     if (metric != "pause-probability" && metric != "pauses")
         throw usage_error("--svg-metric: unknown value '" + args::printable(metric) +
                           "': expected pause-probability or pauses");
-    const std::vector<plan_config> configs = configs_option(a);
+    const std::vector<plan_config> configs = configs_option(a, "plan");
     bool any_rate_aware = false;
     for (const plan_config& c : configs) any_rate_aware = any_rate_aware || c.rate_aware;
     for (const char* o : {"--budget", "--budget-quantile"})

@@ -11,15 +11,31 @@
 #include <provpol/domain/workload.hpp>
 #include <provpol/extend.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace provpol::cli {
 
-// --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable) or --chunk/--percent.
-inline std::vector<plan_config> configs_option(const args& a) {
+// --config FILE, given once or more (as extend reads it): recommend's answer alone, or vdsm.conf and its drop-ins
+// read in layers as VDSM reads them, over VDSM 4.50's defaults; which file set each value goes to stderr, as
+// "provpol COMMAND: --config: ...".
+inline std::vector<config_entry> config_files_option(const args& a, const char* command) {
+    const std::vector<std::string> paths = a.values("--config", false);
+    if (paths.empty()) return {};
+    if (std::count(paths.begin(), paths.end(), std::string("-")) > 0 && a.value("--trace") == std::string("-"))
+        throw usage_error("--config - and --trace - both read stdin: give one of them a file");
+    const config_reading read = read_config_files(paths, "--config");
+    if (!read.sources.empty()) std::fprintf(stderr, "provpol %s: --config: %s\n", command, read.sources.c_str());
+    return read.entries;
+}
+
+// --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable), --chunk/--percent or
+// --config.
+inline std::vector<plan_config> configs_option(const args& a, const char* command) {
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
@@ -29,12 +45,7 @@ inline std::vector<plan_config> configs_option(const args& a) {
         if (!cfg) fail(cfg.error(), "--chunk");
         presets.push_back({config_label(*cfg), *cfg});
     }
-    if (const auto path = a.value("--config")) {
-        if (*path == "-" && a.value("--trace") == std::string("-"))
-            throw usage_error("--config - and --trace - both read stdin: give one of them a file");
-        for (const config_entry& e : read_config_file(*path, "--config"))
-            presets.push_back({config_label(e.config), e.config});
-    }
+    for (const config_entry& e : config_files_option(a, command)) presets.push_back({config_label(e.config), e.config});
     return policy_configs(a.values("--policy"), presets);
 }
 

@@ -46,7 +46,11 @@ expect_stdout ',chunk-2048MiB-30pct,2048,30,'
 # A drop-in that sets one key: the other is VDSM's default, as configparser over VDSM's defaults gives it
 # (tests/cli/vdsm_conf_test.sh checks the layering against configparser itself).
 printf '[irs]\nvolume_utilization_chunk_mb = 2048\n' >"$scratch/half.conf"
-expect_ok plan --config "$scratch/half.conf" --rate 400MiB/s --runs 5 --format csv
+# stderr says so, as extend's --config does.
+checks=$((checks + 1))
+run plan --config "$scratch/half.conf" --rate 400MiB/s --runs 5 --format csv
+[ "$status" -eq 0 ] && grep -Eq '^provpol plan: --config: volume_utilization_chunk_mb = 2048 from .*half.conf line 2, volume_utilization_percent = 20 \(the default of VDSM 4.50\)$' "$err" ||
+  fail "plan --config of one key does not say where each value came from"
 expect_stdout ',chunk-2048MiB-20pct,2048,20,'
 printf 'volume_utilization_chunk_mb = 2048\n' >"$scratch/bare.conf"
 expect_usage '^provpol plan: --config: .*bare.conf.*:1: volume_utilization_chunk_mb without a volume_utilization_percent' \
