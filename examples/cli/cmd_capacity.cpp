@@ -140,9 +140,6 @@ std::vector<std::uint32_t> plot_counts(std::uint32_t max_writers, std::uint32_t 
     return kept;
 }
 
-/// The most writer counts plot_counts adds.
-constexpr int plot_extra_counts = 10;
-
 /// The answer's spread: the same search on each of the first max(--runs, spread_runs) domain runs alone, so that
 /// even an answer on one domain run says how far it moves with the draws.
 constexpr std::uint32_t spread_runs = 4;
