@@ -6,6 +6,7 @@
 #include "common/config_input.hpp"
 #include "common/csv.hpp"
 #include "common/json.hpp"
+#include "common/preset_option.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
 #include "thin_extend.hpp"
@@ -176,9 +177,9 @@ std::string decide_one(const Policy& policy, const drive_state& s, format f) {
     // The bytes libvirt's setBlockThreshold takes, and the short form when there is one (not the same number twice).
     const std::string threshold_bytes = std::to_string(d.block_threshold.count());
     const std::string threshold_size(format_size(d.block_threshold).view());
-    add("block_threshold", cell::of_text(threshold_size == threshold_bytes
-                                             ? threshold_bytes
-                                             : threshold_bytes + " (" + threshold_size + ")"));
+    add("block_threshold",
+        cell::of_text(threshold_size == threshold_bytes ? threshold_bytes
+                                                        : threshold_bytes + " (" + threshold_size + ")"));
     add("needs_extend", cell::of_flag(d.needs_extend));
     add("improbable_allocation", cell::of_flag(d.improbable_allocation));
     add("max_size", cell::of_size(d.max_size));
@@ -242,6 +243,20 @@ std::string sequence(const Policy& policy, bytes capacity, bytes start, bool rep
     return t.str(f);
 }
 
+// An LVM volume's inputs: sizes as lvm_size_option reads them, --allocation and --metadata-used also as lvs's
+// Data% and Meta% (lvm_used_option: in the pool's chunks and dm-thin's 4 KiB metadata blocks).
+lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c) {
+    lvm_extend_inputs in;
+    in.capacity = lvm_size_option(a, "--capacity");
+    in.physical = lvm_size_option(a, "--physical");
+    in.allocation = lvm_used_option(a, "--allocation", in.physical, "--physical", c.pool_chunk());
+    in.vg_free = lvm_size_option(a, "--vg-free");
+    in.metadata_size = lvm_size_option(a, "--metadata-size");
+    in.metadata_used = lvm_used_option(a, "--metadata-used", in.metadata_size, "--metadata-size", bytes(4096));
+    in.cow_max = lvm_size_option(a, "--cow-max");
+    return in;
+}
+
 }  // namespace
 
 int run_extend(int argc, char** argv) {
@@ -274,7 +289,8 @@ int run_extend(int argc, char** argv) {
          {"--used-blocks", "N", "LVM: used data blocks as dmsetup status reports them (instead of --allocation)"},
          {"--total-blocks", "N", "LVM: total data blocks (default --physical / --pool-chunk)"},
          {"--metadata-size", "SIZE", "LVM thin pools: the metadata LV's size, to decide its autoextend too"},
-         {"--metadata-used", "SIZE", "LVM thin pools: metadata in use (4 KiB blocks)"},
+         {"--metadata-used", "SIZE",
+          "LVM thin pools: metadata in use (4 KiB blocks), a size or a percent of --metadata-size as lvs shows Meta%"},
          {"--cow-max", "SIZE", "LVM snapshots: the largest useful COW size"},
          {"--vdo-slab", "SIZE", "LVM VDO pools: the slab size (with --preset lvm-vdo-autoextend, default 2GiB)"},
          {"--replicating", nullptr, "the drive is being copied (live storage migration): chunk doubled"},
@@ -292,7 +308,8 @@ int run_extend(int argc, char** argv) {
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
          {"--allocation", "SIZE",
           "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
-          "--physical as lvs shows Data% (e.g. 95%)"},
+          "--physical as lvs shows Data% (e.g. 95%: the most whole chunks lvm2 reads as at most 95%); on LVM presets a "
+          "number without a unit is refused (70B is bytes)"},
          {"--input", "FILE.csv", "decide every row of a CSV with columns capacity,physical,allocation (bytes)"},
          {"--sequence", nullptr, "show the extend sequence of a new disk of --capacity that the guest fills"},
          {"--max-steps", "N",
@@ -315,8 +332,9 @@ int run_extend(int argc, char** argv) {
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
     const format f = a.output_format();
-    const auto parsed = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
-    if (!parsed) fail(parsed.error(), "--preset");
+    const std::string preset_name = a.value("--preset").value_or("vdsm-2022");
+    const auto parsed = parse_extend_preset(preset_name, "--preset");
+    if (!parsed) preset_error(parsed.error(), preset_name);
     const extend_preset preset = *parsed;
     // Stratis's and XenServer's rules (issue 42) take their own inputs; docker-devicemapper is an LVM preset.
     if (stratis_config_of(preset) || preset == extend_preset::xenserver_thin_lvhd) return run_thin_extend(a, preset, f);
@@ -326,13 +344,11 @@ int run_extend(int argc, char** argv) {
                               " belongs to the Stratis and XenServer presets (--preset stratis-data, ...)");
     const bool replicating = a.has("--replicating") || a.has("--replica-type");
     const bool exceeded = a.has("--threshold-exceeded");
-    // On an LVM preset, sizes are also read as lvm writes them (100g) and --allocation may be a percent of the
-    // pool (--physical), as lvs shows Data%.
+    // An LVM preset reads its sizes in lvm_inputs_of (as lvm writes them, percents as lvs shows them).
     const bool lvm_sizes = static_cast<bool>(lvm_config_of(preset));
-    const auto capacity = lvm_sizes ? a.lvm_size("--capacity") : a.size("--capacity");
-    const auto physical = lvm_sizes ? a.lvm_size("--physical") : a.size("--physical");
-    const auto allocation =
-        lvm_sizes ? a.lvm_size_or_percent("--allocation", physical, "--physical") : a.size("--allocation");
+    const auto capacity = lvm_sizes ? std::nullopt : a.size("--capacity");
+    const auto physical = lvm_sizes ? std::nullopt : a.size("--physical");
+    const auto allocation = lvm_sizes ? std::nullopt : a.size("--allocation");
     const auto input = a.value("--input");
     const bool seq = a.has("--sequence");
     const std::uint64_t max_steps = a.count("--max-steps", 1, max_sequence_steps).value_or(default_sequence_steps);
@@ -351,35 +367,28 @@ int run_extend(int argc, char** argv) {
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         for (const char* o : {"--drive-type", "--replica-type"})
             if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
-        if (a.has("--vg-free") && capacity) throw usage_error("give --capacity or --vg-free, not both");
-        lvm_extend_inputs in;
-        in.capacity = capacity;
-        in.physical = physical;
-        in.allocation = allocation;
-        in.vg_free = a.lvm_size("--vg-free");
-        in.metadata_size = a.lvm_size("--metadata-size");
-        in.metadata_used = a.lvm_size_or_percent("--metadata-used", in.metadata_size, "--metadata-size");
-        in.cow_max = a.lvm_size("--cow-max");
+        if (a.has("--vg-free") && a.has("--capacity")) throw usage_error("give --capacity or --vg-free, not both");
+        const lvm_autoextend_config c = lvm_config_from(a, preset);
+        lvm_extend_inputs in = lvm_inputs_of(a, c);
         in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
         in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
         in.input = input;
         in.sequence = seq;
         in.max_steps = max_steps;
-        const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((allocation || in.used_blocks) ? 1 : 0);
+        const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((in.allocation || in.used_blocks) ? 1 : 0);
         if (lvm_modes != 1)
             throw usage_error(
                 "give --physical with --allocation (or --used-blocks), or --input FILE.csv, or --physical with "
                 "--sequence");
-        if (seq && !physical)
+        if (seq && !in.physical)
             throw usage_error(
                 "--sequence with an LVM preset needs --physical, the pool's size now (a pool is created at its "
                 "full size, so it would start at --capacity, its maximum)");
-        if (!input && !physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
-        if (input && (physical || capacity))
+        if (!input && !in.physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
+        if (input && (in.physical || in.capacity))
             throw usage_error("--input takes sizes from the file: drop --physical and --capacity");
-        if (allocation && in.used_blocks) throw usage_error("give --allocation or --used-blocks, not both");
+        if (in.allocation && in.used_blocks) throw usage_error("give --allocation or --used-blocks, not both");
         if (in.metadata_used && !in.metadata_size) throw usage_error("--metadata-used needs --metadata-size");
-        const lvm_autoextend_config c = lvm_config_from(a, preset);
         if (in.metadata_size && c.kind() != lvm_volume_kind::thin_pool)
             throw usage_error("--metadata-size applies to thin pools");
         if (in.cow_max && c.kind() != lvm_volume_kind::snapshot)

@@ -4,6 +4,7 @@
 // recommend come here when --preset names an LVM preset (is_lvm_invocation).
 #include "commands.hpp"
 #include "common/cli.hpp"
+#include "common/preset_option.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
 #include "work.hpp"
@@ -35,7 +36,8 @@ std::vector<option> pool_options() {
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
         {"--pool-used", "SIZE",
-         "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%; default 0)"},
+         "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%: the most whole "
+         "chunks lvm2 reads as at most 95%; a number without a unit is refused; default 0)"},
         {"--vg-free", "SIZE", "free space in the VG for the pool to grow into (default: unlimited)"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
@@ -89,21 +91,14 @@ lvm_dmeventd_model model_of(const args& a) {
     return m->with_error_when_full(a.has("--error-when-full"));
 }
 
-// --pool-size: at least one pool chunk, whole extents.
+// --pool-size: at least one pool chunk, whole extents (a number without a unit is refused by lvm_size_option).
 bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
-    const auto pool = a.lvm_size("--pool-size");
+    const auto pool = lvm_size_option(a, "--pool-size");
     if (!pool) throw usage_error("an LVM plan needs --pool-size, the pool's data size when the burst starts");
-    if (pool->count() < c.pool_chunk().count()) {
-        // A number without a unit is bytes here, MiB to lvcreate -L: say so.
-        const std::string v = *a.value("--pool-size");
-        const bool bare = std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (pool->count() < c.pool_chunk().count())
         throw usage_error("--pool-size must hold at least one --pool-chunk (" +
                           std::string(format_size(c.pool_chunk()).view()) + "), got " +
-                          std::string(format_size(*pool).view()) +
-                          (bare ? "; a number without a unit is bytes: did you mean " + v + "MiB (" + v +
-                                      "m, as lvcreate -L " + v + " reads it)?"
-                                : std::string()));
-    }
+                          std::string(format_size(*pool).view()));
     if (!is_aligned(*pool, c.extent()))
         throw usage_error("--pool-size must be a whole number of extents (" +
                           std::string(format_size(c.extent()).view()) + "), got " +
@@ -124,11 +119,11 @@ pool_setup pool_setup_of(const args& a) {
     warn_lvm_clamp(c);
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = pool_size_of(a, c);
-    const bytes used = a.lvm_size_or_percent("--pool-used", pool, "--pool-size").value_or(bytes(0));
+    const bytes used = lvm_used_option(a, "--pool-used", pool, "--pool-size", c.pool_chunk()).value_or(bytes(0));
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(pool).view()) + ")");
-    const bytes write = a.lvm_size("--write").value_or(bytes(std::uint64_t{50} << 30));
+    const bytes write = lvm_size_option(a, "--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
         throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
@@ -139,7 +134,7 @@ pool_setup pool_setup_of(const args& a) {
                       m,
                       pool,
                       used,
-                      a.lvm_size("--vg-free").value_or(bytes::max()),
+                      lvm_size_option(a, "--vg-free").value_or(bytes::max()),
                       write,
                       writers,
                       static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
@@ -565,8 +560,10 @@ bool is_lvm_invocation(int argc, char** argv) {
         while (!v.empty()) {
             const std::size_t comma = v.find(',');
             const std::string_view name = v.substr(0, comma);
-            const auto p = parse_extend_preset(text_view(name.data(), name.size()));
-            if (p && lvm_config_of(*p)) return true;
+            // A name no registry has is the error, not the options of the command it would have chosen.
+            const auto p = parse_extend_preset(text_view(name.data(), name.size()), "--preset");
+            if (!p) preset_error(p.error(), name);
+            if (lvm_config_of(*p)) return true;
             if (comma == std::string_view::npos) break;
             v = v.substr(comma + 1);
         }

@@ -10,6 +10,7 @@
 
 #include <provpol/extend.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,65 @@ inline int sequence_status(const sequence_cut& cut, std::uint64_t max_steps) {
     return exit_target_not_met;
 }
 
+namespace detail_lvm {
+
+// A number with no unit: digits, perhaps one decimal point.
+inline bool bare_number(const std::string& v) {
+    return !v.empty() && v.find_first_not_of("0123456789.") == std::string::npos &&
+           v.find_first_not_of('.') != std::string::npos;
+}
+
+// A bare number on an LVM size option is bytes to provpol but MiB to lvcreate -L: refused with the unit meant.
+[[noreturn]] inline void bare_size_error(const char* name, const std::string& v) {
+    throw usage_error(std::string(name) + " " + v + " (" + v +
+                      "B for bytes): a number without a unit is bytes: did you mean " + v + "MiB (" + v +
+                      "m, as lvcreate -L " + v + " reads it)?");
+}
+
+}  // namespace detail_lvm
+
+/// An LVM size option (args::lvm_size), but a number without a unit other than 0 is refused with the unit lvm
+/// would read ("did you mean 2048MiB?"): `--physical 2048` is not a pool of 2048 bytes.
+inline std::optional<bytes> lvm_size_option(const args& a, const char* name) {
+    const auto v = a.value(name);
+    if (v && detail_lvm::bare_number(*v) && v->find_first_not_of("0.") != std::string::npos)
+        detail_lvm::bare_size_error(name, *v);
+    return a.lvm_size(name);
+}
+
+/// The most data in `whole` (whole blocks of `block`) whose usage as lvm2 reads it (lvm_usage) is at most `units`
+/// (1e-6 %): a percent typed off lvs is never read above itself. It reads exactly the percent when a whole number
+/// of blocks gives it (70% of 100GiB in 64KiB chunks is 70.000000%), else the nearest below (70% of 2TiB is
+/// 69.999998%, not 70.000001%, which would cross threshold 70).
+inline bytes lvm_percent_fill(bytes whole, bytes block, std::int32_t units) {
+    const std::uint64_t total = whole.count() / block.count();
+    auto used = static_cast<std::uint64_t>(static_cast<long double>(total) * units / lvm_percent_100);
+    while (used < total && lvm_usage(used + 1, total) <= units) ++used;
+    while (used > 0 && lvm_usage(used, total) > units) --used;
+    return bytes(used * block.count());
+}
+
+/// An LVM option that is a size or a percent of `whole` as lvs shows Data% and Meta% ("70%", read by
+/// lvm_percent_fill in blocks of `block`). A bare number is refused: up to 100 with "did you mean 70%?" (an admin
+/// copying Data% types 70), above it with the unit hint of lvm_size_option; 0 is 0.
+inline std::optional<bytes> lvm_used_option(const args& a, const char* name, std::optional<bytes> whole,
+                                            const char* whole_name, bytes block) {
+    const auto v = a.value(name);
+    if (!v) return std::nullopt;
+    if (detail_lvm::bare_number(*v) && v->find_first_not_of("0.") != std::string::npos) {
+        const auto n = parse_decimal(*v, name, 0.0, 1e30);
+        if (n && *n <= 100.0)
+            throw usage_error(std::string(name) + " " + *v + " (" + *v +
+                              "B for bytes): a number without a unit is bytes: did you mean " + *v + "% (of " +
+                              whole_name + ", as lvs shows it)?");
+        detail_lvm::bare_size_error(name, *v);
+    }
+    if (v->empty() || v->back() != '%' || !whole) return a.lvm_size_or_percent(name, whole, whole_name);
+    const auto pct = parse_decimal(v->substr(0, v->size() - 1), name, 0.0, 100.0);
+    if (!pct) fail(pct.error().with_text(text_view(v->data(), v->size())), name);
+    return lvm_percent_fill(*whole, block, static_cast<std::int32_t>(std::llround(*pct * lvm_percent_1)));
+}
+
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with
 /// --threshold, --extend-percent, --extent, --pool-chunk and --vdo-slab applied.
 inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset) {
@@ -54,9 +114,9 @@ inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset
         a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(base.threshold_as_written());
     const std::uint64_t percent =
         a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(base.extend_percent());
-    const bytes extent = a.lvm_size("--extent").value_or(base.extent());
-    const bytes chunk = a.lvm_size("--pool-chunk").value_or(base.pool_chunk());
-    const bytes slab = a.lvm_size("--vdo-slab").value_or(base.vdo_slab());
+    const bytes extent = lvm_size_option(a, "--extent").value_or(base.extent());
+    const bytes chunk = lvm_size_option(a, "--pool-chunk").value_or(base.pool_chunk());
+    const bytes slab = lvm_size_option(a, "--vdo-slab").value_or(base.vdo_slab());
     if (a.has("--vdo-slab") && base.kind() != lvm_volume_kind::vdo_pool)
         throw usage_error("--vdo-slab applies to --preset lvm-vdo-autoextend");
     const auto c = lvm_autoextend_config::make(threshold, percent, extent, chunk, base.kind(), slab);

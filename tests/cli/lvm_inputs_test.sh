@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The LVM presets' inputs as an admin types them (issue 40): a bare number where a percent is meant is refused with
+# "did you mean 70%?", a percent of a pool is never read above itself, a size without a unit gets the unit lvm
+# would read on every LVM size option of extend, plan and recommend, and a misspelled preset is the error.
+. "$(dirname "$0")/lib.sh"
+
+pool=(--preset lvm-thin-autoextend --pool-size 2t --vg-free 500g --rate 1GiB/s --runs 2)
+
+# --- a bare number where a percent is meant ----------------------------------------------------------------------
+expect_usage '^provpol plan: --pool-used 70 \(70B for bytes\): a number without a unit is bytes: did you mean 70% \(of --pool-size, as lvs shows it\)\?$' \
+  plan "${pool[@]}" --pool-used 70
+expect_usage 'did you mean 95% \(of --pool-size' recommend --preset lvm-thin-autoextend --pool-size 2t --rate 1GiB/s --pool-used 95
+expect_usage '^provpol extend: --allocation 70 .*did you mean 70% \(of --physical, as lvs shows it\)\?$' \
+  extend --preset lvm-thin-autoextend --physical 100GiB --allocation 70
+expect_usage '^provpol extend: --metadata-used 60 .*did you mean 60% \(of --metadata-size, as lvs shows it\)\?$' \
+  extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB --metadata-size 1GiB --metadata-used 60
+expect_usage 'did you mean 99.5% \(of --physical' extend --preset lvm-thin-autoextend --physical 100GiB --allocation 99.5
+# Above 100 it cannot be a percent: the unit hint instead. 0 is 0 whatever the unit; bytes are "B".
+expect_usage 'did you mean 4096MiB \(4096m' extend --preset lvm-thin-autoextend --physical 100GiB --allocation 4096
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 0 --format csv
+expect_stdout '^107374182400,0,0,'
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 70B --format csv
+expect_stdout '^107374182400,70,1,'
+
+# --- a percent is read as lvm2 reads the pool: the most whole blocks at or under it ------------------------------
+# 70% of 100 GiB is 1146880 of 1638400 64 KiB blocks, exactly 70.000000%: not above threshold 70.
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 70% --format csv
+expect_stdout '^107374182400,75161927680,1146880,1638400,70,70,20,0,0,107374182400,,,,,,0,none$'
+# 70% of 2 TiB: no whole block count is 70.000000% (23488102 blocks read 69.999998%, 23488103 read 70.000001%
+# and would cross threshold 70, as lvs's "70.00" does not).
+expect_ok extend --preset lvm-thin-autoextend --physical 2TiB --allocation 70% --format csv
+expect_stdout '^2199023255552,1539316252672,23488102,33554432,69.999998,70,20,0,0,2199023255552,,,,,,0,none$'
+# The contract on a scan of pool sizes and percents: the blocks read from P% have usage at most P, and one block
+# more is above P (usage read back through --used-blocks, as dmsetup status gives it).
+usage_of() { # <size> <blocks>: usage_percent of that many used blocks
+  run extend --preset lvm-thin-autoextend --physical "$1" --used-blocks "$2" --format csv
+  tail -n 1 "$out" | cut -d, -f5
+}
+for size in 2TiB 100GiB 3076MiB 1004MiB 12GiB; do
+  for pct in 1 33.3 50 66.666667 70 85.5 99.999999; do
+    checks=$((checks + 1))
+    run extend --preset lvm-thin-autoextend --physical "$size" --allocation "$pct%" --format csv
+    blocks=$(tail -n 1 "$out" | cut -d, -f3)
+    total=$(tail -n 1 "$out" | cut -d, -f4)
+    [ "$status" -eq 0 ] && [ -n "$blocks" ] || { fail "$size at $pct%: exit $status"; continue; }
+    at=$(usage_of "$size" "$blocks")
+    awk -v u="$at" -v p="$pct" 'BEGIN { exit !(u + 0 <= p + 0) }' || fail "$size at $pct%: $blocks blocks read $at%"
+    if [ "$blocks" -lt "$total" ]; then
+      above=$(usage_of "$size" $((blocks + 1)))
+      awk -v u="$above" -v p="$pct" 'BEGIN { exit !(u + 0 > p + 0) }' ||
+        fail "$size at $pct%: $((blocks + 1)) blocks still read $above%, at most $pct%"
+    fi
+  done
+done
+# Meta% in dm-thin's 4 KiB metadata blocks: 60% of 1 GiB is 157286 of 262144 (59.999847%; 157287 is 60.000228%).
+expect_ok extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB --metadata-size 1GiB --metadata-used 60% --format csv
+expect_stdout ',1073741824,59.999847,'
+
+# --- every LVM size option: a number without a unit is MiB to lvm ------------------------------------------------
+expect_usage '^provpol extend: --physical 2048 \(2048B for bytes\): a number without a unit is bytes: did you mean 2048MiB \(2048m, as lvcreate -L 2048 reads it\)\?$' \
+  extend --preset lvm-thin-autoextend --physical 2048 --allocation 70%
+for opt in --vg-free --capacity --metadata-size; do
+  expect_usage "^provpol extend: $opt 500 .*did you mean 500MiB \\(500m" \
+    extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB "$opt" 500
+done
+expect_usage 'did you mean 4MiB \(4m' extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB --extent 4
+expect_usage 'did you mean 64MiB \(64m' extend --preset lvm-thin-autoextend --physical 100GiB --allocation 1GiB --pool-chunk 64
+expect_usage 'did you mean 1100MiB \(1100m' extend --preset lvm-snapshot-autoextend --physical 1GiB --used-blocks 80 --total-blocks 100 --cow-max 1100
+expect_usage 'did you mean 2048MiB \(2048m' extend --preset lvm-vdo-autoextend --physical 4GiB --used-blocks 80 --total-blocks 100 --vdo-slab 2048
+for opt in --vg-free --write --extent --pool-chunk; do
+  expect_usage "^provpol plan: $opt 500 .*did you mean 500MiB \\(500m" plan --preset lvm-thin-autoextend --pool-size 2t --rate 1GiB/s "$opt" 500
+  expect_usage "^provpol recommend: $opt 500 .*did you mean 500MiB \\(500m" recommend --preset lvm-thin-autoextend --pool-size 2t --rate 1GiB/s "$opt" 500
+done
+expect_usage '^provpol plan: --pool-size 2048 .*did you mean 2048MiB' plan --preset lvm-thin-autoextend --pool-size 2048
+
+# --- a misspelled preset is the error, in every command ------------------------------------------------------------
+for cmd in plan recommend extend; do
+  given=(--pool-size 2t --rate 1GiB/s)
+  [ "$cmd" = extend ] && given=(--physical 2t --allocation 70%)
+  expect_usage "^provpol $cmd: --preset: unknown value 'lvm-thin-autoextnd'.*\\(did you mean lvm-thin-autoextend\\?\\)$" \
+    "$cmd" --preset lvm-thin-autoextnd "${given[@]}"
+  expect_usage "^provpol $cmd: --preset: unknown value 'lvm'.*\\(did you mean lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend or lvm-snapshot-autoextend\\?\\)$" \
+    "$cmd" --preset lvm "${given[@]}"
+done
+finish
