@@ -182,10 +182,8 @@ void read_latencies(const args& a, capacity_request& q) {
 
 // The writers' workload, as plan --hosts has it: a constant rate, bursts or the trace, staggered or not.
 void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
-    q.write = q.trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : q.trace.back().written;
-    if (q.write.count() == 0) throw usage_error("--write must be at least 1 byte");
-    if (q.write.count() > (std::uint64_t{1} << 50))
-        throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(q.write).view()));
+    const write_amount amount = write_option(a);  // --write, or the rate x --duration
+    q.write = q.trace.empty() ? amount.at(*r) : q.trace.back().written;
     const bytes capacity = a.size("--capacity").value_or(saturating_mul(q.write, 2));
     const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
     if (q.dcfg.drives() > 1 && static_cast<double>(q.dcfg.drives() - 1) * stagger.count() > max_workload_seconds)
@@ -202,8 +200,8 @@ void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
     } else {
         const auto w = workload::make(q.write, *r, capacity);
         if (!w)
-            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
-                 "--write");
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
+                 amount.option());
         const auto dw = drive_workload::make(*w, seconds(0), seconds(burst.first), seconds(burst.second));
         if (!dw) fail(dw.error(), "--burst");
         q.writing.writer = *dw;
@@ -399,10 +397,10 @@ int run_capacity(int argc, char** argv) {
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ... | --chunk "
         "SIZE "
         "--percent N]\n"
-        "                        [--config FILE ...] [--latency LIST] [--write SIZE] [--capacity SIZE] [--stagger "
-        "SECONDS]\n"
-        "                        [--burst ON,OFF | --trace FILE] [--runs N] [--seed N] [--max-events N] [--jobs N]\n"
-        "                        [--format text|csv|json|svg]\n\n"
+        "                        [--config FILE ...] [--latency LIST] [--write SIZE | --duration TIME] [--capacity "
+        "SIZE]\n"
+        "                        [--stagger SECONDS] [--burst ON,OFF | --trace FILE] [--runs N] [--seed N]\n"
+        "                        [--max-events N] [--jobs N] [--format text|csv|json|svg]\n\n"
         "The answer, max_writers N: every writer count from 1 to N meets the target; N + 1 does not (or N is every\n"
         "drive). Each count from 1 up is simulated until one misses: a count can miss between two that meet, so no\n"
         "count is skipped. max_writers_min and max_writers_max: the same search on each of the first spread_runs\n"
@@ -431,6 +429,7 @@ int run_capacity(int argc, char** argv) {
           "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
           true},
          {"--write", "SIZE", "how much each writer writes (default 50GiB)"},
+         {"--duration", "TIME", duration_help},
          {"--capacity", "SIZE", "each writer's virtual disk size (default twice --write)"},
          {"--stagger", "SECONDS",
           "writer i starts at i x SECONDS (default 0: every writer at once, a boot storm), as plan --hosts"},

@@ -61,14 +61,15 @@ std::vector<rate> rates_option(const args& a) {
     return out;
 }
 
-// The workload at each rate (the same for every configuration).
-std::vector<workload> workloads(bytes write, const std::vector<rate>& rates, bytes capacity) {
+// The workload at each rate (the same for every configuration): write(r) on a disk of capacity(r).
+template <class Write, class Capacity>
+std::vector<workload> workloads(const Write& write, const std::vector<rate>& rates, const Capacity& capacity,
+                                const char* option) {
     std::vector<workload> out;
     for (rate r : rates) {
-        const auto w = workload::make(write, r, capacity);
+        const auto w = workload::make(write(r), r, capacity(r));
         if (!w)
-            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
-                 "--write");
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : option, "write_size", option);
         out.push_back(*w);
     }
     return out;
@@ -86,9 +87,9 @@ int run_plan(int argc, char** argv) {
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
         "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE ...]\n"
-        "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST] [--write SIZE]\n"
-        "                    [--capacity SIZE] [--runs N] [--seed N] [--per-run] [--format text|csv|json|svg] "
-        "[--svg-metric M]\n"
+        "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST]\n"
+        "                    [--write SIZE | --duration TIME] [--capacity SIZE] [--runs N] [--seed N] [--per-run]\n"
+        "                    [--format text|csv|json|svg] [--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
         "--trace FILE] [--mix]]\n"
         "                    [--jobs N]\n"
@@ -116,6 +117,7 @@ int run_plan(int argc, char** argv) {
           "75MiB/s,100MiB/s,125MiB/s,150MiB/s,200MiB/s,300MiB/s,400MiB/s,500MiB/s)",
           true, "--rates"},
          {"--write", "SIZE", "how much the guest writes per run (default 50GiB)"},
+         {"--duration", "TIME", duration_help},
          {"--capacity", "SIZE", "the disk's virtual size (twice --write by default)"},
          {"--runs", "N",
           "seeded runs per rate and configuration, 1-100000 (default 1000; with --hosts, default 1: "
@@ -166,12 +168,14 @@ int run_plan(int argc, char** argv) {
     std::vector<rate> rates = rates_option(a);
     const latency_model latency = latency_option(a);
     const milliseconds budget = budget_option(a, latency);
-    const bytes write =
-        trace.empty() ? a.size("--write").value_or(bytes(std::uint64_t{50} << 30)) : trace.back().written;
-    if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
-    if (write.count() > (std::uint64_t{1} << 50))
-        throw usage_error("--write must be at most 1PiB, got " + std::string(format_size(write).view()));
-    const bytes capacity = a.size("--capacity").value_or(saturating_mul(write, 2));
+    // What a writer writes at rate r (--write, or r x --duration; a trace: its last point), on a disk of
+    // --capacity or twice that.
+    const write_amount amount = write_option(a);
+    const auto write = [&](rate r) { return trace.empty() ? amount.at(r) : trace.back().written; };
+    const std::optional<bytes> capacity_given = a.size("--capacity");
+    const auto capacity = [&](rate r) { return capacity_given.value_or(saturating_mul(write(r), 2)); };
+    const std::string written_text =
+        trace.empty() ? amount.text() : std::string(format_size(trace.back().written).view()) + " written";
     if (domain && (!a.has("--hosts") || !a.has("--drives-per-host")))
         throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
     if (domain && a.has("--per-run")) throw usage_error("--per-run applies to single drives, not to --hosts");
@@ -213,7 +217,7 @@ int run_plan(int argc, char** argv) {
     writing.writers = writers;
     writing.stagger = stagger;
     if (!trace.empty()) {
-        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity);
+        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity(rate(1)));
         if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
         writing.writer = *t;
         rates = {t->base.write_rate};  // the trace's mean rate, for the rate column and the work estimate
@@ -221,10 +225,10 @@ int run_plan(int argc, char** argv) {
     // What the writers do at rate r (the trace: its own rates).
     const auto writing_at = [&](rate r) {
         if (!trace.empty()) return writing;
-        const auto w = workload::make(write, r, capacity);
+        const auto w = workload::make(write(r), r, capacity(r));
         if (!w)
-            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : "--write", "write_size",
-                 "--write");
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
+                 amount.option());
         const auto d = drive_workload::make(*w, seconds(0), seconds(burst_on), seconds(burst_off));
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;
@@ -246,14 +250,13 @@ int run_plan(int argc, char** argv) {
             for (rate r : rates) {
                 const double slow = static_cast<double>(r.bytes_per_second()) * duty;
                 events += static_cast<double>(runs) * drives_per_run *
-                          (events_per_run(write, rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
+                          (events_per_run(write(r), rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
                                           c.config.chunk(), latency.detection_period()) +
                            wait / tick + static_cast<double>(trace.size()));
             }
         check_work("plan", events, max_events,
                    std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
-                       std::to_string(configs.size()) + " configurations of " + std::string(format_size(write).view()) +
-                       ", the slowest rate " +
+                       std::to_string(configs.size()) + " configurations, " + written_text + ", the slowest rate " +
                        std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                        return x.bytes_per_second() < y.bytes_per_second();
                                    })).view()));
@@ -341,7 +344,7 @@ int run_plan(int argc, char** argv) {
                            cell::of_real(x.spm_utilization, 4),
                            cell::of_real(x.queue_p99, 6),
                            cell::of(runs),
-                           cell::of_size(write),
+                           cell::of_size(write(r)),
                            c.rate_aware ? cell::of_real(in_seconds(budget), 6) : cell(),
                            cell::of_real(s.resent, 6)});
             }
@@ -379,7 +382,7 @@ int run_plan(int argc, char** argv) {
                 "resent"});
     // Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
     // `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
-    const std::vector<workload> loads = workloads(write, rates, capacity);
+    const std::vector<workload> loads = workloads(write, rates, capacity, amount.option());
     run_accumulator acc;
     ordered_parallel(
         configs.size() * rates.size() * runs, jobs, std::uint64_t{1} << 16,
@@ -426,7 +429,7 @@ int run_plan(int argc, char** argv) {
                        cell::of_real(s.runs_mostly_paused, 4),
                        cell::of_real(pause_probability(limit, r, latency), 4),
                        cell::of(runs),
-                       cell::of_size(write),
+                       cell::of_size(write(r)),
                        cell::of_seconds(latency.mean(), 4),
                        budget_cell,
                        cell::of_real(s.resent, 6)});
@@ -434,9 +437,8 @@ int run_plan(int argc, char** argv) {
         [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
     if (f == format::svg) {
         const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
-                                  ", " + std::string(format_size(write).view()) + " written, " +
-                                  a.value("--latency").value_or("vdsm-polling-2022") + " latency, " +
-                                  std::to_string(runs) + " runs";
+                                  ", " + written_text + ", " + a.value("--latency").value_or("vdsm-polling-2022") +
+                                  " latency, " + std::to_string(runs) + " runs";
         std::vector<std::string> labels;
         for (const plan_config& c : configs) labels.push_back(c.label);
         const std::string svg = svg_plot(labels, rates, results, title, metric == "pauses");

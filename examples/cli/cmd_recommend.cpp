@@ -142,9 +142,7 @@ request read_request(const args& a) {
     q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     q.policy = a.value("--policy").value_or("static");
     q.vm = per_vm_option(a, q.runs);
-    const bytes write = a.size("--write").value_or(bytes(std::uint64_t{50} << 30));
-    if (write.count() == 0 || write.count() > (std::uint64_t{1} << 50))
-        throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(write).view()));
+    const bytes write = write_option(a).at(*r);  // --write, or the rate x --duration
     q.w = workload::make(write, *r, saturating_mul(write, 2)).value();
     if (domain) read_domain(a, q);
     return q;
@@ -811,7 +809,7 @@ int run_recommend(int argc, char** argv) {
     const args a(
         "recommend",
         "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency LIST] [--percent N] [--write SIZE]\n"
+        "                         [--latency LIST] [--percent N] [--write SIZE | --duration TIME]\n"
         "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
         "                         [--format text|csv|json]\n"
@@ -844,6 +842,7 @@ int run_recommend(int argc, char** argv) {
           "the share of VMs that must meet --max-pauses-per-run, (0, 1] (with --max-pauses-per-run, "
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
+         {"--duration", "TIME", duration_help},
          {"--latency", "LIST",
           latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
          {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},

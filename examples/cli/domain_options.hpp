@@ -59,8 +59,10 @@ inline std::vector<trace_point> trace_option(const args& a) {
     const auto path = a.value("--trace");
     if (!path) return {};
     if (a.has("--rate")) throw usage_error("--rate does not apply with --trace: the trace gives the rates");
-    if (a.has("--write"))
-        throw usage_error("--write does not apply with --trace: each writer writes the trace's last bytes_written");
+    for (const char* o : {"--write", "--duration"})
+        if (a.has(o))
+            throw usage_error(std::string(o) +
+                              " does not apply with --trace: each writer writes the trace's last bytes_written");
     if (a.has("--burst")) throw usage_error("give --burst or --trace, not both: a trace has its own rates and pauses");
     const bytes capacity = a.size("--capacity").value_or(bytes(~std::uint64_t{0}));
     const std::string shown = *path == "-" ? std::string("stdin") : "'" + args::printable(*path) + "'";

@@ -13,7 +13,9 @@
 #include <provpol/simulate/either_agent.hpp>
 #include <provpol/simulate/rate_aware.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -29,6 +31,52 @@ struct plan_config {
     bool rate_aware = false;
     bool adaptive = false;
 };
+
+/// --write SIZE or --duration TIME, the one or the other (default --write 50GiB): what each writer writes per run.
+/// A burst is a rate for a time ("1GB/s for 20min"): with --duration the write at rate r is r x TIME, rounded down
+/// to whole bytes, one write per rate of a --rate list. Every write is 1B-1PiB; an error names the option given.
+struct write_amount {
+    bytes size{std::uint64_t{50} << 30};  ///< --write (or its default), when no --duration
+    std::optional<seconds> duration;      ///< --duration
+    std::string duration_text;            ///< --duration as given, for messages
+
+    /// The write at rate r; a usage_error when it falls outside 1B-1PiB.
+    bytes at(rate r) const {
+        if (!duration) return size;
+        const double b = std::floor(static_cast<double>(r.bytes_per_second()) * duration->count());
+        if (b < 1.0 || b > static_cast<double>(std::uint64_t{1} << 50))
+            throw usage_error("--duration " + duration_text + " at " + std::string(format_rate(r).view()) + " writes " +
+                              decimal_text(b, 0) + " bytes: a write is 1B-1PiB");
+        return bytes(static_cast<std::uint64_t>(b));
+    }
+    /// The option the write came from, for errors.
+    const char* option() const { return duration ? "--duration" : "--write"; }
+    /// For titles and messages: "50GiB written" or "20min of writing".
+    std::string text() const {
+        return duration ? duration_text + " of writing" : std::string(format_size(size).view()) + " written";
+    }
+};
+
+/// The help of --duration, the same in every command that takes a write size.
+inline constexpr const char* duration_help =
+    "instead of --write: how long each writer writes at its rate, e.g. 20min, 90s or 500ms (1GB/s for 20min writes "
+    "1.2TB); with a --rate list, each rate writes for TIME";
+
+/// Reads --write or --duration (write_amount).
+inline write_amount write_option(const args& a) {
+    write_amount out;
+    if (a.has("--write") && a.has("--duration"))
+        throw usage_error("give --write or --duration, not both: a duration writes the rate for that time");
+    if (const auto d = a.time("--duration", seconds(0.001), seconds(1e7))) {
+        out.duration = *d;
+        out.duration_text = args::printable(*a.value("--duration"));
+        return out;
+    }
+    out.size = a.size("--write").value_or(out.size);
+    if (out.size.count() == 0 || out.size.count() > (std::uint64_t{1} << 50))
+        throw usage_error("--write must be in [1B, 1PiB], got " + std::string(format_size(out.size).view()));
+    return out;
+}
 
 /// The --policy values of plan and capacity.
 inline constexpr const char* policy_names = "static, rate-aware or rate-aware-adaptive";

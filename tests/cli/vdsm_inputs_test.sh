@@ -36,4 +36,46 @@ check "capacity --config x3 names the files on stderr" grep -Eq "^provpol capaci
 expect_usage "^provpol plan: --config - and --trace - both read stdin" plan --config "$conf" --config - --trace - \
   --hosts 1 --drives-per-host 1
 
+# --duration TIME: a burst as a rate for a time. At each rate of a --rate list the write is rate x TIME (1 GB/s for
+# 20 s is 20,000,000,000 bytes), and the answer is the one --write of that size gives.
+same() {  # same <description> <args A> -- <args B>: both succeed with the same stdout
+  local what=$1 a=() b=()
+  shift
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  run "${a[@]}"
+  cp "$out" "$scratch/a"
+  local sa=$status
+  run "${b[@]}"
+  check "$what (status $sa and $status)" test "$sa" -eq 0 -a "$status" -eq 0
+  check "$what: the same answer" cmp -s "$scratch/a" "$out"
+}
+expect_ok plan --rate 1GB/s,2GB/s --duration 20s --runs 2 --format csv
+check "plan --duration 20s writes 1GB/s x 20 s and 2GB/s x 20 s" \
+  test "$(cut -d, -f20 "$out" | tr '\n' ' ')" = "write 20000000000 40000000000 "
+same "plan --duration 20s = --write 20GB at 1GB/s" plan --rate 1GB/s --duration 20s --runs 3 --format csv -- \
+  plan --rate 1GB/s --write 20GB --runs 3 --format csv
+same "plan --hosts --duration 1min = --write 30GB at 500MB/s" plan --rate 500MB/s --duration 1min --hosts 1 \
+  --drives-per-host 2 --format csv -- plan --rate 500MB/s --write 30GB --hosts 1 --drives-per-host 2 --format csv
+same "capacity --duration 10s = --write 10GB at 1GB/s" capacity --rate 1GB/s --duration 10s --max-pauses-per-run 1 \
+  --hosts 1 --drives-per-host 2 --format csv -- capacity --rate 1GB/s --write 10GB --max-pauses-per-run 1 --hosts 1 \
+  --drives-per-host 2 --format csv
+same "recommend --duration 10s = --write 10GB at 1GB/s" recommend --rate 1GB/s --duration 10s --runs 20 --format csv -- \
+  recommend --rate 1GB/s --write 10GB --runs 20 --format csv
+expect_usage "^provpol plan: give --write or --duration, not both" plan --rate 1GB/s --write 1GiB --duration 2s
+expect_usage "^provpol recommend: give --write or --duration, not both" recommend --rate 1GB/s --write 1GiB \
+  --duration 2s
+expect_usage "^provpol capacity: give --write or --duration, not both" capacity --rate 1GB/s --write 1GiB \
+  --duration 2s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2
+for cmd in plan capacity recommend; do
+  run $cmd --help
+  check "$cmd --help describes --duration as the others do" grep -q -- "--duration TIME *instead of --write: how long each writer writes at its rate" "$out"
+done
+expect_usage "^provpol plan: --duration: " plan --rate 1GB/s --duration 20minutes
+expect_usage "^provpol plan: --duration 0.5s at .* writes 0 bytes: a write is 1B-1PiB$" plan --rate 1B/s --duration 0.5s
+printf 'time_s,bytes_written\n0,0\n10,1000000\n' >"$scratch/trace.csv"
+expect_usage "^provpol plan: --duration does not apply with --trace" plan --trace "$scratch/trace.csv" --duration 1s \
+  --hosts 1 --drives-per-host 1
+
 finish
