@@ -414,7 +414,7 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.serve().done_at.count() == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
 }
 
-// Issue 39, item 13: domain_shared (public for drivers such as provpol-agent --drives) took 0 SPM workers, and serve()
+// domain_shared (public for drivers such as provpol-agent --drives) took 0 SPM workers, and serve()
 // then read the first worker of an empty pool. init refuses what domain_config::make refuses, and leaves a state it
 // refused as it was.
 TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host or drive") {

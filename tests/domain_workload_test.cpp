@@ -279,7 +279,7 @@ TEST_CASE("either_agent forwards max_in_flight, and says which agent it holds") 
     CHECK(mixed(one).decide(s).lv_size_after_extend == bytes(5120 * mib));
 }
 
-// Issue 39, item 13: a drive_workload is an aggregate, and one with a trace whose base write_size is not the trace's
+// A drive_workload is an aggregate, and one with a trace whose base write_size is not the trace's
 // last point was accepted: the drive finishes when it has written write_size, so with more it never finished (the
 // domain ran to its duration) and with less it stopped inside the trace.
 TEST_CASE("drive_workload::check refuses a trace whose write_size is not the trace's total") {

@@ -1,6 +1,6 @@
 // Tests of provpol/simulate/lvm_recommend.hpp: each answer against an exhaustive evaluation of its contract with
 // simulate_lvm_plan (every percent below the answer simulated whole and missing, the answer meeting), on the
-// examples of issue 39 where a bisection answered above the smallest; the run-by-run check against the whole plan;
+// examples where a bisection answered above the smallest; the run-by-run check against the whole plan;
 // the space a burst needs; the check at other seeds against the plans it summarises.
 #include "test_support.hpp"
 
@@ -34,7 +34,7 @@ rate gib_s(std::uint64_t n) { return rate(n << 30); }
 
 }  // namespace
 
-TEST_CASE("recommend_lvm_percent: issue 39's 1GiB/s example is the smallest percent that meets, not a bisection's") {
+TEST_CASE("recommend_lvm_percent: the 1GiB/s example is the smallest percent that meets, not a bisection's") {
     // recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --write 200GiB --max-queued 0.25: the
     // bisection answered 98 where 49 met (and 97 did not). CLI defaults: 100 runs, seed 1, at most 20 extends.
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 200_GiB, gib_s(1)};
@@ -56,7 +56,7 @@ TEST_CASE("recommend_lvm_percent: issue 39's 1GiB/s example is the smallest perc
     CHECK(misses_above);
 }
 
-TEST_CASE("recommend_lvm_percent: issue 39's 16GiB/s example, --max-queued 1") {
+TEST_CASE("recommend_lvm_percent: the 16GiB/s example, --max-queued 1") {
     // The bisection answered 809 where 306 met.
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 200_GiB, gib_s(16)};
     const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 1_s, 100, 1, 1000, 20.0);
@@ -66,7 +66,7 @@ TEST_CASE("recommend_lvm_percent: issue 39's 16GiB/s example, --max-queued 1") {
     CHECK(a.percent == want);
 }
 
-TEST_CASE("recommend_lvm_percent: the user's settings keep up, so an answer exists (issue 39, item 2)") {
+TEST_CASE("recommend_lvm_percent: the user's settings keep up, so an answer exists") {
     // --pool-size 2TiB --pool-used 70% --vg-free 500GiB --threshold 80 --rate 1GB/s --write 1TB: percent 1000's
     // first extend cannot fit in the VG, so a search that starts there said "cannot keep up"; percent 20 queues
     // nothing. 20 runs here.

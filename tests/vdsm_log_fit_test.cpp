@@ -1,7 +1,7 @@
 // Tests of the VDSM log fit's contract (fit/vdsm_log_fit.hpp, fit/vdsm_log_judge.hpp) on logs of the flow model
 // (vdsm_log_synth.hpp): logs of VDSM-like flows the fitter was not tuned on are fitted within 10% of the true flow;
 // logs that are not mailbox flows are refused, each for its reason; the mode chosen is an order of the modes
-// (issue 39, 11); a log of 1 to 3 extends is never explained (issue 39, 12); the checks' chance bounds hold.
+// (whatever the order they are scored in); a log of 1 to 3 extends is never explained; the checks' chance bounds hold.
 #include "test_support.hpp"
 #include "vdsm_log_synth.hpp"
 
@@ -261,7 +261,7 @@ TEST_CASE("vdsm log fit: a refresh of two values is not one service time") {
     CHECK(vdsm_verdict_text(*fit).find("the refresh-volume times leave 0.10-3.00 s empty") == 0);
 }
 
-TEST_CASE("issue 39, 12: a log of 1 to 3 extends is never explained") {
+TEST_CASE("a log of 1 to 3 extends is never explained") {
     // Whatever the extends: a mailbox flow's, identical ones, or VDSM's own three replica lines' round trips.
     for (std::size_t n = 1; n <= 3; ++n)
         for (std::uint64_t seed = 1; seed <= 20; ++seed) {
@@ -288,7 +288,7 @@ TEST_CASE("issue 39, 12: a log of 1 to 3 extends is never explained") {
     CHECK(detail::lattice_min_extends(2.0) == 6);
 }
 
-TEST_CASE("issue 39, 11: the mode chosen is an order of the modes, whatever order they are scored in") {
+TEST_CASE("the mode chosen is an order of the modes, whatever order they are scored in") {
     // Three valid modes: X the likeliest (score 0, work 0.9 s), Y 1.5 below it with shorter work (0.6 s), Z 3
     // below it with the shortest (0.3 s). "Better by 2, or within 2 and less work", applied in turn, goes X -> Y ->
     // Z: a mode 3 below the best wins. The order: within 2 of the best, then the shortest work: Y, in any order.

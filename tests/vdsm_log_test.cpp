@@ -589,7 +589,7 @@ TEST_CASE("vdsm log fit: real logs published in VDSM's history") {
         double poll;  // 0: the log is too short to tell
         vdsm_verdict verdict;
     };
-    // The two short logs (3 extends and 1) are fitted, but too few to show a mailbox flow (issue 39): a model
+    // The two short logs (3 extends and 1) are fitted, but too few to show a mailbox flow: a model
     // they cannot confirm is not given to plan with.
     const real_log logs[] = {
         {"events_064a7a0d9.log", vdsm_detection::monitor, 0.5, vdsm_verdict::explained},

@@ -1,4 +1,4 @@
-// provpol extend for the Stratis and XenServer presets (issue 42): one check() of a Stratis pool's data or metadata
+// provpol extend for the Stratis and XenServer presets: one check() of a Stratis pool's data or metadata
 // device, check_fs() on one Stratis filesystem (extend/stratis.hpp), and XenServer thin LVHD's sizes for an SR and a
 // VDI (extend/xenserver_lvhd.hpp). docker-devicemapper is lvm2's rule with Docker's profile and runs through the LVM
 // path (lvm_extend.hpp). Options of the other presets are refused by cmd_extend.cpp before this runs.

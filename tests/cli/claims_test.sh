@@ -72,7 +72,7 @@ expect_usage '^provpol plan: ' plan --latency --latency=fixed:1 --rate 1MiB/s --
 # warning now waits for the command to have read every option; on success it is still said, once.
 log=$scratch/malformed.log
 {
-  for i in $(seq 12); do  # 12 extends: 1 to 3 are too few to show a mailbox flow (issue 39)
+  for i in $(seq 12); do  # 12 extends: 1 to 3 are too few to show a mailbox flow
     echo "2022-03-23 03:57:59,502+0200 INFO  (mailbox-hsm/3) [virt.vm] (vmId='108e') Extend volume 7d85 completed <Clock(total=1.65, wait=0.28, extend-volume=1.09, refresh-volume=0.28)> (thinp:567)"
   done
   echo "garbage Extend volume x completed <Clock(total=abc)>"

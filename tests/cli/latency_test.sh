@@ -298,7 +298,7 @@ expect_usage 'has no extend completion lines' latency --vdsm-log -   # stdin is 
 tail -n 3 "$scratch/mixed.log" >"$scratch/bad.log"
 expect_usage "has no valid extend completion line \(3 malformed; the first, line 1: Clock total: invalid value 'nan'" \
   latency --vdsm-log "$scratch/bad.log"
-# 12 lines: a log of 1 to 3 extends is too short to show a mailbox flow (issue 39).
+# 12 lines: a log of 1 to 3 extends is too short to show a mailbox flow.
 printf 'Extend replica v completed <Clock(total=2.00, wait=0.50, extend-replica=1.10, refresh-replica=0.20)>\n%.0s' $(seq 12) >"$scratch/replica.log"
 # A replica-only log is fitted on its replica timers, without detection when it has no wait.
 expect_ok latency --vdsm-log "$scratch/replica.log"

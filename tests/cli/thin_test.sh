@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# provpol extend with the Stratis, Docker and XenServer presets (issue 42): each answer worked by hand from the
+# provpol extend with the Stratis, Docker and XenServer presets: each answer worked by hand from the
 # system's code (stratisd 28d8d0757f87, moby 81359cecdf25, sm v1.15.1; the arithmetic next to each), and every option
 # that means nothing to a preset refused with one line and exit 2.
 . "$(dirname "$0")/lib.sh"
