@@ -433,7 +433,9 @@ int run_capacity(int argc, char** argv) {
          {"--capacity", "SIZE", "each writer's virtual disk size (default twice --write)"},
          {"--stagger", "SECONDS",
           "writer i starts at i x SECONDS (default 0: every writer at once, a boot storm), as plan --hosts"},
-         {"--burst", "ON,OFF", "every writer writes for ON seconds, then idles for OFF seconds, in turn"},
+         {"--burst", "ON,OFF",
+          "every writer writes for ON, then idles for OFF, in turn: times such as 60,30 or 2s,10s (seconds "
+          "when no unit is given)"},
          {"--trace", "FILE",
           "every writer follows this CSV of time_s,bytes_written (- for stdin), in place of --rate and --write"},
          {"--runs", "N",

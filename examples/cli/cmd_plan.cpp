@@ -129,7 +129,10 @@ int run_plan(int argc, char** argv) {
           "when not given"},
          {"--stagger", "SECONDS",
           "with --hosts: writer i starts at i x SECONDS, in --writers' order (with --hosts, default 0: all at once)"},
-         {"--burst", "ON,OFF", "with --hosts: every writer writes for ON seconds, then idles for OFF seconds, in turn"},
+         {"--burst", "ON,OFF",
+          "with --hosts: every writer writes for ON, then idles for OFF, in turn: times such as 60,30 or 2s,10s "
+          "(seconds "
+          "when no unit is given)"},
          {"--trace", "FILE",
           "with --hosts: every writer follows this CSV of time_s,bytes_written (a header line, then cumulative bytes "
           "from 0; - for stdin), in place of --rate and --write"},

@@ -87,19 +87,20 @@ inline std::vector<trace_point> trace_option(const args& a) {
     return out;
 }
 
-// --burst ON,OFF: seconds of writing and of idling, in turn; {0, 0} when not given.
+// --burst ON,OFF: the time of writing and of idling, in turn, each read by parse_seconds as every time option is
+// ("60,30", "2s,10s", "1.5min,500ms"), in [0.001, 10000000] s; {0, 0} when not given.
 inline std::pair<double, double> burst_option(const args& a) {
     const auto v = a.value("--burst");
     if (!v) return {0.0, 0.0};
     const std::size_t comma = v->find(',');
     if (comma == std::string::npos || v->find(',', comma + 1) != std::string::npos)
-        throw usage_error("--burst: expected ON,OFF in seconds (e.g. 60,30), got '" + args::printable(*v) + "'");
+        throw usage_error("--burst: expected ON,OFF times (e.g. 60,30 or 2s,10s), got '" + args::printable(*v) + "'");
     double out[2] = {};
     for (int i = 0; i < 2; ++i) {
         const std::string part = i == 0 ? v->substr(0, comma) : v->substr(comma + 1);
-        const auto r = parse_decimal(part, "--burst", 0.001, max_workload_seconds);
+        const auto r = parse_seconds(part, "--burst", seconds(0.001), seconds(max_workload_seconds));
         if (!r) fail(r.error(), "--burst");
-        out[i] = *r;
+        out[i] = r->count();
     }
     return {out[0], out[1]};
 }

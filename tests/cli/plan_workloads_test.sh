@@ -90,8 +90,8 @@ done
 expect_usage '^provpol plan: --rate does not apply with --trace' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --rate 1MiB/s
 expect_usage '^provpol plan: --write does not apply with --trace' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --write 1GiB
 expect_usage '^provpol plan: give --burst or --trace, not both' plan --hosts 2 --drives-per-host 2 --trace "$scratch/short.csv" --burst 1,1
-expect_usage "^provpol plan: --burst: expected ON,OFF in seconds \(e.g. 60,30\), got '5'$" plan --hosts 2 --drives-per-host 2 --burst 5
-expect_usage '^provpol plan: --burst must be in \[0.001, 10000000\], got 0$' plan --hosts 2 --drives-per-host 2 --burst 0,5
+expect_usage "^provpol plan: --burst: expected ON,OFF times \(e.g. 60,30 or 2s,10s\), got '5'$" plan --hosts 2 --drives-per-host 2 --burst 5
+expect_usage '^provpol plan: --burst must be in \[0.001 s, 10000000 s\], got 0 s$' plan --hosts 2 --drives-per-host 2 --burst 0,5
 expect_usage '^provpol plan: --mix needs at least two configurations' plan --hosts 2 --drives-per-host 2 --mix
 expect_usage '^provpol plan: --stagger 20000 starts the last of 1000 writers after 10000000 s' plan --hosts 10 --drives-per-host 100 --stagger 20000
 printf 'time_s,bytes_written\n0,0\n10,1GiB\n5,2GiB\n' >"$scratch/back.csv"
