@@ -30,7 +30,7 @@ const char* const usage =
     "                      (--capacity SIZE --physical SIZE --allocation SIZE | --input FILE.csv |\n"
     "                       --capacity SIZE --sequence [--max-steps N])\n"
     "       provpol extend --preset lvm-thin-autoextend|lvm-thin-default|lvm-vdo-autoextend|lvm-snapshot-autoextend\n"
-    "                      [--threshold N] [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE]\n"
+    "                      [--threshold N --extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE]\n"
     "                      [--capacity SIZE | --vg-free SIZE] [--metadata-size SIZE --metadata-used SIZE]\n"
     "                      [--cow-max SIZE] [--vdo-slab SIZE]\n"
     "                      (--physical SIZE (--allocation SIZE | --used-blocks N [--total-blocks N]) | --input "
@@ -273,7 +273,9 @@ int run_extend(int argc, char** argv) {
           "the VDSM configuration in FILE (- for stdin), instead of --chunk and --percent: provpol recommend's "
           "answer in any --format, or VDSM's own files, repeated as VDSM reads them (vdsm.conf, then its "
           "vdsm.conf.d drop-ins in order: later files win, a key no file sets is the preset's VDSM default); "
-          "stderr says which file set each value",
+          "stderr says which file set each value; with an LVM preset, lvm.conf files or lvmconfig's output, "
+          "instead of --threshold and --extend-percent (activation/*_autoextend_threshold and _percent, later "
+          "files win)",
           true},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
@@ -359,10 +361,12 @@ int run_extend(int argc, char** argv) {
                                            "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
                                            "--threshold",     "--extend-percent"};
     if (lvm_config_of(preset)) {
-        if (a.has("--chunk") || a.has("--percent") || a.has("--config"))
+        if (a.has("--chunk") || a.has("--percent"))
             throw usage_error(
-                "--chunk, --percent and --config belong to the VDSM presets; LVM uses --threshold and "
-                "--extend-percent");
+                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent (or "
+                "--config lvm.conf)");
+        if (input && *input == "-" && lvm_reads_stdin(a, "--config"))
+            throw usage_error("--config - and --input - both read stdin: give one of them a file");
         if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
         if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
         for (const char* o : {"--drive-type", "--replica-type"})

@@ -32,6 +32,11 @@ std::vector<option> pool_options() {
          "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships)"},
         {"--threshold", "N", "thin_pool_autoextend_threshold as lvm.conf has it (under 50 acts as 50)"},
         {"--extend-percent", "N", "thin_pool_autoextend_percent, 0-1000000"},
+        {"--config", "FILE",
+         "lvm.conf files or lvmconfig's output (- for stdin), repeated as lvm reads them (later files win): "
+         "activation/thin_pool_autoextend_threshold and _percent, instead of --threshold and --extend-percent; "
+         "recommend's answer reads back",
+         true},
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
@@ -262,13 +267,13 @@ struct recommend_outcome {
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rate", "LIST",
+    opts.insert(opts.begin() + 11, {"--rate", "LIST",
                                     "the write rate per writer to plan for (required); a comma-separated list "
                                     "answers for each",
                                     true, "--rates"});
-    opts.insert(opts.begin() + 11,
-                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
     opts.insert(opts.begin() + 12,
+                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
+    opts.insert(opts.begin() + 13,
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
@@ -283,7 +288,8 @@ std::vector<option> recommend_options() {
 // The synopsis, then the contract (a paragraph of --help and of the man page).
 const char* recommend_usage() {
     return "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
-           "                         [--max-extends N] [--threshold N] [--pool-used SIZE] [--vg-free SIZE]\n"
+           "                         [--max-extends N] [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free "
+           "SIZE]\n"
            "                         [--writers N] [--write SIZE] [--extent SIZE] [--pool-chunk SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
            "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N] [--max-events N]\n"
@@ -573,21 +579,21 @@ bool is_lvm_invocation(int argc, char** argv) {
 
 int run_plan_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 10, {"--rate", "LIST",
+    opts.insert(opts.begin() + 11, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});
     opts.insert(opts.end() - 1,
                 {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"});
-    const args a(
-        "plan",
-        "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
-        "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
-        "                    [--extend-percent N] [--extent SIZE] [--pool-chunk SIZE] [--latency lvm-dmeventd]\n"
-        "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
-        "[--error-when-full]\n"
-        "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
-        opts, argc, argv);
+    const args a("plan",
+                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
+                 "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
+                 "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
+                 "[--latency lvm-dmeventd]\n"
+                 "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
+                 "[--error-when-full]\n"
+                 "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
+                 opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
     std::vector<rate> rates = rates_of(a, "--rate");

@@ -6,14 +6,17 @@
 
 #include "common/cli.hpp"
 #include "common/csv.hpp"
+#include "common/lvm_conf.hpp"
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace provpol::cli {
@@ -106,14 +109,60 @@ inline std::optional<bytes> lvm_used_option(const args& a, const char* name, std
     return lvm_percent_fill(*whole, block, static_cast<std::int32_t>(std::llround(*pct * lvm_percent_1)));
 }
 
-/// The LVM settings the extend, plan and recommend commands share: the preset's configuration with
-/// --threshold, --extend-percent, --extent, --pool-chunk and --vdo-slab applied.
+/// Whether one of `option`'s values is "-" (stdin), which only one option may read.
+inline bool lvm_reads_stdin(const args& a, const char* option) {
+    const std::vector<std::string> v = a.values(option, false);
+    return std::find(v.begin(), v.end(), "-") != v.end();
+}
+
+// read_lvm_conf_files, with a hint when a file is an ini section (VDSM's [irs]) rather than lvm.conf.
+inline lvm_conf read_lvm_conf(const std::vector<std::string>& paths) {
+    try {
+        return read_lvm_conf_files(paths, "--config");
+    } catch (const usage_error& e) {
+        const std::string m = e.what();
+        if (m.find("got '['") == std::string::npos) throw;
+        throw usage_error(m + " (a VDSM configuration? With an LVM preset --config reads lvm.conf)");
+    }
+}
+
+/// The threshold and percent --config FILE... gives for `kind` (lvm.conf syntax or lvmconfig's output, read by
+/// read_lvm_conf_files: later files win), over `base`'s; on stderr, which file set each, and that monitoring = 0
+/// means dmeventd never extends the volume (the answer is lvextend --use-policies' when it runs).
+inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, const lvm_autoextend_config& base) {
+    std::uint64_t threshold = base.threshold_as_written(), percent = base.extend_percent();
+    const std::vector<std::string> paths = a.values("--config", false);
+    if (paths.empty()) return {threshold, percent};
+    if (a.has("--threshold") || a.has("--extend-percent"))
+        throw usage_error("give --config or --threshold and --extend-percent, not both");
+    const lvm_conf conf = read_lvm_conf(paths);
+    const std::string th = std::string("activation/") + lvm_autoextend_config::threshold_key(base.kind());
+    const std::string pc = std::string("activation/") + lvm_autoextend_config::percent_key(base.kind());
+    threshold = static_cast<std::uint64_t>(
+        conf.integer(th, 0, lvm_autoextend_config::max_threshold, "--config").value_or(threshold));
+    percent = static_cast<std::uint64_t>(
+        conf.integer(pc, 0, lvm_autoextend_config::max_percent, "--config").value_or(percent));
+    std::string from;
+    for (const std::string& k : {th, pc})
+        from += conf.find(k) ? (from.empty() ? "" : ", ") + conf.source(k) : std::string();
+    warn("provpol " + a.command() +
+         ": --config: " + (from.empty() ? "no " + th + " or " + pc + " in the files: the preset's" : from));
+    if (conf.integer("activation/monitoring", 0, 1, "--config") == std::optional<std::int64_t>(0))
+        warn("provpol " + a.command() + ": --config: " + conf.source("activation/monitoring") +
+             ": dmeventd does not monitor the volume, so lvm2 never extends it by itself; the answer is what "
+             "lvextend --use-policies would do when run");
+    return {threshold, percent};
+}
+
+/// The LVM settings the extend, plan and recommend commands share: the preset's configuration with --config (or
+/// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied.
 inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset) {
     const lvm_autoextend_config base = lvm_config_of(preset).value();
+    const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base);
     const std::uint64_t threshold =
-        a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(base.threshold_as_written());
+        a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(conf_threshold);
     const std::uint64_t percent =
-        a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(base.extend_percent());
+        a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(conf_percent);
     const bytes extent = lvm_size_option(a, "--extent").value_or(base.extent());
     const bytes chunk = lvm_size_option(a, "--pool-chunk").value_or(base.pool_chunk());
     const bytes slab = lvm_size_option(a, "--vdo-slab").value_or(base.vdo_slab());

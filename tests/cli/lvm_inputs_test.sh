@@ -82,4 +82,59 @@ for cmd in plan recommend extend; do
   expect_usage "^provpol $cmd: --preset: unknown value 'lvm'.*\\(did you mean lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend or lvm-snapshot-autoextend\\?\\)$" \
     "$cmd" --preset lvm "${given[@]}"
 done
+# --- --config: lvm.conf and lvmconfig's output (lvm2 2.03.16's own, tests/data/lvm2_2.03.16) -----------------------
+data=$(dirname "$0")/../data/lvm2_2.03.16
+# expect_noted <args...>: exit 0, with the note of what --config read on stderr.
+expect_noted() {
+  checks=$((checks + 1))
+  run "$@"
+  [ "$status" -eq 0 ] && grep -q -- '--config: ' "$err" || fail "expected success with a --config note: provpol $*"
+}
+thin=(--preset lvm-thin-autoextend --physical 100GiB --allocation 85% --format csv)
+# lvm.conf's 70/20: 85% at 70 -> amount ceil(8500 / 70) - 100 = 22%.
+expect_noted extend "${thin[@]}" --config "$data/lvm.conf"
+expect_stdout '^107374182400,91268055040,1392640,1638400,85,70,20,22,5632,'
+checks=$((checks + 1))
+grep -q 'thin_pool_autoextend_threshold = 70 from .*lvm.conf line 24, thin_pool_autoextend_percent = 20 from .*lvm.conf line 25' "$err" ||
+  fail "--config names the file and line of each setting"
+# A later file wins, key by key; monitoring = 0 is said.
+printf 'activation {\n  thin_pool_autoextend_threshold = 80\n  monitoring = 0\n}\n' >"$scratch/later.conf"
+expect_noted extend "${thin[@]}" --config "$data/lvm.conf" --config "$scratch/later.conf"
+expect_stdout ',85,80,20,20,5120,'
+checks=$((checks + 1))
+grep -q 'monitoring = 0 from .*later.conf line 3: dmeventd does not monitor the volume, so lvm2 never extends it' "$err" ||
+  fail "monitoring = 0 says that dmeventd never extends"
+# lvmconfig's output, sectioned and bare (lvmconfig activation/KEY), and from stdin.
+expect_noted extend "${thin[@]}" --config "$data/lvmconfig_activation.txt"
+expect_stdout ',85,70,20,22,'
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" extend "${thin[@]}" --config - <"$data/lvmconfig_keys.txt" >"$out" 2>"$err" &&
+  grep -q ',85,70,20,22,' "$out" || fail "--config - reads lvmconfig's bare keys from stdin"
+# The VDO preset reads its own keys.
+printf 'activation {\n  vdo_pool_autoextend_threshold = 75\n  vdo_pool_autoextend_percent = 40\n}\n' >"$scratch/vdo.conf"
+expect_noted extend --preset lvm-vdo-autoextend --physical 4GiB --used-blocks 80 --total-blocks 100 --config "$scratch/vdo.conf" --format csv
+expect_stdout ',80,75,40,40,'
+expect_usage '^provpol extend: give --config or --threshold and --extend-percent, not both$' \
+  extend "${thin[@]}" --config "$data/lvm.conf" --threshold 80
+expect_usage '^provpol plan: give --config or --threshold and --extend-percent, not both$' \
+  plan "${pool[@]}" --config "$data/lvm.conf" --extend-percent 30
+expect_usage '^provpol extend: --config - and --input - both read stdin' \
+  extend --preset lvm-thin-autoextend --input - --config -
+printf 'activation {\n  thin_pool_autoextend_percent = "20"\n}\n' >"$scratch/string.conf"
+expect_usage 'string.conf:2: activation/thin_pool_autoextend_percent is a string' extend "${thin[@]}" --config "$scratch/string.conf"
+# recommend's lvm.conf block reads back through --config: plan with it is plan with the settings it names.
+burst=(--preset lvm-thin-autoextend --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 5)
+expect_ok recommend "${burst[@]}" --seeds 1
+cp "$out" "$scratch/recommended.conf"
+percent=$(sed -n 's/^    thin_pool_autoextend_percent = //p' "$scratch/recommended.conf")
+expect_ok plan "${burst[@]}" --threshold 70 --extend-percent "$percent"
+cp "$out" "$scratch/plan_flags.txt"
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" plan "${burst[@]}" --config - <"$scratch/recommended.conf" >"$out" 2>"$err" &&
+  [ -n "$percent" ] && cmp -s "$out" "$scratch/plan_flags.txt" &&
+  grep -q "thin_pool_autoextend_threshold = 70 from stdin line [0-9]*, thin_pool_autoextend_percent = $percent from stdin" "$err" ||
+  fail "recommend | plan --config - is plan --threshold 70 --extend-percent $percent"
+# recommend's "your settings" are the file's.
+expect_noted recommend "${burst[@]}" --seeds 1 --config "$scratch/later.conf"
+expect_stdout '^# your settings, threshold 80 with percent 20'
 finish

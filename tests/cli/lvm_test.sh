@@ -44,7 +44,7 @@ expect_stdout '"amount_percent": 36,'
 # What means nothing to LVM, or is missing, is refused.
 expect_usage '^provpol extend: --threshold-exceeded applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --threshold-exceeded
 expect_usage '^provpol extend: --replicating applies to VDSM drives' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --replicating
-expect_usage '^provpol extend: --chunk, --percent and --config belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
+expect_usage '^provpol extend: --chunk and --percent belong to the VDSM presets' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --chunk 1GiB
 expect_usage '^provpol extend: --pool-chunk belongs to the LVM presets' extend --capacity 10GiB --physical 5GiB --allocation 4GiB --pool-chunk 64KiB
 expect_usage '^provpol extend: an LVM decision needs --physical' extend --preset lvm-thin-autoextend --used-blocks 5
 expect_usage '^provpol extend: give --allocation or --used-blocks, not both' extend --preset lvm-thin-autoextend --physical 1GiB --allocation 1GiB --used-blocks 4

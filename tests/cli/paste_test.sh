@@ -68,7 +68,7 @@ expect_usage '^provpol extend: --config: 2 configurations in the file; extend de
   extend --config "$scratch/two.csv" --capacity 100GiB --physical 4GiB --allocation 3GiB
 expect_usage 'give --config or --chunk and --percent, not both' \
   extend --config "$scratch/rec.txt" --chunk 1GiB --percent 20 --capacity 100GiB --physical 4GiB --allocation 3GiB
-expect_usage '^provpol extend: --chunk, --percent and --config belong to the VDSM presets' \
+expect_usage '^provpol extend: --config: .*rec.txt:[0-9]+: .*\(a VDSM configuration\? With an LVM preset --config reads lvm.conf\)$' \
   extend --preset lvm-thin-autoextend --config "$scratch/rec.txt" --physical 1GiB --allocation 1GiB
 
 # 1b. A chunk without a unit, as recommend prints volume_utilization_chunk_mb: a hint, not 6272 bytes.
