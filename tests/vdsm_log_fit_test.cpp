@@ -32,8 +32,11 @@ const char* kind_name(kind k) {
 // 30 ms (the profiles assume 5); the SPM's work from 0.08-0.23 s to 0.38-1.1 s, or for a loaded SPM from 0.8-1.3 s
 // to 4.5 s; the read 50-70 ms to 100-120 ms after the poll; the refresh from 0.08-0.25 s, 0.08 to 0.35 s wide;
 // dispatch 5 to 90 ms; 8 to 16 VMs, half the time sharing the host's SPM phase; 2 to 30 s between a VM's extends.
+// The stream's seed: the seed spread by a golden-ratio multiplier, modulo 2^64 (wrapping by design).
+PROVPOL_MODULAR_ARITHMETIC std::uint64_t flow_seed(std::uint64_t seed) { return seed * 0x9E3779B97F4A7C15ULL + 17; }
+
 synth::host_flow draw_flow(kind k, std::uint64_t seed) {
-    random_stream r(seed * 0x9E3779B97F4A7C15ULL + 17);
+    random_stream r(flow_seed(seed));
     const auto u = [&r](double lo, double hi) { return lo + (hi - lo) * r.uniform(); };
     synth::host_flow h;
     h.monitor = k != kind::dispatch;
