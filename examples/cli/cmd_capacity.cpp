@@ -174,9 +174,8 @@ void read_latencies(const args& a, capacity_request& q) {
     for (const std::string& s : q.specs) {
         q.latencies.push_back(latency_spec(s, "--latency", "capacity"));
         if (!q.latencies.back().is_flow())
-            throw usage_error("--latency: " + args::printable(s) +
-                              " has no mailbox clocks: a domain needs vdsm-polling-2022, vdsm-mailbox-events, "
-                              "vdsm-immediate or vdsm-log:FILE");
+            throw usage_error("--latency: " + args::printable(s) + " has no mailbox clocks: a domain needs " +
+                              mailbox_latency_names);
     }
 }
 
@@ -425,8 +424,8 @@ int run_capacity(int argc, char** argv) {
           "VDSM 4.50's defaults for a key no file sets; stderr says which file set each value)",
           true},
          {"--latency", "LIST",
-          "comma-separated latency profiles with the mailbox's clocks, one row each: vdsm-polling-2022, "
-          "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE (default vdsm-polling-2022)",
+          "comma-separated latency profiles, one row each: " + latency_spec_names +
+              " (default vdsm-polling-2022); a domain takes those with the mailbox's clocks: " + mailbox_latency_names,
           true},
          {"--write", "SIZE", "how much each writer writes (default 50GiB)"},
          {"--duration", "TIME", duration_help},

@@ -199,9 +199,8 @@ int run_plan(int argc, char** argv) {
         dcfg = *d;
         writers = static_cast<std::uint32_t>(a.count("--writers", 1, dcfg.drives()).value_or(dcfg.drives()));
         if (!latency.is_flow())
-            throw usage_error(
-                "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, "
-                "vdsm-mailbox-events, vdsm-immediate or vdsm-log:FILE)");
+            throw usage_error(std::string("--hosts needs a --latency with the mailbox's clocks: ") +
+                              mailbox_latency_names);
     }
     // The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
     const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));

@@ -111,9 +111,7 @@ void read_domain(const args& a, request& q) {
     if (q.policy != "static")
         throw usage_error("--hosts: the domain's answer is a static VDSM configuration (--policy static)");
     if (!q.latency.is_flow())
-        throw usage_error(
-            "--hosts needs a --latency with the mailbox's clocks (vdsm-polling-2022, vdsm-mailbox-events, "
-            "vdsm-immediate, vdsm-log:FILE or flow:FILE)");
+        throw usage_error(std::string("--hosts needs a --latency with the mailbox's clocks: ") + mailbox_latency_names);
     const auto d =
         domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
                             static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));

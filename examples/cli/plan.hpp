@@ -78,6 +78,11 @@ inline write_amount write_option(const args& a) {
     return out;
 }
 
+/// The --latency forms a storage domain (--hosts, capacity) takes: those with the mailbox's clocks.
+inline constexpr const char* mailbox_latency_names =
+    "vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, vdsm-log:FILE or flow:FILE (a flow with a send and a "
+    "reply poll)";
+
 /// The --policy values of plan and capacity.
 inline constexpr const char* policy_names = "static, rate-aware or rate-aware-adaptive";
 

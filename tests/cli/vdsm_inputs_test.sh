@@ -87,4 +87,19 @@ same "capacity --burst 0.5min,500ms = --burst 30,0.5" capacity --hosts 1 --drive
 expect_usage "^provpol plan: --burst: invalid value 'x': expected a time such as" plan --hosts 2 --drives-per-host 2 \
   --burst 2s,x
 
+# --latency is described with every form it takes in each command's --help (latency_spec_names), and the domain's
+# refusals name every form with the mailbox's clocks, flow:FILE among them (capacity takes one).
+forms="fixed:SECONDS, samples:FILE, vdsm-log:FILE, flow:FILE"
+for cmd in plan capacity recommend; do
+  run $cmd --help
+  check "$cmd --help lists every --latency form" grep -q -- "--latency LIST .*$forms" "$out"
+done
+mailbox="vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, vdsm-log:FILE or flow:FILE \(a flow with a send and a reply poll\)$"
+expect_usage "^provpol capacity: --latency: fixed:3 has no mailbox clocks: a domain needs $mailbox" capacity --rate 1GB/s \
+  --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency fixed:3
+expect_usage "^provpol plan: --hosts needs a --latency with the mailbox's clocks: $mailbox" plan --hosts 1 \
+  --drives-per-host 2 --latency fixed:3
+expect_usage "^provpol recommend: --hosts needs a --latency with the mailbox's clocks: $mailbox" recommend --rate 1GB/s \
+  --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency fixed:3
+
 finish
