@@ -31,6 +31,7 @@ const char* const usage =
     "                       --capacity SIZE --sequence [--max-steps N])\n"
     "       provpol extend --preset lvm-thin-autoextend|lvm-thin-default|lvm-vdo-autoextend|lvm-snapshot-autoextend\n"
     "                      [--threshold N --extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE]\n"
+    "                      [--lvs FILE [--lvs-pool VG/POOL]]\n"
     "                      [--capacity SIZE | --vg-free SIZE] [--metadata-size SIZE --metadata-used SIZE]\n"
     "                      [--cow-max SIZE] [--vdo-slab SIZE]\n"
     "                      (--physical SIZE (--allocation SIZE | --used-blocks N [--total-blocks N]) | --input "
@@ -245,8 +246,16 @@ std::string sequence(const Policy& policy, bytes capacity, bytes start, bool rep
 
 // An LVM volume's inputs: sizes as lvm_size_option reads them, --allocation and --metadata-used also as lvs's
 // Data% and Meta% (lvm_used_option: in the pool's chunks and dm-thin's 4 KiB metadata blocks).
-lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c) {
+lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c, const std::optional<lvs_pool>& lvs) {
     lvm_extend_inputs in;
+    if (lvs) {  // the pool as lvs reports it: Data% and Meta% read as lvm_used_option reads a percent
+        in.physical = lvs->size;
+        in.allocation = lvs_fill(lvs->data_percent, lvs->size, c.pool_chunk());
+        in.vg_free = lvs->vg_free;
+        in.metadata_size = lvs->metadata_size;
+        in.metadata_used = lvs_fill(lvs->metadata_percent, lvs->metadata_size, bytes(4096));
+        return in;
+    }
     in.capacity = lvm_size_option(a, "--capacity");
     in.physical = lvm_size_option(a, "--physical");
     in.allocation = lvm_used_option(a, "--allocation", in.physical, "--physical", c.pool_chunk());
@@ -288,6 +297,12 @@ int run_extend(int argc, char** argv) {
           "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (with --preset lvm-thin-autoextend, default "
           "64KiB)"},
          {"--vg-free", "SIZE", "LVM: free space in the volume group (unlimited when neither this nor --capacity)"},
+         {"--lvs", "FILE",
+          "LVM thin pools: the pool as lvs reports it (- for stdin; run lvs --reportformat json --units b --nosuffix "
+          "-o lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
+          "vg_extent_size), instead of --physical, --allocation, --vg-free, --metadata-size, --metadata-used, "
+          "--pool-chunk and --extent"},
+         {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
          {"--used-blocks", "N", "LVM: used data blocks as dmsetup status reports them (instead of --allocation)"},
          {"--total-blocks", "N", "LVM: total data blocks (default --physical / --pool-chunk)"},
          {"--metadata-size", "SIZE", "LVM thin pools: the metadata LV's size, to decide its autoextend too"},
@@ -357,9 +372,9 @@ int run_extend(int argc, char** argv) {
     if (a.has("--max-steps") && !seq) throw usage_error("--max-steps applies to --sequence");
     sequence_cut cut;
 
-    static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",       "--used-blocks", "--total-blocks",
-                                           "--metadata-size", "--metadata-used", "--cow-max",     "--vdo-slab",
-                                           "--threshold",     "--extend-percent"};
+    static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",        "--used-blocks", "--total-blocks",
+                                           "--metadata-size", "--metadata-used",  "--cow-max",     "--vdo-slab",
+                                           "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool"};
     if (lvm_config_of(preset)) {
         if (a.has("--chunk") || a.has("--percent"))
             throw usage_error(
@@ -372,8 +387,11 @@ int run_extend(int argc, char** argv) {
         for (const char* o : {"--drive-type", "--replica-type"})
             if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
         if (a.has("--vg-free") && a.has("--capacity")) throw usage_error("give --capacity or --vg-free, not both");
-        const lvm_autoextend_config c = lvm_config_from(a, preset);
-        lvm_extend_inputs in = lvm_inputs_of(a, c);
+        const std::optional<lvs_pool> lvs = lvs_option(
+            a, {"--physical", "--allocation", "--capacity", "--vg-free", "--metadata-size", "--metadata-used",
+                "--pool-chunk", "--extent", "--used-blocks", "--total-blocks", "--input"});
+        const lvm_autoextend_config c = lvm_config_from(a, preset, lvs ? &*lvs : nullptr);
+        lvm_extend_inputs in = lvm_inputs_of(a, c, lvs);
         in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
         in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
         in.input = input;

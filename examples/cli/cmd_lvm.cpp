@@ -44,6 +44,12 @@ std::vector<option> pool_options() {
          "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%: the most whole "
          "chunks lvm2 reads as at most 95%; a number without a unit is refused; default 0)"},
         {"--vg-free", "SIZE", "free space in the VG for the pool to grow into (default: unlimited)"},
+        {"--lvs", "FILE",
+         "the pool as lvs reports it (- for stdin; run lvs --reportformat json --units b --nosuffix -o "
+         "lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
+         "vg_extent_size): its size, Data%, chunk, extent and the VG's free space, instead of --pool-size, "
+         "--pool-used, --vg-free, --pool-chunk and --extent"},
+        {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
         {"--latency", "PROFILE", "lvm-dmeventd (the default; the only LVM flow)"},
@@ -99,7 +105,9 @@ lvm_dmeventd_model model_of(const args& a) {
 // --pool-size: at least one pool chunk, whole extents (a number without a unit is refused by lvm_size_option).
 bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
     const auto pool = lvm_size_option(a, "--pool-size");
-    if (!pool) throw usage_error("an LVM plan needs --pool-size, the pool's data size when the burst starts");
+    if (!pool)
+        throw usage_error(
+            "an LVM plan needs --pool-size, the pool's data size when the burst starts (or --lvs, lvs's report of it)");
     if (pool->count() < c.pool_chunk().count())
         throw usage_error("--pool-size must hold at least one --pool-chunk (" +
                           std::string(format_size(c.pool_chunk()).view()) + "), got " +
@@ -120,11 +128,14 @@ pool_setup pool_setup_of(const args& a) {
         throw usage_error("--preset: " + std::string(to_text(*preset)) +
                           " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
                           "lvm-thin-default)");
-    const lvm_autoextend_config c = lvm_config_from(a, *preset);
+    const std::optional<lvs_pool> lvs =
+        lvs_option(a, {"--pool-size", "--pool-used", "--vg-free", "--pool-chunk", "--extent"});
+    const lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr);
     warn_lvm_clamp(c);
     const lvm_dmeventd_model m = model_of(a);
-    const bytes pool = pool_size_of(a, c);
-    const bytes used = lvm_used_option(a, "--pool-used", pool, "--pool-size", c.pool_chunk()).value_or(bytes(0));
+    const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
+    const bytes used = lvs ? lvs_fill(lvs->data_percent, pool, c.pool_chunk())
+                           : lvm_used_option(a, "--pool-used", pool, "--pool-size", c.pool_chunk()).value_or(bytes(0));
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(pool).view()) + ")");
@@ -139,7 +150,7 @@ pool_setup pool_setup_of(const args& a) {
                       m,
                       pool,
                       used,
-                      lvm_size_option(a, "--vg-free").value_or(bytes::max()),
+                      lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
                       write,
                       writers,
                       static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
@@ -267,13 +278,13 @@ struct recommend_outcome {
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 11, {"--rate", "LIST",
+    opts.insert(opts.begin() + 13, {"--rate", "LIST",
                                     "the write rate per writer to plan for (required); a comma-separated list "
                                     "answers for each",
                                     true, "--rates"});
-    opts.insert(opts.begin() + 12,
+    opts.insert(opts.begin() + 14,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
-    opts.insert(opts.begin() + 13,
+    opts.insert(opts.begin() + 15,
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
@@ -287,7 +298,8 @@ std::vector<option> recommend_options() {
 
 // The synopsis, then the contract (a paragraph of --help and of the man page).
 const char* recommend_usage() {
-    return "provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE [--max-queued S]\n"
+    return "provpol recommend --preset lvm-thin-autoextend --rate LIST (--pool-size SIZE | --lvs FILE) [--max-queued "
+           "S]\n"
            "                         [--max-extends N] [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free "
            "SIZE]\n"
            "                         [--writers N] [--write SIZE] [--extent SIZE] [--pool-chunk SIZE]\n"
@@ -579,14 +591,15 @@ bool is_lvm_invocation(int argc, char** argv) {
 
 int run_plan_lvm(int argc, char** argv) {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 11, {"--rate", "LIST",
+    opts.insert(opts.begin() + 13, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});
     opts.insert(opts.end() - 1,
                 {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"});
     const args a("plan",
-                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default --pool-size SIZE [--pool-used SIZE]\n"
+                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
+                 "--lvs FILE)\n"
                  "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
                  "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
                  "[--latency lvm-dmeventd]\n"

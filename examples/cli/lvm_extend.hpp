@@ -7,6 +7,7 @@
 #include "common/cli.hpp"
 #include "common/csv.hpp"
 #include "common/lvm_conf.hpp"
+#include "common/lvs_report.hpp"
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -154,17 +156,41 @@ inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, 
     return {threshold, percent};
 }
 
+/// --lvs FILE|- (and --lvs-pool VG/POOL): the thin pool as `lvs --reportformat json` reports it (read_lvs_report),
+/// or nothing. It replaces the options in `replaced`: giving one of them too is an error.
+inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced) {
+    const auto path = a.value("--lvs");
+    if (!path) {
+        if (a.has("--lvs-pool")) throw usage_error("--lvs-pool names a pool of the --lvs report, which is not given");
+        return std::nullopt;
+    }
+    for (const char* o : replaced)
+        if (a.has(o)) throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it");
+    if (*path == "-" && lvm_reads_stdin(a, "--config"))
+        throw usage_error("--lvs - and --config - both read stdin: give one of them a file");
+    return read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+}
+
+/// A percent as lvs prints Data% or Meta% ("59.52") of `whole`, read in blocks of `block` by lvm_percent_fill.
+inline bytes lvs_fill(const std::string& percent, bytes whole, bytes block) {
+    const auto p = parse_decimal(percent, "--lvs", 0.0, 100.0);
+    if (!p) fail(p.error(), "--lvs");
+    return lvm_percent_fill(whole, block, static_cast<std::int32_t>(std::llround(*p * lvm_percent_1)));
+}
+
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with --config (or
 /// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied.
-inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset) {
+inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr) {
     const lvm_autoextend_config base = lvm_config_of(preset).value();
+    if (lvs != nullptr && base.kind() != lvm_volume_kind::thin_pool)
+        throw usage_error("--lvs reads a thin pool: give it with --preset lvm-thin-autoextend or lvm-thin-default");
     const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base);
     const std::uint64_t threshold =
         a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(conf_threshold);
     const std::uint64_t percent =
         a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(conf_percent);
-    const bytes extent = lvm_size_option(a, "--extent").value_or(base.extent());
-    const bytes chunk = lvm_size_option(a, "--pool-chunk").value_or(base.pool_chunk());
+    const bytes extent = lvs ? lvs->extent : lvm_size_option(a, "--extent").value_or(base.extent());
+    const bytes chunk = lvs ? lvs->chunk : lvm_size_option(a, "--pool-chunk").value_or(base.pool_chunk());
     const bytes slab = lvm_size_option(a, "--vdo-slab").value_or(base.vdo_slab());
     if (a.has("--vdo-slab") && base.kind() != lvm_volume_kind::vdo_pool)
         throw usage_error("--vdo-slab applies to --preset lvm-vdo-autoextend");

@@ -137,4 +137,40 @@ timeout 60 "$PROVPOL" plan "${burst[@]}" --config - <"$scratch/recommended.conf"
 # recommend's "your settings" are the file's.
 expect_noted recommend "${burst[@]}" --seeds 1 --config "$scratch/later.conf"
 expect_stdout '^# your settings, threshold 80 with percent 20'
+# --- --lvs: the pool as lvs reports it (lvm2 2.03.16's own report: a 168 MiB pool at Data% 59.52, Meta% 11.62) ----
+report=$data/lvs_units_b.json
+# Data% 59.52 of 2688 chunks is 1599 (59.486607%; 1600 is 59.523809%, above it); Meta% 11.62 of 1024 4 KiB blocks
+# is 118 (11.523437%).
+expect_ok extend --preset lvm-thin-autoextend --lvs "$report" --format csv
+expect_stdout '^176160768,104792064,1599,2688,59.486607,70,20,0,0,176160768,4194304,11.523437,70,0,4194304,0,none$'
+checks=$((checks + 1))
+timeout 60 "$PROVPOL" extend --preset lvm-thin-autoextend --lvs - --lvs-pool vg/pool --threshold 50 --format csv <"$report" >"$out" 2>"$err" &&
+  grep -q '^176160768,104792064,1599,2688,59.486607,50,20,20,9,213909504,' "$out" || fail "--lvs - reads stdin"
+# plan and recommend: the report is --pool-size 168MiB --pool-used 59.52% --vg-free 336MiB --pool-chunk 64KiB
+# --extent 4MiB, with lvm.conf's settings (the issue's command).
+flags=(--pool-size 168MiB --pool-used 59.52% --vg-free 336MiB --pool-chunk 64KiB --extent 4MiB)
+for cmd in plan recommend; do
+  expected_status=0
+  [ "$cmd" = recommend ] && expected_status=3 # 20 GiB cannot fit in 504 MiB: recommend says what is missing
+  checks=$((checks + 1))
+  run "$cmd" --preset lvm-thin-autoextend "${flags[@]}" --threshold 70 --rate 1GB/s --write 20GiB --runs 5
+  cp "$out" "$scratch/flags.txt"
+  status_flags=$status
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" --rate 1GB/s --write 20GiB --runs 5
+  [ "$status" -eq "$expected_status" ] && [ "$status_flags" -eq "$expected_status" ] && [ -s "$out" ] &&
+    cmp -s "$out" "$scratch/flags.txt" || fail "$cmd --lvs --config is $cmd with the report's values as flags"
+done
+expect_usage '^provpol plan: give --lvs or --pool-size, not both: the report gives it$' \
+  plan --preset lvm-thin-autoextend --lvs "$report" --pool-size 1GiB --rate 1GB/s
+expect_usage '^provpol extend: give --lvs or --allocation, not both' \
+  extend --preset lvm-thin-autoextend --lvs "$report" --allocation 1GiB
+expect_usage "no thin pool vg/nope in the report \\(thin pools: vg/pool\\)" \
+  recommend --preset lvm-thin-autoextend --lvs "$report" --lvs-pool vg/nope --rate 1GB/s
+expect_usage 'no segtype field; run lvs --reportformat json --units b --nosuffix -o lv_name,vg_name,segtype,' \
+  plan --preset lvm-thin-autoextend --lvs "$data/lvs_default.json" --rate 1GB/s
+expect_usage '^provpol extend: --lvs reads a thin pool' extend --preset lvm-vdo-autoextend --lvs "$report"
+expect_usage '^provpol plan: --lvs - and --config - both read stdin' \
+  plan --preset lvm-thin-autoextend --lvs - --config - --rate 1GB/s
+expect_usage '^provpol plan: --lvs-pool names a pool of the --lvs report, which is not given' \
+  plan --preset lvm-thin-autoextend --pool-size 1GiB --lvs-pool vg/pool --rate 1GB/s
 finish
