@@ -155,6 +155,7 @@ struct capacity_request {
     per_vm_target target;
     domain_config dcfg;
     bytes write;
+    std::string rate_shown;  ///< the rate in prose: --rate as typed, or the trace's mean
     domain_writing writing;
     std::string shape;
     std::uint32_t runs = 1;
@@ -209,6 +210,7 @@ void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
                       : "constant";
     }
     q.r = *r;
+    q.rate_shown = q.trace.empty() ? rate_text(*r, a.value("--rate")) : std::string(format_rate(*r).view());
     q.shape += stagger > seconds(0) ? ", writer i starts at i x " + decimal_text(stagger, 6) + " s"
                                     : ", every writer starts at once";
 }
@@ -375,8 +377,8 @@ std::string capacity_svg(const capacity_request& q, capacity_searches& s) {
         series.push_back(std::move(c));
     }
     const std::string subtitle =
-        std::to_string(q.dcfg.hosts) + " hosts x " + std::to_string(q.dcfg.drives_per_host) + " drives, " +
-        std::string(format_rate(q.r).view()) + " each, " + std::string(format_size(q.write).view()) + " written, " +
+        count_text(q.dcfg.hosts, "host") + " x " + count_text(q.dcfg.drives_per_host, "drive") + ", " + q.rate_shown +
+        " each, " + std::string(format_size(q.write).view()) + " written, " +
         (q.configs.size() == 1 ? q.configs[0].label + ", " : std::string()) +
         (profiles == 1 && q.configs.size() > 1 ? q.specs[0] + ", " : std::string()) + std::to_string(runs) +
         (runs == 1 ? " run" : " runs") + " per count, seed " + std::to_string(q.seed);

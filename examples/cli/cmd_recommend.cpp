@@ -48,6 +48,7 @@ struct request {
     explicit request(latency_model l) : latency(std::move(l)) {}
     latency_model latency;
     std::string latency_name;
+    std::string rate_text;  ///< --rate in prose, as the user typed it
     rate r{};
     double p = 0.01;
     bool p_given = false;
@@ -131,6 +132,7 @@ request read_request(const args& a) {
     if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
     if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
     q.r = *r;
+    q.rate_text = rate_text(*r, a.value("--rate"));
     q.p_given = a.has("--max-pause-probability");
     q.p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
     q.percent = a.count("--percent", 0, 99).value_or(20);
@@ -327,7 +329,7 @@ rate_aware_answer answer_rate_aware(const request& q, const plan_config& floor, 
 
 void print_rate_aware_text(const request& q, const plan_config& floor, double p, const rate_aware_answer& x) {
     const bytes at_rate = bytes_written_in(q.r, x.budget);
-    const std::string rate_text = format_rate(q.r).c_str();
+    const std::string& rate_text = q.rate_text;
     std::printf("# provpol recommend --policy rate-aware: %s, latency %s (%s)\n", rate_text.c_str(),
                 q.latency_name.c_str(), describe(q.latency).c_str());
     // Stock VDSM has no rate-aware agent: the floor alone, pasted into vdsm.conf.d, is a static configuration
@@ -488,14 +490,11 @@ domain_answer answer_domain(const request& q) {
 void print_domain_text(const request& q, const domain_answer& x) {
     const domain_config& d = *q.domain;
     const vdsm_config& c = x.chunk.config;
-    std::printf(
-        "# provpol recommend: %s per VM, %u writers at once on %u hosts x %u drives sharing one SPM, latency %s "
-        "(%s)\n",
-        format_rate(q.r).c_str(), q.writers, d.hosts, d.drives_per_host, q.latency_name.c_str(),
-        describe(q.latency).c_str());
-    std::printf("# per VM: %s in %s written (%llu domain run%s: %llu writing VMs)\n", per_vm_text(*q.vm).c_str(),
-                human_size(q.w.write_size).c_str(), static_cast<unsigned long long>(q.runs), q.runs == 1 ? "" : "s",
-                static_cast<unsigned long long>(q.runs * q.writers));
+    std::printf("# provpol recommend: %s per VM, %s at once on %s x %s sharing one SPM, latency %s (%s)\n",
+                q.rate_text.c_str(), count_text(q.writers, "writer").c_str(), count_text(d.hosts, "host").c_str(),
+                count_text(d.drives_per_host, "drive").c_str(), q.latency_name.c_str(), describe(q.latency).c_str());
+    std::printf("# per VM: %s in %s written (%s: %s)\n", per_vm_text(*q.vm).c_str(), human_size(q.w.write_size).c_str(),
+                count_text(q.runs, "domain run").c_str(), count_text(q.runs * q.writers, "writing VM").c_str());
     std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                 static_cast<unsigned long long>(c.chunk_mb()), c.percent());
     std::printf(
@@ -605,10 +604,10 @@ per_extend_answer answer_per_extend(const request& q) {
     // A limit beyond the write: every disk would be allocated in full before it is written, and the check would
     // simulate a write that never reaches an extend. Say so instead of printing the chunk.
     else if (rec->required_limit >= write)
-        out.refused = "--rate " + std::string(format_rate(q.r).view()) + ": the guest writes " +
-                      human_size(rec->required_limit) + " during the latency's " + decimal_text(1.0 - q.p, 6) +
-                      " quantile, more than --write " + std::string(format_size(write).view()) +
-                      ": no extend keeps up, and a chunk that large (" + human_size(rec->new_disk_size) +
+        out.refused = "--rate " + q.rate_text + ": the guest writes " + human_size(rec->required_limit) +
+                      " during the latency's " + decimal_text(1.0 - q.p, 6) + " quantile, more than --write " +
+                      std::string(format_size(write).view()) + ": no extend keeps up, and a chunk that large (" +
+                      human_size(rec->new_disk_size) +
                       ") preallocates every disk; thin provisioning cannot serve this rate";
     // A new disk that already holds the write: the check would simulate no extend and pass whatever the
     // configuration (a vacuous "met").
@@ -685,8 +684,8 @@ void print_per_extend_text(const request& q, const per_extend_answer& e) {
     std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n", hash, hash,
                 static_cast<unsigned long long>(rec.config.chunk_mb()), hash, rec.config.percent());
     std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
-                human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), format_rate(q.r).c_str(),
-                1.0 - q.p, q.latency.quantile(1.0 - q.p).count());
+                human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), q.rate_text.c_str(), 1.0 - q.p,
+                q.latency.quantile(1.0 - q.p).count());
     std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
                 format_size(rec.new_disk_size).c_str());
     std::fputs(one_vm_scope, stdout);
@@ -704,13 +703,13 @@ void print_per_extend_text(const request& q, const per_extend_answer& e) {
         std::printf(
             "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
             "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
-            human_size(q.w.write_size).c_str(), format_rate(q.r).c_str(), static_cast<unsigned long long>(q.runs),
-            c.extends, c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
+            human_size(q.w.write_size).c_str(), q.rate_text.c_str(), static_cast<unsigned long long>(q.runs), c.extends,
+            c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
 }
 
 void print_one_vm_text(const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v, bool met) {
-    std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", format_rate(q.r).c_str(),
-                q.p, q.latency_name.c_str(), describe(q.latency).c_str());
+    std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", q.rate_text.c_str(), q.p,
+                q.latency_name.c_str(), describe(q.latency).c_str());
     if (v) print_per_vm_text(q, *v);
     print_per_extend_text(q, e);
     if (!met)

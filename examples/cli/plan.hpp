@@ -83,6 +83,21 @@ inline constexpr const char* mailbox_latency_names =
     "vdsm-polling-2022, vdsm-mailbox-events, vdsm-immediate, vdsm-log:FILE or flow:FILE (a flow with a send and a "
     "reply poll)";
 
+/// "1 writer", "2 writers": a count and its noun (regular plural), for prose people paste.
+inline std::string count_text(std::uint64_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+/// A rate in prose as the user typed it ("1GB/s", not "976562.5KiB/s") when `given` reads back to it, else
+/// format_rate's.
+inline std::string rate_text(rate r, const std::optional<std::string>& given) {
+    if (given) {
+        const auto g = parse_rate(*given, "--rate");
+        if (g && g->bytes_per_second() == r.bytes_per_second()) return args::printable(*given);
+    }
+    return std::string(format_rate(r).view());
+}
+
 /// The --policy values of plan and capacity.
 inline constexpr const char* policy_names = "static, rate-aware or rate-aware-adaptive";
 

@@ -102,4 +102,21 @@ expect_usage "^provpol plan: --hosts needs a --latency with the mailbox's clocks
 expect_usage "^provpol recommend: --hosts needs a --latency with the mailbox's clocks: $mailbox" recommend --rate 1GB/s \
   --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency fixed:3
 
+# Outputs people paste: a count of 1 in the singular, and the rate as the user typed it (1GB/s, not 976562.5KiB/s).
+expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 1 --runs 1
+check "recommend --hosts 1: the header says 1GB/s, 1 writer, 1 host, 1 drive" \
+  grep -q '^# provpol recommend: 1GB/s per VM, 1 writer at once on 1 host x 1 drive sharing' "$out"
+check "recommend --hosts 1 --runs 1: 1 domain run, 1 writing VM" grep -q '(1 domain run: 1 writing VM)$' "$out"
+expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --runs 2
+check "recommend: 2 writers, 2 drives, 2 domain runs, 4 writing VMs" \
+  grep -q '1GB/s per VM, 2 writers at once on 1 host x 2 drives .*' "$out"
+check "recommend: 2 domain runs: 4 writing VMs" grep -q '(2 domain runs: 4 writing VMs)$' "$out"
+expect_ok recommend --rate 1GB/s
+check "recommend per extend: the header says 1GB/s" grep -q '^# provpol recommend: 1GB/s, at most 0.01 of extends' "$out"
+expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --runs 20
+check "recommend per VM: the header says 1GB/s" grep -q '1GB/s' "$out"
+check "recommend per VM: no KiB/s" test -z "$(grep 'KiB/s' "$out")"
+expect_ok capacity --rate 1GB/s --write 5GiB --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --format svg
+expect_stdout '>1 host x 2 drives, 1GB/s each, 5GiB written, '
+
 finish
