@@ -5,8 +5,10 @@
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/preset_option.hpp"
+#include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
+#include "per_value.hpp"
 #include "work.hpp"
 
 #include <provpol/extend.hpp>
@@ -29,7 +31,8 @@ namespace {
 std::vector<option> pool_options() {
     return {
         {"--preset", "NAME",
-         "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships)"},
+         "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships); plan takes a "
+         "comma-separated list, one plan each"},
         {"--threshold", "N", "thin_pool_autoextend_threshold as lvm.conf has it (under 50 acts as 50)"},
         {"--extend-percent", "N", "thin_pool_autoextend_percent, 0-1000000"},
         {"--config", "FILE",
@@ -590,6 +593,9 @@ bool is_lvm_invocation(int argc, char** argv) {
 }
 
 int run_plan_lvm(int argc, char** argv) {
+    // A list of presets (--preset lvm-thin-autoextend,lvm-thin-default): one plan per preset, with a preset column.
+    if (const auto v = values_in(argc, argv, {"--preset"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--preset"}, v, "preset", run_plan_lvm);
     std::vector<option> opts = pool_options();
     opts.insert(opts.begin() + 13, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "

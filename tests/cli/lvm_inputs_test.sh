@@ -173,4 +173,17 @@ expect_usage '^provpol plan: --lvs - and --config - both read stdin' \
   plan --preset lvm-thin-autoextend --lvs - --config - --rate 1GB/s
 expect_usage '^provpol plan: --lvs-pool names a pool of the --lvs report, which is not given' \
   plan --preset lvm-thin-autoextend --pool-size 1GiB --lvs-pool vg/pool --rate 1GB/s
+# --- plan --preset LIST: one plan per preset, as the README says --preset takes a list in plan ----------------------
+one=(--pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 3 --format csv)
+expect_ok plan --preset lvm-thin-autoextend "${one[@]}"
+tail -n 1 "$out" | sed 's/^/lvm-thin-autoextend,/' >"$scratch/each.csv"
+expect_ok plan --preset lvm-thin-default "${one[@]}"
+tail -n 1 "$out" | sed 's/^/lvm-thin-default,/' >>"$scratch/each.csv"
+expect_ok plan --preset lvm-thin-autoextend,lvm-thin-default "${one[@]}"
+expect_stdout_line 1 "preset,$(head -n 1 "$out" | cut -d, -f2-)"
+checks=$((checks + 1))
+[ "$(head -n 1 "$out" | cut -d, -f1)" = preset ] && tail -n +2 "$out" | cmp -s - "$scratch/each.csv" ||
+  fail "plan --preset A,B is plan --preset A and plan --preset B, each row under its preset"
+expect_usage '^provpol plan: --preset: a VDSM preset is not an LVM configuration' \
+  plan --preset lvm-thin-autoextend,vdsm-2022 --pool-size 10GiB --rate 1GiB/s
 finish
