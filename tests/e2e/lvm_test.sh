@@ -356,9 +356,9 @@ else
       physical=$((before * extent))
       # lvm read a usage between the samples before and after its read: provpol decides both ends.
       decide() {
-        "$PROVPOL" extend --preset lvm-thin-autoextend --physical "$physical" --allocation $(($1 * chunk)) \
+        "$PROVPOL" extend --preset lvm-thin-autoextend --physical "${physical}B" --allocation "$(($1 * chunk))B" \
           --pool-chunk 64KiB --extent 4MiB --threshold $threshold --extend-percent $percent \
-          --vg-free $((vg_free * extent)) --format csv 2>&1 |
+          --vg-free "$((vg_free * extent))B" --format csv 2>&1 |
           awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } NR == 2 { print $c["new_size"] "," $c["outcome"] }'
       }
       got=$(decide "$used") got_after=$(decide "$used_after")

@@ -7,9 +7,10 @@ peers_begin lvm2 "$@"
 
 while peers_next_row; do
     args=(extend --format csv --preset "$c_preset" --threshold "$c_threshold" --extend-percent "$c_extend_percent"
-          --extent "$c_extent" --physical "$c_physical" --used-blocks "$c_used_blocks" --total-blocks "$c_total_blocks")
-    [ -z "$c_pool_chunk" ] || args+=(--pool-chunk "$c_pool_chunk")
-    [ -z "$c_vdo_slab" ] || args+=(--vdo-slab "$c_vdo_slab")
+          --extent "${c_extent}B" --physical "${c_physical}B" --used-blocks "$c_used_blocks" --total-blocks "$c_total_blocks")
+    # cases.csv's sizes are bytes: B says so (a bare number on an LVM size option is refused, lvm reads MiB).
+    [ -z "$c_pool_chunk" ] || args+=(--pool-chunk "${c_pool_chunk}B")
+    [ -z "$c_vdo_slab" ] || args+=(--vdo-slab "${c_vdo_slab}B")
     peers_ask "${args[@]}"
     if [ "$peers_status" -ne 0 ]; then
         peers_fail "provpol ${args[*]}: exit $peers_status: $peers_err"
