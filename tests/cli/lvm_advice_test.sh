@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 39's thin-pool advice through the CLI: recommend's percent is the smallest that meets its target (checked
+# The thin-pool advice through the CLI: recommend's percent is the smallest that meets its target (checked
 # with plan at every smaller percent, on the issue's examples where a bisection answered 98 and 809), the cause it
 # names when nothing meets (space, the VG, time), the user's own settings, the answer at other seeds, the contract
 # in --help, and the work bound of plan and recommend.
@@ -30,7 +30,7 @@ smallest() {
 }
 percent_of() { awk '/thin_pool_autoextend_percent/ { print $3 }' "$out"; }
 
-# --- 1. the smallest percent that meets (issue 39: 98 printed where 49 met; 809 where 306 met) -----------------
+# --- 1. the smallest percent that meets (a bisection printed 98 where 49 met, 809 where 306 met) -----------------
 one=(--rate 1GiB/s --pool-size 1GiB --write 200GiB)
 expect_ok recommend "${lvm[@]}" "${one[@]}" --max-queued 0.25
 expect_stdout '^# [0-9]+ is the smallest percent in \[1, 1000\] that meets it at threshold 70: percents 1 to [0-9]+ were simulated and missed$'

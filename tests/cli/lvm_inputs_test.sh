@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The LVM presets' inputs as an admin types them (issue 40): a bare number where a percent is meant is refused with
+# The LVM presets' inputs as an admin types them: a bare number where a percent is meant is refused with
 # "did you mean 70%?", a percent of a pool is never read above itself, a size without a unit gets the unit lvm
 # would read on every LVM size option of extend, plan and recommend, and a misspelled preset is the error.
 . "$(dirname "$0")/lib.sh"
