@@ -15,8 +15,8 @@
 // optional min_s and max_s (default 0); a delay between the send and the reply poll may say "lock": true, the
 // SPM's lvextend under the volume group's lock (flow_stage::locked_delay, how a storage domain serializes it). A flow
 // of delays alone is the independent-waits model. A bad file is one usage error naming the stage (its index, from 1,
-// and its name) and the field; JSON errors name the line and column. The reader is a small JSON parser of its own: the
-// CLI needs no JSON library, and the library headers none at all.
+// and its name) and the field; JSON errors name the line and column. The JSON is read by nlohmann-json, header-only as
+// the lvs reader uses it (the CLI keeps no runtime dependency; the library headers need no JSON at all).
 #ifndef PROVPOL_CLI_FLOW_FILE_HPP
 #define PROVPOL_CLI_FLOW_FILE_HPP
 
@@ -26,11 +26,14 @@
 
 #include <provpol/flow/clocks.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -77,247 +80,145 @@ inline const char* type_name(value::type t) {
     return "?";
 }
 
-/// A recursive-descent JSON parser (RFC 8259) over a whole file; errors carry the line and column.
-class parser {
-public:
-    parser(const std::string& text, std::string where) : s_(text), where_(std::move(where)) {}
+// The JSON is read by nlohmann-json's SAX parser into the reader's value, members in file order (so that an error
+// names the first bad member as the file has it); the builder refuses what the flow format refuses as it goes: a
+// member twice in one object (a set of names per open object: O(n log n)), nesting deeper than 16, an array of more
+// than 1000 values.
+using json = nlohmann::json;
 
-    value document() {
-        value v = parse_value(0);
-        skip_space();
-        if (i_ != s_.size()) fail("unexpected text after the JSON value");
-        return v;
+/// "L:C: " for the byte offset `at` of `text`.
+inline std::string line_column(const std::string& text, std::size_t at) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t k = 0; k < at && k < text.size(); ++k) {
+        const bool newline = text[k] == '\n';
+        column = newline ? std::size_t{1} : column + 1;
+        line += newline ? std::size_t{1} : std::size_t{0};
+    }
+    return std::to_string(line) + ":" + std::to_string(column) + ": ";
+}
+
+/// Where the n-th (from 1) member named `key` ends (just after its closing quote), or npos when a key written
+/// with escapes cannot be found as it is (the error then names no line).
+inline std::size_t key_end(const std::string& text, const std::string& key, std::size_t n) {
+    const std::string quoted = "\"" + key + "\"";
+    for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+        std::size_t k = at + quoted.size();
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+        if (k < text.size() && text[k] == ':' && --n == 0) return at + quoted.size();
+    }
+    return std::string::npos;
+}
+
+/// A parse error of nlohmann's ("... at line 2, column 1: syntax error while parsing object - ...") as
+/// "2:1: <what>": the reader's own wording for the common mistakes, nlohmann's text for the rest.
+inline std::string syntax_error_text(const std::string& m) {
+    std::string at = " ";  // "'FILE': what" when nlohmann gives no position (a number beyond a double)
+    const std::size_t l = m.find(" at line "), c = m.find(", column ");
+    if (l != std::string::npos && c != std::string::npos)
+        at = m.substr(l + 9, c - l - 9) + ":" + m.substr(c + 9, m.find(':', c) - c - 9) + ": ";
+    const std::size_t dash = m.find(" - "), tag = m.find("] ");
+    const std::string what =
+        dash != std::string::npos ? m.substr(dash + 3) : m.substr(tag == std::string::npos ? 0 : tag + 2);
+    if (what.find("expected '[', '{', or a literal") != std::string::npos) return at + "expected a JSON value";
+    if (m.find("while parsing object") != std::string::npos && what.find("expected '}'") != std::string::npos)
+        return at + "expected ',' or '}' in an object";
+    if (m.find("while parsing array") != std::string::npos && what.find("expected ']'") != std::string::npos)
+        return at + "expected ',' or ']' in an array";
+    return at + what;
+}
+
+/// Builds the reader's value from nlohmann's SAX events; every refusal is a usage error starting with `where`.
+class builder : public nlohmann::json_sax<json> {
+public:
+    builder(const std::string& text, std::string where) : text_(text), where_(std::move(where)) {}
+    value root;
+
+    bool null() override { return add(value{}); }
+    bool boolean(bool b) override {
+        value v;
+        v.kind = value::type::boolean;
+        v.boolean = b;
+        return add(std::move(v));
+    }
+    bool number_integer(number_integer_t n) override { return number(static_cast<double>(n)); }
+    bool number_unsigned(number_unsigned_t n) override { return number(static_cast<double>(n)); }
+    bool number_float(number_float_t d, const string_t&) override { return number(d); }
+    bool string(string_t& s) override {
+        value v;
+        v.kind = value::type::string;
+        v.text = s;
+        return add(std::move(v));
+    }
+    bool binary(binary_t&) override { return fail("binary values are not JSON"); }
+    bool start_object(std::size_t) override { return open(value::type::object); }
+    bool start_array(std::size_t) override { return open(value::type::array); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        const std::size_t seen = ++key_count_[k];
+        if (!names_.back().insert(k).second)
+            return fail("member '" + args::printable(k) + "' appears twice", key_end(text_, k, seen));
+        key_ = k;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+        throw usage_error(where_ + ":" + syntax_error_text(e.what()));
     }
 
 private:
-    [[noreturn]] void fail(const std::string& what) const {
-        std::size_t line = 1, column = 1;
-        for (std::size_t k = 0; k < i_ && k < s_.size(); ++k) {
-            if (s_[k] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
+    bool fail(const std::string& what, std::size_t at = std::string::npos) {
+        throw usage_error(where_ + ":" + (at == std::string::npos ? " " : line_column(text_, at)) + what);
+    }
+    bool number(double d) {
+        value v;
+        v.kind = value::type::number;
+        v.number = d;
+        return add(std::move(v));
+    }
+    // Adds v to the open array or object (or makes it the document); returns where it now lives.
+    value* place(value&& v) {
+        if (open_.empty()) return &(root = std::move(v));
+        value& top = *open_.back();
+        if (top.kind == value::type::array) {
+            if (top.items.size() >= 1000) fail("an array of more than 1000 values");
+            top.items.push_back(std::move(v));
+            return &top.items.back();
         }
-        throw usage_error(where_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+        top.fields.push_back({key_, std::move(v)});
+        return &top.fields.back().second;
     }
-    void skip_space() {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-    }
-    bool literal(const char* word) {
-        const std::size_t n = std::strlen(word);
-        if (s_.compare(i_, n, word) != 0) return false;
-        i_ += n;
+    bool add(value&& v) {
+        place(std::move(v));
         return true;
     }
-    value parse_value(int depth) {
-        if (depth > 16) fail("nested too deeply");
-        skip_space();
-        if (i_ >= s_.size()) fail("expected a JSON value, found the end of the file");
+    bool open(value::type kind) {
+        if (open_.size() >= 17) fail("nested too deeply");
         value v;
-        const char c = s_[i_];
-        if (c == '{') {
-            v.kind = value::type::object;
-            ++i_;
-            skip_space();
-            if (i_ < s_.size() && s_[i_] == '}') {
-                ++i_;
-                return v;
-            }
-            // The names so far, to refuse a repeated one: a set, so that an object of n members costs O(n log n)
-            // (a scan of the members before each one took 10 s on a 1 MiB file of 85,000 members).
-            std::set<std::string> names;
-            for (;;) {
-                skip_space();
-                if (i_ >= s_.size() || s_[i_] != '"') fail("expected a member name in double quotes");
-                std::string key = parse_string();
-                if (!names.insert(key).second) fail("member '" + args::printable(key) + "' appears twice");
-                skip_space();
-                if (i_ >= s_.size() || s_[i_] != ':') fail("expected ':' after a member name");
-                ++i_;
-                value member = parse_value(depth + 1);
-                v.fields.push_back(field{std::move(key), std::move(member)});
-                skip_space();
-                if (i_ < s_.size() && s_[i_] == ',') {
-                    ++i_;
-                    continue;
-                }
-                if (i_ < s_.size() && s_[i_] == '}') {
-                    ++i_;
-                    return v;
-                }
-                fail("expected ',' or '}' in an object");
-            }
-        }
-        if (c == '[') {
-            v.kind = value::type::array;
-            ++i_;
-            skip_space();
-            if (i_ < s_.size() && s_[i_] == ']') {
-                ++i_;
-                return v;
-            }
-            for (;;) {
-                v.items.push_back(parse_value(depth + 1));
-                if (v.items.size() > 1000) fail("an array of more than 1000 values");
-                skip_space();
-                if (i_ < s_.size() && s_[i_] == ',') {
-                    ++i_;
-                    continue;
-                }
-                if (i_ < s_.size() && s_[i_] == ']') {
-                    ++i_;
-                    return v;
-                }
-                fail("expected ',' or ']' in an array");
-            }
-        }
-        if (c == '"') {
-            v.kind = value::type::string;
-            v.text = parse_string();
-            return v;
-        }
-        if (literal("true")) {
-            v.kind = value::type::boolean;
-            v.boolean = true;
-            return v;
-        }
-        if (literal("false")) {
-            v.kind = value::type::boolean;
-            return v;
-        }
-        if (literal("null")) return v;
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            v.kind = value::type::number;
-            v.number = parse_number();
-            return v;
-        }
-        fail("expected a JSON value");
+        v.kind = kind;
+        open_.push_back(place(std::move(v)));  // stable: a parent's members do not move while a child is open
+        if (kind == value::type::object) names_.emplace_back();
+        return true;
     }
-    // JSON's number grammar, checked here; the value read by strtod (the C locale's decimal point).
-    double parse_number() {
-        const std::size_t start = i_;
-        if (s_[i_] == '-') ++i_;
-        const auto digits = [this] {
-            const std::size_t from = i_;
-            while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-            return i_ - from;
-        };
-        if (i_ < s_.size() && s_[i_] == '0') {
-            ++i_;
-        } else if (digits() == 0) {
-            fail("expected digits in a number");
-        }
-        if (i_ < s_.size() && s_[i_] == '.') {
-            ++i_;
-            if (digits() == 0) fail("expected digits after the decimal point");
-        }
-        if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-            ++i_;
-            if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-            if (digits() == 0) fail("expected digits in the exponent");
-        }
-        const std::string text = s_.substr(start, i_ - start);
-        errno = 0;
-        const double d = std::strtod(text.c_str(), nullptr);
-        if (errno == ERANGE && (d > 1.0 || d < -1.0)) fail("number " + text + " is out of range");
-        return d;
-    }
-    std::string parse_string() {
-        ++i_;  // the opening quote
-        std::string out;
-        for (;;) {
-            if (i_ >= s_.size()) fail("unterminated string");
-            const char c = s_[i_++];
-            if (c == '"') return out;
-            if (static_cast<unsigned char>(c) < 0x20) fail("a control character in a string");
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            if (i_ >= s_.size()) fail("unterminated string");
-            const char e = s_[i_++];
-            switch (e) {
-                case '"':
-                case '\\':
-                case '/':
-                    out += e;
-                    break;
-                case 'b':
-                    out += '\b';
-                    break;
-                case 'f':
-                    out += '\f';
-                    break;
-                case 'n':
-                    out += '\n';
-                    break;
-                case 'r':
-                    out += '\r';
-                    break;
-                case 't':
-                    out += '\t';
-                    break;
-                case 'u': {
-                    unsigned cp = hex4();
-                    if (cp >= 0xD800 && cp < 0xDC00) {  // a surrogate pair
-                        if (!(i_ + 1 < s_.size() && s_[i_] == '\\' && s_[i_ + 1] == 'u')) fail("a lone surrogate");
-                        i_ += 2;
-                        const unsigned lo = hex4();
-                        if (lo < 0xDC00 || lo >= 0xE000) fail("a lone surrogate");
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp < 0xE000) {
-                        fail("a lone surrogate");
-                    }
-                    utf8(out, cp);
-                    break;
-                }
-                default:
-                    --i_;
-                    fail("an unknown escape in a string");
-            }
-        }
-    }
-    unsigned hex4() {
-        unsigned v = 0;
-        for (int k = 0; k < 4; ++k, ++i_) {
-            if (i_ >= s_.size()) fail("expected four hex digits after \\u");
-            const char h = s_[i_];
-            v <<= 4;
-            if (h >= '0' && h <= '9')
-                v |= static_cast<unsigned>(h - '0');
-            else if (h >= 'a' && h <= 'f')
-                v |= static_cast<unsigned>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F')
-                v |= static_cast<unsigned>(h - 'A' + 10);
-            else
-                fail("expected four hex digits after \\u");
-        }
-        return v;
-    }
-    static void utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
+    bool close() {
+        if (open_.back()->kind == value::type::object) names_.pop_back();
+        open_.pop_back();
+        return true;
     }
 
-    const std::string& s_;
+    const std::string& text_;
     std::string where_;
-    std::size_t i_ = 0;
+    std::vector<value*> open_;
+    std::vector<std::set<std::string>> names_;
+    std::map<std::string, std::size_t> key_count_;
+    std::string key_;
 };
+
+/// Parses a flow file's text into the reader's value.
+inline value parse_json(const std::string& text, const std::string& where) {
+    builder b(text, where);
+    json::sax_parse(text, &b);
+    return std::move(b.root);
+}
 
 /// The stages' names live as long as the process: flow_stage keeps a const char* (static storage).
 inline const char* keep_name(const std::string& name) {
@@ -348,7 +249,7 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
     }
     const std::string where = option + ": " + in.shown();
     using flow_json::value;
-    const value doc = flow_json::parser(text, where).document();
+    const value doc = flow_json::parse_json(text, where);
     if (doc.kind != value::type::object) throw usage_error(where + ": expected an object {\"stages\": [...]}");
     const value* stages = nullptr;
     for (const auto& f : doc.fields) {
