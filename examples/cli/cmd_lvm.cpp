@@ -9,6 +9,7 @@
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
 #include "per_value.hpp"
+#include "plan.hpp"
 #include "work.hpp"
 
 #include <provpol/extend.hpp>
@@ -55,6 +56,7 @@ std::vector<option> pool_options() {
         {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
+        {"--duration", "TIME", duration_help},
         {"--latency", "PROFILE", "lvm-dmeventd (the default; the only LVM flow)"},
         {"--lvextend-time", "MIN,MAX", "lvextend's service time in seconds, uniform (default lvm-dmeventd's 0.2,0.55)"},
         {"--poll-interval", "SECONDS", "dmeventd's poll (default 10)"},
@@ -70,6 +72,8 @@ struct pool_setup {
     lvm_autoextend_config config;
     lvm_dmeventd_model model;
     bytes pool_size, pool_used, vg_free, write;
+    std::optional<seconds> duration;  ///< --duration: each writer writes its rate for this long, instead of --write
+    std::string duration_text;        ///< --duration as given, for messages
     std::uint64_t writers;
     std::uint32_t runs;
     std::uint64_t seed;
@@ -142,6 +146,9 @@ pool_setup pool_setup_of(const args& a) {
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(pool).view()) + ")");
+    if (a.has("--write") && a.has("--duration"))
+        throw usage_error("give --write or --duration, not both: a duration writes the rate for that time");
+    const std::optional<seconds> duration = a.time("--duration", seconds(0.001), seconds(1e7));
     const bytes write = lvm_size_option(a, "--write").value_or(bytes(std::uint64_t{50} << 30));
     if (write.count() == 0) throw usage_error("--write must be at least 1 byte");
     if (write.count() > (std::uint64_t{1} << 50))
@@ -155,10 +162,22 @@ pool_setup pool_setup_of(const args& a) {
                       used,
                       lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
                       write,
+                      duration,
+                      duration ? args::printable(*a.value("--duration")) : std::string(),
                       writers,
                       static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
                       a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
                       a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events)};
+}
+
+// What each writer writes at `per_writer`: --write, or the rate for --duration (whole bytes, 1B to 1PiB in all).
+bytes write_of(const pool_setup& s, rate per_writer) {
+    if (!s.duration) return s.write;
+    const double b = std::floor(static_cast<double>(per_writer.bytes_per_second()) * s.duration->count());
+    if (b < 1.0 || b * static_cast<double>(s.writers) > static_cast<double>(std::uint64_t{1} << 50))
+        throw usage_error("--duration " + s.duration_text + " at " + std::string(format_rate(per_writer).view()) +
+                          " writes " + decimal_text(b, 0) + " bytes per writer: the writers' total is 1B-1PiB");
+    return bytes(static_cast<std::uint64_t>(b));
 }
 
 lvm_pool_workload workload_of(const pool_setup& s, rate per_writer) {
@@ -166,7 +185,7 @@ lvm_pool_workload workload_of(const pool_setup& s, rate per_writer) {
     w.pool_size = s.pool_size;
     w.pool_used = s.pool_used;
     w.vg_free = s.vg_free;
-    w.write = bytes(s.write.count() * s.writers);
+    w.write = bytes(write_of(s, per_writer).count() * s.writers);
     w.write_rate = rate(saturating_mul(per_writer.bytes_per_second(), s.writers));
     return w;
 }
@@ -305,7 +324,8 @@ const char* recommend_usage() {
            "S]\n"
            "                         [--max-extends N] [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free "
            "SIZE]\n"
-           "                         [--writers N] [--write SIZE] [--extent SIZE] [--pool-chunk SIZE]\n"
+           "                         [--writers N] [--write SIZE | --duration TIME] [--extent SIZE] [--pool-chunk "
+           "SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
            "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N] [--max-events N]\n"
            "                         [--format text|csv|json]\n\n"
@@ -606,7 +626,8 @@ int run_plan_lvm(int argc, char** argv) {
     const args a("plan",
                  "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
                  "--lvs FILE)\n"
-                 "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE] [--threshold N]\n"
+                 "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE | --duration TIME] "
+                 "[--threshold N]\n"
                  "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
                  "[--latency lvm-dmeventd]\n"
                  "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
@@ -626,7 +647,9 @@ int run_plan_lvm(int argc, char** argv) {
     }
     check_work("plan", events, s.max_events,
                std::to_string(s.runs) + " runs x " + std::to_string(rates.size()) + " rates of " +
-                   std::string(format_size(bytes(s.write.count() * s.writers)).view()) + ", the slowest rate " +
+                   (s.duration ? s.duration_text + " of writing"
+                               : std::string(format_size(bytes(s.write.count() * s.writers)).view())) +
+                   ", the slowest rate " +
                    std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                    return x.bytes_per_second() < y.bytes_per_second();
                                })).view()));

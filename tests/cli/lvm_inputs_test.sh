@@ -186,4 +186,24 @@ checks=$((checks + 1))
   fail "plan --preset A,B is plan --preset A and plan --preset B, each row under its preset"
 expect_usage '^provpol plan: --preset: a VDSM preset is not an LVM configuration' \
   plan --preset lvm-thin-autoextend,vdsm-2022 --pool-size 10GiB --rate 1GiB/s
+# --duration: a burst as a rate for a time, in the LVM commands too: the answer is --write's of rate x TIME.
+lvs_data=$(dirname "$0")/../data/lvm2_2.03.16
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s,100MB/s --duration 20s --format csv
+cp "$out" "$scratch/duration.csv"
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s --write 20000000000B --format csv
+checks=$((checks + 1))
+[ "$(sed -n 2p "$scratch/duration.csv")" = "$(sed -n 2p "$out")" ] || fail "plan --duration 20s at 1GB/s is not --write 20GB"
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 100MB/s --write 2000000000B --format csv
+checks=$((checks + 1))
+[ "$(sed -n 3p "$scratch/duration.csv")" = "$(sed -n 2p "$out")" ] || fail "plan --duration 20s at 100MB/s is not --write 2GB"
+run recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s --duration 20s --format csv
+cp "$out" "$scratch/rec_duration.csv"
+run recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s --write 20000000000B --format csv
+checks=$((checks + 1))
+cmp -s "$out" "$scratch/rec_duration.csv" || fail "recommend --duration 20s at 1GB/s is not --write 20GB"
+expect_usage "give --write or --duration, not both" plan --preset lvm-thin-autoextend --pool-size 1GiB --write 1GiB --duration 1s
+expect_usage "^provpol plan: --duration " plan --preset lvm-thin-autoextend --pool-size 1GiB --duration 0s
+expect_usage "^provpol plan: --duration 0.5s at 1/s writes 0 bytes per writer: the writers. total is 1B-1PiB$" \
+  plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1B/s --duration 0.5s
+
 finish
