@@ -353,7 +353,7 @@ int run_extend(int argc, char** argv) {
     const auto parsed = parse_extend_preset(preset_name, "--preset");
     if (!parsed) preset_error(parsed.error(), preset_name);
     const extend_preset preset = *parsed;
-    // Stratis's and XenServer's rules (issue 42) take their own inputs; docker-devicemapper is an LVM preset.
+    // Stratis's and XenServer's rules take their own inputs; docker-devicemapper is an LVM preset.
     if (stratis_config_of(preset) || preset == extend_preset::xenserver_thin_lvhd) return run_thin_extend(a, preset, f);
     for (const char* o : thin_only_options)
         if (a.has(o))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # provpol capacity: how many concurrent writers a storage domain holds under a per-VM target, one row per latency
 # profile: N such that every count from 1 to N meets the target and N + 1 does not. The answer checked against
-# provpol plan --hosts at every count from 1 to N (each meets) and N + 1 (misses); issue 39's example, where 11 and 12
+# provpol plan --hosts at every count from 1 to N (each meets) and N + 1 (misses); the example where 11 and 12
 # miss and 13 meets; the spread over domain runs; bad input.
 . "$(dirname "$0")/lib.sh"
 
@@ -61,17 +61,17 @@ check_against_plan 1 vdsm-polling-2022 300MiB/s --policy rate-aware
 
 check_against_plan 1 vdsm-mailbox-events 500MiB/s --policy rate-aware-adaptive
 
-# Issue 39: 4 hosts x 4 drives, 10 GiB at 500 MiB/s under mailbox events: counts 11 and 12 miss, 13 meets. The answer
+# 4 hosts x 4 drives, 10 GiB at 500 MiB/s under mailbox events: counts 11 and 12 miss, 13 meets. The answer
 # is 10, every count up to it meets (checked above for each), and the counts beyond are as the issue found them.
 domain=(--hosts 4 --drives-per-host 4 --write 10GiB --capacity 20GiB)
 check_against_plan 1 vdsm-mailbox-events 500MiB/s --preset vdsm-2022
-checks=$((checks + 1)); [ "$last_n" = 10 ] || fail "issue 39's domain: expected 10 writers, got $last_n"
+checks=$((checks + 1)); [ "$last_n" = 10 ] || fail "the 4 x 4 domain: expected 10 writers, got $last_n"
 p99s=""
 for k in 11 12 13; do
   expect_ok plan "${domain[@]}" --writers $k --rate 500MiB/s --latency vdsm-mailbox-events --preset vdsm-2022 --format csv
   p99s="$p99s $(col pauses_p99)"
 done
-checks=$((checks + 1)); [ "$p99s" = " 2 2 1" ] || fail "issue 39's domain: pauses_p99 at 11, 12, 13 writers:$p99s, expected 2 2 1"
+checks=$((checks + 1)); [ "$p99s" = " 2 2 1" ] || fail "the 4 x 4 domain: pauses_p99 at 11, 12, 13 writers:$p99s, expected 2 2 1"
 domain=("${shape[@]}" --write 10GiB)
 
 # A domain where the doubling and bisection that came before answered 8, past count 7, which misses: every count

@@ -57,7 +57,7 @@ echo "latency median $median s; plan --hosts 1 --drives-per-host 1: latency_p50_
 awk -v a="$median" -v b="$p50" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.05 * a) }' ||
   fail "the domain's latency_p50_s $p50 is not within 5% of the flow's median $median"
 
-# Issue 39, item 13: a flow file's repeated member is found without comparing every member with every earlier one
+# A flow file's repeated member is found without comparing every member with every earlier one
 # (a 1 MiB file of 85,000 members took 10 s before its error). Counted, not timed: callgrind's instructions for
 # plan --hosts --latency flow:FILE on 6,000 members with the first repeated at the end stay under 60 million (the
 # scan of the earlier members took 511 million, the set 20 million, both in the dev preset's build). Skipped without

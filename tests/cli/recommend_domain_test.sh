@@ -4,7 +4,7 @@
 #     chunk from 128MiB up to the answer (the same domain runs) finds the first that meets at the answer;
 #   - the runs it rests on are printed, and the answers of --seed and the next 3 seeds (the spread), each the answer
 #     that seed alone gives;
-#   - "one VM alone needs" is recommend without --hosts (issue 39, item 5: it came from one simulated run);
+#   - "one VM alone needs" is recommend without --hosts (it once came from one simulated run);
 #   - the domain's default domain runs add up to at least 200 writing VMs (item 6: it was one run);
 #   - a rate no per-extend configuration serves still gets its per-VM answer (item 8: it exited 2).
 # Without --hosts the answer says it is for one VM alone. Usage: recommend_domain_test.sh path/to/provpol
@@ -42,7 +42,7 @@ expect_stdout '^# per VM: 99% of VMs pause at most 1 time in 20GiB written \(20 
 expect_stdout "^# the smallest chunk in 128MiB steps that meets the target on these domain runs \\(seed 1; every smaller chunk misses\\); seeds 1 to 4 "
 expect_stdout "^# one VM alone needs volume_utilization_chunk_mb = $one_vm \\(recommend without --hosts: 200 simulated VMs"
 
-# Issue 39, items 5 and 6: 600 MiB/s on 8 x 25 drives. The one-VM line is recommend's own answer (4736 MiB, which plan
+# 600 MiB/s on 8 x 25 drives, where one run's answer differed by seed. The one-VM line is recommend's own answer (4736 MiB, which plan
 # confirms); the domain answer for 16 writers rests on 13 domain runs (208 writing VMs), and its spread over seeds 1
 # to 4 is the answers of each seed alone.
 issue=(--rate 600MiB/s --hosts 8 --drives-per-host 25 --max-pauses-per-run 1)

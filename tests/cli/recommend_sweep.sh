@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large sweep of issue 39 (the small one is in ctest: model_tests and capacity_tests), through the CLI: random
+# The large sweep of the recommend and capacity contracts (the small one is in ctest: model_tests and capacity_tests), through the CLI: random
 # VDSM per-VM, domain and capacity questions, each answer compared with an exhaustive scan of `provpol plan` under
 # the contract the answer states:
 #   recommend --max-pauses-per-run N [--hosts ...]   every chunk below the answer (in 128MiB steps) misses the target
