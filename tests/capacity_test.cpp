@@ -226,9 +226,9 @@ TEST_CASE("search_max_writers: every count from 1 to N meets, N + 1 misses, agai
     CHECK(hole->evaluations == 3);
 }
 
-// A domain where the bisection answered a local maximum: 4 hosts x 4 drives, 10 GiB at 500 MiB/s, vdsm-2022, mailbox events, at most 1 pause for 99%
-// of VMs. The counts 1 to 10 meet, 11 and 12 miss, 13 meets: the answer is 10, "every count up to 10 is safe",
-// and the exhaustive check of every count says so.
+// A domain where the bisection answered a local maximum: 4 hosts x 4 drives, 10 GiB at 500 MiB/s, vdsm-2022, mailbox
+// events, at most 1 pause for 99% of VMs. The counts 1 to 10 meet, 11 and 12 miss, 13 meets: the answer is 10, "every
+// count up to 10 is safe", and the exhaustive check of every count says so.
 TEST_CASE("max_writers: 4 x 4 drives where 11 and 12 writers miss and 13 meet, every count checked") {
     const domain_config cfg = domain_config::make(4, 4, 1e8_s).value();
     const latency_model l = latency_profile("vdsm-mailbox-events").value();

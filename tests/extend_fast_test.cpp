@@ -319,10 +319,11 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
     // extent, or created larger. It runs before _handle_exceeded's _can_extend_drive, so the VM pauses at the
     // maximum too; after a threshold event (_handle_exceeded) there is no allocation check.
     // capacity 128 MiB: maximum 141 MiB (140.8 rounded up); an LV of 256 MiB; VDSM's next size 141 MiB.
-    CHECK(vdsm_next_phys_size(std::uint64_t{128} << 20, std::uint64_t{256} << 20, std::uint64_t{2560} << 20) == 147849216.0);
+    CHECK(vdsm_next_phys_size(std::uint64_t{128} << 20, std::uint64_t{256} << 20, std::uint64_t{2560} << 20) ==
+          147849216.0);
     const std::uint64_t mib = std::uint64_t{1} << 20;
-    const std::uint64_t capacities[] = {128 * mib, 1024 * mib, 1025 * mib, 10240 * mib, 21504 * mib, 3072 * mib + 5,
-                                        102400 * mib};
+    const std::uint64_t capacities[] = {128 * mib,   1024 * mib,     1025 * mib,  10240 * mib,
+                                        21504 * mib, 3072 * mib + 5, 102400 * mib};
     const std::uint64_t extent = 128 * mib;
     std::vector<std::uint64_t> cap, phys, alloc;
     std::vector<bool> improbable;
@@ -339,8 +340,9 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
             const std::uint64_t rounded = (max_size + extent - 1) / extent * extent;
             // The LV at, just past, rounded up past and well past the maximum, and one chunk below it.
             const std::uint64_t gib = std::uint64_t{1} << 30;
-            const std::uint64_t lvs[] = {max_size,       max_size + 4096, rounded, rounded + extent, 2 * max_size,
-                                         max_size > 4 * gib ? max_size - 3 * gib : max_size / 2};
+            const std::uint64_t lvs[] = {max_size,     max_size + 4096,
+                                         rounded,      rounded + extent,
+                                         2 * max_size, max_size > 4 * gib ? max_size - 3 * gib : max_size / 2};
             for (const std::uint64_t lv : lvs) {
                 for (const bool rep : {false, true}) {
                     const std::uint64_t chunk = p.trigger().config.chunk(rep).count();

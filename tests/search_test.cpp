@@ -78,7 +78,7 @@ TEST_CASE("smallest_meeting and longest_meeting_run equal an exhaustive scan on 
             }
         }
     }
-    CHECK(non_monotone > 1000);   // the sweep exercises what the searches are for
+    CHECK(non_monotone > 1000);    // the sweep exercises what the searches are for
     CHECK(bisection_wrong > 100);  // and on it a bisection is wrong, so the comparison above can fail
 }
 
@@ -104,13 +104,16 @@ TEST_CASE("the searches stop at the first answer, pass errors on, and handle emp
     CHECK(empty->evaluations == 0);
 
     const auto failing = smallest_meeting(1, 10, [](int x) -> result<bool> {
-        if (x == 3) return unexpected(error::out_of_range("writers", error_value::of(3), error_value::of(4), error_value::of(9)));
+        if (x == 3)
+            return unexpected(
+                error::out_of_range("writers", error_value::of(3), error_value::of(4), error_value::of(9)));
         return false;
     });
     REQUIRE_FALSE(failing.has_value());
     CHECK(failing.error().code() == errc::out_of_range);
 
-    const auto first_misses = longest_meeting_run(std::uint32_t{1}, std::uint32_t{50}, [](std::uint32_t) { return false; });
+    const auto first_misses =
+        longest_meeting_run(std::uint32_t{1}, std::uint32_t{50}, [](std::uint32_t) { return false; });
     REQUIRE(first_misses.has_value());
     CHECK(first_misses->value == 0);
     CHECK_FALSE(first_misses->found);

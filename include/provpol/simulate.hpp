@@ -1,5 +1,6 @@
 // provpol/simulate.hpp - one drive over time (the model layer): the agent contract and the extend controller, agents
-// (static, rate-aware, either of two), the single-drive simulator, LVM's thin pool under dmeventd, and the searches behind every recommend.
+// (static, rate-aware, either of two), the single-drive simulator, LVM's thin pool under dmeventd, and the searches
+// behind every recommend.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_HPP

@@ -122,9 +122,9 @@ PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio() noexcept
 }
 
 /// ovirt-imageio's client (ovirt-img upload and download, imageio's client API): `BUFFER_SIZE = 4 * MiB`
-/// (ovirt_imageio/client/_io.py:30 at 0eb617cd, "TODO: Needs more testing."; `--buffer-size` takes 64 KiB to 16
-/// MiB, _options.py:222-223), written through qemu-nbd, which opens the image with cache=none (O_DIRECT) where the
-/// filesystem supports direct I/O (_internal/qemu_nbd.py:91-93).
+/// (ovirt_imageio/client/_io.py:30 at 0eb617cd, whose comment asks for more testing of it; `--buffer-size` takes 64 KiB
+/// to 16 MiB, _options.py:222-223), written through qemu-nbd, which opens the image with cache=none (O_DIRECT) where
+/// the filesystem supports direct I/O (_internal/qemu_nbd.py:91-93).
 PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> ovirt_imageio_client() noexcept {
     return {"ovirt-imageio-client", fixed_default{bytes(std::uint64_t{4} << 20)}, io_mode::direct, chunk_floor};
 }

@@ -80,10 +80,10 @@ PROVPOL_NODISCARD inline double mode_score(const trip_fit& t, std::size_t n) noe
     return t.score.log_likelihood - (vdsm_default ? 0.0 : 3.0 + 0.5 * log(static_cast<double>(n)));
 }
 
-// The mode a log shows, as an order of the modes (not the order they are scored in): the valid modes whose score is within 2 of the best
-// score come first; among them the shorter SPM work (a + b: a log of durations cannot tell k polls of work from k
-// polls of waiting), then the higher score, then the shorter poll. The best score is the set's, so the choice does
-// not depend on the order the modes were scored in. Returns `count` when no mode is valid.
+// The mode a log shows, as an order of the modes (not the order they are scored in): the valid modes whose score is
+// within 2 of the best score come first; among them the shorter SPM work (a + b: a log of durations cannot tell k polls
+// of work from k polls of waiting), then the higher score, then the shorter poll. The best score is the set's, so the
+// choice does not depend on the order the modes were scored in. Returns `count` when no mode is valid.
 PROVPOL_NODISCARD inline std::size_t choose_mode(const trip_fit* modes, std::size_t count, std::size_t n) noexcept {
     double best = -1e300;
     for (std::size_t m = 0; m < count; ++m)
