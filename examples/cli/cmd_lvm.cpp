@@ -72,6 +72,7 @@ struct pool_setup {
     lvm_autoextend_config config;
     lvm_dmeventd_model model;
     bytes pool_size, pool_used, vg_free, write;
+    std::vector<std::string> rates_typed;  ///< --rate's values as typed, to print a rate as the user wrote it
     std::optional<seconds> duration;  ///< --duration: each writer writes its rate for this long, instead of --write
     std::string duration_text;        ///< --duration as given, for messages
     std::uint64_t writers;
@@ -162,6 +163,7 @@ pool_setup pool_setup_of(const args& a) {
                       used,
                       lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
                       write,
+                      a.values("--rate"),
                       duration,
                       duration ? args::printable(*a.value("--duration")) : std::string(),
                       writers,
@@ -255,10 +257,18 @@ std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary
             cell::of_seconds(s.ended_at_mean, 4)};
 }
 
+// A rate as the user typed it in --rate (1GB/s, not 976562.5KiB/s), or as provpol prints it.
+std::string rate_shown(const pool_setup& s, rate r) {
+    for (const std::string& typed : s.rates_typed)
+        if (const auto t = parse_rate(typed, "--rate"); t && t->bytes_per_second() == r.bytes_per_second())
+            return args::printable(typed);
+    return std::string(format_rate(r).view());
+}
+
 // What plan says under its table about one rate's runs.
 std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum) {
     std::string notes;
-    const std::string at = std::string(format_rate(r).view());
+    const std::string at = rate_shown(s, r);
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
@@ -459,7 +469,7 @@ std::string size_words(bytes b) {
 
 // "4GiB/s into a 10GiB pool" (with the writers when more than one).
 std::string burst_words(const recommend_setup& r) {
-    return std::string(format_rate(r.per_writer).view()) +
+    return rate_shown(r.pool, r.per_writer) +
            (r.pool.writers > 1 ? " x " + std::to_string(r.pool.writers) + " writers" : std::string()) + " into a " +
            std::string(format_size(r.pool.pool_size).view()) + " pool";
 }

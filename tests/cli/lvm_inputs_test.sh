@@ -206,4 +206,11 @@ expect_usage "^provpol plan: --duration " plan --preset lvm-thin-autoextend --po
 expect_usage "^provpol plan: --duration 0.5s at 1/s writes 0 bytes per writer: the writers. total is 1B-1PiB$" \
   plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1B/s --duration 0.5s
 
+# The rate in prose as the user typed it: "at 1GB/s", not "at 976562.5KiB/s".
+run plan --preset lvm-thin-autoextend --pool-size 1GiB --vg-free 1GiB --rate 1GB/s,100MB/s --duration 20s
+expect_stdout '^at 1GB/s: the VG ran out'
+expect_stdout '^at 100MB/s: the VG ran out'
+run recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s --write 20GiB
+checks=$((checks + 1)); grep -q 'keep up at 1GB/s into a 1GiB pool' "$err" "$out" || fail "recommend does not say the rate as typed"
+
 finish
