@@ -50,7 +50,7 @@ constexpr std::uint64_t xen_roundup(std::uint64_t divisor, std::uint64_t value) 
 /// vhdutil.calcOverheadEmpty: the VHD metadata of an empty VDI of `virtual_size` (footer, header, BAT, BATMAP).
 PROVPOL_NODISCARD constexpr bytes xenserver_vhd_overhead_empty(bytes virtual_size) noexcept {
     const std::uint64_t size_mb = virtual_size.count() / detail::xen_mib;
-    std::uint64_t overhead = 3 * 1024 + (size_mb / 2) * 4;
+    std::uint64_t overhead = std::uint64_t{3072} + (size_mb / 2) * 4;  // footer + header, then the BAT
     overhead = detail::xen_roundup(512, overhead);
     overhead += (size_mb / 2) / 8;
     return bytes(detail::xen_roundup(4096, overhead));

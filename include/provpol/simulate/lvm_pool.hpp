@@ -100,7 +100,7 @@ public:
     }
 
 private:
-    bool writing() const noexcept { return written_ < target_ && !full_ && !r_.eio; }
+    PROVPOL_NODISCARD bool writing() const noexcept { return written_ < target_ && !full_ && !r_.eio; }
 
     // The run ends with the last byte written and no command running, at the first EIO, or a day late (hung).
     bool finished() noexcept {
@@ -174,9 +174,11 @@ private:
         }
     }
 
-    double capacity() const noexcept { return static_cast<double>(total_) * static_cast<double>(chunk_); }
+    PROVPOL_NODISCARD double capacity() const noexcept {
+        return static_cast<double>(total_) * static_cast<double>(chunk_);
+    }
 
-    std::uint64_t used_blocks() const noexcept {
+    PROVPOL_NODISCARD std::uint64_t used_blocks() const noexcept {
         const double b = written_ / static_cast<double>(chunk_);
         const auto u = static_cast<std::uint64_t>(b);
         const std::uint64_t up = static_cast<double>(u) < b ? u + 1 : u;
