@@ -1,0 +1,267 @@
+// provpol/extend/lvm_rate_aware.hpp - a thin-pool extender that acts on the observed write rate: when to run
+// `lvextend -L+SIZE VG/POOL` and by how much, so that the pool does not fill before the extend lands, within
+// lvm2's limits and the operator's caps.
+//
+// Why: dmeventd's rule (extend/lvm.hpp) waits for a usage threshold and grows by a percent of the pool. Neither
+// knows how fast the pool fills nor how long lvextend takes: a small pool written fast passes from the threshold
+// to full in less than one lvextend (writes then queue, or fail after no_space_timeout), while a large idle pool
+// is grown by 20% of itself. This policy is what an extender that watches the pool (`dmsetup status`) decides
+// from what it observes: the fill rate and lvextend's own service time.
+//
+// The contract (lvm_rate_aware_config::decide; r the observed rate, S the service time, k the lead factor):
+// 1. The lead is L = k x S + margin. The pool is extended when its free data space F (free blocks x chunk) is
+//    zero, or when r > 0 and F < r x L (it would fill within L at rate r). Otherwise nothing is done.
+// 2. The amount is the fewest whole extents, and at least min_extend (one extent at least), that bring the free
+//    space to r x (L + horizon): after the extend lands (S later), the pool has room for horizon at rate r.
+// 3. Within the limits, each checked before anything is asked of lvm2, the amount is cut to the largest that fits:
+//    the pool no larger than max_pool_size (rounded down to whole extents), the VG space the command allocates
+//    (the data extents and the metadata grown with them) no more than the VG's free space and no more than
+//    max_vg_take less what this extender already took, and no more than MAX_EXTENT_COUNT (2^32 - 1) extents.
+//    The metadata: when the metadata LV's size is known, growing the data grows it to 64 bytes per data chunk of
+//    the new size, in whole extents, up to lvm2's maximum (lvm2's _estimate_metadata_size, as decide_lvm_autoextend
+//    models it; lvm_metadata_extents_after is checked equal to it): the policy counts that space as lvm2 takes it.
+//    An amount cut by a limit is `extend_limited`; a limit that leaves no extent is `blocked` (nothing is run).
+// 4. Monotone, as a scan checks (tests/lvm_rate_aware_test.cpp): more used blocks, a higher rate, a longer service
+//    time or margin never turn an extend into none, and never make the new size smaller.
+// What it guarantees: if decisions are taken at least every `margin` seconds, the pool fills no faster than r and
+// lvextend lands within S, then an extend is triggered with F >= r x k x S >= r x S, so the pool does not fill
+// before the extend lands (k >= 1); and if horizon >= S the extend leaves at least r x L free when it lands, so
+// the next extend is not due at once. A pool already within r x S of full when first seen, a rate that rises
+// faster than the estimate, or a limit reached, are where writes can still queue.
+// What it does not do: grow the metadata on its own (metadata usage is reported by dmsetup but lvm2's own policy
+// handles it; this extender reports it, see metadata_free), or shrink anything.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_EXTEND_LVM_RATE_AWARE_HPP
+#define PROVPOL_EXTEND_LVM_RATE_AWARE_HPP
+
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../result.hpp"
+#include "../time.hpp"
+#include "lvm.hpp"
+
+#include <cstdint>
+
+namespace provpol {
+
+/// The metadata LV's extents after the data grows to `new_data_extents`: lvm2 grows it to 64 bytes per data
+/// chunk of the new size (_estimate_metadata_size, in 512-byte sectors, then whole extents) when that is more than
+/// it has, never past the maximum metadata size (without cropping) and never below what it has. 0 when the
+/// metadata's size is not known (0).
+PROVPOL_NODISCARD constexpr std::uint64_t lvm_metadata_extents_after(std::uint64_t new_data_extents,
+                                                                     bytes metadata_size, bytes extent,
+                                                                     bytes pool_chunk) noexcept {
+    if (metadata_size.count() == 0) return 0;
+    const std::uint64_t mle = detail::lvm_extents(metadata_size, extent);
+    const std::uint64_t max_mle = divide(detail::lvm_max_metadata_bytes, extent.count(), rounding::up);
+    const std::uint64_t want_sectors =
+        saturating_mul(new_data_extents, extent.count() / 512) / ((pool_chunk.count() / 512) * (512 / 64));
+    std::uint64_t new_mle = mle;
+    if (saturating_mul(want_sectors, 512) > metadata_size.count())
+        new_mle = divide(saturating_mul(want_sectors, 512), extent.count(), rounding::up);
+    if (new_mle > max_mle) new_mle = max_mle;
+    return new_mle < mle ? mle : new_mle;
+}
+
+/// What the extender sees of the pool and the VG at one decision.
+struct lvm_pool_view {
+    bytes size;                        ///< the pool's data LV (whole extents)
+    std::uint64_t used = 0;            ///< used data blocks (dmsetup status)
+    std::uint64_t total = 0;           ///< data blocks in all; 0 means size / chunk, rounded down
+    bytes metadata_size{};             ///< the metadata LV's size; 0: not known (its growth is not counted)
+    std::uint64_t metadata_used = 0;   ///< used metadata blocks (reported only)
+    std::uint64_t metadata_total = 0;  ///< metadata blocks in all (reported only)
+    bytes vg_free = bytes::max();      ///< the VG's free space
+    bytes taken{};                     ///< VG space this extender took so far (counts against max_vg_take)
+};
+
+/// How a decision ends.
+enum class lvm_rate_aware_outcome : unsigned char {
+    none = 0,            ///< the free space lasts the lead at the observed rate: nothing to run
+    extend = 1,          ///< extend by the full amount
+    extend_limited = 2,  ///< extend, by less than the amount: a limit cut it
+    blocked = 3,         ///< an extend is due but a limit leaves no extent: nothing to run
+};
+
+/// Which limit cut or blocked an extend.
+enum class lvm_rate_aware_limit : unsigned char { none = 0, pool_cap, vg_take, vg_free, extent_count };
+
+/// "none", "extend", "extend-limited", "blocked".
+PROVPOL_NODISCARD constexpr const char* to_text(lvm_rate_aware_outcome o) noexcept {
+    switch (o) {
+        case lvm_rate_aware_outcome::none:
+            return "none";
+        case lvm_rate_aware_outcome::extend:
+            return "extend";
+        case lvm_rate_aware_outcome::extend_limited:
+            return "extend-limited";
+        case lvm_rate_aware_outcome::blocked:
+            return "blocked";
+    }
+    return "unknown";
+}
+
+/// "none", "max-pool-size", "max-vg-take", "vg-free", "extent-count".
+PROVPOL_NODISCARD constexpr const char* to_text(lvm_rate_aware_limit l) noexcept {
+    switch (l) {
+        case lvm_rate_aware_limit::none:
+            return "none";
+        case lvm_rate_aware_limit::pool_cap:
+            return "max-pool-size";
+        case lvm_rate_aware_limit::vg_take:
+            return "max-vg-take";
+        case lvm_rate_aware_limit::vg_free:
+            return "vg-free";
+        case lvm_rate_aware_limit::extent_count:
+            return "extent-count";
+    }
+    return "unknown";
+}
+
+/// One decision, with what it rests on.
+struct lvm_rate_aware_decision {
+    lvm_rate_aware_outcome outcome = lvm_rate_aware_outcome::none;
+    lvm_rate_aware_limit limit = lvm_rate_aware_limit::none;  ///< what cut or blocked the extend
+    bytes free;                                               ///< free data space now
+    seconds lead{};                                           ///< k x service + margin
+    std::uint64_t wanted_extents = 0;                         ///< the amount before the limits (0 when none is due)
+    std::uint64_t add_extents = 0;                            ///< data extents the extend adds (what -L+ asks for)
+    bytes add;                                                ///< add_extents in bytes: the SIZE of lvextend -L+SIZE
+    bytes new_size;                          ///< the pool's data LV after the extend (its size now when none)
+    std::uint64_t metadata_add_extents = 0;  ///< metadata extents lvm2 adds with the data (when its size is known)
+    bytes vg_needed;                         ///< VG space the extend allocates: data and metadata
+    std::uint64_t metadata_free = 0;         ///< free metadata blocks (reported, not acted on)
+
+    /// True when lvextend is to be run.
+    PROVPOL_NODISCARD constexpr bool extends() const noexcept { return add_extents != 0; }
+};
+
+/// The settings; lvm_rate_aware_config::make validates them.
+struct lvm_rate_aware_settings {
+    double lead_factor = 2.0;         ///< k: the lead is k x the lvextend service time (+ margin); [1, 100]
+    seconds margin = seconds(1.0);    ///< added to the lead: at least the interval between decisions; [0, 3600] s
+    seconds horizon = seconds(30.0);  ///< the free space an extend leaves, in seconds at the rate; [0.1, 86400] s
+    bytes extent = bytes(std::uint64_t{4} << 20);       ///< the VG's extent size (as lvm.hpp accepts it)
+    bytes pool_chunk = bytes(std::uint64_t{64} << 10);  ///< the pool's chunk (as lvm.hpp accepts it)
+    bytes min_extend{};                  ///< the smallest extend (rounded up to an extent; one extent at least)
+    bytes max_pool_size = bytes::max();  ///< the pool's data LV is never grown past this (whole extents)
+    bytes max_vg_take = bytes::max();    ///< the most VG space this extender allocates, data and metadata
+};
+
+/// A validated configuration; decide() is the policy.
+class lvm_rate_aware_config {
+public:
+    /// Validates the settings: errors name the setting (lead_factor, margin, horizon, extent_size,
+    /// thin_pool_chunk_size) with its range.
+    PROVPOL_NODISCARD static constexpr result<lvm_rate_aware_config> make(const lvm_rate_aware_settings& s) noexcept {
+        if (!(s.lead_factor >= 1.0 && s.lead_factor <= 100.0))
+            return unexpected(error::out_of_range("lead_factor", error_value::of_real(s.lead_factor),
+                                                  error_value::of_real(1.0), error_value::of_real(100.0)));
+        if (!(s.margin.count() >= 0.0 && s.margin.count() <= 3600.0))
+            return unexpected(error::out_of_range("margin", error_value_of(s.margin), error_value_of(seconds(0.0)),
+                                                  error_value_of(seconds(3600.0))));
+        if (!(s.horizon.count() >= 0.1 && s.horizon.count() <= 86400.0))
+            return unexpected(error::out_of_range("horizon", error_value_of(s.horizon), error_value_of(seconds(0.1)),
+                                                  error_value_of(seconds(86400.0))));
+        // The extent and the chunk as lvm2 accepts them: lvm.hpp's checks, and its errors.
+        const auto lvm = lvm_autoextend_config::make(70, 20, s.extent, s.pool_chunk);
+        if (!lvm) return unexpected(lvm.error());
+        return lvm_rate_aware_config(s);
+    }
+
+    PROVPOL_NODISCARD constexpr const lvm_rate_aware_settings& settings() const noexcept { return s_; }
+
+    /// The decision for a pool seen as `v`, filling at `r`, with lvextend taking up to `service` (the contract is
+    /// the header's). A negative or NaN service time counts as 0.
+    PROVPOL_NODISCARD constexpr lvm_rate_aware_decision decide(const lvm_pool_view& v, rate r,
+                                                               seconds service) const noexcept {
+        lvm_rate_aware_decision d{};
+        d.new_size = v.size;
+        const bytes chunk = s_.pool_chunk, e = s_.extent;
+        const std::uint64_t total = v.total != 0 ? v.total : divide(v.size, chunk, rounding::down);
+        const std::uint64_t used = v.used < total ? v.used : total;
+        d.free = bytes(saturating_mul(total - used, chunk.count()));
+        d.metadata_free = v.metadata_used < v.metadata_total ? v.metadata_total - v.metadata_used : 0;
+        const double svc = service.count() > 0.0 ? service.count() : 0.0;
+        d.lead = seconds(s_.lead_factor * svc + s_.margin.count());
+        const auto rb = static_cast<double>(r.bytes_per_second());
+        const auto free = static_cast<double>(d.free.count());
+        if (!(d.free.count() == 0 || free < rb * d.lead.count())) return d;
+
+        const std::uint64_t min_le =
+            divide(s_.min_extend.count() == 0 ? e.count() : s_.min_extend.count(), e.count(), rounding::up);
+        d.wanted_extents = min_le;
+        const double want = rb * (d.lead.count() + s_.horizon.count()) - free;  // bytes short of the target
+        if (want > 0.0) {
+            const double le = want / static_cast<double>(e.count());
+            const auto whole = le >= 4294967296.0 ? std::uint64_t{4294967296} : static_cast<std::uint64_t>(le);
+            const std::uint64_t up = whole + (static_cast<double>(whole) < le ? 1 : 0);
+            if (up > d.wanted_extents) d.wanted_extents = up;
+        }
+        limit(v, d);
+        return d;
+    }
+
+private:
+    constexpr explicit lvm_rate_aware_config(const lvm_rate_aware_settings& s) noexcept : s_(s) {}
+
+    // VG space an extend of `add` data extents allocates: the data and the metadata grown with it.
+    PROVPOL_NODISCARD constexpr std::uint64_t needed_extents(const lvm_pool_view& v, std::uint64_t le,
+                                                             std::uint64_t add) const noexcept {
+        if (add == 0) return 0;  // nothing is run: the metadata does not grow either
+        const std::uint64_t mle = v.metadata_size.count() == 0 ? 0 : detail::lvm_extents(v.metadata_size, s_.extent);
+        const std::uint64_t new_mle = lvm_metadata_extents_after(le + add, v.metadata_size, s_.extent, s_.pool_chunk);
+        return add + (new_mle - mle);
+    }
+
+    // Step 3 of the contract: the wanted amount cut to the pool cap, the extent count and the VG budget.
+    constexpr void limit(const lvm_pool_view& v, lvm_rate_aware_decision& d) const noexcept {
+        const bytes e = s_.extent;
+        const std::uint64_t le = detail::lvm_extents(v.size, e);
+        std::uint64_t add = d.wanted_extents;
+        const std::uint64_t cap_le = divide(s_.max_pool_size, e, rounding::down);
+        const std::uint64_t room_cap = cap_le > le ? cap_le - le : 0;
+        const std::uint64_t room_count = detail::lvm_max_extent_count > le ? detail::lvm_max_extent_count - le : 0;
+        if (add > room_count) {
+            add = room_count;
+            d.limit = lvm_rate_aware_limit::extent_count;
+        }
+        if (add > room_cap) {
+            add = room_cap;
+            d.limit = lvm_rate_aware_limit::pool_cap;
+        }
+        const bytes take_left = s_.max_vg_take - v.taken;
+        const bool take_binds = take_left < v.vg_free;
+        const std::uint64_t budget = divide(take_binds ? take_left : v.vg_free, e, rounding::down);
+        if (add != 0 && needed_extents(v, le, add) > budget) {
+            // needed_extents grows with add: the largest add that fits, by bisection over [0, add).
+            std::uint64_t lo = 0, hi = add;
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                if (needed_extents(v, le, mid) <= budget)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            add = lo;
+            d.limit = take_binds ? lvm_rate_aware_limit::vg_take : lvm_rate_aware_limit::vg_free;
+        }
+        if (add == 0) {
+            d.outcome = lvm_rate_aware_outcome::blocked;
+            return;
+        }
+        d.outcome = add < d.wanted_extents ? lvm_rate_aware_outcome::extend_limited : lvm_rate_aware_outcome::extend;
+        d.add_extents = add;
+        d.add = bytes(add * e.count());
+        d.new_size = bytes(saturating_mul(le + add, e.count()));
+        d.metadata_add_extents = needed_extents(v, le, add) - add;
+        d.vg_needed = bytes(saturating_mul(add + d.metadata_add_extents, e.count()));
+    }
+
+    lvm_rate_aware_settings s_;
+};
+
+}  // namespace provpol
+
+#endif  // PROVPOL_EXTEND_LVM_RATE_AWARE_HPP

@@ -1,0 +1,334 @@
+// Tests of provpol/extend/lvm_rate_aware.hpp: the rate-aware thin-pool extender. Hand-worked cases (the arithmetic
+// next to each value), the metadata growth against decide_lvm_autoextend (lvm.hpp, lvm2's own rule), the limits
+// over an exhaustive grid (never exceeded, and the amount the largest that fits), monotonicity by scan, and the
+// header's guarantee (the pool does not fill before the extend lands) in a small time-stepped run.
+#include <provpol/extend/lvm_rate_aware.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+using namespace provpol;
+using namespace provpol::literals;
+
+namespace {
+
+lvm_rate_aware_settings base() {
+    lvm_rate_aware_settings s;
+    s.lead_factor = 2.0;
+    s.margin = seconds(1.0);
+    s.horizon = seconds(30.0);
+    return s;  // 4 MiB extents, 64 KiB chunks, no caps
+}
+
+lvm_rate_aware_config make(const lvm_rate_aware_settings& s) { return lvm_rate_aware_config::make(s).value(); }
+
+lvm_pool_view pool(bytes size, std::uint64_t used) {
+    lvm_pool_view v{};
+    v.size = size;
+    v.used = used;
+    return v;
+}
+
+constexpr rate mib_s(std::uint64_t n) { return rate(n << 20); }
+
+}  // namespace
+
+TEST_CASE("lvm_rate_aware: hand-worked decisions") {
+    const auto c = make(base());
+    // 64 MiB = 1024 blocks; lead = 2 x 0.5 s + 1 s = 2 s; at 8 MiB/s the pool must have 16 MiB free.
+    auto d = c.decide(pool(64_MiB, 512), mib_s(8), seconds(0.5));  // 32 MiB free
+    CHECK(d.outcome == lvm_rate_aware_outcome::none);
+    CHECK(d.free == 32_MiB);
+    CHECK(d.lead.count() == doctest::Approx(2.0));
+    CHECK_FALSE(d.extends());
+    CHECK(d.new_size == 64_MiB);
+    // 768 used: 256 blocks = 16 MiB free, not less than 16 MiB: none.
+    CHECK(c.decide(pool(64_MiB, 768), mib_s(8), seconds(0.5)).outcome == lvm_rate_aware_outcome::none);
+    // 769 used: 255 blocks = 15.9375 MiB free: extend to 8 MiB/s x 32 s = 256 MiB free: 240.0625 MiB short,
+    // 60.015625 extents, so 61 extents (244 MiB): 308 MiB.
+    d = c.decide(pool(64_MiB, 769), mib_s(8), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend);
+    CHECK(d.wanted_extents == 61);
+    CHECK(d.add_extents == 61);
+    CHECK(d.add == 244_MiB);
+    CHECK(d.new_size == 308_MiB);
+    CHECK(d.vg_needed == 244_MiB);
+    CHECK(d.limit == lvm_rate_aware_limit::none);
+    // Rate 0: nothing until the pool is full, then the smallest extend, one extent.
+    CHECK(c.decide(pool(64_MiB, 1023), rate(0), seconds(0.5)).outcome == lvm_rate_aware_outcome::none);
+    d = c.decide(pool(64_MiB, 1024), rate(0), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend);
+    CHECK(d.add_extents == 1);
+    CHECK(d.new_size == 68_MiB);
+    // min_extend 10 MiB: three extents.
+    auto s = base();
+    s.min_extend = 10_MiB;
+    CHECK(make(s).decide(pool(64_MiB, 1024), rate(0), seconds(0.5)).add_extents == 3);
+}
+
+TEST_CASE("lvm_rate_aware: the caps cut the amount and say which") {
+    auto s = base();
+    s.max_pool_size = 102_MiB;  // 25 extents (rounded down): room for 9 more
+    auto d = make(s).decide(pool(64_MiB, 769), mib_s(8), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend_limited);
+    CHECK(d.limit == lvm_rate_aware_limit::pool_cap);
+    CHECK(d.add_extents == 9);
+    CHECK(d.new_size == 100_MiB);
+    s = base();
+    s.max_vg_take = 40_MiB;
+    auto v = pool(64_MiB, 769);
+    v.taken = 30_MiB;  // 10 MiB left: 2 extents
+    d = make(s).decide(v, mib_s(8), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend_limited);
+    CHECK(d.limit == lvm_rate_aware_limit::vg_take);
+    CHECK(d.add_extents == 2);
+    v = pool(64_MiB, 769);
+    v.vg_free = 3_MiB;  // less than one extent
+    d = make(base()).decide(v, mib_s(8), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::blocked);
+    CHECK(d.limit == lvm_rate_aware_limit::vg_free);
+    CHECK_FALSE(d.extends());
+    CHECK(d.new_size == 64_MiB);
+    // At the cap already: blocked, whatever the VG has.
+    s = base();
+    s.max_pool_size = 64_MiB;
+    d = make(s).decide(pool(64_MiB, 1024), mib_s(8), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::blocked);
+    CHECK(d.limit == lvm_rate_aware_limit::pool_cap);
+}
+
+TEST_CASE("lvm_rate_aware: the metadata grows with the data as lvm2 grows it, and counts against the VG") {
+    // 4 GiB pool (1024 extents) full, 4 MiB metadata; 100 MiB/s, service 1 s: lead 3 s, target 3300 MiB = 825
+    // extents. 1849 extents need 1849 x 8 = 14792 sectors of metadata (64 bytes per 64 KiB chunk), 7396 KiB:
+    // 2 extents, one more than it has.
+    auto v = pool(4_GiB, 65536);
+    v.metadata_size = 4_MiB;
+    const auto c = make(base());
+    auto d = c.decide(v, mib_s(100), seconds(1.0));
+    CHECK(d.add_extents == 825);
+    CHECK(d.metadata_add_extents == 1);
+    CHECK(d.vg_needed == bytes(826 * (std::uint64_t{4} << 20)));
+    // 825 extents free: the data may take 824 (1848 extents still need 2 metadata extents).
+    v.vg_free = bytes(825 * (std::uint64_t{4} << 20));
+    d = c.decide(v, mib_s(100), seconds(1.0));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend_limited);
+    CHECK(d.limit == lvm_rate_aware_limit::vg_free);
+    CHECK(d.add_extents == 824);
+    CHECK(d.metadata_add_extents == 1);
+}
+
+TEST_CASE("lvm_metadata_extents_after: equal to decide_lvm_autoextend's metadata growth with the data") {
+    // lvextend --use-policies past the threshold grows the data by percent and the metadata to 64 bytes per chunk;
+    // with the metadata's own usage at 0 only that rule acts.
+    int compared = 0, grown = 0;
+    for (std::uint64_t extent_kib : {1024u, 4096u, 65536u}) {
+        for (std::uint64_t chunk_kib : {64u, 128u, 1024u}) {
+            const bytes e(extent_kib << 10), ch(chunk_kib << 10);
+            const auto cfg = lvm_autoextend_config::make(70, 20, e, ch).value();
+            for (std::uint64_t le = 1; le <= 20000; le = le * 3 + 1) {
+                for (std::uint64_t mle : {1u, 2u, 5u, 40u}) {
+                    lvm_volume_state s{};
+                    s.size = bytes(le * e.count());
+                    s.total = le * e.count() / ch.count();
+                    s.used = s.total;
+                    s.metadata_size = bytes(mle * e.count());
+                    s.metadata_total = 1000;
+                    const auto d = decide_lvm_autoextend(cfg, s);
+                    if (d.outcome != lvm_outcome::extend || d.add_extents == 0) continue;
+                    const std::uint64_t after = lvm_metadata_extents_after(le + d.add_extents, s.metadata_size, e, ch);
+                    CHECK(after - mle == d.metadata_add_extents);
+                    ++compared;
+                    grown += d.metadata_add_extents != 0;
+                }
+            }
+        }
+    }
+    CHECK(compared > 300);
+    CHECK(grown > 20);  // the grid reaches the rule, not only the sizes where it does nothing
+}
+
+TEST_CASE("lvm_rate_aware: no limit is ever exceeded, and a cut amount is the largest that fits (grid)") {
+    const bytes e = 4_MiB;
+    long checked = 0, limited = 0;
+    for (std::uint64_t cap_ext : {0u, 8u, 16u, 17u, 30u, 1000u}) {
+        for (std::uint64_t take_mib : {0u, 3u, 4u, 9u, 40u, 100000u}) {
+            auto s = base();
+            s.max_pool_size = bytes(cap_ext * e.count() + (cap_ext == 17 ? 1 : 0));  // 17: not whole extents
+            s.max_vg_take = bytes(take_mib << 20);
+            const auto c = make(s);
+            for (std::uint64_t le : {1u, 4u, 16u, 40u}) {
+                for (std::uint64_t meta_kib : {0u, 4096u}) {
+                    for (std::uint64_t free_mib : {0u, 2u, 4u, 12u, 1000u}) {
+                        for (std::uint64_t taken_mib : {0u, 2u, 8u}) {
+                            const std::uint64_t total = le * 64;
+                            for (std::uint64_t used = 0; used <= total; used += (used + 8 >= total ? 1 : total / 7)) {
+                                for (std::uint64_t r : {0u, 1u, 8u, 200u}) {
+                                    lvm_pool_view v = pool(bytes(le * e.count()), used);
+                                    v.metadata_size = bytes(meta_kib << 10);
+                                    v.vg_free = bytes(free_mib << 20);
+                                    v.taken = bytes(taken_mib << 20);
+                                    const auto d = c.decide(v, mib_s(r), seconds(0.7));
+                                    const bytes take_left = s.max_vg_take - v.taken;
+                                    const bytes budget = take_left < v.vg_free ? take_left : v.vg_free;
+                                    const bytes cap = align_down(s.max_pool_size, e);
+                                    ++checked;
+                                    CHECK(d.vg_needed <= budget);
+                                    CHECK((d.new_size <= cap || d.new_size == v.size));
+                                    CHECK(d.add_extents <= d.wanted_extents);
+                                    CHECK(d.new_size == v.size + d.add);
+                                    if (d.outcome == lvm_rate_aware_outcome::extend_limited ||
+                                        d.outcome == lvm_rate_aware_outcome::blocked) {
+                                        ++limited;
+                                        // One more extent would break a limit.
+                                        const std::uint64_t a = d.add_extents + 1;
+                                        const std::uint64_t ml =
+                                            v.metadata_size.count() == 0 ? 0 : v.metadata_size.count() / e.count();
+                                        const std::uint64_t meta =
+                                            lvm_metadata_extents_after(le + a, v.metadata_size, e, s.pool_chunk) - ml;
+                                        const bool over =
+                                            bytes((le + a) * e.count()) > cap || bytes((a + meta) * e.count()) > budget;
+                                        CHECK(over);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CHECK(checked > 100000);
+    CHECK(limited > 1000);
+}
+
+TEST_CASE("lvm_rate_aware: the extent count stays at most 2^32 - 1") {
+    auto s = base();
+    s.extent = 1_KiB;
+    s.pool_chunk = 64_KiB;
+    const auto c = make(s);
+    auto v = pool(bytes((std::uint64_t{0xffffffff} - 3) << 10), 0);
+    v.total = 1;
+    v.used = 1;  // full
+    const auto d = c.decide(v, rate(std::uint64_t{1} << 40), seconds(10.0));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend_limited);
+    CHECK(d.limit == lvm_rate_aware_limit::extent_count);
+    CHECK(d.add_extents == 3);
+}
+
+TEST_CASE("lvm_rate_aware: monotone in used blocks, rate, service time and margin (scan)") {
+    for (double k : {1.0, 2.0, 3.5}) {
+        for (std::uint64_t cap_mib : {96u, 100000u}) {
+            auto s = base();
+            s.lead_factor = k;
+            s.max_pool_size = bytes(cap_mib << 20);
+            const auto c = make(s);
+            for (std::uint64_t r : {0u, 1u, 3u, 8u, 32u, 100u}) {
+                for (double svc : {0.0, 0.2, 0.5, 2.0}) {
+                    bool was = false;
+                    bytes last = 0_B;
+                    for (std::uint64_t used = 0; used <= 1024; ++used) {
+                        const auto d = c.decide(pool(64_MiB, used), mib_s(r), seconds(svc));
+                        const bool due = d.outcome != lvm_rate_aware_outcome::none;
+                        CHECK_FALSE((was && !due));
+                        CHECK(d.new_size >= last);
+                        was = due;
+                        last = d.new_size;
+                    }
+                }
+            }
+            for (std::uint64_t used : {0u, 500u, 900u, 1000u, 1024u}) {
+                bool was = false;
+                bytes last = 0_B;
+                for (std::uint64_t r = 0; r <= 400; r += 3) {
+                    const auto d = c.decide(pool(64_MiB, used), rate(r << 18), seconds(0.4));
+                    const bool due = d.outcome != lvm_rate_aware_outcome::none;
+                    CHECK_FALSE((was && !due));
+                    CHECK(d.new_size >= last);
+                    was = due;
+                    last = d.new_size;
+                }
+                was = false;
+                last = 0_B;
+                for (int i = 0; i <= 200; ++i) {
+                    const auto d = c.decide(pool(64_MiB, used), mib_s(8), seconds(i * 0.05));
+                    const bool due = d.outcome != lvm_rate_aware_outcome::none;
+                    CHECK_FALSE((was && !due));
+                    CHECK(d.new_size >= last);
+                    was = due;
+                    last = d.new_size;
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("lvm_rate_aware: the guarantee: decided every margin, the pool never fills before the extend lands") {
+    // Constant rate r, a decision every `margin` seconds while no extend is in flight, each extend landing S later;
+    // the pool starts with room for more than the lead. Used blocks as dmsetup reports them (partial chunks whole).
+    int runs = 0, extends = 0;
+    for (double k : {1.0, 1.5, 3.0}) {
+        for (double svc : {0.05, 0.3, 1.0}) {
+            for (std::uint64_t r_mib : {1u, 16u, 64u, 300u}) {
+                auto s = base();
+                s.lead_factor = k;
+                s.margin = seconds(0.25);
+                s.horizon = seconds(svc > 0.5 ? svc : 0.5);
+                const auto c = make(s);
+                const double r = static_cast<double>(r_mib << 20);
+                const double chunk = 65536.0, e = 4194304.0;
+                double size = e * std::ceil(r * (k * svc + 0.25) * 1.5 / e), written = 0.0, min_free = 1e300;
+                double land = -1.0, add = 0.0;
+                for (double t = 0.0; t < 20.0; t += 0.25) {
+                    if (land >= 0.0 && t >= land) {  // the extend landed in this step
+                        min_free = std::min(min_free, size - (written + r * (land - (t - 0.25))));
+                        size += add;
+                        land = -1.0;
+                    }
+                    written = r * t;
+                    min_free = std::min(min_free, size - written);
+                    if (land >= 0.0) continue;
+                    const auto used = static_cast<std::uint64_t>(std::ceil(written / chunk));
+                    const auto d =
+                        c.decide(pool(bytes(static_cast<std::uint64_t>(size)), used), rate(r_mib << 20), seconds(svc));
+                    if (d.extends()) {
+                        land = t + svc;
+                        add = static_cast<double>(d.add.count());
+                        ++extends;
+                    }
+                }
+                CHECK(min_free >= 0.0);
+                ++runs;
+            }
+        }
+    }
+    CHECK(runs == 36);
+    CHECK(extends >= 72);  // every run extends, most more than once
+}
+
+TEST_CASE("lvm_rate_aware: bad settings name the setting and its range") {
+    auto s = base();
+    s.lead_factor = 0.5;
+    auto c = lvm_rate_aware_config::make(s);
+    REQUIRE_FALSE(c);
+    CHECK(std::string(c.error().message().view()).find("lead_factor") != std::string::npos);
+    s = base();
+    s.horizon = seconds(0.0);
+    c = lvm_rate_aware_config::make(s);
+    REQUIRE_FALSE(c);
+    CHECK(std::string(c.error().message().view()).find("horizon") != std::string::npos);
+    s = base();
+    s.margin = seconds(-1.0);
+    CHECK_FALSE(lvm_rate_aware_config::make(s));
+    s = base();
+    s.extent = 3_MiB;
+    c = lvm_rate_aware_config::make(s);
+    REQUIRE_FALSE(c);
+    CHECK(std::string(c.error().message().view()).find("extent_size") != std::string::npos);
+    s = base();
+    s.pool_chunk = 96_KiB;
+    CHECK_FALSE(lvm_rate_aware_config::make(s));
+}
