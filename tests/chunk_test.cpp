@@ -720,3 +720,33 @@ TEST_CASE("granularities below a sector are not a device's: rejected, so O_DIREC
     o.optimal_io_size = provpol::bytes(4);
     CHECK_FALSE(provpol::check_device_limits(o).has_value());
 }
+
+// --- qemu-img convert's buffer: qemu-img.c img_convert(), worked by hand ------------------------------------------
+// buf_sectors = MIN(32768, MAX(4096, opt_transfer >> 9, pdiscard_alignment >> 9)), in 512-byte sectors. Each
+// expected size below is that formula done on paper for the limits given, not provpol's output.
+
+TEST_CASE("qemu-img-convert: 2 MiB, raised to the output's optimal transfer or discard alignment, at most 16 MiB") {
+    const auto buffer = [](bytes opt_transfer, bytes discard) {
+        device_limits l;
+        l.optimal_io_size = opt_transfer;
+        return chunk_presets::qemu_img_convert(discard).default_step.default_size(l);
+    };
+    CHECK(buffer(0_B, 0_B) == 2_MiB);              // both unknown: IO_BUF_SIZE, 4096 sectors
+    CHECK(buffer(1_MiB, 0_B) == 2_MiB);            // 2048 sectors < 4096
+    CHECK(buffer(2_MiB, 0_B) == 2_MiB);            // 4096: equal
+    CHECK(buffer(4_MiB, 0_B) == 4_MiB);            // iSCSI OPTIMAL TRANSFER LENGTH of 4 MiB: 8192 sectors
+    CHECK(buffer(0_B, 8_MiB) == 8_MiB);            // discard_granularity 8 MiB: 16384 sectors
+    CHECK(buffer(4_MiB, 6_MiB) == 6_MiB);          // the larger of the two: 12288 sectors
+    CHECK(buffer(3_MiB + 100_B, 0_B) == 3_MiB);    // 6144.19 sectors: >> 9 drops the part sector
+    CHECK(buffer(16_MiB, 0_B) == 16_MiB);          // 32768: exactly MAX_BUF_SECTORS
+    CHECK(buffer(32_MiB, 0_B) == 16_MiB);          // 65536 capped at 32768
+    CHECK(buffer(0_B, 1_GiB) == 16_MiB);           // a 1 GiB discard granularity (thin LV chunk): capped
+    CHECK(buffer(16_MiB + 512_B, 0_B) == 16_MiB);  // 32769 capped
+    // The preset's decision on a device that imposes nothing else is that size.
+    device_limits stripe;
+    stripe.optimal_io_size = 4_MiB;
+    CHECK(make_chunk_policy(chunk_presets::qemu_img_convert(), stripe)->decide() ==
+          chunk_decision{4_MiB, chunk_step::default_size});
+    CHECK(make_chunk_policy(chunk_presets::qemu_img_convert(8_MiB), unknown)->decide() ==
+          chunk_decision{8_MiB, chunk_step::default_size});
+}

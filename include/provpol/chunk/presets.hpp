@@ -32,6 +32,30 @@ PROVPOL_NODISCARD constexpr result<basic_chunk_policy<DefaultStep>> make_chunk_p
     return basic_chunk_policy<DefaultStep>::make(limits, preset.mode, preset.default_step, preset.floor);
 }
 
+/// Default step: qemu-img convert's buffer, as img_convert() in qemu-img.c sizes it (qemu since 2.1, Peter Lieven's
+/// "qemu-img: convert: use opt_transfer and discard_alignment"): `s.buf_sectors` starts at IO_BUF_SIZE (2 MiB) in
+/// 512-byte sectors and becomes min(MAX_BUF_SECTORS (32768 sectors, 16 MiB), max(that, the output's
+/// bl.opt_transfer >> BDRV_SECTOR_BITS, its bl.pdiscard_alignment >> BDRV_SECTOR_BITS)): each limit in whole
+/// sectors, rounded down. The optimal transfer is device_limits::optimal_io_size (0: none reported; qemu's drivers
+/// report it for iSCSI, NBD and libblkio outputs); the discard alignment is the member (qemu's file-posix reads
+/// Linux's queue/discard_granularity for it on a host block device; 0: unknown). Both unknown: 2 MiB.
+struct qemu_img_convert_buffer {
+    static constexpr std::uint64_t sector = 512;                                        ///< BDRV_SECTOR_SIZE
+    static constexpr std::uint64_t io_buf_sectors = (std::uint64_t{2} << 20) / sector;  ///< IO_BUF_SIZE, 2 MiB
+    static constexpr std::uint64_t max_buf_sectors = 32768;                             ///< MAX_BUF_SECTORS, 16 MiB
+
+    bytes discard_alignment{};  ///< the output's discard alignment (qemu's bl.pdiscard_alignment), 0: unknown
+
+    PROVPOL_NODISCARD constexpr bytes default_size(const device_limits& limits) const noexcept {
+        const std::uint64_t opt = limits.optimal_io_size.count() / sector;
+        const std::uint64_t discard = discard_alignment.count() / sector;
+        std::uint64_t s = opt > discard ? opt : discard;
+        if (s < io_buf_sectors) s = io_buf_sectors;
+        if (s > max_buf_sectors) s = max_buf_sectors;
+        return bytes(s * sector);
+    }
+};
+
 /// The real tools' rules. Each preset reproduces its tool's size on a device that imposes nothing else (the
 /// floor, alignment and cap then change nothing); on other devices decided_by shows where the device overrides.
 namespace chunk_presets {
@@ -107,10 +131,12 @@ PROVPOL_NODISCARD constexpr chunk_preset<coreutils_io_blksize> coreutils_cp() no
             chunk_floor};
 }
 
-/// qemu-img convert: `.buf_sectors = IO_BUF_SIZE / BDRV_SECTOR_SIZE` with `#define IO_BUF_SIZE (2 * MiB)`
-/// (qemu-img.c, img_convert). The target's default cache mode is "unsafe": buffered, flushes ignored.
-PROVPOL_NODISCARD constexpr chunk_preset<fixed_default> qemu_img_convert() noexcept {
-    return {"qemu-img-convert", fixed_default{bytes(std::uint64_t{2} << 20)}, io_mode::buffered, chunk_floor};
+/// qemu-img convert's buffer for an output (qemu_img_convert_buffer) whose discard alignment is
+/// `discard_alignment` (0: unknown or none); the output's optimal transfer comes from the device limits. The
+/// target's default cache mode is "unsafe": buffered, flushes ignored.
+PROVPOL_NODISCARD constexpr chunk_preset<qemu_img_convert_buffer> qemu_img_convert(
+    bytes discard_alignment = bytes()) noexcept {
+    return {"qemu-img-convert", qemu_img_convert_buffer{discard_alignment}, io_mode::buffered, chunk_floor};
 }
 
 /// ovirt-imageio's file backend: `buffer_size = 8 * 1024**2` ([backend_file] in ovirt_imageio/_internal/config.py:
@@ -176,8 +202,10 @@ inline constexpr preset_info<chunk_tool> chunk_preset_table[] = {
      "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB"},
     {chunk_tool::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
      "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB"},
-    {chunk_tool::qemu_img_convert, "qemu-img-convert", "qemu-img convert: 2 MiB, buffered (cache=unsafe)",
-     "qemu-img.c img_convert: IO_BUF_SIZE = 2 MiB"},
+    {chunk_tool::qemu_img_convert, "qemu-img-convert",
+     "qemu-img convert: 2 MiB, up to the output's optimal transfer or discard alignment (at most 16 MiB), "
+     "buffered (cache=unsafe)",
+     "qemu-img.c img_convert: buf_sectors = MIN(MAX_BUF_SECTORS, MAX(IO_BUF_SIZE, opt_transfer, pdiscard_alignment))"},
     {chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
      "ovirt_imageio/_internal/config.py [backend_file] buffer_size"},
     {chunk_tool::ovirt_imageio_client, "ovirt-imageio-client", "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
