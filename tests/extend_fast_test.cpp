@@ -405,3 +405,84 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
     CHECK(above_maximum > 100);
     CHECK(paused > 50);  // the case the rule is about: above the maximum and improbable
 }
+
+// LVM's fast path (lvm_thin_steps::decide_fast) against its steps: every lvm.conf corner (threshold under 50, 50
+// to 99, disabled; percent 0, 1, 20, past 100; extents from 1 KiB, where (2^32 - 1) extents bound the fast path,
+// to 16 GiB; pool chunks of 64 KiB, a multiple that is no power of two, 1 GiB), sizes on the fast path's bounds
+// (2^50, one chunk) and allocations on the trigger's block and the blocks beside it.
+TEST_CASE("LVM fast decision equals the saturating steps for edge and random inputs") {
+    const std::vector<std::uint64_t> edges = edge_sizes();
+    detail::xoshiro256 rng(82);
+    long compared = 0, fast = 0, extending = 0;
+    for (std::uint64_t threshold : {0u, 50u, 69u, 70u, 95u, 99u, 100u}) {
+        for (std::uint64_t percent : {0u, 1u, 20u, 150u, 1000000u}) {
+            for (std::uint64_t extent : {std::uint64_t{1} << 10, std::uint64_t{4} << 20, std::uint64_t{16} << 30}) {
+                for (std::uint64_t chunk :
+                     {std::uint64_t{64} << 10, std::uint64_t{192} << 10, std::uint64_t{1} << 30}) {
+                    const lvm_thin_policy p = make_lvm_thin_policy(
+                        lvm_thin_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
+                    const auto ref = reference_of(p);
+                    for (int i = 0; i < 1500; ++i) {
+                        auto pick = [&] {
+                            return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 51);
+                        };
+                        drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                        if (i % 3 != 0) {  // the allocation at the trigger's block, or a block beside it
+                            const std::uint64_t total = s.physical.count() / chunk;
+                            const std::uint64_t u = lvm_trigger_blocks(total, p.trigger().config.threshold_percent());
+                            s.allocation = bytes((u - 1 + rng.below(3)) * chunk - rng.below(2));
+                        }
+                        s.threshold_exceeded = rng.below(8) == 0;
+                        const extend_decision got = p.decide(s);
+                        const extend_decision want = ref.decide(s);
+                        ++compared;
+                        if (p.trigger().fast_path_applies(s)) {
+                            ++fast;
+                            if (want.chunk.count() != (extent * percent + 99) / 100 / extent * extent) ++extending;
+                        }
+                        if (got != want) {
+                            CAPTURE(threshold);
+                            CAPTURE(percent);
+                            CAPTURE(extent);
+                            CAPTURE(chunk);
+                            CAPTURE(s.capacity.count());
+                            CAPTURE(s.physical.count());
+                            CAPTURE(s.allocation.count());
+                            CHECK(got == want);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CHECK(compared == 7 * 5 * 3 * 3 * 1500);
+    CHECK(fast > compared / 5);  // the fast path is what is compared (not disabled, percent 0 or over 2^50)
+    CHECK(extending > fast / 20);
+}
+
+// The fast path's trigger: the first used block count above the threshold from the configuration's precomputed
+// fraction, equal to lvm_trigger_blocks for every pool of 1 to 20,000 blocks at every threshold lvm2 acts on, and
+// for random pools up to 2^53 blocks.
+TEST_CASE("LVM fast trigger equals lvm_trigger_blocks") {
+    long compared = 0;
+    detail::xoshiro256 rng(83);
+    for (std::uint64_t threshold = 50; threshold <= 99; ++threshold) {
+        const lvm_thin_config c = lvm_thin_config::make(threshold, 20).value();
+        for (std::uint64_t total = 1; total <= 20000; ++total) {
+            const std::uint64_t got = detail::lvm_trigger_blocks_near(total, c);
+            if (got != lvm_trigger_blocks(total, c.threshold_percent())) {
+                CAPTURE(threshold);
+                CAPTURE(total);
+                CHECK(got == lvm_trigger_blocks(total, c.threshold_percent()));
+            }
+            ++compared;
+        }
+        for (int i = 0; i < 2000; ++i) {
+            const std::uint64_t total = 1 + (rng.next() >> (11 + rng.below(53)));
+            CAPTURE(threshold);
+            CAPTURE(total);
+            CHECK(detail::lvm_trigger_blocks_near(total, c) == lvm_trigger_blocks(total, c.threshold_percent()));
+        }
+    }
+    CHECK(compared == 50 * 20000);
+}

@@ -59,6 +59,16 @@ PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(std::uint64_t used, std::uint
     return p;
 }
 
+namespace detail {
+// _adjust_amount's amount once usage is past `threshold` (and 50%): the larger of `percent` and
+// ceil(usage / t) - 100, t the threshold in 1e-6 % units / 100 (> 0: threshold >= 1), as lvm2 computes it.
+constexpr std::uint32_t lvm_amount_past(std::int32_t usage, std::uint32_t threshold, std::uint32_t percent) noexcept {
+    const std::int32_t t = static_cast<std::int32_t>(threshold) * (lvm_percent_1 / 100);
+    const auto needed = static_cast<std::uint32_t>((usage + t - 1) / t - 100);  // >= 1 here
+    return percent < needed ? needed : percent;
+}
+}  // namespace detail
+
 /// _adjust_amount: the percent of the volume an extend adds, 0 when nothing is to be done. Something is done
 /// only when usage is above 50% and above `threshold` (a whole percent, 50-99 after lvm.conf's clamp); then
 /// the amount is the larger of `percent` and the smallest whole percent that brings usage back to the
@@ -67,10 +77,7 @@ PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, 
                                                             std::uint32_t percent) noexcept {
     if (!(50 * lvm_percent_1 < usage && usage <= lvm_percent_100)) return 0;
     if (threshold >= 100 || usage <= static_cast<std::int32_t>(threshold) * lvm_percent_1) return 0;
-    const std::int32_t t = static_cast<std::int32_t>(threshold) * (lvm_percent_1 / 100);  // > 0: threshold >= 1
-    const std::int32_t needed = (usage + t - 1) / t - 100;                                // >= 1 here
-    const auto n = static_cast<std::uint32_t>(needed);
-    return percent < n ? n : percent;
+    return detail::lvm_amount_past(usage, threshold, percent);
 }
 
 /// percent_of_extents(percent, extents, roundup = 1): (percent x extents + 99) / 100, in 64 bits and kept in 32
@@ -100,6 +107,8 @@ PROVPOL_NODISCARD constexpr const char* to_text(lvm_volume_kind k) noexcept {
     }
     return "unknown";
 }
+
+class lvm_thin_steps;
 
 /// An autoextend configuration as lvm2 reads lvm.conf: the threshold and percent as written, the VG's extent
 /// size, the thin pool's chunk and, for a VDO pool, its slab size.
@@ -152,9 +161,7 @@ public:
     /// The threshold as written in lvm.conf.
     PROVPOL_NODISCARD constexpr std::uint32_t threshold_as_written() const noexcept { return threshold_; }
     /// The threshold lvm2 acts on: at least 50, and 100 when disabled.
-    PROVPOL_NODISCARD constexpr std::uint32_t threshold_percent() const noexcept {
-        return threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
-    }
+    PROVPOL_NODISCARD constexpr std::uint32_t threshold_percent() const noexcept { return threshold_acted_; }
     PROVPOL_NODISCARD constexpr std::uint32_t extend_percent() const noexcept { return percent_; }
     PROVPOL_NODISCARD constexpr bytes extent() const noexcept { return extent_; }
     PROVPOL_NODISCARD constexpr bytes pool_chunk() const noexcept { return chunk_; }
@@ -163,6 +170,15 @@ public:
     PROVPOL_NODISCARD constexpr bool enabled() const noexcept { return threshold_ < 100; }
     /// True when lvm2 reads the threshold as 50 and warns ("set below minimum supported 50%").
     PROVPOL_NODISCARD constexpr bool threshold_clamped() const noexcept { return threshold_ < 50; }
+    /// True when an extend can happen at all: enabled and a percent above 0.
+    PROVPOL_NODISCARD constexpr bool extends() const noexcept { return extends_; }
+    /// log2 of the extent (a power of two): the decision's extent arithmetic is shifts and masks.
+    PROVPOL_NODISCARD constexpr unsigned extent_shift() const noexcept { return extent_shift_; }
+    /// threshold_percent() in lvm_usage's units (1e-6 %): a usage above it passes the threshold.
+    PROVPOL_NODISCARD constexpr std::int32_t usage_limit() const noexcept { return usage_limit_; }
+    /// (usage_limit() + 1) / 10^8 as a double, made once: in exact arithmetic the first used block count whose
+    /// usage passes the threshold is the ceiling of total x this (where lvm_thin_steps' fast path starts).
+    PROVPOL_NODISCARD constexpr double trigger_fraction() const noexcept { return trigger_fraction_; }
 
     /// The lvm.conf keys of a kind, for errors and for the lvm.conf snippets the CLI prints.
     PROVPOL_NODISCARD static constexpr const char* threshold_key(lvm_volume_kind k) noexcept {
@@ -177,16 +193,49 @@ public:
     }
 
 private:
+    friend class lvm_thin_steps;  // its fast path reads fast_span_
+
     constexpr lvm_autoextend_config(lvm_volume_kind kind, std::uint32_t threshold, std::uint32_t percent, bytes extent,
                                     bytes chunk, bytes slab) noexcept
-        : extent_(extent), chunk_(chunk), slab_(slab), threshold_(threshold), percent_(percent), kind_(kind) {}
+        : extent_(extent),
+          chunk_(chunk),
+          slab_(slab),
+          threshold_(threshold),
+          percent_(percent),
+          kind_(kind),
+          extent_shift_(log2_of(extent.count())) {
+        threshold_acted_ = threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
+        extends_ = threshold_ < 100 && percent_ != 0;
+        usage_limit_ = static_cast<std::int32_t>(threshold_acted_) * lvm_percent_1;
+        trigger_fraction_ = static_cast<double>(usage_limit_ + 1) / static_cast<double>(lvm_percent_100);
+        // Pools from one chunk to 2^50 bytes and (2^32 - 1) extents (lvm2's MAX_EXTENT_COUNT), as physical - chunk
+        // below this span; none when nothing extends.
+        const std::uint64_t most_extents = std::uint64_t{0xffffffffu} << extent_shift_;
+        const std::uint64_t most = most_extents < (std::uint64_t{1} << 50) ? most_extents : std::uint64_t{1} << 50;
+        fast_span_ = extends_ ? most - chunk.count() : 0;
+    }
+
+    static constexpr unsigned char log2_of(std::uint64_t power_of_two) noexcept {
+        unsigned char n = 0;
+        while (power_of_two > 1) {
+            power_of_two >>= 1;
+            ++n;
+        }
+        return n;
+    }
 
     bytes extent_;
     bytes chunk_;
     bytes slab_;
+    double trigger_fraction_ = 0;   // precomputed for the decision (trigger_fraction())
+    std::uint64_t fast_span_ = 0;   // precomputed for lvm_thin_steps' fast path
+    std::int32_t usage_limit_ = 0;  // precomputed for the decision (usage_limit())
     std::uint32_t threshold_;
+    std::uint32_t threshold_acted_ = 0;  // precomputed (threshold_percent())
     std::uint32_t percent_;
     lvm_volume_kind kind_;
+    unsigned char extent_shift_;  // precomputed for the decision (extent_shift())
+    bool extends_ = false;        // precomputed for the decision (extends())
 };
 
 /// The thin pool's configuration (the name the extend_policy steps use).

@@ -323,7 +323,9 @@ public:
     PROVPOL_NODISCARD constexpr const Limits& limits() const noexcept { return steps_.get_limits(); }
 
     /// Every decision for one drive. Total: any uint64_t sizes, allocation above physical, capacity 0.
-    PROVPOL_NODISCARD constexpr extend_decision decide(const drive_state& d) const noexcept {
+    /// Always inlined: a fast path is a few dozen instructions, and a call around it (the registers it saves, the
+    /// decision it stores) costs a third more (g++ 12 leaves LVM's out of line otherwise; bench/README.md).
+    PROVPOL_NODISCARD PROVPOL_ALWAYS_INLINE constexpr extend_decision decide(const drive_state& d) const noexcept {
         if constexpr (shared && has_fast_decide_v<Trigger>) {
             if (PROVPOL_LIKELY(trigger().fast_path_applies(d))) return trigger().decide_fast(d);
             return decide_cold(d);
