@@ -12,6 +12,7 @@
 #include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
+#include "stratis_plan.hpp"
 #include "svg_plot.hpp"
 #include "work.hpp"
 
@@ -78,6 +79,7 @@ std::vector<workload> workloads(const Write& write, const std::vector<rate>& rat
 }  // namespace
 
 int run_plan(int argc, char** argv) {
+    if (is_stratis_invocation(argc, argv)) return run_plan_stratis(argc, argv);
     // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).
     if (!is_lvm_invocation(argc, argv))
         if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
@@ -94,7 +96,9 @@ int run_plan(int argc, char** argv) {
         "--trace FILE] [--mix]]\n"
         "                    [--jobs N]\n"
         "       provpol plan --preset lvm-thin-autoextend --pool-size SIZE ...   (an LVM thin pool under dmeventd: "
-        "provpol plan --preset lvm-thin-autoextend --help)",
+        "provpol plan --preset lvm-thin-autoextend --help)\n"
+        "       provpol plan --preset stratis-data --pool-size SIZE --backstore-free SIZE ...   (a Stratis pool: "
+        "provpol plan --preset stratis-data --help)",
         {{"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},

@@ -10,6 +10,7 @@
 #include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
+#include "stratis_plan.hpp"
 #include "work.hpp"
 
 #include <provpol/domain/capacity.hpp>
@@ -802,6 +803,7 @@ int run_recommend(int argc, char** argv) {
         return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
     if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1)
         return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend);
+    if (is_stratis_invocation(argc, argv)) return run_recommend_stratis(argc, argv);
     if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
     const args a(
         "recommend",
@@ -811,7 +813,9 @@ int run_recommend(int argc, char** argv) {
         "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
         "                         [--format text|csv|json]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
-        "provpol recommend --preset lvm-thin-autoextend --help)\n\n"
+        "provpol recommend --preset lvm-thin-autoextend --help)\n"
+        "       provpol recommend --preset stratis-data --pool-size SIZE --rate RATE ...   (a Stratis pool's backstore "
+        "headroom: provpol recommend --preset stratis-data --help)\n\n"
         "The per-VM answer (--max-pauses-per-run N): the smallest chunk, in 128MiB steps from 128MiB up to --write,\n"
         "under which --vm-quantile of the simulated VMs (with --hosts: the writers of every domain run) pause at most\n"
         "N times; every smaller chunk was simulated on the same runs and misses. It is printed with the runs it rests\n"

@@ -130,6 +130,14 @@ struct stratis_pool_workload {
     rate write_rate;                     ///< bytes per second in all, while the pool has room
 };
 
+/// Sizes the metadata as stratisd sizes a new pool's for the data tier the workload implies (its data device, the
+/// MDV and the backstore's free space): metadata_sectors is the estimate of stratis_thin_metadata_sectors for it,
+/// metadata_size what stratis_metadata_size makes of that (x 8, whole data blocks, at most the cap).
+constexpr void stratis_size_metadata(const stratis_config& c, stratis_pool_workload& w) noexcept {
+    w.metadata_sectors = stratis_thin_metadata_sectors(w.pool_size + c.mdv_size() + w.backstore_free, c.data_block());
+    w.metadata_size = stratis_metadata_size(c, w.metadata_sectors);
+}
+
 /// One run of a burst.
 struct stratis_run_result {
     std::uint32_t data_extends = 0;      ///< checks that grew the data device
@@ -544,8 +552,10 @@ PROVPOL_NODISCARD inline stratis_plan_summary simulate_stratis_plan(const strati
 
 /// recommend's question: the smallest backstore free space, in whole GiB in [1, max_gib], such that in every one
 /// of `runs` runs (seeded as simulate_stratis_plan seeds them) the pool never enters error_if_no_space and no write
-/// fails (EIO), the workload's backstore_free replaced by each candidate. A scan (search.hpp's smallest_meeting):
-/// every smaller candidate was simulated and missed; not found when none in the range meets.
+/// fails (EIO), the workload's backstore_free replaced by each candidate (and, with `metadata_for_tier`, its
+/// metadata sized by stratis_size_metadata for the tier that candidate makes, as a pool created on it has). A scan
+/// (search.hpp's smallest_meeting): every smaller candidate was simulated and missed; not found when none in the range
+/// meets.
 struct stratis_headroom_answer {
     std::uint64_t gib = 0;           ///< the answer (meaningful when found)
     bool found = false;              ///< a candidate in [1, max_gib] meets
@@ -568,10 +578,11 @@ PROVPOL_NODISCARD constexpr std::uint64_t stratis_headroom_bound(const stratis_c
 PROVPOL_NODISCARD inline stratis_headroom_answer recommend_stratis_headroom(const stratis_config& c,
                                                                             const stratis_check_timing& m,
                                                                             stratis_pool_workload w, std::uint32_t runs,
-                                                                            std::uint64_t seed,
-                                                                            std::uint64_t max_gib) noexcept {
+                                                                            std::uint64_t seed, std::uint64_t max_gib,
+                                                                            bool metadata_for_tier = false) noexcept {
     const auto plan_at = [&](std::uint64_t gib) {
         w.backstore_free = bytes(saturating_mul(gib, std::uint64_t{1} << 30));
+        if (metadata_for_tier) stratis_size_metadata(c, w);
         return simulate_stratis_plan(c, m, w, runs, seed);
     };
     const auto meets = [&](std::uint64_t gib) {
