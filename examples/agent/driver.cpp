@@ -76,7 +76,7 @@ std::string daemon_exited(stack& s, const std::string& context) {
 /// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
 /// that the simulator with the same seed replays the same run by construction: the monitor's phase, the flow's
 /// clocks and every extend's latency come from one stream, drawn in the same order, at the real event times.
-template <class Agent>
+template <class Agent>  // long: not split here: other work changes this file today (setup, run loop and measurements)
 measured run_real(Agent agent, const latency_model& latency, const options& o, stack& s, event_log& log) {
     measured m;
     extend_controller<Agent, latency_model> c(std::move(agent), latency, o.capacity, o.monitor_interval, o.seed);

@@ -54,6 +54,7 @@ std::vector<cli::option> option_list() {
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
+// long: not split here: other work changes this file today (one check per option)
 options parse_options(const args& a) {
     options o;
     const std::string policy = a.value("--policy").value_or("static");

@@ -145,6 +145,7 @@ void print_rule_lines(const calibration& cal, double fraction, double best) {
 
 }  // namespace
 
+// long: not split yet: options, checks, library calls and printing of the command in one
 int run_calibrate(int argc, char** argv) {
     const args a(
         "calibrate",

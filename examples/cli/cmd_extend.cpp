@@ -268,6 +268,7 @@ lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c, c
 
 }  // namespace
 
+// long: not split yet: options, checks, library calls and printing of the command in one
 int run_extend(int argc, char** argv) {
     const args a(
         "extend", usage,

@@ -337,6 +337,7 @@ std::optional<bytes> mkfs_size_option(const args& a, const char* name) {
 
 }  // namespace
 
+// long: not split yet: options, checks, library calls and printing of the command in one
 int run_logsize(int argc, char** argv) {
     const args a(
         "logsize", usage_text,

@@ -89,6 +89,7 @@ vdsm_drive_type drive_type_option(const args& a, const char* name) {
                       "': expected block-cow, block-raw, file or network");
 }
 
+// long: not split yet: options, checks, library calls and printing of the command in one
 int run_lvsize(int argc, char** argv) {
     const args a(
         "lvsize", usage,

@@ -78,6 +78,7 @@ std::vector<workload> workloads(const Write& write, const std::vector<rate>& rat
 
 }  // namespace
 
+// long: not split here: other work changes this file today (options, run and printing in one)
 int run_plan(int argc, char** argv) {
     if (is_stratis_invocation(argc, argv)) return run_plan_stratis(argc, argv);
     // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).

@@ -122,7 +122,7 @@ inline std::string format_in(int argc, char** argv) {
 }
 
 /// Runs `run` once per value (argv without `names`' occurrences, plus `names[0] value`) and joins the answers.
-template <class Run>
+template <class Run>  // long: not split yet: the argv of each run, the runs and the joined output per format
 int run_per_value(int argc, char** argv, const std::vector<std::string>& names, const std::vector<std::string>& values,
                   const char* column, Run run) {
     using namespace per_value_detail;

@@ -181,6 +181,7 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
     return s;
 }
 
+// long: not split yet: the plot's frame, axes, series and legend in drawing order
 std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::uint32_t max_pauses, double vm_quantile,
                               const std::string& title, const std::string& subtitle) {
     const double target_pauses = max_pauses;

@@ -265,7 +265,7 @@ public:
     PROVPOL_NODISCARD constexpr text_view detail() const noexcept { return detail_ ? detail_ : ""; }
 
     /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range.
-    PROVPOL_NODISCARD error_message message() const noexcept {
+    PROVPOL_NODISCARD error_message message() const noexcept {  // long: one case per error kind
         error_message m;
         const text_view name = setting();
         const error_value value_ = value(), lo_ = lower_bound(), hi_ = upper_bound();

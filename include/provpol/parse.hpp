@@ -64,6 +64,7 @@ constexpr int si_unit_power(text_view u) noexcept {
 
 // parse_size and parse_rate: `round` takes a value that is not a whole number of bytes to the nearest one (half
 // up) instead of refusing it.
+// long: one scanner (number, fraction, unit), each refusal with its own message
 PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, const char* setting,
                                                               bool round) noexcept {
     constexpr std::uint64_t max64 = max_u64;

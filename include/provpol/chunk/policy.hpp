@@ -374,6 +374,7 @@ public:
 
     /// Validates the limits against each other, the floor and the mode, and precomputes the decision's constants.
     /// `floor` must be in [1, 1 GiB].
+    // long: one check per limit, each naming its setting, then the decision's constants
     PROVPOL_NODISCARD static constexpr result<basic_chunk_policy> make(const device_limits& limits, io_mode mode,
                                                                        const DefaultStep& step,
                                                                        bytes floor = chunk_floor) noexcept {

@@ -55,6 +55,7 @@ constexpr void xfs_concurrency_ag_geometry(unsigned bl, std::uint64_t d, std::ui
 struct xfsprogs_layout {
     xfsprogs_version version = xfsprogs_version::v6_1;  ///< whose defaults and rules
 
+    // long: mkfs.xfs's layout steps in its order, each reading the last one's state
     PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c,
                                                    log_state& s) const noexcept {
         const fs_geometry_options& o = geo.options();
