@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -111,15 +112,23 @@ TEST_CASE("thinpoold: parse_status reads dmsetup's thin-pool line and refuses an
     CHECK_FALSE(parse_status("", why));
 }
 
-TEST_CASE("thinpoold: fill_rate rises at once and decays with its half-life") {
-    fill_rate f(seconds(10.0));
+TEST_CASE("thinpoold: fill_rate measures over its window, rises at once and decays with its half-life") {
+    fill_rate f(seconds(10.0), seconds(1.0));
     f.sample(0.0, 0);
-    f.sample(1.0, 100 << 20);
+    f.sample(0.5, 100 << 20);  // early: over what there is, 200 MiB/s
+    CHECK(f.estimate().bytes_per_second() == (200u << 20));
+    f.sample(1.0, 100 << 20);  // over the second since 0: 100 MiB/s, less than 200 decayed by 0.5 s
+    CHECK(f.estimate().bytes_per_second() > (190u << 20));
+    f.sample(1.01, 101 << 20);  // one write 10 ms after the last: still over a whole second (from 0.5 s)
+    CHECK(f.estimate().bytes_per_second() < (200u << 20));
+    f.sample(11.01, 101 << 20);  // a stall of 10 s: half
+    CHECK(static_cast<double>(f.estimate().bytes_per_second()) ==
+          doctest::Approx(static_cast<double>(200u << 20) * std::exp2(-10.51 / 10.0)).epsilon(0.01));
+    f.sample(12.01, 201 << 20);  // 100 MiB/s again, over the last second
     CHECK(f.estimate().bytes_per_second() == (100u << 20));
-    f.sample(11.0, 100 << 20);  // a stall of 10 s: half
-    CHECK(f.estimate().bytes_per_second() == (50u << 20));
-    f.sample(12.0, 200 << 20);  // 100 MiB/s again
+    f.sample(13.0, 0);  // a discard: the history restarts, the estimate stays
     CHECK(f.estimate().bytes_per_second() == (100u << 20));
-    f.sample(13.0, 0);  // a discard: the baseline restarts, the estimate stays
+    f.restart();  // the pool was full: the backlog that lands when it grows is no rate
+    f.sample(14.0, 900 << 20);
     CHECK(f.estimate().bytes_per_second() == (100u << 20));
 }

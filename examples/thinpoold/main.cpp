@@ -32,8 +32,8 @@ extern "C" void on_signal(int sig) { stop_signal = sig; }
 const char* const usage_text =
     R"(usage: provpol-thinpoold --vg VG --pool POOL [options]
 Watches one LVM thin pool and runs `lvextend -L+SIZE VG/POOL` before it fills: every --interval it reads the pool's
-status (used and total data blocks), estimates the fill rate (the last interval's rate, or the previous estimate
-decayed with --half-life, whichever is higher), and extends when the free space lasts less than
+status (used and total data blocks), estimates the fill rate (the rate over the last --rate-window, or the previous
+estimate decayed with --half-life, whichever is higher), and extends when the free space lasts less than
   lead = --lead-factor x max(--lvextend-time, the longest lvextend seen) + --margin
 at that rate (or the pool is full), by the fewest whole extents that leave the free space for lead + --horizon,
 never past --max-pool-size, never taking more of the VG than --max-vg-take (data and the metadata lvm2 grows with
@@ -51,6 +51,8 @@ options:
   --horizon TIME           the free space an extend leaves, in seconds at the rate; [0.1, 86400] s (default 30s)
   --lvextend-time TIME     lvextend's time, an upper bound; [0, 3600] s (default 1s)
   --half-life TIME         how fast the rate estimate falls; [0.1, 86400] s (default 30s)
+  --rate-window TIME       the rate is measured over at least this (a 1 MiB write in 50 ms reads as 20 MiB/s);
+                           [0, 3600] s (default 1s)
   --min-extend SIZE        the smallest extend (default one extent)
   --status dmsetup|ioctl   read the status with `dmsetup status` (default) or the DM_TABLE_STATUS ioctl (no fork)
   --take-over              turn dmeventd's monitoring of the pool off (lvchange --monitor n) while running, and
@@ -109,6 +111,8 @@ thinpoold::options parse_options(int argc, char** argv, std::string& status_sour
             o.lvextend_time = need(parse_seconds(v, name, seconds(0), seconds(3600)));
         else if (a == "--half-life")
             o.half_life = need(parse_seconds(v, name, seconds(0.1), seconds(86400)));
+        else if (a == "--rate-window")
+            o.rate_window = need(parse_seconds(v, name, seconds(0), seconds(3600)));
         else if (a == "--min-extend")
             o.min_extend = need(parse_size(v, name));
         else if (a == "--status" && (v == "dmsetup" || v == "ioctl"))

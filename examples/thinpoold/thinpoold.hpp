@@ -70,33 +70,41 @@ inline std::optional<pool_status> parse_status(const std::string& line, std::str
     return s;
 }
 
-/// The fill rate from successive samples: the last interval's rate at once when it is higher (a burst must be met
-/// now), or the previous estimate decayed with `half_life` (a queued pool, whose usage stops, keeps the rate that
-/// filled it). A usage that goes down (discards) restarts the baseline.
+/// The fill rate from successive samples, measured over the last `window` at least (a sample's used blocks move in
+/// whole writes: over a 50 ms interval one 1 MiB write reads as 20 MiB/s; and two samples close together, as after
+/// a long lvextend, would read one write as a flood). The estimate is that window's rate at once when it is higher
+/// (a burst must be met now), or the previous estimate decayed with `half_life` (a queued pool, whose usage stops,
+/// keeps the rate that filled it). A usage that goes down (discards) restarts the history, and so does a full pool
+/// (restart()): the writes it queued land at once when it grows, a backlog and not a rate.
 class fill_rate {
 public:
-    explicit fill_rate(seconds half_life) noexcept : half_life_(half_life.count()) {}
+    fill_rate(seconds half_life, seconds window) noexcept : half_life_(half_life.count()), window_(window.count()) {}
     void sample(double t, std::uint64_t used_bytes) noexcept {
-        if (have_ && t > t_ && used_bytes >= used_) {
-            const double inst = static_cast<double>(used_bytes - used_) / (t - t_);
-            const double decayed = estimate_ * std::exp2(-(t - t_) / half_life_);
-            estimate_ = inst > decayed ? inst : decayed;
-            ++intervals_;
+        if (!h_.empty() && (t <= h_.back().t || used_bytes < h_.back().used)) {
+            if (used_bytes < h_.back().used) h_.clear();  // discards; time going back is ignored
+            if (!h_.empty()) return;
         }
-        t_ = t;
-        used_ = used_bytes;
-        have_ = true;
+        h_.push_back({t, used_bytes});
+        // The base: the newest sample at least `window` old (or the oldest there is, early on).
+        while (h_.size() > 2 && h_[1].t <= t - window_) h_.erase(h_.begin());
+        if (h_.size() < 2) return;
+        const point& base = h_.front();
+        const double inst = static_cast<double>(used_bytes - base.used) / (t - base.t);
+        const double decayed = estimate_ * std::exp2(-(t - last_) / half_life_);
+        estimate_ = inst > decayed ? inst : decayed;
+        last_ = t;
     }
+    void restart() noexcept { h_.clear(); }
     rate estimate() const noexcept { return rate(static_cast<std::uint64_t>(estimate_)); }
-    int intervals() const noexcept { return intervals_; }
 
 private:
-    double half_life_;
-    double estimate_ = 0.0;
-    double t_ = 0.0;
-    std::uint64_t used_ = 0;
-    bool have_ = false;
-    int intervals_ = 0;
+    struct point {
+        double t;
+        std::uint64_t used;
+    };
+    double half_life_, window_;
+    double estimate_ = 0.0, last_ = 0.0;
+    std::vector<point> h_;
 };
 
 /// What the daemon was asked to do.
@@ -110,6 +118,7 @@ struct options {
     seconds horizon = seconds(30.0);
     seconds lvextend_time = seconds(1.0);  ///< the modelled upper bound; the longest observed raises it
     seconds half_life = seconds(30.0);
+    seconds rate_window = seconds(1.0);  ///< the rate is measured over at least this
     bytes min_extend{};
     bool dry_run = false, once = false, take_over = false;
 };
@@ -162,9 +171,10 @@ struct pool_lv {
 
 /// `lvs` for the pool: its size, its metadata's, the VG's extent and free space, and whether dmeventd monitors it.
 inline std::optional<pool_lv> read_lv(const options& o, thinpoold_io& io) {
+    // log/command_names=0: a configuration that names commands would prefix every line lvs prints.
     const command_result r =
-        io.run({"lvs", "--noheadings", "--nosuffix", "--units", "b", "--separator", ",", "-o",
-                "lv_size,lv_metadata_size,vg_extent_size,vg_free,seg_monitor", o.vg + "/" + o.pool});
+        io.run({"lvs", "--config", "log/command_names=0", "--noheadings", "--nosuffix", "--units", "b", "--separator",
+                ",", "-o", "lv_size,lv_metadata_size,vg_extent_size,vg_free,seg_monitor", o.vg + "/" + o.pool});
     std::istringstream in(r.output);
     std::string line, f[5];
     while (std::getline(in, line)) {
@@ -211,6 +221,8 @@ struct watch_state {
     bytes taken{};
     double longest_lvextend = 0.0;
     int extends = 0, failures = 0;
+    bool was_full = false;     ///< the last sample found the pool full
+    bool unmonitored = false;  ///< dmeventd does not monitor the pool: lvextend must not make it
     lvm_rate_aware_outcome last_printed = lvm_rate_aware_outcome::none;
 };
 
@@ -220,7 +232,9 @@ inline void step(const options& o, const std::string& dev, watch_state& w, thinp
     if (!st) return;
     const double t = io.now();
     const bytes chunk = w.cfg->settings().pool_chunk;
+    if (w.was_full) w.fill.restart();
     w.fill.sample(t, st->data_used * chunk.count());
+    w.was_full = st->data_used >= st->data_total || st->mode == "out_of_data_space";
     lvm_pool_view v{};
     v.size = bytes(st->length_sectors * 512);
     v.used = st->data_used;
@@ -246,8 +260,12 @@ inline void step(const options& o, const std::string& dev, watch_state& w, thinp
              " add=" + std::to_string(d.add.count()) + " new_size=" + std::to_string(d.new_size.count()) +
              " vg_needed=" + std::to_string(d.vg_needed.count()));
     if (!d.extends()) return;
-    const std::vector<std::string> cmd{"lvextend", "-L+" + std::to_string(d.add.count() >> 10) + "k",
-                                       o.vg + "/" + o.pool};
+    // A pool dmeventd does not monitor (taken over, or left so by the operator) stays so: lvextend registers the pool
+    // with dmeventd again as it resumes it when activation/monitoring is on (lvm2 2.03's lvextend has no
+    // --ignoremonitoring). A monitored pool is extended as it is, and lvextend keeps it monitored.
+    std::vector<std::string> cmd{"lvextend"};
+    if (w.unmonitored) cmd.insert(cmd.end(), {"--config", "activation/monitoring=0"});
+    cmd.insert(cmd.end(), {"-L+" + std::to_string(d.add.count() >> 10) + "k", o.vg + "/" + o.pool});
     if (o.dry_run) {
         io.print(fmt("%.3f", t) + " dry-run: " + join(cmd));
         return;
@@ -302,7 +320,7 @@ inline int run(const options& o, thinpoold_io& io) {
         io.error("thinpoold: " + std::string(cfg.error().message().view()));
         return 1;
     }
-    watch_state w{*lv, *cfg, fill_rate(o.half_life)};
+    watch_state w{*lv, *cfg, fill_rate(o.half_life, o.rate_window)};
     io.print("thinpoold: watching " + o.vg + "/" + o.pool + " (" + dev + "): size " + std::to_string(size.count()) +
              ", chunk " + std::to_string(s.pool_chunk.count()) + ", extent " + std::to_string(s.extent.count()) +
              ", VG free " + std::to_string(lv->vg_free.count()) + "; max pool size " +
@@ -312,6 +330,7 @@ inline int run(const options& o, thinpoold_io& io) {
              fmt("%g", s.horizon.count()) + " s" + (o.dry_run ? "; dry run" : ""));
     const std::vector<std::string> off{"lvchange", "--monitor", "n", o.vg + "/" + o.pool};
     const bool restore = o.take_over && lv->monitored;
+    w.unmonitored = restore || !lv->monitored;
     if (restore) {
         if (o.dry_run) {
             io.print("dry-run: " + join(off));
@@ -327,6 +346,7 @@ inline int run(const options& o, thinpoold_io& io) {
         if (io.stopping()) break;
         step(o, dev, w, io);
         if (o.once) break;
+        if (next < io.now()) next = io.now();  // a long lvextend: no ticks to catch up on, the next one interval on
     }
     if (restore) {
         const std::vector<std::string> on{"lvchange", "--monitor", "y", o.vg + "/" + o.pool};

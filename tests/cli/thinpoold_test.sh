@@ -69,12 +69,12 @@ checks=$((checks + 1)); [ $ok = 1 ] || fail "the status is read from vg-pool-tpo
 # 2. The same, run, with --take-over: monitoring off, the extend, monitoring on again.
 status 100 900
 expect_ok "${base[@]}" --once --take-over --max-pool-size 100MiB
-check_commands "lvchange --monitor n vg/pool;lvextend -L+36864k vg/pool;lvchange --monitor y vg/pool;" "--take-over"
-expect_stdout ' extended: lvextend -L\+36864k vg/pool took=[0-9.]+ taken=37748736$'
+check_commands "lvchange --monitor n vg/pool;lvextend --config activation/monitoring=0 -L+36864k vg/pool;lvchange --monitor y vg/pool;" "--take-over"
+expect_stdout ' extended: lvextend --config activation/monitoring=0 -L\+36864k vg/pool took=[0-9.]+ taken=37748736$'
 # --take-over when dmeventd does not monitor the pool: nothing to turn off or back on.
 THINPOOLD_LVS="67108864,4194304,4194304,1073741824,not monitored" status 100 900
 THINPOOLD_LVS="67108864,4194304,4194304,1073741824,not monitored" expect_ok "${base[@]}" --once --take-over --max-pool-size 100MiB
-check_commands "lvextend -L+36864k vg/pool;" "--take-over of an unmonitored pool"
+check_commands "lvextend --config activation/monitoring=0 -L+36864k vg/pool;" "--take-over of an unmonitored pool"
 
 # 3. The VG budget: --max-vg-take 8MiB takes 2 extents; a VG with 4 MiB free, one.
 status 100 900

@@ -96,6 +96,9 @@ run() {  # run CMD...: into cmds.log with its time and status
   echo "$s $($T now) rc=$rc $*" >>$R/cmds.log
   return $rc
 }
+# Another scenario, appended to the initramfs by its own test (lvm_daemon_test.sh): pp_scenario=NAME runs
+# /scenario-NAME.sh here, with this file's helpers; it ends with finish.
+[ -n "${pp_scenario:-}" ] && [ -f "/scenario-$pp_scenario.sh" ] && . "/scenario-$pp_scenario.sh"
 run pvcreate -y /dev/vda || finish 1
 run vgcreate -s 4M vg /dev/vda || finish 1
 # No spare metadata LV: the VG's free space is then the disk minus the pool and its 4 MiB metadata. No zeroing:
