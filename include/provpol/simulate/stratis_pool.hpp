@@ -226,7 +226,8 @@ private:
     }
 
     PROVPOL_NODISCARD double capacity() const noexcept {
-        return static_cast<double>(size_ / block_) * static_cast<double>(block_);
+        const std::uint64_t whole = size_ - size_ % block_;  // whole data blocks
+        return static_cast<double>(whole);
     }
     PROVPOL_NODISCARD std::uint64_t meta_blocks() const noexcept { return meta_.count() / 4096; }
     // The kernel's metadata threshold (calc_metadata_threshold): min(1024 blocks, a quarter of the device).
