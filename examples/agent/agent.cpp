@@ -26,6 +26,7 @@
 #include "event_log.hpp"
 #include "guest.hpp"
 #include "loop_device.hpp"
+#include "lvm_driver.hpp"
 #include "options.hpp"
 #include "posix.hpp"
 #include "report.hpp"
@@ -137,6 +138,58 @@ int run_domain_with(const Agent& agent, const options& o) {
     return 0;
 }
 
+/// An --lvm run: the drives on real LVs of the VG, extended by lvm2 itself; the report is the measurement alone
+/// (no latency is injected, so there is no same-seed simulation to set beside it: tests/e2e/agent_lvm_test.sh
+/// compares it with provpol plan on the measured service times).
+template <class Agent>
+int run_lvm_with(const Agent& agent, const options& o) {
+    const bytes initial = agent.initial_size(o.capacity);
+    std::printf(
+        "provpol-agent: %u drives on real LVs in VG %s; %s, capacity %s, new LV %s, limit %s, extent %s; each guest "
+        "writes %s at %s, drive d from d x %.2f s\n",
+        o.drives, o.lvm_vg.c_str(), o.label.c_str(), human_size(o.capacity).c_str(), human_size(initial).c_str(),
+        human_size(o.config.limit(false)).c_str(), human_size(o.config.extent()).c_str(), human_size(o.write).c_str(),
+        format_rate(o.write_rate).c_str(), o.stagger.count());
+    lvm_measured m;
+    {
+        lvm_volumes lvs(o.lvm_vg, o.drives, initial);
+        stack s(o.workdir, o.capacity, lvs.devices());
+        if (!s.restart_note().empty())
+            std::printf("stack: qemu-storage-daemon restarted: %s\n", s.restart_note().c_str());
+        std::printf("stack: %u LVs (%s ...), qemu-storage-daemon pid %d, NBD %s\n", o.drives, s.device(0).c_str(),
+                    static_cast<int>(s.daemon().pid()), s.nbd_socket().c_str());
+        std::fflush(stdout);
+        event_log log(o.csv_path);
+        try {
+            m = run_lvm(agent, o, s, lvs, log);
+        } catch (const failure& e) {
+            const std::string seen = e.what();  // as in run_with: name the daemon when it died first
+            if (seen.rfind("qemu-storage-daemon exited", 0) != 0 && s.daemon().wait_for(0.5, false))
+                throw failure(daemon_exited(s, "(the agent saw: " + seen + ")"));
+            throw;
+        }
+        s.stop_daemon();
+        for (unsigned d = 0; d < o.drives; ++d) {
+            const verified v = verify_image(s.device(d), o.write, o.seed + d);
+            m.drives[d].check = v.check;
+            m.drives[d].verify = v.verify;
+        }
+    }  // the daemon is reaped and the LVs removed here
+    report_lvm(o, m);
+    return 0;
+}
+
+/// What --lvm needs: root, the QEMU tools, lvm2, and the VG.
+void check_lvm_environment(const std::string& vg) {
+    if (::geteuid() != 0) throw unavailable("--lvm needs root (lvm2, and QEMU opening the LVs)");
+    for (const char* tool : {"qemu-storage-daemon", "qemu-img", "qemu-io"})
+        if (run_tool({tool, "--version"}).code != 0)
+            throw unavailable(std::string(tool) + " is not available (Debian: qemu-system-common and qemu-utils)");
+    if (run_tool({"lvm", "version"}).code != 0) throw unavailable("lvm2 is not available (Debian: lvm2)");
+    const tool_result r = run_tool({"vgs", "--noheadings", "-o", "vg_name", vg});
+    if (r.code != 0) throw failure("--lvm: no volume group " + vg + ": " + r.output);
+}
+
 int check_environment(const std::string& workdir) {
     if (::geteuid() != 0) throw unavailable("needs root (loop devices, and QEMU opening them)");
     for (const char* tool : {"qemu-storage-daemon", "qemu-img", "qemu-io"}) {
@@ -172,6 +225,10 @@ int run(int argc, char** argv) {
     }
     const options o = parse_options(a);
     cli::flush_warnings();  // every option read: what they warned of (e.g. a log's malformed lines) is said now
+    if (!o.lvm_vg.empty()) {
+        check_lvm_environment(o.lvm_vg);
+        return run_lvm_with(static_agent<vdsm_policy>(make_vdsm_policy(o.config)), o);
+    }
     check_environment(o.workdir);
     if (o.rate_aware) {
         const auto policy = make_rate_aware_policy(o.config, o.budget);

@@ -9,6 +9,7 @@
 #include <provpol/simulate/rate_aware.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ const char* const usage_text =
     "                     [--policy static|rate-aware [--budget-quantile Q]] --rate RATE --write SIZE [--capacity "
     "SIZE]\n"
     "                     [--latency PROFILE] [--seed N] [--runs N] [--workdir DIR] [--csv FILE] [--summary-csv FILE]\n"
-    "                     [--extends-csv FILE] [--drives N [--stagger SECONDS]]\n"
+    "                     [--extends-csv FILE] [--drives N [--stagger SECONDS]] [--lvm VG]\n"
     "       provpol-agent --check-environment [--workdir DIR]";
 
 std::vector<cli::option> option_list() {
@@ -51,6 +52,10 @@ std::vector<cli::option> option_list() {
         {"--stagger", "SECONDS", "with --drives: drive d starts writing at d x SECONDS, 0-60 (default 0)"},
         {"--extends-csv", "FILE",
          "write every extend of the simulation with the same seed as CSV (with --drives: measured and simulated)"},
+        {"--lvm", "VG",
+         "real LVs: each drive a new thick LV in volume group VG (removed at the end), every request run at once as "
+         "its own `lvextend -L SIZE` (concurrent requests queue on lvm2's own VG lock), then `lvchange --refresh`; "
+         "no injected latency; --extends-csv gets every extend's measured times (CLOCK_MONOTONIC)"},
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
@@ -124,6 +129,20 @@ options parse_options(const args& a) {
                 args::printable(o.latency_name));
     } else if (a.has("--stagger")) {
         throw usage_error("--stagger goes with --drives");
+    }
+    if (a.has("--lvm")) {
+        o.lvm_vg = *a.value("--lvm");
+        const bool valid =
+            !o.lvm_vg.empty() && o.lvm_vg.size() <= 64 && o.lvm_vg[0] != '-' &&
+            std::all_of(o.lvm_vg.begin(), o.lvm_vg.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+            });
+        if (!valid)
+            throw usage_error("--lvm: '" + args::printable(o.lvm_vg) +
+                              "' is not a volume group name (1-64 of A-Z a-z 0-9 + _ . -, not starting with -)");
+        if (a.has("--latency") || o.rate_aware)
+            throw usage_error("--lvm runs the real lvextend: it takes no --latency and no --policy rate-aware");
+        if (o.drives == 0) o.drives = 1;
     }
     o.extends_csv_path = a.value("--extends-csv").value_or("");
     o.workdir = a.value("--workdir").value_or("/tmp");

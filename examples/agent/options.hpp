@@ -36,6 +36,9 @@ struct options {
     std::uint32_t drives = 0;  ///< 0: the single-drive run
     seconds stagger{};
     std::string extends_csv_path;
+    // --lvm VG: real LVs in that volume group, extended by lvm2's lvextend and refreshed by lvchange --refresh (no
+    // injected latency, no simulated SPM); "" for the loop-device stack.
+    std::string lvm_vg;
 };
 
 /// The usage line and the options, for --help and the errors.

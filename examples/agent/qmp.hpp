@@ -44,7 +44,7 @@ public:
         reader_ = line_reader(sock_.get());
         const json greeting = read_message(seconds);
         if (!greeting.contains("QMP")) throw failure("QMP: unexpected greeting " + greeting.dump());
-        execute("qmp_capabilities");
+        execute("qmp_capabilities", json::object(), seconds);
     }
 
     int get() const { return sock_.get(); }

@@ -46,8 +46,13 @@ public:
     /// Builds the stack in a scratch directory under `workdir`: `drives` LVs of `initial_size`, a qcow2 image of
     /// `capacity` on each, the daemon started with an export per drive and its QMP monitor connected.
     stack(const std::string& workdir, bytes initial_size, bytes capacity, unsigned drives = 1);
+    /// The same on block devices that exist (real LVs, --lvm): a qcow2 image of `capacity` on each, served by the
+    /// daemon; the stack neither creates nor removes the devices.
+    stack(const std::string& workdir, bytes capacity, const std::vector<std::string>& devices);
 
-    unsigned drives() const { return static_cast<unsigned>(loops_.size()); }
+    unsigned drives() const { return static_cast<unsigned>(devices_.size()); }
+    /// The block device under drive `drive`'s qcow2 image (its loop device, or the LV given).
+    const std::string& device(unsigned drive) const { return devices_[drive]; }
     qmp_client& qmp() { return *qmp_; }
     loop_device& loop(unsigned drive = 0) { return loops_[drive]; }
     child& daemon() { return daemon_; }
@@ -55,6 +60,8 @@ public:
     const std::string& lv_file(unsigned drive = 0) const { return lv_files_[drive]; }
     const std::string& nbd_socket() const { return nbd_socket_; }
     std::string daemon_log() const { return tail_of(daemon_log_); }
+    /// Why the daemon was restarted while the stack was built (on real LVs only), or "".
+    const std::string& restart_note() const { return restart_note_; }
 
     /// The allocation libvirt reports: wr_highest_offset of the drive's host_device node.
     std::uint64_t allocation(unsigned drive = 0);
@@ -68,9 +75,13 @@ public:
     void stop_daemon();
 
 private:
+    void start_daemon(double qmp_timeout);
+    static std::string thread_states(int pid);
+
     scratch_dir dir_;
+    std::vector<std::string> devices_;
     std::vector<std::string> lv_files_;
-    std::string nbd_socket_, daemon_log_;
+    std::string nbd_socket_, daemon_log_, restart_note_;
     std::vector<loop_device> loops_;
     child daemon_;
     std::optional<qmp_client> qmp_;
