@@ -143,3 +143,22 @@ TEST_CASE("recommend's headroom is the first candidate of an exhaustive scan tha
     CHECK(a.gib <= 56);
     CHECK(a.at_answer.error_mode_runs == 0);
 }
+
+TEST_CASE("the dm event's check decides on the previous check's status: at 3 GiB/s the pool can fill") {
+    // 15 GiB of low water last 5 s at 3 GiB/s, ten times the longest check that extends (0.5 s). Were the event's
+    // check to read the pool's status, it would see free data under 15 GiB and extend within 0.5 s: never full.
+    // stratisd's check reads the status its previous check cached (ThinPool::check, self.used()): when that was a
+    // timer check ending more than about 4.5 s before the event, it still saw more than 15 GiB free, the event's check
+    // does nothing (and the kernel does not send the event again before a resume), and the extend waits for the
+    // next timer check, 10 s after the last one, or for the pool to fill: about half of the extend cycles fill.
+    // 20 runs of 6 cycles each fill at least once; each fill waits for one check that extends (at most 0.55 s).
+    const stratis_pool_workload w = burst(100_GiB, 1_TiB, 400_GiB, rate((3_GiB).count()));
+    std::uint32_t fills = 0;
+    for (std::uint64_t i = 0; i < 20; ++i) {
+        const stratis_run_result r = simulate_stratis_run(stratis, timing, w, run_seed(21, i));
+        fills += r.times_full;
+        CHECK(r.longest_queue <= seconds(0.55 + 1e-9));
+        CHECK_FALSE(r.eio);
+    }
+    CHECK(fills > 0);
+}
