@@ -29,13 +29,14 @@ MiB=1048576
 #           fast phase starts, its event leaves a few MiB (under 0.15 s) and its steps of 20% (or what brings usage
 #           back to 70%) last about as long as lvextend takes (0.13 to 0.22 s in dmeventd under TCG); the daemon has
 #           grown the pool for --horizon at the slow rate, more than the fast phase writes in one lvextend.
-#   cold    a 4 MiB pool written at 32 MiB/s from the start: full in 0.125 s, before any extender can act
-#           (the event leaves 1.2 MiB, 37 ms; each dmeventd step adds one 4 MiB extent, 125 ms): dmeventd cannot keep
-#           up. The daemon's contract excepts a pool already within rate x lvextend time of full when first seen:
+#   cold    a 4 MiB pool written at 64 MiB/s from the start: full in 62 ms, before any extender can act (the
+#           event leaves 1.2 MiB, 19 ms; each dmeventd step adds one 4 MiB extent, 62 ms, while its lvextend takes
+#           0.13 s or more): dmeventd cannot keep up. (At 32 MiB/s, 125 ms a step, it kept up in one run of five on a
+#           loaded machine.) The daemon's contract excepts a pool already within rate x lvextend time of full when first seen:
 #           it may fill once, and then its lvextend, a new process (0.4 to 1.1 s under TCG, where dmeventd runs it
 #           in-process), decides how long. Its queued time is reported next to dmeventd's, not held to it.
 bursts="steady:32:$((8 * MiB)):$((48 * MiB)),ramp:16:$((8 * MiB)):$((16 * MiB)):$((64 * MiB)):$((96 * MiB))"
-bursts+=",cold:4:$((32 * MiB)):$((96 * MiB))"
+bursts+=",cold:4:$((64 * MiB)):$((128 * MiB))"
 cap=384  # MiB: the daemon's --max-pool-size and --max-vg-take
 daemon_args="--interval+0.05+--rate-window+0.2s+--lvextend-time+0.5+--horizon+12s+--max-pool-size+${cap}MiB+--max-vg-take+${cap}MiB"
 
@@ -83,10 +84,10 @@ install -m 644 "$here/lvm_daemon_scenario.sh" "$scratch/extra/scenario-daemon.sh
 cat "$guest/initrd.gz" "$scratch/extra.cpio.gz" >"$scratch/initrd.gz"
 
 # What `provpol recommend` gives dmeventd for the cold burst: its threshold and percent go into the pool's profile.
-# No setting keeps a 4 MiB pool at 32 MiB/s from queueing (the first extend cannot land in 37 ms), so the target
-# is --max-queued 1 s (70/401 with lvm-dmeventd's latency).
+# No setting keeps a 4 MiB pool at 64 MiB/s from queueing (the first extend cannot land in 19 ms), so the target
+# is --max-queued 1 s.
 profile=""
-rec=$("$PROVPOL" recommend --preset lvm-thin-autoextend --pool-size 4MiB --rates 32MiB/s --duration 3s \
+rec=$("$PROVPOL" recommend --preset lvm-thin-autoextend --pool-size 4MiB --rates 64MiB/s --duration 2s \
   --vg-free 1000MiB --max-queued 1 --format csv 2>&1)
 pick() {  # pick COLUMN: the chosen row's
   awk -F, -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } c["chosen"] && $c["chosen"] == 1 { print $c[col]; exit }' <<<"$rec"
