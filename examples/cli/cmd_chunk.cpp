@@ -162,10 +162,9 @@ void read_file_size(const args& a, chunk_tool tool, chunk_inputs& in) {
     in.file_size = *v;
 }
 
-}  // namespace
-
-int run_chunk(int argc, char** argv) {
-    const args a(
+// The command's options and --help.
+args chunk_args(int argc, char** argv) {
+    return args(
         "chunk",
         "provpol chunk [--preset NAME] [--logical-block-size N] [--physical-block-size N] [--minimum-io N]\n"
         "                     [--optimal-io N] [--max-io SIZE] [--dio-align N] [--path PATH] [--samples FILE.csv]\n"
@@ -204,14 +203,10 @@ int run_chunk(int argc, char** argv) {
             {"--format", "FORMAT", "text (default), csv or json"},
         },
         argc, argv);
-    const format fmt = a.output_format();
+}
 
-    chunk_inputs in;
-    const auto tool = parse_chunk_preset(a.value("--preset").value_or("xapi-redo-log"), "--preset");
-    if (!tool) fail(tool.error(), "--preset");
-    in.preset = to_text(*tool);
-
-    // Limits: from --path, then the flags over them.
+// The device's limits: from --path, then the flags over them.
+void read_limits(const args& a, chunk_inputs& in) {
     if (const auto p = a.value("--path")) {
         in.path_text = *p;
         in.path = read_path_limits(*p);
@@ -230,7 +225,10 @@ int run_chunk(int argc, char** argv) {
         in.limits.dio_mem_align = *v;
         in.limits.dio_offset_align = *v;
     }
+}
 
+// --samples and what needs them: the target fraction, the rule and the deadline with its --bytes.
+void read_samples_and_deadline(const args& a, chunk_inputs& in) {
     if (const auto f = a.decimal("--target-fraction", min_target_fraction, max_target_fraction))
         in.target_fraction = *f;
     if (const auto d = a.time("--deadline", seconds(0.0), seconds(1e9))) in.deadline = *d;
@@ -248,6 +246,20 @@ int run_chunk(int argc, char** argv) {
         for (const char* flag : {"--table", "--rule"})
             if (a.has(flag)) throw usage_error(std::string(flag) + " is only used with --samples");
     }
+}
+
+}  // namespace
+
+int run_chunk(int argc, char** argv) {
+    const args a = chunk_args(argc, argv);
+    const format fmt = a.output_format();
+
+    chunk_inputs in;
+    const auto tool = parse_chunk_preset(a.value("--preset").value_or("xapi-redo-log"), "--preset");
+    if (!tool) fail(tool.error(), "--preset");
+    in.preset = to_text(*tool);
+    read_limits(a, in);
+    read_samples_and_deadline(a, in);
     read_file_size(a, *tool, in);
 
     const report_fields f = with_chunk_preset(*tool, [&](const auto& preset) { return decide_chunk(preset, in); });

@@ -66,13 +66,10 @@ int run_profiles(const args& a, format out) {
     return 0;
 }
 
-int run_vdsm_log(const args& a, format out) {
-    const std::string path = *a.value("--vdsm-log");
-    const std::optional<std::string> save = a.value("--save-flow");
-    if (save && save->empty()) throw usage_error("--save-flow: needs a file name");
-    vdsm_log_model m = load_vdsm_log(path, "--vdsm-log", a.command());
-    // The statistics stand whatever the fit: a log the fit cannot use, or that no mode explains, is said on stderr
-    // and its model columns stay empty.
+// The fit of a VDSM log when it explains the log, else nullptr with the reason said on stderr (the statistics stand
+// whatever the fit: a log the fit cannot use, or that no mode explains, keeps its model columns empty); saves the
+// flow for --save-flow, which needs a fit.
+const vdsm_log_fit* usable_fit(const args& a, const vdsm_log_model& m, const std::optional<std::string>& save) {
     const vdsm_log_fit* fit = m.fit && m.fit->explained ? &*m.fit : nullptr;
     const std::string why = !m.fit           ? std::string(m.fit.error().message().view())
                             : fit == nullptr ? unexplained_reason(*m.fit)
@@ -84,23 +81,32 @@ int run_vdsm_log(const args& a, format out) {
     if (fit == nullptr)
         std::fprintf(stderr, "provpol %s: --vdsm-log: %s%s\n", a.command().c_str(), why.c_str(),
                      m.fit ? "; no model fitted" : "");
+    return fit;
+}
 
-    std::string wait_model, trip_model, refresh_model;
-    if (fit != nullptr) {
-        const vdsm_log_fit& f = *fit;
-        wait_model = f.detection == vdsm_detection::monitor
-                         ? "watermark monitor every " + seconds_text(f.monitor_period.max) + " s" +
-                               (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
-                     : f.detection == vdsm_detection::event ? "event dispatch " + range_text(f.dispatch)
-                                                            : "no wait timer: the flow starts at the request";
-        trip_model = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
-                     (f.mailbox_events ? "event check" : "scan") + " every " + seconds_text(f.spm_cycle) + " s, work " +
-                     range_text(f.spm_work) + ", reply poll " + seconds_text(f.poll_interval) + " s (" +
-                     std::to_string(f.polls_min) + " to " + std::to_string(f.polls_max) + "), inbox read " +
-                     range_text(f.inbox_read);
-        refresh_model = "refresh " + range_text(f.refresh);
-    }
+// What the fitted flow is, stage by stage, in words (the table's model column and the notes under it).
+struct fit_words {
+    std::string wait, trip, refresh;
+};
 
+fit_words words_of(const vdsm_log_fit& f) {
+    fit_words w;
+    w.wait = f.detection == vdsm_detection::monitor
+                 ? "watermark monitor every " + seconds_text(f.monitor_period.max) + " s" +
+                       (f.monitor_period.mean_kept ? " (skewed: mean kept)" : "")
+             : f.detection == vdsm_detection::event ? "event dispatch " + range_text(f.dispatch)
+                                                    : "no wait timer: the flow starts at the request";
+    w.trip = std::string(f.mailbox_events ? "mailbox events" : "mailbox polling") + ": SPM " +
+             (f.mailbox_events ? "event check" : "scan") + " every " + seconds_text(f.spm_cycle) + " s, work " +
+             range_text(f.spm_work) + ", reply poll " + seconds_text(f.poll_interval) + " s (" +
+             std::to_string(f.polls_min) + " to " + std::to_string(f.polls_max) + "), inbox read " +
+             range_text(f.inbox_read);
+    w.refresh = "refresh " + range_text(f.refresh);
+    return w;
+}
+
+// One row per stage: the log's statistics and, where the fit models the stage, the model's.
+table vdsm_stage_table(const vdsm_log_model& m, const vdsm_log_fit* fit, const fit_words& w, format out) {
     table t({"stage", "samples", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s", "model_min_s",
              "model_mean_s", "model_max_s", "model"});
     for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
@@ -125,34 +131,28 @@ int run_vdsm_log(const args& a, format out) {
             row.push_back(real(sf->model_mean, out));
             row.push_back(real(sf->model_max, out));
             row.push_back(cell::of_text(st == vdsm_stage::total           ? "the fitted flow"
-                                        : st == vdsm_stage::wait          ? wait_model
-                                        : st == vdsm_stage::extend_volume ? trip_model
-                                                                          : refresh_model));
+                                        : st == vdsm_stage::wait          ? w.wait
+                                        : st == vdsm_stage::extend_volume ? w.trip
+                                                                          : w.refresh));
         }
         row.resize(12);
         t.add_row(std::move(row));
     }
-    if (out != format::text) {
-        t.print(stdout, out);
-        return 0;
-    }
-    // The name as the table and the pasted --latency vdsm-log:FILE need it: control bytes escaped, UTF-8 kept.
-    const std::string shown = path == "-" ? std::string("stdin") : args::visible(path);
-    std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
-                m.log.extend_lines, m.log.lines, m.log.malformed);
-    t.print(stdout, out);
-    if (fit == nullptr) return 0;
-    const vdsm_log_fit& f = *fit;
-    std::printf("\nfit: detection: %s\n", wait_model.c_str());
+    return t;
+}
+
+// The text format's notes on the fit, under the table. `shown` is the log's name as printed.
+void print_fit_notes(const vdsm_log_fit& f, const fit_words& w, const std::string& path, const std::string& shown) {
+    std::printf("\nfit: detection: %s\n", w.wait.c_str());
     std::string scored;
     for (const vdsm_mode_score& sc : f.modes)
         if (sc.valid) scored += (scored.empty() ? "" : ", ") + seconds_text(sc.poll);
-    std::printf("fit: %s (the likeliest of the reply polls scored: %s s)\n", trip_model.c_str(), scored.c_str());
+    std::printf("fit: %s (the likeliest of the reply polls scored: %s s)\n", w.trip.c_str(), scored.c_str());
     if (f.below_first_poll + f.trip_outliers != 0)
         std::printf(
             "fit: %zu round trips are off the mode's lattice (%zu shorter than one poll): left out of the fit\n",
             f.below_first_poll + f.trip_outliers, f.below_first_poll);
-    std::printf("fit: %s\n", refresh_model.c_str());
+    std::printf("fit: %s\n", w.refresh.c_str());
     if (f.has_other)
         std::printf("fit: the totals hold time beyond their timers: a delay of %s\n", range_text(f.other).c_str());
     std::printf("fit: %zu extends of %zu VM%s: %s\n", f.samples, f.vms, f.vms == 1 ? "" : "s",
@@ -162,6 +162,26 @@ int run_vdsm_log(const args& a, format out) {
         "(use it with --latency vdsm-log:%s)\n",
         f.model.min().count(), f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.99).count(),
         f.model.max().count(), path == "-" ? "-" : shown.c_str());  // vdsm-log:- reads stdin; "stdin" is a file name
+}
+
+int run_vdsm_log(const args& a, format out) {
+    const std::string path = *a.value("--vdsm-log");
+    const std::optional<std::string> save = a.value("--save-flow");
+    if (save && save->empty()) throw usage_error("--save-flow: needs a file name");
+    vdsm_log_model m = load_vdsm_log(path, "--vdsm-log", a.command());
+    const vdsm_log_fit* fit = usable_fit(a, m, save);
+    const fit_words w = fit != nullptr ? words_of(*fit) : fit_words{};
+    const table t = vdsm_stage_table(m, fit, w, out);
+    if (out != format::text) {
+        t.print(stdout, out);
+        return 0;
+    }
+    // The name as the table and the pasted --latency vdsm-log:FILE need it: control bytes escaped, UTF-8 kept.
+    const std::string shown = path == "-" ? std::string("stdin") : args::visible(path);
+    std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
+                m.log.extend_lines, m.log.lines, m.log.malformed);
+    t.print(stdout, out);
+    if (fit != nullptr) print_fit_notes(*fit, w, path, shown);
     return 0;
 }
 

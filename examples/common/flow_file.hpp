@@ -229,10 +229,15 @@ inline const char* keep_name(const std::string& name) {
     return names.back().c_str();
 }
 
-}  // namespace flow_json
+// The member `key` of an object, or nullptr.
+inline const value* member(const value& object, const char* key) {
+    for (const auto& f : object.fields)
+        if (f.first == key) return &f.second;
+    return nullptr;
+}
 
-/// Reads a flow file (see the header comment); errors are usage errors that start with `option` and the file.
-inline flow_latency read_flow_file(const std::string& path, const std::string& option) {
+// The file's text, at most 1 MiB of lines of at most 64 KiB; `shown` gets the file's name as errors show it.
+inline std::string read_text(const std::string& path, const std::string& option, std::string& shown) {
     text_input::rules rules;
     rules.max_line = std::size_t{1} << 16;
     rules.too_long = "a line longer than 64 KiB: not a flow file";
@@ -247,9 +252,12 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
         text += '\n';
         if (text.size() > (std::size_t{1} << 20)) throw usage_error(option + ": " + in.shown() + ": larger than 1 MiB");
     }
-    const std::string where = option + ": " + in.shown();
-    using flow_json::value;
-    const value doc = flow_json::parse_json(text, where);
+    shown = in.shown();
+    return text;
+}
+
+// The document's "stages": an object of that one member, an array of 1 to flow_latency::max_stages.
+inline const value& stage_array(const value& doc, const std::string& where) {
     if (doc.kind != value::type::object) throw usage_error(where + ": expected an object {\"stages\": [...]}");
     const value* stages = nullptr;
     for (const auto& f : doc.fields) {
@@ -260,137 +268,156 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
     }
     if (stages == nullptr) throw usage_error(where + ": no \"stages\" member");
     if (stages->kind != value::type::array)
-        throw usage_error(where + ": \"stages\" must be an array, got " + flow_json::type_name(stages->kind));
+        throw usage_error(where + ": \"stages\" must be an array, got " + type_name(stages->kind));
     if (stages->items.empty() || stages->items.size() > flow_latency::max_stages)
         throw usage_error(where + ": \"stages\" must hold 1 to " + std::to_string(flow_latency::max_stages) +
                           " stages, got " + std::to_string(stages->items.size()));
+    return *stages;
+}
 
+// A stage's "kind". `at` names the stage.
+inline flow_stage_kind kind_of(const value& st, const std::string& at) {
+    const value* kind = member(st, "kind");
+    if (kind == nullptr || kind->kind != value::type::string)
+        throw usage_error(at + ": \"kind\" must be one of monitor, clock, send, delay, reply-poll");
+    for (flow_stage_kind c : {flow_stage_kind::monitor, flow_stage_kind::clock, flow_stage_kind::send,
+                              flow_stage_kind::delay, flow_stage_kind::reply_poll})
+        if (kind->text == to_text(c)) return c;
+    throw usage_error(at + ": unknown kind '" + args::printable(kind->text) +
+                      "' (one of monitor, clock, send, delay, reply-poll)");
+}
+
+// A stage's fields against its kind: only the ones it takes, each of its type, and the ones it needs.
+inline void check_fields(const value& st, flow_stage_kind k, const std::string& at) {
+    std::vector<const char*> allowed, needed;
+    switch (k) {
+        case flow_stage_kind::monitor:
+        case flow_stage_kind::reply_poll:
+            allowed = needed = {"period_s"};
+            break;
+        case flow_stage_kind::clock:
+            allowed = {"period_s", "drift_s"};
+            needed = {"period_s"};
+            break;
+        case flow_stage_kind::send:
+            allowed = {"min_s", "max_s"};
+            break;
+        case flow_stage_kind::delay:
+            allowed = {"min_s", "max_s", "lock"};
+            needed = {"min_s", "max_s"};
+            break;
+    }
+    const std::string kind_text = to_text(k);
+    for (const auto& f : st.fields) {
+        if (f.first == "kind" || f.first == "name") continue;
+        bool ok = false;
+        for (const char* a : allowed) ok = ok || f.first == a;
+        if (!ok) {
+            std::string list;
+            for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+            throw usage_error(at + ": a " + kind_text + " stage has no field '" + args::printable(f.first) + "' (" +
+                              (list.empty() ? std::string("it takes none") : "it takes " + list) + ")");
+        }
+        if (f.first == "lock") {
+            if (f.second.kind != value::type::boolean)
+                throw usage_error(at + ": lock must be true or false, got " + type_name(f.second.kind));
+            continue;
+        }
+        if (f.second.kind != value::type::number)
+            throw usage_error(at + ": " + f.first + " must be a number of seconds, got " + type_name(f.second.kind));
+    }
+    for (const char* n : needed)
+        if (member(st, n) == nullptr) throw usage_error(at + ": a " + kind_text + " stage needs " + n);
+}
+
+// The stage of kind k named `kept`, each field in its range as flow_latency::make checks it, named here.
+inline flow_stage stage_of(const value& st, flow_stage_kind k, const char* kept, const std::string& at) {
+    const auto num = [&st](const char* key, double fallback) {
+        const value* v = member(st, key);
+        return v == nullptr ? fallback : v->number;
+    };
+    const auto range = [&at](const char* field, double v, double lo, double hi, bool hi_open) {
+        if (!(v >= lo && (hi_open ? v < hi : v <= hi)))
+            throw usage_error(at + ": " + field + " must be in [" + decimal_text(lo) + ", " + decimal_text(hi) +
+                              (hi_open ? ")" : "]") + ", got " + decimal_text(v));
+    };
+    switch (k) {
+        case flow_stage_kind::monitor:
+        case flow_stage_kind::reply_poll: {
+            const double p = num("period_s", 0.0);
+            range("period_s", p, 0.001, 1e5, true);
+            return k == flow_stage_kind::monitor ? flow_stage::monitor(kept, seconds(p))
+                                                 : flow_stage::reply_poll(kept, seconds(p));
+        }
+        case flow_stage_kind::clock: {
+            const double p = num("period_s", 0.0);
+            range("period_s", p, 0.001, 1e5, true);
+            const double d = num("drift_s", 0.0);
+            range("drift_s", d, 0.0, p, true);
+            return flow_stage::clock(kept, seconds(p), seconds(d));
+        }
+        case flow_stage_kind::send:
+        case flow_stage_kind::delay:
+            break;
+    }
+    const double lo = num("min_s", 0.0);
+    range("min_s", lo, 0.0, 1e5, true);
+    const double hi = num("max_s", lo);
+    range("max_s", hi, lo, 1e5, true);
+    const value* lock = member(st, "lock");
+    const seconds from(lo), to(hi);
+    return k == flow_stage_kind::send         ? flow_stage::send(kept, from, to)
+           : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, from, to)
+                                              : flow_stage::delay(kept, from, to);
+}
+
+// Stage i (from 0) of a flow file: an object with a "name", a "kind" and that kind's fields. `at` gets the stage
+// as errors name it.
+inline flow_stage read_stage(const value& st, std::size_t i, const std::string& where, std::string& at) {
+    at = where + ": stage " + std::to_string(i + 1);
+    if (st.kind != value::type::object) throw usage_error(at + ": expected an object, got " + type_name(st.kind));
+    const value* name = member(st, "name");
+    if (name == nullptr || name->kind != value::type::string || name->text.empty() || name->text.size() > 200)
+        throw usage_error(at + ": \"name\" must be a string of 1 to 200 bytes");
+    at += " (" + args::printable(name->text) + ")";
+    const flow_stage_kind k = kind_of(st, at);
+    check_fields(st, k, at);
+    return stage_of(st, k, keep_name(name->text), at);
+}
+
+// The order of the stages: a monitor only first, at most one send and one reply-poll, the reply-poll after the
+// send. `at` names stage i.
+inline void check_order(flow_stage_kind k, std::size_t i, bool& seen_send, bool& seen_poll, const std::string& at) {
+    if (k == flow_stage_kind::monitor && i != 0)
+        throw usage_error(at + ": kind monitor (the agent's own detection) can only be the first stage");
+    if (k == flow_stage_kind::send) {
+        if (seen_send) throw usage_error(at + ": a second send (a flow has at most one)");
+        seen_send = true;
+    }
+    if (k == flow_stage_kind::reply_poll) {
+        if (seen_poll) throw usage_error(at + ": a second reply-poll (a flow has at most one)");
+        if (!seen_send) throw usage_error(at + ": a reply-poll counts from the send: put a send stage before it");
+        seen_poll = true;
+    }
+}
+
+}  // namespace flow_json
+
+/// Reads a flow file (see the header comment); errors are usage errors that start with `option` and the file.
+inline flow_latency read_flow_file(const std::string& path, const std::string& option) {
+    std::string shown;
+    const std::string text = flow_json::read_text(path, option, shown);
+    const std::string where = option + ": " + shown;
+    const flow_json::value doc = flow_json::parse_json(text, where);
+    const flow_json::value& stages = flow_json::stage_array(doc, where);
     flow_stage parsed[flow_latency::max_stages];
     bool seen_send = false, seen_poll = false;
-    for (std::size_t i = 0; i < stages->items.size(); ++i) {
-        const value& st = stages->items[i];
-        std::string at = where + ": stage " + std::to_string(i + 1);
-        if (st.kind != value::type::object)
-            throw usage_error(at + ": expected an object, got " + flow_json::type_name(st.kind));
-        const auto find = [&st](const char* key) -> const value* {
-            for (const auto& f : st.fields)
-                if (f.first == key) return &f.second;
-            return nullptr;
-        };
-        const value* name = find("name");
-        if (name == nullptr || name->kind != value::type::string || name->text.empty() || name->text.size() > 200)
-            throw usage_error(at + ": \"name\" must be a string of 1 to 200 bytes");
-        at += " (" + args::printable(name->text) + ")";
-        const value* kind = find("kind");
-        if (kind == nullptr || kind->kind != value::type::string)
-            throw usage_error(at + ": \"kind\" must be one of monitor, clock, send, delay, reply-poll");
-        flow_stage_kind k = flow_stage_kind::delay;
-        bool known = false;
-        for (flow_stage_kind c : {flow_stage_kind::monitor, flow_stage_kind::clock, flow_stage_kind::send,
-                                  flow_stage_kind::delay, flow_stage_kind::reply_poll})
-            if (kind->text == to_text(c)) {
-                k = c;
-                known = true;
-            }
-        if (!known)
-            throw usage_error(at + ": unknown kind '" + args::printable(kind->text) +
-                              "' (one of monitor, clock, send, delay, reply-poll)");
-        // The fields this kind takes, and which of them it needs.
-        std::vector<const char*> allowed, needed;
-        switch (k) {
-            case flow_stage_kind::monitor:
-            case flow_stage_kind::reply_poll:
-                allowed = needed = {"period_s"};
-                break;
-            case flow_stage_kind::clock:
-                allowed = {"period_s", "drift_s"};
-                needed = {"period_s"};
-                break;
-            case flow_stage_kind::send:
-                allowed = {"min_s", "max_s"};
-                break;
-            case flow_stage_kind::delay:
-                allowed = {"min_s", "max_s", "lock"};
-                needed = {"min_s", "max_s"};
-                break;
-        }
-        const std::string kind_text = to_text(k);
-        for (const auto& f : st.fields) {
-            if (f.first == "kind" || f.first == "name") continue;
-            bool ok = false;
-            for (const char* a : allowed) ok = ok || f.first == a;
-            if (!ok) {
-                std::string list;
-                for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-                throw usage_error(at + ": a " + kind_text + " stage has no field '" + args::printable(f.first) + "' (" +
-                                  (list.empty() ? std::string("it takes none") : "it takes " + list) + ")");
-            }
-            if (f.first == "lock") {
-                if (f.second.kind != value::type::boolean)
-                    throw usage_error(at + ": lock must be true or false, got " + flow_json::type_name(f.second.kind));
-                continue;
-            }
-            if (f.second.kind != value::type::number)
-                throw usage_error(at + ": " + f.first + " must be a number of seconds, got " +
-                                  flow_json::type_name(f.second.kind));
-        }
-        for (const char* n : needed)
-            if (find(n) == nullptr) throw usage_error(at + ": a " + kind_text + " stage needs " + n);
-        const auto num = [&find](const char* key, double fallback) {
-            const value* v = find(key);
-            return v == nullptr ? fallback : v->number;
-        };
-        // Each field in its range, as flow_latency::make checks it, named here.
-        const auto range = [&at](const char* field, double v, double lo, double hi, bool hi_open) {
-            if (!(v >= lo && (hi_open ? v < hi : v <= hi)))
-                throw usage_error(at + ": " + field + " must be in [" + decimal_text(lo) + ", " + decimal_text(hi) +
-                                  (hi_open ? ")" : "]") + ", got " + decimal_text(v));
-        };
-        const char* kept = flow_json::keep_name(name->text);
-        switch (k) {
-            case flow_stage_kind::monitor:
-            case flow_stage_kind::reply_poll: {
-                const double p = num("period_s", 0.0);
-                range("period_s", p, 0.001, 1e5, true);
-                parsed[i] = k == flow_stage_kind::monitor ? flow_stage::monitor(kept, seconds(p))
-                                                          : flow_stage::reply_poll(kept, seconds(p));
-                break;
-            }
-            case flow_stage_kind::clock: {
-                const double p = num("period_s", 0.0);
-                range("period_s", p, 0.001, 1e5, true);
-                const double d = num("drift_s", 0.0);
-                range("drift_s", d, 0.0, p, true);
-                parsed[i] = flow_stage::clock(kept, seconds(p), seconds(d));
-                break;
-            }
-            case flow_stage_kind::send:
-            case flow_stage_kind::delay: {
-                const double lo = num("min_s", 0.0);
-                range("min_s", lo, 0.0, 1e5, true);
-                const double hi = num("max_s", lo);
-                range("max_s", hi, lo, 1e5, true);
-                const value* lock = find("lock");
-                const seconds from(lo), to(hi);
-                parsed[i] = k == flow_stage_kind::send         ? flow_stage::send(kept, from, to)
-                            : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, from, to)
-                                                               : flow_stage::delay(kept, from, to);
-                break;
-            }
-        }
-        if (k == flow_stage_kind::monitor && i != 0)
-            throw usage_error(at + ": kind monitor (the agent's own detection) can only be the first stage");
-        if (k == flow_stage_kind::send) {
-            if (seen_send) throw usage_error(at + ": a second send (a flow has at most one)");
-            seen_send = true;
-        }
-        if (k == flow_stage_kind::reply_poll) {
-            if (seen_poll) throw usage_error(at + ": a second reply-poll (a flow has at most one)");
-            if (!seen_send) throw usage_error(at + ": a reply-poll counts from the send: put a send stage before it");
-            seen_poll = true;
-        }
+    for (std::size_t i = 0; i < stages.items.size(); ++i) {
+        std::string at;
+        parsed[i] = flow_json::read_stage(stages.items[i], i, where, at);
+        flow_json::check_order(parsed[i].kind, i, seen_send, seen_poll, at);
     }
-    const auto f = flow_latency::make(parsed, stages->items.size());
+    const auto f = flow_latency::make(parsed, stages.items.size());
     if (!f) throw usage_error(where + ": " + std::string(f.error().message().view()));
     return *f;
 }

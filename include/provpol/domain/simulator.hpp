@@ -57,6 +57,169 @@ struct domain_stop {
     std::uint64_t drives = 0;
 };
 
+namespace detail {
+
+// The first monitor tick of drive i's controller: its host leader's (the leader's stream's first uniform, as the
+// leader's controller draws it) when both tick at the same period, so that a host's drives are polled together;
+// -1 (its own draw) for the leader itself or a drive of another period.
+template <class Agent>
+seconds leader_first_tick(const std::vector<domain_drive<Agent>>& drives, std::uint32_t i, std::uint32_t lead,
+                          seconds detect, std::uint64_t seed, std::uint64_t first_run) noexcept {
+    const auto period_of = [&](std::uint32_t k) noexcept {
+        return detect > seconds(0) ? detect : drives[k].w.base.monitor_interval;
+    };
+    if (lead == i || !(period_of(lead) == period_of(i))) return seconds(-1);
+    random_stream rng(run_seed(seed, first_run + lead));
+    return period_of(lead) * rng.uniform();
+}
+
+// Drive i at the start (its workload read): its latency over the shared flow, its controller, and its guest's
+// first state (writing from 0 s, from its start, or idle).
+template <class Agent>
+void start_drive(domain_drive<Agent>& d, std::uint32_t i, Agent agent, const flow_latency& flow, domain_shared& shared,
+                 std::uint64_t seed, seconds first_tick) {
+    d.latency = domain_drive_latency{&flow, &shared, i};
+    d.c.emplace(std::move(agent), d.latency, d.w.base.capacity, d.w.base.monitor_interval, seed, first_tick);
+    d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
+    d.W = static_cast<double>(d.w.base.write_size.count());
+    d.out.initial_size = d.c->initial_size();
+    d.P = static_cast<double>(d.out.initial_size.count());
+    d.theta = static_cast<double>(d.c->threshold(bytes(0)).count());
+    const double begin = d.w.start.count() + (d.w.trace != nullptr ? d.w.trace[0].time.count() : 0.0);
+    if (d.w.writing && begin <= 0.0 && d.w.trace != nullptr)
+        enter_segment(d, 0);
+    else if (d.w.writing && begin <= 0.0)
+        d.phase = 1, d.R_now = d.R, d.next_change = d.w.on_seconds.count() > 0.0 ? d.w.on_seconds.count() : never_time;
+    else if (d.w.writing)
+        d.next_change = begin;
+}
+
+// The SPM serves its next request: the extend it answers completes at its drive (the flight of that size not yet
+// timed), whose next event moves in the heap.
+template <class Agent>
+void serve_next(std::vector<domain_drive<Agent>>& drives, domain_shared& shared, drive_heap& heap) {
+    const domain_completion done = shared.serve();
+    auto& c = *drives[done.drive].c;
+    for (unsigned f = 0; f < c.in_flight(); ++f)
+        if (c.flight(f).done_at == never && c.flight(f).decision.lv_size_after_extend.count() == done.size)
+            c.set_done_at(f, done.done_at, done.reply_read);
+    heap.update(done.drive, drive_key(drives[done.drive], shared, done.drive));
+}
+
+// How a domain's run ended: the time of its last event, whether it drained (every drive wrote everything and the
+// SPM is idle, or nothing is left to happen) or stopped at domain_stop, and how many drives had passed its pauses.
+struct domain_run_end {
+    double now = 0.0;
+    bool drained = false;
+    bool stopped = false;
+    std::uint64_t over = 0;  // drives that paused more than stop.pauses_above times
+};
+
+// The event loop: the SPM's next completion or the earliest drive's next event (a send the host's mail monitor
+// takes, or the guest's own step), until the domain drains, the horizon passes or `stop` ends the run.
+template <class Agent>
+domain_run_end run_domain_events(std::vector<domain_drive<Agent>>& drives, domain_shared& shared, drive_heap& heap,
+                                 double horizon, domain_stop stop) {
+    domain_run_end end;
+    std::uint32_t writing = 0;  // drives still to write: the run ends when none is left and the SPM is idle
+    for (const domain_drive<Agent>& d : drives) writing += d.w.writing ? 1u : 0u;
+    for (;;) {
+        if (writing == 0 && shared.idle()) {  // idle drives alone do not keep the domain running
+            end.drained = true;
+            break;
+        }
+        const double td = heap.top_key();
+        const double ts = shared.next_spm().count();
+        if (ts < td) {
+            if (ts > horizon) break;
+            end.now = ts;
+            serve_next(drives, shared, heap);
+            continue;
+        }
+        if (!(td <= horizon)) {
+            end.drained = !(td < never_time) && !(ts < never_time);
+            break;
+        }
+        end.now = td;
+        const auto i = static_cast<std::uint32_t>(heap.top());
+        domain_drive<Agent>& d = drives[i];
+        drive_event which = drive_event::done;
+        if (shared.next_send(i).count() <= next_guest_event(d, which))
+            shared.send(i);  // the host's mail monitor takes the request (no change to the guest)
+        else if (!d.finished) {
+            const std::uint32_t paused_before = d.out.pauses;
+            guest_step(d, shared);
+            writing -= d.finished && d.w.writing ? 1u : 0u;
+            if (stop.drives > 0 && paused_before == stop.pauses_above && d.out.pauses > stop.pauses_above &&
+                ++end.over >= stop.drives) {
+                end.stopped = true;
+                break;
+            }
+        }
+        heap.update(i, drive_key(d, shared, i));
+    }
+    return end;
+}
+
+// Drive d's result at the run's end, `elapsed` seconds in: a drive that did not finish counts its pause so far
+// and what it wrote by then.
+template <class Agent>
+domain_drive_result finish_drive(domain_drive<Agent>& d, std::uint32_t host, double elapsed) noexcept {
+    run_result& r = d.out;
+    const bool done = d.finished && !r.truncated;
+    const double begin = d.w.start.count() < elapsed ? d.w.start.count() : elapsed;
+    double written = d.a;
+    if (!done) {
+        if (d.paused) r.pause_seconds += seconds(elapsed - d.pause_start);
+        if (!d.paused) written += d.R_now * (elapsed - d.t);
+        written = written > d.P ? d.P : (written > d.W ? d.W : written);
+    }
+    r.extends = d.c->extends();
+    r.resent = d.c->resent();
+    r.duration = seconds((done ? d.t : elapsed) - begin);
+    r.final_physical = bytes(d.c->pending_physical());
+    r.unwritten =
+        saturating_sub(r.final_physical, done ? d.w.base.write_size : bytes(static_cast<std::uint64_t>(written)));
+    return domain_drive_result{r, host, done};
+}
+
+// The SPM's figures of a run that lasted `elapsed` seconds: requests served, busy time and utilization, the
+// latency of its requests (mean, median, p99, max) and its queue (p99, max), the share that waited for a worker.
+inline void summarize_spm(domain_summary& s, domain_shared& shared, double elapsed) {
+    s.served = shared.served();
+    const seconds overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : seconds(0);
+    s.spm_busy = shared.busy() - overhang;
+    s.spm_utilization = elapsed > 0.0 ? s.spm_busy / s.elapsed : 0.0;
+    std::vector<seconds>& lat = shared.latencies();
+    const std::size_t m = lat.size();
+    if (m > 0) {
+        std::sort(lat.begin(), lat.end());
+        double sum = 0.0;
+        for (std::size_t k = 0; k < m; ++k) sum += lat[k].count();
+        const auto at = [&](double q) {
+            const double idx = detail::ceil(q * static_cast<double>(m));
+            return lat[idx < 1.0 ? 0 : static_cast<std::size_t>(idx) - 1];
+        };
+        s.latency_mean = seconds(sum / static_cast<double>(m));
+        s.latency_p50 = at(0.5);
+        s.latency_p99 = at(0.99);
+        s.latency_max = lat[m - 1];
+    }
+    const auto& hist = shared.queue_histogram();
+    std::uint64_t seen = 0;
+    const double need = 0.99 * static_cast<double>(s.served);
+    bool p99_set = false;
+    for (std::size_t k = 0; k < hist.size(); ++k) {
+        seen += hist[k];
+        if (!p99_set && s.served > 0 && static_cast<double>(seen) >= need) s.queue_p99 = k, p99_set = true;
+        if (hist[k] > 0) s.queue_max = k;
+    }
+    s.worker_wait_share =
+        s.served > 0 ? static_cast<double>(shared.worker_waits()) / static_cast<double>(s.served) : 0.0;
+}
+
+}  // namespace detail
+
 /// Runs a domain: drive d (host d / drives_per_host) gets the agent make_agent(d) and the workload
 /// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, first_run + d), as run first_run + d
 /// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
@@ -100,142 +263,29 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     detail::domain_leaders(
         cfg.hosts, cfg.drives_per_host, [&](std::uint32_t i) noexcept { return drives[i].w.writing; }, host_leader,
         spm_leader);
-    // The leader's first monitor tick, as its controller draws it (the stream's first uniform).
     const seconds detect = flow->flow().detection_period();
-    const auto period_of = [&](std::uint32_t i) noexcept {
-        return detect > seconds(0) ? detect : drives[i].w.base.monitor_interval;
-    };
-    const auto first_tick_of = [&](std::uint32_t i) noexcept {
-        random_stream rng(detail::run_seed(seed, first_run + i));
-        return period_of(i) * rng.uniform();
-    };
     for (std::uint32_t i = 0; i < n; ++i) {
-        detail::domain_drive<agent_type>& d = drives[i];
-        d.latency = detail::domain_drive_latency{&flow->flow(), &shared, i};
-        const std::uint32_t lead = host_leader[i / cfg.drives_per_host];
-        const seconds first_tick = lead != i && period_of(lead) == period_of(i) ? first_tick_of(lead) : seconds(-1);
-        d.c.emplace(make_agent(i), d.latency, d.w.base.capacity, d.w.base.monitor_interval,
-                    detail::run_seed(seed, first_run + i), first_tick);
-        d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
-        d.W = static_cast<double>(d.w.base.write_size.count());
-        d.out.initial_size = d.c->initial_size();
-        d.P = static_cast<double>(d.out.initial_size.count());
-        d.theta = static_cast<double>(d.c->threshold(bytes(0)).count());
-        const double begin = d.w.start.count() + (d.w.trace != nullptr ? d.w.trace[0].time.count() : 0.0);
-        if (d.w.writing && begin <= 0.0 && d.w.trace != nullptr)
-            detail::enter_segment(d, 0);
-        else if (d.w.writing && begin <= 0.0)
-            d.phase = 1, d.R_now = d.R,
-            d.next_change = d.w.on_seconds.count() > 0.0 ? d.w.on_seconds.count() : detail::never_time;
-        else if (d.w.writing)
-            d.next_change = begin;
-        heap.update(i, detail::drive_key(d, shared, i));
+        const seconds first_tick =
+            detail::leader_first_tick(drives, i, host_leader[i / cfg.drives_per_host], detect, seed, first_run);
+        detail::start_drive(drives[i], i, make_agent(i), flow->flow(), shared, detail::run_seed(seed, first_run + i),
+                            first_tick);
+        heap.update(i, detail::drive_key(drives[i], shared, i));
     }
     shared.set_spm_phase_of(spm_leader);
 
-    const double horizon = cfg.duration.count();
-    double now = 0.0;
-    bool drained = false;
-    std::uint32_t writing = 0;  // drives still to write: the run ends when none is left and the SPM is idle
-    for (std::uint32_t i = 0; i < n; ++i) writing += drives[i].w.writing ? 1u : 0u;
-    std::uint64_t over = 0;  // drives that paused more than stop.pauses_above times
-    bool stopped = false;
-    for (;;) {
-        if (writing == 0 && shared.idle()) {  // idle drives alone do not keep the domain running
-            drained = true;
-            break;
-        }
-        const double td = heap.top_key();
-        const double ts = shared.next_spm().count();
-        if (ts < td) {
-            if (ts > horizon) break;
-            now = ts;
-            const detail::domain_completion done = shared.serve();
-            auto& c = *drives[done.drive].c;
-            for (unsigned f = 0; f < c.in_flight(); ++f)
-                if (c.flight(f).done_at == never && c.flight(f).decision.lv_size_after_extend.count() == done.size)
-                    c.set_done_at(f, done.done_at, done.reply_read);
-            heap.update(done.drive, detail::drive_key(drives[done.drive], shared, done.drive));
-            continue;
-        }
-        if (!(td <= horizon)) {
-            drained = !(td < detail::never_time) && !(ts < detail::never_time);
-            break;
-        }
-        now = td;
-        const auto i = static_cast<std::uint32_t>(heap.top());
-        detail::domain_drive<agent_type>& d = drives[i];
-        detail::drive_event which = detail::drive_event::done;
-        if (shared.next_send(i).count() <= detail::next_guest_event(d, which))
-            shared.send(i);  // the host's mail monitor takes the request (no change to the guest)
-        else if (!d.finished) {
-            const std::uint32_t paused_before = d.out.pauses;
-            detail::guest_step(d, shared);
-            writing -= d.finished && d.w.writing ? 1u : 0u;
-            if (stop.drives > 0 && paused_before == stop.pauses_above && d.out.pauses > stop.pauses_above &&
-                ++over >= stop.drives) {
-                stopped = true;
-                break;
-            }
-        }
-        heap.update(i, detail::drive_key(d, shared, i));
-    }
+    const detail::domain_run_end end = detail::run_domain_events(drives, shared, heap, cfg.duration.count(), stop);
 
     domain_summary& s = detail::domain_result_access::summary(out);
-    const double elapsed = drained || stopped ? now : horizon;
+    const double elapsed = end.drained || end.stopped ? end.now : cfg.duration.count();
     s.elapsed = seconds(elapsed);
-    s.stopped = stopped ? over : 0;
+    s.stopped = end.stopped ? end.over : 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-        detail::domain_drive<agent_type>& d = drives[i];
-        run_result& r = d.out;
-        const bool done = d.finished && !r.truncated;
-        const double begin = d.w.start.count() < elapsed ? d.w.start.count() : elapsed;
-        double written = d.a;
-        if (!done) {
-            if (d.paused) r.pause_seconds += seconds(elapsed - d.pause_start);
-            if (!d.paused) written += d.R_now * (elapsed - d.t);
-            written = written > d.P ? d.P : (written > d.W ? d.W : written);
-        }
-        r.extends = d.c->extends();
-        r.resent = d.c->resent();
-        r.duration = seconds((done ? d.t : elapsed) - begin);
-        r.final_physical = bytes(d.c->pending_physical());
-        r.unwritten =
-            saturating_sub(r.final_physical, done ? d.w.base.write_size : bytes(static_cast<std::uint64_t>(written)));
-        detail::domain_result_access::drives(out)[i] = domain_drive_result{r, i / cfg.drives_per_host, done};
-        s.extends += r.extends;
-        s.resent += r.resent;
+        detail::domain_result_access::drives(out)[i] =
+            detail::finish_drive(drives[i], i / cfg.drives_per_host, elapsed);
+        s.extends += drives[i].out.extends;
+        s.resent += drives[i].out.resent;
     }
-    s.served = shared.served();
-    const seconds overhang = shared.lock_free() > s.elapsed ? shared.lock_free() - s.elapsed : seconds(0);
-    s.spm_busy = shared.busy() - overhang;
-    s.spm_utilization = elapsed > 0.0 ? s.spm_busy / s.elapsed : 0.0;
-    std::vector<seconds>& lat = shared.latencies();
-    const std::size_t m = lat.size();
-    if (m > 0) {
-        std::sort(lat.begin(), lat.end());
-        double sum = 0.0;
-        for (std::size_t k = 0; k < m; ++k) sum += lat[k].count();
-        const auto at = [&](double q) {
-            const double idx = detail::ceil(q * static_cast<double>(m));
-            return lat[idx < 1.0 ? 0 : static_cast<std::size_t>(idx) - 1];
-        };
-        s.latency_mean = seconds(sum / static_cast<double>(m));
-        s.latency_p50 = at(0.5);
-        s.latency_p99 = at(0.99);
-        s.latency_max = lat[m - 1];
-    }
-    const auto& hist = shared.queue_histogram();
-    std::uint64_t seen = 0;
-    const double need = 0.99 * static_cast<double>(s.served);
-    bool p99_set = false;
-    for (std::size_t k = 0; k < hist.size(); ++k) {
-        seen += hist[k];
-        if (!p99_set && s.served > 0 && static_cast<double>(seen) >= need) s.queue_p99 = k, p99_set = true;
-        if (hist[k] > 0) s.queue_max = k;
-    }
-    s.worker_wait_share =
-        s.served > 0 ? static_cast<double>(shared.worker_waits()) / static_cast<double>(s.served) : 0.0;
+    detail::summarize_spm(s, shared, elapsed);
     return out;
 }
 

@@ -133,11 +133,61 @@ inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
 /// simulate_run's pause_limit when the run is to go to its end.
 inline constexpr std::uint32_t no_pause_limit = ~std::uint32_t{0};
 
+namespace detail {
+
+// The guest and the clock of one run of simulate_run: the time, the bytes written, the LV size and the block
+// threshold (as doubles, the run's units), whether the threshold is armed and whether the guest is paused.
+struct run_guest {
+    // The next event of a run; ties go to the first in this order, as they happen in the real flow.
+    enum event { done, threshold, end, full, tick };
+
+    double t = 0.0;
+    double a = 0.0;      // allocation: bytes written so far
+    double P = 0.0;      // the LV size
+    double theta = 0.0;  // the registered block threshold
+    double pause_start = 0.0;
+    bool paused = false;
+    bool armed = true;
+
+    PROVPOL_NODISCARD bytes allocation() const noexcept { return bytes(static_cast<std::uint64_t>(a)); }
+
+    // The earliest event at write rate R with W bytes to write in all, and its time in `next`; `next_done` and
+    // `next_tick` are the controller's (an extend completing, the monitor waking).
+    PROVPOL_NODISCARD event next_event(double R, double W, double next_done, double next_tick,
+                                       double& next) const noexcept {
+        const double t_end = paused ? never_time : t + (W - a) / R;
+        const double t_full = paused ? never_time : (a >= P ? t : t + (P - a) / R);
+        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : never_time;
+        event which = done;
+        next = next_done;
+        if (t_thr < next) next = t_thr, which = threshold;
+        if (t_end < next) next = t_end, which = end;
+        if (t_full < next) next = t_full, which = full;
+        if (next_tick < next) next = next_tick, which = tick;
+        return which;
+    }
+
+    // Moves the clock to `next` and, unless paused, the writes with it.
+    void advance(double next, event which, double R, double W) noexcept {
+        if (!paused) {
+            a += R * (next - t);
+            // Position events land exactly where they are, whatever the rounding of t + distance / R (a
+            // rounding shortfall would otherwise leave the allocation a hair short, forever).
+            if (which == threshold && a < theta) a = theta;
+            if (which == full || a > P) a = P;
+            if (which == end || a > W) a = W;
+        }
+        t = next;
+    }
+};
+
+}  // namespace detail
+
 /// Replays one run. `agent` is copied: each run starts from the agent's given state. The flow between the drive,
-/// the agent and the latency is extend_controller's (simulate/agent.hpp); this function moves the guest and the clock.
-/// With a `pause_limit`, the run stops at the guest's pause number pause_limit + 1 (run_result::stopped): a search
-/// that asks only whether the run pauses more than that many times knows it then, since pauses only add up, and
-/// skips the rest of a run that may take thousands of extends.
+/// the agent and the latency is extend_controller's (simulate/agent.hpp); this function moves the guest and the clock
+/// (detail::run_guest). With a `pause_limit`, the run stops at the guest's pause number pause_limit + 1
+/// (run_result::stopped): a search that asks only whether the run pauses more than that many times knows it then,
+/// since pauses only add up, and skips the rest of a run that may take thousands of extends.
 template <class Agent, class Latency>
 PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, const workload& w, std::uint64_t seed,
                                           std::uint32_t pause_limit = no_pause_limit) noexcept {
@@ -148,79 +198,55 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
                   "simulate_run: Latency must provide seconds detection_period() and either "
                   "start_run(random_stream&) and seconds complete(run&, seconds, random_stream&), or seconds "
                   "sample_after_detection(random_stream&)");
+    using event = detail::run_guest::event;
     extend_controller<Agent, Latency> c(std::move(agent), latency, w.capacity, w.monitor_interval, seed);
     const double R = static_cast<double>(w.write_rate.bytes_per_second());
     const double W = static_cast<double>(w.write_size.count());
 
     run_result out;
     out.initial_size = c.initial_size();
-    double t = 0.0;
-    double a = 0.0;                                            // allocation: bytes written so far
-    double P = static_cast<double>(out.initial_size.count());  // the LV size
-    bool paused = false;
-    double pause_start = 0.0;
-    auto alloc = [&]() { return bytes(static_cast<std::uint64_t>(a)); };
-    bool armed = true;
-    double theta = static_cast<double>(c.threshold(bytes(0)).count());
+    detail::run_guest g;
+    g.P = static_cast<double>(out.initial_size.count());
+    g.theta = static_cast<double>(c.threshold(bytes(0)).count());
 
     for (std::uint64_t events = 0;; ++events) {
         if (events >= simulation_event_limit) {
             out.truncated = true;
             break;
         }
-        const double t_end = paused ? detail::never_time : t + (W - a) / R;
-        const double t_full = paused ? detail::never_time : (a >= P ? t : t + (P - a) / R);
-        const double t_thr = (armed && !paused) ? (a >= theta ? t : t + (theta - a) / R) : detail::never_time;
-        // The earliest event; ties go to the first in this order, as they happen in the real flow.
-        enum { done, threshold, end, full, tick } which = done;
-        double next = c.next_done().count();
-        if (t_thr < next) next = t_thr, which = threshold;
-        if (t_end < next) next = t_end, which = end;
-        if (t_full < next) next = t_full, which = full;
-        if (c.next_tick().count() < next) next = c.next_tick().count(), which = tick;
-        if (!paused) {
-            a += R * (next - t);
-            // Position events land exactly where they are, whatever the rounding of t + distance / R (a
-            // rounding shortfall would otherwise leave the allocation a hair short, forever).
-            if (which == threshold && a < theta) a = theta;
-            if (which == full || a > P) a = P;
-            if (which == end || a > W) a = W;
-        }
-        t = next;
-
-        if (which == done) {  // the extend completed: the LV grew, the threshold is re-registered
+        double next = 0.0;
+        const event which = g.next_event(R, W, c.next_done().count(), c.next_tick().count(), next);
+        g.advance(next, which, R, W);
+        if (which == event::done) {  // the extend completed: the LV grew, the threshold is re-registered
             const unsigned i = c.first_done();
             const bytes lv = c.flight(i).decision.lv_size_after_extend;
-            if (paused) {
-                paused = false;
-                out.pause_seconds += seconds(t - pause_start);
+            if (g.paused) {
+                g.paused = false;
+                out.pause_seconds += seconds(g.t - g.pause_start);
             }
-            theta = static_cast<double>(c.completed(i, seconds(t), alloc(), lv).count());
-            P = static_cast<double>(c.physical());
-            armed = true;
-            continue;
-        }
-        if (which == threshold) {  // the block threshold fired
-            armed = false;
-            (void)c.threshold_crossed(seconds(t), alloc());
-            continue;
-        }
-        if (which == end) break;  // everything written
-        if (which == full) {      // ENOSPC: the guest pauses until an extend completes
-            paused = true;
-            pause_start = t;
+            g.theta = static_cast<double>(c.completed(i, seconds(g.t), g.allocation(), lv).count());
+            g.P = static_cast<double>(c.physical());
+            g.armed = true;
+        } else if (which == event::threshold) {  // the block threshold fired
+            g.armed = false;
+            (void)c.threshold_crossed(seconds(g.t), g.allocation());
+        } else if (which == event::end) {  // everything written
+            break;
+        } else if (which == event::full) {  // ENOSPC: the guest pauses until an extend completes
+            g.paused = true;
+            g.pause_start = g.t;
             if (++out.pauses > pause_limit) {
                 out.stopped = true;
                 break;
             }
-            (void)c.paused(seconds(t), alloc());
-            continue;
+            (void)c.paused(seconds(g.t), g.allocation());
+        } else {
+            (void)c.tick(seconds(g.t), g.allocation());  // the monitor wakes
         }
-        (void)c.tick(seconds(t), alloc());  // the monitor wakes
     }
     out.extends = c.extends();
     out.resent = c.resent();
-    out.duration = seconds(t);
+    out.duration = seconds(g.t);
     out.final_physical = bytes(c.pending_physical());
     out.unwritten = saturating_sub(out.final_physical, w.write_size);
     return out;
