@@ -338,6 +338,59 @@ constexpr std::uint32_t lvm_metadata_min_threshold(bytes metadata_size) noexcept
 constexpr std::uint64_t lvm_extents(bytes size, bytes extent) noexcept { return divide(size, extent, rounding::up); }
 }  // namespace detail
 
+namespace detail {
+// Step 2 for a thin pool's metadata: its usage, the threshold it is held to (min(threshold, the metadata
+// minimum)) and its amount, one percent more when nonzero.
+constexpr void lvm_metadata_amount(const lvm_autoextend_config& c, const lvm_volume_state& s, std::uint32_t threshold,
+                                   lvm_autoextend_decision& d) noexcept {
+    d.metadata_usage = lvm_usage(s.metadata_used, s.metadata_total);
+    const std::uint32_t min_threshold = lvm_metadata_min_threshold(s.metadata_size);
+    d.metadata_threshold = min_threshold < threshold ? min_threshold : threshold;
+    d.metadata_amount = lvm_adjust_amount(d.metadata_usage, d.metadata_threshold, c.extend_percent());
+    if (d.metadata_amount != 0) ++d.metadata_amount;
+}
+
+// Step 3's extents to add for `amount` percent of `le` extents; a VDO pool at least max(one slab,
+// 128 MiB + 128 KiB), in whole extents when larger than one extent.
+constexpr std::uint64_t lvm_data_add(const lvm_autoextend_config& c, std::uint32_t amount, std::uint64_t le) noexcept {
+    std::uint64_t add = lvm_percent_of_extents(amount, static_cast<std::uint32_t>(le));
+    if (c.kind() == lvm_volume_kind::vdo_pool) {
+        const std::uint64_t e = c.extent().count();
+        const std::uint64_t slab_kib = c.vdo_slab().count() >> 10;
+        const std::uint64_t min_bytes = (slab_kib > 128 * 1024 + 128 ? slab_kib : 128 * 1024 + 128) * 1024;
+        if (min_bytes > e) {
+            const std::uint64_t min_le = divide(min_bytes, e, rounding::up);
+            if (min_le > add) add = min_le;
+        }
+    }
+    return add;
+}
+
+// Step 4: the metadata LV's extents after the command, from `mle` now (within the extent limit), the data's `le`
+// before and `new_le` after.
+constexpr std::uint64_t lvm_metadata_new_extents(const lvm_autoextend_config& c, const lvm_volume_state& s,
+                                                 const lvm_autoextend_decision& d, std::uint64_t mle, std::uint64_t le,
+                                                 std::uint64_t new_le) noexcept {
+    const bytes e = c.extent();
+    const std::uint64_t max_mle = divide(lvm_max_metadata_bytes, e.count(), rounding::up);
+    std::uint64_t new_mle = mle;
+    if (d.metadata_amount != 0 && d.amount != 0) {
+        // Both grow: lvm2 resizes the metadata as an auxiliary LV whose percent it clears
+        // (_lvresize_setup_aux sets PERCENT_NONE), so the amount is taken as extents, not as a percent.
+        new_mle = mle + d.metadata_amount;
+    } else if (d.metadata_amount != 0) {
+        new_mle = mle + lvm_percent_of_extents(d.metadata_amount, static_cast<std::uint32_t>(mle));
+    } else if (new_le > le) {
+        // 64 bytes of metadata per data chunk (_estimate_metadata_size), in sectors, then whole extents.
+        const std::uint64_t want_sectors = new_le * (e.count() / 512) / ((c.pool_chunk().count() / 512) * (512 / 64));
+        if (want_sectors * 512 > s.metadata_size.count()) new_mle = divide(want_sectors * 512, e.count(), rounding::up);
+    }
+    if (new_mle > max_mle) new_mle = max_mle;
+    if (new_mle < mle) new_mle = mle;
+    return new_mle;
+}
+}  // namespace detail
+
 /// The decision lvextend --use-policies takes for a volume (lvm2's _lvresize_adjust_policy, then the
 /// preparation of the resize), total over every input:
 /// 1. threshold 100 or more: disabled; percent 0: fails (before usage is read);
@@ -367,13 +420,7 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     }
     const std::uint32_t threshold = c.threshold_percent();
     const bool metadata = thin && s.metadata_size.count() != 0;
-    if (metadata) {
-        d.metadata_usage = lvm_usage(s.metadata_used, s.metadata_total);
-        const std::uint32_t min_threshold = detail::lvm_metadata_min_threshold(s.metadata_size);
-        d.metadata_threshold = min_threshold < threshold ? min_threshold : threshold;
-        d.metadata_amount = lvm_adjust_amount(d.metadata_usage, d.metadata_threshold, c.extend_percent());
-        if (d.metadata_amount != 0) ++d.metadata_amount;
-    }
+    if (metadata) detail::lvm_metadata_amount(c, s, threshold, d);
     d.amount = lvm_adjust_amount(d.usage, threshold, c.extend_percent());
     if (d.amount == 0 && d.metadata_amount == 0) {
         d.outcome = lvm_outcome::none;
@@ -388,16 +435,7 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     }
     std::uint64_t new_le = le;
     if (d.amount != 0) {
-        std::uint64_t add = lvm_percent_of_extents(d.amount, static_cast<std::uint32_t>(le));
-        if (c.kind() == lvm_volume_kind::vdo_pool) {
-            // max(one slab, 128 MiB + 128 KiB), in whole extents when larger than one extent.
-            const std::uint64_t slab_kib = c.vdo_slab().count() >> 10;
-            const std::uint64_t min_bytes = (slab_kib > 128 * 1024 + 128 ? slab_kib : 128 * 1024 + 128) * 1024;
-            if (min_bytes > e.count()) {
-                const std::uint64_t min_le = divide(min_bytes, e.count(), rounding::up);
-                if (min_le > add) add = min_le;
-            }
-        }
+        const std::uint64_t add = detail::lvm_data_add(c, d.amount, le);
         if (add >= detail::lvm_max_extent_count - le) {
             d.outcome = lvm_outcome::fails_extent_limit;
             return d;
@@ -412,28 +450,12 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     std::uint64_t meta_add = 0;
     if (metadata) {
         const std::uint64_t mle = detail::lvm_extents(s.metadata_size, e);
-        const std::uint64_t max_mle = divide(detail::lvm_max_metadata_bytes, e.count(), rounding::up);
-        std::uint64_t new_mle = mle;
         if (mle > detail::lvm_max_extent_count) {
             d.outcome = lvm_outcome::fails_extent_limit;
             d.metadata_new_size = s.metadata_size;
             return d;
         }
-        if (d.metadata_amount != 0 && d.amount != 0) {
-            // Both grow: lvm2 resizes the metadata as an auxiliary LV whose percent it clears
-            // (_lvresize_setup_aux sets PERCENT_NONE), so the amount is taken as extents, not as a percent.
-            new_mle = mle + d.metadata_amount;
-        } else if (d.metadata_amount != 0) {
-            new_mle = mle + lvm_percent_of_extents(d.metadata_amount, static_cast<std::uint32_t>(mle));
-        } else if (new_le > le) {
-            // 64 bytes of metadata per data chunk (_estimate_metadata_size), in sectors, then whole extents.
-            const std::uint64_t want_sectors =
-                new_le * (e.count() / 512) / ((c.pool_chunk().count() / 512) * (512 / 64));
-            if (want_sectors * 512 > s.metadata_size.count())
-                new_mle = divide(want_sectors * 512, e.count(), rounding::up);
-        }
-        if (new_mle > max_mle) new_mle = max_mle;
-        if (new_mle < mle) new_mle = mle;
+        const std::uint64_t new_mle = detail::lvm_metadata_new_extents(c, s, d, mle, le, new_le);
         meta_add = new_mle - mle;
         d.metadata_add_extents = meta_add;
         d.metadata_new_size = bytes(saturating_mul(new_mle, e.count()));
