@@ -10,14 +10,16 @@
 //       falls while the thread runs a command is skipped ("Skipping SIGALRM"), a device event that falls then is
 //       handled when the command returns.
 //   daemons/dmeventd/plugins/thin/dmeventd_thin.c  process_event: a device event runs the policy at once; the
-//       timeout path runs it only when data usage is above 50% and above the check level, which then moves to
-//       the next 5% step above usage (CHECK_STEP), capped just under 100%; a pool whose size changed starts again
-//       at 50% with its failures cleared; a failing command is retried after 1, 2, 4 ... up to 256 polls
-//       (MAX_FAILS). Only the device-event path reads the status again after a failed command (and so counts
-//       one postponed poll at once); a failure on the timeout path waits for the next poll.
+//       timeout path runs it only when the metadata's or the data's usage is above 50% and above its check level,
+//       which then moves to the next 5% step above the usage (CHECK_STEP), capped just under 100%; a pool whose
+//       data or metadata size changed starts that level again at 50% with its failures cleared; a failing command is
+//       retried after 1, 2, 4 ... up to 256 polls (MAX_FAILS). Only the device-event path reads the status again after
+//       a failed command (and so counts one postponed poll at once); a failure on the timeout path waits for the next
+//       poll.
 //   lib/thin/thin.c  the low-water mark: blocks x (100 - threshold) / 100 free blocks, 0 when disabled.
 //   drivers/md/dm-thin.c  check_low_water_mark: the event is sent when a block is allocated with at most that
-//       many blocks free, once per table load; a full pool queues writes (error_if_no_space off, lvm2's default
+//       many blocks free, once per table load (the metadata's own low-water event is thin_metadata.hpp's); a full pool
+//       queues writes (error_if_no_space off, lvm2's default
 //       --errorwhenfull n) and fails them with EIO after no_space_timeout (module parameter, 60 s).
 // The service time of lvextend is this model's only measured number: see docs/lvm.md for how lvm-dmeventd's
 // was calibrated.
@@ -140,29 +142,45 @@ constexpr std::int32_t lvm_check_step = 5 * lvm_percent_1;      // CHECK_STEP
 constexpr std::int32_t lvm_check_minimum = 50 * lvm_percent_1;  // CHECK_MINIMUM
 constexpr std::uint32_t lvm_max_fails = 256;                    // MAX_FAILS
 
-// dmeventd_thin.c's per-pool state (struct dso_state, its data half) and what process_event does with it.
+// process_event's check of one usage against its level (the metadata's, then the data's): above 50% and above the
+// level, the policy runs; the level moves to the next 5% step above the usage, capped just under 100%.
+constexpr bool lvm_check_level(std::int32_t usage, std::int32_t& check) noexcept {
+    if (usage <= lvm_check_minimum) {
+        check = lvm_check_minimum;
+        return false;
+    }
+    const bool needs = usage > check;
+    check = (usage / lvm_check_step + 1) * lvm_check_step;
+    if (check == lvm_percent_100) --check;  // it cannot get above 100%
+    return needs;
+}
+
+// dmeventd_thin.c's per-pool state (struct dso_state) and what process_event does with it.
 struct lvm_dso_state {
-    std::int32_t check = lvm_check_minimum;
-    std::uint64_t known_total = 0;
+    std::int32_t check = lvm_check_minimum;           // data_percent_check
+    std::int32_t metadata_check = lvm_check_minimum;  // metadata_percent_check
+    std::uint64_t known_total = 0;                    // known_data_size, in data blocks
+    std::uint64_t known_metadata_total = 0;           // known_metadata_size, in metadata blocks
     std::uint32_t fails = 0;
     std::uint32_t max_fails = 1;
 
-    // process_event from its status read to the back-off: the data usage now and the pool's blocks; true when it
-    // calls _use_policy (runs lvextend --use-policies).
-    constexpr bool on_status(std::int32_t usage, std::uint64_t total) noexcept {
-        if (known_total != total) {  // the pool's size changed: clear the threshold and the failures
+    // process_event from its status read to the back-off: the metadata's usage and blocks (0 and 0 when not
+    // modelled: below 50%, never a reason), then the data's; true when it calls _use_policy (runs lvextend
+    // --use-policies). A size that changed clears its level and the failures.
+    constexpr bool on_status(std::int32_t usage, std::uint64_t total, std::int32_t metadata_usage = 0,
+                             std::uint64_t metadata_total = 0) noexcept {
+        if (known_metadata_total != metadata_total) {
+            metadata_check = lvm_check_minimum;
+            known_metadata_total = metadata_total;
+            fails = 0;
+        }
+        if (known_total != total) {
             check = lvm_check_minimum;
             known_total = total;
             fails = 0;
         }
-        bool needs = false;
-        if (usage > lvm_check_minimum) {
-            needs = usage > check;
-            check = (usage / lvm_check_step + 1) * lvm_check_step;
-            if (check == lvm_percent_100) --check;  // it cannot get above 100%
-        } else {
-            check = lvm_check_minimum;
-        }
+        bool needs = lvm_check_level(metadata_usage, metadata_check);
+        needs = lvm_check_level(usage, check) || needs;
         if (fails != 0) {
             if (fails++ <= max_fails) return false;  // postponed
             if (max_fails < lvm_max_fails) max_fails <<= 1;

@@ -1,8 +1,9 @@
 // provpol/simulate/lvm_pool.hpp - what a write burst does to a thin pool under dmeventd (lvm_dmeventd.hpp): one run
 // (simulate_lvm_run: extends, times full, seconds writes were queued, EIO after no_space_timeout, the VG running
-// out) and the summary over runs (simulate_lvm_plan), run i seeded with run_seed(seed, i) as the VDSM and domain
-// simulators seed theirs. The decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to
-// lvm2; when dmeventd runs it is lvm_dmeventd.hpp's.
+// out, and, when the metadata is given, its extends and whether it ran out) and the summary over runs
+// (simulate_lvm_plan), run i seeded with run_seed(seed, i) as the VDSM and domain simulators seed theirs. The
+// decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it is
+// lvm_dmeventd.hpp's; how the metadata fills is thin_metadata.hpp's.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
@@ -16,6 +17,7 @@
 #include "../time.hpp"
 #include "lvm_dmeventd.hpp"
 #include "run.hpp"
+#include "thin_metadata.hpp"
 
 #include <cstdint>
 
@@ -28,11 +30,15 @@ struct lvm_pool_workload {
     bytes vg_free = bytes::max();  ///< the VG's free space (max: unlimited)
     bytes write;                   ///< new data written in all (each new byte takes new blocks)
     rate write_rate;               ///< bytes per second in all, while the pool has room
+    /// The pool's metadata LV (0: the metadata is not simulated, as before lvs reported it). Every 126 data chunks
+    /// the burst maps take one 4 KiB metadata block (thin_metadata.hpp).
+    bytes metadata_size{};
+    bytes metadata_used{};  ///< metadata in use when the burst starts (whole 4 KiB blocks, rounded up)
 };
 
 /// One run of a burst.
 struct lvm_run_result {
-    std::uint32_t extends = 0;           ///< lvextends that grew the pool
+    std::uint32_t extends = 0;           ///< lvextends that grew the pool's data
     std::uint32_t commands = 0;          ///< lvextend --use-policies runs, those that found nothing to do included
     std::uint32_t failed_commands = 0;   ///< runs that failed (the VG's space, percent 0)
     std::uint32_t times_full = 0;        ///< times the pool filled with data still to write
@@ -44,6 +50,9 @@ struct lvm_run_result {
     bytes pool_end;                      ///< the pool's size when the run ended
     bytes vg_free_end;                   ///< the VG's free space then
     seconds ended_at = seconds(0);       ///< when the last byte was written, or writes failed
+    std::uint32_t metadata_extends = 0;  ///< lvextends that grew the metadata LV (with the data or alone)
+    bool metadata_full = false;          ///< the metadata ran out: the pool failed writes (EIO, eio is set too)
+    bytes metadata_end;                  ///< the metadata LV's size when the run ended (0: not simulated)
 };
 
 namespace detail {
@@ -57,6 +66,8 @@ enum class lvm_event : unsigned char {
     pool_full,     // the last free block is taken with data still to write
     written,       // the last byte of the burst is written
     eio_deadline,  // a full pool's writes have queued no_space_timeout
+    metadata_low,  // the free metadata blocks fall below the kernel's metadata low-water mark: a device event
+    metadata_out,  // the free metadata blocks reach the kernel's reserve: the pool fails writes
 };
 
 // One run of a burst, event by event. The times are doubles in seconds from the burst's start (the arithmetic
@@ -78,11 +89,17 @@ public:
           target_(written_ + static_cast<double>(w.write.count())),
           give_up_((rate_bps_ > 0.0 ? static_cast<double>(w.write.count()) / rate_bps_ : 0.0) + 86400.0),
           lwm_(lvm_low_water_blocks(total_, c.threshold_percent())),
-          armed_(m.low_water_event() && c.enabled()) {
+          armed_(m.low_water_event() && c.enabled()),
+          metadata_size_(w.metadata_size),
+          metadata_used0_(static_cast<double>(divide(w.metadata_used, bytes(thin_metadata_block), rounding::up))),
+          written0_(written_) {
         dso_.known_total = total_;
+        set_metadata(w.metadata_size);
+        dso_.known_metadata_total = metadata_total_;
         next_poll_ = rng_.uniform() * in_seconds(m.poll_interval());
         r_.pool_end = w.pool_size;
         r_.vg_free_end = w.vg_free;
+        r_.metadata_end = w.metadata_size;
     }
 
     lvm_run_result run() noexcept {
@@ -96,6 +113,7 @@ public:
         if (r_.hung) r_.ended_at = seconds(t_);
         r_.pool_end = bytes(size_);
         r_.vg_free_end = vg_free_;
+        r_.metadata_end = metadata_size_;
         return r_;
     }
 
@@ -129,6 +147,14 @@ private:
             }
             if (cap < target_) consider(written_ >= cap ? t_ : t_ + (cap - written_) / rate_bps_, lvm_event::pool_full);
             consider(t_ + (target_ - written_) / rate_bps_, lvm_event::written);
+            if (metadata_total_ != 0) {
+                const auto at_level = [&](double blocks_used, lvm_event kind) {
+                    const double level = metadata_written_at(blocks_used);
+                    if (level < target_) consider(written_ >= level ? t_ : t_ + (level - written_) / rate_bps_, kind);
+                };
+                if (metadata_armed_) at_level(metadata_low_level_, lvm_event::metadata_low);
+                at_level(metadata_out_level_, lvm_event::metadata_out);
+            }
         }
         if (full_ && !m_.error_when_full() && m_.no_space_timeout() > seconds(0.0))
             consider(full_since_ + in_seconds(m_.no_space_timeout()), lvm_event::eio_deadline);
@@ -171,7 +197,45 @@ private:
                 add_queue(t_ - full_since_);
                 fail_writes();
                 break;
+            case lvm_event::metadata_low:
+                metadata_armed_ = false;  // until the free blocks rise above the mark again
+                device_event();
+                break;
+            case lvm_event::metadata_out:
+                r_.metadata_full = true;
+                fail_writes();
+                break;
         }
+    }
+
+    // The metadata (thin_metadata.hpp): its blocks, the kernel's low-water mark and reserve as used-block levels.
+    void set_metadata(bytes size) noexcept {
+        metadata_size_ = size;
+        metadata_total_ = thin_metadata_blocks(size);
+        if (metadata_total_ == 0) return;
+        metadata_low_level_ = static_cast<double>(metadata_total_ - thin_metadata_low_water(metadata_total_));
+        metadata_out_level_ = static_cast<double>(metadata_total_ - thin_metadata_reserve(metadata_total_));
+        metadata_armed_ = metadata_used() < metadata_low_level_;
+    }
+
+    // The metadata blocks in use, a fluid: one block per 126 chunks the burst has mapped.
+    PROVPOL_NODISCARD double metadata_used() const noexcept {
+        return metadata_used0_ + (written_ - written0_) / (static_cast<double>(chunk_) *
+                                                           static_cast<double>(thin_chunks_per_metadata_block));
+    }
+
+    // The data written when the metadata reaches `blocks_used` blocks (its inverse).
+    PROVPOL_NODISCARD double metadata_written_at(double blocks_used) const noexcept {
+        return written0_ + (blocks_used - metadata_used0_) * static_cast<double>(chunk_) *
+                               static_cast<double>(thin_chunks_per_metadata_block);
+    }
+
+    // The metadata as the kernel reports it: whole blocks in use.
+    PROVPOL_NODISCARD std::uint64_t metadata_used_blocks() const noexcept {
+        const double b = metadata_used();
+        const auto u = static_cast<std::uint64_t>(b);
+        const std::uint64_t up = static_cast<double>(u) < b ? u + 1 : u;
+        return up < metadata_total_ ? up : metadata_total_;
     }
 
     PROVPOL_NODISCARD double capacity() const noexcept {
@@ -204,7 +268,10 @@ private:
 
     // process_event's status part (the poll's timeout path, or the device path's re-read after a failure).
     void timeout_path() noexcept {
-        if (dso_.on_status(lvm_usage(used_blocks(), total_), total_)) start_command(lvm_trigger::timeout);
+        const bool m = metadata_total_ != 0;
+        if (dso_.on_status(lvm_usage(used_blocks(), total_), total_,
+                           m ? lvm_usage(metadata_used_blocks(), metadata_total_) : 0, metadata_total_))
+            start_command(lvm_trigger::timeout);
     }
 
     void on_status_read() noexcept {
@@ -214,6 +281,11 @@ private:
         s.used = used_blocks();
         s.total = total_;
         s.vg_free = vg_free_;
+        if (metadata_total_ != 0) {
+            s.metadata_size = metadata_size_;
+            s.metadata_used = metadata_used_blocks();
+            s.metadata_total = metadata_total_;
+        }
         decision_ = decide_lvm_autoextend(c_, s);
     }
 
@@ -237,7 +309,11 @@ private:
     }
 
     void on_extended() noexcept {
-        ++r_.extends;
+        if (decision_.new_size.count() != size_) ++r_.extends;
+        if (metadata_total_ != 0 && decision_.metadata_new_size != metadata_size_) {
+            ++r_.metadata_extends;
+            set_metadata(decision_.metadata_new_size);
+        }
         size_ = decision_.new_size.count();
         total_ = size_ / chunk_;
         if (vg_free_ != bytes::max()) vg_free_ = saturating_sub(vg_free_, decision_.vg_needed);  // max: unlimited
@@ -296,6 +372,12 @@ private:
     bool full_ = false;
     double full_since_ = 0.0;
     double t_ = 0.0;
+    bytes metadata_size_;
+    const double metadata_used0_;  // metadata blocks in use at the start
+    const double written0_;        // the data then
+    std::uint64_t metadata_total_ = 0;
+    double metadata_low_level_ = 0.0, metadata_out_level_ = 0.0;
+    bool metadata_armed_ = false;
 };
 
 }  // namespace detail
@@ -312,6 +394,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
         lvm_run_result r{};
         r.pool_end = w.pool_size;
         r.vg_free_end = w.vg_free;
+        r.metadata_end = w.metadata_size;
         return r;
     }
     return detail::lvm_run_simulation(c, m, w, seed).run();
@@ -332,6 +415,10 @@ struct lvm_plan_summary {
     bytes pool_end_max;  ///< the largest the pool ended at
     bytes vg_free_end_min = bytes::max();
     seconds ended_at_mean = seconds(0);
+    double metadata_extends_mean = 0.0;          ///< extends that grew the metadata, a run on average
+    std::uint32_t metadata_full_runs = 0;        ///< runs whose metadata ran out (counted in eio_runs too)
+    seconds metadata_full_at_mean = seconds(0);  ///< when it ran out, over those runs (0: none did)
+    bytes metadata_end_max;                      ///< the largest the metadata LV ended at (0: not simulated)
 };
 
 namespace detail {
@@ -351,6 +438,12 @@ inline void lvm_plan_add(lvm_plan_summary& s, const lvm_run_result& r) noexcept 
     if (r.pool_end > s.pool_end_max) s.pool_end_max = r.pool_end;
     if (r.vg_free_end < s.vg_free_end_min) s.vg_free_end_min = r.vg_free_end;
     s.ended_at_mean += r.ended_at;
+    s.metadata_extends_mean += r.metadata_extends;
+    if (r.metadata_full) {
+        ++s.metadata_full_runs;
+        s.metadata_full_at_mean += r.ended_at;
+    }
+    if (r.metadata_end > s.metadata_end_max) s.metadata_end_max = r.metadata_end;
 }
 
 // Turns the sums of lvm_plan_add into means over the runs added.
@@ -362,6 +455,8 @@ inline void lvm_plan_means(lvm_plan_summary& s) noexcept {
     s.times_full_mean /= n;
     s.queued_mean /= n;
     s.ended_at_mean /= n;
+    s.metadata_extends_mean /= n;
+    if (s.metadata_full_runs != 0) s.metadata_full_at_mean /= static_cast<double>(s.metadata_full_runs);
 }
 
 }  // namespace detail

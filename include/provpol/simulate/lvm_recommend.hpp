@@ -105,8 +105,10 @@ struct lvm_percent_answer {
     lvm_plan_summary at;          ///< every run at `percent` when met (empty otherwise)
     std::uint32_t plans = 0;      ///< percents simulated: 1 to `percent` (all of them when none meets)
     /// Of the percents that missed: how many had a run that queued too long, failed with EIO or hung, took too
-    /// many extends on average, or ran the VG out (an extend failed for want of VG space).
+    /// many extends on average, ran the VG out (an extend failed for want of VG space), or ran the metadata out
+    /// (its EIO is counted in missed_eio too).
     std::uint32_t missed_queued = 0, missed_eio = 0, missed_hung = 0, missed_extends = 0, missed_vg = 0;
+    std::uint32_t missed_metadata = 0;
     lvm_space space;  ///< the burst's space; when space.missing() is not 0 nothing was simulated
 };
 
@@ -125,6 +127,7 @@ inline void lvm_count_miss(lvm_percent_answer& a, const lvm_plan_check& k) noexc
     a.missed_hung += k.seen.hung_runs != 0 ? 1u : 0u;
     a.missed_extends += k.extends_over ? 1u : 0u;
     a.missed_vg += k.seen.vg_exhausted_runs != 0 ? 1u : 0u;
+    a.missed_metadata += k.seen.metadata_full_runs != 0 ? 1u : 0u;
 }
 
 }  // namespace detail
