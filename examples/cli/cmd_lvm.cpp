@@ -16,6 +16,7 @@
 #include <provpol/parse.hpp>
 #include <provpol/simulate/lvm_pool.hpp>
 #include <provpol/simulate/lvm_recommend.hpp>
+#include <provpol/simulate/thin_metadata.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -48,11 +49,17 @@ std::vector<option> pool_options() {
          "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%: the most whole "
          "chunks lvm2 reads as at most 95%; a number without a unit is refused; default 0)"},
         {"--vg-free", "SIZE", "free space in the VG for the pool to grow into (default: unlimited)"},
+        {"--metadata-size", "SIZE",
+         "the pool's metadata LV, whole extents of at least 2MiB (default: the metadata is not simulated); given, "
+         "it fills as the data is written (one 4KiB block per 126 chunks, as thin_metadata_size estimates), grows "
+         "by lvm2's rule, and a pool whose metadata runs out fails its writes (EIO)"},
+        {"--metadata-used", "SIZE",
+         "metadata in use, a size or a percent of --metadata-size as lvs shows Meta% (default 0)"},
         {"--lvs", "FILE",
          "the pool as lvs reports it (- for stdin; run lvs --reportformat json --units b --nosuffix -o "
          "lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
-         "vg_extent_size): its size, Data%, chunk, extent and the VG's free space, instead of --pool-size, "
-         "--pool-used, --vg-free, --pool-chunk and --extent"},
+         "vg_extent_size): its size, Data%, metadata size, Meta%, chunk, extent and the VG's free space, instead "
+         "of --pool-size, --pool-used, --metadata-size, --metadata-used, --vg-free, --pool-chunk and --extent"},
         {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
@@ -72,6 +79,7 @@ struct pool_setup {
     lvm_autoextend_config config;
     lvm_dmeventd_model model;
     bytes pool_size, pool_used, vg_free, write;
+    bytes metadata_size, metadata_used;    ///< 0 and 0: the metadata is not simulated
     std::vector<std::string> rates_typed;  ///< --rate's values as typed, to print a rate as the user wrote it
     std::optional<seconds> duration;  ///< --duration: each writer writes its rate for this long, instead of --write
     std::string duration_text;        ///< --duration as given, for messages
@@ -127,6 +135,30 @@ bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
     return *pool;
 }
 
+// The metadata LV and its use: from --lvs (lv_metadata_size and Meta%), or --metadata-size and --metadata-used;
+// 0 and 0 when neither gives it (not simulated).
+std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& c, const lvs_pool* lvs) {
+    constexpr bytes block(thin_metadata_block);
+    if (lvs != nullptr)
+        return {lvs->metadata_size, lvs->metadata_size.count() == 0
+                                        ? bytes(0)
+                                        : lvs_fill(lvs->metadata_percent, lvs->metadata_size, block)};
+    const auto size = lvm_size_option(a, "--metadata-size");
+    if (!size) {
+        if (a.has("--metadata-used"))
+            throw usage_error("--metadata-used needs --metadata-size, the metadata LV's size");
+        return {bytes(0), bytes(0)};
+    }
+    if (size->count() < (std::uint64_t{2} << 20) || !is_aligned(*size, c.extent()))
+        throw usage_error("--metadata-size must be whole extents (" + std::string(format_size(c.extent()).view()) +
+                          ") of at least 2MiB, as lvm2 allocates it, got " + std::string(format_size(*size).view()));
+    const bytes used = lvm_used_option(a, "--metadata-used", size, "--metadata-size", block).value_or(bytes(0));
+    if (used > *size)
+        throw usage_error("--metadata-used (" + std::string(format_size(used).view()) +
+                          ") is more than --metadata-size (" + std::string(format_size(*size).view()) + ")");
+    return {*size, used};
+}
+
 pool_setup pool_setup_of(const args& a) {
     const auto preset = parse_extend_preset(a.value("--preset").value_or("lvm-thin-autoextend"), "--preset");
     if (!preset) fail(preset.error(), "--preset");
@@ -136,8 +168,8 @@ pool_setup pool_setup_of(const args& a) {
         throw usage_error("--preset: " + std::string(to_text(*preset)) +
                           " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
                           "lvm-thin-default)");
-    const std::optional<lvs_pool> lvs =
-        lvs_option(a, {"--pool-size", "--pool-used", "--vg-free", "--pool-chunk", "--extent"});
+    const std::optional<lvs_pool> lvs = lvs_option(a, {"--pool-size", "--pool-used", "--metadata-size",
+                                                       "--metadata-used", "--vg-free", "--pool-chunk", "--extent"});
     const lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr);
     warn_lvm_clamp(c);
     const lvm_dmeventd_model m = model_of(a);
@@ -147,6 +179,7 @@ pool_setup pool_setup_of(const args& a) {
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
                           std::string(format_size(pool).view()) + ")");
+    const auto [metadata, metadata_used] = metadata_of(a, c, lvs ? &*lvs : nullptr);
     if (a.has("--write") && a.has("--duration"))
         throw usage_error("give --write or --duration, not both: a duration writes the rate for that time");
     const std::optional<seconds> duration = a.time("--duration", seconds(0.001), seconds(1e7));
@@ -163,6 +196,8 @@ pool_setup pool_setup_of(const args& a) {
                       used,
                       lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
                       write,
+                      metadata,
+                      metadata_used,
                       a.values("--rate"),
                       duration,
                       duration ? args::printable(*a.value("--duration")) : std::string(),
@@ -189,6 +224,8 @@ lvm_pool_workload workload_of(const pool_setup& s, rate per_writer) {
     w.vg_free = s.vg_free;
     w.write = bytes(write_of(s, per_writer).count() * s.writers);
     w.write_rate = rate(saturating_mul(per_writer.bytes_per_second(), s.writers));
+    w.metadata_size = s.metadata_size;
+    w.metadata_used = s.metadata_used;
     return w;
 }
 
@@ -233,13 +270,16 @@ cell vg_cell(bytes b) { return b == bytes::max() ? cell() : cell::of_size(b); }
 // plan's columns: the rate per writer, then the summary over runs (sizes in bytes in CSV and JSON).
 const std::vector<std::string>& plan_columns() {
     static const std::vector<std::string> c = {
-        "rate_mib_s",        "writers",       "runs",         "extends_mean",    "commands_mean",
-        "times_full_mean",   "queued_s_mean", "queued_s_max", "queued_runs",     "eio_runs",
-        "vg_exhausted_runs", "hung_runs",     "pool_end_max", "vg_free_end_min", "end_s_mean"};
+        "rate_mib_s",    "writers",         "runs",        "extends_mean",      "commands_mean",     "times_full_mean",
+        "queued_s_mean", "queued_s_max",    "queued_runs", "eio_runs",          "vg_exhausted_runs", "hung_runs",
+        "pool_end_max",  "vg_free_end_min", "end_s_mean",  "meta_extends_mean", "meta_full_runs",    "meta_full_s_mean",
+        "meta_end_max"};
     return c;
 }
 
 std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary& s) {
+    const bool meta = s.metadata_end_max.count() != 0;  // simulated (a metadata LV is never 0 bytes)
+    const auto if_meta = [&](cell c) { return meta ? c : cell(); };
     return {cell::of_real(r.mib_per_second(), 0),
             cell::of(writers),
             cell::of(s.runs),
@@ -254,7 +294,11 @@ std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary
             cell::of(s.hung_runs),
             cell::of_size(s.pool_end_max),
             vg_cell(s.vg_free_end_min),
-            cell::of_seconds(s.ended_at_mean, 4)};
+            cell::of_seconds(s.ended_at_mean, 4),
+            if_meta(cell::of_real(s.metadata_extends_mean, 4)),
+            if_meta(cell::of(s.metadata_full_runs)),
+            s.metadata_full_runs != 0 ? cell::of_seconds(s.metadata_full_at_mean, 4) : cell(),
+            if_meta(cell::of_size(s.metadata_end_max))};
 }
 
 // A rate as the user typed it in --rate (1GB/s, not 976562.5KiB/s), or as provpol prints it.
@@ -265,16 +309,40 @@ std::string rate_shown(const pool_setup& s, rate r) {
     return std::string(format_rate(r).view());
 }
 
+// How long the burst writes before the metadata runs out if it never grows: its free blocks above the kernel's
+// reserve, 126 chunks each (thin_metadata.hpp); nothing when the metadata is not simulated.
+std::optional<double> metadata_lasts(const pool_setup& s, const lvm_pool_workload& w) {
+    const std::uint64_t total = thin_metadata_blocks(s.metadata_size);
+    if (total == 0) return std::nullopt;
+    const double used = static_cast<double>(divide(s.metadata_used, bytes(thin_metadata_block), rounding::up));
+    const double left = std::max(0.0, static_cast<double>(total - thin_metadata_reserve(total)) - used);
+    return left * static_cast<double>(thin_chunks_per_metadata_block) *
+           static_cast<double>(s.config.pool_chunk().count()) / static_cast<double>(w.write_rate.bytes_per_second());
+}
+
 // What plan says under its table about one rate's runs.
 std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum) {
     std::string notes;
     const std::string at = rate_shown(s, r);
+    const lvm_pool_workload w = workload_of(s, r);
+    const double writing = static_cast<double>(w.write.count()) / static_cast<double>(w.write_rate.bytes_per_second());
+    if (const std::optional<double> t = metadata_lasts(s, w); t && *t < writing)
+        notes += "at " + at + ": the metadata runs out after " + decimal_text(*t, 4) + " s of the " +
+                 decimal_text(writing, 3) + " s burst unless it grows (a 4KiB block per 126 chunks of " +
+                 std::string(format_size(s.config.pool_chunk()).view()) + ", the kernel holding back " +
+                 std::to_string(thin_metadata_reserve(thin_metadata_blocks(s.metadata_size))) + " blocks)\n";
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
                  " (an extend needed more than its free space and failed whole)\n";
-    if (sum.eio_runs != 0)
-        notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs) + of + " (" +
+    if (sum.metadata_full_runs != 0)
+        notes += "at " + at + ": the metadata ran out in " + std::to_string(sum.metadata_full_runs) + of + ", after " +
+                 decimal_text(in_seconds(sum.metadata_full_at_mean), 4) +
+                 " s on average: the pool failed the writes that needed new blocks (EIO; a filesystem on it shuts "
+                 "down)\n";
+    if (sum.eio_runs != sum.metadata_full_runs)
+        notes += "at " + at + ": writes failed with EIO in " + std::to_string(sum.eio_runs - sum.metadata_full_runs) +
+                 of + " (" +
                  (s.model.error_when_full() ? std::string("--error-when-full")
                                             : "queued past no_space_timeout, " +
                                                   decimal_text(in_seconds(s.model.no_space_timeout()), 0) + " s") +
@@ -310,13 +378,13 @@ struct recommend_outcome {
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 13, {"--rate", "LIST",
+    opts.insert(opts.begin() + 15, {"--rate", "LIST",
                                     "the write rate per writer to plan for (required); a comma-separated list "
                                     "answers for each",
                                     true, "--rates"});
-    opts.insert(opts.begin() + 14,
+    opts.insert(opts.begin() + 16,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
-    opts.insert(opts.begin() + 15,
+    opts.insert(opts.begin() + 17,
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
@@ -334,6 +402,7 @@ const char* recommend_usage() {
            "S]\n"
            "                         [--max-extends N] [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free "
            "SIZE]\n"
+           "                         [--metadata-size SIZE [--metadata-used SIZE]]\n"
            "                         [--writers N] [--write SIZE | --duration TIME] [--extent SIZE] [--pool-chunk "
            "SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
@@ -419,9 +488,11 @@ recommend_outcome search(const recommend_setup& r) {
 // recommend's columns: one row per threshold tried; the check at other seeds on the chosen row.
 const std::vector<std::string>& recommend_columns() {
     static const std::vector<std::string> c = {
-        "threshold",      "percent",   "met",           "chosen", "queued_s_max",   "eio_runs",         "extends_mean",
-        "pool_end_max",   "runs",      "seed",          "plans",  "missed_queued",  "missed_eio",       "missed_hung",
-        "missed_extends", "missed_vg", "space_missing", "seeds",  "meets_at_seeds", "percent_all_seeds"};
+        "threshold",       "percent",           "met",          "chosen",         "queued_s_max",
+        "eio_runs",        "extends_mean",      "pool_end_max", "runs",           "seed",
+        "plans",           "missed_queued",     "missed_eio",   "missed_hung",    "missed_extends",
+        "missed_vg",       "space_missing",     "seeds",        "meets_at_seeds", "percent_all_seeds",
+        "missed_metadata", "meta_extends_mean", "meta_end_max"};
     return c;
 }
 
@@ -429,6 +500,7 @@ std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcom
     const bool chosen = o.met && &a == &o.tried.back();
     const auto if_met = [&](cell c) { return a.met ? c : cell(); };
     const auto if_chosen = [&](cell c) { return chosen ? c : cell(); };
+    const bool meta = r.pool.metadata_size.count() != 0;
     return {cell::of(a.threshold),
             if_met(cell::of(a.percent)),
             cell::of_flag(a.met),
@@ -448,7 +520,10 @@ std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcom
             cell::of_size(a.space.missing()),
             if_chosen(cell::of(o.seeds.seeds)),
             if_chosen(cell::of(o.seeds.meets_at)),
-            chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell()};
+            chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell(),
+            cell::of(a.missed_metadata),
+            a.met && meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell(),
+            a.met && meta ? cell::of_size(a.at.metadata_end_max) : cell()};
 }
 
 // A size for prose: exact when short ("2548GiB", "500GiB"), else "~" and four significant digits ("~1.091TiB").
@@ -523,10 +598,10 @@ std::string space_text(const recommend_setup& r, const lvm_space& sp) {
 
 // Nothing meets, though the data fits: what the percents missed on, summed over the thresholds tried.
 std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
-    std::uint64_t plans = 0, queued = 0, eio = 0, hung = 0, vg = 0, extends = 0;
+    std::uint64_t plans = 0, queued = 0, eio = 0, hung = 0, vg = 0, extends = 0, metadata = 0;
     for (const lvm_percent_answer& a : o.tried) {
         plans += a.plans, queued += a.missed_queued, eio += a.missed_eio, hung += a.missed_hung;
-        vg += a.missed_vg, extends += a.missed_extends;
+        vg += a.missed_vg, extends += a.missed_extends, metadata += a.missed_metadata;
     }
     const lvm_space& sp = o.tried.back().space;
     std::string out = "LVM cannot keep up at " + burst_words(r) + ": at " + threshold_words(o.tried) +
@@ -547,8 +622,13 @@ std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
         why.push_back(std::to_string(extends) + " taking more than " + decimal_text(r.max_extends, 0) +
                       " extends a run on average");
     if (vg != 0) why.push_back(std::to_string(vg) + " running the VG out");
+    if (metadata != 0) why.push_back(std::to_string(metadata) + " running the metadata out (its EIO counted above)");
     for (std::size_t i = 0; i < why.size(); ++i)
         out += (i == 0 ? ": " : i + 1 == why.size() ? ", and " : ", ") + why[i];
+    if (metadata == plans)
+        return out +
+               ". The metadata runs out before lvm2 grows it: give the pool more metadata now (lvextend "
+               "--poolmetadatasize), or a larger chunk (fewer mappings per byte).\n";
     if (queued == 0 && eio == 0 && hung == 0)
         return out +
                ". Every percent that keeps writes from queueing extends too often: raise --max-extends or "
@@ -567,6 +647,11 @@ std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
                       " s over " + std::to_string(r.pool.runs) + " runs (seed " + std::to_string(r.pool.seed) +
                       "; target " + decimal_text(r.target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
                       " extends a run; the pool ends at " + size_words(b.at.pool_end_max) + "\n";
+    if (r.pool.metadata_size.count() != 0)
+        out += "# the metadata (" + size_words(r.pool.metadata_size) + ", " +
+               (r.pool.metadata_used.count() == 0 ? std::string("none") : size_words(r.pool.metadata_used)) +
+               " used) grows " + decimal_text(b.at.metadata_extends_mean, 3) + " times a run and ends at " +
+               size_words(b.at.metadata_end_max) + " at most; it never ran out\n";
     if (o.tried.size() > 1)
         out += "# no percent from 1 to " + std::to_string(recommend_max_percent) + " meets the target at " +
                threshold_words(std::vector<lvm_percent_answer>(o.tried.begin(), o.tried.end() - 1)) + "\n";
@@ -627,7 +712,7 @@ int run_plan_lvm(int argc, char** argv) {
     if (const auto v = values_in(argc, argv, {"--preset"}, split_commas); v.size() > 1)
         return run_per_value(argc, argv, {"--preset"}, v, "preset", run_plan_lvm);
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 13, {"--rate", "LIST",
+    opts.insert(opts.begin() + 15, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});
@@ -636,8 +721,8 @@ int run_plan_lvm(int argc, char** argv) {
     const args a("plan",
                  "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
                  "--lvs FILE)\n"
-                 "                    [--vg-free SIZE] [--writers N] [--rate LIST] [--write SIZE | --duration TIME] "
-                 "[--threshold N]\n"
+                 "                    [--metadata-size SIZE [--metadata-used SIZE]] [--vg-free SIZE] [--writers N]\n"
+                 "                    [--rate LIST] [--write SIZE | --duration TIME] [--threshold N]\n"
                  "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
                  "[--latency lvm-dmeventd]\n"
                  "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
@@ -663,7 +748,10 @@ int run_plan_lvm(int argc, char** argv) {
                    std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                    return x.bytes_per_second() < y.bytes_per_second();
                                })).view()));
-    table t(plan_columns());
+    // The text table leaves out the metadata's columns when it is not simulated (CSV and JSON keep them, empty).
+    std::vector<std::string> columns = plan_columns();
+    if (f == format::text && s.metadata_size.count() == 0) columns.resize(columns.size() - 4);
+    table t(columns);  // add_row drops the cells past the last column
     std::string notes;
     for (const rate r : rates) {
         const lvm_plan_summary sum = simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed);

@@ -59,7 +59,7 @@ expect_missed recommend "${lvm[@]}" "${item2[@]}" --write 1.2TB --format csv
 # space_missing in bytes: 70% of 2 TiB (23488102 of its 33554432 64 KiB blocks, the most lvm2 reads as at most
 # 70.000000%) + 1.2e12 written, above 2 TiB + 500 GiB of 4 MiB extents.
 missing=$((23488102 * 65536 + 1200000000000 - (524288 + 128000) * 4194304))
-expect_stdout "^80,,0,0,,,,,100,1,0,0,0,0,0,0,$missing,,,\$"
+expect_stdout "^80,,0,0,,,,,100,1,0,0,0,0,0,0,$missing,,,,0,,\$"
 # Every percent of plan agrees that it fails (EIO after no_space_timeout), whatever the rate.
 for p in 1 20 1000; do
   for r in 1GB/s 10MB/s; do

@@ -146,9 +146,10 @@ expect_stdout '^176160768,104792064,1599,2688,59.486607,70,20,0,0,176160768,4194
 checks=$((checks + 1))
 timeout 60 "$PROVPOL" extend --preset lvm-thin-autoextend --lvs - --lvs-pool vg/pool --threshold 50 --format csv <"$report" >"$out" 2>"$err" &&
   grep -q '^176160768,104792064,1599,2688,59.486607,50,20,20,9,213909504,' "$out" || fail "--lvs - reads stdin"
-# plan and recommend: the report is --pool-size 168MiB --pool-used 59.52% --vg-free 336MiB --pool-chunk 64KiB
-# --extent 4MiB, with lvm.conf's settings (the issue's command).
-flags=(--pool-size 168MiB --pool-used 59.52% --vg-free 336MiB --pool-chunk 64KiB --extent 4MiB)
+# plan and recommend: the report is --pool-size 168MiB --pool-used 59.52% --metadata-size 4MiB --metadata-used 11.62%
+# --vg-free 336MiB --pool-chunk 64KiB --extent 4MiB, with lvm.conf's settings (the issue's command).
+flags=(--pool-size 168MiB --pool-used 59.52% --metadata-size 4MiB --metadata-used 11.62% --vg-free 336MiB --pool-chunk
+  64KiB --extent 4MiB)
 for cmd in plan recommend; do
   expected_status=0
   [ "$cmd" = recommend ] && expected_status=3 # 20 GiB cannot fit in 504 MiB: recommend says what is missing

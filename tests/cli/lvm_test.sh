@@ -56,7 +56,7 @@ expect_usage '^provpol extend: --cow-max applies to --preset lvm-snapshot-autoex
 
 # --- plan ---------------------------------------------------------------------------------------------------
 expect_ok plan --preset lvm-thin-autoextend --pool-size 100GiB --rate 100MiB/s,1GiB/s,4GiB/s --write 200GiB --runs 20 --format csv
-expect_stdout_line 1 'rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean'
+expect_stdout_line 1 'rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean,meta_extends_mean,meta_full_runs,meta_full_s_mean,meta_end_max'
 # Queued seconds never fall as the rate grows (1 GiB pool: the space above 70% must outlast lvextend).
 checks=$((checks + 1))
 run plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 100MiB/s,1GiB/s,4GiB/s,16GiB/s --write 50GiB --runs 20 --format csv
@@ -105,9 +105,37 @@ done
 expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
 expect_stdout '^LVM cannot keep up at 16GiB/s into a 10GiB pool'
 expect_missed recommend --preset lvm-thin-autoextend --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10 --format csv
-expect_stdout_line 1 'threshold,percent,met,chosen,queued_s_max,eio_runs,extends_mean,pool_end_max,runs,seed,plans,missed_queued,missed_eio,missed_hung,missed_extends,missed_vg,space_missing,seeds,meets_at_seeds,percent_all_seeds'
+expect_stdout_line 1 'threshold,percent,met,chosen,queued_s_max,eio_runs,extends_mean,pool_end_max,runs,seed,plans,missed_queued,missed_eio,missed_hung,missed_extends,missed_vg,space_missing,seeds,meets_at_seeds,percent_all_seeds,missed_metadata,meta_extends_mean,meta_end_max'
 expect_stdout '^50,,0,0,'
 expect_usage '^provpol recommend: --extend-percent is what recommend finds' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --extend-percent 20
 expect_usage '^provpol recommend: --threshold 100 disables autoextend' recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --threshold 100
 expect_usage '^provpol recommend: recommend needs one --rate' recommend --preset lvm-thin-autoextend --pool-size 1GiB
+# --- the metadata (--metadata-size, --metadata-used) --------------------------------------------------------------
+# 4 MiB of metadata, 1024 blocks of 4 KiB; one block maps 126 chunks of 64 KiB. With autoextend off
+# (lvm-thin-default) nothing grows it: at 2 GiB/s (32768 chunks a second) the kernel's reserve of 102 blocks is
+# reached at 922 blocks, 922 x 126 / 32768 = 3.5453 s, and the pool fails writes in every run.
+expect_ok plan --preset lvm-thin-default --pool-size 1TiB --metadata-size 4MiB --rate 2GiB/s --duration 30s --runs 5 --format csv
+expect_stdout '^2048,1,5,0,[0-9.]+,0,0,0,0,5,0,0,1099511627776,,3.545,0,5,3.545,4194304$'
+expect_ok plan --preset lvm-thin-default --pool-size 1TiB --metadata-size 4MiB --rate 2GiB/s --duration 30s --runs 5
+expect_stdout '^at 2GiB/s: the metadata ran out in 5 of 5 runs, after 3.545 s on average'
+expect_stdout '^at 2GiB/s: the metadata runs out after 3.545 s of the 30 s burst unless it grows'
+# Under 70/20 lvm2 grows it (each extend by its own threshold) and it never runs out at 2 GiB/s; at 4 GiB/s its
+# low-water event (768 blocks, 1.48 s) leaves 0.29 s before the reserve, less than lvextend's 0.2-0.55 s in some
+# runs: recommend finds no percent, and says the metadata is why. Without the metadata the same burst needs nothing.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1TiB --metadata-size 4MiB --rate 2GiB/s --duration 30s --runs 5 --format csv
+expect_stdout '^2048,1,5,0,[0-9.]+,0,0,0,0,0,0,0,1099511627776,,30,[1-9][0-9.]*,0,,[0-9]+$'
+expect_missed recommend --preset lvm-thin-autoextend --pool-size 1TiB --metadata-size 4MiB --rate 4GiB/s --duration 30s --runs 20 --seeds 1
+expect_stdout 'running the metadata out'
+expect_stdout 'The metadata runs out before lvm2 grows it'
+expect_ok recommend --preset lvm-thin-autoextend --pool-size 1TiB --rate 4GiB/s --duration 30s --runs 20 --seeds 1
+expect_stdout '^# 1 is the smallest percent'
+# --metadata-used as lvs shows Meta%; the options' errors.
+expect_ok plan --preset lvm-thin-default --pool-size 1TiB --metadata-size 4MiB --metadata-used 50% --rate 2GiB/s --duration 30s --runs 1 --format csv
+# 50% of 1024 blocks is 512 used: the reserve comes after (922 - 512) x 126 / 32768 = 1.5765 s.
+expect_stdout ',1,1.577,4194304$'
+expect_usage '^provpol plan: --metadata-used needs --metadata-size' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-used 5%
+expect_usage '^provpol plan: --metadata-size must be whole extents \(4MiB\) of at least 2MiB' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-size 6MiB
+expect_usage '^provpol plan: --metadata-size must be whole extents \(1MiB\) of at least 2MiB, as lvm2 allocates it, got 1MiB' plan --preset lvm-thin-autoextend --pool-size 1GiB --extent 1MiB --metadata-size 1MiB
+expect_usage 'did you mean 70%' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-size 4MiB --metadata-used 70
+expect_usage '^provpol plan: --metadata-used \(8MiB\) is more than --metadata-size \(4MiB\)' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-size 4MiB --metadata-used 8MiB
 finish
