@@ -329,8 +329,8 @@ table capacity_table(const capacity_request& q, const capacity_searches& s) {
             high = std::max(high, s.found_alone[i * n + k].writers);
         }
         t.add_row({cell::of_text(q.specs[i % profiles]), cell::of_text(s.main[i].config.label),
-                   cell::of_real(q.r.mib_per_second(), q.trace.empty() ? 0 : 6), cell::of(q.dcfg.hosts),
-                   cell::of(q.dcfg.drives_per_host), cell::of(q.target.max_pauses_per_run),
+                   q.trace.empty() ? cell::of_rate_mib(q.r) : cell::of_real(q.r.mib_per_second(), 6),
+                   cell::of(q.dcfg.hosts), cell::of(q.dcfg.drives_per_host), cell::of(q.target.max_pauses_per_run),
                    cell::of_real(q.target.vm_quantile, 6), cell::of(m.writers),
                    any ? cell::of_real(m.at_max.pauses_p99, 6) : cell(),
                    any ? cell::of_seconds(m.at_max.latency_p99, 4) : cell(),

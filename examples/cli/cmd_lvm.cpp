@@ -280,7 +280,7 @@ const std::vector<std::string>& plan_columns() {
 std::vector<cell> plan_row(rate r, std::uint64_t writers, const lvm_plan_summary& s) {
     const bool meta = s.metadata_end_max.count() != 0;  // simulated (a metadata LV is never 0 bytes)
     const auto if_meta = [&](cell c) { return meta ? c : cell(); };
-    return {cell::of_real(r.mib_per_second(), 0),
+    return {cell::of_rate_mib(r),
             cell::of(writers),
             cell::of(s.runs),
             cell::of_real(s.extends_mean, 4),
@@ -752,6 +752,7 @@ int run_plan_lvm(int argc, char** argv) {
     std::vector<std::string> columns = plan_columns();
     if (f == format::text && s.metadata_size.count() == 0) columns.resize(columns.size() - 4);
     table t(columns);  // add_row drops the cells past the last column
+    t.one_size_unit_per_column();
     std::string notes;
     for (const rate r : rates) {
         const lvm_plan_summary sum = simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed);

@@ -332,28 +332,29 @@ int run_plan(int argc, char** argv) {
                 const rate r = rates[ri];
                 const domain_plan_result& x = results[ci][ri];
                 const simulation_summary& s = x.vms;
-                d.add_row({cell::of_real(r.mib_per_second(), trace.empty() ? 0 : 6),  // a trace: its mean
-                           cell::of_real(s.extends, 6),
-                           cell::of_real(s.pauses, 6),
-                           cell::of_real(s.pause_probability, 4),
-                           cell::of_text(c.label),
-                           cell::of(c.config.chunk_mb()),
-                           cell::of(c.config.percent()),
-                           cell::of(dcfg.hosts),
-                           cell::of(dcfg.drives_per_host),
-                           cell::of(writers),
-                           cell::of_real(s.pauses_p50, 6),
-                           cell::of_real(s.pauses_p90, 6),
-                           cell::of_real(s.pauses_p99, 6),
-                           cell::of_real(s.runs_mostly_paused, 4),
-                           cell::of_seconds(x.latency_p50, 4),
-                           cell::of_seconds(x.latency_p99, 4),
-                           cell::of_real(x.spm_utilization, 4),
-                           cell::of_real(x.queue_p99, 6),
-                           cell::of(runs),
-                           cell::of_size(write(r)),
-                           c.rate_aware ? cell::of_real(in_seconds(budget), 6) : cell(),
-                           cell::of_real(s.resent, 6)});
+                d.add_row(
+                    {trace.empty() ? cell::of_rate_mib(r) : cell::of_real(r.mib_per_second(), 6),  // a trace: its mean
+                     cell::of_real(s.extends, 6),
+                     cell::of_real(s.pauses, 6),
+                     cell::of_real(s.pause_probability, 4),
+                     cell::of_text(c.label),
+                     cell::of(c.config.chunk_mb()),
+                     cell::of(c.config.percent()),
+                     cell::of(dcfg.hosts),
+                     cell::of(dcfg.drives_per_host),
+                     cell::of(writers),
+                     cell::of_real(s.pauses_p50, 6),
+                     cell::of_real(s.pauses_p90, 6),
+                     cell::of_real(s.pauses_p99, 6),
+                     cell::of_real(s.runs_mostly_paused, 4),
+                     cell::of_seconds(x.latency_p50, 4),
+                     cell::of_seconds(x.latency_p99, 4),
+                     cell::of_real(x.spm_utilization, 4),
+                     cell::of_real(x.queue_p99, 6),
+                     cell::of(runs),
+                     cell::of_size(write(r)),
+                     c.rate_aware ? cell::of_real(in_seconds(budget), 6) : cell(),
+                     cell::of_real(s.resent, 6)});
             }
         const std::string out = d.str(f);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -406,8 +407,8 @@ int run_plan(int argc, char** argv) {
             if (i == 0) acc = run_accumulator();
             acc.add(x);
             if (per_run)
-                each.add_row({cell::of_real(r.mib_per_second(), 0), cell::of(i), cell::of(x.extends),
-                              cell::of(x.pauses), cell::of_seconds(x.pause_seconds, 6), cell::of_text(configs[c].label),
+                each.add_row({cell::of_rate_mib(r), cell::of(i), cell::of(x.extends), cell::of(x.pauses),
+                              cell::of_seconds(x.pause_seconds, 6), cell::of_text(configs[c].label),
                               cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
                               budget_cell, cell::of(x.resent)});
             if (i != runs - 1) return;
@@ -417,7 +418,7 @@ int run_plan(int argc, char** argv) {
             // this rate, known exactly).
             bytes limit = configs[c].config.limit(false);
             if (configs[c].rate_aware) limit = max(limit, bytes_written_in(r, budget));
-            t.add_row({cell::of_real(r.mib_per_second(), 0),
+            t.add_row({cell::of_rate_mib(r),
                        cell::of_real(s.extends, 6),
                        cell::of_real(s.pauses, 6),
                        cell::of_real(s.pause_probability, 4),

@@ -408,7 +408,7 @@ table rate_aware_table(const request& q, const plan_config& floor, double p, con
     const bytes at_rate = bytes_written_in(q.r, x.budget);
     const simulation_summary& c = x.check;
     const bool vm = q.vm.has_value();
-    t.add_row({cell::of_real(q.r.mib_per_second(), 0),
+    t.add_row({cell::of_rate_mib(q.r),
                cell::of_text("rate-aware/" + floor.label),
                cell::of(floor.config.chunk_mb()),
                cell::of(floor.config.percent()),
@@ -542,7 +542,7 @@ table domain_table(const request& q, const domain_answer& x) {
              "chunk_mb_min_over_seeds",
              "chunk_mb_max_over_seeds",
              "one_vm_runs"});
-    t.add_row({cell::of_real(q.r.mib_per_second(), 0),
+    t.add_row({cell::of_rate_mib(q.r),
                cell::of(c.chunk_mb()),
                cell::of(c.percent()),
                cell::of(d.hosts),
@@ -748,7 +748,7 @@ table one_vm_table(const request& q, const per_extend_answer& e, const std::opti
     const auto add = [&](const vdsm_config& c, cell required, const simulation_summary& s, const char* target, bool met,
                          const per_vm_answer* vm) {
         const bytes limit = c.limit(false);
-        t.add_row({cell::of_real(q.r.mib_per_second(), 0),
+        t.add_row({cell::of_rate_mib(q.r),
                    cell::of_real(q.p, 6),
                    cell::of(c.chunk_mb()),
                    cell::of(c.percent()),
@@ -756,7 +756,7 @@ table one_vm_table(const request& q, const per_extend_answer& e, const std::opti
                    std::move(required),
                    cell::of_size(align_up(c.chunk(), c.extent())),
                    cell::of_real(pause_probability(limit, q.r, q.latency), 4),
-                   cell::of_real(max_write_rate(limit, q.latency, q.p).mib_per_second(), 0),
+                   cell::of_rate_mib(max_write_rate(limit, q.latency, q.p)),
                    cell::of(q.runs),
                    cell::of_real(s.extends, 6),
                    cell::of_real(s.pauses, 6),

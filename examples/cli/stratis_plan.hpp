@@ -274,6 +274,7 @@ inline int run_plan_stratis(int argc, char** argv) {
     table t({"rate", "runs", "data_extends_mean", "metadata_extends_mean", "checks_mean", "times_full_mean",
              "queued_s_max", "error_if_no_space_runs", "error_if_no_space_s_mean", "error_if_no_space_s_max",
              "eio_runs", "pool_end_max", "metadata_end_max", "backstore_left_min", "end_s_mean"});
+    t.one_size_unit_per_column();
     std::string notes;
     for (const rate r : rates) {
         const stratis_plan_summary m = simulate_stratis_plan(s.config, s.timing, workload_at(s, r), s.runs, s.seed);

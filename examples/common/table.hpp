@@ -7,8 +7,10 @@
 #include "csv.hpp"
 #include "json.hpp"
 
+#include <provpol/bytes.hpp>
 #include <provpol/parse.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -58,6 +60,13 @@ public:
     static cell of_text(std::string s) { return cell(kind::text, 0, 0, 0.0, std::move(s)); }
     /// A size: bytes in CSV and JSON, "2.5GiB" in text.
     static cell of_size(bytes b) { return cell(kind::size, b.count(), 0, 0.0, {}); }
+    /// A rate in MiB/s: CSV and JSON exact (the shortest text that reads back), the text table to six significant
+    /// digits (1GB/s is 953.67431640625 MiB/s in CSV, 953.674 in text).
+    static cell of_rate_mib(rate r) {
+        cell c = of_real(r.mib_per_second(), 0);
+        c.shown_digits_ = 6;
+        return c;
+    }
 
     kind type() const { return kind_; }
 
@@ -87,10 +96,37 @@ public:
             case kind::flag:
                 return u_ ? "yes" : "no";
             case kind::real:
-                return decimal_text(v_, digits_);
+                return decimal_text(v_, shown_digits_ != 0 ? shown_digits_ : digits_);
             default:
                 return raw();
         }
+    }
+    /// A size as the text table prints it in a column of sizes: in `shift`'s unit (size_column_shift), exact;
+    /// shift 0 is bytes; not_sizes, as display().
+    static constexpr unsigned not_sizes = 64;
+    std::string display_in(unsigned shift) const {
+        if (kind_ != kind::size || shift == not_sizes) return display();
+        if (shift == 0) return raw();
+        return size_in_unit(u_, shift);
+    }
+    /// The number of 2^shift units in v, exactly (at most three decimals: size_column_shift chose the unit), and
+    /// the unit's name.
+    static std::string size_in_unit(std::uint64_t v, unsigned shift) {
+        const std::uint64_t unit = std::uint64_t{1} << shift, rest = v & (unit - 1);
+        std::string out = std::to_string(v >> shift);
+        if (rest != 0) {
+            const std::uint64_t grain = std::uint64_t{1} << (shift - 3);  // rest x 1000 / unit == rest / grain x 125
+            std::string milli = std::to_string(1000 + rest / grain * 125).substr(1);
+            while (milli.back() == '0') milli.pop_back();
+            out += "." + milli;
+        }
+        for (const detail::iec_unit& u : detail::iec_units)
+            if (u.shift == shift) return out + u.name;
+        return out;
+    }
+    /// Whether v is a whole number of 2^shift units to three decimals (the exactness format_size keeps).
+    static bool exact_in_unit(std::uint64_t v, unsigned shift) {
+        return shift == 0 || (v & ((std::uint64_t{1} << (shift - 3)) - 1)) == 0;
     }
     /// The value as JSON (sizes in bytes, flags true or false, reals JSON cannot hold as null).
     void write_json(json_writer& w) const {
@@ -124,6 +160,7 @@ private:
     std::int64_t i_ = 0;
     double v_ = 0.0;
     int digits_ = 6;
+    int shown_digits_ = 0;  // the text table's significant digits (0: digits_)
     std::string s_;
 };
 
@@ -137,6 +174,10 @@ public:
         rows_.push_back(std::move(row));
     }
     const std::vector<std::string>& columns() const { return columns_; }
+    /// The text table prints each column of sizes in one unit (size_column_shift): for tables of outcomes, where
+    /// sizes are compared down a column (a pool's end size at each rate). Tables of settings (block sizes, a
+    /// sequence of extends) keep each size's own shortest exact form.
+    void one_size_unit_per_column() { one_unit_ = true; }
     const std::vector<std::vector<cell>>& rows() const { return rows_; }
 
     /// Prints in the given format (svg is not a table format: the caller draws it).
@@ -198,15 +239,43 @@ public:
         std::fwrite(s.data(), 1, s.size(), out);
     }
 
-    /// Aligned columns: numbers to the right, text to the left, two spaces between.
+    /// The unit a column of sizes is printed in, one for all its rows: the largest IEC unit, no larger than the
+    /// column's largest size, in which every size is exact to three decimals (0: bytes; cell::not_sizes: a column
+    /// with other cells than sizes, or none).
+    /// 2516584MiB and 2TiB in one column print as 2516584MiB and 2097152MiB, not in two units.
+    unsigned size_column_shift(std::size_t c) const {
+        std::uint64_t largest = 0;
+        bool any = false;
+        for (const auto& row : rows_) {
+            if (row[c].type() == cell::kind::empty) continue;
+            if (row[c].type() != cell::kind::size) return cell::not_sizes;
+            any = true;
+            largest = std::max<std::uint64_t>(largest, std::stoull(row[c].raw()));
+        }
+        for (const detail::iec_unit& u : detail::iec_units) {
+            if (largest < (std::uint64_t{1} << u.shift)) continue;
+            bool exact = true;
+            for (const auto& row : rows_)
+                if (row[c].type() == cell::kind::size)
+                    exact = exact && cell::exact_in_unit(std::stoull(row[c].raw()), u.shift);
+            if (exact) return u.shift;
+        }
+        return any ? 0 : cell::not_sizes;
+    }
+
+    /// Aligned columns: numbers to the right, text to the left, two spaces between; a column of sizes in one unit.
     void write_text(std::string& out) const {
         std::vector<std::size_t> width(columns_.size());
-        for (std::size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].size();
+        std::vector<unsigned> shift(columns_.size());
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            width[c] = columns_[c].size();
+            shift[c] = one_unit_ ? size_column_shift(c) : cell::not_sizes;
+        }
         std::vector<std::vector<std::string>> shown;
         for (const auto& row : rows_) {
             std::vector<std::string> s;
             for (std::size_t c = 0; c < row.size(); ++c) {
-                s.push_back(row[c].display());
+                s.push_back(row[c].display_in(shift[c]));
                 if (s.back().size() > width[c]) width[c] = s.back().size();
             }
             shown.push_back(std::move(s));
@@ -237,6 +306,7 @@ private:
 
     std::vector<std::string> columns_;
     std::vector<std::vector<cell>> rows_;
+    bool one_unit_ = false;
 };
 
 }  // namespace provpol::cli

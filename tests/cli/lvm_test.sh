@@ -138,4 +138,12 @@ expect_usage '^provpol plan: --metadata-size must be whole extents \(4MiB\) of a
 expect_usage '^provpol plan: --metadata-size must be whole extents \(1MiB\) of at least 2MiB, as lvm2 allocates it, got 1MiB' plan --preset lvm-thin-autoextend --pool-size 1GiB --extent 1MiB --metadata-size 1MiB
 expect_usage 'did you mean 70%' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-size 4MiB --metadata-used 70
 expect_usage '^provpol plan: --metadata-used \(8MiB\) is more than --metadata-size \(4MiB\)' plan --preset lvm-thin-autoextend --pool-size 1GiB --metadata-size 4MiB --metadata-used 8MiB
+# --- outputs that paste: one unit per column of sizes, rates as typed to six digits in text, exact in CSV -----------
+# At 1 MiB/s the pool keeps its 2 TiB; at 1 GB/s the 60 s burst passes 70% and one extend of 20% takes it to
+# 2516584 MiB (2.4 TiB rounded up to 4 MiB extents): the column prints both in MiB, not 2TiB next to 2516584MiB.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5
+expect_stdout '^ +1 +1 +5 +0 .* 2097152MiB +60$'
+expect_stdout '^ +953\.674 +1 +5 +1 .* 2516584MiB +60$'
+expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5 --format csv
+expect_stdout '^953\.67431640625,1,5,1,.*,2638829584384,,60,,,,$'
 finish
