@@ -37,6 +37,7 @@
 #include "../simulate/agent.hpp"
 #include "../time.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -288,7 +289,7 @@ public:
         r.st = domain_request::state::at_spm;
         --requests_before_send_;
         spm_.push_back(slot);  // reserved for every request slot in init(): never allocates
-        sift_up(spm_.size() - 1);
+        std::push_heap(spm_.begin(), spm_.end(), later{this});
     }
 
     /// When the SPM next takes a request (its scan), or never.
@@ -298,10 +299,9 @@ public:
     /// request's service time, the reply; the host's next reply poll; the host's own stages. Returns the request's
     /// completion. Allocates when the latencies outgrow their storage (std::bad_alloc propagates).
     domain_completion serve() {
-        const std::size_t slot = spm_[0];
-        spm_[0] = spm_[spm_.size() - 1];
+        std::pop_heap(spm_.begin(), spm_.end(), later{this});
+        const std::size_t slot = spm_.back();
         spm_.pop_back();
-        if (!spm_.empty()) sift_down(0);
         domain_request& r = requests_[slot];
         const seconds s = r.at;
         // A worker of the pool, first come first served: the earliest free one (a min-heap of their free times).
@@ -410,7 +410,7 @@ private:
             i = c;
         }
     }
-    // The SPM's pending requests: a min-heap on (scan time, host, send order).
+    // The SPM's pending requests: a heap on (scan time, host, send order), the earliest on top.
     PROVPOL_NODISCARD bool before(std::size_t x, std::size_t y) const noexcept {
         const domain_request& a = requests_[x];
         const domain_request& b = requests_[y];
@@ -418,29 +418,13 @@ private:
         if (a.host != b.host) return a.host < b.host;
         return a.seq < b.seq;
     }
-    void sift_up(std::size_t i) noexcept {
-        while (i > 0) {
-            const std::size_t p = (i - 1) / 2;
-            if (!before(spm_[i], spm_[p])) return;
-            const std::size_t x = spm_[i];
-            spm_[i] = spm_[p];
-            spm_[p] = x;
-            i = p;
-        }
-    }
-    void sift_down(std::size_t i) noexcept {
-        const std::size_t n = spm_.size();
-        for (;;) {
-            std::size_t c = 2 * i + 1;
-            if (c >= n) return;
-            if (c + 1 < n && before(spm_[c + 1], spm_[c])) ++c;
-            if (!before(spm_[c], spm_[i])) return;
-            const std::size_t x = spm_[i];
-            spm_[i] = spm_[c];
-            spm_[c] = x;
-            i = c;
-        }
-    }
+    // std::push_heap and std::pop_heap keep the largest on top: the comparator puts the earliest request there. The
+    // order is total (send orders are unique), so the requests come off in the same order whatever the heap's
+    // layout.
+    struct later {
+        const domain_shared* shared;
+        bool operator()(std::size_t x, std::size_t y) const noexcept { return shared->before(y, x); }
+    };
 
     const domain_flow* flow_ = nullptr;
     std::uint32_t per_host_ = 1, slots_ = slots_per_host;
