@@ -132,3 +132,17 @@ TEST_CASE("a model of one's own with seconds runs: the extend's latency is the m
     CHECK(r.pauses == 0);
     CHECK(r.duration.count() == doctest::Approx(16.0));
 }
+
+// The duration literals: every unit parse_seconds reads has a floating literal, a provpol::seconds, that reads the
+// text as parse_seconds reads it.
+static_assert(std::is_same_v<decltype(1.5_min), seconds>);
+static_assert(std::is_same_v<decltype(0.5_ms), seconds>);
+static_assert(1.5_min == seconds(90.0));
+
+TEST_CASE("the floating duration literals read as parse_seconds reads the same text") {
+    CHECK(1.5_min == parse_seconds("1.5min", "t").value());
+    CHECK(0.25_min == parse_seconds("0.25min", "t").value());
+    CHECK(2.5_s == parse_seconds("2.5s", "t").value());
+    CHECK(0.5_ms == parse_seconds("0.5ms", "t").value());
+    CHECK(seconds(1.5_min) + 500_ms == seconds(90.5));
+}

@@ -1,6 +1,7 @@
 // provpol/time.hpp - time as a type: provpol::seconds (std::chrono::duration<double>) for the latencies, periods,
 // budgets and timeouts of the model layer, std::chrono's integral durations where a time is whole milliseconds,
-// the literals 2_s, 2.5_s, 500_ms and 5_min, and parse_seconds, which reads a command line's time once.
+// the literals 2_s, 2.5_s, 500_ms, 0.5_ms, 5_min and 1.5_min, and parse_seconds, which reads a command line's time
+// once.
 //
 //   using namespace provpol::literals;
 //   provpol::seconds t = 2_s + 500_ms;   // 2.5 s: an integral literal is exact, and converts to seconds
@@ -49,7 +50,8 @@ PROVPOL_NODISCARD constexpr error_value error_value_of(seconds t) noexcept {
 
 inline namespace literals {
 // Integral literals are std::chrono's exact integral durations (2_s + 500_ms is 2500 ms); floating ones are
-// provpol::seconds. Both convert to provpol::seconds implicitly.
+// provpol::seconds. Both convert to provpol::seconds implicitly. Every unit parse_seconds reads has both (1.5_min is
+// 90 s, as parse_seconds reads "1.5min": minutes multiply by 60).
 constexpr std::chrono::seconds operator""_s(unsigned long long v) noexcept {
     return std::chrono::seconds(static_cast<std::chrono::seconds::rep>(v));
 }
@@ -61,6 +63,7 @@ constexpr seconds operator""_ms(long double v) noexcept { return seconds(static_
 constexpr std::chrono::minutes operator""_min(unsigned long long v) noexcept {
     return std::chrono::minutes(static_cast<std::chrono::minutes::rep>(v));
 }
+constexpr seconds operator""_min(long double v) noexcept { return seconds(static_cast<double>(v) * 60.0); }
 }  // namespace literals
 
 /// Reads a time: a decimal number (parse_decimal's grammar) followed by no unit or "s" (seconds), "ms"
