@@ -5,6 +5,17 @@
 // decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it is
 // lvm_dmeventd.hpp's; how the metadata fills is thin_metadata.hpp's.
 //
+// The extender (lvm_extender) is dmeventd by default. The rate-aware extender (extend/lvm_rate_aware.hpp, as
+// examples/thinpoold runs it) replaces it: dmeventd's monitoring is off, so there is no low-water event, no poll and
+// no mode-change event; a sample every `interval` estimates the fill rate from the pool's used blocks as the daemon
+// does (over one interval: the daemon's rate window when its --interval is at least its --rate-window, 1 s by
+// default; the rate at once when it is higher, else the previous estimate halved every half_life; a sample that
+// finds the pool full restarts the history) and decides with lvm_rate_aware_config::decide, the service time being
+// the model's lvextend_max (the daemon's --lvextend-time). An extend runs `lvextend -L+N` with N fixed at the
+// sample (no decision at a status read); its service time is drawn as dmeventd's commands' are, and the next sample
+// is one interval after it returns (the daemon waits for it). The metadata grows with the data as lvm2 grows it
+// (lvm_metadata_extents_after), and the VG space taken counts against max_vg_take.
+//
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
 #define PROVPOL_SIMULATE_LVM_POOL_HPP
@@ -12,6 +23,7 @@
 #include "../bytes.hpp"
 #include "../config.hpp"
 #include "../extend/lvm.hpp"
+#include "../extend/lvm_rate_aware.hpp"
 #include "../random.hpp"
 #include "../result.hpp"
 #include "../time.hpp"
@@ -19,9 +31,33 @@
 #include "run.hpp"
 #include "thin_metadata.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 
 namespace provpol {
+
+/// Which extender grows the pool in a simulated run: dmeventd (the default) or the rate-aware extender.
+struct lvm_extender {
+    std::optional<lvm_rate_aware_config> rate_aware;  ///< empty: dmeventd
+    seconds interval = seconds(1.0);                  ///< the rate-aware extender's samples (the daemon's --interval)
+    seconds half_life = seconds(30.0);                ///< its rate estimate's decay (the daemon's --half-life)
+
+    /// dmeventd and lvextend --use-policies (lvm_dmeventd.hpp).
+    PROVPOL_NODISCARD static lvm_extender dmeventd() noexcept { return {}; }
+    /// The rate-aware extender sampling every `interval`, in [0.01, 3600] s as the daemon's --interval.
+    PROVPOL_NODISCARD static result<lvm_extender> make_rate_aware(const lvm_rate_aware_config& c,
+                                                                  seconds interval) noexcept {
+        if (!(interval.count() >= 0.01 && interval.count() <= 3600.0))
+            return unexpected(error::out_of_range("interval", error_value_of(interval), error_value_of(seconds(0.01)),
+                                                  error_value_of(seconds(3600.0))));
+        lvm_extender x{};
+        x.rate_aware = c;
+        x.interval = interval;
+        return x;
+    }
+    PROVPOL_NODISCARD bool is_rate_aware() const noexcept { return rate_aware.has_value(); }
+};
 
 /// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).
 struct lvm_pool_workload {
@@ -40,16 +76,16 @@ struct lvm_pool_workload {
 struct lvm_run_result {
     std::uint32_t extends = 0;           ///< lvextends that grew the pool's data
     std::uint32_t commands = 0;          ///< lvextend --use-policies runs, those that found nothing to do included
-    std::uint32_t failed_commands = 0;   ///< runs that failed (the VG's space, percent 0)
+    std::uint32_t failed_commands = 0;   ///< runs that failed (the VG's space, percent 0; never the rate-aware's)
     std::uint32_t times_full = 0;        ///< times the pool filled with data still to write
     seconds queued = seconds(0);         ///< how long writes waited on a full pool, in all
     seconds longest_queue = seconds(0);  ///< the longest of those waits
     bool eio = false;                    ///< writes failed: queued past no_space_timeout, or error-when-full
     bool hung = false;                   ///< writes still queued a day after the burst should have ended
-    bool vg_exhausted = false;           ///< an extend failed for want of VG space
-    bytes pool_end;                      ///< the pool's size when the run ended
-    bytes vg_free_end;                   ///< the VG's free space then
-    seconds ended_at = seconds(0);       ///< when the last byte was written, or writes failed
+    bool vg_exhausted = false;      ///< an extend failed for want of VG space (rate-aware: the VG's free space cut one)
+    bytes pool_end;                 ///< the pool's size when the run ended
+    bytes vg_free_end;              ///< the VG's free space then
+    seconds ended_at = seconds(0);  ///< when the last byte was written, or writes failed
     std::uint32_t metadata_extends = 0;  ///< lvextends that grew the metadata LV (with the data or alone)
     bool metadata_full = false;          ///< the metadata ran out: the pool failed writes (EIO, eio is set too)
     bytes metadata_end;                  ///< the metadata LV's size when the run ended (0: not simulated)
@@ -59,7 +95,7 @@ namespace detail {
 
 // What happens next in a run, in the order ties are broken (the earlier kind wins at the same instant).
 enum class lvm_event : unsigned char {
-    poll,          // dmeventd's alarm
+    poll,          // dmeventd's alarm, or the rate-aware extender's sample
     status_read,   // the running lvextend reads the pool's status and decides
     command_done,  // the running lvextend returns (its new table live, or its failure)
     low_water,     // a block is allocated at the low-water mark: the kernel's event
@@ -76,9 +112,10 @@ enum class lvm_event : unsigned char {
 class lvm_run_simulation {
 public:
     lvm_run_simulation(const lvm_autoextend_config& c, const lvm_dmeventd_model& m, const lvm_pool_workload& w,
-                       std::uint64_t seed) noexcept
+                       std::uint64_t seed, const lvm_extender& x = lvm_extender::dmeventd()) noexcept
         : c_(c),
           m_(m),
+          x_(x),
           rng_(seed),
           chunk_(c.pool_chunk().count()),
           rate_bps_(static_cast<double>(w.write_rate.bytes_per_second())),
@@ -89,14 +126,17 @@ public:
           target_(written_ + static_cast<double>(w.write.count())),
           give_up_((rate_bps_ > 0.0 ? static_cast<double>(w.write.count()) / rate_bps_ : 0.0) + 86400.0),
           lwm_(lvm_low_water_blocks(total_, c.threshold_percent())),
-          armed_(m.low_water_event() && c.enabled()),
+          armed_(m.low_water_event() && c.enabled() && !x.is_rate_aware()),
           metadata_size_(w.metadata_size),
           metadata_used0_(static_cast<double>(divide(w.metadata_used, bytes(thin_metadata_block), rounding::up))),
           written0_(written_) {
         dso_.known_total = total_;
         set_metadata(w.metadata_size);
         dso_.known_metadata_total = metadata_total_;
-        next_poll_ = rng_.uniform() * in_seconds(m.poll_interval());
+        next_poll_ = rng_.uniform() * in_seconds(x.is_rate_aware() ? x.interval : m.poll_interval());
+        // The daemon watched the pool before the burst: its last sample, one interval earlier, saw it idle.
+        sample_t_ = next_poll_ - in_seconds(x.interval);
+        sample_used_ = used_blocks();
         r_.pool_end = w.pool_size;
         r_.vg_free_end = w.vg_free;
         r_.metadata_end = w.metadata_size;
@@ -173,6 +213,10 @@ private:
     void dispatch(lvm_event e) noexcept {
         switch (e) {
             case lvm_event::poll:
+                if (x_.is_rate_aware()) {
+                    on_sample();
+                    break;
+                }
                 next_poll_ += in_seconds(m_.poll_interval());
                 if (!running_) timeout_path();  // a busy thread skips the alarm
                 break;
@@ -249,17 +293,24 @@ private:
         return up < total_ ? up : total_;
     }
 
+    // A command's service time, drawn uniform in [lvextend_min, lvextend_max].
+    double draw_service() noexcept {
+        return in_seconds(m_.lvextend_min() + (m_.lvextend_max() - m_.lvextend_min()) * rng_.uniform());
+    }
+
     void start_command(lvm_trigger trigger) noexcept {
         running_ = true;
         read_done_ = false;
         trigger_ = trigger;
-        const double s = in_seconds(m_.lvextend_min() + (m_.lvextend_max() - m_.lvextend_min()) * rng_.uniform());
+        const double s = draw_service();
         read_t_ = t_ + s * m_.status_read_fraction();
         done_t_ = t_ + s;
     }
 
-    // A device event runs the policy at once, or when the running command returns.
+    // A device event runs the policy at once, or when the running command returns (no one listens with dmeventd's
+    // monitoring off: the rate-aware extender only samples).
     void device_event() noexcept {
+        if (x_.is_rate_aware()) return;
         if (running_)
             pending_event_ = true;
         else
@@ -290,6 +341,10 @@ private:
     }
 
     void on_command_done() noexcept {
+        if (x_.is_rate_aware()) {
+            on_rate_aware_done();
+            return;
+        }
         running_ = false;
         ++r_.commands;
         if (decision_.outcome == lvm_outcome::extend) {
@@ -328,6 +383,74 @@ private:
         if (m_.rerun_after_extend()) pending_event_ = true;
     }
 
+    // The rate-aware extender's sample: the fill rate over the interval since the last sample (fill_rate in
+    // examples/thinpoold: the higher of that and the last estimate decayed; a pool seen full restarts the
+    // history), then the decision. An extend runs at once and the next sample waits for it.
+    void on_sample() noexcept {
+        const std::uint64_t used = used_blocks();
+        const double chunk = static_cast<double>(chunk_);
+        if (sample_full_) {
+            sample_full_ = false;
+            sample_t_ = t_;  // the history restarts here: no rate yet, the estimate kept
+            sample_used_ = used;
+        } else if (t_ > sample_t_) {
+            const double inst = static_cast<double>(used - sample_used_) * chunk / (t_ - sample_t_);
+            const double decayed = estimate_ * std::exp2(-(t_ - estimated_at_) / in_seconds(x_.half_life));
+            estimate_ = inst > decayed ? inst : decayed;
+            estimated_at_ = t_;
+            sample_t_ = t_;
+            sample_used_ = used;
+        }
+        sample_full_ = used >= total_;
+        lvm_pool_view v{};
+        v.size = bytes(size_);
+        v.used = used;
+        v.total = total_;
+        if (metadata_total_ != 0) {
+            v.metadata_size = metadata_size_;
+            v.metadata_used = metadata_used_blocks();
+            v.metadata_total = metadata_total_;
+        }
+        v.vg_free = vg_free_;
+        v.taken = taken_;
+        const lvm_rate_aware_decision d =
+            x_.rate_aware->decide(v, rate(static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
+        if (d.limit == lvm_rate_aware_limit::vg_free) r_.vg_exhausted = true;
+        if (!d.extends()) {
+            next_poll_ += in_seconds(x_.interval);
+            return;
+        }
+        ra_decision_ = d;
+        running_ = true;
+        read_done_ = true;  // the size is fixed: lvextend -L+N reads nothing to decide
+        done_t_ = t_ + draw_service();
+        next_poll_ = done_t_ + in_seconds(x_.interval);
+    }
+
+    // lvextend -L+N returns: the data and the metadata lvm2 grew with it are live, the VG space taken.
+    void on_rate_aware_done() noexcept {
+        running_ = false;
+        ++r_.commands;
+        ++r_.extends;
+        const bytes e = c_.extent();
+        const std::uint64_t new_le = detail::lvm_extents(ra_decision_.new_size, e);
+        if (metadata_total_ != 0) {
+            const bytes grown(lvm_metadata_extents_after(new_le, metadata_size_, e, c_.pool_chunk()) * e.count());
+            if (grown > metadata_size_) {
+                ++r_.metadata_extends;
+                set_metadata(grown);
+            }
+        }
+        size_ = ra_decision_.new_size.count();
+        total_ = size_ / chunk_;
+        if (vg_free_ != bytes::max()) vg_free_ = saturating_sub(vg_free_, ra_decision_.vg_needed);
+        taken_ = saturating_add(taken_, ra_decision_.vg_needed);
+        if (full_ && written_ < capacity()) {
+            add_queue(t_ - full_since_);
+            full_ = false;
+        }
+    }
+
     void on_full() noexcept {
         written_ = capacity();  // no rounding left behind
         full_ = true;
@@ -351,6 +474,7 @@ private:
 
     const lvm_autoextend_config& c_;
     const lvm_dmeventd_model& m_;
+    const lvm_extender x_;
     random_stream rng_;
     lvm_run_result r_{};
     const std::uint64_t chunk_;
@@ -378,6 +502,13 @@ private:
     std::uint64_t metadata_total_ = 0;
     double metadata_low_level_ = 0.0, metadata_out_level_ = 0.0;
     bool metadata_armed_ = false;
+    // The rate-aware extender: its last sample, its estimate (bytes per second) and when it was made, the VG space
+    // it took, the decision its running lvextend carries out.
+    double sample_t_ = 0.0, estimated_at_ = 0.0, estimate_ = 0.0;
+    std::uint64_t sample_used_ = 0;
+    bool sample_full_ = false;
+    bytes taken_{};
+    lvm_rate_aware_decision ra_decision_{};
 };
 
 }  // namespace detail
@@ -387,9 +518,11 @@ private:
 /// time, each deciding on the pool's status at its read (decide_lvm_autoextend). The run ends when the last
 /// byte is written (and the command then running returns), or at the first EIO (a filesystem on the pool
 /// would shut down there). Deterministic for a seed: the poll's phase and each command's service time are
-/// drawn from random_stream(seed).
+/// drawn from random_stream(seed). With a rate-aware extender `x` the pool is grown as the header says (c then gives
+/// only the extent and the chunk; m the service times and the kernel's no_space_timeout and error_when_full).
 PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
-                                                         const lvm_pool_workload& w, std::uint64_t seed) noexcept {
+                                                         const lvm_pool_workload& w, std::uint64_t seed,
+                                                         const lvm_extender& x = lvm_extender::dmeventd()) noexcept {
     if (w.write.count() == 0 || w.write_rate.bytes_per_second() == 0) {  // nothing is written
         lvm_run_result r{};
         r.pool_end = w.pool_size;
@@ -397,7 +530,7 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
         r.metadata_end = w.metadata_size;
         return r;
     }
-    return detail::lvm_run_simulation(c, m, w, seed).run();
+    return detail::lvm_run_simulation(c, m, w, seed, x).run();
 }
 
 /// What runs of a burst show together.
@@ -465,9 +598,10 @@ inline void lvm_plan_means(lvm_plan_summary& s) noexcept {
 /// simulator seed theirs (so seeds 1, 2 and 3 share no run), and adds them up in run order.
 PROVPOL_NODISCARD inline lvm_plan_summary simulate_lvm_plan(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
                                                             const lvm_pool_workload& w, std::uint32_t runs,
-                                                            std::uint64_t seed) noexcept {
+                                                            std::uint64_t seed,
+                                                            const lvm_extender& x = lvm_extender::dmeventd()) noexcept {
     lvm_plan_summary s{};
-    for (std::uint32_t i = 0; i < runs; ++i) detail::lvm_plan_add(s, simulate_lvm_run(c, m, w, run_seed(seed, i)));
+    for (std::uint32_t i = 0; i < runs; ++i) detail::lvm_plan_add(s, simulate_lvm_run(c, m, w, run_seed(seed, i), x));
     detail::lvm_plan_means(s);
     return s;
 }

@@ -1,7 +1,8 @@
 // provpol/simulate/lvm_recommend.hpp - which autoextend percent keeps a thin pool up with a write burst: the target
 // a plan is held to (lvm_target_met), a plan checked against it run by run (check_lvm_plan), the space a burst
 // needs against what the pool and the VG can hold (lvm_pool_space), the smallest percent that meets the target
-// (recommend_lvm_percent) and how that answer holds at other seeds (check_lvm_percent_seeds).
+// (recommend_lvm_percent) and how that answer holds at other seeds (check_lvm_percent_seeds); for the rate-aware
+// extender (lvm_pool.hpp's lvm_extender), the smallest horizon that meets the same target (recommend_lvm_horizon).
 //
 // The percent is searched by scanning (simulate/search.hpp's smallest_meeting), not bisected: the target is not
 // monotone in the percent. A larger percent can queue longer (its extend lands when the pool is fuller, or no
@@ -49,11 +50,12 @@ struct lvm_plan_check {
 PROVPOL_NODISCARD inline lvm_plan_check check_lvm_plan(const lvm_autoextend_config& c, const lvm_dmeventd_model& m,
                                                        const lvm_pool_workload& w, std::uint32_t runs,
                                                        std::uint64_t seed, seconds max_queued,
-                                                       double max_extends = 1e300) noexcept {
+                                                       double max_extends = 1e300,
+                                                       const lvm_extender& x = lvm_extender::dmeventd()) noexcept {
     lvm_plan_check k{};
     const auto n = static_cast<double>(runs);
     for (std::uint32_t i = 0; i < runs; ++i) {
-        detail::lvm_plan_add(k.seen, simulate_lvm_run(c, m, w, run_seed(seed, i)));
+        detail::lvm_plan_add(k.seen, simulate_lvm_run(c, m, w, run_seed(seed, i), x));
         // The sums only grow, and the final mean is the sum over `runs`: past the bound now, past it then.
         k.queued_over = k.seen.queued_max > max_queued;
         k.extends_over = k.seen.extends_mean / n > max_extends;
@@ -164,6 +166,60 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     a.plans = static_cast<std::uint32_t>(s->evaluations);
     a.met = s->found;
     a.percent = s->value;
+    return a;
+}
+
+/// What recommend_lvm_horizon finds.
+struct lvm_horizon_answer {
+    std::uint32_t horizon = 0;  ///< the smallest horizon (whole seconds) that meets; max_horizon when none does
+    bool met = false;           ///< a horizon in [1, max_horizon] meets the target
+    lvm_plan_summary at;        ///< every run at `horizon` when met (empty otherwise)
+    std::uint32_t plans = 0;    ///< horizons simulated: 1 to `horizon` (all of them when none meets)
+    /// Of the horizons that missed: how many had a run that queued too long, failed with EIO or hung, took too many
+    /// extends on average, was cut by the VG's free space, or ran the metadata out.
+    std::uint32_t missed_queued = 0, missed_eio = 0, missed_hung = 0, missed_extends = 0, missed_vg = 0;
+    std::uint32_t missed_metadata = 0;
+    lvm_space space;  ///< the burst's space; when space.missing() is not 0 nothing was simulated
+};
+
+/// The smallest horizon in whole seconds in [1, max_horizon] under which the rate-aware extender with settings `s`
+/// (their horizon replaced), sampling every `interval`, meets lvm_target_met over `runs` runs from `seed`: no run
+/// queues writes longer than max_queued, none fails with EIO or hangs, and the runs take at most max_extends
+/// extends on average. Every horizon from 1 up is tried in turn (smallest_meeting), so each below the answer was
+/// simulated and missed: a longer horizon means fewer, larger extends, which the caps can cut, so the target is not
+/// assumed monotone. `met` is false when none meets, and at once when the burst cannot fit in the pool and the VG
+/// (lvm_pool_space), or when the settings or the interval are not valid.
+PROVPOL_NODISCARD inline lvm_horizon_answer recommend_lvm_horizon(
+    const lvm_autoextend_config& c, const lvm_dmeventd_model& m, const lvm_pool_workload& w, lvm_rate_aware_settings s,
+    seconds interval, seconds max_queued, std::uint32_t runs, std::uint64_t seed, std::uint32_t max_horizon = 3600,
+    double max_extends = 1e300) noexcept {
+    lvm_horizon_answer a{};
+    a.horizon = max_horizon;
+    a.space = lvm_pool_space(c, w);
+    if (max_horizon == 0 || max_horizon > 86400 || a.space.missing() != bytes(0)) return a;
+    const auto found = smallest_meeting(std::uint32_t{1}, max_horizon, [&](std::uint32_t h) -> result<bool> {
+        s.horizon = seconds(static_cast<double>(h));
+        const auto cfg = lvm_rate_aware_config::make(s);
+        if (!cfg) return unexpected(cfg.error());
+        const auto x = lvm_extender::make_rate_aware(*cfg, interval);
+        if (!x) return unexpected(x.error());
+        const lvm_plan_check k = check_lvm_plan(c, m, w, runs, seed, max_queued, max_extends, *x);
+        if (k.met) {
+            a.at = k.seen;
+            return true;
+        }
+        a.missed_queued += k.queued_over ? 1u : 0u;
+        a.missed_eio += k.seen.eio_runs != 0 ? 1u : 0u;
+        a.missed_hung += k.seen.hung_runs != 0 ? 1u : 0u;
+        a.missed_extends += k.extends_over ? 1u : 0u;
+        a.missed_vg += k.seen.vg_exhausted_runs != 0 ? 1u : 0u;
+        a.missed_metadata += k.seen.metadata_full_runs != 0 ? 1u : 0u;
+        return false;
+    });
+    if (!found) return a;  // invalid settings: nothing meets
+    a.plans = static_cast<std::uint32_t>(found->evaluations);
+    a.met = found->found;
+    a.horizon = found->value;
     return a;
 }
 
