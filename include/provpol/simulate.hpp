@@ -1,6 +1,6 @@
 // provpol/simulate.hpp - one drive over time (the model layer): the agent contract and the extend controller, agents
-// (static, rate-aware, either of two), the single-drive simulator, LVM's thin pool under dmeventd, and the searches
-// behind every recommend.
+// (static, rate-aware, either of two), the single-drive simulator, LVM's thin pool and its metadata under dmeventd,
+// a Stratis pool, and the searches behind every recommend.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_HPP
@@ -14,5 +14,7 @@
 #include "simulate/rate_aware.hpp"     // IWYU pragma: export
 #include "simulate/run.hpp"            // IWYU pragma: export
 #include "simulate/search.hpp"         // IWYU pragma: export
+#include "simulate/stratis_pool.hpp"   // IWYU pragma: export
+#include "simulate/thin_metadata.hpp"  // IWYU pragma: export
 
 #endif  // PROVPOL_SIMULATE_HPP
