@@ -1,6 +1,7 @@
 // Every public enum of the library has one way to be named: to_text(e), a NUL-terminated const char* that is safe
 // with printf("%s"), distinct for each enumerator, and "unknown" (never null) for a value that is no enumerator.
 // tests/cli/enum_names_test.sh checks that no public enum of include/provpol is missing from this list.
+#include <provpol/extend/lvm_rate_aware.hpp>  // not in the extend umbrella: it takes times (<chrono>)
 #include <provpol/extend/vdsm_sizes.hpp>
 #include <provpol/provpol.hpp>
 
@@ -89,6 +90,8 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("vdsm_detection", vdsm_detection::none, vdsm_detection::event);
     check_names("vdsm_verdict", vdsm_verdict::explained, vdsm_verdict::stage_gap);
     check_names("xfs_trans_type", xfs_trans_type::write, xfs_trans_type::atomic_ioend);
+    check_names("lvm_rate_aware_outcome", lvm_rate_aware_outcome::none, lvm_rate_aware_outcome::blocked);
+    check_names("lvm_rate_aware_limit", lvm_rate_aware_limit::none, lvm_rate_aware_limit::extent_count);
 }
 
 TEST_CASE("to_text of a value that is no enumerator is a printable name, never null") {
