@@ -1,7 +1,9 @@
 // provpol plan and provpol recommend for LVM thin pools: writers bursting into one pool under dmeventd
 // (simulate_lvm_plan), and the smallest autoextend percent (and threshold) under which no run queues writes
 // longer than a target (recommend_lvm_percent, a scan: the target is not monotone in the percent). plan and
-// recommend come here when --preset names an LVM preset (is_lvm_invocation).
+// recommend come here when --preset names an LVM preset (is_lvm_invocation). --policy rate-aware replaces dmeventd
+// with the rate-aware extender (lvm_pool.hpp's lvm_extender, examples/thinpoold's policy): plan simulates it, and
+// recommend finds the smallest --horizon that meets the target (recommend_lvm_horizon, a scan too).
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/preset_option.hpp"
@@ -71,8 +73,62 @@ std::vector<option> pool_options() {
         {"--error-when-full", nullptr, "the pool fails writes at once when full (lvcreate --errorwhenfull y)"},
         {"--runs", "N", "simulated runs per rate, 1-100000 (default 100)"},
         {"--seed", "N", "the random seed (default 1)"},
+        {"--policy", "NAME",
+         "the extender: dmeventd (the default: lvm2's autoextend) or rate-aware (provpol-thinpoold's policy, "
+         "dmeventd's monitoring off; the options below are its own, with its defaults); plan takes a list, "
+         "dmeventd,rate-aware: one plan each, the options below for rate-aware's"},
+        {"--interval", "TIME", "rate-aware: between samples; [0.01, 3600] s (default 1s)"},
+        {"--horizon", "TIME",
+         "rate-aware: the free space an extend leaves, in seconds at the rate; [0.1, 86400] s (default 30s)"},
+        {"--lead-factor", "K", "rate-aware: the lead is K x lvextend's longest time + --margin; [1, 100] (default 2)"},
+        {"--margin", "TIME", "rate-aware: added to the lead; [0, 3600] s (default: the interval)"},
+        {"--max-pool-size", "SIZE", "rate-aware: the pool's data is never grown past it (default: twice --pool-size)"},
+        {"--max-vg-take", "SIZE",
+         "rate-aware: the most VG space it allocates, data and metadata (default: --pool-size)"},
         {"--format", "FORMAT", "text (default), csv or json"},
     };
+}
+
+// Set when plan's --policy lists rate-aware with another extender: the rate-aware options are then given for it, and
+// the other plans do not refuse them.
+bool rate_aware_options_shared = false;
+
+// The options only the rate-aware extender reads.
+constexpr const char* rate_aware_only[] = {"--interval", "--horizon",       "--lead-factor",
+                                           "--margin",   "--max-pool-size", "--max-vg-take"};
+
+// --policy: dmeventd (lvm2's autoextend: today's plan) or rate-aware, with provpol-thinpoold's options and defaults.
+// Its service time is the model's longest lvextend (the daemon's --lvextend-time); the extent and the chunk are the
+// pool's. An option of the other extender is refused rather than ignored.
+lvm_extender extender_of(const args& a, const lvm_autoextend_config& c, bytes pool) {
+    const std::string policy = a.value("--policy").value_or("dmeventd");
+    if (policy == "dmeventd") {
+        for (const char* o : rate_aware_only)
+            if (a.has(o) && !rate_aware_options_shared)
+                throw usage_error(std::string(o) + " applies to --policy rate-aware, not to dmeventd");
+        return lvm_extender::dmeventd();
+    }
+    if (policy != "rate-aware")
+        throw usage_error("--policy: unknown value '" + args::printable(policy) +
+                          "' for an LVM pool: expected dmeventd or rate-aware (static and rate-aware-adaptive are "
+                          "VDSM's agents)");
+    for (const char* o : {"--threshold", "--extend-percent", "--poll-interval"})
+        if (a.has(o))
+            throw usage_error(std::string(o) +
+                              " is dmeventd's: --policy rate-aware takes the pool's monitoring over (it decides "
+                              "every --interval)");
+    const seconds interval = a.time("--interval", seconds(0.01), seconds(3600.0)).value_or(seconds(1.0));
+    lvm_rate_aware_settings st;
+    st.lead_factor = a.decimal("--lead-factor", 1.0, 100.0).value_or(2.0);
+    st.margin = a.time("--margin", seconds(0.0), seconds(3600.0)).value_or(interval);
+    st.horizon = a.time("--horizon", seconds(0.1), seconds(86400.0)).value_or(seconds(30.0));
+    st.extent = c.extent();
+    st.pool_chunk = c.pool_chunk();
+    st.max_pool_size = lvm_size_option(a, "--max-pool-size").value_or(saturating_add(pool, pool));
+    st.max_vg_take = lvm_size_option(a, "--max-vg-take").value_or(pool);
+    const auto cfg = lvm_rate_aware_config::make(st);
+    if (!cfg) fail(cfg.error(), "--policy");
+    return lvm_extender::make_rate_aware(*cfg, interval).value();  // the interval is in range: cannot fail
 }
 
 struct pool_setup {
@@ -87,6 +143,7 @@ struct pool_setup {
     std::uint32_t runs;
     std::uint64_t seed;
     std::uint64_t max_events;
+    lvm_extender extender;  ///< --policy: dmeventd, or the rate-aware extender
 };
 
 // dmeventd's model: lvm-dmeventd with --lvextend-time, --poll-interval and --no-space-timeout applied.
@@ -204,7 +261,8 @@ pool_setup pool_setup_of(const args& a) {
                       writers,
                       static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
                       a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
-                      a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events)};
+                      a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events),
+                      extender_of(a, c, pool)};
 }
 
 // What each writer writes at `per_writer`: --write, or the rate for --duration (whole bytes, 1B to 1PiB in all).
@@ -242,18 +300,23 @@ std::vector<rate> rates_of(const args& a, const char* name) {
 }
 
 // --- bounded work ----------------------------------------------------------------------------------------------
-// The events one run replays, about: a poll every poll interval while the burst writes, and a handful per
-// extend (its trigger, the status read, the return, the pool filling and the mode events).
+// dmeventd's poll, or the rate-aware extender's samples.
+double wakeup_interval(const pool_setup& s) {
+    return s.extender.is_rate_aware() ? s.extender.interval.count() : s.model.poll_interval().count();
+}
+
+// The events one run replays, about: a poll (or a sample) every interval while the burst writes, and a handful
+// per extend (its trigger, the status read, the return, the pool filling and the mode events).
 double lvm_run_events(const pool_setup& s, const lvm_pool_workload& w, double extends) {
     const double writing = static_cast<double>(w.write.count()) / static_cast<double>(w.write_rate.bytes_per_second());
-    return writing / s.model.poll_interval().count() + 6.0 * (extends + 1.0) + 8.0;
+    return writing / wakeup_interval(s) + 6.0 * (extends + 1.0) + 8.0;
 }
 
 // The polls a run replays while its writes wait on a full pool: through one no_space_timeout, or the day a run
 // may hang when it is 0 (at most `longest` seconds when the answer stops a run that queued longer).
 double lvm_wait_events(const pool_setup& s, double longest = 86400.0) {
     const double nospace = s.model.no_space_timeout().count();
-    return std::min(nospace > 0.0 ? nospace : 86400.0, longest) / s.model.poll_interval().count();
+    return std::min(nospace > 0.0 ? nospace : 86400.0, longest) / wakeup_interval(s);
 }
 
 // The extends a run takes at most at `percent`: lvm2 grows the pool by at least the percent each time (its amount
@@ -334,7 +397,9 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
-                 " (an extend needed more than its free space and failed whole)\n";
+                 (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)\n")
+                                             : std::string(" (an extend needed more than its free space and failed "
+                                                           "whole)\n"));
     if (sum.metadata_full_runs != 0)
         notes += "at " + at + ": the metadata ran out in " + std::to_string(sum.metadata_full_runs) + of + ", after " +
                  decimal_text(in_seconds(sum.metadata_full_at_mean), 4) +
@@ -407,7 +472,8 @@ const char* recommend_usage() {
            "SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
            "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N] [--max-events N]\n"
-           "                         [--format text|csv|json]\n\n"
+           "                         [--policy dmeventd|rate-aware [--interval S] [--lead-factor K] [--margin S]\n"
+           "                          [--max-pool-size SIZE] [--max-vg-take SIZE]] [--format text|csv|json]\n\n"
            "The answer: at --threshold (the preset's when not given), the smallest thin_pool_autoextend_percent in\n"
            "[1, 1000] under which no run of --runs (from --seed) queues writes longer than --max-queued or fails with\n"
            "EIO, and the runs take at most --max-extends extends on average. Every percent below it was simulated and\n"
@@ -416,10 +482,22 @@ const char* recommend_usage() {
            "in turn; the first with an answer gives it. The answer is checked at --seeds seeds: how many it meets at,\n"
            "and the smallest percent that meets at all of them. When the pool and the VG cannot hold the data (used +\n"
            "written above the pool and the VG's free space) no setting meets, and recommend says how much space is\n"
-           "missing. No answer exits with status 3.";
+           "missing. No answer exits with status 3.\n\n"
+           "With --policy rate-aware the answer is the smallest --horizon in whole seconds in [1, 3600] under which\n"
+           "the rate-aware extender (provpol-thinpoold's policy, with its other settings as given) meets the same\n"
+           "target: no run queues writes longer than --max-queued, none fails with EIO, and the runs take at most\n"
+           "--max-extends extends on average. Every horizon below it was simulated and missed (a scan: a longer\n"
+           "horizon takes fewer, larger extends, which the caps can cut). --seeds is not checked for it.";
 }
 
 recommend_setup recommend_setup_of(const args& a) {
+    if (a.value("--policy").value_or("dmeventd") == "rate-aware") {
+        if (a.has("--horizon")) throw usage_error("--horizon is what recommend --policy rate-aware finds");
+        if (a.has("--seeds"))
+            throw usage_error(
+                "--seeds checks dmeventd's percent: recommend --policy rate-aware "
+                "answers at --seed");
+    }
     if (a.has("--extend-percent"))
         throw usage_error("--extend-percent is what recommend finds: give --threshold to fix the threshold");
     if (a.has("--error-when-full"))
@@ -427,7 +505,7 @@ recommend_setup recommend_setup_of(const args& a) {
     const std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
-    if (!s.config.enabled())
+    if (!s.config.enabled() && !s.extender.is_rate_aware())
         throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
                           " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
     recommend_setup r{s,
@@ -681,6 +759,133 @@ std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
            "\n    thin_pool_autoextend_percent = " + p + "\n}\n";
 }
 
+// --- recommend --policy rate-aware -------------------------------------------------------------------------------
+
+constexpr std::uint32_t recommend_max_horizon = 3600;
+
+// Bounded work: every horizon of the scan, each a plan of --runs runs (samples every --interval, the waits on a full
+// pool, one extend a sample at most).
+void check_horizon_work(const recommend_setup& r) {
+    const pool_setup& s = r.pool;
+    const double writing =
+        static_cast<double>(r.work.write.count()) / static_cast<double>(r.work.write_rate.bytes_per_second());
+    const double run = lvm_run_events(s, r.work, writing / wakeup_interval(s) + 1.0) + lvm_wait_events(s);
+    check_work("recommend", run * s.runs * recommend_max_horizon, s.max_events,
+               "up to " + std::to_string(recommend_max_horizon) + " plans of " + std::to_string(s.runs) + " runs of " +
+                   std::string(format_size(r.work.write).view()) + " at " +
+                   std::string(format_rate(r.work.write_rate).view()));
+}
+
+const std::vector<std::string>& horizon_columns() {
+    static const std::vector<std::string> c = {
+        "policy",       "horizon_s",      "met",       "queued_s_max",  "eio_runs",        "extends_mean",
+        "pool_end_max", "runs",           "seed",      "plans",         "missed_queued",   "missed_eio",
+        "missed_hung",  "missed_extends", "missed_vg", "space_missing", "missed_metadata", "meta_extends_mean",
+        "meta_end_max"};
+    return c;
+}
+
+std::vector<cell> horizon_row(const recommend_setup& r, const lvm_horizon_answer& a) {
+    const auto if_met = [&](cell c) { return a.met ? c : cell(); };
+    const bool meta = a.met && r.pool.metadata_size.count() != 0;
+    return {cell::of_text("rate-aware"),
+            if_met(cell::of(a.horizon)),
+            cell::of_flag(a.met),
+            if_met(cell::of_seconds(a.at.queued_max, 4)),
+            if_met(cell::of(a.at.eio_runs)),
+            if_met(cell::of_real(a.at.extends_mean, 4)),
+            if_met(cell::of_size(a.at.pool_end_max)),
+            cell::of(r.pool.runs),
+            cell::of(r.pool.seed),
+            cell::of(a.plans),
+            cell::of(a.missed_queued),
+            cell::of(a.missed_eio),
+            cell::of(a.missed_hung),
+            cell::of(a.missed_extends),
+            cell::of(a.missed_vg),
+            cell::of_size(a.space.missing()),
+            cell::of(a.missed_metadata),
+            meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell(),
+            meta ? cell::of_size(a.at.metadata_end_max) : cell()};
+}
+
+// The answer, what it rests on, and the daemon's options that carry it out.
+std::string horizon_found_text(const recommend_setup& r, const lvm_horizon_answer& a) {
+    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware->settings();
+    const std::string h = std::to_string(a.horizon);
+    return "# " + burst_words(r) + " queues writes at most " + decimal_text(a.at.queued_max, 3) + " s over " +
+           std::to_string(r.pool.runs) + " runs (seed " + std::to_string(r.pool.seed) + "; target " +
+           decimal_text(r.target, 3) + " s) with " + decimal_text(a.at.extends_mean, 3) +
+           " extends a run under the rate-aware extender; the pool ends at " + size_words(a.at.pool_end_max) + "\n" +
+           "# " + h + " s is the smallest --horizon in [1, " + std::to_string(recommend_max_horizon) +
+           "] s that meets it" +
+           (a.horizon > 1 ? ": horizons 1 to " + std::to_string(a.horizon - 1) + " s were simulated and missed\n"
+                          : std::string("\n")) +
+           "# for provpol-thinpoold (dmeventd's monitoring of the pool off: --take-over):\n" + "--interval " +
+           decimal_text(r.pool.extender.interval.count(), 3) + "s --horizon " + h + "s --lead-factor " +
+           decimal_text(st.lead_factor, 3) + " --margin " + decimal_text(st.margin.count(), 3) + "s --lvextend-time " +
+           decimal_text(r.pool.model.lvextend_max().count(), 3) + "s --max-pool-size " +
+           std::string(format_size(st.max_pool_size).view()) + " --max-vg-take " +
+           std::string(format_size(st.max_vg_take).view()) + "\n";
+}
+
+// Nothing meets, though the data fits: what the horizons missed on.
+std::string horizon_miss_text(const recommend_setup& r, const lvm_horizon_answer& a) {
+    std::string out = "The rate-aware extender cannot keep up at " + burst_words(r) + ": every horizon from 1 to " +
+                      std::to_string(recommend_max_horizon) + " s misses the target (" + std::to_string(a.plans) +
+                      " plans, seed " + std::to_string(r.pool.seed) + ", " + std::to_string(r.pool.runs) +
+                      " runs each)";
+    std::vector<std::string> why;
+    if (a.missed_queued != 0)
+        why.push_back(std::to_string(a.missed_queued) + " with a run that queues writes longer than " +
+                      decimal_text(r.target, 3) + " s");
+    if (a.missed_eio != 0) why.push_back(std::to_string(a.missed_eio) + " with a run that fails with EIO");
+    if (a.missed_hung != 0) why.push_back(std::to_string(a.missed_hung) + " with a run whose writes never complete");
+    if (a.missed_extends != 0)
+        why.push_back(std::to_string(a.missed_extends) + " taking more than " + decimal_text(r.max_extends, 0) +
+                      " extends a run on average");
+    if (a.missed_vg != 0) why.push_back(std::to_string(a.missed_vg) + " with an extend cut by the VG's free space");
+    if (a.missed_metadata != 0) why.push_back(std::to_string(a.missed_metadata) + " running the metadata out");
+    for (std::size_t i = 0; i < why.size(); ++i)
+        out += (i == 0 ? ": " : i + 1 == why.size() ? ", and " : ", ") + why[i];
+    // The caps before the rate: the data the pool may hold under them (the metadata's share left out).
+    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware->settings();
+    const bytes hold = std::min(st.max_pool_size, saturating_add(r.pool.pool_size, st.max_vg_take));
+    const bytes needed = saturating_add(r.pool.pool_used, r.work.write);
+    if (needed > hold)
+        return out + ". The caps let the pool hold at most " + size_words(hold) + " (--max-pool-size " +
+               size_words(st.max_pool_size) + ", --max-vg-take " + size_words(st.max_vg_take) + " from " +
+               size_words(r.pool.pool_size) + "), the burst needs " + size_words(needed) +
+               ": raise them (their defaults are twice the pool and the pool).\n";
+    return out +
+           ". An extend must land before the pool fills and the caps must let the pool hold the burst: raise "
+           "--max-pool-size and --max-vg-take, sample more often (--interval), start with a larger pool, or write "
+           "slower.\n";
+}
+
+// recommend --policy rate-aware: the scan, then the answer (exit 3 when none meets).
+int recommend_horizon(const recommend_setup& r, format f) {
+    const pool_setup& s = r.pool;
+    if (lvm_pool_space(s.config, r.work).missing() == bytes(0)) check_horizon_work(r);
+    const lvm_horizon_answer a =
+        recommend_lvm_horizon(s.config, s.model, r.work, s.extender.rate_aware->settings(), s.extender.interval,
+                              r.target, s.runs, s.seed, recommend_max_horizon, r.max_extends);
+    std::string out;
+    if (f != format::text) {
+        table t(horizon_columns());
+        t.add_row(horizon_row(r, a));
+        out = t.str(f);
+    } else if (a.met) {
+        out = horizon_found_text(r, a);
+    } else if (a.space.missing() != bytes(0)) {
+        out = space_text(r, a.space);
+    } else {
+        out = horizon_miss_text(r, a);
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return a.met ? 0 : exit_target_not_met;
+}
+
 }  // namespace
 
 bool is_lvm_invocation(int argc, char** argv) {
@@ -711,6 +916,11 @@ int run_plan_lvm(int argc, char** argv) {
     // A list of presets (--preset lvm-thin-autoextend,lvm-thin-default): one plan per preset, with a preset column.
     if (const auto v = values_in(argc, argv, {"--preset"}, split_commas); v.size() > 1)
         return run_per_value(argc, argv, {"--preset"}, v, "preset", run_plan_lvm);
+    // A list of extenders (--policy dmeventd,rate-aware): one plan each, with a policy column.
+    if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1) {
+        rate_aware_options_shared = std::find(v.begin(), v.end(), "rate-aware") != v.end();
+        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_plan_lvm);
+    }
     std::vector<option> opts = pool_options();
     opts.insert(opts.begin() + 15, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
@@ -727,6 +937,8 @@ int run_plan_lvm(int argc, char** argv) {
                  "[--latency lvm-dmeventd]\n"
                  "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
                  "[--error-when-full]\n"
+                 "                    [--policy dmeventd|rate-aware [--interval S] [--horizon S] [--lead-factor K]\n"
+                 "                     [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]]\n"
                  "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
                  opts, argc, argv);
     const format f = a.output_format();
@@ -738,7 +950,13 @@ int run_plan_lvm(int argc, char** argv) {
     double events = 0.0;  // bounded work: estimated before simulating
     for (const rate r : rates) {
         const lvm_pool_workload w = workload_of(s, r);
-        events += s.runs * (lvm_run_events(s, w, lvm_extends_bound(w, s.config.extend_percent())) + lvm_wait_events(s));
+        // The rate-aware extender extends at most once a sample.
+        const double extends = s.extender.is_rate_aware()
+                                   ? static_cast<double>(w.write.count()) /
+                                             static_cast<double>(w.write_rate.bytes_per_second()) / wakeup_interval(s) +
+                                         1.0
+                                   : lvm_extends_bound(w, s.config.extend_percent());
+        events += s.runs * (lvm_run_events(s, w, extends) + lvm_wait_events(s));
     }
     check_work("plan", events, s.max_events,
                std::to_string(s.runs) + " runs x " + std::to_string(rates.size()) + " rates of " +
@@ -755,7 +973,8 @@ int run_plan_lvm(int argc, char** argv) {
     t.one_size_unit_per_column();
     std::string notes;
     for (const rate r : rates) {
-        const lvm_plan_summary sum = simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed);
+        const lvm_plan_summary sum =
+            simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed, s.extender);
         t.add_row(plan_row(r, s.writers, sum));
         notes += plan_notes(s, r, sum);
     }
@@ -769,6 +988,7 @@ int run_recommend_lvm(int argc, char** argv) {
     const args a("recommend", recommend_usage(), recommend_options(), argc, argv);
     const format f = a.output_format();
     const recommend_setup r = recommend_setup_of(a);
+    if (r.pool.extender.is_rate_aware()) return recommend_horizon(r, f);
     // A burst the pool and the VG cannot hold is answered without simulating: no bound to check.
     if (lvm_pool_space(r.pool.config, r.work).missing() == bytes(0)) check_recommend_work(r);
     const recommend_outcome o = search(r);
