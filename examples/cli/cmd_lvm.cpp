@@ -389,7 +389,11 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
     const std::string at = rate_shown(s, r);
     const lvm_pool_workload w = workload_of(s, r);
     const double writing = static_cast<double>(w.write.count()) / static_cast<double>(w.write_rate.bytes_per_second());
-    if (const std::optional<double> t = metadata_lasts(s, w); t && *t < writing)
+    // Only when the burst could get there: the data the pool and the VG can take maps that much metadata.
+    const lvm_space space = lvm_pool_space(s.config, w);
+    const double room = static_cast<double>(saturating_sub(space.available, w.pool_used).count()) /
+                        static_cast<double>(w.write_rate.bytes_per_second());
+    if (const std::optional<double> t = metadata_lasts(s, w); t && *t < writing && *t < room)
         notes += "at " + at + ": the metadata runs out after " + decimal_text(*t, 4) + " s of the " +
                  decimal_text(writing, 3) + " s burst unless it grows (a 4KiB block per 126 chunks of " +
                  std::string(format_size(s.config.pool_chunk()).view()) + ", the kernel holding back " +
