@@ -151,4 +151,46 @@ expect_stdout '^ +1 +1 +5 +0 .* 2097152MiB +60$'
 expect_stdout '^ +953\.674 +1 +5 +1 .* 2516584MiB +60$'
 expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5 --format csv
 expect_stdout '^953\.67431640625,1,5,1,.*,2638829584384,,60,,,,$'
+# --- the extender: --policy rate-aware (provpol-thinpoold's policy in the planner) -----------------------------
+# 64 MiB at 50 MiB/s, sampled every 0.1 s: the first sample comes within 0.1 s and its extend (0.2-0.55 s) lands by
+# 0.65 s, before the pool fills at 1.28 s; the extend is cut to the default cap, twice the pool (128 MiB), which holds
+# the 70 MiB. No run queues; the burst ends at 70 / 50 = 1.4 s.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 64MiB --rate 50MiB/s --write 70MiB --runs 20 --policy rate-aware --interval 0.1 --format csv
+expect_stdout_line 1 'rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean,meta_extends_mean,meta_full_runs,meta_full_s_mean,meta_end_max'
+expect_stdout_line 2 '50,1,20,1,1,0,0,0,0,0,0,0,134217728,,1.4,,,,'
+# A list plans both, with a policy column: on 4 GiB at 4 GiB/s dmeventd queues in every run, the daemon in none.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy dmeventd,rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --format csv
+expect_stdout_line 1 'policy,rate_mib_s,writers,runs,extends_mean,commands_mean,times_full_mean,queued_s_mean,queued_s_max,queued_runs,eio_runs,vg_exhausted_runs,hung_runs,pool_end_max,vg_free_end_min,end_s_mean,meta_extends_mean,meta_full_runs,meta_full_s_mean,meta_end_max'
+expect_stdout '^dmeventd,4096,1,20,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,20,0,'
+expect_stdout '^rate-aware,4096,1,20,[0-9.]+,[0-9.]+,0,0,0,0,0,'
+# The default caps (twice the pool, the pool's size taken) cannot hold 10 GiB more in a 1 GiB pool: EIO.
+expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GiB/s --write 10GiB --runs 5 --policy rate-aware
+expect_stdout '^at 1GiB/s: writes failed with EIO in 5 of 5 runs'
+# recommend: the smallest --horizon; plan agrees that it meets and that every smaller one misses.
+expect_ok recommend --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --max-extends 3
+expect_stdout '^# [0-9]+ s is the smallest --horizon in \[1, 3600\] s that meets it'
+expect_stdout '^--interval 0.1s --horizon [0-9]+s --lead-factor 2 --margin 0.1s --lvextend-time 0.55s --max-pool-size 200GiB --max-vg-take 200GiB$'
+hz=$(sed -n 's/^# \([0-9]*\) s is the smallest --horizon.*/\1/p' "$out")
+meets_horizon() {  # meets_horizon <seconds>: no run queues, no EIO, at most 3 extends a run
+  run plan --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --horizon "$1" --format csv
+  awk -F, 'NR == 2 { exit !($8 == 0 && $10 == 0 && $4 <= 3) }' "$out"
+}
+checks=$((checks + 1))
+[ -n "$hz" ] && meets_horizon "$hz" || fail "recommend's horizon '$hz' does not meet its target in plan"
+for ((h = 1; h < ${hz:-0}; h++)); do
+  checks=$((checks + 1))
+  meets_horizon "$h" && fail "horizon $h meets the target too: $hz is not the smallest"
+done
+expect_ok recommend --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --max-extends 3 --format csv
+expect_stdout_line 1 'policy,horizon_s,met,queued_s_max,eio_runs,extends_mean,pool_end_max,runs,seed,plans,missed_queued,missed_eio,missed_hung,missed_extends,missed_vg,space_missing,missed_metadata,meta_extends_mean,meta_end_max'
+# None meets: the caps cannot hold the burst, and recommend says so (exit 3).
+expect_missed recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GiB/s --write 10GiB --runs 5 --policy rate-aware
+expect_stdout 'The caps let the pool hold at most 2GiB'
+# The options' errors.
+expect_usage "^provpol plan: --policy: unknown value 'static' for an LVM pool: expected dmeventd or rate-aware" plan --preset lvm-thin-autoextend --pool-size 1GiB --policy static
+expect_usage '^provpol plan: --interval applies to --policy rate-aware, not to dmeventd$' plan --preset lvm-thin-autoextend --pool-size 1GiB --interval 2
+expect_usage "^provpol plan: --threshold is dmeventd's" plan --preset lvm-thin-autoextend --pool-size 1GiB --policy rate-aware --threshold 80
+expect_usage '^provpol plan: --interval must be in \[0.01 s, 3600 s\], got 0 s$' plan --preset lvm-thin-autoextend --pool-size 1GiB --policy rate-aware --interval 0
+expect_usage '^provpol plan: --lead-factor must be in \[1, 100\], got 0.5$' plan --preset lvm-thin-autoextend --pool-size 1GiB --policy rate-aware --lead-factor 0.5
+expect_usage '^provpol recommend: --horizon is what recommend --policy rate-aware finds$' recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GiB/s --policy rate-aware --horizon 5
 finish
