@@ -17,6 +17,8 @@
 #include "../bytes.hpp"
 #include "../config.hpp"
 #include "../extend/lvm.hpp"
+#include "../extend/lvm_rate_aware.hpp"
+#include "../result.hpp"
 #include "../time.hpp"
 #include "lvm_dmeventd.hpp"
 #include "lvm_pool.hpp"
