@@ -502,11 +502,11 @@ private:
     std::uint64_t metadata_total_ = 0;
     double metadata_low_level_ = 0.0, metadata_out_level_ = 0.0;
     bool metadata_armed_ = false;
-    // The rate-aware extender: its last sample, its estimate (bytes per second) and when it was made, the VG space
-    // it took, the decision its running lvextend carries out.
+    // The rate-aware extender: whether its last sample found the pool full, that sample, its estimate (bytes per
+    // second) and when it was made, the VG space it took, the decision its running lvextend carries out.
+    bool sample_full_ = false;
     double sample_t_ = 0.0, estimated_at_ = 0.0, estimate_ = 0.0;
     std::uint64_t sample_used_ = 0;
-    bool sample_full_ = false;
     bytes taken_{};
     lvm_rate_aware_decision ra_decision_{};
 };
