@@ -99,20 +99,25 @@ provpol::cli::help_request help_of(const command& c) {
     return {};  // not reached: every command's args throws help_request on --help
 }
 
-// plan and recommend take other options for an LVM preset (cmd_lvm.cpp): the man page and the completion
-// show both, the LVM usage after the VDSM one and the options only LVM has after the others.
-provpol::cli::help_request with_lvm_help(const command& c, provpol::cli::help_request h) {
+// plan and recommend take other options for an LVM preset (cmd_lvm.cpp) and a Stratis one (stratis_plan.hpp): the
+// man page and the completion show all, the thin pools' usages after the VDSM one and the options only they have
+// after the others.
+provpol::cli::help_request with_thin_pool_help(const command& c, provpol::cli::help_request h) {
     if (std::string_view(c.name) != "plan" && std::string_view(c.name) != "recommend") return h;
-    char preset[] = "--preset", lvm[] = "lvm-thin-autoextend", help[] = "--help";
-    char* argv[] = {preset, lvm, help, nullptr};
-    try {
-        c.run(3, argv);
-    } catch (const provpol::cli::help_request& l) {
-        h.usage += "\n" + l.usage;
-        for (const provpol::cli::option& o : l.options) {
-            bool known = false;
-            for (const provpol::cli::option& k : h.options) known = known || std::string_view(k.name) == o.name;
-            if (!known) h.options.push_back(o);
+    // The thin-pool planners' own usage and options: LVM's, then Stratis's (each is its own grammar).
+    for (const char* name : {"lvm-thin-autoextend", "stratis-data"}) {
+        std::string preset_name(name);
+        char preset[] = "--preset", help[] = "--help";
+        char* argv[] = {preset, preset_name.data(), help, nullptr};
+        try {
+            c.run(3, argv);
+        } catch (const provpol::cli::help_request& l) {
+            h.usage += "\n" + l.usage;
+            for (const provpol::cli::option& o : l.options) {
+                bool known = false;
+                for (const provpol::cli::option& k : h.options) known = known || std::string_view(k.name) == o.name;
+                if (!known) h.options.push_back(o);
+            }
         }
     }
     return h;
@@ -120,7 +125,7 @@ provpol::cli::help_request with_lvm_help(const command& c, provpol::cli::help_re
 
 std::vector<provpol::cli::command_help> all_help() {
     std::vector<provpol::cli::command_help> out;
-    for (const command& c : commands) out.push_back({c.name, c.summary, with_lvm_help(c, help_of(c))});
+    for (const command& c : commands) out.push_back({c.name, c.summary, with_thin_pool_help(c, help_of(c))});
     return out;
 }
 

@@ -68,11 +68,12 @@ expect_completion "--rate" provpol recommend --rat
 expect_completion "--rate" provpol plan --rat
 expect_completion "" provpol recommend --rate ''   # a rate: nothing to offer, not the option list
 # Every subcommand's options, exactly as its --help lists them (plus -h); plan and recommend also take those their
-# LVM form lists (--preset lvm-thin-autoextend --help).
+# thin-pool forms list (--preset lvm-thin-autoextend --help, --preset stratis-data --help).
 for c in $commands; do
-  lvm=()
-  case $c in plan | recommend) lvm=(--preset lvm-thin-autoextend) ;; esac
-  want=$( ("$PROVPOL" "$c" --help; [ ${#lvm[@]} -eq 0 ] || "$PROVPOL" "$c" "${lvm[@]}" --help) |
+  thin=false
+  case $c in plan | recommend) thin=true ;; esac
+  want=$( ("$PROVPOL" "$c" --help
+           if $thin; then "$PROVPOL" "$c" --preset lvm-thin-autoextend --help; "$PROVPOL" "$c" --preset stratis-data --help; fi) |
     awk '/^options:/ {on = 1; next} /^usage:/ {on = 0} on && $1 ~ /^--/ {print $1}' | { cat; echo -h; } | sort -u | tr '\n' ' ')
   got=$(complete_words provpol "$c" -)
   checks=$((checks + 1))
