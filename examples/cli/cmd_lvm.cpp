@@ -302,7 +302,7 @@ std::vector<rate> rates_of(const args& a, const char* name) {
 // --- bounded work ----------------------------------------------------------------------------------------------
 // dmeventd's poll, or the rate-aware extender's samples.
 double wakeup_interval(const pool_setup& s) {
-    return s.extender.is_rate_aware() ? s.extender.interval.count() : s.model.poll_interval().count();
+    return s.extender.is_rate_aware() ? s.extender.interval().count() : s.model.poll_interval().count();
 }
 
 // The events one run replays, about: a poll (or a sample) every interval while the burst writes, and a handful
@@ -815,7 +815,7 @@ std::vector<cell> horizon_row(const recommend_setup& r, const lvm_horizon_answer
 
 // The answer, what it rests on, and the daemon's options that carry it out.
 std::string horizon_found_text(const recommend_setup& r, const lvm_horizon_answer& a) {
-    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware->settings();
+    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware()->settings();
     const std::string h = std::to_string(a.horizon);
     return "# " + burst_words(r) + " queues writes at most " + decimal_text(a.at.queued_max, 3) + " s over " +
            std::to_string(r.pool.runs) + " runs (seed " + std::to_string(r.pool.seed) + "; target " +
@@ -826,7 +826,7 @@ std::string horizon_found_text(const recommend_setup& r, const lvm_horizon_answe
            (a.horizon > 1 ? ": horizons 1 to " + std::to_string(a.horizon - 1) + " s were simulated and missed\n"
                           : std::string("\n")) +
            "# for provpol-thinpoold (dmeventd's monitoring of the pool off: --take-over):\n" + "--interval " +
-           decimal_text(r.pool.extender.interval.count(), 3) + "s --horizon " + h + "s --lead-factor " +
+           decimal_text(r.pool.extender.interval().count(), 3) + "s --horizon " + h + "s --lead-factor " +
            decimal_text(st.lead_factor, 3) + " --margin " + decimal_text(st.margin.count(), 3) + "s --lvextend-time " +
            decimal_text(r.pool.model.lvextend_max().count(), 3) + "s --max-pool-size " +
            std::string(format_size(st.max_pool_size).view()) + " --max-vg-take " +
@@ -853,7 +853,7 @@ std::string horizon_miss_text(const recommend_setup& r, const lvm_horizon_answer
     for (std::size_t i = 0; i < why.size(); ++i)
         out += (i == 0 ? ": " : i + 1 == why.size() ? ", and " : ", ") + why[i];
     // The caps before the rate: the data the pool may hold under them (the metadata's share left out).
-    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware->settings();
+    const lvm_rate_aware_settings& st = r.pool.extender.rate_aware()->settings();
     const bytes hold = std::min(st.max_pool_size, saturating_add(r.pool.pool_size, st.max_vg_take));
     const bytes needed = saturating_add(r.pool.pool_used, r.work.write);
     if (needed > hold)
@@ -872,7 +872,7 @@ int recommend_horizon(const recommend_setup& r, format f) {
     const pool_setup& s = r.pool;
     if (lvm_pool_space(s.config, r.work).missing() == bytes(0)) check_horizon_work(r);
     const lvm_horizon_answer a =
-        recommend_lvm_horizon(s.config, s.model, r.work, s.extender.rate_aware->settings(), s.extender.interval,
+        recommend_lvm_horizon(s.config, s.model, r.work, s.extender.rate_aware()->settings(), s.extender.interval(),
                               r.target, s.runs, s.seed, recommend_max_horizon, r.max_extends);
     std::string out;
     if (f != format::text) {

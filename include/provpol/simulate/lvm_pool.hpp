@@ -37,26 +37,37 @@
 
 namespace provpol {
 
-/// Which extender grows the pool in a simulated run: dmeventd (the default) or the rate-aware extender.
-struct lvm_extender {
-    std::optional<lvm_rate_aware_config> rate_aware;  ///< empty: dmeventd
-    seconds interval = seconds(1.0);                  ///< the rate-aware extender's samples (the daemon's --interval)
-    seconds half_life = seconds(30.0);                ///< its rate estimate's decay (the daemon's --half-life)
-
+/// Which extender grows the pool in a simulated run: dmeventd (the default) or the rate-aware extender. Made only
+/// by its factories, so a rate-aware extender's interval is always in range (a run samples every interval).
+class lvm_extender {
+public:
     /// dmeventd and lvextend --use-policies (lvm_dmeventd.hpp).
-    PROVPOL_NODISCARD static lvm_extender dmeventd() noexcept { return {}; }
-    /// The rate-aware extender sampling every `interval`, in [0.01, 3600] s as the daemon's --interval.
+    PROVPOL_NODISCARD static lvm_extender dmeventd() noexcept { return lvm_extender(); }
+    /// The rate-aware extender deciding with `c` every `interval`, in [0.01, 3600] s as the daemon's --interval;
+    /// its rate estimate decays with the daemon's default --half-life, 30 s.
     PROVPOL_NODISCARD static result<lvm_extender> make_rate_aware(const lvm_rate_aware_config& c,
                                                                   seconds interval) noexcept {
         if (!(interval.count() >= 0.01 && interval.count() <= 3600.0))
             return unexpected(error::out_of_range("interval", error_value_of(interval), error_value_of(seconds(0.01)),
                                                   error_value_of(seconds(3600.0))));
-        lvm_extender x{};
-        x.rate_aware = c;
-        x.interval = interval;
+        lvm_extender x;
+        x.rate_aware_ = c;
+        x.interval_ = interval;
         return x;
     }
-    PROVPOL_NODISCARD bool is_rate_aware() const noexcept { return rate_aware.has_value(); }
+    PROVPOL_NODISCARD bool is_rate_aware() const noexcept { return rate_aware_.has_value(); }
+    /// The rate-aware extender's policy (empty: dmeventd).
+    PROVPOL_NODISCARD const std::optional<lvm_rate_aware_config>& rate_aware() const noexcept { return rate_aware_; }
+    /// Between its samples (the daemon's --interval).
+    PROVPOL_NODISCARD seconds interval() const noexcept { return interval_; }
+    /// How fast its rate estimate falls (the daemon's --half-life).
+    PROVPOL_NODISCARD seconds half_life() const noexcept { return half_life_; }
+
+private:
+    lvm_extender() noexcept = default;
+    std::optional<lvm_rate_aware_config> rate_aware_;
+    seconds interval_ = seconds(1.0);
+    seconds half_life_ = seconds(30.0);
 };
 
 /// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).
@@ -133,9 +144,9 @@ public:
         dso_.known_total = total_;
         set_metadata(w.metadata_size);
         dso_.known_metadata_total = metadata_total_;
-        next_poll_ = rng_.uniform() * in_seconds(x.is_rate_aware() ? x.interval : m.poll_interval());
+        next_poll_ = rng_.uniform() * in_seconds(x.is_rate_aware() ? x.interval() : m.poll_interval());
         // The daemon watched the pool before the burst: its last sample, one interval earlier, saw it idle.
-        sample_t_ = next_poll_ - in_seconds(x.interval);
+        sample_t_ = next_poll_ - in_seconds(x.interval());
         sample_used_ = used_blocks();
         r_.pool_end = w.pool_size;
         r_.vg_free_end = w.vg_free;
@@ -395,7 +406,7 @@ private:
             sample_used_ = used;
         } else if (t_ > sample_t_) {
             const double inst = static_cast<double>(used - sample_used_) * chunk / (t_ - sample_t_);
-            const double decayed = estimate_ * std::exp2(-(t_ - estimated_at_) / in_seconds(x_.half_life));
+            const double decayed = estimate_ * std::exp2(-(t_ - estimated_at_) / in_seconds(x_.half_life()));
             estimate_ = inst > decayed ? inst : decayed;
             estimated_at_ = t_;
             sample_t_ = t_;
@@ -414,17 +425,17 @@ private:
         v.vg_free = vg_free_;
         v.taken = taken_;
         const lvm_rate_aware_decision d =
-            x_.rate_aware->decide(v, rate(static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
+            x_.rate_aware()->decide(v, rate(static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
         if (d.limit == lvm_rate_aware_limit::vg_free) r_.vg_exhausted = true;
         if (!d.extends()) {
-            next_poll_ += in_seconds(x_.interval);
+            next_poll_ += in_seconds(x_.interval());
             return;
         }
         ra_decision_ = d;
         running_ = true;
         read_done_ = true;  // the size is fixed: lvextend -L+N reads nothing to decide
         done_t_ = t_ + draw_service();
-        next_poll_ = done_t_ + in_seconds(x_.interval);
+        next_poll_ = done_t_ + in_seconds(x_.interval());
     }
 
     // lvextend -L+N returns: the data and the metadata lvm2 grew with it are live, the VG space taken.
