@@ -350,7 +350,7 @@ flow_latency hand_flow() {
 }
 struct hand_domain {
     domain_flow flow = domain_flow::make(hand_flow()).value();
-    detail::domain_shared shared;
+    domain_shared shared;
     random_stream rng{1};
     hand_domain(std::uint32_t hosts, std::uint32_t per_host, std::uint32_t slots = 63) {
         shared.init(flow, hosts, per_host, 5, slots).value();
@@ -419,7 +419,7 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
 // refused as it was.
 TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host or drive") {
     const domain_flow flow = domain_flow::make(hand_flow()).value();
-    detail::domain_shared shared;
+    domain_shared shared;
     const auto message = [&](std::uint32_t hosts, std::uint32_t per_host, std::uint32_t workers, std::uint32_t slots) {
         const auto r = shared.init(flow, hosts, per_host, workers, slots);
         return r ? std::string() : std::string(r.error().message().view());

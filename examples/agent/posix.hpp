@@ -73,7 +73,7 @@ inline double monotonic_seconds() {
 // Signals: the handler only records the signal and wakes the main loop through a pipe; everything else (killing
 // the daemon, detaching the loop device, removing files) happens in normal code, in the destructors.
 
-namespace detail {
+namespace posix_detail {
 inline volatile std::sig_atomic_t pending_signal = 0;
 inline int wake_pipe[2] = {-1, -1};
 extern "C" inline void on_signal(int sig) {
@@ -85,25 +85,26 @@ extern "C" inline void on_signal(int sig) {
     }
     errno = saved;
 }
-}  // namespace detail
+}  // namespace posix_detail
 
 /// Installs the handlers for SIGINT, SIGTERM and SIGHUP (without SA_RESTART: blocking calls return EINTR) and
 /// ignores SIGPIPE (a dead child's pipe is an error to report, not a reason to die silently).
 inline void install_signal_handlers() {
-    if (detail::wake_pipe[0] < 0 && ::pipe2(detail::wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) fail_errno("pipe2");
+    if (posix_detail::wake_pipe[0] < 0 && ::pipe2(posix_detail::wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        fail_errno("pipe2");
     struct sigaction sa {};
-    sa.sa_handler = detail::on_signal;
+    sa.sa_handler = posix_detail::on_signal;
     sigemptyset(&sa.sa_mask);
     for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 }
 
 /// The read end of the wake-up pipe, for poll().
-inline int signal_fd() { return detail::wake_pipe[0]; }
+inline int signal_fd() { return posix_detail::wake_pipe[0]; }
 
 /// Throws `interrupted` if a signal arrived.
 inline void check_signals() {
-    if (detail::pending_signal != 0) throw interrupted(detail::pending_signal);
+    if (posix_detail::pending_signal != 0) throw interrupted(posix_detail::pending_signal);
 }
 
 // ------------------------------------------------------------------------------------------------------------

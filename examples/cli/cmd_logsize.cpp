@@ -136,7 +136,7 @@ path_geometry read_path_geometry(const std::string& path) {
     }
     if (!S_ISBLK(st.st_mode)) {
         ::close(fd);
-        throw usage_error("--path: '" + args::printable(path) + "' is a " + detail::kind_of(st.st_mode) +
+        throw usage_error("--path: '" + args::printable(path) + "' is a " + device_detail::kind_of(st.st_mode) +
                           ", neither a block device nor a regular file (an image)");
     }
     g.block = true;
@@ -158,7 +158,7 @@ path_geometry read_path_geometry(const std::string& path) {
         "/sys/dev/block/" + std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
     const bool partition = ::access((base + "/partition").c_str(), F_OK) == 0;
     std::uint64_t rot = 1;
-    if (detail::read_sysfs_u64((partition ? base + "/.." : base) + "/queue/rotational", rot))
+    if (device_detail::read_sysfs_u64((partition ? base + "/.." : base) + "/queue/rotational", rot))
         g.rotational = rot == 0 ? 0 : 1;
     else
         g.rotational = 1;  // mkfs.xfs: a device that does not say is not solid state

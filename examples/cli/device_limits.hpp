@@ -33,7 +33,7 @@ struct path_limits {
     bool dio_from_statx = false;  ///< statx reported the direct-I/O alignment
 };
 
-namespace detail {
+namespace device_detail {
 
 /// Reads one unsigned integer from a sysfs file; false when the file is missing or unreadable.
 inline bool read_sysfs_u64(const std::string& file, std::uint64_t& out) {
@@ -70,7 +70,7 @@ inline const char* kind_of(mode_t mode) {
     return "special file";
 }
 
-}  // namespace detail
+}  // namespace device_detail
 
 /// Fills the sysfs queue limits of block device major:minor (following a partition to its disk). Returns the
 /// disk's name, or "" when sysfs has no such block device (tmpfs, btrfs subvolumes, NFS, ...).
@@ -81,17 +81,17 @@ inline std::string read_queue_limits(unsigned major_no, unsigned minor_no, devic
     const std::string disk = partition ? base + "/.." : base;
     const std::string queue = disk + "/queue/";
     std::uint64_t v = 0;
-    if (detail::read_sysfs_u64(queue + "logical_block_size", v)) l.logical_block_size = bytes(v);
-    if (detail::read_sysfs_u64(queue + "physical_block_size", v)) l.physical_block_size = bytes(v);
-    if (detail::read_sysfs_u64(queue + "minimum_io_size", v)) l.minimum_io_size = bytes(v);
-    if (detail::read_sysfs_u64(queue + "optimal_io_size", v)) l.optimal_io_size = bytes(v);  // 0: none reported
-    if (detail::read_sysfs_u64(queue + "max_sectors_kb", v) && v <= (UINT64_MAX >> 10))
+    if (device_detail::read_sysfs_u64(queue + "logical_block_size", v)) l.logical_block_size = bytes(v);
+    if (device_detail::read_sysfs_u64(queue + "physical_block_size", v)) l.physical_block_size = bytes(v);
+    if (device_detail::read_sysfs_u64(queue + "minimum_io_size", v)) l.minimum_io_size = bytes(v);
+    if (device_detail::read_sysfs_u64(queue + "optimal_io_size", v)) l.optimal_io_size = bytes(v);  // 0: none reported
+    if (device_detail::read_sysfs_u64(queue + "max_sectors_kb", v) && v <= (UINT64_MAX >> 10))
         l.max_transfer_size = bytes(v << 10);
-    const std::string name = detail::base_name_of(disk);
+    const std::string name = device_detail::base_name_of(disk);
     return name.empty() ? "?" : name;
 }
 
-namespace detail {
+namespace device_detail {
 
 // What statx (or stat) says, turned into limits plus the sysfs queue limits of the device underneath.
 inline path_limits limits_from_stat(mode_t mode, unsigned dev_major, unsigned dev_minor, std::uint64_t blksize,
@@ -141,13 +141,13 @@ inline bool examine(int dirfd, const char* path, int flags, path_limits& out) {
     return true;
 }
 
-}  // namespace detail
+}  // namespace device_detail
 
 /// Reads the limits for the file or block device at `path` (symbolic links followed). Throws usage_error when
 /// the path cannot be examined.
 inline path_limits read_path_limits(const std::string& path, const std::string& option = "--path") {
     path_limits out;
-    if (!detail::examine(AT_FDCWD, path.c_str(), 0, out))
+    if (!device_detail::examine(AT_FDCWD, path.c_str(), 0, out))
         throw usage_error(option + ": cannot examine '" + args::printable(path) + "': " + std::strerror(errno));
     return out;
 }
@@ -155,7 +155,7 @@ inline path_limits read_path_limits(const std::string& path, const std::string& 
 /// Reads the limits for an open file. Throws runtime_failure when fstat fails.
 inline path_limits read_fd_limits(int fd) {
     path_limits out;
-    if (!detail::examine(fd, "", AT_EMPTY_PATH, out))
+    if (!device_detail::examine(fd, "", AT_EMPTY_PATH, out))
         throw runtime_failure(std::string("cannot examine the scratch file: ") + std::strerror(errno));
     return out;
 }

@@ -120,9 +120,9 @@ public:
             while (milli.back() == '0') milli.pop_back();
             out += "." + milli;
         }
-        for (const detail::iec_unit& u : detail::iec_units)
-            if (u.shift == shift) return out + u.name;
-        return out;
+        // The unit's name as format_size spells it: 2^shift bytes print as 1 and the name ("1GiB"), a byte as "1".
+        const std::string one(format_size(bytes(std::uint64_t{1} << shift)).view());
+        return out + one.substr(1);
     }
     /// Whether v is a whole number of 2^shift units to three decimals (the exactness format_size keeps).
     static bool exact_in_unit(std::uint64_t v, unsigned shift) {
@@ -252,13 +252,13 @@ public:
             any = true;
             largest = std::max<std::uint64_t>(largest, std::stoull(row[c].raw()));
         }
-        for (const detail::iec_unit& u : detail::iec_units) {
-            if (largest < (std::uint64_t{1} << u.shift)) continue;
+        for (unsigned shift = 60; shift >= 10; shift -= 10) {  // the IEC units, EiB to KiB, largest first
+            if (largest < (std::uint64_t{1} << shift)) continue;
             bool exact = true;
             for (const auto& row : rows_)
                 if (row[c].type() == cell::kind::size)
-                    exact = exact && cell::exact_in_unit(std::stoull(row[c].raw()), u.shift);
-            if (exact) return u.shift;
+                    exact = exact && cell::exact_in_unit(std::stoull(row[c].raw()), shift);
+            if (exact) return shift;
         }
         return any ? 0 : cell::not_sizes;
     }

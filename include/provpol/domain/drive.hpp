@@ -22,9 +22,10 @@
 
 namespace provpol {
 
-namespace detail {
-
-/// A drive's latency in a domain: the flow's clocks and draws, with the completion decided by the shared queue.
+/// A drive's latency in a domain: the flow's clocks and draws, with the completion decided by a domain_shared
+/// queue (an extend_controller's Latency, as in simulate_domain). flow and shared must be set and outlive it;
+/// start_run() registers the drive's run with the queue, complete() adds its request there and answers never: the
+/// caller sets the completion (extend_controller::set_done_at) when the queue serves it.
 struct domain_drive_latency {
     const flow_latency* flow = nullptr;
     domain_shared* shared = nullptr;
@@ -43,6 +44,8 @@ struct domain_drive_latency {
         return never;  // the SPM's queue decides it; the domain calls extend_controller::set_done_at
     }
 };
+
+namespace detail {
 
 /// One drive of a domain: its controller and the guest's state, as simulate_run keeps them (times in seconds, as
 /// simulate_run computes them).
@@ -249,10 +252,6 @@ double drive_key(const domain_drive<Agent>& d, const domain_shared& shared, std:
 }
 
 }  // namespace detail
-
-/// A drive's latency in a domain: the flow's clocks and draws, with the completion decided by a domain_shared
-/// queue (an extend_controller's Latency, as in simulate_domain).
-using detail::domain_drive_latency;
 
 }  // namespace provpol
 

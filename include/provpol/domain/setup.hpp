@@ -18,9 +18,9 @@ namespace provpol {
 struct domain_config {
     std::uint32_t hosts = 1;
     std::uint32_t drives_per_host = 1;
-    seconds duration = seconds(3600);                                  ///< simulated time at most
-    std::uint32_t spm_workers = 5;                                     ///< sp.py: thread_pool_size (10) // 2
-    std::uint32_t host_slots = detail::domain_shared::slots_per_host;  ///< mailbox.py: requests in flight per host
+    seconds duration = seconds(3600);                          ///< simulated time at most
+    std::uint32_t spm_workers = 5;                             ///< sp.py: thread_pool_size (10) // 2
+    std::uint32_t host_slots = domain_shared::slots_per_host;  ///< mailbox.py: requests in flight per host
 
     /// Validates: 1 to 10,000 hosts, 1 to 10,000 drives per host, at most 1,000,000 drives; duration in (0, 1e9) s;
     /// 1 to 1000 workers; 1 to 63 slots per host.

@@ -129,9 +129,9 @@ private:
     seconds poll_period_ = seconds(0), scan_cycle_ = seconds(0);
 };
 
-namespace detail {
-
-/// One extend request on its way through the domain (times since the run's start).
+/// One extend request on its way through the domain (times since the run's start). domain_shared owns them: a
+/// driver reads one through domain_shared::request(slot), and writes only the fields of the one just added
+/// (last_added()) before it is sent, as simulate_domain does.
 struct domain_request {
     enum class state : unsigned char { free, before_send, at_spm };
     seconds requested_at = seconds(0);
@@ -146,12 +146,16 @@ struct domain_request {
     state st = state::free;
 };
 
+namespace detail {
+
 /// One host's mail monitor.
 struct domain_host {
     seconds grid = seconds(-1e300);       ///< its last idle send: the reply poll's clock counts from there
     seconds max_reply = seconds(-1e300);  ///< the latest reply poll that sees a reply decided so far
     std::uint32_t undecided = 0;          ///< requests sent whose reply time the SPM has not decided yet
 };
+
+}  // namespace detail
 
 /// What the SPM queue's step hands back: a request's completion.
 struct domain_completion {
@@ -162,7 +166,10 @@ struct domain_completion {
     seconds reply_read;  ///< when the host read the reply (the refresh's start), or never without a refresh stage
 };
 
-/// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics.
+/// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics: the domain's
+/// shared state as simulate_domain runs it. Public for drivers that run the same queue against real time, as
+/// provpol-agent --drives does; their times are provpol::seconds since the run's start. Usable only after init()
+/// succeeded; its flow must outlive it.
 class domain_shared {
 public:
     static constexpr std::uint32_t slots_per_host = 63;  // mailbox.py: 4 KiB outbox / 64-byte messages, less one
@@ -192,7 +199,7 @@ public:
         const std::size_t drives = std::size_t{hosts} * drives_per_host;
         reply_cap_ = 2 * std::size_t{drives_per_host};
         workers_free_.assign(workers, seconds(-1e300));
-        hosts_.assign(hosts, domain_host{});
+        hosts_.assign(hosts, detail::domain_host{});
         requests_.assign(2 * drives, domain_request{});
         phases_.assign(drives, flow_run{});
         replies_.assign(hosts * reply_cap_, seconds(0));
@@ -265,7 +272,7 @@ public:
         if (a.st != domain_request::state::before_send || (b.st == domain_request::state::before_send && b.at < a.at))
             ++slot;
         domain_request& r = requests_[slot];
-        domain_host& h = hosts_[r.host];
+        detail::domain_host& h = hosts_[r.host];
         const seconds t = r.at;
         const seconds T = flow_->poll_period();
         if (in_flight(r.host, t) >= slots_) {  // the outbox is full: try again at the monitor's next loop
@@ -342,7 +349,7 @@ public:
         const seconds T = flow_->poll_period();
         const double k = detail::ceil((t - r.grid) / T);
         t = r.grid + (k < 1.0 ? 1.0 : k) * T;
-        domain_host& h = hosts_[r.host];
+        detail::domain_host& h = hosts_[r.host];
         --h.undecided;
         if (t > h.max_reply) h.max_reply = t;
         (void)in_flight(r.host, s);  // drop the replies already seen
@@ -429,7 +436,7 @@ private:
     const domain_flow* flow_ = nullptr;
     std::uint32_t per_host_ = 1, slots_ = slots_per_host;
     std::size_t reply_cap_ = 2;
-    std::vector<domain_host> hosts_;
+    std::vector<detail::domain_host> hosts_;
     std::vector<domain_request> requests_;  // two slots per drive
     std::vector<flow_run> phases_;
     std::vector<seconds> replies_;  // per host: the reply polls decided and not yet passed
@@ -448,15 +455,6 @@ private:
     std::size_t requests_before_send_ = 0;
 };
 
-}  // namespace detail
-
-/// The domain's shared state as simulate_domain runs it: the hosts' mail monitors, the SPM's scan, its workers and
-/// the VG lock (domain_shared), one request on its way (domain_request) and what the SPM's step hands back
-/// (domain_completion). Public for drivers that run the same queue against real time, as provpol-agent --drives
-/// does; their times are provpol::seconds since the run's start.
-using detail::domain_completion;
-using detail::domain_request;
-using detail::domain_shared;
 }  // namespace provpol
 
 #endif  // PROVPOL_DOMAIN_SHARED_HPP

@@ -245,7 +245,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     const auto flow = domain_flow::make(latency);
     if (!flow) return unexpected(flow.error());
     const std::uint32_t n = cfg.drives();
-    detail::domain_shared shared;
+    domain_shared shared;
     if (const auto ready = shared.init(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots); !ready)
         return unexpected(ready.error());
     std::vector<detail::domain_drive<agent_type>> drives(n);
