@@ -7,6 +7,7 @@
 
 #include "domain/capacity.hpp"   // IWYU pragma: export
 #include "domain/drive.hpp"      // IWYU pragma: export
+#include "domain/mailbox.hpp"    // IWYU pragma: export
 #include "domain/result.hpp"     // IWYU pragma: export
 #include "domain/setup.hpp"      // IWYU pragma: export
 #include "domain/shared.hpp"     // IWYU pragma: export

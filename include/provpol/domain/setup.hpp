@@ -8,7 +8,7 @@
 #include "../config.hpp"
 #include "../result.hpp"
 #include "../time.hpp"
-#include "shared.hpp"
+#include "mailbox.hpp"
 
 #include <cstdint>
 
@@ -18,15 +18,15 @@ namespace provpol {
 struct domain_config {
     std::uint32_t hosts = 1;
     std::uint32_t drives_per_host = 1;
-    seconds duration = seconds(3600);                          ///< simulated time at most
-    std::uint32_t spm_workers = 5;                             ///< sp.py: thread_pool_size (10) // 2
-    std::uint32_t host_slots = domain_shared::slots_per_host;  ///< mailbox.py: requests in flight per host
+    seconds duration = seconds(3600);               ///< simulated time at most
+    std::uint32_t spm_workers = 5;                  ///< sp.py: thread_pool_size (10) // 2
+    std::uint32_t host_slots = vdsm_mailbox_slots;  ///< mailbox.py: requests in flight per host
 
     /// Validates: 1 to 10,000 hosts, 1 to 10,000 drives per host, at most 1,000,000 drives; duration in (0, 1e9) s;
-    /// 1 to 1000 workers; 1 to 63 slots per host.
+    /// 1 to 1000 workers; 1 to vdsm_mailbox_slots (63) slots per host.
     PROVPOL_NODISCARD static result<domain_config> make(std::uint32_t hosts, std::uint32_t drives_per_host,
                                                         seconds duration = seconds(3600), std::uint32_t spm_workers = 5,
-                                                        std::uint32_t host_slots = 63) noexcept {
+                                                        std::uint32_t host_slots = vdsm_mailbox_slots) noexcept {
         if (hosts < 1 || hosts > 10000)
             return unexpected(
                 error::out_of_range("hosts", error_value::of(hosts), error_value::of(1), error_value::of(10000)));
@@ -42,9 +42,9 @@ struct domain_config {
         if (spm_workers < 1 || spm_workers > 1000)
             return unexpected(error::out_of_range("spm_workers", error_value::of(spm_workers), error_value::of(1),
                                                   error_value::of(1000)));
-        if (host_slots < 1 || host_slots > 63)
+        if (host_slots < 1 || host_slots > vdsm_mailbox_slots)
             return unexpected(error::out_of_range("host_slots", error_value::of(host_slots), error_value::of(1),
-                                                  error_value::of(63)));
+                                                  error_value::of(vdsm_mailbox_slots)));
         return domain_config{hosts, drives_per_host, duration, spm_workers, host_slots};
     }
     PROVPOL_NODISCARD std::uint32_t drives() const noexcept { return hosts * drives_per_host; }

@@ -36,6 +36,7 @@
 #include "../result.hpp"
 #include "../simulate/agent.hpp"
 #include "../time.hpp"
+#include "mailbox.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -172,8 +173,6 @@ struct domain_completion {
 /// succeeded; its flow must outlive it.
 class domain_shared {
 public:
-    static constexpr std::uint32_t slots_per_host = 63;  // mailbox.py: 4 KiB outbox / 64-byte messages, less one
-
     /// Sizes the state for the domain (allocates: std::bad_alloc propagates). Refuses what domain_config::make
     /// refuses (hosts and drives per host in [1, 10000], at most 1,000,000 drives, workers in [1, 1000], slots in
     /// [1, 63]): serve() takes a worker, and with none it would read past the pool. Refused, the state is left as
@@ -190,9 +189,9 @@ public:
         if (workers < 1 || workers > 1000)
             return unexpected(error::out_of_range("spm_workers", error_value::of(workers), error_value::of(1),
                                                   error_value::of(1000)));
-        if (slots < 1 || slots > slots_per_host)
+        if (slots < 1 || slots > vdsm_mailbox_slots)
             return unexpected(error::out_of_range("host_slots", error_value::of(slots), error_value::of(1),
-                                                  error_value::of(slots_per_host)));
+                                                  error_value::of(vdsm_mailbox_slots)));
         flow_ = &f;
         per_host_ = drives_per_host;
         slots_ = slots;
@@ -434,7 +433,7 @@ private:
     };
 
     const domain_flow* flow_ = nullptr;
-    std::uint32_t per_host_ = 1, slots_ = slots_per_host;
+    std::uint32_t per_host_ = 1, slots_ = vdsm_mailbox_slots;
     std::size_t reply_cap_ = 2;
     std::vector<detail::domain_host> hosts_;
     std::vector<domain_request> requests_;  // two slots per drive
