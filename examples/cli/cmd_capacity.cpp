@@ -189,7 +189,7 @@ void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
     if (q.dcfg.drives() > 1 && static_cast<double>(q.dcfg.drives() - 1) * stagger.count() > max_workload_seconds)
         throw usage_error("--stagger " + *a.value("--stagger") + " would start the last of " +
                           std::to_string(q.dcfg.drives()) + " writers after 10000000 s");
-    const std::pair<double, double> burst = burst_option(a);
+    const burst_times burst = burst_option(a);
     q.writing.stagger = stagger;
     if (!q.trace.empty()) {
         const auto t = drive_workload::make_trace(q.trace.data(), q.trace.size(), capacity);
@@ -202,11 +202,11 @@ void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
                  amount.option());
-        const auto dw = drive_workload::make(*w, seconds(0), seconds(burst.first), seconds(burst.second));
+        const auto dw = drive_workload::make(*w, seconds(0), burst.on, burst.off);
         if (!dw) fail(dw.error(), "--burst");
         q.writing.writer = *dw;
-        q.shape = burst.first > 0.0
-                      ? "bursts " + decimal_text(burst.first, 6) + " s on, " + decimal_text(burst.second, 6) + " s off"
+        q.shape = burst.on > seconds(0)
+                      ? "bursts " + decimal_text(burst.on, 6) + " s on, " + decimal_text(burst.off, 6) + " s off"
                       : "constant";
     }
     q.r = *r;

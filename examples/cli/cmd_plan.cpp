@@ -214,9 +214,7 @@ int run_plan(int argc, char** argv) {
                           " writers after 10000000 s: at most " +
                           std::to_string(max_workload_seconds / static_cast<double>(writers - 1)).substr(0, 12) +
                           " with this many");
-    // Not a structured binding: clang 14 cannot capture one in a lambda (writing_at below).
-    const std::pair<double, double> burst = burst_option(a);
-    const double burst_on = burst.first, burst_off = burst.second;
+    const burst_times burst = burst_option(a);
     const bool mix = a.has("--mix");
     if (mix && configs.size() < 2)
         throw usage_error("--mix needs at least two configurations (--policy or --preset given twice)");
@@ -236,7 +234,7 @@ int run_plan(int argc, char** argv) {
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
                  amount.option());
-        const auto d = drive_workload::make(*w, seconds(0), seconds(burst_on), seconds(burst_off));
+        const auto d = drive_workload::make(*w, seconds(0), burst.on, burst.off);
         if (!d) fail(d.error(), "--burst");
         domain_writing out = writing;
         out.writer = *d;
@@ -250,7 +248,7 @@ int run_plan(int argc, char** argv) {
         double events = 0.0;
         // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
         // last writer starts; a trace, an event per point.
-        const double duty = burst_on > 0.0 ? burst_on / (burst_on + burst_off) : 1.0;
+        const double duty = burst.on > seconds(0) ? burst.on.count() / (burst.on.count() + burst.off.count()) : 1.0;
         const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger.count() : 0.0;
         const double tick = latency.detection_period() > seconds(0) ? latency.detection_period().count() : 2.0;
         for (const plan_config& c : configs)

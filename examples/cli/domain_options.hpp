@@ -87,20 +87,27 @@ inline std::vector<trace_point> trace_option(const args& a) {
     return out;
 }
 
+// A writer's bursts: it writes for `on`, then idles for `off`, in turn (drive_workload::make's burst_on and
+// burst_off); both 0 for a writer that never idles.
+struct burst_times {
+    seconds on = seconds(0);
+    seconds off = seconds(0);
+};
+
 // --burst ON,OFF: the time of writing and of idling, in turn, each read by parse_seconds as every time option is
-// ("60,30", "2s,10s", "1.5min,500ms"), in [0.001, 10000000] s; {0, 0} when not given.
-inline std::pair<double, double> burst_option(const args& a) {
+// ("60,30", "2s,10s", "1.5min,500ms"), in [0.001, 10000000] s; both 0 when not given.
+inline burst_times burst_option(const args& a) {
     const auto v = a.value("--burst");
-    if (!v) return {0.0, 0.0};
+    if (!v) return {};
     const std::size_t comma = v->find(',');
     if (comma == std::string::npos || v->find(',', comma + 1) != std::string::npos)
         throw usage_error("--burst: expected ON,OFF times (e.g. 60,30 or 2s,10s), got '" + args::printable(*v) + "'");
-    double out[2] = {};
+    seconds out[2] = {seconds(0), seconds(0)};
     for (int i = 0; i < 2; ++i) {
         const std::string part = i == 0 ? v->substr(0, comma) : v->substr(comma + 1);
         const auto r = parse_seconds(part, "--burst", seconds(0.001), seconds(max_workload_seconds));
         if (!r) fail(r.error(), "--burst");
-        out[i] = r->count();
+        out[i] = *r;
     }
     return {out[0], out[1]};
 }

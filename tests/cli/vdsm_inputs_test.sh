@@ -78,12 +78,16 @@ printf 'time_s,bytes_written\n0,0\n10,1000000\n' >"$scratch/trace.csv"
 expect_usage "^provpol plan: --duration does not apply with --trace" plan --trace "$scratch/trace.csv" --duration 1s \
   --hosts 1 --drives-per-host 1
 
-# --burst reads its two times as every time option does (parse_seconds): 2s,10s is 2,10 and 0.5min,500ms is 30,0.5.
+# --burst reads its two times as every time option does (parse_seconds): 2s,10s is 2,10, 0.5min,500ms is 30,0.5 and
+# 500ms,1.5min is 0.5,90.
 same "plan --burst 2s,10s = --burst 2,10" plan --hosts 2 --drives-per-host 2 --rate 500MiB/s --write 5GiB \
   --burst 2s,10s --format csv -- plan --hosts 2 --drives-per-host 2 --rate 500MiB/s --write 5GiB --burst 2,10 --format csv
 same "capacity --burst 0.5min,500ms = --burst 30,0.5" capacity --hosts 1 --drives-per-host 2 --rate 500MiB/s \
   --write 5GiB --max-pauses-per-run 1 --burst 0.5min,500ms --format csv -- capacity --hosts 1 --drives-per-host 2 \
   --rate 500MiB/s --write 5GiB --max-pauses-per-run 1 --burst 30,0.5 --format csv
+same "plan --burst 500ms,1.5min = --burst 0.5,90" plan --hosts 2 --drives-per-host 2 --rate 500MiB/s --write 5GiB \
+  --burst 500ms,1.5min --format csv -- plan --hosts 2 --drives-per-host 2 --rate 500MiB/s --write 5GiB --burst 0.5,90 \
+  --format csv
 expect_usage "^provpol plan: --burst: invalid value 'x': expected a time such as" plan --hosts 2 --drives-per-host 2 \
   --burst 2s,x
 
