@@ -561,8 +561,8 @@ recommend_outcome search(const recommend_setup& r) {
                                       r.seeds, recommend_max_percent, r.max_extends);
     const std::uint32_t own = s.config.extend_percent();
     if (o.tried.size() == 1 && own >= b.percent)  // below the answer: simulated and missed
-        o.own_met = own == b.percent || check_lvm_plan(detail::lvm_config_at(s.config, b.threshold, own), s.model,
-                                                       r.work, s.runs, s.seed, r.target, r.max_extends)
+        o.own_met = own == b.percent || check_lvm_plan(lvm_config_with(s.config, b.threshold, own), s.model, r.work,
+                                                       s.runs, s.seed, r.target, r.max_extends)
                                             .met;
     return o;
 }

@@ -116,14 +116,19 @@ struct lvm_percent_answer {
     lvm_space space;  ///< the burst's space; when space.missing() is not 0 nothing was simulated
 };
 
-namespace detail {
-
-inline lvm_autoextend_config lvm_config_at(const lvm_autoextend_config& base, std::uint32_t threshold,
-                                           std::uint32_t percent) noexcept {
+/// `base` with its threshold and percent replaced (its extent, pool chunk, kind and VDO slab kept): the
+/// configuration recommend tries at each percent. threshold and percent must be within make()'s ranges
+/// (lvm_autoextend_config::max_threshold and ::max_percent; recommend's searches stay inside them); outside them
+/// std::terminate is called (value() throws in a noexcept function).
+PROVPOL_NODISCARD inline lvm_autoextend_config lvm_config_with(const lvm_autoextend_config& base,
+                                                               std::uint32_t threshold,
+                                                               std::uint32_t percent) noexcept {
     return lvm_autoextend_config::make(threshold, percent, base.extent(), base.pool_chunk(), base.kind(),
                                        base.vdo_slab())
-        .value();  // threshold and percent are in range: make() cannot fail here
+        .value();
 }
+
+namespace detail {
 
 inline void lvm_count_miss(lvm_percent_answer& a, const lvm_plan_check& k) noexcept {
     a.missed_queued += k.queued_over ? 1u : 0u;
@@ -157,7 +162,7 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     if (a.space.missing() != bytes(0)) return a;
     const auto s = smallest_meeting(std::uint32_t{1}, max_percent, [&](std::uint32_t percent) {
         const lvm_plan_check k =
-            check_lvm_plan(detail::lvm_config_at(base, threshold, percent), m, w, runs, seed, max_queued, max_extends);
+            check_lvm_plan(lvm_config_with(base, threshold, percent), m, w, runs, seed, max_queued, max_extends);
         if (k.met)
             a.at = k.seen;
         else
@@ -245,7 +250,7 @@ PROVPOL_NODISCARD inline lvm_seed_check check_lvm_percent_seeds(
     k.seeds = seeds;
     const auto meets_at = [&](std::uint32_t p, std::uint64_t s) {
         ++k.plans;
-        return check_lvm_plan(detail::lvm_config_at(base, threshold, p), m, w, runs, s, max_queued, max_extends).met;
+        return check_lvm_plan(lvm_config_with(base, threshold, p), m, w, runs, s, max_queued, max_extends).met;
     };
     if (seeds == 0 || percent == 0 || percent > max_percent || max_percent > lvm_autoextend_config::max_percent ||
         threshold >= 100)
