@@ -430,7 +430,14 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                         if (i % 3 != 0) {  // the allocation at the trigger's block, or a block beside it
                             const std::uint64_t total = s.physical.count() / chunk;
                             const std::uint64_t u = lvm_trigger_blocks(total, p.trigger().config.threshold_percent());
-                            s.allocation = bytes((u - 1 + rng.below(3)) * chunk - rng.below(2));
+                            // The block before the trigger's, the trigger's or the next (none before block 0), its
+                            // last byte or the one before; saturating, as a physical size near 2^64 gives a trigger
+                            // whose byte offset passes 64 bits (no unsigned wrap).
+                            const std::uint64_t step = rng.below(3), back = rng.below(2);
+                            const std::uint64_t block = (u == 0 ? 0 : u - 1) + step;
+                            const std::uint64_t at =
+                                block > ~std::uint64_t{0} / chunk ? ~std::uint64_t{0} : block * chunk;
+                            s.allocation = bytes(at >= back ? at - back : 0);
                         }
                         s.threshold_exceeded = rng.below(8) == 0;
                         const extend_decision got = p.decide(s);

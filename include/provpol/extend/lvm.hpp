@@ -210,8 +210,10 @@ private:
         trigger_fraction_ = static_cast<double>(usage_limit_ + 1) / static_cast<double>(lvm_percent_100);
         // Pools from one chunk to 2^50 bytes and (2^32 - 1) extents (lvm2's MAX_EXTENT_COUNT), as physical - chunk
         // below this span; none when nothing extends.
-        const std::uint64_t most_extents = std::uint64_t{0xffffffffu} << extent_shift_;
-        const std::uint64_t most = most_extents < (std::uint64_t{1} << 50) ? most_extents : std::uint64_t{1} << 50;
+        // (2^32 - 1) << shift is below 2^50 up to shift 18 (256 KiB extents); larger extents reach 2^50 first (and
+        // from 2^33-byte extents the shift would pass 64 bits).
+        const std::uint64_t most =
+            extent_shift_ <= 18 ? std::uint64_t{0xffffffffu} << extent_shift_ : std::uint64_t{1} << 50;
         fast_span_ = extends_ ? most - chunk.count() : 0;
     }
 

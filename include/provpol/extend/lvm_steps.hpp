@@ -113,7 +113,7 @@ public:
     /// trigger (a used block count at or above lvm_trigger_blocks is exactly a usage above the threshold) and
     /// the trigger from the configuration's precomputed fraction. Every output equals the steps'
     /// (tests/extend_fast_test.cpp).
-    PROVPOL_NODISCARD constexpr bool fast_path_applies(const drive_state& d) const noexcept {
+    PROVPOL_NODISCARD PROVPOL_MODULAR_ARITHMETIC constexpr bool fast_path_applies(const drive_state& d) const noexcept {
         return ((d.capacity.count() | d.allocation.count()) >> fast_bits) == 0 &&
                d.physical.count() - config.pool_chunk().count() < config.fast_span_;  // wraps below one chunk
     }
