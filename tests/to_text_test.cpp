@@ -92,6 +92,7 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("xfs_trans_type", xfs_trans_type::write, xfs_trans_type::atomic_ioend);
     check_names("lvm_rate_aware_outcome", lvm_rate_aware_outcome::none, lvm_rate_aware_outcome::blocked);
     check_names("lvm_rate_aware_limit", lvm_rate_aware_limit::none, lvm_rate_aware_limit::extent_count);
+    check_names("domain_request::state", domain_request::state::free, domain_request::state::at_spm);
 }
 
 TEST_CASE("to_text of a value that is no enumerator is a printable name, never null") {

@@ -147,6 +147,15 @@ struct domain_request {
     state st = state::free;
 };
 
+/// "free" (a slot no request holds), "before-send" (waiting for the host's mail monitor) or "at-spm" (sent, waiting
+/// for the SPM's scan and service).
+PROVPOL_NODISCARD constexpr const char* to_text(domain_request::state e) noexcept {
+    constexpr const char* names[] = {"free", "before-send", "at-spm"};
+    static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(domain_request::state::at_spm) + 1,
+                  "a name each");
+    return detail::enum_name(names, e);
+}
+
 namespace detail {
 
 /// One host's mail monitor.
