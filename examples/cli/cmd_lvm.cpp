@@ -578,34 +578,35 @@ const std::vector<std::string>& recommend_columns() {
     return c;
 }
 
+// The cells recommend's percent and horizon rows share: the runs, the plans simulated and why they missed.
+template <class Answer>
+std::vector<cell> miss_cells(const recommend_setup& r, const Answer& a) {
+    return {cell::of(r.pool.runs),      cell::of(r.pool.seed),  cell::of(a.plans),
+            cell::of(a.missed_queued),  cell::of(a.missed_eio), cell::of(a.missed_hung),
+            cell::of(a.missed_extends), cell::of(a.missed_vg),  cell::of_size(a.space.missing())};
+}
+
 std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcome& o, const lvm_percent_answer& a) {
     const bool chosen = o.met && &a == &o.tried.back();
     const auto if_met = [&](cell c) { return a.met ? c : cell(); };
     const auto if_chosen = [&](cell c) { return chosen ? c : cell(); };
     const bool meta = r.pool.metadata_size.count() != 0;
-    return {cell::of(a.threshold),
-            if_met(cell::of(a.percent)),
-            cell::of_flag(a.met),
-            cell::of_flag(chosen),
-            if_met(cell::of_seconds(a.at.queued_max, 4)),
-            if_met(cell::of(a.at.eio_runs)),
-            if_met(cell::of_real(a.at.extends_mean, 4)),
-            if_met(cell::of_size(a.at.pool_end_max)),
-            cell::of(r.pool.runs),
-            cell::of(r.pool.seed),
-            cell::of(a.plans),
-            cell::of(a.missed_queued),
-            cell::of(a.missed_eio),
-            cell::of(a.missed_hung),
-            cell::of(a.missed_extends),
-            cell::of(a.missed_vg),
-            cell::of_size(a.space.missing()),
-            if_chosen(cell::of(o.seeds.seeds)),
-            if_chosen(cell::of(o.seeds.meets_at)),
-            chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell(),
-            cell::of(a.missed_metadata),
-            a.met && meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell(),
-            a.met && meta ? cell::of_size(a.at.metadata_end_max) : cell()};
+    std::vector<cell> row = {cell::of(a.threshold),
+                             if_met(cell::of(a.percent)),
+                             cell::of_flag(a.met),
+                             cell::of_flag(chosen),
+                             if_met(cell::of_seconds(a.at.queued_max, 4)),
+                             if_met(cell::of(a.at.eio_runs)),
+                             if_met(cell::of_real(a.at.extends_mean, 4)),
+                             if_met(cell::of_size(a.at.pool_end_max))};
+    for (cell& c : miss_cells(r, a)) row.push_back(std::move(c));
+    row.push_back(if_chosen(cell::of(o.seeds.seeds)));
+    row.push_back(if_chosen(cell::of(o.seeds.meets_at)));
+    row.push_back(chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell());
+    row.push_back(cell::of(a.missed_metadata));
+    row.push_back(a.met && meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell());
+    row.push_back(a.met && meta ? cell::of_size(a.at.metadata_end_max) : cell());
+    return row;
 }
 
 // A size for prose: exact when short ("2548GiB", "500GiB"), else "~" and four significant digits ("~1.091TiB").
@@ -792,25 +793,18 @@ const std::vector<std::string>& horizon_columns() {
 std::vector<cell> horizon_row(const recommend_setup& r, const lvm_horizon_answer& a) {
     const auto if_met = [&](cell c) { return a.met ? c : cell(); };
     const bool meta = a.met && r.pool.metadata_size.count() != 0;
-    return {cell::of_text("rate-aware"),
-            if_met(cell::of(a.horizon)),
-            cell::of_flag(a.met),
-            if_met(cell::of_seconds(a.at.queued_max, 4)),
-            if_met(cell::of(a.at.eio_runs)),
-            if_met(cell::of_real(a.at.extends_mean, 4)),
-            if_met(cell::of_size(a.at.pool_end_max)),
-            cell::of(r.pool.runs),
-            cell::of(r.pool.seed),
-            cell::of(a.plans),
-            cell::of(a.missed_queued),
-            cell::of(a.missed_eio),
-            cell::of(a.missed_hung),
-            cell::of(a.missed_extends),
-            cell::of(a.missed_vg),
-            cell::of_size(a.space.missing()),
-            cell::of(a.missed_metadata),
-            meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell(),
-            meta ? cell::of_size(a.at.metadata_end_max) : cell()};
+    std::vector<cell> row = {cell::of_text("rate-aware"),
+                             if_met(cell::of(a.horizon)),
+                             cell::of_flag(a.met),
+                             if_met(cell::of_seconds(a.at.queued_max, 4)),
+                             if_met(cell::of(a.at.eio_runs)),
+                             if_met(cell::of_real(a.at.extends_mean, 4)),
+                             if_met(cell::of_size(a.at.pool_end_max))};
+    for (cell& c : miss_cells(r, a)) row.push_back(std::move(c));
+    row.push_back(cell::of(a.missed_metadata));
+    row.push_back(meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell());
+    row.push_back(meta ? cell::of_size(a.at.metadata_end_max) : cell());
+    return row;
 }
 
 // The answer, what it rests on, and the daemon's options that carry it out.

@@ -130,7 +130,9 @@ PROVPOL_NODISCARD inline lvm_autoextend_config lvm_config_with(const lvm_autoext
 
 namespace detail {
 
-inline void lvm_count_miss(lvm_percent_answer& a, const lvm_plan_check& k) noexcept {
+// Counts a plan that missed into an answer's missed_* fields (lvm_percent_answer's, lvm_horizon_answer's).
+template <class Answer>
+constexpr void lvm_count_miss(Answer& a, const lvm_plan_check& k) noexcept {
     a.missed_queued += k.queued_over ? 1u : 0u;
     a.missed_eio += k.seen.eio_runs != 0 ? 1u : 0u;
     a.missed_hung += k.seen.hung_runs != 0 ? 1u : 0u;
@@ -215,12 +217,7 @@ PROVPOL_NODISCARD inline lvm_horizon_answer recommend_lvm_horizon(
             a.at = k.seen;
             return true;
         }
-        a.missed_queued += k.queued_over ? 1u : 0u;
-        a.missed_eio += k.seen.eio_runs != 0 ? 1u : 0u;
-        a.missed_hung += k.seen.hung_runs != 0 ? 1u : 0u;
-        a.missed_extends += k.extends_over ? 1u : 0u;
-        a.missed_vg += k.seen.vg_exhausted_runs != 0 ? 1u : 0u;
-        a.missed_metadata += k.seen.metadata_full_runs != 0 ? 1u : 0u;
+        detail::lvm_count_miss(a, k);
         return false;
     });
     if (!found) return a;  // invalid settings: nothing meets
