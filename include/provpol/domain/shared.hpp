@@ -409,21 +409,14 @@ private:
         std::size_t& n = reply_count_[host];
         if (n < reply_cap_) replies_[host * reply_cap_ + n++] = t;  // at most 2 per drive in flight
     }
-    // The worker that was free first now is free at `t`.
+    // The worker that was free first now is free at `t`: workers_free_ is a min-heap of the workers' free times
+    // (std::pop_heap moves the earliest to the back, where it becomes `t`). Only the times matter, not which
+    // worker holds one, so ties need no rule.
     void replace_worker(seconds t) noexcept {
-        const std::size_t n = workers_free_.size();
-        std::size_t i = 0;
-        workers_free_[0] = t;
-        for (;;) {
-            std::size_t c = 2 * i + 1;
-            if (c >= n) return;
-            if (c + 1 < n && workers_free_[c + 1] < workers_free_[c]) ++c;
-            if (!(workers_free_[c] < workers_free_[i])) return;
-            const seconds x = workers_free_[i];
-            workers_free_[i] = workers_free_[c];
-            workers_free_[c] = x;
-            i = c;
-        }
+        const auto later_free = [](seconds a, seconds b) noexcept { return b < a; };
+        std::pop_heap(workers_free_.begin(), workers_free_.end(), later_free);
+        workers_free_.back() = t;
+        std::push_heap(workers_free_.begin(), workers_free_.end(), later_free);
     }
     // The SPM's pending requests: a heap on (scan time, host, send order), the earliest on top.
     PROVPOL_NODISCARD bool before(std::size_t x, std::size_t y) const noexcept {
