@@ -400,6 +400,42 @@ TEST_CASE("the VG lock: requests of one scan run one at a time, host by host") {
     CHECK(h.shared.busy().count() == doctest::Approx(0.6));
 }
 
+// A driver that runs this queue against real time (provpol-agent --drives) logs when each request was written,
+// held the lock and was seen: the queue says so itself, so that no driver re-derives the reply poll's rule.
+TEST_CASE("domain_shared reports each request's send, its turn under the VG lock and the poll that saw its reply") {
+    hand_domain h(2, 1);
+    const std::size_t s1 = h.shared.add(1, 1.0_s, h.rng);
+    h.shared.request(s1).size = 1;
+    CHECK(h.shared.send(1) == s1);
+    CHECK(h.shared.request(s1).sent == 1.0_s);  // idle: written at once
+    const std::size_t s0 = h.shared.add(0, 1.2_s, h.rng);
+    h.shared.request(s0).size = 1;
+    CHECK(h.shared.send(0) == s0);
+    CHECK(h.shared.request(s0).sent == 1.2_s);
+    const auto a = h.shared.serve();  // drive 0: scanned at 2.5, the lock 2.5 to 2.8, its host's poll at 3.2
+    CHECK(a.drive == 0);
+    CHECK(a.lock_start.count() == doctest::Approx(2.5));
+    CHECK(a.lock_end.count() == doctest::Approx(2.8));
+    CHECK(a.reply_seen.count() == doctest::Approx(3.2));
+    CHECK(a.reply_read.count() == doctest::Approx(3.2));
+    const auto b = h.shared.serve();  // drive 1 waits for the lock: 2.8 to 3.1, misses the poll at 3.0, seen at 5.0
+    CHECK(b.drive == 1);
+    CHECK(b.lock_start.count() == doctest::Approx(2.8));
+    CHECK(b.lock_end.count() == doctest::Approx(3.1));
+    CHECK(b.reply_seen.count() == doctest::Approx(5.0));
+    CHECK(b.done_at.count() == doctest::Approx(5.1));
+
+    // While its first reply is pending, a host writes a new request at its reply poll's next loop.
+    hand_domain p(1, 2);
+    p.request(0, 1.0);
+    const std::size_t s = p.shared.add(1, 1.5_s, p.rng);
+    p.shared.request(s).size = 1;
+    CHECK(p.shared.send(1) == s);
+    CHECK(p.shared.request(s).st == domain_request::state::at_spm);
+    CHECK(p.shared.request(s).sent.count() == doctest::Approx(3.0));
+    CHECK(p.shared.request(s).at.count() == doctest::Approx(4.5));  // the first SPM scan after it was written
+}
+
 TEST_CASE("a host with all its mailbox slots in flight holds a new request until a loop with a free slot") {
     hand_domain h(1, 2, 1);
     h.request(0, 1.0);

@@ -138,6 +138,8 @@ struct domain_request {
     seconds requested_at = seconds(0);
     seconds at = seconds(0);    ///< before_send: when the host's mail monitor handles it; at_spm: when the SPM scans it
     seconds grid = seconds(0);  ///< the host's reply-poll grid it was sent on
+    seconds sent = seconds(0);  ///< at_spm: when the host's mail monitor wrote it to its outbox (at once when idle,
+                                ///< at its grid's next loop while a reply is pending), before the transport
     seconds draws[flow_latency::max_stages] = {};  ///< each delay's and the send's time, drawn when it is made
     seconds exceeded_at = seconds(0);  ///< when the drive crossed its threshold for it: where its latency starts
     std::uint64_t size = 0;            ///< the LV size it asks for: identifies the controller's flight
@@ -174,6 +176,9 @@ struct domain_completion {
     seconds requested_at;
     seconds done_at;
     seconds reply_read;  ///< when the host read the reply (the refresh's start), or never without a refresh stage
+    seconds lock_start;  ///< when its service under the VG lock began (after any wait for a worker or the lock)
+    seconds lock_end;    ///< when it released the lock
+    seconds reply_seen;  ///< the host's reply poll that saw the reply: its first poll after the reply was written
 };
 
 /// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics: the domain's
@@ -272,8 +277,10 @@ public:
         return n;
     }
 
-    /// The host's mail monitor handles the drive's request due now (next_send(drive)).
-    void send(std::uint32_t drive) noexcept {
+    /// The host's mail monitor handles the drive's request due now (next_send(drive)). Returns the request's slot:
+    /// at_spm when it was sent (its `sent` and `at` say when it was written and when the SPM scans it), still
+    /// before_send when the outbox was full (its `at` is the monitor's next try).
+    std::size_t send(std::uint32_t drive) noexcept {
         std::size_t slot = 2 * std::size_t{drive};
         const domain_request& a = requests_[slot];
         const domain_request& b = requests_[slot + 1];
@@ -286,7 +293,7 @@ public:
         if (in_flight(r.host, t) >= slots_) {  // the outbox is full: try again at the monitor's next loop
             r.at = h.grid + (detail::floor((t - h.grid) / T) + 1.0) * T;
             if (!(r.at > t)) r.at = t + T;
-            return;
+            return slot;
         }
         seconds sent = t;
         if (h.undecided > 0 || t < h.max_reply)  // sleeping on a pending reply (flow/clocks.hpp's rule)
@@ -294,6 +301,7 @@ public:
         else
             h.grid = t;
         r.grid = h.grid;
+        r.sent = sent;
         ++h.undecided;
         r.seq = seq_++;
         // The transport to the SPM, then its scan.
@@ -305,6 +313,7 @@ public:
         --requests_before_send_;
         spm_.push_back(slot);  // reserved for every request slot in init(): never allocates
         std::push_heap(spm_.begin(), spm_.end(), later{this});
+        return slot;
     }
 
     /// When the SPM next takes a request (its scan), or never.
@@ -332,7 +341,7 @@ public:
         }
         // The SPM's stages in order on that worker: the locked ones one request at a time, in arrival order.
         const flow_latency& fl = flow_->flow();
-        seconds start = seconds(-1);
+        seconds start = seconds(-1), lock_end = seconds(-1);
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);
             if (role == domain_role::spm_service) {
@@ -341,11 +350,13 @@ public:
                 t += r.draws[i];
                 busy_ += r.draws[i];
                 lock_free_ = t;
+                lock_end = t;
             } else if (role == domain_role::spm_work) {
                 t += r.draws[i];
             }
         }
         if (start < seconds(0)) start = t;
+        if (lock_end < seconds(0)) lock_end = start;  // a flow without a locked stage holds the lock for no time
         // The queue it joins: the requests waiting just after it arrived, itself included when it waits.
         const std::size_t waiting = queue_len_ + (start > s ? 1 : 0);
         ++queue_hist_[waiting < queue_hist_.size() ? waiting : queue_hist_.size() - 1];
@@ -357,6 +368,7 @@ public:
         const seconds T = flow_->poll_period();
         const double k = detail::ceil((t - r.grid) / T);
         t = r.grid + (k < 1.0 ? 1.0 : k) * T;
+        const seconds reply_seen = t;
         detail::domain_host& h = hosts_[r.host];
         --h.undecided;
         if (t > h.max_reply) h.max_reply = t;
@@ -368,7 +380,7 @@ public:
             if (static_cast<int>(i) == fl.refresh_stage()) reply_read = t;
             t = step(i, r.drive, t, r.draws[i]);
         }
-        const domain_completion c{r.drive, r.size, r.requested_at, t, reply_read};
+        const domain_completion c{r.drive, r.size, r.requested_at, t, reply_read, start, lock_end, reply_seen};
         latencies_.push_back(t - r.exceeded_at);  // the span provpol latency reports: the event to the LV
         r.st = domain_request::state::free;
         return c;
