@@ -16,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -312,13 +313,13 @@ TEST_CASE("flow: validation names the setting and the range") {
     CHECK(flow_latency::make(poll_first, 2).error().code() == errc::unsupported);
     const flow_stage zero_period[] = {flow_stage::clock("c", 0.0_s)};
     CHECK(std::string(flow_latency::make(zero_period, 1).error().message().view()) ==
-          "flow clock period must be in [0.001, 100000], got 0");
+          "flow stage 1 ('c') period must be in [0.001, 100000), got 0");
     const flow_stage big_drift[] = {flow_stage::clock("c", 2.0_s, 3.0_s)};
     CHECK(std::string(flow_latency::make(big_drift, 1).error().message().view()) ==
-          "flow clock drift must be in [0, 2], got 3");
+          "flow stage 1 ('c') drift must be in [0, 2), got 3");
     const flow_stage inverted[] = {flow_stage::delay("d", 2.0_s, 1.0_s)};
     CHECK(std::string(flow_latency::make(inverted, 1).error().message().view()) ==
-          "flow stage max_seconds must be in [2, 100000], got 1");
+          "flow stage 1 ('d') max_seconds must be in [2, 100000), got 1");
     flow_stage many[9] = {};
     CHECK_FALSE(flow_latency::make(many, 9).has_value());
     CHECK_FALSE(flow_latency::make(many, 0).has_value());  // a flow of no stage at all
@@ -329,12 +330,104 @@ TEST_CASE("flow: validation names the setting and the range") {
     CHECK(flow_latency::make(under_full_drift, 1).has_value());
     const flow_stage two_sends[] = {flow_stage::send("s", 0_s, 0_s), flow_stage::send("t", 0_s, 0_s),
                                     flow_stage::reply_poll("p", 2.0_s)};
-    CHECK(std::string(flow_latency::make(two_sends, 3).error().message().view()).find("at most one send") !=
+    CHECK(std::string(flow_latency::make(two_sends, 3).error().message().view()).find("a second send") !=
           std::string::npos);
     const flow_stage many_polls[] = {flow_stage::send("s", 0_s, 0_s), flow_stage::delay("w", 0_s, 1e4_s),
                                      flow_stage::reply_poll("p", 0.001_s)};
     CHECK(std::string(flow_latency::make(many_polls, 3).error().message().view()).find("reply polls") !=
           std::string::npos);
+}
+
+// A stage is one of five kinds with the times of its kind and no other: no public field, no constructor but the
+// named factories' (and the zero delay), so `{name, kind, locked, min, max, drift}` with a meaningless field does not
+// compile. (Each of these failed on the aggregate flow_stage.)
+template <class T, class = void>
+struct has_min_seconds_field : std::false_type {};
+template <class T>
+struct has_min_seconds_field<T, std::void_t<decltype(std::declval<T&>().min_seconds)>> : std::true_type {};
+template <class T, class = void>
+struct has_kind_field : std::false_type {};
+template <class T>
+struct has_kind_field<T, std::void_t<decltype(&T::kind)>>
+    : std::bool_constant<!std::is_member_function_pointer_v<decltype(&T::kind)>> {};
+static_assert(!std::is_aggregate_v<flow_stage>, "flow_stage: no aggregate initialization of its fields");
+static_assert(!has_min_seconds_field<flow_stage>::value, "flow_stage: no public min_seconds");
+static_assert(!has_kind_field<flow_stage>::value, "flow_stage: kind() is an accessor, not a field");
+static_assert(std::is_trivially_copyable_v<flow_stage> && sizeof(flow_stage) <= 80, "flow_stage: a cheap value");
+static_assert(detail::flow_lvextend.locked() && detail::flow_lvextend.max() == 0.485_s &&
+                  detail::flow_lvextend.name() == text_view("SPM lvextend (VG lock)"),
+              "flow_stage: the presets are constant expressions");
+static_assert(flow_stage::clock("c", 2_s, 0.1_s).cycle() == 2.1_s && flow_stage::clock("c", 2_s).drift() == 0_s,
+              "flow_stage: a clock's cycle is its period and its drift");
+
+TEST_CASE("flow_stage: owns its name") {
+    std::string name = "a name on the heap, longer than SSO";
+    const flow_stage s = flow_stage::delay(name, 0_s, 1_s);
+    const flow_stage stages[] = {s};
+    const flow_latency f = flow_latency::make(stages, 1).value();
+    name.assign(name.size(), 'x');  // the caller's text changes (and could die): the stage kept its own copy
+    name.shrink_to_fit();
+    CHECK(std::string(f.stage(0).name()) == "a name on the heap, longer than SSO");
+    CHECK(std::string(s.name()) == "a name on the heap, longer than SSO");
+    CHECK(f.stage(0).name().data()[f.stage(0).name().size()] == '\0');
+}
+
+TEST_CASE("flow_stage: a name of more than max_name bytes is refused, naming the stage") {
+    const std::string longest(flow_stage::max_name, 'n'), over(flow_stage::max_name + 1, 'o');
+    const flow_stage fits[] = {flow_stage::delay(longest, 0_s, 1_s)};
+    REQUIRE(flow_latency::make(fits, 1).has_value());
+    CHECK(std::string(flow_latency::make(fits, 1).value().stage(0).name()) == longest);
+    const flow_stage too_long[] = {flow_stage::send("s", 0_s, 0_s), flow_stage::delay(over, 0_s, 1_s)};
+    const auto r = flow_latency::make(too_long, 2);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().stage() == 1);
+    CHECK(r.error().code() == errc::out_of_range);
+    CHECK(std::string(r.error().message().view()) ==
+          "flow stage 2 ('" + std::string(flow_stage::max_name, 'o') + "') name length must be at most 47, got 48");
+}
+
+TEST_CASE("flow: every refused stage is named by its index and its name") {
+    struct refusal {
+        std::vector<flow_stage> stages;
+        const char* message;
+    };
+    const flow_stage send = flow_stage::send("host send", 0_s, 0_s), poll = flow_stage::reply_poll("poll", 2_s);
+    const refusal refusals[] = {
+        {{send, flow_stage::delay("SPM lvextend", -1_s, 1_s)},
+         "flow stage 2 ('SPM lvextend') min_seconds must be in [0, 100000), got -1"},
+        {{flow_stage::send("host send", 0.5_s, 0.25_s)},
+         "flow stage 1 ('host send') max_seconds must be in [0.5, 100000), got 0.25"},
+        {{flow_stage::monitor("watermark", 0_s)},
+         "flow stage 1 ('watermark') period must be in [0.001, 100000), got 0"},
+        {{send, flow_stage::reply_poll("reply", 1e5_s)},
+         "flow stage 2 ('reply') period must be in [0.001, 100000), got 100000"},
+        {{send, flow_stage::clock("SPM scan", 2_s, -0.5_s)},
+         "flow stage 2 ('SPM scan') drift must be in [0, 2), got -0.5"},
+        {{flow_stage::locked_delay("lvextend", 0_s, 1_s), send, poll},
+         "flow stage 1 ('lvextend'): only a delay between the send and the reply-poll can hold the volume group's "
+         "lock"},
+        {{send, poll, flow_stage::locked_delay("late lvextend", 0_s, 1_s)},
+         "flow stage 3 ('late lvextend'): only a delay between the send and the reply-poll can hold the volume "
+         "group's lock"},
+        {{send, flow_stage::monitor("watermark", 2_s)},
+         "flow stage 2 ('watermark'): kind monitor (the agent's own detection) can only be the first stage"},
+        {{send, flow_stage::send("again", 0_s, 0_s)}, "flow stage 2 ('again'): a second send (a flow has at most one)"},
+        {{send, poll, flow_stage::reply_poll("poll again", 2_s)},
+         "flow stage 3 ('poll again'): a second reply-poll (a flow has at most one)"},
+        {{flow_stage::delay("d", 0_s, 1_s), poll},
+         "flow stage 2 ('poll'): a reply-poll counts from the send: put a send stage before it"},
+    };
+    for (const refusal& r : refusals) {
+        CAPTURE(r.message);
+        const auto f = flow_latency::make(r.stages.data(), r.stages.size());
+        REQUIRE_FALSE(f.has_value());
+        CHECK(std::string(f.error().message().view()) == r.message);
+        CHECK(std::string(r.stages[f.error().stage()].name()) == std::string(f.error().stage_name()));
+    }
+    // The whole flow's errors name no stage.
+    const flow_stage none[] = {send};
+    CHECK(flow_latency::make(none, 0).error().stage() == flow_error::no_stage);
+    CHECK(std::string(flow_latency::make(none, 0).error().message().view()) == "flow stages must be in [1, 8], got 0");
 }
 
 TEST_CASE("pipeline: the detection poll is left to the simulator") {

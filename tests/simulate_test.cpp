@@ -522,7 +522,7 @@ TEST_CASE("the before-table bounds the SPM's drift: 0 to 7 ms per 2 s cycle") {
     CHECK(passes(0.007));
     CHECK_FALSE(passes(0.0075));
     // The profile's own drift is the 5 ms checked here.
-    CHECK(vdsm_polling_2022_latency().stage(2).drift == 0.005_s);
+    CHECK(vdsm_polling_2022_latency().stage(2).drift() == 0.005_s);
 }
 
 TEST_CASE("check_per_vm: whole runs, at least ceil(Q x runs) of them within the target") {

@@ -57,7 +57,8 @@ static_assert(std::is_same_v<decltype(std::declval<const flow_latency&>().comple
                                                                                    std::declval<random_stream&>())),
                              seconds>);
 static_assert(std::is_same_v<decltype(flow_run{}.send_time), seconds>);
-static_assert(std::is_same_v<decltype(flow_stage{}.min_seconds), seconds>);
+static_assert(std::is_same_v<decltype(flow_stage{}.min()), seconds>);
+static_assert(std::is_same_v<decltype(flow_stage{}.period()), seconds>);
 static_assert(std::is_same_v<decltype(latency_stage{}.max_seconds), seconds>);
 static_assert(std::is_same_v<decltype(std::declval<const flow_latency&>().resend_timeout()), seconds>);
 static_assert(std::is_same_v<decltype(next_clock_tick(seconds(), seconds(), seconds())), seconds>);

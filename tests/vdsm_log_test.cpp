@@ -224,7 +224,7 @@ struct synthetic_log {
 synthetic_log make_log(const flow_latency& full, std::size_t runs, std::size_t extends, std::uint64_t seed) {
     synthetic_log out;
     // The flow's parts, run one after the other with the same draws as the whole flow.
-    const bool monitor = full.stage(0).kind == flow_stage_kind::monitor;
+    const bool monitor = full.stage(0).kind() == flow_stage_kind::monitor;
     const std::size_t trips = full.size() - 2;  // between the detection and the refresh, the last stage
     flow_stage trip_stages[flow_latency::max_stages], detect_stage = full.stage(0),
                                                       refresh_stage = full.stage(full.size() - 1);
@@ -676,7 +676,7 @@ TEST_CASE("vdsm log fit: a log without wait is fitted without detection") {
     const auto f = fit_vdsm_log(s.data(), s.size());
     REQUIRE(f);
     CHECK(f->detection == vdsm_detection::none);
-    CHECK(f->model.stage(0).kind == flow_stage_kind::send);
+    CHECK(f->model.stage(0).kind() == flow_stage_kind::send);
     CHECK(f->model.detection_period() == 0.0_s);
     CHECK(f->explained);
     CHECK(f->poll_interval == 0.5_s);

@@ -15,8 +15,11 @@
 // optional min_s and max_s (default 0); a delay between the send and the reply poll may say "lock": true, the
 // SPM's lvextend under the volume group's lock (flow_stage::locked_delay, how a storage domain serializes it). A flow
 // of delays alone is the independent-waits model. A bad file is one usage error naming the stage (its index, from 1,
-// and its name) and the field; JSON errors name the line and column. The JSON is read by nlohmann-json, header-only as
-// the lvs reader uses it (the CLI keeps no runtime dependency; the library headers need no JSON at all).
+// and its name) and the field; JSON errors name the line and column. This reader checks what is about JSON (the
+// members, their types, the fields each kind takes); the values, the names' length (flow_stage::max_name) and the
+// stages' order are flow_latency::make's, whose error names the stage (flow_error), said here in the file's words. The
+// JSON is read by nlohmann-json, header-only as the lvs reader uses it (the CLI keeps no runtime dependency; the
+// library headers need no JSON at all).
 #ifndef PROVPOL_CLI_FLOW_FILE_HPP
 #define PROVPOL_CLI_FLOW_FILE_HPP
 
@@ -32,7 +35,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -220,15 +222,6 @@ inline value parse_json(const std::string& text, const std::string& where) {
     return std::move(b.root);
 }
 
-/// The stages' names live as long as the process: flow_stage keeps a const char* (static storage).
-inline const char* keep_name(const std::string& name) {
-    static std::deque<std::string> names;
-    for (const std::string& n : names)
-        if (n == name) return n.c_str();
-    names.push_back(name);
-    return names.back().c_str();
-}
-
 // The member `key` of an object, or nullptr.
 inline const value* member(const value& object, const char* key) {
     for (const auto& f : object.fields)
@@ -330,75 +323,60 @@ inline void check_fields(const value& st, flow_stage_kind k, const std::string& 
         if (member(st, n) == nullptr) throw usage_error(at + ": a " + kind_text + " stage needs " + n);
 }
 
-// The stage of kind k named `kept`, each field in its range as flow_latency::make checks it, named here.
-inline flow_stage stage_of(const value& st, flow_stage_kind k, const char* kept, const std::string& at) {
+// The stage of kind k named `name` from its fields (check_fields has seen their types); flow_latency::make checks
+// their values.
+inline flow_stage stage_of(const value& st, flow_stage_kind k, const std::string& name) {
     const auto num = [&st](const char* key, double fallback) {
         const value* v = member(st, key);
         return v == nullptr ? fallback : v->number;
     };
-    const auto range = [&at](const char* field, double v, double lo, double hi, bool hi_open) {
-        if (!(v >= lo && (hi_open ? v < hi : v <= hi)))
-            throw usage_error(at + ": " + field + " must be in [" + decimal_text(lo) + ", " + decimal_text(hi) +
-                              (hi_open ? ")" : "]") + ", got " + decimal_text(v));
-    };
+    const seconds period(num("period_s", 0.0)), lo(num("min_s", 0.0)), hi(num("max_s", lo.count()));
+    const value* lock = member(st, "lock");
     switch (k) {
         case flow_stage_kind::monitor:
-        case flow_stage_kind::reply_poll: {
-            const double p = num("period_s", 0.0);
-            range("period_s", p, 0.001, 1e5, true);
-            return k == flow_stage_kind::monitor ? flow_stage::monitor(kept, seconds(p))
-                                                 : flow_stage::reply_poll(kept, seconds(p));
-        }
-        case flow_stage_kind::clock: {
-            const double p = num("period_s", 0.0);
-            range("period_s", p, 0.001, 1e5, true);
-            const double d = num("drift_s", 0.0);
-            range("drift_s", d, 0.0, p, true);
-            return flow_stage::clock(kept, seconds(p), seconds(d));
-        }
+            return flow_stage::monitor(name, period);
+        case flow_stage_kind::reply_poll:
+            return flow_stage::reply_poll(name, period);
+        case flow_stage_kind::clock:
+            return flow_stage::clock(name, period, seconds(num("drift_s", 0.0)));
         case flow_stage_kind::send:
+            return flow_stage::send(name, lo, hi);
         case flow_stage_kind::delay:
             break;
     }
-    const double lo = num("min_s", 0.0);
-    range("min_s", lo, 0.0, 1e5, true);
-    const double hi = num("max_s", lo);
-    range("max_s", hi, lo, 1e5, true);
-    const value* lock = member(st, "lock");
-    const seconds from(lo), to(hi);
-    return k == flow_stage_kind::send         ? flow_stage::send(kept, from, to)
-           : lock != nullptr && lock->boolean ? flow_stage::locked_delay(kept, from, to)
-                                              : flow_stage::delay(kept, from, to);
+    return lock != nullptr && lock->boolean ? flow_stage::locked_delay(name, lo, hi) : flow_stage::delay(name, lo, hi);
 }
 
-// Stage i (from 0) of a flow file: an object with a "name", a "kind" and that kind's fields. `at` gets the stage
-// as errors name it.
-inline flow_stage read_stage(const value& st, std::size_t i, const std::string& where, std::string& at) {
-    at = where + ": stage " + std::to_string(i + 1);
+// Stage i (from 0) of a flow file: an object with a "name", a "kind" and that kind's fields.
+inline flow_stage read_stage(const value& st, std::size_t i, const std::string& where) {
+    std::string at = where + ": stage " + std::to_string(i + 1);
     if (st.kind != value::type::object) throw usage_error(at + ": expected an object, got " + type_name(st.kind));
     const value* name = member(st, "name");
-    if (name == nullptr || name->kind != value::type::string || name->text.empty() || name->text.size() > 200)
-        throw usage_error(at + ": \"name\" must be a string of 1 to 200 bytes");
+    if (name == nullptr || name->kind != value::type::string || name->text.empty())
+        throw usage_error(at + ": \"name\" must be a string of 1 or more bytes");
     at += " (" + args::printable(name->text) + ")";
     const flow_stage_kind k = kind_of(st, at);
     check_fields(st, k, at);
-    return stage_of(st, k, keep_name(name->text), at);
+    return stage_of(st, k, name->text);
 }
 
-// The order of the stages: a monitor only first, at most one send and one reply-poll, the reply-poll after the
-// send. `at` names stage i.
-inline void check_order(flow_stage_kind k, std::size_t i, bool& seen_send, bool& seen_poll, const std::string& at) {
-    if (k == flow_stage_kind::monitor && i != 0)
-        throw usage_error(at + ": kind monitor (the agent's own detection) can only be the first stage");
-    if (k == flow_stage_kind::send) {
-        if (seen_send) throw usage_error(at + ": a second send (a flow has at most one)");
-        seen_send = true;
-    }
-    if (k == flow_stage_kind::reply_poll) {
-        if (seen_poll) throw usage_error(at + ": a second reply-poll (a flow has at most one)");
-        if (!seen_send) throw usage_error(at + ": a reply-poll counts from the send: put a send stage before it");
-        seen_poll = true;
-    }
+// flow_latency::make's field as the file spells it.
+inline std::string file_field(text_view setting) {
+    for (const auto& m : {std::pair<const char*, const char*>{"min_seconds", "min_s"},
+                          {"max_seconds", "max_s"},
+                          {"period", "period_s"},
+                          {"drift", "drift_s"}})
+        if (setting == m.first) return m.second;
+    return std::string(setting);
+}
+
+// flow_latency::make's error about a flow file's stages: "stage N (NAME): " (the name as the file has it) before
+// what is wrong, in the file's words.
+inline std::string error_text(const flow_error& e, const value& stages, const std::string& where) {
+    if (e.stage() == flow_error::no_stage) return where + ": " + std::string(e.message().view());
+    const std::size_t i = e.stage();
+    return where + ": stage " + std::to_string(i + 1) + " (" + args::printable(member(stages.items[i], "name")->text) +
+           "): " + std::string(e.what(file_field(e.cause().setting())).view());
 }
 
 }  // namespace flow_json
@@ -411,14 +389,9 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
     const flow_json::value doc = flow_json::parse_json(text, where);
     const flow_json::value& stages = flow_json::stage_array(doc, where);
     flow_stage parsed[flow_latency::max_stages];
-    bool seen_send = false, seen_poll = false;
-    for (std::size_t i = 0; i < stages.items.size(); ++i) {
-        std::string at;
-        parsed[i] = flow_json::read_stage(stages.items[i], i, where, at);
-        flow_json::check_order(parsed[i].kind, i, seen_send, seen_poll, at);
-    }
+    for (std::size_t i = 0; i < stages.items.size(); ++i) parsed[i] = flow_json::read_stage(stages.items[i], i, where);
     const auto f = flow_latency::make(parsed, stages.items.size());
-    if (!f) throw usage_error(where + ": " + std::string(f.error().message().view()));
+    if (!f) throw usage_error(flow_json::error_text(f.error(), stages, where));
     return *f;
 }
 
@@ -428,21 +401,21 @@ inline std::string flow_file_text(const flow_latency& f) {
     std::string out = "{\"stages\": [\n";
     for (std::size_t i = 0; i < f.size(); ++i) {
         const flow_stage& s = f.stage(i);
-        out += "  {\"kind\": " + json_quote(to_text(s.kind)) + ", \"name\": " + json_quote(s.name);
-        switch (s.kind) {
+        out += "  {\"kind\": " + json_quote(to_text(s.kind())) + ", \"name\": " + json_quote(std::string(s.name()));
+        switch (s.kind()) {
             case flow_stage_kind::monitor:
             case flow_stage_kind::reply_poll:
-                out += ", \"period_s\": " + decimal_text(s.min_seconds.count());
+                out += ", \"period_s\": " + decimal_text(s.period().count());
                 break;
             case flow_stage_kind::clock:
-                out += ", \"period_s\": " + decimal_text(s.min_seconds.count()) +
-                       ", \"drift_s\": " + decimal_text(s.drift.count());
+                out += ", \"period_s\": " + decimal_text(s.period().count()) +
+                       ", \"drift_s\": " + decimal_text(s.drift().count());
                 break;
             case flow_stage_kind::send:
             case flow_stage_kind::delay:
-                out += ", \"min_s\": " + decimal_text(s.min_seconds.count()) +
-                       ", \"max_s\": " + decimal_text(s.max_seconds.count());
-                if (s.locked) out += ", \"lock\": true";
+                out +=
+                    ", \"min_s\": " + decimal_text(s.min().count()) + ", \"max_s\": " + decimal_text(s.max().count());
+                if (s.locked()) out += ", \"lock\": true";
                 break;
         }
         out += i + 1 < f.size() ? "},\n" : "}\n";

@@ -271,6 +271,12 @@ bad_flow 'stage 2 \(m\): kind monitor .* can only be the first stage$' '{"stages
 bad_flow 'stage 2 \(t\): a second send' '{"stages": [{"kind": "send", "name": "s"}, {"kind": "send", "name": "t"}]}'
 bad_flow "stage 1 \(x\): unknown kind 'wait' \(one of monitor, clock, send, delay, reply-poll\)$" '{"stages": [{"kind": "wait", "name": "x"}]}'
 bad_flow 'stage 1: "name" must be a string' '{"stages": [{"kind": "delay", "min_s": 1, "max_s": 2}]}'
+# What flow_latency::make refuses is said in the file's words, the stage named as the file has it.
+long48=$(printf 'n%.0s' $(seq 48))
+bad_flow "^provpol latency: --profile: '$scratch/bad.json': stage 2 \\($long48\\): name length must be at most 47, got 48$" \
+  '{"stages": [{"kind": "send", "name": "s"}, {"kind": "delay", "name": "'"$long48"'", "min_s": 0, "max_s": 1}]}'
+bad_flow "stage 1 \\(lvextend\\): only a delay between the send and the reply-poll can hold the volume group's lock$" \
+  '{"stages": [{"kind": "delay", "name": "lvextend", "min_s": 0, "max_s": 1, "lock": true}]}'
 bad_flow '"stages" must hold 1 to 8 stages, got 0$' '{"stages": []}'
 bad_flow "unknown member 'stage'" '{"stage": []}'
 bad_flow ":1:12: expected a JSON value$" '{"stages": }'

@@ -77,15 +77,15 @@ public:
             const flow_stage& s = f.stage(i);
             const int k = static_cast<int>(i);
             domain_role r = domain_role::host;
-            if (s.kind == flow_stage_kind::monitor) {
+            if (s.kind() == flow_stage_kind::monitor) {
                 r = domain_role::monitor;
-            } else if (s.kind == flow_stage_kind::send) {
+            } else if (s.kind() == flow_stage_kind::send) {
                 r = domain_role::send, send = k;
-            } else if (s.kind == flow_stage_kind::reply_poll) {
+            } else if (s.kind() == flow_stage_kind::reply_poll) {
                 r = domain_role::reply_poll, poll = k;
             } else if (poll >= 0) {
                 r = domain_role::after;
-            } else if (send >= 0 && s.kind == flow_stage_kind::clock) {
+            } else if (send >= 0 && s.kind() == flow_stage_kind::clock) {
                 if (scan >= 0)
                     return unexpected(error::unsupported("domain flow",
                                                          "at most one clock (the SPM's scan) between "
@@ -106,12 +106,12 @@ public:
         bool marked = false;
         for (std::size_t i = 0; i < f.size(); ++i) {
             if (scan < 0 && d.roles_[i] == domain_role::transport) d.roles_[i] = domain_role::spm_service;
-            marked = marked || (d.roles_[i] == domain_role::spm_service && f.stage(i).locked);
+            marked = marked || (d.roles_[i] == domain_role::spm_service && f.stage(i).locked());
         }
         for (std::size_t i = 0; i < f.size() && marked; ++i)
-            if (d.roles_[i] == domain_role::spm_service && !f.stage(i).locked) d.roles_[i] = domain_role::spm_work;
+            if (d.roles_[i] == domain_role::spm_service && !f.stage(i).locked()) d.roles_[i] = domain_role::spm_work;
         d.scan_ = scan;
-        d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).min_seconds;
+        d.poll_period_ = f.stage(static_cast<std::size_t>(poll)).period();
         d.scan_cycle_ = scan >= 0 ? f.stage(static_cast<std::size_t>(scan)).cycle() : seconds(0);
         return d;
     }
@@ -250,8 +250,8 @@ public:
         const flow_latency& fl = flow_->flow();
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const flow_stage& s = fl.stage(i);
-            if (s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send)
-                r.draws[i] = seconds(detail::draw_uniform(s.min_seconds.count(), s.max_seconds.count(), rng));
+            if (s.kind() == flow_stage_kind::delay || s.kind() == flow_stage_kind::send)
+                r.draws[i] = seconds(detail::draw_uniform(s.min().count(), s.max().count(), rng));
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);
@@ -402,8 +402,8 @@ private:
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
     PROVPOL_NODISCARD seconds step(std::size_t i, std::uint32_t drive, seconds t, seconds draw) const noexcept {
         const flow_stage& s = flow_->flow().stage(i);
-        if (s.kind == flow_stage_kind::clock) return provpol::next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
-        return s.kind == flow_stage_kind::delay ? t + draw : t;
+        if (s.kind() == flow_stage_kind::clock) return provpol::next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
+        return s.kind() == flow_stage_kind::delay ? t + draw : t;
     }
     // Requests of `host` in flight at t: sent and their reply not yet seen.
     std::uint32_t in_flight(std::uint32_t host, seconds t) noexcept {

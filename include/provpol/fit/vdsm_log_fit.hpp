@@ -124,7 +124,7 @@ PROVPOL_NODISCARD inline result<bool> build_model(const log_columns& c, vdsm_log
     stages[count++] = flow_stage::delay("LV refresh", f.refresh.min, f.refresh.max);
     if (f.has_other) stages[count++] = flow_stage::delay("other time in the total", f.other.min, f.other.max);
     const auto model = flow_latency::make(stages, count);
-    if (!model) return unexpected(model.error());
+    if (!model) return unexpected(model.error().cause());  // the field, the value and its range
     f.model = *model;
     const auto trip_model = flow_latency::make(stages + trip_at, 5);
     const auto refresh_model = flow_latency::make(stages + refresh_at, 1);

@@ -86,8 +86,8 @@ PROVPOL_NODISCARD inline vdsm_stage_fit stage_fit(const moments& log, const flow
 PROVPOL_NODISCARD constexpr double spm_drift_for(double poll) noexcept { return spm_drift.count() * poll / 2.0; }
 
 // The round trip's flow: send, SPM clock, SPM work [a, b), reply poll, inbox read (seconds).
-PROVPOL_NODISCARD inline result<flow_latency> round_trip_flow(double poll, double a, double b, double r0,
-                                                              double r1) noexcept {
+PROVPOL_NODISCARD inline result<flow_latency, flow_error> round_trip_flow(double poll, double a, double b, double r0,
+                                                                          double r1) noexcept {
     const bool events = poll < 2.0;
     const seconds period(poll), drift(spm_drift_for(poll));
     const flow_stage stages[] = {flow_send,

@@ -79,46 +79,178 @@ PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
     return "?";
 }
 
-/// One stage of the extend flow. Make them with the named factories: `flow_stage::clock("SPM mailbox scan", 2_s)`.
-struct flow_stage {
-    const char* name = "";  ///< what the stage is ("SPM mailbox scan"); a string with static storage
-    flow_stage_kind kind = flow_stage_kind::delay;
-    bool locked = false;               ///< delay: held under the volume group's lock in a domain (lvextend)
-    seconds min_seconds = seconds(0);  ///< delay, send: the shortest time; monitor, clock, reply_poll: the period
-    seconds max_seconds = seconds(0);  ///< delay, send: the longest time (exclusive when above min); clocks: the period
-    seconds drift = seconds(0);        ///< clock: the time added to every cycle (the SPM's mailbox read)
+/// One stage of the extend flow, one of five kinds, each with the times it takes and no other (see the header
+/// comment): made only by the named factories, `flow_stage::clock("SPM mailbox scan", 2_s)`; read through the
+/// accessors of its kind (period() of a delay is a precondition violation, checked by PROVPOL_ASSERT). It owns a
+/// copy of its name, at most max_name characters: a longer name is kept cut and flow_latency::make refuses the
+/// stage, naming it. A default stage is delay("", 0 s, 0 s), the zero wait, so that arrays of stages can be filled.
+/// Trivially copyable, 80 bytes.
+class flow_stage {
+public:
+    /// The longest name a stage keeps, in bytes.
+    static constexpr std::size_t max_name = 47;
+
+    constexpr flow_stage() noexcept = default;
 
     /// The agent's own periodic monitor every `period` (VDSM's watermark monitor: 2 s).
-    static constexpr flow_stage monitor(const char* name, seconds period) noexcept {
-        return {name, flow_stage_kind::monitor, false, period, period, seconds(0)};
+    PROVPOL_NODISCARD static constexpr flow_stage monitor(text_view name, seconds period) noexcept {
+        return {flow_stage_kind::monitor, name, false, period, period, seconds(0)};
     }
     /// A free-running clock of `period` + `drift`, its phase drawn once per run.
-    static constexpr flow_stage clock(const char* name, seconds period, seconds drift = seconds(0)) noexcept {
-        return {name, flow_stage_kind::clock, false, period, period, drift};
+    PROVPOL_NODISCARD static constexpr flow_stage clock(text_view name, seconds period,
+                                                        seconds drift = seconds(0)) noexcept {
+        return {flow_stage_kind::clock, name, false, period, period, drift};
     }
     /// The request's send: a time uniform in [min, max), from whose end the reply poll counts.
-    static constexpr flow_stage send(const char* name, seconds min, seconds max) noexcept {
-        return {name, flow_stage_kind::send, false, min, max, seconds(0)};
+    PROVPOL_NODISCARD static constexpr flow_stage send(text_view name, seconds min, seconds max) noexcept {
+        return {flow_stage_kind::send, name, false, min, max, seconds(0)};
     }
     /// A time uniform in [min, max) (fixed when equal): a service time or an event's dispatch.
-    static constexpr flow_stage delay(const char* name, seconds min, seconds max) noexcept {
-        return {name, flow_stage_kind::delay, false, min, max, seconds(0)};
+    PROVPOL_NODISCARD static constexpr flow_stage delay(text_view name, seconds min, seconds max) noexcept {
+        return {flow_stage_kind::delay, name, false, min, max, seconds(0)};
     }
     /// A delay that holds the volume group's lock (the SPM's lvextend): serialized across a domain's drives.
-    static constexpr flow_stage locked_delay(const char* name, seconds min, seconds max) noexcept {
-        return {name, flow_stage_kind::delay, true, min, max, seconds(0)};
+    PROVPOL_NODISCARD static constexpr flow_stage locked_delay(text_view name, seconds min, seconds max) noexcept {
+        return {flow_stage_kind::delay, name, true, min, max, seconds(0)};
     }
     /// A poll every `period`, counted from the send.
-    static constexpr flow_stage reply_poll(const char* name, seconds period) noexcept {
-        return {name, flow_stage_kind::reply_poll, false, period, period, seconds(0)};
+    PROVPOL_NODISCARD static constexpr flow_stage reply_poll(text_view name, seconds period) noexcept {
+        return {flow_stage_kind::reply_poll, name, false, period, period, seconds(0)};
     }
 
-    /// The clock's cycle (period + drift), or 0 for a delay or a send.
-    PROVPOL_NODISCARD constexpr seconds cycle() const noexcept {
-        return kind == flow_stage_kind::clock                                              ? min_seconds + drift
-               : (kind == flow_stage_kind::monitor || kind == flow_stage_kind::reply_poll) ? min_seconds
-                                                                                           : seconds(0);
+    PROVPOL_NODISCARD constexpr flow_stage_kind kind() const noexcept { return kind_; }
+    /// What the stage is ("SPM mailbox scan"): the stage's own copy, NUL-terminated, at most max_name bytes.
+    PROVPOL_NODISCARD constexpr text_view name() const noexcept { return {name_, kept_size()}; }
+    /// The length of the name it was given (above max_name when it was cut; saturates at 65535).
+    PROVPOL_NODISCARD constexpr std::size_t given_name_size() const noexcept { return name_size_; }
+    /// A monitor's, a clock's or a reply poll's period. Precondition: the stage is one of those.
+    PROVPOL_NODISCARD constexpr seconds period() const noexcept {
+        PROVPOL_ASSERT(kind_ != flow_stage_kind::delay && kind_ != flow_stage_kind::send,
+                       "flow_stage::period: a delay or a send has a range, not a period");
+        return lo_;
     }
+    /// A clock's drift, the time added to every cycle (the SPM's mailbox read); 0 for the other kinds.
+    PROVPOL_NODISCARD constexpr seconds drift() const noexcept { return drift_; }
+    /// A delay's or a send's shortest time. Precondition: the stage is a delay or a send.
+    PROVPOL_NODISCARD constexpr seconds min() const noexcept {
+        PROVPOL_ASSERT(timed(), "flow_stage::min: a clock has a period, not a range");
+        return lo_;
+    }
+    /// A delay's or a send's longest time (exclusive when above min). Precondition: a delay or a send.
+    PROVPOL_NODISCARD constexpr seconds max() const noexcept {
+        PROVPOL_ASSERT(timed(), "flow_stage::max: a clock has a period, not a range");
+        return hi_;
+    }
+    /// Whether the stage is a delay that holds the volume group's lock (false for every other kind).
+    PROVPOL_NODISCARD constexpr bool locked() const noexcept { return locked_; }
+    /// The clock's cycle (period + drift; the period of a monitor or a reply poll), or 0 for a delay or a send.
+    PROVPOL_NODISCARD constexpr seconds cycle() const noexcept { return timed() ? seconds(0) : lo_ + drift_; }
+
+private:
+    friend class flow_latency;  // its runs read the times without the accessors' checks
+
+    constexpr flow_stage(flow_stage_kind kind, text_view name, bool locked, seconds lo, seconds hi,
+                         seconds drift) noexcept
+        : lo_(lo),
+          hi_(hi),
+          drift_(drift),
+          name_size_(static_cast<std::uint16_t>(name.size() < 65535 ? name.size() : 65535)),
+          kind_(kind),
+          locked_(locked) {
+        for (std::size_t i = 0; i < kept_size(); ++i) name_[i] = name[i];
+    }
+    PROVPOL_NODISCARD constexpr bool timed() const noexcept {
+        return kind_ == flow_stage_kind::delay || kind_ == flow_stage_kind::send;
+    }
+    PROVPOL_NODISCARD constexpr std::size_t kept_size() const noexcept {
+        return name_size_ < max_name ? name_size_ : max_name;
+    }
+
+    seconds lo_ = seconds(0);     // delay, send: the shortest time; monitor, clock, reply poll: the period
+    seconds hi_ = seconds(0);     // delay, send: the longest time; the others: the period (unread)
+    seconds drift_ = seconds(0);  // clock: the time added to every cycle
+    std::uint16_t name_size_ = 0;
+    flow_stage_kind kind_ = flow_stage_kind::delay;
+    bool locked_ = false;
+    char name_[max_name + 1] = {};
+};
+
+/// A flow_latency::make error's message: the stage's index and name (at most 8 + 47 bytes) before an error's.
+using flow_error_message = fixed_string<error_message::capacity() + 81>;
+
+/// Why flow_latency::make refused a flow: the error and, when it is about one stage, that stage's index and a
+/// copy of its name. The cause's setting is the stage's field ("min_seconds", "max_seconds", "period", "drift",
+/// "name length"), empty for a stage in the wrong place, "flow stages" or "flow reply polls per request" for the
+/// whole flow. Every range a stage's field is checked against is half-open, [lo, hi), and the message says so:
+///   flow stage 4 ('SPM lvextend') max_seconds must be in [0.3, 100000), got 0.1
+/// (the index counted from 1 in the message, from 0 in stage()).
+class flow_error {
+public:
+    /// stage() of an error about the whole flow.
+    static constexpr std::size_t no_stage = static_cast<std::size_t>(-1);
+
+    constexpr flow_error() noexcept = default;
+    /// An error about the whole flow.
+    constexpr explicit flow_error(const error& cause) noexcept : cause_(cause) {}
+    /// An error about stage `index` (from 0).
+    constexpr flow_error(const error& cause, std::size_t index, const flow_stage& stage) noexcept
+        : cause_(cause), stage_(index), name_size_(stage.name().size()) {
+        for (std::size_t i = 0; i < name_size_; ++i) name_[i] = stage.name()[i];
+    }
+
+    PROVPOL_NODISCARD constexpr const error& cause() const noexcept { return cause_; }
+    PROVPOL_NODISCARD constexpr errc code() const noexcept { return cause_.code(); }
+    /// The stage's index, from 0, or no_stage.
+    PROVPOL_NODISCARD constexpr std::size_t stage() const noexcept { return stage_; }
+    /// The stage's name (as the stage kept it), or "".
+    PROVPOL_NODISCARD constexpr text_view stage_name() const noexcept { return {name_, name_size_}; }
+
+    /// What is wrong with the stage, its field spelled `setting` (a reader of a file names the file's field):
+    /// "max_s must be in [0.3, 100000), got 0.1"; the cause's message for an error about the whole flow.
+    PROVPOL_NODISCARD flow_error_message what(text_view setting) const noexcept {
+        flow_error_message m;
+        if (stage_ == no_stage) return m.append(cause_.message().view());
+        const error_value v = cause_.value(), lo = cause_.lower_bound(), hi = cause_.upper_bound();
+        if (cause_.code() != errc::out_of_range) {
+            if (!setting.empty()) m.append(setting).append(": ");
+            return m.append(cause_.with_setting(nullptr).message().view());
+        }
+        m.append(setting).append(" must be ");
+        if (lo.empty()) {
+            m.append("at most ");
+            hi.append_to(m);
+        } else {
+            m.append("in [");
+            lo.append_to(m);
+            m.append(", ");
+            hi.append_to(m);
+            m.append(')');
+        }
+        m.append(", got ");
+        v.append_to(m);
+        return m;
+    }
+    /// The message: "flow stage N ('NAME') " before what(setting) (": " when it names no field), or the cause's
+    /// message for the whole flow.
+    PROVPOL_NODISCARD flow_error_message message() const noexcept {
+        flow_error_message m;
+        if (stage_ == no_stage) return m.append(cause_.message().view());
+        m.append("flow stage ").append_uint(stage_ + 1).append(" ('").append(stage_name()).append("')");
+        const text_view setting = cause_.setting();
+        m.append(setting.empty() ? ": " : " ");
+        return m.append(what(setting).view());
+    }
+
+    friend constexpr bool operator==(const flow_error& a, const flow_error& b) noexcept {
+        return a.cause_ == b.cause_ && a.stage_ == b.stage_ && a.stage_name() == b.stage_name();
+    }
+    friend constexpr bool operator!=(const flow_error& a, const flow_error& b) noexcept { return !(a == b); }
+
+private:
+    error cause_{};
+    std::size_t stage_ = no_stage;
+    std::size_t name_size_ = 0;
+    char name_[flow_stage::max_name + 1] = {};
 };
 
 /// A run's state of a flow: the clocks' phases and the mail monitor's pending reply. Times are since the run's
@@ -174,49 +306,22 @@ public:
     static constexpr std::uint64_t max_reply_polls = 1000;
 
     /// Validates the stages: 1 to 8; a monitor only first; a locked delay only between the send and the reply
-    /// poll; at most one send and one reply poll, the poll after
-    /// the send; times finite in [0, 1e5) seconds with min <= max; periods above 1 ms; drift in [0, period).
-    PROVPOL_NODISCARD static result<flow_latency> make(const flow_stage* stages, std::size_t count) noexcept {
+    /// poll; at most one send and one reply poll, the poll after the send; names of at most flow_stage::max_name
+    /// bytes; times finite in [0, 1e5) seconds with min <= max; periods in [1 ms, 1e5 s); drift in [0, period).
+    /// An error about a stage names it (flow_error).
+    PROVPOL_NODISCARD static result<flow_latency, flow_error> make(const flow_stage* stages,
+                                                                   std::size_t count) noexcept {
         if (count < 1 || count > max_stages)
-            return unexpected(error::out_of_range("flow stages", error_value::of(count), error_value::of(1),
-                                                  error_value::of(max_stages)));
+            return unexpected(flow_error(error::out_of_range("flow stages", error_value::of(count), error_value::of(1),
+                                                             error_value::of(max_stages))));
         flow_latency f;
         int send = -1, poll = -1;
         for (std::size_t i = 0; i < count; ++i) {
             const flow_stage& s = stages[i];
-            const bool timed = s.kind == flow_stage_kind::delay || s.kind == flow_stage_kind::send;
-            const double lo = s.min_seconds.count(), hi = s.max_seconds.count(), drift = s.drift.count();
-            if (timed) {
-                if (!detail::isfinite(lo) || lo < 0.0 || lo >= 1e5)
-                    return unexpected(error::out_of_range("flow stage min_seconds", error_value::of_real(lo),
-                                                          error_value::of_real(0.0), error_value::of_real(1e5)));
-                if (!detail::isfinite(hi) || hi < lo || hi >= 1e5)
-                    return unexpected(error::out_of_range("flow stage max_seconds", error_value::of_real(hi),
-                                                          error_value::of_real(lo), error_value::of_real(1e5)));
-            } else {
-                if (!detail::isfinite(lo) || lo < 0.001 || lo >= 1e5)
-                    return unexpected(error::out_of_range("flow clock period", error_value::of_real(lo),
-                                                          error_value::of_real(0.001), error_value::of_real(1e5)));
-                if (!detail::isfinite(drift) || drift < 0.0 || drift >= lo)
-                    return unexpected(error::out_of_range("flow clock drift", error_value::of_real(drift),
-                                                          error_value::of_real(0.0), error_value::of_real(lo)));
-            }
-            if (s.locked && (s.kind != flow_stage_kind::delay || send < 0 || poll >= 0))
-                return unexpected(error::unsupported("flow stages",
-                                                     "only a delay between the send and the reply poll "
-                                                     "can hold the volume group's lock"));
-            if (s.kind == flow_stage_kind::monitor && i != 0)
-                return unexpected(error::unsupported("flow stages", "only the first stage can be the agent's monitor"));
-            if (s.kind == flow_stage_kind::send) {
-                if (send >= 0) return unexpected(error::unsupported("flow stages", "at most one send"));
-                send = static_cast<int>(i);
-            }
-            if (s.kind == flow_stage_kind::reply_poll) {
-                if (poll >= 0) return unexpected(error::unsupported("flow stages", "at most one reply poll"));
-                if (send < 0)
-                    return unexpected(error::unsupported("flow stages", "the reply poll must come after the send"));
-                poll = static_cast<int>(i);
-            }
+            const auto checked = check_stage(s, i, send, poll);
+            if (!checked) return unexpected(flow_error(checked.error(), i, s));
+            if (s.kind_ == flow_stage_kind::send) send = static_cast<int>(i);
+            if (s.kind_ == flow_stage_kind::reply_poll) poll = static_cast<int>(i);
             f.stages_[i] = s;
         }
         f.count_ = count;
@@ -224,9 +329,9 @@ public:
         f.poll_ = poll;
         if (poll >= 0)
             for (std::size_t i = static_cast<std::size_t>(poll) + 1; i < count; ++i)
-                if (stages[i].kind == flow_stage_kind::delay) f.refresh_ = static_cast<int>(i);
+                if (stages[i].kind_ == flow_stage_kind::delay) f.refresh_ = static_cast<int>(i);
         const auto prepared = f.prepare();
-        if (!prepared) return unexpected(prepared.error());
+        if (!prepared) return unexpected(flow_error(prepared.error()));
         return f;
     }
 
@@ -291,13 +396,13 @@ public:
     /// The agent's monitor period (the first stage when it is a monitor), or 0 when the agent requests on the
     /// threshold event itself.
     PROVPOL_NODISCARD seconds detection_period() const noexcept {
-        return stages_[0].kind == flow_stage_kind::monitor ? stages_[0].min_seconds : seconds(0);
+        return stages_[0].kind_ == flow_stage_kind::monitor ? stages_[0].lo_ : seconds(0);
     }
     /// Draws the run's clock phases, in stage order, one uniform each (the monitor's phase is the caller's).
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
         flow_run r;
         for (std::size_t i = 0; i < count_; ++i)
-            if (stages_[i].kind == flow_stage_kind::clock) r.phase[i] = stages_[i].cycle() * rng.uniform();
+            if (stages_[i].kind_ == flow_stage_kind::clock) r.phase[i] = stages_[i].cycle() * rng.uniform();
         return r;
     }
     /// The time the grown LV is visible for a request the agent made at time `t` (at its monitor's tick, or at the
@@ -307,7 +412,7 @@ public:
         run.reply_read = seconds(1e300);  // set at the refresh stage, when the flow has one
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
-            switch (s.kind) {
+            switch (s.kind_) {
                 case flow_stage_kind::monitor:
                     break;  // the request is made at the monitor's tick
                 case flow_stage_kind::clock:
@@ -340,8 +445,46 @@ public:
     }
 
 private:
+    // Stage i against its kind's ranges and its place, given the send and the reply poll before it (-1 when
+    // none): true, or what is wrong with it (flow_error adds which stage).
+    static result<bool> check_stage(const flow_stage& s, std::size_t i, int send, int poll) noexcept {
+        if (s.name_size_ > flow_stage::max_name)
+            return unexpected(error::out_of_range("name length", error_value::of(s.name_size_), {},
+                                                  error_value::of(flow_stage::max_name)));
+        const double lo = s.lo_.count(), hi = s.hi_.count(), drift = s.drift_.count();
+        if (s.timed()) {
+            if (!detail::isfinite(lo) || lo < 0.0 || lo >= 1e5)
+                return unexpected(error::out_of_range("min_seconds", error_value::of_real(lo),
+                                                      error_value::of_real(0.0), error_value::of_real(1e5)));
+            if (!detail::isfinite(hi) || hi < lo || hi >= 1e5)
+                return unexpected(error::out_of_range("max_seconds", error_value::of_real(hi), error_value::of_real(lo),
+                                                      error_value::of_real(1e5)));
+        } else {
+            if (!detail::isfinite(lo) || lo < 0.001 || lo >= 1e5)
+                return unexpected(error::out_of_range("period", error_value::of_real(lo), error_value::of_real(0.001),
+                                                      error_value::of_real(1e5)));
+            if (!detail::isfinite(drift) || drift < 0.0 || drift >= lo)
+                return unexpected(error::out_of_range("drift", error_value::of_real(drift), error_value::of_real(0.0),
+                                                      error_value::of_real(lo)));
+        }
+        if (s.locked_ && (s.kind_ != flow_stage_kind::delay || send < 0 || poll >= 0))
+            return unexpected(error::unsupported(
+                nullptr, "only a delay between the send and the reply-poll can hold the volume group's lock"));
+        if (s.kind_ == flow_stage_kind::monitor && i != 0)
+            return unexpected(
+                error::unsupported(nullptr, "kind monitor (the agent's own detection) can only be the first stage"));
+        if (s.kind_ == flow_stage_kind::send && send >= 0)
+            return unexpected(error::unsupported(nullptr, "a second send (a flow has at most one)"));
+        if (s.kind_ == flow_stage_kind::reply_poll && poll >= 0)
+            return unexpected(error::unsupported(nullptr, "a second reply-poll (a flow has at most one)"));
+        if (s.kind_ == flow_stage_kind::reply_poll && send < 0)
+            return unexpected(
+                error::unsupported(nullptr, "a reply-poll counts from the send: put a send stage before it"));
+        return true;
+    }
+
     static double draw(const flow_stage& s, random_stream& rng) noexcept {
-        return detail::draw_uniform(s.min_seconds.count(), s.max_seconds.count(), rng);
+        return detail::draw_uniform(s.lo_.count(), s.hi_.count(), rng);
     }
 
     // Splits the stages into A + B (uniforms outside the send-to-poll span) and X (between send and poll).
@@ -350,13 +493,13 @@ private:
         std::size_t nab = 0, nx = 0;
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
-            if (s.kind == flow_stage_kind::reply_poll) {
-                period_ = s.min_seconds.count();
+            if (s.kind_ == flow_stage_kind::reply_poll) {
+                period_ = s.lo_.count();
                 continue;
             }
-            const bool clocked = s.kind != flow_stage_kind::delay && s.kind != flow_stage_kind::send;
-            const latency_stage u{s.name, clocked ? seconds(0) : s.min_seconds, clocked ? s.cycle() : s.max_seconds,
-                                  false};
+            // Unnamed: a pipeline's stage keeps a pointer to its name, and this flow's own copy moves with it.
+            const bool clocked = !s.timed();
+            const latency_stage u{"", clocked ? seconds(0) : s.lo_, clocked ? s.cycle() : s.hi_, false};
             const bool between = poll_ >= 0 && static_cast<int>(i) > send_ && static_cast<int>(i) < poll_;
             if (between)
                 x[nx++] = u;
