@@ -384,6 +384,11 @@ TEST_CASE("flow_stage: a name of more than max_name bytes is refused, naming the
     CHECK(r.error().code() == errc::out_of_range);
     CHECK(std::string(r.error().message().view()) ==
           "flow stage 2 ('" + std::string(flow_stage::max_name, 'o') + "') name length must be at most 47, got 48");
+    // The stage keeps the first max_name bytes and remembers the length it was given.
+    CHECK(too_long[1].given_name_size() == 48);
+    CHECK(std::string(too_long[1].name()) == std::string(flow_stage::max_name, 'o'));
+    CHECK(r.error() == flow_latency::make(too_long, 2).error());
+    CHECK(r.error() != flow_latency::make(too_long + 1, 1).error());  // the same cause, another index
 }
 
 TEST_CASE("flow: every refused stage is named by its index and its name") {
