@@ -1,5 +1,5 @@
-// provpol/flow.hpp - the extend-latency models (the model layer): independent waits and samples (pipeline), the flow as
-// clocks, the run-time latency_model with its profiles, and the pause risk and its planner.
+// provpol/flow.hpp - the extend-latency models (the model layer): independent waits and samples (pipeline), a
+// flow's stages, the flow as clocks, the run-time latency_model with its profiles, and the pause risk and its planner.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_FLOW_HPP
@@ -9,5 +9,6 @@
 #include "flow/latency.hpp"   // IWYU pragma: export
 #include "flow/pipeline.hpp"  // IWYU pragma: export
 #include "flow/risk.hpp"      // IWYU pragma: export
+#include "flow/stage.hpp"     // IWYU pragma: export
 
 #endif  // PROVPOL_FLOW_HPP
