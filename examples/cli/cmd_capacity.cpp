@@ -2,6 +2,7 @@
 // latency profile and configuration: N such that every writer count from 1 to N meets the target and N + 1 does not
 // (domain/capacity.hpp's search_max_writers), with its spread over domain runs. The options are read once into a
 // request; the searches run on --jobs threads; the rows or the plot are printed.
+#include "budget.hpp"
 #include "common/cli.hpp"
 #include "common/config_input.hpp"
 #include "common/latency_option.hpp"
@@ -25,7 +26,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,30 +42,6 @@ struct count_figures {
     std::uint32_t at_quantile = 0;  ///< pauses per writing VM at the target's quantile
 };
 
-/// The searches' work, bounded by --max-events as they go: before a writer count is simulated, its events (each
-/// drive of each of its runs, events_per_run) are added, and past the bound the search stops with one error. The
-/// searches check each count from 1 up to the answer and one more, so what they cost is not known before: the
-/// first count of every search is checked before anything runs (check_work), the rest here. Whether they stop does
-/// not depend on the threads' order: it is whether the counts all searches check add up past the bound.
-class capacity_budget {
-public:
-    capacity_budget(std::uint64_t max_events, std::string what) : max_(max_events), what_(std::move(what)) {}
-    void spend(double events) {
-        const std::lock_guard<std::mutex> lock(m_);
-        used_ += events;
-        if (used_ > static_cast<double>(max_))
-            throw usage_error("capacity would replay more than --max-events " + std::to_string(max_) +
-                              " simulated events (" + what_ +
-                              "): lower --runs or --write, raise the rate, or raise --max-events");
-    }
-
-private:
-    std::mutex m_;
-    std::uint64_t max_;
-    std::string what_;
-    double used_ = 0.0;
-};
-
 /// One latency profile's search: the domain runs of a writer count on `jobs` threads, every count's figures kept
 /// (the plot draws the counts the search visited).
 struct profile_search {
@@ -77,7 +53,7 @@ struct profile_search {
     per_vm_target target;
     std::uint32_t runs;
     std::uint64_t seed;
-    capacity_budget* work = nullptr;
+    work_budget* work = nullptr;
     double events_per_domain_run = 0.0;  ///< what work is charged per domain run of a count
     std::uint32_t first = 0;  ///< the series' first domain run: a search over run `first` alone gives its spread
     std::map<std::uint32_t, count_figures> seen;
@@ -96,7 +72,7 @@ struct profile_search {
     /// check_writers' figures at `writers` (domain.hpp), from the same runs added up in the same order.
     writers_check check(std::uint32_t writers, unsigned jobs) {
         if (seen.count(writers) == 0) {
-            if (work != nullptr) work->spend(events_per_domain_run * runs);
+            if (work != nullptr) work->spend_or_throw(events_per_domain_run * runs);
             domain_plan_accumulator acc = accumulator(writers);
             ordered_parallel(
                 runs, jobs, domain_window(cfg, jobs),
@@ -261,7 +237,7 @@ double domain_run_events(const capacity_request& q, const plan_config& c, const 
     return static_cast<double>(q.dcfg.drives()) * events_per_run(q.write, q.r, c.config.chunk(), l.detection_period());
 }
 
-void prepare_searches(const capacity_request& q, capacity_budget& work, capacity_searches& s) {
+void prepare_searches(const capacity_request& q, work_budget& work, capacity_searches& s) {
     for (const latency_model& l : q.latencies) {
         const milliseconds ms = std::max(latency_budget(l, 1.0), milliseconds(1));
         for (const plan_config& config : q.configs)
@@ -449,9 +425,10 @@ int run_capacity(int argc, char** argv) {
           "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
     const capacity_request q = read_capacity_request(a);
-    capacity_budget work(q.max_events, "writer counts from 1 up to each answer and one more, each " +
-                                           std::to_string(q.runs) + " runs of " + std::to_string(q.dcfg.drives()) +
-                                           " drives writing " + std::string(format_size(q.write).view()));
+    work_budget work("capacity", q.max_events,
+                     "writer counts from 1 up to each answer and one more, each " + std::to_string(q.runs) +
+                         " runs of " + std::to_string(q.dcfg.drives()) + " drives writing " +
+                         std::string(format_size(q.write).view()));
     capacity_searches s;
     prepare_searches(q, work, s);
     run_searches(q, s);

@@ -2,6 +2,7 @@
 // per VM on a storage domain), as lines to paste into a VDSM configuration file, checked by simulation. Each simulated
 // answer is a scan (simulate/search.hpp): every smaller candidate was simulated and missed; it says the runs it
 // rests on and its spread over seeds. The options are read once into a request, answered by the library, printed.
+#include "budget.hpp"
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/latency_option.hpp"
@@ -23,7 +24,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -149,37 +149,6 @@ request read_request(const args& a) {
     return q;
 }
 
-/// A bound on the work of the searches that run side by side (one per seed): each candidate adds, before it is
-/// simulated, the events its check replays at most (events_per_run for each of its runs); past --max-events the
-/// searches stop. Whether they stop does not depend on the threads' order: it is whether their total passes the
-/// bound. The most a search could need (every candidate) is far above what it replays (a candidate that misses
-/// stops at its miss), so the bound is checked as the search goes, not before.
-class work_budget {
-public:
-    work_budget(std::uint64_t max_events, std::string what) : max_(max_events), what_(std::move(what)) {}
-    result<void> spend(double events) {
-        const std::lock_guard<std::mutex> lock(m_);
-        used_ += events;
-        if (used_ <= static_cast<double>(max_)) return {};
-        over_ = true;
-        return unexpected(error::out_of_range("max_events", error_value::of(max_), {}, error_value::of(max_)));
-    }
-    /// After the searches: the usage error when they passed the bound.
-    void check() const {
-        if (over_)
-            throw usage_error("recommend would replay more than --max-events " + std::to_string(max_) +
-                              " simulated events (" + what_ +
-                              "): lower --runs or --write, raise the rate, or raise --max-events");
-    }
-
-private:
-    std::mutex m_;
-    std::uint64_t max_;
-    std::string what_;
-    double used_ = 0.0;
-    bool over_ = false;
-};
-
 /// answer(s) for --seed and the next spread_seeds - 1 seeds, side by side on `jobs` threads: the answers in seed
 /// order. The budget's error first, then the first error in seed order (fail with `option`).
 template <class T, class Answer>
@@ -223,7 +192,7 @@ chunk_spread answer_per_vm(const request& q, std::uint32_t runs) {
     check_work("recommend",
                static_cast<double>(spread_seeds * runs) * events_per_run(q.w.write_size, q.r, extent, tick),
                q.max_events, what);
-    work_budget budget(q.max_events, what);
+    work_budget budget("recommend", q.max_events, what);
     return spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
         return recommend_vdsm_per_vm(q.w, q.latency, *q.vm, q.percent, runs, seed, extent, [&](std::uint64_t k) {
             return budget.spend(runs * events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick));
@@ -278,7 +247,7 @@ void search_budget(const request& q, const plan_config& floor, milliseconds long
     const double per_candidate = static_cast<double>(runs) * events_per_run(q.w.write_size, q.r, floor.config.chunk(),
                                                                             q.latency.detection_period());
     check_work("recommend", static_cast<double>(spread_seeds) * per_candidate, q.max_events, what);
-    work_budget budget(q.max_events, what);
+    work_budget budget("recommend", q.max_events, what);
     const auto answers = over_seeds<search_answer<std::uint64_t>>(q, budget, "--latency", [&](std::uint64_t seed) {
         return smallest_meeting(std::uint64_t{1}, steps, [&](std::uint64_t k) -> result<bool> {
             if (auto go = budget.spend(per_candidate); !go) return unexpected(go.error());
@@ -472,7 +441,7 @@ domain_answer answer_domain(const request& q) {
     const double per_run = static_cast<double>(runs) * d.drives();
     check_work("recommend", spread_seeds * per_run * events_per_run(q.w.write_size, q.r, extent, tick), q.max_events,
                what);
-    work_budget budget(q.max_events, what);
+    work_budget budget("recommend", q.max_events, what);
     const chunk_spread chunk =
         spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
             return recommend_vdsm_domain(
