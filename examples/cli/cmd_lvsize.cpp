@@ -9,6 +9,7 @@
 #include <provpol/extend/vdsm_sizes.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,7 +90,206 @@ vdsm_drive_type drive_type_option(const args& a, const char* name) {
                       "': expected block-cow, block-raw, file or network");
 }
 
-// long: not split yet: options, checks, library calls and printing of the command in one
+namespace {
+
+// Which size VDSM decides (--for).
+enum class lvsize_for { new_volume, optimal, merge, resize };
+
+const char* text_of(lvsize_for w) {
+    switch (w) {
+        case lvsize_for::new_volume:
+            return "new";
+        case lvsize_for::optimal:
+            return "optimal";
+        case lvsize_for::merge:
+            return "merge";
+        case lvsize_for::resize:
+            return "resize";
+    }
+    return "";
+}
+
+// The options of one lvsize question, read and checked; the fields a mode does not read keep their defaults.
+struct lvsize_request {
+    format f = format::text;
+    lvsize_for what = lvsize_for::new_volume;
+    std::optional<vdsm_config> config;  // the chunk and extent (the preset's, or --chunk and --extent)
+    bytes capacity;
+    vdsm_volume_format volume_format = vdsm_volume_format::cow;
+    vdsm_preallocation preallocation = vdsm_preallocation::sparse;  // new, optimal, resize
+    std::optional<bytes> initial;                                   // new: --initial-size
+    bytes actual;                                                   // optimal: 0 for raw without --actual
+    bool internal = false;                                          // optimal, merge: --internal
+    bytes current, required, bitmaps;                               // merge
+    vdsm_drive_type drive_type = vdsm_drive_type::block_cow;        // merge
+    bytes new_capacity;                                             // resize
+};
+
+lvsize_for for_option(const args& a) {
+    const auto what = a.value("--for");
+    if (!what) throw usage_error("--for is required: new, optimal, merge or resize");
+    for (lvsize_for w : {lvsize_for::new_volume, lvsize_for::optimal, lvsize_for::merge, lvsize_for::resize})
+        if (*what == text_of(w)) return w;
+    throw usage_error("--for: unknown value '" + args::printable(*what) + "': expected new, optimal, merge or resize");
+}
+
+// No option is ignored: each applies to the modes that read it.
+void check_applies(const args& a, const std::string& mode) {
+    struct applies {
+        const char* option;
+        const char* modes;
+    };
+    static const applies only[] = {{"--initial-size", " new "},
+                                   {"--actual", " optimal "},
+                                   {"--internal", " optimal merge "},
+                                   {"--current", " merge "},
+                                   {"--required", " merge "},
+                                   {"--bitmaps", " merge "},
+                                   {"--drive-type", " merge "},
+                                   {"--new-capacity", " resize "},
+                                   {"--preallocation", " new optimal resize "},
+                                   {"--chunk", " new optimal merge "},
+                                   {"--preset", " new optimal merge "}};
+    for (const applies& o : only)
+        if (a.has(o.option) && std::string(o.modes).find(" " + mode + " ") == std::string::npos)
+            throw usage_error(std::string(o.option) + " does not apply to --for " + mode + " (it applies to --for" +
+                              std::string(o.modes).substr(0, std::string(o.modes).size() - 1) + ")");
+}
+
+// --preset, then --chunk and --extent over it.
+vdsm_config config_option(const args& a) {
+    const auto preset = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
+    if (!preset) fail(preset.error(), "--preset");
+    const auto base = vdsm_config_of(*preset, "--preset");
+    if (!base) fail(base.error(), "--preset");
+    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base->chunk());
+    const bytes extent = a.size("--extent").value_or(base->extent());
+    const auto cfg = vdsm_config::make_bytes(chunk, base->percent(), extent);
+    if (!cfg) fail(cfg.error(), cfg.error().setting() == text_view("extent_size") ? "--extent" : "--chunk");
+    return *cfg;
+}
+
+// The options each mode reads, in the order their errors are reported.
+void read_mode_options(const args& a, lvsize_request& q) {
+    if (q.what != lvsize_for::merge) q.preallocation = preallocation_option(a, q.volume_format);
+    switch (q.what) {
+        case lvsize_for::new_volume:
+            q.initial = a.size("--initial-size");
+            if (q.initial && q.initial->count() == 0)
+                throw usage_error("--initial-size must be at least 1 byte (leave it out for none), got 0");
+            break;
+        case lvsize_for::optimal:  // a raw volume's optimal size is its capacity: it needs no --actual
+            q.actual = q.volume_format == vdsm_volume_format::raw && !a.has("--actual")
+                           ? bytes(0)
+                           : required_size(a, "--actual", "optimal");
+            q.internal = a.has("--internal");
+            break;
+        case lvsize_for::merge:
+            q.current = required_size(a, "--current", "merge");
+            q.required = required_size(a, "--required", "merge");
+            q.bitmaps = a.size("--bitmaps").value_or(bytes(0));
+            q.internal = a.has("--internal");
+            q.drive_type = drive_type_option(a, "--drive-type");
+            break;
+        case lvsize_for::resize:
+            q.new_capacity = required_size(a, "--new-capacity", "resize");
+            break;
+    }
+}
+
+lvsize_request read_lvsize_request(const args& a) {
+    lvsize_request q;
+    q.f = a.output_format();
+    q.what = for_option(a);
+    check_applies(a, text_of(q.what));
+    q.config = config_option(a);
+    q.capacity = required_size(a, "--capacity", text_of(q.what));
+    q.volume_format = format_option(a);
+    read_mode_options(a, q);
+    return q;
+}
+
+// The library's answers, after the fields every mode prints.
+void answer_new(const lvsize_request& q, const vdsm_block_sizes& sizes, answer& out) {
+    const bytes initial = q.initial.value_or(bytes(0));
+    const auto alloc = sizes.alloc_size(q.preallocation, q.volume_format, q.capacity, initial);
+    if (!alloc) fail(alloc.error(), "--initial-size");
+    const auto lv = sizes.new_volume_size(q.preallocation, q.volume_format, q.capacity, initial);
+    if (!lv) fail(lv.error(), "--initial-size");
+    out.emplace_back("preallocation", cell::of_text(text_of(q.preallocation)));
+    out.emplace_back("initial_size", cell::of_size(initial));
+    out.emplace_back("volume_capacity", cell::of_size(vdsm_volume_capacity(q.capacity)));
+    out.emplace_back("max_size", cell::of_size(sizes.max_size(q.volume_format, q.capacity)));
+    out.emplace_back("alloc_size", cell::of_size(*alloc));
+    out.emplace_back("lv_size", cell::of_size(*lv));
+}
+
+void answer_optimal(const lvsize_request& q, const vdsm_block_sizes& sizes, answer& out) {
+    const bool leaf = !q.internal;
+    const auto optimal = sizes.optimal_size(q.volume_format, q.actual, q.capacity, leaf);
+    if (!optimal) fail(optimal.error(), "--actual");
+    out.emplace_back("preallocation", cell::of_text(text_of(q.preallocation)));
+    out.emplace_back("actual", cell::of_size(q.actual));
+    out.emplace_back("leaf", cell::of_flag(leaf));
+    out.emplace_back("max_size", cell::of_size(sizes.max_size(q.volume_format, q.capacity)));
+    out.emplace_back("optimal_size", cell::of_size(*optimal));
+    out.emplace_back("can_reduce", cell::of_flag(vdsm_can_reduce(q.volume_format, q.preallocation)));
+}
+
+void answer_merge(const lvsize_request& q, answer& out) {
+    vdsm_merge_input in;
+    in.capacity = q.capacity;
+    in.current = q.current;
+    in.required = q.required;
+    in.bitmaps = q.bitmaps;
+    in.active_commit = !q.internal;
+    in.chunked = vdsm_chunked(q.drive_type);
+    in.base_cow = q.volume_format == vdsm_volume_format::cow;
+    const vdsm_merge_decision d = vdsm_merge_extend(*q.config, in);
+    out.emplace_back("current", cell::of_size(in.current));
+    out.emplace_back("required", cell::of_size(d.required));
+    out.emplace_back("active_commit", cell::of_flag(in.active_commit));
+    out.emplace_back("max_size", cell::of_size(d.max_size));
+    out.emplace_back("action", cell::of_text(to_text(d.action)));
+    out.emplace_back("new_size", cell::of_size(d.new_size));
+    out.emplace_back("request_mb", cell::of(vdsm_size_mb(d.new_size)));
+    out.emplace_back("lv_size", cell::of_size(d.lv_size));
+}
+
+void answer_resize(const lvsize_request& q, const vdsm_block_sizes& sizes, answer& out) {
+    const auto d = vdsm_resize(q.volume_format, q.preallocation, q.capacity, q.new_capacity, sizes.extent());
+    if (!d) fail(d.error(), "--new-capacity", "capacity", "--capacity");
+    out.emplace_back("preallocation", cell::of_text(text_of(q.preallocation)));
+    out.emplace_back("new_capacity", cell::of_size(d->capacity));
+    out.emplace_back("action", cell::of_text(to_text(d->action)));
+    out.emplace_back("lv_size", cell::of_size(d->lv_size));
+}
+
+answer lvsize_answer(const lvsize_request& q) {
+    const vdsm_block_sizes sizes(*q.config);
+    answer out;
+    out.emplace_back("for", cell::of_text(text_of(q.what)));
+    out.emplace_back("volume_format", cell::of_text(text_of(q.volume_format)));
+    out.emplace_back("capacity", cell::of_size(q.capacity));
+    switch (q.what) {
+        case lvsize_for::new_volume:
+            answer_new(q, sizes, out);
+            break;
+        case lvsize_for::optimal:
+            answer_optimal(q, sizes, out);
+            break;
+        case lvsize_for::merge:
+            answer_merge(q, out);
+            break;
+        case lvsize_for::resize:
+            answer_resize(q, sizes, out);
+            break;
+    }
+    return out;
+}
+
+}  // namespace
+
 int run_lvsize(int argc, char** argv) {
     const args a(
         "lvsize", usage,
@@ -116,110 +316,8 @@ int run_lvsize(int argc, char** argv) {
          {"--new-capacity", "SIZE", "resize: the capacity asked for"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
-    const format f = a.output_format();
-    const auto what = a.value("--for");
-    if (!what) throw usage_error("--for is required: new, optimal, merge or resize");
-    const std::string mode = *what;
-    if (mode != "new" && mode != "optimal" && mode != "merge" && mode != "resize")
-        throw usage_error("--for: unknown value '" + args::printable(mode) +
-                          "': expected new, optimal, merge or resize");
-
-    // No option is ignored: each applies to the modes that read it.
-    struct applies {
-        const char* option;
-        const char* modes;
-    };
-    static const applies only[] = {{"--initial-size", " new "},
-                                   {"--actual", " optimal "},
-                                   {"--internal", " optimal merge "},
-                                   {"--current", " merge "},
-                                   {"--required", " merge "},
-                                   {"--bitmaps", " merge "},
-                                   {"--drive-type", " merge "},
-                                   {"--new-capacity", " resize "},
-                                   {"--preallocation", " new optimal resize "},
-                                   {"--chunk", " new optimal merge "},
-                                   {"--preset", " new optimal merge "}};
-    for (const applies& o : only)
-        if (a.has(o.option) && std::string(o.modes).find(" " + mode + " ") == std::string::npos)
-            throw usage_error(std::string(o.option) + " does not apply to --for " + mode + " (it applies to --for" +
-                              std::string(o.modes).substr(0, std::string(o.modes).size() - 1) + ")");
-
-    const auto preset = parse_extend_preset(a.value("--preset").value_or("vdsm-2022"), "--preset");
-    if (!preset) fail(preset.error(), "--preset");
-    const auto base = vdsm_config_of(*preset, "--preset");
-    if (!base) fail(base.error(), "--preset");
-    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base->chunk());
-    const bytes extent = a.size("--extent").value_or(base->extent());
-    const auto cfg = vdsm_config::make_bytes(chunk, base->percent(), extent);
-    if (!cfg) fail(cfg.error(), cfg.error().setting() == text_view("extent_size") ? "--extent" : "--chunk");
-    const vdsm_block_sizes sizes(*cfg);
-
-    const bytes capacity = required_size(a, "--capacity", mode.c_str());
-    const vdsm_volume_format vf = format_option(a);
-    answer out;
-    out.emplace_back("for", cell::of_text(mode));
-    out.emplace_back("volume_format", cell::of_text(text_of(vf)));
-    out.emplace_back("capacity", cell::of_size(capacity));
-
-    if (mode == "new") {
-        const vdsm_preallocation p = preallocation_option(a, vf);
-        const bytes initial = a.size("--initial-size").value_or(bytes(0));
-        if (a.has("--initial-size") && initial.count() == 0)
-            throw usage_error("--initial-size must be at least 1 byte (leave it out for none), got 0");
-        const auto alloc = sizes.alloc_size(p, vf, capacity, initial);
-        if (!alloc) fail(alloc.error(), "--initial-size");
-        const auto lv = sizes.new_volume_size(p, vf, capacity, initial);
-        if (!lv) fail(lv.error(), "--initial-size");
-        out.emplace_back("preallocation", cell::of_text(text_of(p)));
-        out.emplace_back("initial_size", cell::of_size(initial));
-        out.emplace_back("volume_capacity", cell::of_size(vdsm_volume_capacity(capacity)));
-        out.emplace_back("max_size", cell::of_size(sizes.max_size(vf, capacity)));
-        out.emplace_back("alloc_size", cell::of_size(*alloc));
-        out.emplace_back("lv_size", cell::of_size(*lv));
-    } else if (mode == "optimal") {
-        const vdsm_preallocation p = preallocation_option(a, vf);
-        // A raw volume's optimal size is its capacity: it needs no --actual.
-        const bytes actual =
-            vf == vdsm_volume_format::raw && !a.has("--actual") ? bytes(0) : required_size(a, "--actual", "optimal");
-        const bool leaf = !a.has("--internal");
-        const auto optimal = sizes.optimal_size(vf, actual, capacity, leaf);
-        if (!optimal) fail(optimal.error(), "--actual");
-        out.emplace_back("preallocation", cell::of_text(text_of(p)));
-        out.emplace_back("actual", cell::of_size(actual));
-        out.emplace_back("leaf", cell::of_flag(leaf));
-        out.emplace_back("max_size", cell::of_size(sizes.max_size(vf, capacity)));
-        out.emplace_back("optimal_size", cell::of_size(*optimal));
-        out.emplace_back("can_reduce", cell::of_flag(vdsm_can_reduce(vf, p)));
-    } else if (mode == "merge") {
-        vdsm_merge_input in;
-        in.capacity = capacity;
-        in.current = required_size(a, "--current", "merge");
-        in.required = required_size(a, "--required", "merge");
-        in.bitmaps = a.size("--bitmaps").value_or(bytes(0));
-        in.active_commit = !a.has("--internal");
-        in.chunked = vdsm_chunked(drive_type_option(a, "--drive-type"));
-        in.base_cow = vf == vdsm_volume_format::cow;
-        const vdsm_merge_decision d = vdsm_merge_extend(*cfg, in);
-        out.emplace_back("current", cell::of_size(in.current));
-        out.emplace_back("required", cell::of_size(d.required));
-        out.emplace_back("active_commit", cell::of_flag(in.active_commit));
-        out.emplace_back("max_size", cell::of_size(d.max_size));
-        out.emplace_back("action", cell::of_text(to_text(d.action)));
-        out.emplace_back("new_size", cell::of_size(d.new_size));
-        out.emplace_back("request_mb", cell::of(vdsm_size_mb(d.new_size)));
-        out.emplace_back("lv_size", cell::of_size(d.lv_size));
-    } else {
-        const vdsm_preallocation p = preallocation_option(a, vf);
-        const bytes requested = required_size(a, "--new-capacity", "resize");
-        const auto d = vdsm_resize(vf, p, capacity, requested, sizes.extent());
-        if (!d) fail(d.error(), "--new-capacity", "capacity", "--capacity");
-        out.emplace_back("preallocation", cell::of_text(text_of(p)));
-        out.emplace_back("new_capacity", cell::of_size(d->capacity));
-        out.emplace_back("action", cell::of_text(to_text(d->action)));
-        out.emplace_back("lv_size", cell::of_size(d->lv_size));
-    }
-    const std::string s = print(out, f);
+    const lvsize_request q = read_lvsize_request(a);
+    const std::string s = print(lvsize_answer(q), q.f);
     std::fwrite(s.data(), 1, s.size(), stdout);
     return 0;
 }
