@@ -76,17 +76,414 @@ std::vector<workload> workloads(const Write& write, const std::vector<rate>& rat
     return out;
 }
 
-}  // namespace
+// What --format svg plots (--svg-metric).
+enum class svg_metric { pause_probability, pauses };
 
-// long: not split here: other work changes this file today (options, run and printing in one)
-int run_plan(int argc, char** argv) {
-    if (is_stratis_invocation(argc, argv)) return run_plan_stratis(argc, argv);
-    // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).
-    if (!is_lvm_invocation(argc, argv))
-        if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
-            return run_per_value(argc, argv, {"--latency"}, v, "latency", run_plan);
-    if (is_lvm_invocation(argc, argv)) return run_plan_lvm(argc, argv);
-    const args a(
+// The options of one plan, read and checked before anything is simulated.
+struct plan_request {
+    format f = format::text;
+    svg_metric metric = svg_metric::pause_probability;
+    std::vector<plan_config> configs;
+    std::vector<trace_point> trace;  // --trace: every writer follows it (with --hosts)
+    std::vector<rate> rates;         // a trace: its mean rate alone
+    std::optional<latency_model> latency_model_;
+    std::string latency_text;  // --latency as given, for the plot's title
+    milliseconds budget{0};    // the rate-aware policies' latency budget
+    write_amount amount;       // --write or --duration
+    std::optional<bytes> capacity_given;
+    std::uint64_t runs = 1000, seed = 1, max_events = default_max_events;
+    unsigned jobs = 1;
+    bool per_run = false;
+    bool domain = false;  // --hosts: a storage domain
+    domain_config dcfg;
+    std::uint32_t writers = 0;
+    seconds stagger{0.0};
+    burst_times burst;
+    bool mix = false;
+    domain_writing writing;  // the writers' workload but for its rate (a trace: all of it)
+
+    const latency_model& latency() const { return *latency_model_; }
+    // What a writer writes at rate r (--write, or r x --duration; a trace: its last point), on a disk of --capacity
+    // or twice that.
+    bytes write(rate r) const { return trace.empty() ? amount.at(r) : trace.back().written; }
+    bytes capacity(rate r) const { return capacity_given.value_or(saturating_mul(write(r), 2)); }
+    std::string written_text() const {
+        return trace.empty() ? amount.text() : std::string(format_size(trace.back().written).view()) + " written";
+    }
+    // What the writers do at rate r (the trace: its own rates).
+    domain_writing writing_at(rate r) const {
+        if (!trace.empty()) return writing;
+        const auto w = workload::make(write(r), r, capacity(r));
+        if (!w)
+            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
+                 amount.option());
+        const auto d = drive_workload::make(*w, seconds(0), burst.on, burst.off);
+        if (!d) fail(d.error(), "--burst");
+        domain_writing out = writing;
+        out.writer = *d;
+        return out;
+    }
+};
+
+// No option is ignored: one that does not apply to what was asked is an error.
+void check_applies(const args& a, const plan_request& q) {
+    if (a.has("--svg-metric") && q.f != format::svg) throw usage_error("--svg-metric applies to --format svg");
+    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
+        throw usage_error("give --preset or --chunk with --percent, not both");
+}
+
+svg_metric metric_option(const args& a) {
+    const std::string metric = a.value("--svg-metric").value_or("pause-probability");
+    if (metric == "pause-probability") return svg_metric::pause_probability;
+    if (metric == "pauses") return svg_metric::pauses;
+    throw usage_error("--svg-metric: unknown value '" + args::printable(metric) +
+                      "': expected pause-probability or pauses");
+}
+
+// The options that apply to rate-aware configurations or to a domain alone.
+void check_rate_aware_and_domain(const args& a, const plan_request& q) {
+    bool any_rate_aware = false;
+    for (const plan_config& c : q.configs) any_rate_aware = any_rate_aware || c.rate_aware;
+    for (const char* o : {"--budget", "--budget-quantile"})
+        if (a.has(o) && !any_rate_aware) throw usage_error(std::string(o) + " applies to --policy rate-aware");
+    for (const char* o : {"--stagger", "--burst", "--trace", "--mix"})
+        if (a.has(o) && !q.domain)
+            throw usage_error(std::string(o) + " applies to a storage domain: give --hosts and --drives-per-host");
+}
+
+// --hosts, --drives-per-host and --writers.
+void read_domain(const args& a, plan_request& q) {
+    // --drives-per-host first: the order GCC evaluated the two when they were arguments of one call, so that with
+    // both out of range the error is the one it always was.
+    const auto per_host = *a.count("--drives-per-host", 1, 10000);
+    const auto hosts = *a.count("--hosts", 1, 10000);
+    const auto d =
+        domain_config::make(static_cast<std::uint32_t>(hosts), static_cast<std::uint32_t>(per_host), seconds(1e8));
+    if (!d && std::string(d.error().message().view()).rfind("drives ", 0) == 0)  // the limit on their product
+        throw usage_error("--hosts x --drives-per-host: at most 1000000 drives, got " +
+                          std::to_string(hosts * per_host));
+    if (!d) fail(d.error(), "--drives-per-host");
+    q.dcfg = *d;
+    q.writers = static_cast<std::uint32_t>(a.count("--writers", 1, q.dcfg.drives()).value_or(q.dcfg.drives()));
+    if (!q.latency().is_flow())
+        throw usage_error(std::string("--hosts needs a --latency with the mailbox's clocks: ") + mailbox_latency_names);
+}
+
+// The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
+void read_writing(const args& a, plan_request& q) {
+    q.stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
+    if (q.writers > 1 && static_cast<double>(q.writers - 1) * q.stagger.count() > max_workload_seconds)
+        throw usage_error("--stagger " + *a.value("--stagger") + " starts the last of " + std::to_string(q.writers) +
+                          " writers after 10000000 s: at most " +
+                          std::to_string(max_workload_seconds / static_cast<double>(q.writers - 1)).substr(0, 12) +
+                          " with this many");
+    q.burst = burst_option(a);
+    q.mix = a.has("--mix");
+    if (q.mix && q.configs.size() < 2)
+        throw usage_error("--mix needs at least two configurations (--policy or --preset given twice)");
+    q.writing.writers = q.writers;
+    q.writing.stagger = q.stagger;
+    if (!q.trace.empty()) {
+        const auto t = drive_workload::make_trace(q.trace.data(), q.trace.size(), q.capacity(rate(1)));
+        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
+        q.writing.writer = *t;
+        q.rates = {t->base.write_rate};  // the trace's mean rate, for the rate column and the work estimate
+    }
+}
+
+// Bounded work: the events of every run estimated before simulating. Bursts write a share on / (on + off) of the
+// time; a staggered start adds every drive's ticks until the last writer starts; a trace, an event per point.
+void check_plan_work(const plan_request& q) {
+    const double drives_per_run = q.domain ? static_cast<double>(q.dcfg.drives()) : 1.0;
+    const seconds period = q.latency().detection_period();
+    const double duty = q.burst.on > seconds(0) ? q.burst.on.count() / (q.burst.on.count() + q.burst.off.count()) : 1.0;
+    const double wait = q.writers > 1 ? static_cast<double>(q.writers - 1) * q.stagger.count() : 0.0;
+    const double tick = period > seconds(0) ? period.count() : 2.0;
+    double events = 0.0;
+    for (const plan_config& c : q.configs)
+        for (rate r : q.rates) {
+            const double slow = static_cast<double>(r.bytes_per_second()) * duty;
+            events += static_cast<double>(q.runs) * drives_per_run *
+                      (events_per_run(q.write(r), rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
+                                      c.config.chunk(), period) +
+                       wait / tick + static_cast<double>(q.trace.size()));
+        }
+    const rate slowest = *std::min_element(q.rates.begin(), q.rates.end(),
+                                           [](rate x, rate y) { return x.bytes_per_second() < y.bytes_per_second(); });
+    check_work("plan", events, q.max_events,
+               std::to_string(q.runs) + " runs x " + std::to_string(q.rates.size()) + " rates x " +
+                   std::to_string(q.configs.size()) + " configurations, " + q.written_text() + ", the slowest rate " +
+                   std::string(format_rate(slowest).view()));
+}
+
+plan_request read_plan_request(const args& a) {
+    plan_request q;
+    q.f = a.output_format({format::text, format::csv, format::json, format::svg});
+    check_applies(a, q);
+    q.metric = metric_option(a);
+    q.configs = configs_option(a, "plan");
+    q.domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
+    check_rate_aware_and_domain(a, q);
+    q.trace = trace_option(a);
+    q.rates = rates_option(a);
+    q.latency_model_ = latency_option(a);
+    q.latency_text = a.value("--latency").value_or("vdsm-polling-2022");
+    q.budget = budget_option(a, q.latency());
+    q.amount = write_option(a);
+    q.capacity_given = a.size("--capacity");
+    if (q.domain && (!a.has("--hosts") || !a.has("--drives-per-host")))
+        throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
+    if (q.domain && a.has("--per-run")) throw usage_error("--per-run applies to single drives, not to --hosts");
+    if (q.domain && q.f == format::svg) throw usage_error("--format svg plots single drives, not --hosts");
+    q.runs = a.count("--runs", 1, 100000).value_or(q.domain ? 1 : 1000);
+    q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+    if (q.domain) read_domain(a, q);
+    read_writing(a, q);
+    q.max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
+    q.jobs = jobs_option(a);
+    check_plan_work(q);
+    q.per_run = a.has("--per-run");
+    if (q.per_run && q.f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
+    return q;
+}
+
+// --- a storage domain (--hosts) ------------------------------------------------------------------------------
+
+// Every domain run is a task, computed on `jobs` threads and added up in task order (parallel.hpp). Without --mix:
+// task k + runs x (rate + rates x configuration), each configuration's domain on its own; with --mix: task k + runs
+// x rate, the configurations in one domain, their writers in as many groups. The results by configuration, then
+// rate, whichever way the domains ran.
+std::vector<std::vector<domain_plan_result>> run_domain_plans(const plan_request& q, progress& bar) {
+    const std::vector<plan_config>& configs = q.configs;
+    const std::size_t rates = q.rates.size();
+    const std::uint64_t runs = q.runs;
+    const std::size_t per_domain = q.mix ? configs.size() : 1;
+    const std::uint64_t series = q.mix ? rates : configs.size() * rates;
+    std::vector<domain_writing> writing_by_rate;
+    for (rate r : q.rates) writing_by_rate.push_back(q.writing_at(r));
+    std::vector<plan_agent_type> agents;
+    if (q.mix)
+        for (const plan_config& c : configs) agents.push_back(plan_agent(c, q.budget));
+    std::vector<std::vector<domain_plan_result>> results(configs.size(), std::vector<domain_plan_result>(rates));
+    std::optional<domain_plan_accumulator> acc;
+    ordered_parallel(
+        series * runs, q.jobs, domain_window(q.dcfg, q.jobs),
+        [&](std::uint64_t task) {
+            const std::uint64_t pair = task / runs;
+            const auto k = static_cast<std::uint32_t>(task % runs);
+            if (q.mix) return simulate_domain_mix_run(agents, q.latency(), writing_by_rate[pair], q.dcfg, k, q.seed);
+            return simulate_domain_config_run(configs[pair / rates], q.budget, q.latency(),
+                                              writing_by_rate[pair % rates], q.dcfg, k, q.seed);
+        },
+        [&](std::uint64_t task, domain_result&& one) {
+            if (task % runs == 0) acc.emplace(q.dcfg, q.writers, static_cast<std::uint32_t>(runs), per_domain);
+            acc->add(one);
+            if (task % runs != runs - 1) return;
+            const std::uint64_t pair = task / runs;
+            if (q.mix)
+                for (std::size_t c = 0; c < configs.size(); ++c) results[c][pair] = acc->result(c);
+            else
+                results[pair / rates][pair % rates] = acc->result();
+        },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
+    return results;
+}
+
+// The writers' per-VM columns and the domain's shared figures, a row per configuration and rate.
+cli::table domain_table(const plan_request& q, const std::vector<std::vector<domain_plan_result>>& results) {
+    cli::table d({"rate_mib_s",
+                  "extends",
+                  "pauses",
+                  "pause_probability",
+                  "policy",
+                  "chunk_mb",
+                  "percent",
+                  "hosts",
+                  "drives_per_host",
+                  "writers",
+                  "pauses_p50",
+                  "pauses_p90",
+                  "pauses_p99",
+                  "runs_mostly_paused",
+                  "latency_p50_s",
+                  "latency_p99_s",
+                  "spm_utilization",
+                  "queue_p99",
+                  "runs",
+                  "write",
+                  "budget_s",
+                  "resent"});
+    for (std::size_t ci = 0; ci < q.configs.size(); ++ci)
+        for (std::size_t ri = 0; ri < q.rates.size(); ++ri) {
+            const plan_config& c = q.configs[ci];
+            const rate r = q.rates[ri];
+            const domain_plan_result& x = results[ci][ri];
+            const simulation_summary& s = x.vms;
+            d.add_row(
+                {q.trace.empty() ? cell::of_rate_mib(r) : cell::of_real(r.mib_per_second(), 6),  // a trace: its mean
+                 cell::of_real(s.extends, 6),
+                 cell::of_real(s.pauses, 6),
+                 cell::of_real(s.pause_probability, 4),
+                 cell::of_text(c.label),
+                 cell::of(c.config.chunk_mb()),
+                 cell::of(c.config.percent()),
+                 cell::of(q.dcfg.hosts),
+                 cell::of(q.dcfg.drives_per_host),
+                 cell::of(q.writers),
+                 cell::of_real(s.pauses_p50, 6),
+                 cell::of_real(s.pauses_p90, 6),
+                 cell::of_real(s.pauses_p99, 6),
+                 cell::of_real(s.runs_mostly_paused, 4),
+                 cell::of_seconds(x.latency_p50, 4),
+                 cell::of_seconds(x.latency_p99, 4),
+                 cell::of_real(x.spm_utilization, 4),
+                 cell::of_real(x.queue_p99, 6),
+                 cell::of(q.runs),
+                 cell::of_size(q.write(r)),
+                 c.rate_aware ? cell::of_real(in_seconds(q.budget), 6) : cell(),
+                 cell::of_real(s.resent, 6)});
+        }
+    return d;
+}
+
+// --- single drives ---------------------------------------------------------------------------------------------
+
+// One run of a configuration at a rate (--per-run's row).
+struct plan_run {
+    std::size_t config = 0, rate = 0;
+    std::uint64_t run = 0;
+    run_result result;
+};
+
+// Single drives' answer: per configuration and rate, the runs' summary; with --per-run, every run.
+struct plan_answer {
+    std::vector<std::vector<simulation_summary>> summaries;  // [configuration][rate]
+    std::vector<plan_run> runs;
+};
+
+// Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
+// `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
+plan_answer run_plans(const plan_request& q, progress& bar) {
+    const auto capacity = [&](rate r) { return q.capacity(r); };
+    const std::vector<workload> loads =
+        workloads([&](rate r) { return q.write(r); }, q.rates, capacity, q.amount.option());
+    const std::size_t rates = q.rates.size();
+    const std::uint64_t runs = q.runs;
+    plan_answer out;
+    out.summaries.resize(q.configs.size());
+    run_accumulator acc;
+    ordered_parallel(
+        q.configs.size() * rates * runs, q.jobs, std::uint64_t{1} << 16,
+        [&](std::uint64_t task) {
+            const std::uint64_t pair = task / runs;
+            return simulate_config_run(q.configs[pair / rates], q.budget, q.latency(), loads[pair % rates], q.seed,
+                                       static_cast<std::uint32_t>(task % runs));
+        },
+        [&](std::uint64_t task, const run_result& x) {
+            const std::uint64_t pair = task / runs, i = task % runs;
+            if (i == 0) acc = run_accumulator();
+            acc.add(x);
+            if (q.per_run) out.runs.push_back({pair / rates, pair % rates, i, x});
+            if (i == runs - 1) out.summaries[pair / rates].push_back(acc.summary());
+        },
+        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
+    return out;
+}
+
+cell budget_cell(const plan_request& q, const plan_config& c) {
+    return c.rate_aware ? cell::of_real(in_seconds(q.budget), 6) : cell();
+}
+
+// A row per configuration and rate: the runs' summary, the limit, and the per-extend model of flow/risk.hpp (for
+// the rate-aware policy: its limit at this rate, known exactly).
+cli::table summary_table(const plan_request& q, const plan_answer& x) {
+    cli::table t({"rate_mib_s",
+                  "extends",
+                  "pauses",
+                  "pause_probability",
+                  "policy",
+                  "chunk_mb",
+                  "percent",
+                  "limit",
+                  "initial_size",
+                  "unwritten_end",
+                  "runs_with_pause",
+                  "pause_seconds",
+                  "max_pauses",
+                  "pauses_p50",
+                  "pauses_p90",
+                  "pauses_p99",
+                  "runs_mostly_paused",
+                  "model_pause_probability",
+                  "runs",
+                  "write",
+                  "latency_mean_s",
+                  "budget_s",
+                  "resent"});
+    for (std::size_t ci = 0; ci < q.configs.size(); ++ci)
+        for (std::size_t ri = 0; ri < q.rates.size(); ++ri) {
+            const plan_config& c = q.configs[ci];
+            const rate r = q.rates[ri];
+            const simulation_summary& s = x.summaries[ci][ri];
+            bytes limit = c.config.limit(false);
+            if (c.rate_aware) limit = max(limit, bytes_written_in(r, q.budget));
+            t.add_row({cell::of_rate_mib(r),
+                       cell::of_real(s.extends, 6),
+                       cell::of_real(s.pauses, 6),
+                       cell::of_real(s.pause_probability, 4),
+                       cell::of_text(c.label),
+                       cell::of(c.config.chunk_mb()),
+                       cell::of(c.config.percent()),
+                       cell::of_size(limit),
+                       cell::of_size(s.initial_size),
+                       cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
+                       cell::of_real(s.runs_with_pause, 4),
+                       cell::of_seconds(s.pause_seconds, 4),
+                       cell::of_real(s.max_pauses, 6),
+                       cell::of_real(s.pauses_p50, 6),
+                       cell::of_real(s.pauses_p90, 6),
+                       cell::of_real(s.pauses_p99, 6),
+                       cell::of_real(s.runs_mostly_paused, 4),
+                       cell::of_real(pause_probability(limit, r, q.latency()), 4),
+                       cell::of(q.runs),
+                       cell::of_size(q.write(r)),
+                       cell::of_seconds(q.latency().mean(), 4),
+                       budget_cell(q, c),
+                       cell::of_real(s.resent, 6)});
+        }
+    return t;
+}
+
+// --per-run: a row per run (a VM).
+cli::table runs_table(const plan_request& q, const plan_answer& x) {
+    cli::table each({"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent",
+                     "budget_s", "resent"});
+    for (const plan_run& p : x.runs) {
+        const plan_config& c = q.configs[p.config];
+        const run_result& r = p.result;
+        each.add_row({cell::of_rate_mib(q.rates[p.rate]), cell::of(p.run), cell::of(r.extends), cell::of(r.pauses),
+                      cell::of_seconds(r.pause_seconds, 6), cell::of_text(c.label), cell::of(c.config.chunk_mb()),
+                      cell::of(c.config.percent()), budget_cell(q, c), cell::of(r.resent)});
+    }
+    return each;
+}
+
+// --format svg: the pause probability (or pauses) against the rate, a series per configuration.
+std::string plan_svg(const plan_request& q, const plan_answer& x) {
+    const bool pauses = q.metric == svg_metric::pauses;
+    const std::string title = std::string(pauses ? "pauses per run" : "pause probability per extend") + ", " +
+                              q.written_text() + ", " + q.latency_text + " latency, " + std::to_string(q.runs) +
+                              " runs";
+    std::vector<std::string> labels;
+    for (const plan_config& c : q.configs) labels.push_back(c.label);
+    return svg_plot(labels, q.rates, x.summaries, title, pauses);
+}
+
+void print(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
+
+// The command's options: its usage and its table (args, common/cli.hpp).
+args plan_args(int argc, char** argv) {
+    return args(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
         "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE ...]\n"
@@ -154,305 +551,29 @@ int run_plan(int argc, char** argv) {
           "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
           "svg, default pause-probability)"}},
         argc, argv);
-    const format f = a.output_format({format::text, format::csv, format::json, format::svg});
-    // No option is ignored: one that does not apply to what was asked is an error.
-    if (a.has("--svg-metric") && f != format::svg) throw usage_error("--svg-metric applies to --format svg");
-    if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
-        throw usage_error("give --preset or --chunk with --percent, not both");
-    const std::string metric = a.value("--svg-metric").value_or("pause-probability");
-    if (metric != "pause-probability" && metric != "pauses")
-        throw usage_error("--svg-metric: unknown value '" + args::printable(metric) +
-                          "': expected pause-probability or pauses");
-    const std::vector<plan_config> configs = configs_option(a, "plan");
-    bool any_rate_aware = false;
-    for (const plan_config& c : configs) any_rate_aware = any_rate_aware || c.rate_aware;
-    for (const char* o : {"--budget", "--budget-quantile"})
-        if (a.has(o) && !any_rate_aware) throw usage_error(std::string(o) + " applies to --policy rate-aware");
-    const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
-    for (const char* o : {"--stagger", "--burst", "--trace", "--mix"})
-        if (a.has(o) && !domain)
-            throw usage_error(std::string(o) + " applies to a storage domain: give --hosts and --drives-per-host");
-    const std::vector<trace_point> trace = trace_option(a);
-    std::vector<rate> rates = rates_option(a);
-    const latency_model latency = latency_option(a);
-    const milliseconds budget = budget_option(a, latency);
-    // What a writer writes at rate r (--write, or r x --duration; a trace: its last point), on a disk of
-    // --capacity or twice that.
-    const write_amount amount = write_option(a);
-    const auto write = [&](rate r) { return trace.empty() ? amount.at(r) : trace.back().written; };
-    const std::optional<bytes> capacity_given = a.size("--capacity");
-    const auto capacity = [&](rate r) { return capacity_given.value_or(saturating_mul(write(r), 2)); };
-    const std::string written_text =
-        trace.empty() ? amount.text() : std::string(format_size(trace.back().written).view()) + " written";
-    if (domain && (!a.has("--hosts") || !a.has("--drives-per-host")))
-        throw usage_error("--hosts and --drives-per-host go together (and --writers needs them)");
-    if (domain && a.has("--per-run")) throw usage_error("--per-run applies to single drives, not to --hosts");
-    if (domain && f == format::svg) throw usage_error("--format svg plots single drives, not --hosts");
-    const std::uint64_t runs = a.count("--runs", 1, 100000).value_or(domain ? 1 : 1000);
-    const std::uint64_t seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
+}
 
-    domain_config dcfg;
-    std::uint32_t writers = 0;
-    if (domain) {
-        const auto d =
-            domain_config::make(static_cast<std::uint32_t>(*a.count("--hosts", 1, 10000)),
-                                static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
-        if (!d && std::string(d.error().message().view()).rfind("drives ", 0) == 0)  // the limit on their product
-            throw usage_error("--hosts x --drives-per-host: at most 1000000 drives, got " +
-                              std::to_string(*a.count("--hosts", 1, 10000) * *a.count("--drives-per-host", 1, 10000)));
-        if (!d) fail(d.error(), "--drives-per-host");
-        dcfg = *d;
-        writers = static_cast<std::uint32_t>(a.count("--writers", 1, dcfg.drives()).value_or(dcfg.drives()));
-        if (!latency.is_flow())
-            throw usage_error(std::string("--hosts needs a --latency with the mailbox's clocks: ") +
-                              mailbox_latency_names);
-    }
-    // The writers' workload (domain_writing, plan.hpp): a constant rate, bursts or the trace, staggered or not.
-    const seconds stagger = a.time("--stagger", seconds(0.0), seconds(max_workload_seconds)).value_or(seconds(0.0));
-    if (writers > 1 && static_cast<double>(writers - 1) * stagger.count() > max_workload_seconds)
-        throw usage_error("--stagger " + *a.value("--stagger") + " starts the last of " + std::to_string(writers) +
-                          " writers after 10000000 s: at most " +
-                          std::to_string(max_workload_seconds / static_cast<double>(writers - 1)).substr(0, 12) +
-                          " with this many");
-    const burst_times burst = burst_option(a);
-    const bool mix = a.has("--mix");
-    if (mix && configs.size() < 2)
-        throw usage_error("--mix needs at least two configurations (--policy or --preset given twice)");
-    domain_writing writing;
-    writing.writers = writers;
-    writing.stagger = stagger;
-    if (!trace.empty()) {
-        const auto t = drive_workload::make_trace(trace.data(), trace.size(), capacity(rate(1)));
-        if (!t) fail(t.error(), t.error().setting() == text_view("capacity") ? "--capacity" : "--trace");
-        writing.writer = *t;
-        rates = {t->base.write_rate};  // the trace's mean rate, for the rate column and the work estimate
-    }
-    // What the writers do at rate r (the trace: its own rates).
-    const auto writing_at = [&](rate r) {
-        if (!trace.empty()) return writing;
-        const auto w = workload::make(write(r), r, capacity(r));
-        if (!w)
-            fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
-                 amount.option());
-        const auto d = drive_workload::make(*w, seconds(0), burst.on, burst.off);
-        if (!d) fail(d.error(), "--burst");
-        domain_writing out = writing;
-        out.writer = *d;
-        return out;
-    };
-    const double drives_per_run = domain ? static_cast<double>(dcfg.drives()) : 1.0;
+}  // namespace
 
-    const std::uint64_t max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
-    const unsigned jobs = jobs_option(a);
-    {  // bounded work: estimate before simulating
-        double events = 0.0;
-        // Bursts write a share on / (on + off) of the time; a staggered start adds every drive's ticks until the
-        // last writer starts; a trace, an event per point.
-        const double duty = burst.on > seconds(0) ? burst.on.count() / (burst.on.count() + burst.off.count()) : 1.0;
-        const double wait = writers > 1 ? static_cast<double>(writers - 1) * stagger.count() : 0.0;
-        const double tick = latency.detection_period() > seconds(0) ? latency.detection_period().count() : 2.0;
-        for (const plan_config& c : configs)
-            for (rate r : rates) {
-                const double slow = static_cast<double>(r.bytes_per_second()) * duty;
-                events += static_cast<double>(runs) * drives_per_run *
-                          (events_per_run(write(r), rate(slow < 1.0 ? 1 : static_cast<std::uint64_t>(slow)),
-                                          c.config.chunk(), latency.detection_period()) +
-                           wait / tick + static_cast<double>(trace.size()));
-            }
-        check_work("plan", events, max_events,
-                   std::to_string(runs) + " runs x " + std::to_string(rates.size()) + " rates x " +
-                       std::to_string(configs.size()) + " configurations, " + written_text + ", the slowest rate " +
-                       std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
-                                       return x.bytes_per_second() < y.bytes_per_second();
-                                   })).view()));
-    }
+int run_plan(int argc, char** argv) {
+    if (is_stratis_invocation(argc, argv)) return run_plan_stratis(argc, argv);
+    // A list of latency profiles: one plan per profile, joined with a latency column (per_value.hpp).
+    if (!is_lvm_invocation(argc, argv))
+        if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
+            return run_per_value(argc, argv, {"--latency"}, v, "latency", run_plan);
+    if (is_lvm_invocation(argc, argv)) return run_plan_lvm(argc, argv);
+    const args a = plan_args(argc, argv);
+    const plan_request q = read_plan_request(a);
     progress bar("plan");
-    if (domain) {  // a storage domain: the writers' per-VM columns and the domain's shared figures
-        table d({"rate_mib_s",
-                 "extends",
-                 "pauses",
-                 "pause_probability",
-                 "policy",
-                 "chunk_mb",
-                 "percent",
-                 "hosts",
-                 "drives_per_host",
-                 "writers",
-                 "pauses_p50",
-                 "pauses_p90",
-                 "pauses_p99",
-                 "runs_mostly_paused",
-                 "latency_p50_s",
-                 "latency_p99_s",
-                 "spm_utilization",
-                 "queue_p99",
-                 "runs",
-                 "write",
-                 "budget_s",
-                 "resent"});
-        // Every domain run is a task, computed on `jobs` threads and added up in task order (parallel.hpp). Without
-        // --mix: task k + runs x (rate + rates x configuration), each configuration's domain on its own; with --mix:
-        // task k + runs x rate, the configurations in one domain, their writers in as many groups.
-        const std::size_t per_domain = mix ? configs.size() : 1;
-        const std::uint64_t series = mix ? rates.size() : configs.size() * rates.size();
-        std::vector<domain_writing> writing_by_rate;
-        for (rate r : rates) writing_by_rate.push_back(writing_at(r));
-        std::vector<plan_agent_type> agents;
-        if (mix)
-            for (const plan_config& c : configs) agents.push_back(plan_agent(c, budget));
-        // Rows in configuration order, then rate order, whichever way the domains ran.
-        std::vector<std::vector<domain_plan_result>> results(configs.size(),
-                                                             std::vector<domain_plan_result>(rates.size()));
-        std::optional<domain_plan_accumulator> acc;
-        ordered_parallel(
-            series * runs, jobs, domain_window(dcfg, jobs),
-            [&](std::uint64_t task) {
-                const std::uint64_t pair = task / runs;
-                const auto k = static_cast<std::uint32_t>(task % runs);
-                if (mix) return simulate_domain_mix_run(agents, latency, writing_by_rate[pair], dcfg, k, seed);
-                return simulate_domain_config_run(configs[pair / rates.size()], budget, latency,
-                                                  writing_by_rate[pair % rates.size()], dcfg, k, seed);
-            },
-            [&](std::uint64_t task, domain_result&& one) {
-                if (task % runs == 0) acc.emplace(dcfg, writers, static_cast<std::uint32_t>(runs), per_domain);
-                acc->add(one);
-                if (task % runs != runs - 1) return;
-                const std::uint64_t pair = task / runs;
-                if (mix)
-                    for (std::size_t c = 0; c < configs.size(); ++c) results[c][pair] = acc->result(c);
-                else
-                    results[pair / rates.size()][pair % rates.size()] = acc->result();
-            },
-            [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
-        for (std::size_t ci = 0; ci < configs.size(); ++ci)
-            for (std::size_t ri = 0; ri < rates.size(); ++ri) {
-                const plan_config& c = configs[ci];
-                const rate r = rates[ri];
-                const domain_plan_result& x = results[ci][ri];
-                const simulation_summary& s = x.vms;
-                d.add_row(
-                    {trace.empty() ? cell::of_rate_mib(r) : cell::of_real(r.mib_per_second(), 6),  // a trace: its mean
-                     cell::of_real(s.extends, 6),
-                     cell::of_real(s.pauses, 6),
-                     cell::of_real(s.pause_probability, 4),
-                     cell::of_text(c.label),
-                     cell::of(c.config.chunk_mb()),
-                     cell::of(c.config.percent()),
-                     cell::of(dcfg.hosts),
-                     cell::of(dcfg.drives_per_host),
-                     cell::of(writers),
-                     cell::of_real(s.pauses_p50, 6),
-                     cell::of_real(s.pauses_p90, 6),
-                     cell::of_real(s.pauses_p99, 6),
-                     cell::of_real(s.runs_mostly_paused, 4),
-                     cell::of_seconds(x.latency_p50, 4),
-                     cell::of_seconds(x.latency_p99, 4),
-                     cell::of_real(x.spm_utilization, 4),
-                     cell::of_real(x.queue_p99, 6),
-                     cell::of(runs),
-                     cell::of_size(write(r)),
-                     c.rate_aware ? cell::of_real(in_seconds(budget), 6) : cell(),
-                     cell::of_real(s.resent, 6)});
-            }
-        const std::string out = d.str(f);
-        std::fwrite(out.data(), 1, out.size(), stdout);
+    if (q.domain) {
+        print(domain_table(q, run_domain_plans(q, bar)).str(q.f));
         return 0;
     }
-    const bool per_run = a.has("--per-run");
-    if (per_run && f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
-    std::vector<std::vector<simulation_summary>> results(configs.size());
-    table t({"rate_mib_s",
-             "extends",
-             "pauses",
-             "pause_probability",
-             "policy",
-             "chunk_mb",
-             "percent",
-             "limit",
-             "initial_size",
-             "unwritten_end",
-             "runs_with_pause",
-             "pause_seconds",
-             "max_pauses",
-             "pauses_p50",
-             "pauses_p90",
-             "pauses_p99",
-             "runs_mostly_paused",
-             "model_pause_probability",
-             "runs",
-             "write",
-             "latency_mean_s",
-             "budget_s",
-             "resent"});
-    table each({"rate_mib_s", "run", "extends", "pauses", "pause_seconds", "policy", "chunk_mb", "percent", "budget_s",
-                "resent"});
-    // Every run of every configuration and rate is a task (i + runs x (rate + rates x configuration)), computed on
-    // `jobs` threads and added up in task order (parallel.hpp), as one thread adds them.
-    const std::vector<workload> loads = workloads(write, rates, capacity, amount.option());
-    run_accumulator acc;
-    ordered_parallel(
-        configs.size() * rates.size() * runs, jobs, std::uint64_t{1} << 16,
-        [&](std::uint64_t task) {
-            const std::uint64_t pair = task / runs;
-            return simulate_config_run(configs[pair / rates.size()], budget, latency, loads[pair % rates.size()], seed,
-                                       static_cast<std::uint32_t>(task % runs));
-        },
-        [&](std::uint64_t task, const run_result& x) {
-            const std::uint64_t pair = task / runs, i = task % runs;
-            const std::size_t c = pair / rates.size();
-            const rate r = rates[pair % rates.size()];
-            const cell budget_cell = configs[c].rate_aware ? cell::of_real(in_seconds(budget), 6) : cell();
-            if (i == 0) acc = run_accumulator();
-            acc.add(x);
-            if (per_run)
-                each.add_row({cell::of_rate_mib(r), cell::of(i), cell::of(x.extends), cell::of(x.pauses),
-                              cell::of_seconds(x.pause_seconds, 6), cell::of_text(configs[c].label),
-                              cell::of(configs[c].config.chunk_mb()), cell::of(configs[c].config.percent()),
-                              budget_cell, cell::of(x.resent)});
-            if (i != runs - 1) return;
-            const simulation_summary s = acc.summary();
-            results[c].push_back(s);
-            // The static limit, and the per-extend model of flow/risk.hpp (for the rate-aware policy: its limit at
-            // this rate, known exactly).
-            bytes limit = configs[c].config.limit(false);
-            if (configs[c].rate_aware) limit = max(limit, bytes_written_in(r, budget));
-            t.add_row({cell::of_rate_mib(r),
-                       cell::of_real(s.extends, 6),
-                       cell::of_real(s.pauses, 6),
-                       cell::of_real(s.pause_probability, 4),
-                       cell::of_text(configs[c].label),
-                       cell::of(configs[c].config.chunk_mb()),
-                       cell::of(configs[c].config.percent()),
-                       cell::of_size(limit),
-                       cell::of_size(s.initial_size),
-                       cell::of_size(bytes(static_cast<std::uint64_t>(s.unwritten))),
-                       cell::of_real(s.runs_with_pause, 4),
-                       cell::of_seconds(s.pause_seconds, 4),
-                       cell::of_real(s.max_pauses, 6),
-                       cell::of_real(s.pauses_p50, 6),
-                       cell::of_real(s.pauses_p90, 6),
-                       cell::of_real(s.pauses_p99, 6),
-                       cell::of_real(s.runs_mostly_paused, 4),
-                       cell::of_real(pause_probability(limit, r, latency), 4),
-                       cell::of(runs),
-                       cell::of_size(write(r)),
-                       cell::of_seconds(latency.mean(), 4),
-                       budget_cell,
-                       cell::of_real(s.resent, 6)});
-        },
-        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
-    if (f == format::svg) {
-        const std::string title = std::string(metric == "pauses" ? "pauses per run" : "pause probability per extend") +
-                                  ", " + written_text + ", " + a.value("--latency").value_or("vdsm-polling-2022") +
-                                  " latency, " + std::to_string(runs) + " runs";
-        std::vector<std::string> labels;
-        for (const plan_config& c : configs) labels.push_back(c.label);
-        const std::string svg = svg_plot(labels, rates, results, title, metric == "pauses");
-        std::fwrite(svg.data(), 1, svg.size(), stdout);
-        return 0;
-    }
-    const std::string out = per_run ? each.str(f) : t.str(f);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    const plan_answer x = run_plans(q, bar);
+    if (q.f == format::svg)
+        print(plan_svg(q, x));
+    else
+        print(q.per_run ? runs_table(q, x).str(q.f) : summary_table(q, x).str(q.f));
     return 0;
 }
 
