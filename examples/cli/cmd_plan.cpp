@@ -86,7 +86,7 @@ struct plan_request {
     std::vector<plan_config> configs;
     std::vector<trace_point> trace;  // --trace: every writer follows it (with --hosts)
     std::vector<rate> rates;         // a trace: its mean rate alone
-    std::optional<latency_model> latency_model_;
+    std::optional<latency_model> latency_given;
     std::string latency_text;  // --latency as given, for the plot's title
     milliseconds budget{0};    // the rate-aware policies' latency budget
     write_amount amount;       // --write or --duration
@@ -102,16 +102,16 @@ struct plan_request {
     bool mix = false;
     domain_writing writing;  // the writers' workload but for its rate (a trace: all of it)
 
-    const latency_model& latency() const { return *latency_model_; }
+    [[nodiscard]] const latency_model& latency() const { return *latency_given; }
     // What a writer writes at rate r (--write, or r x --duration; a trace: its last point), on a disk of --capacity
     // or twice that.
-    bytes write(rate r) const { return trace.empty() ? amount.at(r) : trace.back().written; }
-    bytes capacity(rate r) const { return capacity_given.value_or(saturating_mul(write(r), 2)); }
-    std::string written_text() const {
+    [[nodiscard]] bytes write(rate r) const { return trace.empty() ? amount.at(r) : trace.back().written; }
+    [[nodiscard]] bytes capacity(rate r) const { return capacity_given.value_or(saturating_mul(write(r), 2)); }
+    [[nodiscard]] std::string written_text() const {
         return trace.empty() ? amount.text() : std::string(format_size(trace.back().written).view()) + " written";
     }
     // What the writers do at rate r (the trace: its own rates).
-    domain_writing writing_at(rate r) const {
+    [[nodiscard]] domain_writing writing_at(rate r) const {
         if (!trace.empty()) return writing;
         const auto w = workload::make(write(r), r, capacity(r));
         if (!w)
@@ -226,7 +226,7 @@ plan_request read_plan_request(const args& a) {
     check_rate_aware_and_domain(a, q);
     q.trace = trace_option(a);
     q.rates = rates_option(a);
-    q.latency_model_ = latency_option(a);
+    q.latency_given = latency_option(a);
     q.latency_text = a.value("--latency").value_or("vdsm-polling-2022");
     q.budget = budget_option(a, q.latency());
     q.amount = write_option(a);
