@@ -86,13 +86,13 @@ struct profile_search {
     std::map<std::uint32_t, count_figures> seen;
 
     /// A fresh accumulator for `writers` and the task that computes domain run k of it.
-    domain_plan_accumulator accumulator(std::uint32_t writers) const { return {cfg, writers, runs}; }
-    domain_result run(std::uint32_t writers, std::uint32_t k) const {
+    [[nodiscard]] domain_plan_accumulator accumulator(std::uint32_t writers) const { return {cfg, writers, runs}; }
+    [[nodiscard]] domain_result run(std::uint32_t writers, std::uint32_t k) const {
         domain_writing at = w;
         at.writers = writers;
         return simulate_domain_config_run(config, budget, latency, at, cfg, first + k, seed);
     }
-    target_count counter(std::uint32_t writers) const { return {cfg, writers, target}; }
+    [[nodiscard]] target_count counter(std::uint32_t writers) const { return {cfg, writers, target}; }
     void keep(std::uint32_t writers, const domain_plan_accumulator& acc, const target_count& count) {
         seen[writers] = count_figures{acc.result(), acc.vms().pauses_quantile(target.vm_quantile), count.met()};
     }
@@ -172,7 +172,7 @@ struct capacity_request {
     std::uint64_t max_events = default_max_events;
     unsigned jobs = 1;
 
-    std::uint32_t alone_runs() const { return runs > spread_runs ? runs : spread_runs; }
+    [[nodiscard]] std::uint32_t alone_runs() const { return runs > spread_runs ? runs : spread_runs; }
 };
 
 // --latency LIST: the profiles, each a flow with the mailbox's clocks.
