@@ -77,7 +77,7 @@ TEST_CASE("a domain of one host and one drive is simulate_run, every field, bit 
                     const workload w = make_workload(mib_s);
                     const static_agent<vdsm_policy> agent(p);
                     const domain_result d = run_domain(one, l, agent, w, 1, seed);
-                    const run_result s = simulate_run(agent, l, w, detail::run_seed(seed, 0));
+                    const run_result s = simulate_run(agent, l, w, run_seed(seed, 0));
                     CAPTURE(mib_s);
                     CAPTURE(seed);
                     check_same(d.drive(0).run, s);
@@ -111,9 +111,9 @@ TEST_CASE("the rate-aware agent: a domain of one drive is simulate_run") {
                     CAPTURE(seed);
                     CAPTURE(in_flight);
                     check_same(run_domain(one, l, agent, w, 1, seed).drive(0).run,
-                               simulate_run(agent, l, w, detail::run_seed(seed, 0)));
+                               simulate_run(agent, l, w, run_seed(seed, 0)));
                     check_same(run_domain(one, l, adaptive, w, 1, seed).drive(0).run,
-                               simulate_run(adaptive, l, w, detail::run_seed(seed, 0)));
+                               simulate_run(adaptive, l, w, run_seed(seed, 0)));
                 }
         }
 }
@@ -123,7 +123,7 @@ TEST_CASE("a lone writer among idle drives of many hosts is simulate_run; with o
     const flow_latency l = vdsm_polling_2022_latency();
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(450);
-    const run_result alone = simulate_run(agent, l, w, detail::run_seed(7, 0));
+    const run_result alone = simulate_run(agent, l, w, run_seed(7, 0));
     const domain_result lone = run_domain(cfg, l, agent, w, 1, 7);
     check_same(lone.drive(0).run, alone);
     CHECK(lone.drive(1).run.extends == 0);  // an idle drive's agent never extends it
@@ -147,7 +147,7 @@ TEST_CASE("a lone writer among idle drives of many hosts is simulate_run; with o
                 CHECK(r->drive(k).finished);
                 CHECK(r->drive(k).host == k / 10);
                 CHECK(r->drive(k == 1 ? 0 : 1).run.extends == 0);
-                check_same(r->drive(k).run, simulate_run(agent, f, w, detail::run_seed(seed, 100 + k)));
+                check_same(r->drive(k).run, simulate_run(agent, f, w, run_seed(seed, 100 + k)));
                 ++compared;
             }
     CHECK(compared == 60);
@@ -193,7 +193,7 @@ TEST_CASE("the latency p99 grows with the writers; the single-drive answer does 
     const static_agent<vdsm_policy> agent(vdsm_2022());
     const workload w = make_workload(500);
     const domain_config cfg = domain_config::make(10, 40, 600.0_s).value();
-    const run_result single = simulate_run(agent, l, w, detail::run_seed(11, 0));
+    const run_result single = simulate_run(agent, l, w, run_seed(11, 0));
     double last_p99 = 0.0;
     std::uint64_t last_queue = 0;
     std::uint32_t pauses_few = 0, pauses_many = 0;
@@ -318,7 +318,7 @@ TEST_CASE("the drives' event heap: the earliest event first, equal times to the 
     std::vector<std::size_t> order;
     while (h.top_key() < detail::never_time) {
         order.push_back(h.top());
-        h.update(h.top(), detail::never.count());
+        h.update(h.top(), never.count());
     }
     CHECK(order == std::vector<std::size_t>{4, 1, 3, 5, 0});
     h.update(2, 1.0);  // a later arrival at the same time still goes by index
@@ -445,7 +445,7 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
     CHECK(h.shared.next_send(1).count() == doctest::Approx(3.0));  // the mail monitor's next loop
     CHECK(h.shared.serve().done_at.count() == doctest::Approx(3.1));
     h.shared.send(1);  // at 3.0 drive 0's reply was seen: the slot is free, the host idle
-    CHECK(h.shared.next_send(1) == detail::never);
+    CHECK(h.shared.next_send(1) == never);
     CHECK(h.shared.next_spm().count() == doctest::Approx(4.5));
     CHECK(h.shared.serve().done_at.count() == doctest::Approx(5.1));  // a new grid from 3.0: the poll at 5.0
 }
@@ -575,7 +575,7 @@ TEST_CASE("one watermark monitor per host: a host's drives tick together, other 
     CHECK(first[0] != first[4]);
     CHECK(first[4] != first[8]);
     // The leader's phase is its own run's first draw: drive 0 ticks first where simulate_run's run 0 does.
-    random_stream rng(detail::run_seed(9, 0));
+    random_stream rng(run_seed(9, 0));
     CHECK(first[0] == 2.0 * rng.uniform());
 }
 

@@ -84,7 +84,7 @@ TEST_CASE("a trace of one constant-rate segment is the constant workload, bit fo
                     check_same(a.drive(0).run, b.drive(0).run);
                     CHECK(a.drive(0).finished);
                     CHECK(a.summary().elapsed == b.summary().elapsed);
-                    if (start == 0.0) check_same(a.drive(0).run, simulate_run(agent, l, w, detail::run_seed(seed, 0)));
+                    if (start == 0.0) check_same(a.drive(0).run, simulate_run(agent, l, w, run_seed(seed, 0)));
                     paused += a.drive(0).run.pauses > 0 ? 1 : 0;
                     ++compared;
                 }
@@ -255,7 +255,7 @@ TEST_CASE("either_agent: a lone rate-aware writer among idle static drives is si
                     },
                     seed);
                 REQUIRE(r.has_value());
-                check_same(r->drive(0).run, simulate_run(writer, l, w, detail::run_seed(seed, 0)));
+                check_same(r->drive(0).run, simulate_run(writer, l, w, run_seed(seed, 0)));
                 // The idle drives are static vdsm-2022 agents: one chunk, 2560 MiB, and never extended; the writer
                 // started at its rate-aware floor's 1 GiB (vdsm-legacy).
                 CHECK(r->drive(0).run.initial_size == 1_GiB);
@@ -269,8 +269,8 @@ TEST_CASE("either_agent: a lone rate-aware writer among idle static drives is si
 TEST_CASE("either_agent forwards max_in_flight, and says which agent it holds") {
     const rate_aware_agent two(make_rate_aware_policy(vdsm_legacy().trigger().config, 6500_ms).value(), 2);
     const static_vdsm one(vdsm_2022());
-    CHECK(detail::max_in_flight(mixed(two)) == 2);
-    CHECK(detail::max_in_flight(mixed(one)) == 1);
+    CHECK(max_in_flight(mixed(two)) == 2);
+    CHECK(max_in_flight(mixed(one)) == 1);
     CHECK(mixed(one).index() == 0);
     CHECK(mixed(two).index() == 1);
     CHECK(mixed(one).first().policy().trigger().config.chunk_mb() == 2560);

@@ -153,7 +153,7 @@ TEST_CASE("run_accumulator: a quantile counts whole runs, whatever the product's
 }
 
 TEST_CASE("simulate's summary equals simulate_run run by run") {
-    // simulation_summary's per-run counts against simulate_run, run by run (seeded by detail::run_seed).
+    // simulation_summary's per-run counts against simulate_run, run by run (seeded by run_seed).
     const latency_model l = vdsm_polling_2022_latency();
     const workload w = workload::make(20_GiB, mib_per_s(140), 40_GiB).value();
     const static_agent<vdsm_policy> agent(vdsm_legacy());
@@ -162,7 +162,7 @@ TEST_CASE("simulate's summary equals simulate_run run by run") {
     std::uint32_t most = 0;
     std::vector<std::uint32_t> counts;
     for (std::uint32_t i = 0; i < 200; ++i) {
-        const run_result r = simulate_run(agent, l, w, detail::run_seed(9, i));
+        const run_result r = simulate_run(agent, l, w, run_seed(9, i));
         extends += r.extends;
         pauses += r.pauses;
         paused += r.pause_seconds.count();
@@ -198,7 +198,7 @@ TEST_CASE(
     CHECK(seen[20] == 0);
     seconds shortest(1e300), longest(0);
     for (std::uint32_t i = 0; i < 60; ++i) {
-        const run_result want = simulate_run(agent, l, w, detail::run_seed(4, i));
+        const run_result want = simulate_run(agent, l, w, run_seed(4, i));
         CHECK(got[i].pauses == want.pauses);
         CHECK(got[i].extends == want.extends);
         CHECK(got[i].pause_seconds == want.pause_seconds);
@@ -267,9 +267,9 @@ TEST_CASE("same seed, same numbers; another seed, other numbers") {
     }
     CHECK(any_difference);
     // Run i draws the same numbers whatever the rate: a pause-free rate stays pause-free run by run.
-    CHECK(detail::run_seed(1, 5) == detail::run_seed(1, 5));
-    CHECK(detail::run_seed(1, 5) != detail::run_seed(1, 6));
-    CHECK(detail::run_seed(1, 5) != detail::run_seed(2, 5));
+    CHECK(run_seed(1, 5) == run_seed(1, 5));
+    CHECK(run_seed(1, 5) != run_seed(1, 6));
+    CHECK(run_seed(1, 5) != run_seed(2, 5));
 }
 
 TEST_CASE("every run accounts for its space and time") {

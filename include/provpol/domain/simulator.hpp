@@ -5,7 +5,7 @@
 //
 // Per drive it is the single-drive simulator (simulate.hpp): the same extend_controller (simulate/agent.hpp), the same
 // events in the same order (the extend's completion, the block threshold, the end, ENOSPC, the monitor's tick),
-// the same arithmetic. Drive i is seeded with detail::run_seed(seed, i), as run i of simulate(); its latency
+// the same arithmetic. Drive i is seeded with run_seed(seed, i), as run i of simulate(); its latency
 // draws are flow_latency::complete's, in the same order, from its own stream; only the waits for the host's mail
 // monitor, the SPM's scan and the VG lock depend on the other drives. So a domain of one drive gives exactly
 // simulate_run's answer for the same seed (tests/domain_test.cpp), and so does any drive whose requests never
@@ -221,7 +221,7 @@ inline void summarize_spm(domain_summary& s, domain_shared& shared, double elaps
 }  // namespace detail
 
 /// Runs a domain: drive d (host d / drives_per_host) gets the agent make_agent(d) and the workload
-/// workload_of(d) (both noexcept), and is seeded with detail::run_seed(seed, first_run + d), as run first_run + d
+/// workload_of(d) (both noexcept), and is seeded with run_seed(seed, first_run + d), as run first_run + d
 /// of simulate() (so that domain k of a series can take runs k x drives on). The latency must be a flow with
 /// the mailbox (a send and a reply poll: the vdsm-* profiles); see domain/shared.hpp for how its stages map onto
 /// the hosts and the SPM. `stop` may end the run early (domain_stop). Errors: a config or a drive's workload that
@@ -267,7 +267,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     for (std::uint32_t i = 0; i < n; ++i) {
         const seconds first_tick =
             detail::leader_first_tick(drives, i, host_leader[i / cfg.drives_per_host], detect, seed, first_run);
-        detail::start_drive(drives[i], i, make_agent(i), flow->flow(), shared, detail::run_seed(seed, first_run + i),
+        detail::start_drive(drives[i], i, make_agent(i), flow->flow(), shared, run_seed(seed, first_run + i),
                             first_tick);
         heap.update(i, detail::drive_key(drives[i], shared, i));
     }

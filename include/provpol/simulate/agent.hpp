@@ -144,18 +144,24 @@ seconds complete_request(const L& l, S& run, seconds t, random_stream& rng) noex
         return t + l.sample_after_detection(rng);
 }
 
-/// The most extends an agent may have in flight.
+}  // namespace detail
+
+/// The most extends any agent may have in flight (2).
 inline constexpr unsigned max_extends_in_flight = 2;
 
+namespace detail {
 template <class A, class = void>
 struct has_max_in_flight : std::false_type {};
 template <class A>
 struct has_max_in_flight<A, std::void_t<decltype(std::declval<const A&>().max_in_flight())>> : std::true_type {};
 
-/// An agent's extends in flight: its max_in_flight() when it has one (clamped to [1, 2]), else 1 (VDSM).
+}  // namespace detail
+
+/// An agent's extends in flight: its max_in_flight() when it has one, held to [1, max_extends_in_flight]; 1 (VDSM's
+/// one extend at a time) for an agent without it.
 template <class A>
-constexpr unsigned max_in_flight(const A& agent) noexcept {
-    if constexpr (has_max_in_flight<A>::value) {
+PROVPOL_NODISCARD constexpr unsigned max_in_flight(const A& agent) noexcept {
+    if constexpr (detail::has_max_in_flight<A>::value) {
         const auto n = agent.max_in_flight();
         return n < 1 ? 1u : (n > max_extends_in_flight ? max_extends_in_flight : static_cast<unsigned>(n));
     } else {
@@ -163,9 +169,16 @@ constexpr unsigned max_in_flight(const A& agent) noexcept {
     }
 }
 
+namespace detail {
 /// The time of an event that does not happen, as a number of seconds: where the simulators compute in doubles.
 inline constexpr double never_time = 1e300;
-inline constexpr seconds never = seconds(never_time);
+}  // namespace detail
+
+/// The time of an event that does not happen (1e300 s, after any run): extend_in_flight::reply_read_at before the
+/// reply is read, extend_controller::next_done() with nothing in flight.
+inline constexpr seconds never = seconds(detail::never_time);
+
+namespace detail {
 
 template <class L, class = void>
 struct has_resend : std::false_type {};
@@ -198,15 +211,6 @@ constexpr seconds reply_read_of(const S& run) noexcept {
 }
 
 }  // namespace detail
-
-/// An agent's extends in flight: its max_in_flight() when it has one, held to [1, max_extends_in_flight]; 1 (VDSM's
-/// one extend at a time) for an agent without it.
-using detail::max_in_flight;
-/// The most extends any agent may have in flight (2).
-using detail::max_extends_in_flight;
-/// The time of an event that does not happen (1e300 s, after any run): extend_in_flight::reply_read_at before the
-/// reply is read, extend_controller::next_done() with nothing in flight.
-using detail::never;
 
 /// An extend the controller requested and that has not completed yet (times since the run's start).
 struct extend_in_flight {
@@ -244,7 +248,7 @@ public:
           latency_(&latency),
           rng_(seed),
           capacity_(capacity),
-          max_in_flight_(detail::max_in_flight(agent_)),
+          max_in_flight_(max_in_flight(agent_)),
           resend_(detail::resend_of(latency)),
           resend_timeout_(detail::resend_timeout_of(latency)) {
         const seconds detect = latency.detection_period();
@@ -285,7 +289,7 @@ public:
     }
     /// When the first in-flight extend completes, or never.
     PROVPOL_NODISCARD seconds next_done() const noexcept {
-        return in_flight_ > 0 ? flights_[first_done()].done_at : detail::never;
+        return in_flight_ > 0 ? flights_[first_done()].done_at : never;
     }
     PROVPOL_NODISCARD std::uint32_t extends() const noexcept { return extends_; }
     /// Re-sent requests that went through (flow_resend): extends completed that grew nothing.
@@ -321,7 +325,7 @@ public:
     }
     /// Sets in-flight extend `i`'s completion time, and when the host read its reply. For a latency whose answer
     /// depends on other drives (the domain simulator's shared SPM, domain.hpp): its complete() returns
-    /// detail::never, and the caller fills the times in once the shared queue has decided them.
+    /// never, and the caller fills the times in once the shared queue has decided them.
     void set_done_at(unsigned i, seconds t, seconds reply_read = never) noexcept {
         flights_[i].done_at = t;
         flights_[i].reply_read_at = reply_read;
@@ -402,7 +406,7 @@ private:
     flow_resend resend_ = flow_resend::never;
     seconds resend_timeout_ = seconds(2);
     seconds exceeded_at_ = seconds(0);
-    extend_in_flight flights_[detail::max_extends_in_flight] = {};
+    extend_in_flight flights_[max_extends_in_flight] = {};
 };
 
 }  // namespace provpol

@@ -3,7 +3,7 @@
 // one agent type.
 //
 // It satisfies the agent contract (simulate/agent.hpp) by forwarding every call to the agent it holds, max_in_flight()
-// included (detail::max_in_flight of the held agent: 1 for an agent without one), so a drive behaves exactly as
+// included (max_in_flight of the held agent: 1 for an agent without one), so a drive behaves exactly as
 // it would with the held agent itself (tests/domain_test.cpp). More than two types nest:
 // either_agent<A, either_agent<B, C>>.
 //
@@ -68,8 +68,8 @@ public:
     }
     /// The held agent's extends in flight (1 when it does not say).
     PROVPOL_NODISCARD constexpr unsigned max_in_flight() const noexcept {
-        return agent_.index() == 0 ? detail::max_in_flight(*std::get_if<0>(&agent_))
-                                   : detail::max_in_flight(*std::get_if<1>(&agent_));
+        return agent_.index() == 0 ? provpol::max_in_flight(*std::get_if<0>(&agent_))
+                                   : provpol::max_in_flight(*std::get_if<1>(&agent_));
     }
 
 private:

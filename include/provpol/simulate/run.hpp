@@ -111,21 +111,14 @@ struct simulation_summary {
     std::uint32_t truncated_runs = 0;    ///< runs stopped by the event limit
 };
 
-namespace detail {
-
-/// The generator seed of run `run`: independent of the rate and the policy (common random numbers). The
-/// mixing multiplies modulo 2^64 on purpose.
-PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) noexcept {
-    splitmix64 sm(seed ^ (0x9e3779b97f4a7c15ULL * (run + 1)));
-    return sm.next();
-}
-
-}  // namespace detail
-
 /// The generator seed of run `run` of a series seeded `seed`, as simulate_runs and the domain simulator draw it
 /// (common random numbers: independent of the rate and the policy). A driver that replays a run by hand seeds its
-/// random_stream with run_seed(seed, i) to get the simulator's run i.
-using detail::run_seed;
+/// random_stream with run_seed(seed, i) to get the simulator's run i. The mixing multiplies modulo 2^64 on purpose.
+PROVPOL_NODISCARD PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t run_seed(std::uint64_t seed,
+                                                                              std::uint64_t run) noexcept {
+    detail::splitmix64 sm(seed ^ (0x9e3779b97f4a7c15ULL * (run + 1)));
+    return sm.next();
+}
 
 /// The most events one run may process before it is reported as truncated.
 inline constexpr std::uint64_t simulation_event_limit = 50'000'000;
@@ -252,18 +245,17 @@ PROVPOL_NODISCARD run_result simulate_run(Agent agent, const Latency& latency, c
     return out;
 }
 
-/// Replays runs first_run to last_run - 1 of a series (run i seeded by detail::run_seed(seed, i)) and hands each to
+/// Replays runs first_run to last_run - 1 of a series (run i seeded by run_seed(seed, i)) and hands each to
 /// `on_run(i, result)`: runs depend on their index alone, so a caller may split a series into ranges and replay
 /// them on several threads; summed in run order (run_accumulator::add), the ranges give the whole series' numbers.
 template <class Agent, class Latency, class OnRun>
 void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t first_run,
                    std::uint32_t last_run, std::uint64_t seed,
                    OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
-    for (std::uint32_t i = first_run; i < last_run; ++i)
-        on_run(i, simulate_run(agent, latency, w, detail::run_seed(seed, i)));
+    for (std::uint32_t i = first_run; i < last_run; ++i) on_run(i, simulate_run(agent, latency, w, run_seed(seed, i)));
 }
 
-/// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and hands each to `on_run(i, result)`.
+/// Replays `runs` runs (run i seeded by run_seed(seed, i)) and hands each to `on_run(i, result)`.
 template <class Agent, class Latency, class OnRun>
 void simulate_each(const Agent& agent, const Latency& latency, const workload& w, std::uint32_t runs,
                    std::uint64_t seed, OnRun&& on_run) noexcept(noexcept(on_run(std::uint32_t{}, run_result{}))) {
@@ -352,7 +344,7 @@ private:
     std::uint32_t histogram_[pause_histogram_size] = {};
 };
 
-/// Replays `runs` runs (run i seeded by detail::run_seed(seed, i)) and summarises them.
+/// Replays `runs` runs (run i seeded by run_seed(seed, i)) and summarises them.
 template <class Agent, class Latency>
 PROVPOL_NODISCARD simulation_summary simulate(const Agent& agent, const Latency& latency, const workload& w,
                                               std::uint32_t runs, std::uint64_t seed) noexcept {
@@ -395,7 +387,7 @@ struct per_vm_check {
     simulation_summary summary;
 };
 
-/// Runs i = 0 .. runs - 1 (seeded detail::run_seed(seed, i)) and counts, exactly, the runs that paused at most
+/// Runs i = 0 .. runs - 1 (seeded run_seed(seed, i)) and counts, exactly, the runs that paused at most
 /// target.max_pauses_per_run times: met when they are at least ceil(Q x runs) (and at least one).
 template <class Agent, class Latency>
 PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
@@ -425,7 +417,7 @@ PROVPOL_NODISCARD bool meets_per_vm(const Agent& agent, const Latency& latency, 
     const std::uint64_t allowed = runs - needed;  // runs that may pause more than the target
     std::uint64_t missed = 0;
     for (std::uint32_t i = 0; i < runs; ++i) {
-        const run_result r = simulate_run(agent, latency, w, detail::run_seed(seed, i), target.max_pauses_per_run);
+        const run_result r = simulate_run(agent, latency, w, run_seed(seed, i), target.max_pauses_per_run);
         if (r.pauses > target.max_pauses_per_run && ++missed > allowed) return false;
     }
     return true;
