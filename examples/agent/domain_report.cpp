@@ -123,8 +123,24 @@ domain_prediction predict_domain(const Agent& agent, const latency_model& latenc
 template domain_prediction predict_domain(const static_agent<vdsm_policy>&, const latency_model&, const options&);
 template domain_prediction predict_domain(const rate_aware_agent&, const latency_model&, const options&);
 
-// long: not split here: other work changes this file today (the report's sections in order)
-void summarize_domain(const options& o, const domain_measured& m, const domain_prediction& p) {
+namespace {
+
+/// One row of --summary-csv: a drive's (or "all") metric, measured, simulated with the same seed, and alone.
+void srow(cli::csv_writer& sw, const std::string& drive, const char* metric, const std::string& a, const std::string& b,
+          const std::string& c) {
+    sw.field(drive).field(metric).field(a).field(b).field(c);
+    sw.end_row();
+}
+
+/// What the drives measured together, for the domain's line.
+struct drive_totals {
+    double max_lateness = 0, max_overhead = 0, pause_total = 0;
+    std::uint32_t pauses_total = 0;
+};
+
+/// The run's heading and the table of the drives: measured | simulated | alone.
+drive_totals summarize_drives(const options& o, const domain_measured& m, const domain_prediction& p,
+                              cli::csv_writer& sw) {
     std::printf(
         "\nsummary: %u drives on one host, %s, each writes %s at %s, drive d starting at d x %.2f s; latency "
         "%s; seed %" PRIu64 "\n",
@@ -135,17 +151,9 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         "latencies over its extends that completed before it finished writing\n");
     std::printf("%-6s %9s %13s %22s %24s %15s\n", "drive", "extends", "pauses", "pause time (s)",
                 "extend latency mean (s)", "max (s)");
-    std::string sum, ext;
-    cli::csv_writer sw(sum), ew(ext);
     for (const char* c : {"drive", "metric", "measured", "simulated", "alone"}) sw.field(c);
     sw.end_row();
-    auto srow = [&](const std::string& drive, const char* metric, const std::string& a, const std::string& b,
-                    const std::string& c) {
-        sw.field(drive).field(metric).field(a).field(b).field(c);
-        sw.end_row();
-    };
-    double max_lateness = 0, max_overhead = 0, pause_total = 0;
-    std::uint32_t pauses_total = 0;
+    drive_totals t;
     for (std::uint32_t d = 0; d < o.drives; ++d) {
         const measured& md = m.drives[d];
         const run_result& sr = p.paired[d].run;
@@ -157,23 +165,29 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
                     ar.pause_seconds.count(), lm.mean, ls.mean, la.mean, lm.max, ls.max);
         const std::string dn = std::to_string(d);
         auto u = [](std::uint64_t v) { return std::to_string(v); };
-        srow(dn, "extends", u(md.extends), u(sr.extends), u(ar.extends));
-        srow(dn, "pauses", u(md.pauses), u(sr.pauses), u(ar.pauses));
-        srow(dn, "pause_seconds", fmt("%.6f", md.pause_seconds), fmt("%.6f", sr.pause_seconds),
+        srow(sw, dn, "extends", u(md.extends), u(sr.extends), u(ar.extends));
+        srow(sw, dn, "pauses", u(md.pauses), u(sr.pauses), u(ar.pauses));
+        srow(sw, dn, "pause_seconds", fmt("%.6f", md.pause_seconds), fmt("%.6f", sr.pause_seconds),
              fmt("%.6f", ar.pause_seconds));
-        srow(dn, "latency_mean", fmt("%.6f", lm.mean), fmt("%.6f", ls.mean), fmt("%.6f", la.mean));
-        srow(dn, "latency_max", fmt("%.6f", lm.max), fmt("%.6f", ls.max), fmt("%.6f", la.max));
-        srow(dn, "duration_s", fmt("%.6f", md.duration), fmt("%.6f", sr.duration), fmt("%.6f", ar.duration));
-        srow(dn, "final_lv_size", u(md.final_physical), u(sr.final_physical.count()), u(ar.final_physical.count()));
-        srow(dn, "max_lateness_s", fmt("%.6f", md.max_lateness), "", "");
-        srow(dn, "max_extend_overhead_s", fmt("%.6f", md.max_overhead), "", "");
-        srow(dn, "achieved_rate", fmt("%.1f", md.achieved_rate),
+        srow(sw, dn, "latency_mean", fmt("%.6f", lm.mean), fmt("%.6f", ls.mean), fmt("%.6f", la.mean));
+        srow(sw, dn, "latency_max", fmt("%.6f", lm.max), fmt("%.6f", ls.max), fmt("%.6f", la.max));
+        srow(sw, dn, "duration_s", fmt("%.6f", md.duration), fmt("%.6f", sr.duration), fmt("%.6f", ar.duration));
+        srow(sw, dn, "final_lv_size", u(md.final_physical), u(sr.final_physical.count()), u(ar.final_physical.count()));
+        srow(sw, dn, "max_lateness_s", fmt("%.6f", md.max_lateness), "", "");
+        srow(sw, dn, "max_extend_overhead_s", fmt("%.6f", md.max_overhead), "", "");
+        srow(sw, dn, "achieved_rate", fmt("%.1f", md.achieved_rate),
              fmt("%.1f", static_cast<double>(o.write_rate.bytes_per_second())), "");
-        max_lateness = std::max(max_lateness, md.max_lateness);
-        max_overhead = std::max(max_overhead, md.max_overhead);
-        pauses_total += md.pauses;
-        pause_total += md.pause_seconds;
+        t.max_lateness = std::max(t.max_lateness, md.max_lateness);
+        t.max_overhead = std::max(t.max_overhead, md.max_overhead);
+        t.pauses_total += md.pauses;
+        t.pause_total += md.pause_seconds;
     }
+    return t;
+}
+
+/// The domain's line: all drives' extends, pauses and latencies, and the VG lock, measured | simulated.
+void summarize_totals(const domain_measured& m, const domain_prediction& p, const drive_totals& t,
+                      cli::csv_writer& sw) {
     const latency_stats lm = domain_stats(m.extends);
     std::uint32_t sim_pauses = 0;
     double sim_pause_total = 0;
@@ -184,20 +198,23 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
                 "; pauses %u | %u, %.3f s | %.3f s; extend latency mean %.3f | %.3f s, "
                 "median %.3f | %.3f s, max %.3f | %.3f s; VG lock held %.3f s, %u requests waited for another's "
                 "lvextend | %.3f s held\n",
-                m.extends.size(), ss.extends, pauses_total, sim_pauses, pause_total, sim_pause_total, lm.mean,
+                m.extends.size(), ss.extends, t.pauses_total, sim_pauses, t.pause_total, sim_pause_total, lm.mean,
                 ss.latency_mean.count(), lm.p50, ss.latency_p50.count(), lm.max, ss.latency_max.count(), m.spm_busy,
                 m.lock_waits, ss.spm_busy.count());
-    srow("all", "extends", std::to_string(m.extends.size()), std::to_string(ss.extends), "");
-    srow("all", "pauses", std::to_string(pauses_total), std::to_string(sim_pauses), "");
-    srow("all", "pause_seconds", fmt("%.6f", pause_total), fmt("%.6f", sim_pause_total), "");
-    srow("all", "latency_mean", fmt("%.6f", lm.mean), fmt("%.6f", ss.latency_mean), "");
-    srow("all", "latency_p50", fmt("%.6f", lm.p50), fmt("%.6f", ss.latency_p50), "");
-    srow("all", "latency_max", fmt("%.6f", lm.max), fmt("%.6f", ss.latency_max), "");
-    srow("all", "spm_busy_s", fmt("%.6f", m.spm_busy), fmt("%.6f", ss.spm_busy), "");
-    srow("all", "lock_waits", std::to_string(m.lock_waits), "", "");
-    srow("all", "max_lateness_s", fmt("%.6f", max_lateness), "", "");
-    srow("all", "max_extend_overhead_s", fmt("%.6f", max_overhead), "", "");
+    srow(sw, "all", "extends", std::to_string(m.extends.size()), std::to_string(ss.extends), "");
+    srow(sw, "all", "pauses", std::to_string(t.pauses_total), std::to_string(sim_pauses), "");
+    srow(sw, "all", "pause_seconds", fmt("%.6f", t.pause_total), fmt("%.6f", sim_pause_total), "");
+    srow(sw, "all", "latency_mean", fmt("%.6f", lm.mean), fmt("%.6f", ss.latency_mean), "");
+    srow(sw, "all", "latency_p50", fmt("%.6f", lm.p50), fmt("%.6f", ss.latency_p50), "");
+    srow(sw, "all", "latency_max", fmt("%.6f", lm.max), fmt("%.6f", ss.latency_max), "");
+    srow(sw, "all", "spm_busy_s", fmt("%.6f", m.spm_busy), fmt("%.6f", ss.spm_busy), "");
+    srow(sw, "all", "lock_waits", std::to_string(m.lock_waits), "", "");
+    srow(sw, "all", "max_lateness_s", fmt("%.6f", t.max_lateness), "", "");
+    srow(sw, "all", "max_extend_overhead_s", fmt("%.6f", t.max_overhead), "", "");
+}
 
+/// Every extend, measured | simulated with the same seed, with its path through the mailbox and the SPM.
+void list_extends(const options& o, const domain_measured& m, const domain_prediction& p, cli::csv_writer& ew) {
     std::printf(
         "extends, measured | simulate_domain (same seed); the measured one's path through the mailbox and "
         "the SPM:\n");
@@ -237,9 +254,19 @@ void summarize_domain(const options& o, const domain_measured& m, const domain_p
         ew.field(s.lv).field(fmt("%.6f", alone));
         ew.end_row();
     }
+}
+
+}  // namespace
+
+void summarize_domain(const options& o, const domain_measured& m, const domain_prediction& p) {
+    std::string sum, ext;
+    cli::csv_writer sw(sum), ew(ext);
+    const drive_totals t = summarize_drives(o, m, p, sw);
+    summarize_totals(m, p, t, sw);
+    list_extends(o, m, p, ew);
     std::printf(
         "\nguests: at most %.1f ms behind schedule; extend overhead beyond the injected delay: at most %.1f ms\n",
-        max_lateness * 1000.0, max_overhead * 1000.0);
+        t.max_lateness * 1000.0, t.max_overhead * 1000.0);
     for (std::uint32_t d = 0; d < o.drives; ++d)
         std::printf("image d%u: qemu-img check: %s; data: %s\n", d, m.drives[d].check.c_str(),
                     m.drives[d].verify.c_str());

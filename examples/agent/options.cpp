@@ -59,9 +59,10 @@ std::vector<cli::option> option_list() {
         {"--check-environment", nullptr, "only check that this machine can run the stack (exit 0, or 77 and why)"}};
 }
 
-// long: not split here: other work changes this file today (one check per option)
-options parse_options(const args& a) {
-    options o;
+namespace {
+
+/// --policy, --extent and the policy's configuration (--chunk with --percent, or --preset), and the run's label.
+void read_policy(const args& a, options& o) {
     const std::string policy = a.value("--policy").value_or("static");
     if (policy != "static" && policy != "rate-aware")
         throw usage_error("--policy: unknown value '" + args::printable(policy) + "': expected static or rate-aware");
@@ -83,6 +84,10 @@ options parse_options(const args& a) {
         o.config = *c;
     }
     o.label = (o.rate_aware ? "rate-aware/" : "") + name;
+}
+
+/// The guest's write: --rate, --write, --capacity.
+void read_write(const args& a, options& o) {
     const auto r = a.rate("--rate");
     if (!r) throw usage_error("--rate is required (e.g. --rate 50MiB/s)");
     if (r->bytes_per_second() < (std::uint64_t{1} << 20) || r->bytes_per_second() > (std::uint64_t{1} << 30))
@@ -97,15 +102,20 @@ options parse_options(const args& a) {
     o.capacity = a.size("--capacity").value_or(o.write);
     if (o.capacity < o.write) throw usage_error("--capacity must be at least --write");
     if (o.capacity.count() > (std::uint64_t{1} << 40)) throw usage_error("--capacity must be at most 1TiB");
+}
+
+/// --latency through the CLI's reader, with the agent's default (the immediate flow).
+void read_latency(const args& a, options& o) {
     o.latency_name = a.value("--latency").value_or("vdsm-immediate");
-    {
-        // latency_option reads --latency with the CLI's default; the agent's default is the immediate flow.
-        std::vector<std::string> argv_store = {"--latency", o.latency_name};
-        std::vector<char*> argv;
-        for (auto& s : argv_store) argv.push_back(s.data());
-        const args la("agent", "", {{"--latency", "PROFILE", ""}}, static_cast<int>(argv.size()), argv.data());
-        o.latency = cli::latency_option(la);
-    }
+    std::vector<std::string> argv_store = {"--latency", o.latency_name};
+    std::vector<char*> argv;
+    for (auto& s : argv_store) argv.push_back(s.data());
+    const args la("agent", "", {{"--latency", "PROFILE", ""}}, static_cast<int>(argv.size()), argv.data());
+    o.latency = cli::latency_option(la);
+}
+
+/// --seed, --runs, --monitor-interval, --request-size and the rate-aware policy's --budget-quantile.
+void read_run(const args& a, options& o) {
     o.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     o.runs = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(1000));
     o.monitor_interval = a.time("--monitor-interval", seconds(0.1), seconds(3600.0)).value_or(seconds(2.0));
@@ -119,6 +129,10 @@ options parse_options(const args& a) {
     } else if (a.has("--budget-quantile")) {
         throw usage_error("--budget-quantile goes with --policy rate-aware");
     }
+}
+
+/// The domain run's --drives and --stagger.
+void read_domain(const args& a, options& o) {
     if (a.has("--drives")) {
         o.drives = static_cast<std::uint32_t>(*a.count("--drives", 1, 8));
         o.stagger = a.time("--stagger", seconds(0.0), seconds(60.0)).value_or(seconds(0.0));
@@ -130,20 +144,36 @@ options parse_options(const args& a) {
     } else if (a.has("--stagger")) {
         throw usage_error("--stagger goes with --drives");
     }
-    if (a.has("--lvm")) {
-        o.lvm_vg = *a.value("--lvm");
-        const bool valid =
-            !o.lvm_vg.empty() && o.lvm_vg.size() <= 64 && o.lvm_vg[0] != '-' &&
-            std::all_of(o.lvm_vg.begin(), o.lvm_vg.end(), [](char c) {
-                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
-            });
-        if (!valid)
-            throw usage_error("--lvm: '" + args::printable(o.lvm_vg) +
-                              "' is not a volume group name (1-64 of A-Z a-z 0-9 + _ . -, not starting with -)");
-        if (a.has("--latency") || o.rate_aware)
-            throw usage_error("--lvm runs the real lvextend: it takes no --latency and no --policy rate-aware");
-        if (o.drives == 0) o.drives = 1;
-    }
+}
+
+/// --lvm VG: a volume group name as lvm2 accepts it, and none of the options that run the model's latency.
+void read_lvm(const args& a, options& o) {
+    if (!a.has("--lvm")) return;
+    o.lvm_vg = *a.value("--lvm");
+    const bool valid =
+        !o.lvm_vg.empty() && o.lvm_vg.size() <= 64 && o.lvm_vg[0] != '-' &&
+        std::all_of(o.lvm_vg.begin(), o.lvm_vg.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+        });
+    if (!valid)
+        throw usage_error("--lvm: '" + args::printable(o.lvm_vg) +
+                          "' is not a volume group name (1-64 of A-Z a-z 0-9 + _ . -, not starting with -)");
+    if (a.has("--latency") || o.rate_aware)
+        throw usage_error("--lvm runs the real lvextend: it takes no --latency and no --policy rate-aware");
+    if (o.drives == 0) o.drives = 1;
+}
+
+}  // namespace
+
+// The steps in the order the checks were made, so that the first error given is the same.
+options parse_options(const args& a) {
+    options o;
+    read_policy(a, o);
+    read_write(a, o);
+    read_latency(a, o);
+    read_run(a, o);
+    read_domain(a, o);
+    read_lvm(a, o);
     o.extends_csv_path = a.value("--extends-csv").value_or("");
     o.workdir = a.value("--workdir").value_or("/tmp");
     o.csv_path = a.value("--csv").value_or("");
