@@ -8,6 +8,8 @@
 
 #include "extend/docker_devmapper.hpp"  // IWYU pragma: export
 #include "extend/lvm.hpp"               // IWYU pragma: export
+#include "extend/lvm_config.hpp"        // IWYU pragma: export
+#include "extend/lvm_usage.hpp"         // IWYU pragma: export
 #include "extend/policy.hpp"            // IWYU pragma: export
 #include "extend/presets.hpp"           // IWYU pragma: export
 #include "extend/stratis.hpp"           // IWYU pragma: export

@@ -2,7 +2,9 @@
 // (lvm_usage), the amount rule (lvm_adjust_amount), the configuration as lvm.conf is read
 // (lvm_autoextend_config: thin pools, VDO pools, snapshots), the whole lvextend --use-policies decision for a
 // volume (decide_lvm_autoextend, with the thin pool's metadata) and the fewest used blocks that trigger it
-// (lvm_trigger_blocks). The same rule as extend_policy steps, and its presets, are extend/lvm_steps.hpp's.
+// (lvm_trigger_blocks). The same rule as extend_policy steps, and its presets, are extend/lvm_steps.hpp's. The
+// usage and amount in lvm2's units are lvm_usage.hpp's, the configuration lvm_config.hpp's (this header includes
+// both).
 //
 // Sources (lvm2 2.03.16, Debian 12's; the functions named are the ones each rule reproduces):
 //   libdm/libdm-report.c     dm_make_percent: used / total in units of 1e-6 %, through a double, truncated;
@@ -29,219 +31,13 @@
 #include "../bytes.hpp"
 #include "../config.hpp"
 #include "../result.hpp"
+#include "lvm_config.hpp"  // IWYU pragma: export
+#include "lvm_usage.hpp"   // IWYU pragma: export
 #include "policy.hpp"
 
 #include <cstdint>
 
 namespace provpol {
-
-// ============================================================================================================
-// Usage and the amount, in lvm2's own units
-
-/// libdm's percent unit (dm_percent_t): 1 = 1e-6 %, so 100% is 100,000,000.
-inline constexpr std::int32_t lvm_percent_1 = 1000000;
-inline constexpr std::int32_t lvm_percent_100 = 100 * lvm_percent_1;
-
-/// dm_make_percent(used, total): used / total in 1e-6 % units, as lvm2 computes it. The ratio goes through a
-/// double and is truncated, so on a pool of 3e7 blocks one block above 70% still reads 70.000000%; only
-/// used == total reads 100% (a ratio that rounds to 100% reads 99.999999%), and a nonzero ratio that rounds to
-/// 0 reads 0.000001%. total == 0 reads 100%, as libdm does. used above total (no kernel reports it) counts as
-/// total. The double arithmetic is one division and one multiplication, both correctly rounded in IEEE 754, so
-/// the value is the same on every platform that computes doubles without excess precision (not x87).
-PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(std::uint64_t used, std::uint64_t total) noexcept {
-    if (total == 0) return lvm_percent_100;
-    if (used == 0) return 0;
-    if (used >= total) return lvm_percent_100;
-    const double ratio = static_cast<double>(used) / static_cast<double>(total);
-    const auto p = static_cast<std::int32_t>(static_cast<double>(lvm_percent_100) * ratio);  // truncates, < 2^31
-    if (p >= lvm_percent_100) return lvm_percent_100 - 1;
-    if (p <= 0) return 1;
-    return p;
-}
-
-namespace detail {
-// _adjust_amount's amount once usage is past `threshold` (and 50%): the larger of `percent` and
-// ceil(usage / t) - 100, t the threshold in 1e-6 % units / 100 (> 0: threshold >= 1), as lvm2 computes it.
-constexpr std::uint32_t lvm_amount_past(std::int32_t usage, std::uint32_t threshold, std::uint32_t percent) noexcept {
-    const std::int32_t t = static_cast<std::int32_t>(threshold) * (lvm_percent_1 / 100);
-    const auto needed = static_cast<std::uint32_t>((usage + t - 1) / t - 100);  // >= 1 here
-    return percent < needed ? needed : percent;
-}
-}  // namespace detail
-
-/// _adjust_amount: the percent of the volume an extend adds, 0 when nothing is to be done. Something is done
-/// only when usage is above 50% and above `threshold` (a whole percent, 50-99 after lvm.conf's clamp); then
-/// the amount is the larger of `percent` and the smallest whole percent that brings usage back to the
-/// threshold, ceil(100 x usage / threshold) - 100, computed in 1e-6 % units as lvm2 does.
-PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, std::uint32_t threshold,
-                                                            std::uint32_t percent) noexcept {
-    if (!(50 * lvm_percent_1 < usage && usage <= lvm_percent_100)) return 0;
-    if (threshold >= 100 || usage <= static_cast<std::int32_t>(threshold) * lvm_percent_1) return 0;
-    return detail::lvm_amount_past(usage, threshold, percent);
-}
-
-/// percent_of_extents(percent, extents, roundup = 1): (percent x extents + 99) / 100, in 64 bits and kept in 32
-/// as lvm2 keeps it (a result of 2^32 extents or more wraps there; lvextend then refuses the extend or makes a
-/// wrong one, see decide_lvm_autoextend).
-PROVPOL_NODISCARD constexpr std::uint32_t lvm_percent_of_extents(std::uint32_t percent,
-                                                                 std::uint32_t extents) noexcept {
-    return static_cast<std::uint32_t>((std::uint64_t{percent} * extents + 99) / 100);
-}
-
-// ============================================================================================================
-// The configuration
-
-/// What autoextends: a thin pool (activation/thin_pool_autoextend_*), a VDO pool (vdo_pool_autoextend_*) or an
-/// old-style snapshot's COW (snapshot_autoextend_*). One rule, three sets of lvm.conf keys.
-enum class lvm_volume_kind : unsigned char { thin_pool, vdo_pool, snapshot };
-
-/// The lvm.conf key prefix of a kind: "thin_pool", "vdo_pool", "snapshot".
-PROVPOL_NODISCARD constexpr const char* to_text(lvm_volume_kind k) noexcept {
-    switch (k) {
-        case lvm_volume_kind::thin_pool:
-            return "thin_pool";
-        case lvm_volume_kind::vdo_pool:
-            return "vdo_pool";
-        case lvm_volume_kind::snapshot:
-            return "snapshot";
-    }
-    return "unknown";
-}
-
-class lvm_thin_steps;
-
-/// An autoextend configuration as lvm2 reads lvm.conf: the threshold and percent as written, the VG's extent
-/// size, the thin pool's chunk and, for a VDO pool, its slab size.
-class lvm_autoextend_config {
-public:
-    /// The largest percent accepted (lvm.conf takes any int; 10^6 % keeps every product below 2^53).
-    static constexpr std::uint64_t max_percent = 1000000;
-    /// The largest threshold accepted as written: any value from 100 up disables autoextend.
-    static constexpr std::uint64_t max_threshold = 0x7fffffff;
-
-    /// Validates the settings as lvm2 reads them. `threshold` is taken as written: under 50 it acts as 50 (lvm2
-    /// warns), 100 or more disables autoextend. `percent` 0 is accepted, as lvm.conf accepts it, and makes every
-    /// extend fail (lvm_outcome::fails_percent_zero). The extent is a power of two from 1 KiB to 16 GiB; the
-    /// pool chunk a multiple of 64 KiB from 64 KiB to 1 GiB (dm-thin's data block limits); the VDO slab a power
-    /// of two from 128 MiB to 32 GiB (VDO's). Errors name the lvm.conf key of `kind`.
-    PROVPOL_NODISCARD static constexpr result<lvm_autoextend_config> make(
-        std::uint64_t threshold, std::uint64_t percent, bytes extent = bytes(std::uint64_t{4} << 20),
-        bytes pool_chunk = bytes(std::uint64_t{64} << 10), lvm_volume_kind kind = lvm_volume_kind::thin_pool,
-        bytes vdo_slab = bytes(std::uint64_t{2} << 30)) noexcept {
-        if (threshold > max_threshold)
-            return unexpected(error::out_of_range(threshold_key(kind), error_value::of(threshold), error_value::of(0),
-                                                  error_value::of(max_threshold)));
-        if (percent > max_percent)
-            return unexpected(error::out_of_range(percent_key(kind), error_value::of(percent), error_value::of(0),
-                                                  error_value::of(max_percent)));
-        if (!is_power_of_two(extent.count()))
-            return unexpected(error::not_a_power_of_two("extent_size", error_value::of_size(extent.count())));
-        if (extent.count() < 1024 || extent.count() > (std::uint64_t{1} << 34))
-            return unexpected(error::out_of_range("extent_size", error_value::of_size(extent.count()),
-                                                  error_value::of_size(1024),
-                                                  error_value::of_size(std::uint64_t{1} << 34)));
-        constexpr std::uint64_t min_chunk = std::uint64_t{64} << 10, max_chunk = std::uint64_t{1} << 30;
-        if (pool_chunk.count() < min_chunk || pool_chunk.count() > max_chunk)
-            return unexpected(error::out_of_range("thin_pool_chunk_size", error_value::of_size(pool_chunk.count()),
-                                                  error_value::of_size(min_chunk), error_value::of_size(max_chunk)));
-        if (pool_chunk.count() % min_chunk != 0)
-            return unexpected(error::not_a_multiple("thin_pool_chunk_size", error_value::of_size(pool_chunk.count()),
-                                                    error_value::of_size(min_chunk)));
-        constexpr std::uint64_t min_slab = std::uint64_t{128} << 20, max_slab = std::uint64_t{32} << 30;
-        if (!is_power_of_two(vdo_slab.count()))
-            return unexpected(error::not_a_power_of_two("vdo_slab_size_mb", error_value::of_size(vdo_slab.count())));
-        if (vdo_slab.count() < min_slab || vdo_slab.count() > max_slab)
-            return unexpected(error::out_of_range("vdo_slab_size_mb", error_value::of_size(vdo_slab.count()),
-                                                  error_value::of_size(min_slab), error_value::of_size(max_slab)));
-        return lvm_autoextend_config(kind, static_cast<std::uint32_t>(threshold), static_cast<std::uint32_t>(percent),
-                                     extent, pool_chunk, vdo_slab);
-    }
-
-    PROVPOL_NODISCARD constexpr lvm_volume_kind kind() const noexcept { return kind_; }
-    /// The threshold as written in lvm.conf.
-    PROVPOL_NODISCARD constexpr std::uint32_t threshold_as_written() const noexcept { return threshold_; }
-    /// The threshold lvm2 acts on: at least 50, and 100 when disabled.
-    PROVPOL_NODISCARD constexpr std::uint32_t threshold_percent() const noexcept { return threshold_acted_; }
-    PROVPOL_NODISCARD constexpr std::uint32_t extend_percent() const noexcept { return percent_; }
-    PROVPOL_NODISCARD constexpr bytes extent() const noexcept { return extent_; }
-    PROVPOL_NODISCARD constexpr bytes pool_chunk() const noexcept { return chunk_; }
-    PROVPOL_NODISCARD constexpr bytes vdo_slab() const noexcept { return slab_; }
-    /// False when the threshold is 100 or more: lvm2 never autoextends.
-    PROVPOL_NODISCARD constexpr bool enabled() const noexcept { return threshold_ < 100; }
-    /// True when lvm2 reads the threshold as 50 and warns ("set below minimum supported 50%").
-    PROVPOL_NODISCARD constexpr bool threshold_clamped() const noexcept { return threshold_ < 50; }
-    /// True when an extend can happen at all: enabled and a percent above 0.
-    PROVPOL_NODISCARD constexpr bool extends() const noexcept { return extends_; }
-    /// log2 of the extent (a power of two): the decision's extent arithmetic is shifts and masks.
-    PROVPOL_NODISCARD constexpr unsigned extent_shift() const noexcept { return extent_shift_; }
-    /// threshold_percent() in lvm_usage's units (1e-6 %): a usage above it passes the threshold.
-    PROVPOL_NODISCARD constexpr std::int32_t usage_limit() const noexcept { return usage_limit_; }
-    /// (usage_limit() + 1) / 10^8 as a double, made once: in exact arithmetic the first used block count whose
-    /// usage passes the threshold is the ceiling of total x this (where lvm_thin_steps' fast path starts).
-    PROVPOL_NODISCARD constexpr double trigger_fraction() const noexcept { return trigger_fraction_; }
-
-    /// The lvm.conf keys of a kind, for errors and for the lvm.conf snippets the CLI prints.
-    PROVPOL_NODISCARD static constexpr const char* threshold_key(lvm_volume_kind k) noexcept {
-        return k == lvm_volume_kind::thin_pool  ? "thin_pool_autoextend_threshold"
-               : k == lvm_volume_kind::vdo_pool ? "vdo_pool_autoextend_threshold"
-                                                : "snapshot_autoextend_threshold";
-    }
-    PROVPOL_NODISCARD static constexpr const char* percent_key(lvm_volume_kind k) noexcept {
-        return k == lvm_volume_kind::thin_pool  ? "thin_pool_autoextend_percent"
-               : k == lvm_volume_kind::vdo_pool ? "vdo_pool_autoextend_percent"
-                                                : "snapshot_autoextend_percent";
-    }
-
-private:
-    friend class lvm_thin_steps;  // its fast path reads fast_span_
-
-    constexpr lvm_autoextend_config(lvm_volume_kind kind, std::uint32_t threshold, std::uint32_t percent, bytes extent,
-                                    bytes chunk, bytes slab) noexcept
-        : extent_(extent),
-          chunk_(chunk),
-          slab_(slab),
-          threshold_(threshold),
-          percent_(percent),
-          kind_(kind),
-          extent_shift_(log2_of(extent.count())) {
-        threshold_acted_ = threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
-        extends_ = threshold_ < 100 && percent_ != 0;
-        usage_limit_ = static_cast<std::int32_t>(threshold_acted_) * lvm_percent_1;
-        trigger_fraction_ = static_cast<double>(usage_limit_ + 1) / static_cast<double>(lvm_percent_100);
-        // Pools from one chunk to 2^50 bytes and (2^32 - 1) extents (lvm2's MAX_EXTENT_COUNT), as physical - chunk
-        // below this span; none when nothing extends.
-        // (2^32 - 1) << shift is below 2^50 up to shift 18 (256 KiB extents); larger extents reach 2^50 first (and
-        // from 2^33-byte extents the shift would pass 64 bits).
-        const std::uint64_t most =
-            extent_shift_ <= 18 ? std::uint64_t{0xffffffffu} << extent_shift_ : std::uint64_t{1} << 50;
-        fast_span_ = extends_ ? most - chunk.count() : 0;
-    }
-
-    static constexpr unsigned char log2_of(std::uint64_t power_of_two) noexcept {
-        unsigned char n = 0;
-        while (power_of_two > 1) {
-            power_of_two >>= 1;
-            ++n;
-        }
-        return n;
-    }
-
-    bytes extent_;
-    bytes chunk_;
-    bytes slab_;
-    double trigger_fraction_ = 0;   // precomputed for the decision (trigger_fraction())
-    std::uint64_t fast_span_ = 0;   // precomputed for lvm_thin_steps' fast path
-    std::int32_t usage_limit_ = 0;  // precomputed for the decision (usage_limit())
-    std::uint32_t threshold_;
-    std::uint32_t threshold_acted_ = 0;  // precomputed (threshold_percent())
-    std::uint32_t percent_;
-    lvm_volume_kind kind_;
-    unsigned char extent_shift_;  // precomputed for the decision (extent_shift())
-    bool extends_ = false;        // precomputed for the decision (extends())
-};
-
-/// The thin pool's configuration (the name the extend_policy steps use).
-using lvm_thin_config = lvm_autoextend_config;
 
 // ============================================================================================================
 // The decision lvextend --use-policies takes

@@ -3,7 +3,9 @@
 // out, and, when the metadata is given, its extends and whether it ran out) and the summary over runs
 // (simulate_lvm_plan), run i seeded with run_seed(seed, i) as the VDSM and domain simulators seed theirs. The
 // decision each lvextend takes is extend/lvm.hpp's decide_lvm_autoextend, exact to lvm2; when dmeventd runs it is
-// lvm_dmeventd.hpp's; how the metadata fills is thin_metadata.hpp's.
+// lvm_dmeventd.hpp's; how the metadata fills is thin_metadata.hpp's. The burst and one run's answer are
+// lvm_pool_run.hpp's, the summary over runs lvm_plan_summary.hpp's, the extender lvm_extender.hpp's (this header
+// includes the three).
 //
 // The extender (lvm_extender) is dmeventd by default. The rate-aware extender (extend/lvm_rate_aware.hpp, as
 // examples/thinpoold runs it) replaces it: dmeventd's monitoring is off, so there is no low-water event, no poll and
@@ -25,82 +27,18 @@
 #include "../extend/lvm.hpp"
 #include "../extend/lvm_rate_aware.hpp"
 #include "../random.hpp"
-#include "../result.hpp"
 #include "../time.hpp"
 #include "lvm_dmeventd.hpp"
+#include "lvm_extender.hpp"      // IWYU pragma: export
+#include "lvm_plan_summary.hpp"  // IWYU pragma: export
+#include "lvm_pool_run.hpp"      // IWYU pragma: export
 #include "run.hpp"
 #include "thin_metadata.hpp"
 
 #include <cmath>
 #include <cstdint>
-#include <optional>
 
 namespace provpol {
-
-/// Which extender grows the pool in a simulated run: dmeventd (the default) or the rate-aware extender. Made only
-/// by its factories, so a rate-aware extender's interval is always in range (a run samples every interval).
-class lvm_extender {
-public:
-    /// dmeventd and lvextend --use-policies (lvm_dmeventd.hpp).
-    PROVPOL_NODISCARD static lvm_extender dmeventd() noexcept { return lvm_extender(); }
-    /// The rate-aware extender deciding with `c` every `interval`, in [0.01, 3600] s as the daemon's --interval;
-    /// its rate estimate decays with the daemon's default --half-life, 30 s.
-    PROVPOL_NODISCARD static result<lvm_extender> make_rate_aware(const lvm_rate_aware_config& c,
-                                                                  seconds interval) noexcept {
-        if (!(interval.count() >= 0.01 && interval.count() <= 3600.0))
-            return unexpected(error::out_of_range("interval", error_value_of(interval), error_value_of(seconds(0.01)),
-                                                  error_value_of(seconds(3600.0))));
-        lvm_extender x;
-        x.rate_aware_ = c;
-        x.interval_ = interval;
-        return x;
-    }
-    PROVPOL_NODISCARD bool is_rate_aware() const noexcept { return rate_aware_.has_value(); }
-    /// The rate-aware extender's policy (empty: dmeventd).
-    PROVPOL_NODISCARD const std::optional<lvm_rate_aware_config>& rate_aware() const noexcept { return rate_aware_; }
-    /// Between its samples (the daemon's --interval).
-    PROVPOL_NODISCARD seconds interval() const noexcept { return interval_; }
-    /// How fast its rate estimate falls (the daemon's --half-life).
-    PROVPOL_NODISCARD seconds half_life() const noexcept { return half_life_; }
-
-private:
-    lvm_extender() noexcept = default;
-    std::optional<lvm_rate_aware_config> rate_aware_;
-    seconds interval_ = seconds(1.0);
-    seconds half_life_ = seconds(30.0);
-};
-
-/// A burst of writes into a thin pool: every writer together (thin LVs share the pool's blocks).
-struct lvm_pool_workload {
-    bytes pool_size;               ///< the pool's data LV when the burst starts
-    bytes pool_used{};             ///< data already in the pool
-    bytes vg_free = bytes::max();  ///< the VG's free space (max: unlimited)
-    bytes write;                   ///< new data written in all (each new byte takes new blocks)
-    rate write_rate;               ///< bytes per second in all, while the pool has room
-    /// The pool's metadata LV (0: the metadata is not simulated, as before lvs reported it). Every 126 data chunks
-    /// the burst maps take one 4 KiB metadata block (thin_metadata.hpp).
-    bytes metadata_size{};
-    bytes metadata_used{};  ///< metadata in use when the burst starts (whole 4 KiB blocks, rounded up)
-};
-
-/// One run of a burst.
-struct lvm_run_result {
-    std::uint32_t extends = 0;           ///< lvextends that grew the pool's data
-    std::uint32_t commands = 0;          ///< lvextend --use-policies runs, those that found nothing to do included
-    std::uint32_t failed_commands = 0;   ///< runs that failed (the VG's space, percent 0; never the rate-aware's)
-    std::uint32_t times_full = 0;        ///< times the pool filled with data still to write
-    seconds queued = seconds(0);         ///< how long writes waited on a full pool, in all
-    seconds longest_queue = seconds(0);  ///< the longest of those waits
-    bool eio = false;                    ///< writes failed: queued past no_space_timeout, or error-when-full
-    bool hung = false;                   ///< writes still queued a day after the burst should have ended
-    bool vg_exhausted = false;      ///< an extend failed for want of VG space (rate-aware: the VG's free space cut one)
-    bytes pool_end;                 ///< the pool's size when the run ended
-    bytes vg_free_end;              ///< the VG's free space then
-    seconds ended_at = seconds(0);  ///< when the last byte was written, or writes failed
-    std::uint32_t metadata_extends = 0;  ///< lvextends that grew the metadata LV (with the data or alone)
-    bool metadata_full = false;          ///< the metadata ran out: the pool failed writes (EIO, eio is set too)
-    bytes metadata_end;                  ///< the metadata LV's size when the run ended (0: not simulated)
-};
 
 namespace detail {
 
@@ -543,67 +481,6 @@ PROVPOL_NODISCARD inline lvm_run_result simulate_lvm_run(const lvm_autoextend_co
     }
     return detail::lvm_run_simulation(c, m, w, seed, x).run();
 }
-
-/// What runs of a burst show together.
-struct lvm_plan_summary {
-    std::uint32_t runs = 0;
-    double extends_mean = 0.0;
-    double commands_mean = 0.0;
-    double times_full_mean = 0.0;
-    seconds queued_mean = seconds(0);
-    seconds queued_max = seconds(0);  ///< the most any run queued
-    std::uint32_t queued_runs = 0;    ///< runs that queued at all
-    std::uint32_t eio_runs = 0;       ///< runs whose writes failed (EIO)
-    std::uint32_t hung_runs = 0;      ///< runs whose writes never completed (no_space_timeout 0)
-    std::uint32_t vg_exhausted_runs = 0;
-    bytes pool_end_max;  ///< the largest the pool ended at
-    bytes vg_free_end_min = bytes::max();
-    seconds ended_at_mean = seconds(0);
-    double metadata_extends_mean = 0.0;          ///< extends that grew the metadata, a run on average
-    std::uint32_t metadata_full_runs = 0;        ///< runs whose metadata ran out (counted in eio_runs too)
-    seconds metadata_full_at_mean = seconds(0);  ///< when it ran out, over those runs (0: none did)
-    bytes metadata_end_max;                      ///< the largest the metadata LV ended at (0: not simulated)
-};
-
-namespace detail {
-
-// Adds a run to a summary, in run order (the means are sums until lvm_plan_means).
-inline void lvm_plan_add(lvm_plan_summary& s, const lvm_run_result& r) noexcept {
-    ++s.runs;
-    s.extends_mean += r.extends;
-    s.commands_mean += r.commands;
-    s.times_full_mean += r.times_full;
-    s.queued_mean += r.queued;
-    if (r.queued > s.queued_max) s.queued_max = r.queued;
-    if (r.queued > seconds(0)) ++s.queued_runs;
-    if (r.eio) ++s.eio_runs;
-    if (r.hung) ++s.hung_runs;
-    if (r.vg_exhausted) ++s.vg_exhausted_runs;
-    if (r.pool_end > s.pool_end_max) s.pool_end_max = r.pool_end;
-    if (r.vg_free_end < s.vg_free_end_min) s.vg_free_end_min = r.vg_free_end;
-    s.ended_at_mean += r.ended_at;
-    s.metadata_extends_mean += r.metadata_extends;
-    if (r.metadata_full) {
-        ++s.metadata_full_runs;
-        s.metadata_full_at_mean += r.ended_at;
-    }
-    if (r.metadata_end > s.metadata_end_max) s.metadata_end_max = r.metadata_end;
-}
-
-// Turns the sums of lvm_plan_add into means over the runs added.
-inline void lvm_plan_means(lvm_plan_summary& s) noexcept {
-    if (s.runs == 0) return;
-    const auto n = static_cast<double>(s.runs);
-    s.extends_mean /= n;
-    s.commands_mean /= n;
-    s.times_full_mean /= n;
-    s.queued_mean /= n;
-    s.ended_at_mean /= n;
-    s.metadata_extends_mean /= n;
-    if (s.metadata_full_runs != 0) s.metadata_full_at_mean /= static_cast<double>(s.metadata_full_runs);
-}
-
-}  // namespace detail
 
 /// Runs simulate_lvm_run `runs` times, run i seeded with run_seed(seed, i) as simulate_runs and the domain
 /// simulator seed theirs (so seeds 1, 2 and 3 share no run), and adds them up in run order.

@@ -1,5 +1,6 @@
-// provpol/simulate/rate_aware.hpp - an extend policy that sizes the free-space limit and the chunk from the write rate
-// the agent observes, on top of any static VDSM configuration as its floor.
+// provpol/simulate/rate_aware.hpp - the rate-aware agents (rate_aware_agent, adaptive_rate_aware_agent): an extend
+// policy that sizes the free-space limit and the chunk from the write rate the agent observes, on top of any static
+// VDSM configuration as its floor.
 //
 // Why: a static configuration trades pauses against space for every disk alike. vdsm-2022 (2560 MiB / 20%)
 // writes four times faster than vdsm-legacy before pausing, at 1.5 GiB more for every new empty disk, and still
@@ -7,7 +8,8 @@
 // needs a larger limit (rate x latency) and larger chunks (so that one extend in flight keeps pace), an idle
 // disk needs neither.
 //
-// The pieces:
+// The pieces (the estimator in write_rate_estimator.hpp, the policy in rate_aware_policy.hpp, the agents here; this
+// header includes the other two):
 // - write_rate_estimator: a small value an agent keeps per drive. Feed it allocation samples and the
 //   threshold, pause and extend events with their times; read a rate and how many measured intervals it rests
 //   on. Fast attack, slow decay: a burst raises the estimate at once (a pause that an underestimate causes is
@@ -52,219 +54,13 @@
 #include "../extend/presets.hpp"
 #include "../result.hpp"
 #include "../time.hpp"
+#include "rate_aware_policy.hpp"  // IWYU pragma: export
 #include "run.hpp"
+#include "write_rate_estimator.hpp"  // IWYU pragma: export
 
-#include <algorithm>
 #include <cstdint>
 
 namespace provpol {
-
-/// The write rate of one drive, estimated from what the agent observes.
-class write_rate_estimator {
-public:
-    /// half_life: how fast the estimate falls when the guest slows down (it rises at once).
-    constexpr explicit write_rate_estimator(seconds half_life = seconds(60)) noexcept
-        : tau_(half_life.count() / 0.6931471805599453) {}
-
-    /// An allocation sample at time t (any origin, the same for every call).
-    void sample(seconds t, bytes allocation) noexcept { point(t.count(), allocation); }
-
-    /// The block threshold fired at time t; allocation is the threshold (or what libvirt reported).
-    void threshold(seconds at, bytes allocation) noexcept {
-        const double t = at.count();
-        point(t, allocation);
-        threshold_time_ = t;
-        threshold_allocation_ = allocation;
-        has_threshold_ = true;
-    }
-
-    /// The guest paused on ENOSPC at time t with `allocation` = the LV size. If the threshold fired in the same
-    /// cycle, the guest wrote from there to here at its exact rate.
-    void pause(seconds at, bytes allocation) noexcept {
-        const double t = at.count();
-        if (has_threshold_ && t > threshold_time_ && allocation > threshold_allocation_) {
-            const double r =
-                static_cast<double>(allocation.count() - threshold_allocation_.count()) / (t - threshold_time_);
-            if (provisional_ || r > rate_) rate_ = r;  // measured, not a bound: it replaces a provisional estimate
-            provisional_ = false;
-            last_interval_rate_ = r;
-            ++intervals_;
-        } else {
-            point(t, allocation);
-        }
-        paused_ = true;
-        has_point_ = false;  // no progress is measured while the guest is paused
-    }
-
-    /// An extend completed at time t (the guest, if paused, resumes now from `allocation`).
-    void extended(seconds t, bytes allocation) noexcept {
-        has_threshold_ = false;
-        if (paused_) {
-            paused_ = false;
-            has_point_ = false;
-        }
-        point(t.count(), allocation);
-    }
-
-    /// The estimated write rate (0 until two observations are known).
-    PROVPOL_NODISCARD rate estimate() const noexcept {
-        const double r = rate_ < 0.0 ? 0.0 : rate_;
-        return rate(r >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r));
-    }
-    /// How many intervals the estimate rests on (0: none yet; the first interval of a burst may underestimate).
-    PROVPOL_NODISCARD std::uint64_t intervals() const noexcept { return intervals_; }
-    /// True while the guest is paused (between a pause and the extend that resumes it).
-    PROVPOL_NODISCARD bool paused() const noexcept { return paused_; }
-    /// True while the estimate rests on the first interval of a burst only (a lower bound, planned at twice).
-    PROVPOL_NODISCARD bool provisional() const noexcept { return provisional_; }
-
-private:
-    void point(double t, bytes allocation) noexcept {
-        if (paused_) return;
-        if (!has_point_) {
-            has_point_ = true;
-            last_time_ = t;
-            last_allocation_ = allocation;
-            return;
-        }
-        const double dt = t - last_time_;
-        if (!(dt > 0.0)) return;              // time did not move forward: ignore
-        if (allocation < last_allocation_) {  // a reduce: restart the baseline, keep the estimate
-            last_time_ = t;
-            last_allocation_ = allocation;
-            return;
-        }
-        const double r = static_cast<double>(allocation.count() - last_allocation_.count()) / dt;
-        if (r > 0.0 && !(last_interval_rate_ > 0.0)) {
-            // The first interval of a burst after an idle one: the writes started somewhere inside it, so r is a
-            // lower bound. With the start uniform over the interval, the median of the true rate is 2r: plan
-            // for that until the next interval measures the rate in full.
-            if (2.0 * r > rate_) rate_ = 2.0 * r;
-            provisional_ = true;
-        } else if (provisional_ || r >= rate_) {
-            rate_ = r;  // attack (never plan below what was just measured), or replace a provisional estimate
-            provisional_ = false;
-        } else {
-            const double keep = detail::exp(-dt / tau_);
-            rate_ = rate_ * keep + r * (1.0 - keep);
-        }
-        last_interval_rate_ = r;
-        ++intervals_;
-        last_time_ = t;
-        last_allocation_ = allocation;
-    }
-
-    double tau_;
-    double rate_ = 0.0;
-    double last_time_ = 0.0;
-    bytes last_allocation_{};
-    double threshold_time_ = 0.0;
-    bytes threshold_allocation_{};
-    std::uint64_t intervals_ = 0;
-    double last_interval_rate_ = 0.0;
-    bool has_point_ = false;
-    bool has_threshold_ = false;
-    bool provisional_ = false;
-    bool paused_ = false;
-};
-
-/// The latency a rate-aware policy plans for: the `quantile` of a latency model, rounded up to whole
-/// milliseconds (a negative quantile counts as 0; a longer one than std::chrono::milliseconds holds saturates).
-/// Latency is any model with seconds quantile(double) (flow/latency.hpp).
-template <class Latency>
-PROVPOL_NODISCARD milliseconds latency_budget(const Latency& latency, double quantile) noexcept {
-    const double s = seconds(latency.quantile(quantile)).count();
-    const double ms = detail::ceil((s > 0.0 ? s : 0.0) * 1000.0);
-    return milliseconds(ms >= 9e18 ? milliseconds::rep{9000000000000000000} : static_cast<milliseconds::rep>(ms));
-}
-
-/// The longest latency budget a rate-aware policy accepts: one hour.
-inline constexpr milliseconds max_latency_budget = std::chrono::hours(1);
-
-namespace detail {
-// Bytes written at `r` during `budget` (held to 0 .. max_latency_budget), rounded up to whole MiB (VDSM's request
-// granularity).
-constexpr std::uint64_t rate_budget_bytes(rate r, milliseconds budget) noexcept {
-    const auto ms = static_cast<std::uint32_t>(std::clamp(budget, milliseconds(0), max_latency_budget).count());
-    return align_up(ratio_of(r.bytes_per_second(), ms, 1000, rounding::up), std::uint64_t{1} << 20);
-}
-}  // namespace detail
-
-/// The bytes written at `r` during `budget` (held to 0 .. max_latency_budget), rounded up to whole MiB, VDSM's
-/// request granularity: what a rate-aware policy adds to its floor's limit and chunk at that rate.
-PROVPOL_NODISCARD constexpr bytes bytes_written_in(rate r, milliseconds budget) noexcept {
-    return bytes(detail::rate_budget_bytes(r, budget));
-}
-
-/// The rate-aware rules, one value playing extend_policy's three roles (the floor and the budget held once):
-/// - trigger: extend when free space falls under max(floor limit, rate x budget); VDSM's improbable check;
-/// - growth: extend by max(floor chunk, rate x budget); a new disk costs what the floor's does;
-/// - limits: qcow2_lvm_limits of the floor's extent.
-/// Made only by make(), which validates the budget.
-class rate_aware_steps {
-public:
-    /// Validates the budget: 1 ms to one hour (max_latency_budget). The error names "latency_budget" and quotes
-    /// times in seconds. A budget in seconds that is not whole milliseconds is rounded up by the caller, as
-    /// latency_budget() does: std::chrono::ceil<milliseconds>(t).
-    PROVPOL_NODISCARD static constexpr result<rate_aware_steps> make(const vdsm_config& floor,
-                                                                     milliseconds budget) noexcept {
-        if (budget < milliseconds(1) || budget > max_latency_budget)
-            return unexpected(error::out_of_range("latency_budget", error_value_of(budget),
-                                                  error_value_of(milliseconds(1)), error_value_of(max_latency_budget)));
-        return rate_aware_steps(floor, budget);
-    }
-
-    /// The static configuration below which the policy never goes.
-    PROVPOL_NODISCARD constexpr const vdsm_config& floor() const noexcept { return floor_; }
-    /// The latency planned for.
-    PROVPOL_NODISCARD constexpr milliseconds budget() const noexcept { return budget_; }
-
-    // Trigger
-    PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
-        return max(floor_.limit(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_)));
-    }
-    PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes requested) const noexcept {
-        return d.allocation > requested;  // VDSM's check, unchanged
-    }
-    // Growth
-    PROVPOL_NODISCARD constexpr bytes chunk(const drive_state& d) const noexcept {
-        return max(floor_.chunk(d.replicating), bytes(detail::rate_budget_bytes(d.write_rate, budget_)));
-    }
-    PROVPOL_NODISCARD constexpr bytes initial_size(bytes capacity) const noexcept {
-        return min(floor_.chunk(), capacity);
-    }
-    // Limits
-    PROVPOL_NODISCARD constexpr bytes max_size(bytes capacity) const noexcept {
-        return qcow2_lvm_limits(floor_).max_size(capacity);
-    }
-    PROVPOL_NODISCARD constexpr bytes max_size_storage(bytes capacity) const noexcept {
-        return qcow2_lvm_limits(floor_).max_size_storage(capacity);
-    }
-    PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
-        return qcow2_lvm_limits(floor_).request(physical, chunk);
-    }
-    PROVPOL_NODISCARD constexpr bytes lv_size(bytes requested) const noexcept {
-        return qcow2_lvm_limits(floor_).lv_size(requested);
-    }
-
-private:
-    constexpr rate_aware_steps(const vdsm_config& floor, milliseconds budget) noexcept
-        : floor_(floor), budget_(budget) {}
-    vdsm_config floor_;
-    milliseconds budget_;
-};
-
-/// The rate-aware policy type.
-using rate_aware_policy = extend_policy<rate_aware_steps, rate_aware_steps, rate_aware_steps>;
-
-/// A rate-aware policy over a floor configuration and a latency budget (1 ms to one hour), validated:
-/// make_rate_aware_policy(vdsm_legacy, 6_s) or (vdsm_legacy, 6200_ms).
-PROVPOL_NODISCARD constexpr result<rate_aware_policy> make_rate_aware_policy(const vdsm_config& floor,
-                                                                             milliseconds budget) noexcept {
-    const auto steps = rate_aware_steps::make(floor, budget);
-    if (!steps) return unexpected(steps.error());
-    return rate_aware_policy(*steps);
-}
 
 /// How an adaptive_rate_aware_agent's latency budget follows the exposure it observes (see the header comment):
 /// budget = max(policy budget, margin x exposure), the exposure decaying with a half-life.

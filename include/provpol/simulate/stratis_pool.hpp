@@ -2,7 +2,9 @@
 // event and on its 10 s timer, each deciding with extend/stratis.hpp's decide_stratis_check (exact to stratisd, not
 // changed here), the backstore's free space limiting growth, the metadata doubling, and error_if_no_space when the
 // backstore is exhausted. One run (simulate_stratis_run) and the summary over runs (simulate_stratis_plan), run i
-// seeded with run_seed(seed, i) as the LVM and VDSM simulators seed theirs.
+// seeded with run_seed(seed, i) as the LVM and VDSM simulators seed theirs. The check timing is
+// stratis_check_timing.hpp's, the burst and one run's answer stratis_pool_run.hpp's, the summary over runs
+// stratis_plan_summary.hpp's and the headroom search stratis_recommend.hpp's (this header includes the four).
 //
 // The model, from stratis-storage/stratisd at 28d8d0757f87b0dc4626c26506700d4ca089adc6 (3.9.2) and Linux's dm-thin:
 //   src/stratis/timer.rs check_pool_and_fs: the timed check runs, then sleeps 10 s (its period is 10 s plus the
@@ -34,128 +36,17 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
-#include "../error.hpp"
 #include "../extend/stratis.hpp"
 #include "../random.hpp"
-#include "../result.hpp"
 #include "../time.hpp"
 #include "run.hpp"
-#include "search.hpp"
+#include "stratis_check_timing.hpp"  // IWYU pragma: export
+#include "stratis_plan_summary.hpp"  // IWYU pragma: export
+#include "stratis_pool_run.hpp"      // IWYU pragma: export
 
 #include <cstdint>
 
 namespace provpol {
-
-/// When stratisd's checks run and how long they take, validated.
-class stratis_check_timing {
-public:
-    /// A check that reloads no table takes uniform [check_min, check_max], one that does [extend_min, extend_max]
-    /// (0 < min <= max <= 3600 s each); the timer sleeps `timer` (0.1-3600 s) after each timed check;
-    /// no_space_timeout 0-86400 s (0: a full pool queues writes forever). Errors name the setting and the range.
-    PROVPOL_NODISCARD static constexpr result<stratis_check_timing> make(
-        seconds check_min, seconds check_max, seconds extend_min, seconds extend_max, seconds timer = seconds(10.0),
-        seconds no_space_timeout = seconds(60.0)) noexcept {
-        constexpr seconds zero(0.0), hour(3600.0), day(86400.0), tick(0.1);
-        if (!(check_min > zero && within(check_min, zero, hour)))
-            return unexpected(error::out_of_range("check_min", error_value_of(check_min), error_value_of(zero),
-                                                  error_value_of(hour)));
-        if (!within(check_max, check_min, hour))
-            return unexpected(error::out_of_range("check_max", error_value_of(check_max), error_value_of(check_min),
-                                                  error_value_of(hour)));
-        if (!(extend_min > zero && within(extend_min, zero, hour)))
-            return unexpected(error::out_of_range("extend_min", error_value_of(extend_min), error_value_of(zero),
-                                                  error_value_of(hour)));
-        if (!within(extend_max, extend_min, hour))
-            return unexpected(error::out_of_range("extend_max", error_value_of(extend_max), error_value_of(extend_min),
-                                                  error_value_of(hour)));
-        if (!within(timer, tick, hour))
-            return unexpected(
-                error::out_of_range("timer", error_value_of(timer), error_value_of(tick), error_value_of(hour)));
-        if (!within(no_space_timeout, zero, day))
-            return unexpected(error::out_of_range("no_space_timeout", error_value_of(no_space_timeout),
-                                                  error_value_of(zero), error_value_of(day)));
-        return stratis_check_timing(check_min, check_max, extend_min, extend_max, timer, no_space_timeout);
-    }
-
-    PROVPOL_NODISCARD constexpr seconds check_min() const noexcept { return check_min_; }
-    PROVPOL_NODISCARD constexpr seconds check_max() const noexcept { return check_max_; }
-    PROVPOL_NODISCARD constexpr seconds extend_min() const noexcept { return extend_min_; }
-    PROVPOL_NODISCARD constexpr seconds extend_max() const noexcept { return extend_max_; }
-    PROVPOL_NODISCARD constexpr seconds timer() const noexcept { return timer_; }
-    PROVPOL_NODISCARD constexpr seconds no_space_timeout() const noexcept { return no_space_; }
-
-private:
-    constexpr stratis_check_timing(seconds cmin, seconds cmax, seconds emin, seconds emax, seconds timer,
-                                   seconds no_space) noexcept
-        : check_min_(cmin),
-          check_max_(cmax),
-          extend_min_(emin),
-          extend_max_(emax),
-          timer_(timer),
-          no_space_(no_space) {}
-
-    seconds check_min_, check_max_, extend_min_, extend_max_, timer_, no_space_;
-};
-
-/// The defaults, assumed rather than measured: a check that only reads (the pool's status, thin_metadata_size run
-/// as a process) 10-50 ms; one that reloads the pool's table (suspend, which waits for in-flight writes, reload,
-/// resume, the pool's metadata saved to its devices) 0.1-0.5 s; stratisd's 10 s timer; dm-thin's 60 s
-/// no_space_timeout.
-PROVPOL_NODISCARD constexpr stratis_check_timing stratis_check_timing_default() noexcept {
-    return stratis_check_timing::make(seconds(0.01), seconds(0.05), seconds(0.1), seconds(0.5)).value();
-}
-
-/// Mapped data blocks per 4 KiB metadata block: btree leaves half full (thin-provisioning-tools' estimate).
-inline constexpr std::uint64_t stratis_mappings_per_metadata_block = 126;
-
-/// thin_metadata_size's answer in sectors in the form of thin-provisioning-tools' metadata_size estimate: a 4 KiB
-/// leaf (8 sectors) per 126 data blocks of `usable`, plus one per thin device of `max_thins` (stratisd passes its
-/// fs_limit, 100 by default). An input of stratis_metadata_size; give a real pool's metadata size where it differs.
-PROVPOL_NODISCARD constexpr std::uint64_t stratis_thin_metadata_sectors(bytes usable, bytes data_block,
-                                                                        std::uint64_t max_thins = 100) noexcept {
-    const std::uint64_t blocks = usable.count() / data_block.count();
-    const std::uint64_t leaves =
-        blocks / stratis_mappings_per_metadata_block + (blocks % stratis_mappings_per_metadata_block != 0 ? 1 : 0);
-    return saturating_mul(saturating_add(leaves, max_thins), 8);
-}
-
-/// A burst of writes into a Stratis pool (every filesystem together: they share the pool's data blocks).
-struct stratis_pool_workload {
-    bytes pool_size;                     ///< the thin pool's data device when the burst starts
-    bytes pool_used{};                   ///< data already in the pool
-    bytes backstore_free;                ///< the backstore's unallocated space (available_in_backstore)
-    bytes metadata_size{};               ///< the metadata device (its spare is as large)
-    std::uint64_t metadata_sectors = 0;  ///< thin_metadata_size's answer for the data tier (0: no growth from it)
-    bytes write;                         ///< new data written in all
-    rate write_rate;                     ///< bytes per second in all, while the pool has room
-};
-
-/// Sizes the metadata as stratisd sizes a new pool's for the data tier the workload implies (its data device, the
-/// MDV and the backstore's free space): metadata_sectors is the estimate of stratis_thin_metadata_sectors for it,
-/// metadata_size what stratis_metadata_size makes of that (x 8, whole data blocks, at most the cap).
-constexpr void stratis_size_metadata(const stratis_config& c, stratis_pool_workload& w) noexcept {
-    w.metadata_sectors = stratis_thin_metadata_sectors(w.pool_size + c.mdv_size() + w.backstore_free, c.data_block());
-    w.metadata_size = stratis_metadata_size(c, w.metadata_sectors);
-}
-
-/// One run of a burst.
-struct stratis_run_result {
-    std::uint32_t data_extends = 0;      ///< checks that grew the data device
-    std::uint32_t metadata_extends = 0;  ///< checks that grew the metadata device (doubled or to the estimate)
-    std::uint32_t checks = 0;            ///< check() runs, by the timer and by dm events
-    std::uint32_t times_full = 0;        ///< times the data device filled with data still to write
-    bool error_if_no_space = false;      ///< a check put the pool in error_if_no_space (the backstore short)
-    seconds error_mode = seconds(0);     ///< from that check's end to the run's end
-    seconds queued = seconds(0);         ///< how long writes waited on a full pool (queue_if_no_space), in all
-    seconds longest_queue = seconds(0);  ///< the longest of those waits
-    bool eio =
-        false;  ///< writes failed: a full pool in error_if_no_space, queued past no_space_timeout, or metadata full
-    bool hung = false;              ///< writes still queued a day after the burst should have ended
-    bytes pool_end;                 ///< the data device when the run ended
-    bytes metadata_end;             ///< the metadata device then
-    bytes backstore_end;            ///< the backstore's free space then
-    seconds ended_at = seconds(0);  ///< when the last byte was written, or writes failed
-};
 
 namespace detail {
 
@@ -491,27 +382,6 @@ PROVPOL_NODISCARD inline stratis_run_result simulate_stratis_run(const stratis_c
     return detail::stratis_run_simulation(c, m, w, seed).run();
 }
 
-/// What runs of a burst show together.
-struct stratis_plan_summary {
-    std::uint32_t runs = 0;
-    double data_extends_mean = 0.0;
-    double metadata_extends_mean = 0.0;
-    double checks_mean = 0.0;
-    double times_full_mean = 0.0;
-    std::uint32_t error_mode_runs = 0;     ///< runs a check put in error_if_no_space
-    seconds error_mode_mean = seconds(0);  ///< seconds in error_if_no_space, over all runs
-    seconds error_mode_max = seconds(0);
-    std::uint32_t eio_runs = 0;     ///< runs whose writes failed (EIO)
-    std::uint32_t queued_runs = 0;  ///< runs that queued writes on a full pool
-    seconds queued_mean = seconds(0);
-    seconds queued_max = seconds(0);
-    std::uint32_t hung_runs = 0;
-    bytes pool_end_max;
-    bytes metadata_end_max;
-    bytes backstore_end_min = bytes::max();
-    seconds ended_at_mean = seconds(0);
-};
-
 /// Runs simulate_stratis_run `runs` times, run i seeded with run_seed(seed, i), and adds them up in run order.
 PROVPOL_NODISCARD inline stratis_plan_summary simulate_stratis_plan(const stratis_config& c,
                                                                     const stratis_check_timing& m,
@@ -551,56 +421,10 @@ PROVPOL_NODISCARD inline stratis_plan_summary simulate_stratis_plan(const strati
     return s;
 }
 
-/// recommend's question: the smallest backstore free space, in whole GiB in [1, max_gib], such that in every one
-/// of `runs` runs (seeded as simulate_stratis_plan seeds them) the pool never enters error_if_no_space and no write
-/// fails (EIO), the workload's backstore_free replaced by each candidate (and, with `metadata_for_tier`, its
-/// metadata sized by stratis_size_metadata for the tier that candidate makes, as a pool created on it has). A scan
-/// (search.hpp's smallest_meeting): every smaller candidate was simulated and missed; not found when none in the range
-/// meets.
-struct stratis_headroom_answer {
-    std::uint64_t gib = 0;           ///< the answer (meaningful when found)
-    bool found = false;              ///< a candidate in [1, max_gib] meets
-    std::uint64_t evaluations = 0;   ///< candidates simulated
-    stratis_plan_summary at_answer;  ///< the plan at the answer (at max_gib when not found)
-};
-
-/// The largest headroom recommend needs to look at: past it the data side cannot run short (the backstore holds
-/// what is written beyond the pool plus DATA_LOWATER) and the metadata and its spare can grow to their cap.
-PROVPOL_NODISCARD constexpr std::uint64_t stratis_headroom_bound(const stratis_config& c,
-                                                                 const stratis_pool_workload& w) noexcept {
-    constexpr std::uint64_t gib = std::uint64_t{1} << 30;
-    const bytes need = (w.pool_used + w.write + c.data_lowater()) - w.pool_size;
-    const std::uint64_t data = need.count() / gib + (need.count() % gib != 0 ? 1 : 0);
-    const bytes meta = saturating_mul(c.max_metadata(), 2);
-    return saturating_add(saturating_add(data, meta.count() / gib + 1), 1);
-}
-
-/// Answers stratis_headroom_answer's question (see there) with smallest_meeting over [1, max_gib].
-PROVPOL_NODISCARD inline stratis_headroom_answer recommend_stratis_headroom(const stratis_config& c,
-                                                                            const stratis_check_timing& m,
-                                                                            stratis_pool_workload w, std::uint32_t runs,
-                                                                            std::uint64_t seed, std::uint64_t max_gib,
-                                                                            bool metadata_for_tier = false) noexcept {
-    const auto plan_at = [&](std::uint64_t gib) {
-        w.backstore_free = bytes(saturating_mul(gib, std::uint64_t{1} << 30));
-        if (metadata_for_tier) stratis_size_metadata(c, w);
-        return simulate_stratis_plan(c, m, w, runs, seed);
-    };
-    const auto meets = [&](std::uint64_t gib) {
-        const stratis_plan_summary s = plan_at(gib);
-        return s.error_mode_runs == 0 && s.eio_runs == 0;
-    };
-    stratis_headroom_answer a{};
-    const result<search_answer<std::uint64_t>> found = smallest_meeting(std::uint64_t{1}, max_gib, meets);
-    if (found) {  // meets returns bool: no error to pass on
-        a.gib = found->value;
-        a.found = found->found;
-        a.evaluations = found->evaluations;
-    }
-    a.at_answer = plan_at(a.found ? a.gib : max_gib);
-    return a;
-}
-
 }  // namespace provpol
+
+// The headroom search over these runs has its own header; included here, after the simulator it calls, so that
+// this header's users keep recommend_stratis_headroom (its include of this header is then a no-op).
+#include "stratis_recommend.hpp"  // IWYU pragma: export
 
 #endif  // PROVPOL_SIMULATE_STRATIS_POOL_HPP
