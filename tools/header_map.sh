@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The header map: every public header under include/provpol, folder by folder (the top level, then each family's
-# folder, then detail/), its layer, its line count and what it includes (provpol's own headers, then standard
-# headers), as a Markdown table in a stable order (LC_ALL=C).
+# folder, then detail/), its layer, its line count, the concept it holds (its header comment's first clause) and
+# what it includes (provpol's own headers, then standard headers), as a Markdown table in a stable order (LC_ALL=C).
 #
 #   tools/header_map.sh                      print the map
 #   tools/header_map.sh --check FILE.md      exit 1, with a diff, unless FILE.md holds the same map between the
@@ -37,6 +37,28 @@ includes() {
     ' "$1"
 }
 
+# The concept a header holds: its header comment ("// provpol/PATH - ...", up to the first blank "//" line) to the
+# first ": ", ". " or "; " outside parentheses, its "|" escaped for the table.
+concept() {
+    awk '
+        NR == 1 { sub(/^\/\/ provpol\/[^ ]+ - /, ""); text = $0; next }
+        /^\/\/ / && !done { line = $0; sub(/^\/\/ +/, "", line); text = text " " line; next }
+        { done = 1 }
+        END {
+            depth = 0
+            for (i = 1; i <= length(text); i++) {
+                c = substr(text, i, 1)
+                if (c == "(") depth++
+                else if (c == ")") depth--
+                else if (depth == 0 && (c == ":" || c == "." || c == ";") && (i == length(text) || substr(text, i + 1, 1) == " ")) break
+            }
+            text = substr(text, 1, i - 1)
+            gsub(/\|/, "\\|", text)
+            print text
+        }
+    ' "$1"
+}
+
 # One header's row. Conditional includes are marked "(conditional)". Quoted includes are resolved against the header's own directory and printed relative to
 # include/provpol ("detail/math.hpp", "config.hpp"); angle includes of provpol/ likewise; others are std headers.
 row() {
@@ -64,7 +86,8 @@ row() {
     if ((${#own[@]})); then own_text=$(printf '%s\n' "${own[@]}" | sort -u | paste -sd ' ' -); fi
     if ((${#std[@]})); then std_text=$(printf '%s\n' "${std[@]}" | sort -u | paste -sd ' ' -); fi
     # shellcheck disable=SC2016  # the backquotes are Markdown, not a command substitution
-    printf '| `%s` | %s | %s | %s | %s |\n' "$rel" "$(layer "$rel")" "$lines" "$own_text" "$std_text"
+    printf '| `%s` | %s | %s | %s | %s | %s |\n' "$rel" "$(layer "$rel")" "$lines" "$(concept "$file")" "$own_text" \
+        "$std_text"
 }
 
 # A header's layer, from its path relative to include/provpol.
@@ -115,8 +138,8 @@ check_layers() {
 }
 
 map() {
-    printf '| header | layer | lines | includes (provpol) | includes (standard) |\n'
-    printf '|---|---|---:|---|---|\n'
+    printf '| header | layer | lines | holds | includes (provpol) | includes (standard) |\n'
+    printf '|---|---|---:|---|---|---|\n'
     local f
     while IFS= read -r f; do row "$inc/$f"; done < <(headers)
 }
