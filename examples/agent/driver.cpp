@@ -73,38 +73,68 @@ std::string daemon_exited(stack& s, const std::string& context) {
            (log_tail.empty() ? "" : ": " + log_tail);
 }
 
-/// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
-/// that the simulator with the same seed replays the same run by construction: the monitor's phase, the flow's
-/// clocks and every extend's latency come from one stream, drawn in the same order, at the real event times.
-template <class Agent>  // long: not split here: other work changes this file today (setup, run loop and measurements)
-measured run_real(Agent agent, const latency_model& latency, const options& o, stack& s, event_log& log) {
-    measured m;
-    extend_controller<Agent, latency_model> c(std::move(agent), latency, o.capacity, o.monitor_interval, o.seed);
-    const bytes extent = o.config.extent();
-    if (c.initial_size().count() != s.loop().size())
-        throw failure("the new LV has " + std::to_string(s.loop().size()) + " bytes, the agent's initial size is " +
-                      std::to_string(c.initial_size().count()));
-    m.initial_size = s.loop().size();
-    bool paused = false, writing = true;
-    double pause_start = 0, last_extend_done = -1e300;
-    double t0 = 0;  // CLOCK_MONOTONIC of the guest's first write
-    auto now = [&]() { return monotonic_seconds() - t0; };
-    auto arm = [&](double t, bytes threshold_bytes) {
+namespace {
+
+/// One run of the real stack (run_real): the controller, the guest and what the run measured, with the steps of
+/// the agent's loop as member functions over them.
+template <class Agent>
+class real_run {
+public:
+    real_run(Agent agent, const latency_model& latency, const options& o, stack& s, event_log& log)
+        : c_(std::move(agent), latency, o.capacity, o.monitor_interval, o.seed),
+          o_(o),
+          s_(s),
+          log_(log),
+          extent_(o.config.extent()) {
+        if (c_.initial_size().count() != s_.loop().size())
+            throw failure("the new LV has " + std::to_string(s_.loop().size()) +
+                          " bytes, the agent's initial size is " + std::to_string(c_.initial_size().count()));
+        m_.initial_size = s_.loop().size();
+    }
+
+    /// The guest started, the loop run until it finished writing and every extend completed, the guest reaped.
+    measured run() {
+        start();
+        while (writing_ || c_.in_flight() > 0) {
+            check_signals();
+            // Due extends first (they complete at their time, as the SPM's reply arrives).
+            while (c_.in_flight() > 0 && c_.next_done().count() <= now()) complete(c_.first_done());
+            if (writing_ && c_.next_tick().count() <= now()) monitor_tick();
+            qemu_events();
+            guest_messages();
+            if (!writing_ && c_.in_flight() == 0) break;
+            if (!wait()) continue;
+            if (s_.daemon().poll_exit()) throw failure(daemon_exited(s_, "while the guest wrote"));
+        }
+        if (!g_.proc.wait_for(10.0)) throw failure("the guest did not exit");
+        if (g_.proc.exit_code() != 0)
+            throw failure("the guest exited with status " + std::to_string(g_.proc.exit_code()));
+        m_.final_physical = c_.physical();
+        m_.extends = c_.extends();
+        return m_;
+    }
+
+private:
+    double now() const { return monotonic_seconds() - t0_; }
+
+    /// Registers QEMU's write threshold and checks that QEMU holds it.
+    void arm(double t, bytes threshold_bytes) {
         const std::uint64_t threshold = threshold_bytes.count();
-        const std::uint64_t held = s.set_threshold(threshold);
+        const std::uint64_t held = s_.set_threshold(threshold);
         if (held != threshold)
             throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
         event_log::row r;
         r.time = t;
         r.event = "threshold-set";
-        r.physical = c.physical();
+        r.physical = c_.physical();
         r.threshold = threshold;
-        r.rate = estimate_of(c.agent());
+        r.rate = estimate_of(c_.agent());
         r.detail = "qemu-write-threshold=" + std::to_string(held);
-        log.add(r);
-    };
-    // Logs the extend the controller requested (nothing when it requested none).
-    auto requested = [&](const extend_in_flight* f, double t, std::uint64_t allocation, const std::string& why) {
+        log_.add(r);
+    }
+
+    /// Logs the extend the controller requested (nothing when it requested none).
+    void requested(const extend_in_flight* f, double t, std::uint64_t allocation, const std::string& why) {
         if (f == nullptr) return;
         event_log::row r;
         r.time = t;
@@ -119,56 +149,56 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         // The time the guest needs, at the nominal rate, to fill what is free now: it pauses if the delay is longer.
         r.free_s =
             static_cast<double>(f->state.physical.count() > allocation ? f->state.physical.count() - allocation : 0) /
-            static_cast<double>(o.write_rate.bytes_per_second());
-        r.rate = estimate_of(c.agent());
+            static_cast<double>(o_.write_rate.bytes_per_second());
+        r.rate = estimate_of(c_.agent());
         r.detail = why;
-        log.add(r);
-    };
-
-    guest_process g = start_guest(o, s.nbd_socket(), stack::format_node, o.seed);
-    {
-        const std::string ready = g.read_line(10.0);
-        if (ready.rfind("ready ", 0) != 0) throw failure("the guest could not open the disk: " + ready);
+        log_.add(r);
     }
-    // The controller's monitor already ran before the write started: its last look saw the empty drive.
-    arm(0.0, c.threshold(bytes(0)));
-    write_all(g.to.get(), "go\n");
-    {
-        const std::string start = g.read_line(10.0);
+
+    /// The guest started and ready, the first threshold armed, the write begun: t0 is its first write's time.
+    void start() {
+        g_ = start_guest(o_, s_.nbd_socket(), stack::format_node, o_.seed);
+        {
+            const std::string ready = g_.read_line(10.0);
+            if (ready.rfind("ready ", 0) != 0) throw failure("the guest could not open the disk: " + ready);
+        }
+        // The controller's monitor already ran before the write started: its last look saw the empty drive.
+        arm(0.0, c_.threshold(bytes(0)));
+        write_all(g_.to.get(), "go\n");
+        const std::string start = g_.read_line(10.0);
         if (start.rfind("start ", 0) != 0) throw failure("the guest did not start: " + start);
-        t0 = std::strtod(start.c_str() + 6, nullptr);
+        t0_ = std::strtod(start.c_str() + 6, nullptr);
     }
-    std::uint64_t total = 0;
-    double paused_by_guest = 0;
-    bool guest_open = true;
 
-    // The guest resumes (VDSM's cont): the pause is over, its length logged.
-    auto resume = [&](const char* why) {
-        write_all(g.to.get(), "resume\n");
-        paused = false;
+    /// The guest resumes (VDSM's cont): the pause is over, its length logged.
+    void resume(const char* why) {
+        write_all(g_.to.get(), "resume\n");
+        paused_ = false;
         const double t_resume = now();
-        m.pause_seconds += t_resume - pause_start;
+        m_.pause_seconds += t_resume - pause_start_;
         event_log::row rr;
         rr.time = t_resume;
         rr.event = "resume";
-        rr.physical = c.physical();
-        rr.delay = t_resume - pause_start;
+        rr.physical = c_.physical();
+        rr.delay = t_resume - pause_start_;
         rr.detail = why;
-        log.add(rr);
-    };
-    auto complete = [&](unsigned i) {
-        const extend_in_flight f = c.flight(i);
+        log_.add(rr);
+    }
+
+    /// Extend `i` is due: the LV grows, the loop device sees it, the threshold is re-armed, the guest resumed.
+    void complete(unsigned i) {
+        const extend_in_flight f = c_.flight(i);
         const std::uint64_t request = f.decision.next_size.count();
         // The SPM: lvextend rounds the request up to the extent; then the host refreshes the LV.
-        const std::uint64_t lv = (request + extent.count() - 1) / extent.count() * extent.count();
-        grow_file(s.lv_file(), lv);
-        s.loop().refresh_capacity();
-        const std::uint64_t real = s.loop().size();
+        const std::uint64_t lv = (request + extent_.count() - 1) / extent_.count() * extent_.count();
+        grow_file(s_.lv_file(), lv);
+        s_.loop().refresh_capacity();
+        const std::uint64_t real = s_.loop().size();
         if (!extend_succeeded(bytes(request), bytes(real)))
             throw failure("extend to " + std::to_string(request) + " left the LV at " + std::to_string(real));
         const double t = now();
-        m.max_overhead = std::max(m.max_overhead, t - f.done_at.count());
-        last_extend_done = t;
+        m_.max_overhead = std::max(m_.max_overhead, t - f.done_at.count());
+        last_extend_done_ = t;
         event_log::row r;
         r.time = t;
         r.event = "extend-done";
@@ -180,48 +210,46 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
         std::snprintf(d, sizeof d, "injected=%.3fs overhead=%.1fms", (f.done_at - f.requested_at).count(),
                       (t - f.done_at.count()) * 1000.0);
         r.detail = d;
-        log.add(r);
+        log_.add(r);
         // The threshold is re-registered from the device's real size, never the requested one.
-        arm(t, c.completed(i, seconds(t), bytes(s.allocation()), bytes(real)));
-        if (paused) resume("");
-    };
+        arm(t, c_.completed(i, seconds(t), bytes(s_.allocation()), bytes(real)));
+        if (paused_) resume("");
+    }
 
-    json ev;
-    std::string line;
-    while (writing || c.in_flight() > 0) {
-        check_signals();
-        // Due extends first (they complete at their time, as the SPM's reply arrives).
-        while (c.in_flight() > 0 && c.next_done().count() <= now()) complete(c.first_done());
-        if (writing && c.next_tick().count() <= now()) {  // the monitor wakes
-            const double t = now();
-            const std::uint64_t a = s.allocation();
-            const extend_in_flight* f = c.tick(seconds(t), bytes(a));
-            event_log::row r;
-            r.time = t;
-            r.event = "sample";
-            r.allocation = a;
-            r.physical = c.physical();
-            r.rate = estimate_of(c.agent());
-            log.add(r, false);
-            requested(f, t, a, "on=monitor");
-            if (paused && c.in_flight() == 0)
-                throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
-        }
-        // Events from QEMU.
-        while (s.qmp().next_event(ev)) {
+    /// The monitor wakes: it samples the allocation and may request an extend.
+    void monitor_tick() {
+        const double t = now();
+        const std::uint64_t a = s_.allocation();
+        const extend_in_flight* f = c_.tick(seconds(t), bytes(a));
+        event_log::row r;
+        r.time = t;
+        r.event = "sample";
+        r.allocation = a;
+        r.physical = c_.physical();
+        r.rate = estimate_of(c_.agent());
+        log_.add(r, false);
+        requested(f, t, a, "on=monitor");
+        if (paused_ && c_.in_flight() == 0)
+            throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+    }
+
+    /// QEMU's threshold events for the drive's file node.
+    void qemu_events() {
+        json ev;
+        while (s_.qmp().next_event(ev)) {
             if (ev["event"] != "BLOCK_WRITE_THRESHOLD" || ev["data"].value("node-name", "") != stack::file_node)
                 continue;
             const double t = now();
             const std::uint64_t a =
                 ev["data"]["write-threshold"].get<std::uint64_t>() + ev["data"]["amount-exceeded"].get<std::uint64_t>();
-            const extend_in_flight* f = c.threshold_crossed(seconds(t), bytes(a));
+            const extend_in_flight* f = c_.threshold_crossed(seconds(t), bytes(a));
             event_log::row r;
             r.time = t;
             r.event = "threshold-crossed";
             r.allocation = a;
-            r.physical = c.physical();
+            r.physical = c_.physical();
             r.threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
-            log.add(r);
+            log_.add(r);
             // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
             timespec rt{};
             clock_gettime(CLOCK_REALTIME, &rt);
@@ -233,101 +261,135 @@ measured run_real(Agent agent, const latency_model& latency, const options& o, s
                 std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
             requested(f, t, a, why);
         }
-        // Messages from the guest.
-        while (g.reader->next(line)) {
+    }
+
+    /// The guest's messages: a pause, its lateness, the end of its write.
+    void guest_messages() {
+        std::string line;
+        while (g_.reader->next(line)) {
             if (line.rfind("pause ", 0) == 0) {
-                const double tp = std::strtod(line.c_str() + 6, nullptr) - t0;
-                const std::uint64_t a = s.allocation();
-                ++m.pauses;
-                event_log::row r;
-                r.time = tp;
-                r.event = "pause";
-                r.allocation = a;
-                r.physical = c.physical();
-                unsigned long long off = 0;
-                double issued = tp + t0, tpa = 0;
-                if (std::sscanf(line.c_str() + 6, "%lf %llu %lf", &tpa, &off, &issued) != 3)
-                    throw failure("the guest sent '" + line + "'");
-                issued -= t0;
-                char d[96];
-                std::snprintf(d, sizeof d, "guest-offset=%llu write-issued=%.3f", off, issued);
-                r.detail = d;
-                log.add(r);
-                paused = true;
-                pause_start = tp;
-                if (last_extend_done >= issued) {
-                    // The write was sent while the LV still had its old size and failed after the extend
-                    // completed: the space is there now, resume at once (VDSM resumes a VM whose drive no longer
-                    // needs an extend).
-                    resume("the extend completed while the failed write was in flight");
-                    continue;
-                }
-                // The request is made at the pause's time, as the simulator makes it (the agent reads the guest's
-                // message a few ms later; the injected latency counts from the pause).
-                requested(c.paused(seconds(tp), bytes(a)), tp, a, "on=pause");
-                if (c.decides_on_events() && c.in_flight() == 0)
-                    throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+                guest_paused(line);
             } else if (line.rfind("late ", 0) == 0) {
                 double t_late = 0, late = 0;
                 if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2)
                     throw failure("the guest sent '" + line + "'");
                 event_log::row r;
-                r.time = t_late - t0;
+                r.time = t_late - t0_;
                 r.event = "guest-late";
                 r.delay = late;
-                log.add(r, false);
+                log_.add(r, false);
             } else if (line.rfind("done ", 0) == 0) {
-                double t_done = 0;
-                unsigned long long written = 0;
-                if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &m.max_lateness,
-                                &paused_by_guest) != 4)
-                    throw failure("the guest sent '" + line + "'");
-                m.duration = t_done - t0;
-                total = written;
-                writing = false;
-                const double busy = m.duration - paused_by_guest;
-                m.achieved_rate = busy > 0 ? static_cast<double>(total) / busy : 0;
-                event_log::row r;
-                r.time = m.duration;
-                r.event = "write-done";
-                r.allocation = s.allocation();
-                r.physical = c.physical();
-                char d[96];
-                std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m.achieved_rate / 1048576.0,
-                              m.max_lateness * 1000.0);
-                r.detail = d;
-                log.add(r);
+                guest_done(line);
             } else {
                 throw failure("the guest sent '" + line + "'");
             }
         }
-        if (!writing && c.in_flight() == 0) break;
-        // Sleep until the next deadline or something to read.
-        const double deadline = std::min(writing ? c.next_tick().count() : 1e300, c.next_done().count());
+    }
+
+    /// The guest paused on ENOSPC: resumed at once when the space is there, otherwise an extend requested.
+    void guest_paused(const std::string& line) {
+        const double tp = std::strtod(line.c_str() + 6, nullptr) - t0_;
+        const std::uint64_t a = s_.allocation();
+        ++m_.pauses;
+        event_log::row r;
+        r.time = tp;
+        r.event = "pause";
+        r.allocation = a;
+        r.physical = c_.physical();
+        unsigned long long off = 0;
+        double issued = tp + t0_, tpa = 0;
+        if (std::sscanf(line.c_str() + 6, "%lf %llu %lf", &tpa, &off, &issued) != 3)
+            throw failure("the guest sent '" + line + "'");
+        issued -= t0_;
+        char d[96];
+        std::snprintf(d, sizeof d, "guest-offset=%llu write-issued=%.3f", off, issued);
+        r.detail = d;
+        log_.add(r);
+        paused_ = true;
+        pause_start_ = tp;
+        if (last_extend_done_ >= issued) {
+            // The write was sent while the LV still had its old size and failed after the extend completed: the
+            // space is there now, resume at once (VDSM resumes a VM whose drive no longer needs an extend).
+            resume("the extend completed while the failed write was in flight");
+            return;
+        }
+        // The request is made at the pause's time, as the simulator makes it (the agent reads the guest's message
+        // a few ms later; the injected latency counts from the pause).
+        requested(c_.paused(seconds(tp), bytes(a)), tp, a, "on=pause");
+        if (c_.decides_on_events() && c_.in_flight() == 0)
+            throw failure("the guest paused on ENOSPC and the policy requests no extend (at its maximum?)");
+    }
+
+    /// The guest finished writing: its duration, lateness and achieved rate.
+    void guest_done(const std::string& line) {
+        double t_done = 0;
+        unsigned long long written = 0;
+        if (std::sscanf(line.c_str() + 5, "%lf %llu %lf %lf", &t_done, &written, &m_.max_lateness, &paused_by_guest_) !=
+            4)
+            throw failure("the guest sent '" + line + "'");
+        m_.duration = t_done - t0_;
+        total_ = written;
+        writing_ = false;
+        const double busy = m_.duration - paused_by_guest_;
+        m_.achieved_rate = busy > 0 ? static_cast<double>(total_) / busy : 0;
+        event_log::row r;
+        r.time = m_.duration;
+        r.event = "write-done";
+        r.allocation = s_.allocation();
+        r.physical = c_.physical();
+        char d[96];
+        std::snprintf(d, sizeof d, "rate=%.1fMiB/s max-lateness=%.1fms", m_.achieved_rate / 1048576.0,
+                      m_.max_lateness * 1000.0);
+        r.detail = d;
+        log_.add(r);
+    }
+
+    /// Sleeps until the next deadline or something to read. Returns false when the guest closed its pipe after it
+    /// finished writing (the loop goes on without the daemon's check).
+    bool wait() {
+        const double deadline = std::min(writing_ ? c_.next_tick().count() : 1e300, c_.next_done().count());
         const double wait = deadline - now();
         // After "done", the guest's end of the pipe closes: stop watching it (poll ignores a negative fd).
         pollfd p[3] = {
-            {s.qmp().get(), POLLIN, 0}, {guest_open ? g.from.get() : -1, POLLIN, 0}, {signal_fd(), POLLIN, 0}};
+            {s_.qmp().get(), POLLIN, 0}, {guest_open_ ? g_.from.get() : -1, POLLIN, 0}, {signal_fd(), POLLIN, 0}};
         const int n = ::poll(p, 3, wait <= 0 ? 0 : static_cast<int>(std::ceil(wait * 1000.0)));
         if (n < 0 && errno != EINTR) fail_errno("poll");
         if (n > 0) {
-            if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s.qmp().pump())
+            if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s_.qmp().pump())
                 throw failure("QMP: the daemon closed the monitor connection");
-            if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !g.reader->fill()) {
-                guest_open = false;
-                if (!writing) continue;
-                g.proc.wait_for(5.0);
-                throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()) +
-                              (writing ? " before it finished writing" : ""));
+            if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && !g_.reader->fill()) {
+                guest_open_ = false;
+                if (!writing_) return false;
+                g_.proc.wait_for(5.0);
+                throw failure("the guest exited with status " + std::to_string(g_.proc.exit_code()) +
+                              (writing_ ? " before it finished writing" : ""));
             }
         }
-        if (s.daemon().poll_exit()) throw failure(daemon_exited(s, "while the guest wrote"));
+        return true;
     }
-    if (!g.proc.wait_for(10.0)) throw failure("the guest did not exit");
-    if (g.proc.exit_code() != 0) throw failure("the guest exited with status " + std::to_string(g.proc.exit_code()));
-    m.final_physical = c.physical();
-    m.extends = c.extends();
-    return m;
+
+    measured m_;
+    extend_controller<Agent, latency_model> c_;
+    const options& o_;
+    stack& s_;
+    event_log& log_;
+    const bytes extent_;
+    guest_process g_;
+    bool paused_ = false, writing_ = true, guest_open_ = true;
+    double pause_start_ = 0, last_extend_done_ = -1e300, paused_by_guest_ = 0;
+    double t0_ = 0;  // CLOCK_MONOTONIC of the guest's first write
+    std::uint64_t total_ = 0;
+};
+
+}  // namespace
+
+/// Drives the real stack with `agent` through provpol's extend_controller, the same flow code simulate_run runs, so
+/// that the simulator with the same seed replays the same run by construction: the monitor's phase, the flow's
+/// clocks and every extend's latency come from one stream, drawn in the same order, at the real event times.
+template <class Agent>
+measured run_real(Agent agent, const latency_model& latency, const options& o, stack& s, event_log& log) {
+    real_run<Agent> run(std::move(agent), latency, o, s, log);
+    return run.run();
 }
 
 template measured run_real(static_agent<vdsm_policy>, const latency_model&, const options&, stack&, event_log&);
