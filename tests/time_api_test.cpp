@@ -139,11 +139,15 @@ TEST_CASE("a model of one's own with seconds runs: the extend's latency is the m
 static_assert(std::is_same_v<decltype(1.5_min), seconds>);
 static_assert(std::is_same_v<decltype(0.5_ms), seconds>);
 static_assert(1.5_min == seconds(90.0));
+static_assert(std::is_same_v<decltype(0.5_h), seconds>);
+static_assert(0.5_h == seconds(1800.0) && seconds(2_h) == seconds(7200.0));
 
 TEST_CASE("the floating duration literals read as parse_seconds reads the same text") {
     CHECK(1.5_min == parse_seconds("1.5min", "t").value());
     CHECK(0.25_min == parse_seconds("0.25min", "t").value());
     CHECK(2.5_s == parse_seconds("2.5s", "t").value());
     CHECK(0.5_ms == parse_seconds("0.5ms", "t").value());
+    CHECK(0.5_h == parse_seconds("0.5h", "t").value());
+    CHECK(1.25_h == parse_seconds("1.25h", "t").value());
     CHECK(seconds(1.5_min) + 500_ms == seconds(90.5));
 }

@@ -32,11 +32,13 @@ static_assert(!within(seconds(__builtin_nan("")), 0_s, 1e9_s));
 static_assert(seconds(__builtin_nan("")) >= 0_s, "the C++17 std::chrono behaviour within() avoids");
 #endif
 
-TEST_CASE("parse_seconds reads a decimal with no unit, s, ms or min, as the double nearest the decimal") {
+TEST_CASE("parse_seconds reads a decimal with no unit, s, ms, min or h, as the double nearest the decimal") {
     CHECK(parse_seconds("2", "t").value() == 2_s);
     CHECK(parse_seconds("2.5s", "t").value() == 2.5_s);
     CHECK(parse_seconds("500ms", "t").value() == 500_ms);
     CHECK(parse_seconds("1.5min", "t").value() == 90_s);
+    CHECK(parse_seconds("2h", "t").value() == 7200_s);
+    CHECK(parse_seconds("0.5h", "t").value() == 30_min);
     CHECK(parse_seconds("0.001", "t").value() == 1_ms);
     // The unit moves the decimal exponent: the nearest double to 0.0015, where 1.5 / 1000 could round twice.
     CHECK(parse_seconds("1.5ms", "t").value().count() == 0.0015);
@@ -45,7 +47,8 @@ TEST_CASE("parse_seconds reads a decimal with no unit, s, ms or min, as the doub
 }
 
 TEST_CASE("parse_seconds rejects what is not a time, naming the setting, and quotes bounds in seconds") {
-    for (const char* bad : {"", "s", "ms", "2 s", "2sec", "2h", "--1", "1e-3ms", "nan", "0x10", "1.5.2"}) {
+    for (const char* bad :
+         {"", "s", "ms", "h", "2 s", "2sec", "2hr", "2 h", "1e3h", "--1", "1e-3ms", "nan", "0x10", "1.5.2"}) {
         CAPTURE(bad);
         const auto r = parse_seconds(bad, "--budget");
         REQUIRE_FALSE(r);

@@ -141,8 +141,8 @@ std::string man_page(const std::string& top, const std::vector<command_help>& co
          "policies, without writing C++. Each command prints a readable table by default, and CSV or JSON with "
          "\\fB\\-\\-format\\fR. "
          "Every command takes \\fB\\-h\\fR and \\fB\\-\\-help\\fR; \\fBprovpol help\\fR \\fIcommand\\fR prints the "
-         "same. An option's \\fISECONDS\\fR value is a decimal number of seconds or one with a unit: 2.5, "
-         "2.5s, 500ms, 1.5min.\n";
+         "same. An option's \\fISECONDS\\fR or \\fITIME\\fR value is a decimal number of seconds or one with a unit: "
+         "2.5, 2.5s, 500ms, 1.5min, 2h.\n";
     m += ".SH COMMANDS\n";
     for (const command_help& c : commands) m += ".TP\n.B " + roff(c.name) + "\n" + roff(c.summary) + "\n";
     for (const command_help& c : commands) {

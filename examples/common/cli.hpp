@@ -361,7 +361,7 @@ public:
         if (!r) fail(r.error(), name);
         return *r;
     }
-    /// A time option, read once by parse_seconds: "2.5", "2.5s", "500ms" or "1.5min"; errors name the option and
+    /// A time option, read once by parse_seconds: "2.5", "2.5s", "500ms", "1.5min" or "2h"; errors name the option and
     /// quote times in seconds.
     std::optional<provpol::seconds> time(const char* name, provpol::seconds lo, provpol::seconds hi) const {
         const auto v = value(name);

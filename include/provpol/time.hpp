@@ -1,7 +1,7 @@
 // provpol/time.hpp - time as a type: provpol::seconds (std::chrono::duration<double>) for the latencies, periods,
 // budgets and timeouts of the model layer, std::chrono's integral durations where a time is whole milliseconds,
-// the literals 2_s, 2.5_s, 500_ms, 0.5_ms, 5_min and 1.5_min, and parse_seconds, which reads a command line's time
-// once.
+// the literals 2_s, 2.5_s, 500_ms, 0.5_ms, 5_min, 1.5_min, 2_h and 0.5_h, and parse_seconds, which reads a command
+// line's time once.
 //
 //   using namespace provpol::literals;
 //   provpol::seconds t = 2_s + 500_ms;   // 2.5 s: an integral literal is exact, and converts to seconds
@@ -51,7 +51,7 @@ PROVPOL_NODISCARD constexpr error_value error_value_of(seconds t) noexcept {
 inline namespace literals {
 // Integral literals are std::chrono's exact integral durations (2_s + 500_ms is 2500 ms); floating ones are
 // provpol::seconds. Both convert to provpol::seconds implicitly. Every unit parse_seconds reads has both (1.5_min is
-// 90 s, as parse_seconds reads "1.5min": minutes multiply by 60).
+// 90 s, as parse_seconds reads "1.5min": minutes multiply by 60, hours by 3600).
 constexpr std::chrono::seconds operator""_s(unsigned long long v) noexcept {
     return std::chrono::seconds(static_cast<std::chrono::seconds::rep>(v));
 }
@@ -64,17 +64,22 @@ constexpr std::chrono::minutes operator""_min(unsigned long long v) noexcept {
     return std::chrono::minutes(static_cast<std::chrono::minutes::rep>(v));
 }
 constexpr seconds operator""_min(long double v) noexcept { return seconds(static_cast<double>(v) * 60.0); }
+constexpr std::chrono::hours operator""_h(unsigned long long v) noexcept {
+    return std::chrono::hours(static_cast<std::chrono::hours::rep>(v));
+}
+constexpr seconds operator""_h(long double v) noexcept { return seconds(static_cast<double>(v) * 3600.0); }
 }  // namespace literals
 
 /// Reads a time: a decimal number (parse_decimal's grammar) followed by no unit or "s" (seconds), "ms"
-/// (milliseconds) or "min" (minutes), such as "2", "2.5s", "500ms" or "1.5min". The value is the double nearest
-/// to the decimal in seconds (the unit moves the decimal exponent, so "1.5ms" is the double nearest 0.0015, not
-/// 1.5 / 1000 rounded twice). Errors name `setting`; a time outside [lo, hi] is quoted in seconds.
+/// (milliseconds), "min" (minutes) or "h" (hours), such as "2", "2.5s", "500ms", "1.5min" or "2h". The value is
+/// the double nearest to the decimal in seconds (the unit moves the decimal exponent, so "1.5ms" is the double
+/// nearest 0.0015, not 1.5 / 1000 rounded twice; minutes and hours multiply the number read). Errors name `setting`; a
+/// time outside [lo, hi] is quoted in seconds.
 PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const char* setting, seconds lo = seconds(0.0),
                                                        seconds hi = seconds(1e9)) noexcept {
     std::size_t n = text.size();
-    int shift = 0;  // the unit's power of ten (minutes are a multiplication instead)
-    bool minutes = false;
+    int shift = 0;        // the unit's power of ten (minutes and hours are a multiplication instead)
+    double factor = 1.0;  // seconds per minute or hour
     const auto ends_with = [&](const char* suffix, std::size_t len) {
         if (n < len) return false;
         for (std::size_t i = 0; i < len; ++i)
@@ -83,7 +88,10 @@ PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const cha
     };
     if (ends_with("min", 3)) {
         n -= 3;
-        minutes = true;
+        factor = 60.0;
+    } else if (ends_with("h", 1)) {
+        n -= 1;
+        factor = 3600.0;
     } else if (ends_with("ms", 2)) {
         n -= 2;
         shift = -3;
@@ -95,10 +103,11 @@ PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const cha
     if (!number.empty() && number[0] == '-' && lo >= seconds(0.0))
         return unexpected(error::invalid_syntax(setting, text, "negative times are not accepted"));
     if (number.empty())
-        return unexpected(error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms or 1.5min"));
+        return unexpected(
+            error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms, 1.5min or 2h"));
     for (std::size_t i = 0; i < number.size(); ++i)
         if (number[i] == 'e' || number[i] == 'E') {
-            if (shift != 0 || minutes)
+            if (shift != 0 || factor != 1.0)
                 return unexpected(error::invalid_syntax(setting, text, "an exponent takes no unit; write seconds"));
             break;
         }
@@ -114,8 +123,9 @@ PROVPOL_NODISCARD inline result<seconds> parse_seconds(text_view text, const cha
     }
     const auto v = parse_decimal(text_view(buf, len), setting, -1e300, 1e300);
     if (!v)
-        return unexpected(error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms or 1.5min"));
-    const seconds t(minutes ? *v * 60.0 : *v);
+        return unexpected(
+            error::invalid_syntax(setting, text, "expected a time such as 2.5, 2.5s, 500ms, 1.5min or 2h"));
+    const seconds t(*v * factor);
     if (!within(t, lo, hi))
         return unexpected(error::out_of_range(setting, error_value_of(t), error_value_of(lo), error_value_of(hi)));
     return t;

@@ -26,4 +26,14 @@ checks=$((checks + 1))
 timeout 60 "$PROVPOL" plan --latency vdsm-log:- --rate 100MiB/s --runs 5 <"$logs/polling_pr80.log" >"$out" 2>"$err" ||
   fail "the suggested --latency vdsm-log:- does not work"
 
+# A time in hours, as operators write a long burst: --duration 1h is --duration 60min, and a spelling parse_seconds
+# does not read is refused naming the ones it does.
+run plan --rate 10MB/s --duration 60min --format csv
+cp "$out" "$scratch/minutes.csv"
+expect_ok plan --rate 10MB/s --duration 1h --format csv
+checks=$((checks + 1))
+cmp -s "$out" "$scratch/minutes.csv" || fail "--duration 1h does not plan what --duration 60min plans"
+expect_usage "^provpol plan: --duration: invalid value '1hr': expected a time such as 2.5, 2.5s, 500ms, 1.5min or 2h$" \
+  plan --rate 10MB/s --duration 1hr
+
 finish
