@@ -1,6 +1,7 @@
 // provpol-agent's domain run (see domain_driver.hpp).
 #include "domain_driver.hpp"
 
+#include "drive_loop.hpp"
 #include "guest.hpp"
 #include "posix.hpp"
 
@@ -174,16 +175,7 @@ public:
             wait();
             if (s_.daemon().poll_exit()) throw failure(daemon_exited(s_, "while the guests wrote"));
         }
-        for (unsigned d = 0; d < n_; ++d) {
-            drive<Agent>& v = drives_[d];
-            if (!v.g.proc.wait_for(10.0)) throw failure("guest " + std::to_string(d) + " did not exit");
-            if (v.g.proc.exit_code() != 0)
-                throw failure("guest " + std::to_string(d) + " exited with status " +
-                              std::to_string(v.g.proc.exit_code()));
-            v.m.final_physical = v.c->physical();
-            v.m.extends = v.c->extends();
-            out_.drives[d] = v.m;
-        }
+        reap_guests(drives_, out_.drives);
         out_.spm_busy = spm_.busy();
         out_.lock_waits = spm_.waits();
         return out_;
@@ -196,13 +188,6 @@ private:
         return *flow_;
     }
     double now() const { return monotonic_seconds() - t0_; }
-    static event_log::row row(double t, const char* event, unsigned d) {
-        event_log::row r;
-        r.time = t;
-        r.event = event;
-        r.drive = static_cast<int>(d);
-        return r;
-    }
 
     /// Registers drive d's write threshold and checks that QEMU holds it.
     void arm(unsigned d, double t, bytes threshold_bytes) {
@@ -210,7 +195,7 @@ private:
         const std::uint64_t held = s_.set_threshold(threshold, d);
         if (held != threshold)
             throw failure("QEMU holds write threshold " + std::to_string(held) + ", not " + std::to_string(threshold));
-        event_log::row r = row(t, "threshold-set", d);
+        event_log::row r = drive_row(t, "threshold-set", d);
         r.physical = drives_[d].c->physical();
         r.threshold = threshold;
         r.detail = "qemu-write-threshold=" + std::to_string(held);
@@ -235,7 +220,7 @@ private:
         e.on = on;
         e.event_delay = event_delay;
         out_.extends.push_back(e);
-        event_log::row r = row(t, "extend-requested", d);
+        event_log::row r = drive_row(t, "extend-requested", d);
         r.allocation = allocation;
         r.physical = f->state.physical.count();
         r.threshold = f->decision.block_threshold.count();
@@ -257,7 +242,7 @@ private:
         const double t = now(), paused = t - v.pause_start;
         v.m.pause_seconds += paused;
         if (e != nullptr) e->pause += paused;
-        event_log::row r = row(t, "resume", d);
+        event_log::row r = drive_row(t, "resume", d);
         r.physical = v.c->physical();
         r.delay = paused;
         r.detail = why;
@@ -279,7 +264,7 @@ private:
         v.m.max_overhead = std::max(v.m.max_overhead, t - f.done_at.count());
         v.last_extend_done = t;
         extend_record* e = spm_worker::find(out_.extends, d, f.decision.lv_size_after_extend.count());
-        event_log::row r = row(t, "extend-done", d);
+        event_log::row r = drive_row(t, "extend-done", d);
         r.physical = real;
         r.requested = request;
         r.lv_size = f.decision.lv_size_after_extend.count();
@@ -356,7 +341,7 @@ private:
         const double t = now();
         const std::uint64_t a = s_.allocation(which);
         const extend_in_flight* f = v.c->tick(seconds(t), bytes(a));
-        event_log::row r = row(t, "sample", which);
+        event_log::row r = drive_row(t, "sample", which);
         r.allocation = a;
         r.physical = v.c->physical();
         log_.add(r, false);
@@ -389,17 +374,12 @@ private:
             const std::uint64_t threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
             const std::uint64_t a = threshold + ev["data"]["amount-exceeded"].get<std::uint64_t>();
             const extend_in_flight* f = drives_[d].c->threshold_crossed(seconds(t), bytes(a));
-            event_log::row r = row(t, "threshold-crossed", d);
+            event_log::row r = drive_row(t, "threshold-crossed", d);
             r.allocation = a;
             r.physical = drives_[d].c->physical();
             r.threshold = threshold;
             log_.add(r);
-            timespec rt{};
-            clock_gettime(CLOCK_REALTIME, &rt);
-            const double sent_at =
-                ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
-            requested(d, f, t, a, "threshold",
-                      std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent_at));
+            requested(d, f, t, a, "threshold", event_delay(ev));
         }
     }
 
@@ -415,7 +395,7 @@ private:
                 double t_late = 0, late = 0;
                 if (std::sscanf(line.c_str() + 5, "%lf %lf", &t_late, &late) != 2)
                     throw failure("guest " + std::to_string(d) + " sent '" + line + "'");
-                event_log::row r = row(t_late - t0_, "guest-late", d);
+                event_log::row r = drive_row(t_late - t0_, "guest-late", d);
                 r.delay = late;
                 log_.add(r, false);
             } else if (line.rfind("done ", 0) == 0) {
@@ -437,7 +417,7 @@ private:
         issued -= t0_;
         const std::uint64_t a = s_.allocation(d);
         ++v.m.pauses;
-        event_log::row r = row(tp, "pause", d);
+        event_log::row r = drive_row(tp, "pause", d);
         r.allocation = a;
         r.physical = v.c->physical();
         char detail_text[96];
@@ -471,7 +451,7 @@ private:
         v.writing = false;
         const double busy_s = v.m.duration - v.paused_by_guest;
         v.m.achieved_rate = busy_s > 0 ? static_cast<double>(written) / busy_s : 0;
-        event_log::row r = row(t_done - t0_, "write-done", d);
+        event_log::row r = drive_row(t_done - t0_, "write-done", d);
         r.allocation = s_.allocation(d);
         r.physical = v.c->physical();
         char detail_text[96];
@@ -500,15 +480,7 @@ private:
         if (k <= 0) return;
         if ((fds_[0].revents & (POLLIN | POLLHUP | POLLERR)) && !s_.qmp().pump())
             throw failure("QMP: the daemon closed the monitor connection");
-        for (unsigned d = 0; d < n_; ++d) {
-            drive<Agent>& v = drives_[d];
-            if (!(fds_[d + 2].revents & (POLLIN | POLLHUP | POLLERR)) || v.g.reader->fill()) continue;
-            v.guest_open = false;
-            if (!v.writing) continue;
-            v.g.proc.wait_for(5.0);
-            throw failure("guest " + std::to_string(d) + " exited with status " + std::to_string(v.g.proc.exit_code()) +
-                          " before it finished writing");
-        }
+        check_guest_pipes(drives_, fds_);
     }
 
     const options& o_;

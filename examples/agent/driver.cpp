@@ -1,6 +1,7 @@
 // provpol-agent's driver (see driver.hpp).
 #include "driver.hpp"
 
+#include "drive_loop.hpp"
 #include "guest.hpp"
 #include "posix.hpp"
 
@@ -250,15 +251,8 @@ private:
             r.physical = c_.physical();
             r.threshold = ev["data"]["write-threshold"].get<std::uint64_t>();
             log_.add(r);
-            // How long QEMU's event took to reach the agent (its timestamp is on the realtime clock).
-            timespec rt{};
-            clock_gettime(CLOCK_REALTIME, &rt);
-            const double sent =
-                ev["timestamp"].value("seconds", 0.0) + ev["timestamp"].value("microseconds", 0.0) * 1e-6;
             char why[64];
-            std::snprintf(
-                why, sizeof why, "on=threshold event-delay=%.6f",
-                std::max(0.0, static_cast<double>(rt.tv_sec) + static_cast<double>(rt.tv_nsec) * 1e-9 - sent));
+            std::snprintf(why, sizeof why, "on=threshold event-delay=%.6f", event_delay(ev));
             requested(f, t, a, why);
         }
     }
