@@ -7,6 +7,7 @@
 #define PROVPOL_SIMULATE_HPP
 
 #include "simulate/agent.hpp"                 // IWYU pragma: export
+#include "simulate/agent_contract.hpp"        // IWYU pragma: export
 #include "simulate/either_agent.hpp"          // IWYU pragma: export
 #include "simulate/lvm_dmeventd.hpp"          // IWYU pragma: export
 #include "simulate/lvm_extender.hpp"          // IWYU pragma: export
@@ -14,9 +15,12 @@
 #include "simulate/lvm_pool.hpp"              // IWYU pragma: export
 #include "simulate/lvm_pool_run.hpp"          // IWYU pragma: export
 #include "simulate/lvm_recommend.hpp"         // IWYU pragma: export
+#include "simulate/per_vm.hpp"                // IWYU pragma: export
 #include "simulate/rate_aware.hpp"            // IWYU pragma: export
 #include "simulate/rate_aware_policy.hpp"     // IWYU pragma: export
 #include "simulate/run.hpp"                   // IWYU pragma: export
+#include "simulate/run_result.hpp"            // IWYU pragma: export
+#include "simulate/run_summary.hpp"           // IWYU pragma: export
 #include "simulate/search.hpp"                // IWYU pragma: export
 #include "simulate/stratis_check_timing.hpp"  // IWYU pragma: export
 #include "simulate/stratis_plan_summary.hpp"  // IWYU pragma: export

@@ -1,0 +1,155 @@
+// provpol/simulate/per_vm.hpp - a per-VM pause target (a share of VMs pause at most N times), whether simulated VMs
+// meet it, and the smallest VDSM chunk that does.
+//
+// SPDX-License-Identifier: MIT
+#ifndef PROVPOL_SIMULATE_PER_VM_HPP
+#define PROVPOL_SIMULATE_PER_VM_HPP
+
+#include "../bytes.hpp"
+#include "../config.hpp"
+#include "../error.hpp"
+#include "../extend/presets.hpp"
+#include "../result.hpp"
+#include "agent.hpp"
+#include "run.hpp"
+#include "run_result.hpp"
+#include "run_summary.hpp"
+#include "search.hpp"
+
+#include <cstdint>
+
+namespace provpol {
+
+/// A per-VM pause target: a share `vm_quantile` of VMs (runs) pause at most `max_pauses_per_run` times.
+struct per_vm_target {
+    std::uint32_t max_pauses_per_run = 1;
+    double vm_quantile = 0.99;
+
+    /// Validates: vm_quantile in (0, 1].
+    PROVPOL_NODISCARD static result<per_vm_target> make(std::uint32_t max_pauses_per_run, double vm_quantile) noexcept {
+        if (!(vm_quantile > 0.0 && vm_quantile <= 1.0))
+            return unexpected(error::unsupported("vm_quantile", "must be above 0 and at most 1 (a share of VMs)",
+                                                 error_value::of_real(vm_quantile)));
+        return per_vm_target{max_pauses_per_run, vm_quantile};
+    }
+};
+
+namespace detail {
+
+/// How many of `vms` simulated VMs must pause at most a target's count for a share q of them to: ceil(q x vms)
+/// whole VMs (the product's last-bit noise, as in 0.99 x 200 = 198.00000000000003, is not a VM), and at least one,
+/// since no simulated VM is no evidence. run_accumulator::pauses_quantile(q) counts the same way (below its
+/// histogram's last bin).
+PROVPOL_NODISCARD inline std::uint64_t vms_needed(double q, std::uint64_t vms) noexcept {
+    const double need = detail::ceil(q * static_cast<double>(vms) - 1e-9);
+    return need < 1.0 ? 1 : static_cast<std::uint64_t>(need);
+}
+
+}  // namespace detail
+
+/// Whether `runs` simulated VMs under `agent` meet `target`, and their summary.
+struct per_vm_check {
+    bool met = false;           ///< at least detail::vms_needed(vm_quantile, runs) runs paused at most the target
+    double share_within = 0.0;  ///< the share of runs that paused at most max_pauses_per_run times (0 for 0 runs)
+    simulation_summary summary;
+};
+
+/// Runs i = 0 .. runs - 1 (seeded run_seed(seed, i)) and counts, exactly, the runs that paused at most
+/// target.max_pauses_per_run times: met when they are at least ceil(Q x runs) (and at least one).
+template <class Agent, class Latency>
+PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
+                                            per_vm_target target, std::uint32_t runs, std::uint64_t seed) noexcept {
+    run_accumulator acc;
+    std::uint64_t within = 0;
+    simulate_each(agent, latency, w, runs, seed, [&](std::uint32_t, const run_result& r) noexcept {
+        acc.add(r);
+        within += r.pauses <= target.max_pauses_per_run ? 1u : 0u;
+    });
+    per_vm_check c;
+    c.share_within = runs > 0 ? static_cast<double>(within) / runs : 0.0;
+    c.met = within >= detail::vms_needed(target.vm_quantile, runs);
+    c.summary = acc.summary();
+    return c;
+}
+
+/// check_per_vm(...).met, with no more simulation than that answer needs: a run stops at its pause
+/// max_pauses_per_run + 1 (simulate_run's pause_limit), and the runs stop once more of them missed than the target
+/// allows. The same runs and seeds, so the same answer (tests/simulate_test.cpp compares the two); what a search pays
+/// for the many candidates that miss.
+template <class Agent, class Latency>
+PROVPOL_NODISCARD bool meets_per_vm(const Agent& agent, const Latency& latency, const workload& w, per_vm_target target,
+                                    std::uint32_t runs, std::uint64_t seed) noexcept {
+    const std::uint64_t needed = detail::vms_needed(target.vm_quantile, runs);
+    if (needed > runs) return false;
+    const std::uint64_t allowed = runs - needed;  // runs that may pause more than the target
+    std::uint64_t missed = 0;
+    for (std::uint32_t i = 0; i < runs; ++i) {
+        const run_result r = simulate_run(agent, latency, w, run_seed(seed, i), target.max_pauses_per_run);
+        if (r.pauses > target.max_pauses_per_run && ++missed > allowed) return false;
+    }
+    return true;
+}
+
+/// The largest chunk, in extents, that recommend_vdsm_per_vm and recommend_vdsm_domain try: the write rounded up to
+/// whole extents, at most VDSM's largest chunk (vdsm_config::max_chunk_mb). A new disk of that chunk holds the
+/// whole write, so no VM reaches its LV's end and every target is met there: "none meets" is left for a write
+/// above VDSM's largest chunk. The extent must be one vdsm_config accepts (a power of two in [1 MiB, 16 GiB]).
+PROVPOL_NODISCARD inline std::uint64_t vdsm_chunk_bound(bytes write_size, bytes extent) noexcept {
+    const std::uint64_t e = extent.count();
+    const std::uint64_t most = (vdsm_config::max_chunk_mb << 20) / e;
+    const std::uint64_t whole = write_size.count() / e + (write_size.count() % e != 0 ? 1 : 0);
+    return whole < 1 ? 1 : (whole > most ? most : whole);
+}
+
+/// The smallest VDSM configuration for a per-VM target, the per-VM counterpart of recommend_vdsm's per-extend one:
+/// the smallest chunk, in whole extents from 1 up to vdsm_chunk_bound(w.write_size, extent), under which a share
+/// target.vm_quantile of `runs` simulated VMs writing `w` pause at most target.max_pauses_per_run times
+/// (check_per_vm), `percent` kept. The candidates are scanned from one extent up (smallest_meeting, with
+/// meets_per_vm): every chunk below the answer was simulated and missed. No monotonicity is assumed, for there is
+/// none: under the same draws a larger chunk can pause a VM more often (its extends fall on other monitor and mailbox
+/// phases), and the doubling and bisection this replaces answered above the smallest chunk that meets (the sweep in
+/// tests/simulate_test.cpp). Run i of every candidate uses the same random numbers, so the answer is deterministic
+/// for these runs and this seed; another seed may answer another chunk (recommend prints the spread over seeds).
+/// `before(extents)`, called before each candidate is simulated, returns result<void>: its error ends the search
+/// and is returned (a caller's bound on the work, or its progress). Errors: a percent outside [0, 99] or an extent
+/// vdsm_config refuses; no chunk up to the bound meets the target (only for a write above VDSM's largest chunk, or 0
+/// runs); before's.
+template <class Latency, class Before>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
+                                                            per_vm_target target, std::uint64_t percent,
+                                                            std::uint32_t runs, std::uint64_t seed, bytes extent,
+                                                            Before&& before) {
+    // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    const auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    const auto found = smallest_meeting(
+        std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), [&](std::uint64_t extents) -> result<bool> {
+            if (auto go = before(extents); !go) return unexpected(go.error());
+            const auto c = config(extents);
+            if (!c) return unexpected(c.error());
+            return meets_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(*c)), latency, w, target, runs, seed);
+        });
+    if (!found) return unexpected(found.error());
+    if (!found->found)
+        return unexpected(error::unsupported("max_pauses_per_run",
+                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
+                                             "target at this rate (pauses per run)",
+                                             error_value::of(target.max_pauses_per_run)));
+    return config(found->value);
+}
+
+/// recommend_vdsm_per_vm without a hook.
+template <class Latency>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, const Latency& latency,
+                                                            per_vm_target target, std::uint64_t percent,
+                                                            std::uint32_t runs, std::uint64_t seed,
+                                                            bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+    return recommend_vdsm_per_vm(w, latency, target, percent, runs, seed, extent,
+                                 [](std::uint64_t) noexcept { return result<void>(); });
+}
+
+}  // namespace provpol
+
+#endif  // PROVPOL_SIMULATE_PER_VM_HPP
