@@ -43,16 +43,10 @@ public:
     /// A drive's request handed to the host's mail monitor: record its send and the SPM scan that will take it.
     void send(unsigned drive, std::vector<extend_record>& extends) {
         const seconds t = shared_.next_send(drive);
-        std::size_t slot = 2 * std::size_t{drive};
-        for (std::size_t k = slot; k < slot + 2; ++k)
-            if (shared_.request(k).st == domain_request::state::before_send && shared_.request(k).at == t) slot = k;
-        shared_.send(drive);
-        const domain_request& r = shared_.request(slot);
+        const domain_request& r = shared_.request(shared_.send(drive));
         if (r.st != domain_request::state::at_spm) return;  // the outbox was full: sent later
-        // Idle, the monitor sends at once and starts its reply-poll grid there; otherwise on its grid's next loop.
-        const seconds sent = r.grid == t ? t : next_clock_tick(r.grid, flow_.poll_period(), t);
         if (extend_record* e = find(extends, drive, r.size))
-            e->handled = t.count(), e->sent = sent.count(), e->scan = r.at.count();
+            e->handled = t.count(), e->sent = r.sent.count(), e->scan = r.at.count();
     }
 
     /// The SPM takes its next request: returns the completion; records the lock and the reply poll; queues the
@@ -60,23 +54,17 @@ public:
     /// compared with even when this process is scheduled late (nothing sees the LV file grow before the host
     /// refreshes the loop device at the reply).
     domain_completion serve(std::vector<extend_record>& extends) {
-        const seconds lock_free_before = shared_.lock_free();
+        const seconds scan = shared_.next_spm();  // the request it takes was scanned then
         const domain_completion c = shared_.serve();
-        std::size_t slot = 2 * std::size_t{c.drive};
-        if (shared_.request(slot).size != c.size) ++slot;
-        const domain_request& r = shared_.request(slot);
-        const seconds start = std::max(lock_free_before, r.at), end = shared_.lock_free();
-        const seconds T = flow_.poll_period();
-        const double k = std::ceil((end - r.grid) / T);
-        busy_ += (end - start).count();
-        if (start > r.at) ++waits_;
+        busy_ += (c.lock_end - c.lock_start).count();
+        if (c.lock_start > scan) ++waits_;
         if (extend_record* e = find(extends, c.drive, c.size)) {
-            e->lock_start = start.count();
-            e->lock_end = end.count();
-            e->reply_poll = (r.grid + std::max(1.0, k) * T).count();
+            e->lock_start = c.lock_start.count();
+            e->lock_end = c.lock_end.count();
+            e->reply_poll = c.reply_seen.count();
             e->injected_done = c.done_at.count();
         }
-        lvextends_.push_back({start.count(), c.drive, c.size});
+        lvextends_.push_back({c.lock_start.count(), c.drive, c.size});
         return c;
     }
 
