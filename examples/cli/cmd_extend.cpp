@@ -266,11 +266,26 @@ lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c, c
     return in;
 }
 
-}  // namespace
+// What every extend preset reads first, before its own options: the output format, the preset, the VDSM drive's
+// copy and event flags (refused by LVM), and the mode (--input, --sequence and its --max-steps).
+struct extend_mode {
+    format f = format::text;
+    extend_preset preset = extend_preset::vdsm_2022;
+    bool replicating = false;
+    bool exceeded = false;
+    std::optional<std::string> input;
+    bool seq = false;
+    std::uint64_t max_steps = default_sequence_steps;
+};
 
-// long: not split yet: options, checks, library calls and printing of the command in one
-int run_extend(int argc, char** argv) {
-    const args a(
+// A VDSM drive's sizes, read before the mode's options so that the first error is the one it always was.
+struct drive_sizes {
+    std::optional<bytes> capacity, physical, allocation;
+};
+
+// long: the command's option table, one entry per option (its help is the man page's)
+args extend_args(int argc, char** argv) {
+    return args(
         "extend", usage,
         {{"--preset", "NAME", std::string(extend_preset_names.c_str()) + " (default vdsm-2022)"},
          {"--chunk", "SIZE",
@@ -349,78 +364,108 @@ int run_extend(int argc, char** argv) {
          {"--initial-allocation", "SIZE", "XenServer: the SR's initial_allocation for a new VDI (0 when not given)"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
-    const format f = a.output_format();
-    const std::string preset_name = a.value("--preset").value_or("vdsm-2022");
-    const auto parsed = parse_extend_preset(preset_name, "--preset");
-    if (!parsed) preset_error(parsed.error(), preset_name);
-    const extend_preset preset = *parsed;
-    // Stratis's and XenServer's rules take their own inputs; docker-devicemapper is an LVM preset.
-    if (stratis_config_of(preset) || preset == extend_preset::xenserver_thin_lvhd) return run_thin_extend(a, preset, f);
-    for (const char* o : thin_only_options)
-        if (a.has(o))
-            throw usage_error(std::string(o) +
-                              " belongs to the Stratis and XenServer presets (--preset stratis-data, ...)");
-    const bool replicating = a.has("--replicating") || a.has("--replica-type");
-    const bool exceeded = a.has("--threshold-exceeded");
-    // An LVM preset reads its sizes in lvm_inputs_of (as lvm writes them, percents as lvs shows them).
-    const bool lvm_sizes = static_cast<bool>(lvm_config_of(preset));
-    const auto capacity = lvm_sizes ? std::nullopt : a.size("--capacity");
-    const auto physical = lvm_sizes ? std::nullopt : a.size("--physical");
-    const auto allocation = lvm_sizes ? std::nullopt : a.size("--allocation");
-    const auto input = a.value("--input");
-    const bool seq = a.has("--sequence");
-    const std::uint64_t max_steps = a.count("--max-steps", 1, max_sequence_steps).value_or(default_sequence_steps);
-    if (a.has("--max-steps") && !seq) throw usage_error("--max-steps applies to --sequence");
-    sequence_cut cut;
+}
 
+// An LVM preset: its options, read as lvm writes them (lvm_inputs_of), one decision, a file or a sequence.
+int extend_lvm(const args& a, const extend_mode& m) {
+    const format f = m.f;
+    const extend_preset preset = m.preset;
+    const bool replicating = m.replicating, exceeded = m.exceeded;
+    const std::optional<std::string>& input = m.input;
+    const bool seq = m.seq;
+    const std::uint64_t max_steps = m.max_steps;
+    sequence_cut cut;
+    if (a.has("--chunk") || a.has("--percent"))
+        throw usage_error(
+            "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent (or "
+            "--config lvm.conf)");
+    if (input && *input == "-" && lvm_reads_stdin(a, "--config"))
+        throw usage_error("--config - and --input - both read stdin: give one of them a file");
+    if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
+    if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
+    for (const char* o : {"--drive-type", "--replica-type"})
+        if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
+    if (a.has("--vg-free") && a.has("--capacity")) throw usage_error("give --capacity or --vg-free, not both");
+    const std::optional<lvs_pool> lvs =
+        lvs_option(a, {"--physical", "--allocation", "--capacity", "--vg-free", "--metadata-size", "--metadata-used",
+                       "--pool-chunk", "--extent", "--used-blocks", "--total-blocks", "--input"});
+    const lvm_autoextend_config c = lvm_config_from(a, preset, lvs ? &*lvs : nullptr);
+    lvm_extend_inputs in = lvm_inputs_of(a, c, lvs);
+    in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
+    in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
+    in.input = input;
+    in.sequence = seq;
+    in.max_steps = max_steps;
+    const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((in.allocation || in.used_blocks) ? 1 : 0);
+    if (lvm_modes != 1)
+        throw usage_error(
+            "give --physical with --allocation (or --used-blocks), or --input FILE.csv, or --physical with "
+            "--sequence");
+    if (seq && !in.physical)
+        throw usage_error(
+            "--sequence with an LVM preset needs --physical, the pool's size now (a pool is created at its "
+            "full size, so it would start at --capacity, its maximum)");
+    if (!input && !in.physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
+    if (input && (in.physical || in.capacity))
+        throw usage_error("--input takes sizes from the file: drop --physical and --capacity");
+    if (in.allocation && in.used_blocks) throw usage_error("give --allocation or --used-blocks, not both");
+    if (in.metadata_used && !in.metadata_size) throw usage_error("--metadata-used needs --metadata-size");
+    if (in.metadata_size && c.kind() != lvm_volume_kind::thin_pool)
+        throw usage_error("--metadata-size applies to thin pools");
+    if (in.cow_max && c.kind() != lvm_volume_kind::snapshot)
+        throw usage_error("--cow-max applies to --preset lvm-snapshot-autoextend");
+    warn_lvm_clamp(c);
+    const std::string out = run_lvm_extend(c, in, f, cut);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return sequence_status(cut, max_steps);
+}
+
+// A VDSM preset's configuration: the preset's, or --config's files, with --chunk, --percent and --extent over it.
+vdsm_config extend_vdsm_config(const args& a, const extend_mode& m) {
+    const extend_preset preset = m.preset;
+    const std::optional<std::string>& input = m.input;
+    vdsm_config base = vdsm_config_of(preset).value();
+    if (const std::vector<std::string> paths = a.values("--config", false); !paths.empty()) {
+        if (a.has("--chunk") || a.has("--percent"))
+            throw usage_error("give --config or --chunk and --percent, not both");
+        if (input && *input == "-" && std::find(paths.begin(), paths.end(), "-") != paths.end())
+            throw usage_error("--config - and --input - both read stdin: give one of them a file");
+        const config_reading read = read_config_files(
+            paths, "--config", preset == extend_preset::vdsm_legacy ? vdsm_legacy_defaults : vdsm_4_50_defaults);
+        if (read.entries.size() != 1)
+            throw usage_error("--config: " + std::to_string(read.entries.size()) +
+                              " configurations in the file; extend decides with one (recommend "
+                              "--max-pauses-per-run prints two rows: keep the one you deploy)");
+        base = read.entries.front().config;
+        if (!read.sources.empty()) std::fprintf(stderr, "provpol extend: --config: %s\n", read.sources.c_str());
+    }
+    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
+    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
+    const bytes extent = a.size("--extent").value_or(base.extent());
+    const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
+    if (!cfg) {
+        const auto& e = cfg.error();
+        const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
+        fail(e, opt);
+    }
+    return *cfg;
+}
+
+// A VDSM preset: the drive's type and replica, the configuration (--config or --chunk and --percent), then one
+// decision, a file or a sequence.
+int extend_vdsm(const args& a, const extend_mode& m, const drive_sizes& d) {
+    const format f = m.f;
+    const bool replicating = m.replicating, exceeded = m.exceeded;
+    const std::optional<std::string>& input = m.input;
+    const bool seq = m.seq;
+    const std::uint64_t max_steps = m.max_steps;
+    const std::optional<bytes>& capacity = d.capacity;
+    const std::optional<bytes>& physical = d.physical;
+    const std::optional<bytes>& allocation = d.allocation;
+    sequence_cut cut;
     static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",        "--used-blocks", "--total-blocks",
                                            "--metadata-size", "--metadata-used",  "--cow-max",     "--vdo-slab",
                                            "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool"};
-    if (lvm_config_of(preset)) {
-        if (a.has("--chunk") || a.has("--percent"))
-            throw usage_error(
-                "--chunk and --percent belong to the VDSM presets; LVM uses --threshold and --extend-percent (or "
-                "--config lvm.conf)");
-        if (input && *input == "-" && lvm_reads_stdin(a, "--config"))
-            throw usage_error("--config - and --input - both read stdin: give one of them a file");
-        if (replicating) throw usage_error("--replicating applies to VDSM drives, not LVM");
-        if (exceeded) throw usage_error("--threshold-exceeded applies to VDSM drives: LVM decides from usage alone");
-        for (const char* o : {"--drive-type", "--replica-type"})
-            if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
-        if (a.has("--vg-free") && a.has("--capacity")) throw usage_error("give --capacity or --vg-free, not both");
-        const std::optional<lvs_pool> lvs = lvs_option(
-            a, {"--physical", "--allocation", "--capacity", "--vg-free", "--metadata-size", "--metadata-used",
-                "--pool-chunk", "--extent", "--used-blocks", "--total-blocks", "--input"});
-        const lvm_autoextend_config c = lvm_config_from(a, preset, lvs ? &*lvs : nullptr);
-        lvm_extend_inputs in = lvm_inputs_of(a, c, lvs);
-        in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
-        in.total_blocks = a.count("--total-blocks", 1, ~std::uint64_t{0});
-        in.input = input;
-        in.sequence = seq;
-        in.max_steps = max_steps;
-        const int lvm_modes = (input ? 1 : 0) + (seq ? 1 : 0) + ((in.allocation || in.used_blocks) ? 1 : 0);
-        if (lvm_modes != 1)
-            throw usage_error(
-                "give --physical with --allocation (or --used-blocks), or --input FILE.csv, or --physical with "
-                "--sequence");
-        if (seq && !in.physical)
-            throw usage_error(
-                "--sequence with an LVM preset needs --physical, the pool's size now (a pool is created at its "
-                "full size, so it would start at --capacity, its maximum)");
-        if (!input && !in.physical) throw usage_error("an LVM decision needs --physical, the volume's size now");
-        if (input && (in.physical || in.capacity))
-            throw usage_error("--input takes sizes from the file: drop --physical and --capacity");
-        if (in.allocation && in.used_blocks) throw usage_error("give --allocation or --used-blocks, not both");
-        if (in.metadata_used && !in.metadata_size) throw usage_error("--metadata-used needs --metadata-size");
-        if (in.metadata_size && c.kind() != lvm_volume_kind::thin_pool)
-            throw usage_error("--metadata-size applies to thin pools");
-        if (in.cow_max && c.kind() != lvm_volume_kind::snapshot)
-            throw usage_error("--cow-max applies to --preset lvm-snapshot-autoextend");
-        warn_lvm_clamp(c);
-        const std::string out = run_lvm_extend(c, in, f, cut);
-        std::fwrite(out.data(), 1, out.size(), stdout);
-        return sequence_status(cut, max_steps);
-    }
     for (const char* o : lvm_only)
         if (a.has(o))
             throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");
@@ -464,33 +509,40 @@ int run_extend(int argc, char** argv) {
         return 0;
     }
 
-    vdsm_config base = vdsm_config_of(preset).value();
-    if (const std::vector<std::string> paths = a.values("--config", false); !paths.empty()) {
-        if (a.has("--chunk") || a.has("--percent"))
-            throw usage_error("give --config or --chunk and --percent, not both");
-        if (input && *input == "-" && std::find(paths.begin(), paths.end(), "-") != paths.end())
-            throw usage_error("--config - and --input - both read stdin: give one of them a file");
-        const config_reading read = read_config_files(
-            paths, "--config", preset == extend_preset::vdsm_legacy ? vdsm_legacy_defaults : vdsm_4_50_defaults);
-        if (read.entries.size() != 1)
-            throw usage_error("--config: " + std::to_string(read.entries.size()) +
-                              " configurations in the file; extend decides with one (recommend "
-                              "--max-pauses-per-run prints two rows: keep the one you deploy)");
-        base = read.entries.front().config;
-        if (!read.sources.empty()) std::fprintf(stderr, "provpol extend: --config: %s\n", read.sources.c_str());
-    }
-    const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
-    const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
-    const bytes extent = a.size("--extent").value_or(base.extent());
-    const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
-    if (!cfg) {
-        const auto& e = cfg.error();
-        const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
-        fail(e, opt);
-    }
-    const std::string out = run(make_vdsm_policy(*cfg));
+    const vdsm_config cfg = extend_vdsm_config(a, m);
+    const std::string out = run(make_vdsm_policy(cfg));
     std::fwrite(out.data(), 1, out.size(), stdout);
     return sequence_status(cut, max_steps);
+}
+
+}  // namespace
+
+int run_extend(int argc, char** argv) {
+    const args a = extend_args(argc, argv);
+    extend_mode m;
+    m.f = a.output_format();
+    const std::string preset_name = a.value("--preset").value_or("vdsm-2022");
+    const auto parsed = parse_extend_preset(preset_name, "--preset");
+    if (!parsed) preset_error(parsed.error(), preset_name);
+    m.preset = *parsed;
+    // Stratis's and XenServer's rules take their own inputs; docker-devicemapper is an LVM preset.
+    if (stratis_config_of(m.preset) || m.preset == extend_preset::xenserver_thin_lvhd)
+        return run_thin_extend(a, m.preset, m.f);
+    for (const char* o : thin_only_options)
+        if (a.has(o))
+            throw usage_error(std::string(o) +
+                              " belongs to the Stratis and XenServer presets (--preset stratis-data, ...)");
+    m.replicating = a.has("--replicating") || a.has("--replica-type");
+    m.exceeded = a.has("--threshold-exceeded");
+    // An LVM preset reads its sizes in lvm_inputs_of (as lvm writes them, percents as lvs shows them).
+    const bool lvm = static_cast<bool>(lvm_config_of(m.preset));
+    drive_sizes d;
+    if (!lvm) d = {a.size("--capacity"), a.size("--physical"), a.size("--allocation")};
+    m.input = a.value("--input");
+    m.seq = a.has("--sequence");
+    m.max_steps = a.count("--max-steps", 1, max_sequence_steps).value_or(default_sequence_steps);
+    if (a.has("--max-steps") && !m.seq) throw usage_error("--max-steps applies to --sequence");
+    return lvm ? extend_lvm(a, m) : extend_vdsm(a, m, d);
 }
 
 }  // namespace provpol::cli
