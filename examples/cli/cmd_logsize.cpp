@@ -335,11 +335,19 @@ std::optional<bytes> mkfs_size_option(const args& a, const char* name) {
     return bytes(n << shift);
 }
 
-}  // namespace
+// What logsize answers for: the device (read from --path, --size over it), the geometry options every preset
+// decides on, the stripe read from the topology, and the presets asked for.
+struct logsize_request {
+    std::optional<path_geometry> read;
+    std::optional<bytes> size;
+    fs_geometry_options o;
+    topology_stripe stripe;
+    device_topology topo;
+    std::vector<row_preset> presets;
+};
 
-// long: not split yet: options, checks, library calls and printing of the command in one
-int run_logsize(int argc, char** argv) {
-    const args a(
+args logsize_args(int argc, char** argv) {
+    return args(
         "logsize", usage_text,
         {{"--size", "SIZE",
           "device size, as given to mkfs: 220GiB, or with mkfs's own one-letter suffixes k m g t p e (either case, "
@@ -375,14 +383,16 @@ int run_logsize(int argc, char** argv) {
           "target (DEVICE with --size)"},
          {"--format", "FORMAT", "text (default), csv or json"}},
         argc, argv);
-    const format out = a.output_format();
+}
 
-    // Validate everything before printing anything.
-    std::optional<path_geometry> read;
+// The device and mkfs.xfs's geometry options, with their conflicts, in the order mkfs checks them.
+void read_geometry_options(const args& a, logsize_request& req) {
+    std::optional<path_geometry>& read = req.read;
+    std::optional<bytes>& size = req.size;
+    fs_geometry_options& o = req.o;
     if (const auto path = a.value("--path")) read = read_path_geometry(*path);
-    const auto size = mkfs_size_option(a, "--size");
+    size = mkfs_size_option(a, "--size");
     if (!size && !read) throw usage_error("--size or --path is required (see provpol logsize --help)");
-    fs_geometry_options o;
     o.device_size = size ? *size : bytes(read->size);
     o.block_size = small_size(a, "--block-size");
     o.sector_size = small_size(a, "--sector-size");
@@ -424,6 +434,10 @@ int run_logsize(int argc, char** argv) {
     o.min_log_blocks = a.count("--min-log-blocks", 1, std::uint64_t{1} << 32).value_or(0);
     o.allow_unsupported = a.has("--unsupported");
     o.fast_commit = a.has("--fast-commit");
+}
+
+// mke2fs's journal and e2fsck's recreated one.
+void read_journal_options(const args& a, fs_geometry_options& o) {
     if (a.has("--journal-size") && a.has("--e2fsck-recreate"))
         throw usage_error("--journal-size cannot be given with --e2fsck-recreate (mke2fs's option, not e2fsck's)");
     if (a.has("--old-journal") && !a.has("--e2fsck-recreate"))
@@ -438,12 +452,18 @@ int run_logsize(int argc, char** argv) {
             throw usage_error("--old-journal must be under 2PiB, got " + std::to_string(old->count()));
         o.old_journal_bytes = static_cast<std::int64_t>(old->count());
     }
+}
+
+// The zero sizes refused, and a block device's stripe as mkfs reads it.
+void read_stripe(const args& a, logsize_request& r) {
+    fs_geometry_options& o = r.o;
+    topology_stripe& stripe = r.stripe;
+    device_topology& topo = r.topo;
+    const std::optional<path_geometry>& read = r.read;
     if (a.has("--agsize") && o.agsize.count() == 0) throw usage_error("--agsize must not be 0");
     if (a.has("--su") && o.stripe_unit.count() == 0) throw usage_error("--su must not be 0");
     if (a.has("--log-su") && o.log_stripe_unit.count() == 0) throw usage_error("--log-su must not be 0");
     // A block device's stripe as mkfs reads it from the topology (minimum / optimal I/O); --su/--sw override it.
-    topology_stripe stripe;
-    device_topology topo;
     if (read && read->block) {
         topo = device_topology{read->min_io, read->opt_io, read->physical};
         if (!a.has("--su") && !a.has("--sw")) {
@@ -452,9 +472,10 @@ int run_logsize(int argc, char** argv) {
             o.stripe_width = stripe.stripe_width;
         }
     }
-    const result<fs_geometry> g = fs_geometry::make(o);
-    if (!g) fail(g.error(), flag_of(g.error().setting()));
+}
 
+// The presets asked for (all of them by default), and every option given that none of them reads refused.
+std::vector<row_preset> read_presets(const args& a) {
     std::vector<row_preset> presets;
     for (const std::string& name : a.values("--preset")) presets.push_back(resolve_preset(name));
     if (presets.empty())
@@ -491,68 +512,72 @@ int run_logsize(int argc, char** argv) {
                                   " is mkfs.xfs's: e2fsprogs-1.47 does not read it (add an xfsprogs "
                                   "--preset)");
 
-    const bool commands = a.has("--mkfs-command");
-    std::vector<std::string> columns = {
-        "preset",           "block_size",     "data_blocks",    "agcount",      "agsize_blocks",      "log_blocks",
-        "log_sunit_blocks", "supported",      "made",           "reason",       "fast_commit_blocks", "log_size",
-        "decided_by",       "min_log_blocks", "min_log_source", "max_tx_bytes", "log_concurrency",    "sector_size",
-        "sunit_blocks",     "swidth_blocks"};
-    if (commands) columns.push_back("mkfs_command");
-    table t(columns);
-    const std::string target = read ? *a.value("--path") : std::string("DEVICE");
-    for (const row_preset& p : presets) {
-        // A release whose feature defaults differ from its rule set's preset decides on its own geometry.
-        fs_geometry_options ro = o;
-        if (p.rmapbt_nrext64) {
-            if (!ro.features.rmapbt.given()) ro.features.rmapbt = true;
-            if (!ro.features.nrext64.given()) ro.features.nrext64 = true;
-        }
-        const result<fs_geometry> rg = p.rmapbt_nrext64 ? fs_geometry::make(ro) : g;
-        if (!rg) fail(rg.error(), flag_of(rg.error().setting()));
-        const log_size_decision d = decide_log_size(p.rules, *rg);
-        const bool xfs = p.rules != log_preset::e2fsprogs_1_47;
-        // Errors in the layout (no AG geometry) leave nothing to report about the log.
-        const bool no_log = is_hard(d.reason) && d.log_blocks == 0;
-        const bool ag = xfs && d.agcount != 0;
-        // supported: the tool makes this filesystem as it is; made: it makes it with the flags given (a soft
-        // refusal overridden by --unsupported is made but not supported, and its reason stays).
-        const bool soft_refusal =
-            d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
-        const bool supported = d.supported && !soft_refusal;
-        // The stripe: XFS's data stripe in blocks; ext4's stride and stripe width from the topology read.
-        const e2fsprogs_stride ext =
-            read && read->block ? e2fsprogs_stride_from_topology(topo, d.block_size) : e2fsprogs_stride{};
-        const std::uint64_t sunit = xfs ? rg->xfs_common().dsunit : ext.stride;
-        const std::uint64_t swidth = xfs ? rg->xfs_common().dswidth : ext.stripe_width;
-        std::vector<cell> row = {cell::of_text(p.name),
-                                 cell::of(d.block_size),
-                                 cell::of(d.data_blocks),
-                                 ag ? cell::of(d.agcount) : cell(),
-                                 ag ? cell::of(d.agsize_blocks) : cell(),
-                                 no_log ? cell() : cell::of(d.log_blocks),
-                                 xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
-                                 cell::of_flag(supported),
-                                 cell::of_flag(d.supported),
-                                 d.reason == log_reason::none ? cell() : cell::of_text(to_text(d.reason)),
-                                 xfs ? cell() : cell::of(d.fast_commit_blocks),
-                                 no_log ? cell() : cell::of_size(d.log_size()),
-                                 no_log ? cell() : cell::of_text(to_text(d.decided_by)),
-                                 xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
-                                 xfs && !no_log ? cell::of_text(d.min_log_computed ? "computed" : "given") : cell(),
-                                 xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
-                                 xfs && !no_log ? cell::of(d.log_concurrency) : cell(),
-                                 xfs ? cell::of(rg->options().sector_size) : cell(),
-                                 cell::of(sunit),
-                                 cell::of(swidth)};
-        if (commands)
-            row.push_back(cell::of_text(
-                xfs ? mkfs_xfs_command(a, ro, d, size.has_value(),
-                                       p.rules == log_preset::xfs_ratio_256 || p.rules == log_preset::xfs_floor_32m,
-                                       target)
-                    : mke2fs_command(o, d, ext, size.has_value(), target)));
-        t.add_row(row);
+    return presets;
+}
+
+// One preset's answer as a row of the table (log, AGs, stripe, the reason, and the mkfs command when asked).
+std::vector<cell> logsize_row(const args& a, const logsize_request& r, const result<fs_geometry>& g,
+                              const row_preset& p, bool commands, const std::string& target) {
+    const fs_geometry_options& o = r.o;
+    const std::optional<path_geometry>& read = r.read;
+    const std::optional<bytes>& size = r.size;
+    const device_topology& topo = r.topo;
+    // A release whose feature defaults differ from its rule set's preset decides on its own geometry.
+    fs_geometry_options ro = o;
+    if (p.rmapbt_nrext64) {
+        if (!ro.features.rmapbt.given()) ro.features.rmapbt = true;
+        if (!ro.features.nrext64.given()) ro.features.nrext64 = true;
     }
-    if (read && out == format::text)
+    const result<fs_geometry> rg = p.rmapbt_nrext64 ? fs_geometry::make(ro) : g;
+    if (!rg) fail(rg.error(), flag_of(rg.error().setting()));
+    const log_size_decision d = decide_log_size(p.rules, *rg);
+    const bool xfs = p.rules != log_preset::e2fsprogs_1_47;
+    // Errors in the layout (no AG geometry) leave nothing to report about the log.
+    const bool no_log = is_hard(d.reason) && d.log_blocks == 0;
+    const bool ag = xfs && d.agcount != 0;
+    // supported: the tool makes this filesystem as it is; made: it makes it with the flags given (a soft
+    // refusal overridden by --unsupported is made but not supported, and its reason stays).
+    const bool soft_refusal = d.reason != log_reason::none && d.reason != log_reason::no_journal && !is_hard(d.reason);
+    const bool supported = d.supported && !soft_refusal;
+    // The stripe: XFS's data stripe in blocks; ext4's stride and stripe width from the topology read.
+    const e2fsprogs_stride ext =
+        read && read->block ? e2fsprogs_stride_from_topology(topo, d.block_size) : e2fsprogs_stride{};
+    const std::uint64_t sunit = xfs ? rg->xfs_common().dsunit : ext.stride;
+    const std::uint64_t swidth = xfs ? rg->xfs_common().dswidth : ext.stripe_width;
+    std::vector<cell> row = {cell::of_text(p.name),
+                             cell::of(d.block_size),
+                             cell::of(d.data_blocks),
+                             ag ? cell::of(d.agcount) : cell(),
+                             ag ? cell::of(d.agsize_blocks) : cell(),
+                             no_log ? cell() : cell::of(d.log_blocks),
+                             xfs && !no_log ? cell::of(d.log_sunit_blocks) : cell(),
+                             cell::of_flag(supported),
+                             cell::of_flag(d.supported),
+                             d.reason == log_reason::none ? cell() : cell::of_text(to_text(d.reason)),
+                             xfs ? cell() : cell::of(d.fast_commit_blocks),
+                             no_log ? cell() : cell::of_size(d.log_size()),
+                             no_log ? cell() : cell::of_text(to_text(d.decided_by)),
+                             xfs && !no_log ? cell::of(d.min_log_blocks) : cell(),
+                             xfs && !no_log ? cell::of_text(d.min_log_computed ? "computed" : "given") : cell(),
+                             xfs && !no_log ? cell::of(d.max_tx_bytes) : cell(),
+                             xfs && !no_log ? cell::of(d.log_concurrency) : cell(),
+                             xfs ? cell::of(rg->options().sector_size) : cell(),
+                             cell::of(sunit),
+                             cell::of(swidth)};
+    if (commands)
+        row.push_back(cell::of_text(
+            xfs ? mkfs_xfs_command(a, ro, d, size.has_value(),
+                                   p.rules == log_preset::xfs_ratio_256 || p.rules == log_preset::xfs_floor_32m, target)
+                : mke2fs_command(o, d, ext, size.has_value(), target)));
+    return row;
+}
+
+// The text form's first line when --path was read: what was read, and whether options override it.
+void print_path_line(const args& a, const logsize_request& r) {
+    const std::optional<path_geometry>& read = r.read;
+    const std::optional<bytes>& size = r.size;
+    const topology_stripe& stripe = r.stripe;
+    if (read)
         std::printf(
             "# read from %s (%s): size %llu, sectors %u logical / %u physical, I/O %u minimum / %u optimal, "
             "%s, %u online CPUs; %s%s\n",
@@ -565,6 +590,33 @@ int run_logsize(int argc, char** argv) {
             size || a.has("--sector-size") || a.has("--rotational") || a.has("--cpus") || a.has("--su")
                 ? "; options given override it"
                 : "");
+}
+
+}  // namespace
+
+int run_logsize(int argc, char** argv) {
+    const args a = logsize_args(argc, argv);
+    const format out = a.output_format();
+    // Validate everything before printing anything.
+    logsize_request r;
+    read_geometry_options(a, r);
+    read_journal_options(a, r.o);
+    read_stripe(a, r);
+    const result<fs_geometry> g = fs_geometry::make(r.o);
+    if (!g) fail(g.error(), flag_of(g.error().setting()));
+    r.presets = read_presets(a);
+
+    const bool commands = a.has("--mkfs-command");
+    std::vector<std::string> columns = {
+        "preset",           "block_size",     "data_blocks",    "agcount",      "agsize_blocks",      "log_blocks",
+        "log_sunit_blocks", "supported",      "made",           "reason",       "fast_commit_blocks", "log_size",
+        "decided_by",       "min_log_blocks", "min_log_source", "max_tx_bytes", "log_concurrency",    "sector_size",
+        "sunit_blocks",     "swidth_blocks"};
+    if (commands) columns.push_back("mkfs_command");
+    table t(columns);
+    const std::string target = r.read ? *a.value("--path") : std::string("DEVICE");
+    for (const row_preset& p : r.presets) t.add_row(logsize_row(a, r, g, p, commands, target));
+    if (out == format::text) print_path_line(a, r);
     t.print(stdout, out);
     return 0;
 }
