@@ -121,13 +121,11 @@ inline std::string format_in(int argc, char** argv) {
     return f;
 }
 
-/// Runs `run` once per value (argv without `names`' occurrences, plus `names[0] value`) and joins the answers.
-template <class Run>  // long: not split yet: the argv of each run, the runs and the joined output per format
-int run_per_value(int argc, char** argv, const std::vector<std::string>& names, const std::vector<std::string>& values,
-                  const char* column, Run run) {
-    using namespace per_value_detail;
-    const std::string f = format_in(argc, argv);
-    if (f == "svg") throw usage_error(names[0] + ": --format svg plots one value; give one");
+namespace per_value_detail {
+
+/// argv without `names`' occurrences (the option and its value, or --name=value); refused when what is left reads
+/// stdin ("-" or --opt=-), which the runs cannot each read.
+inline std::vector<std::string> argv_without(int argc, char** argv, const std::vector<std::string>& names) {
     std::vector<std::string> kept;
     for (int i = 0; i < argc; ++i) {
         const std::string a = argv[i];
@@ -150,6 +148,83 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
                                : i > 0        ? kept[i - 1]
                                               : std::string("its option")) +
                               " a file instead of -");
+    return kept;
+}
+
+/// The answers' CSV joined under one header: the columns of every answer in the order they first appear.
+inline std::string join_csv(const std::vector<std::string>& answers, const std::vector<std::string>& values,
+                            const char* column) {
+    std::string out;
+    // One header: the columns of every answer in the order they first appear (answers of different kinds,
+    // such as recommend's static and rate-aware policies, have different columns; a cell an answer lacks is
+    // empty). `column` comes first, unless an answer has a column of that name: then its own value stays.
+    std::vector<std::string> header;
+    if (column) header.push_back(column);
+    std::vector<std::vector<std::string>> heads;
+    for (const std::string& answer : answers) {
+        const auto lines = lines_of(answer);
+        heads.push_back(lines.empty() ? std::vector<std::string>{} : csv_cells(lines[0]));
+        for (const std::string& name : heads.back())
+            if (std::find(header.begin(), header.end(), name) == header.end()) header.push_back(name);
+    }
+    for (std::size_t c = 0; c < header.size(); ++c) out += (c == 0 ? "" : ",") + header[c];
+    out += "\n";
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+        const auto lines = lines_of(answers[k]);
+        for (std::size_t i = 1; i < lines.size(); ++i) {
+            const std::vector<std::string> cells = csv_cells(lines[i]);
+            std::vector<std::string> row(header.size());
+            if (column) row[0] = csv_field(values[k]);
+            for (std::size_t j = 0; j < cells.size() && j < heads[k].size(); ++j)
+                row[static_cast<std::size_t>(std::find(header.begin(), header.end(), heads[k][j]) - header.begin())] =
+                    cells[j];
+            for (std::size_t c = 0; c < row.size(); ++c) out += (c == 0 ? "" : ",") + row[c];
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+/// The answers' JSON rows joined in one array, each with `column` when it lacks it.
+inline std::string join_json(const std::vector<std::string>& answers, const std::vector<std::string>& values,
+                             const char* column) {
+    std::string out;
+    std::string rows;
+    for (std::size_t k = 0; k < answers.size(); ++k)
+        for (std::string line : lines_of(answers[k])) {
+            const std::size_t brace = line.find('{');
+            if (brace == std::string::npos) continue;  // "[" and "]"
+            if (!line.empty() && line.back() == ',') line.pop_back();
+            if (column && line.find(json_string(column) + ": ") == std::string::npos)
+                line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
+            rows += (rows.empty() ? "" : ",\n") + line;
+        }
+    out = "[\n" + rows + (rows.empty() ? "" : "\n") + "]\n";
+    return out;
+}
+
+/// The answers' text one after the other, each under a "# NAME VALUE" line when `column` is given.
+inline std::string join_text(const std::vector<std::string>& answers, const std::vector<std::string>& values,
+                             const char* column, const std::string& name) {
+    std::string out;
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+        if (k != 0) out += "\n";
+        if (column) out += "# " + name + " " + values[k] + "\n";
+        out += answers[k];
+    }
+    return out;
+}
+
+}  // namespace per_value_detail
+
+/// Runs `run` once per value (argv without `names`' occurrences, plus `names[0] value`) and joins the answers.
+template <class Run>
+int run_per_value(int argc, char** argv, const std::vector<std::string>& names, const std::vector<std::string>& values,
+                  const char* column, Run run) {
+    using namespace per_value_detail;
+    const std::string f = format_in(argc, argv);
+    if (f == "svg") throw usage_error(names[0] + ": --format svg plots one value; give one");
+    const std::vector<std::string> kept = argv_without(argc, argv, names);
     std::vector<std::string> answers;
     int status = 0;
     for (const std::string& v : values) {
@@ -164,54 +239,9 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
         if (s == exit_target_not_met) status = s;
         answers.push_back(cap.text());
     }
-    std::string out;
-    if (f == "csv") {
-        // One header: the columns of every answer in the order they first appear (answers of different kinds,
-        // such as recommend's static and rate-aware policies, have different columns; a cell an answer lacks is
-        // empty). `column` comes first, unless an answer has a column of that name: then its own value stays.
-        std::vector<std::string> header;
-        if (column) header.push_back(column);
-        std::vector<std::vector<std::string>> heads;
-        for (const std::string& answer : answers) {
-            const auto lines = lines_of(answer);
-            heads.push_back(lines.empty() ? std::vector<std::string>{} : csv_cells(lines[0]));
-            for (const std::string& name : heads.back())
-                if (std::find(header.begin(), header.end(), name) == header.end()) header.push_back(name);
-        }
-        for (std::size_t c = 0; c < header.size(); ++c) out += (c == 0 ? "" : ",") + header[c];
-        out += "\n";
-        for (std::size_t k = 0; k < answers.size(); ++k) {
-            const auto lines = lines_of(answers[k]);
-            for (std::size_t i = 1; i < lines.size(); ++i) {
-                const std::vector<std::string> cells = csv_cells(lines[i]);
-                std::vector<std::string> row(header.size());
-                if (column) row[0] = csv_field(values[k]);
-                for (std::size_t j = 0; j < cells.size() && j < heads[k].size(); ++j)
-                    row[static_cast<std::size_t>(std::find(header.begin(), header.end(), heads[k][j]) -
-                                                 header.begin())] = cells[j];
-                for (std::size_t c = 0; c < row.size(); ++c) out += (c == 0 ? "" : ",") + row[c];
-                out += "\n";
-            }
-        }
-    } else if (f == "json") {
-        std::string rows;
-        for (std::size_t k = 0; k < answers.size(); ++k)
-            for (std::string line : lines_of(answers[k])) {
-                const std::size_t brace = line.find('{');
-                if (brace == std::string::npos) continue;  // "[" and "]"
-                if (!line.empty() && line.back() == ',') line.pop_back();
-                if (column && line.find(json_string(column) + ": ") == std::string::npos)
-                    line.insert(brace + 1, json_string(column) + ": " + json_string(values[k]) + ", ");
-                rows += (rows.empty() ? "" : ",\n") + line;
-            }
-        out = "[\n" + rows + (rows.empty() ? "" : "\n") + "]\n";
-    } else {
-        for (std::size_t k = 0; k < answers.size(); ++k) {
-            if (k != 0) out += "\n";
-            if (column) out += "# " + names[0] + " " + values[k] + "\n";
-            out += answers[k];
-        }
-    }
+    const std::string out = f == "csv"    ? join_csv(answers, values, column)
+                            : f == "json" ? join_json(answers, values, column)
+                                          : join_text(answers, values, column, names[0]);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;
 }
