@@ -181,7 +181,53 @@ std::string svg_plot(const std::vector<std::string>& labels, const std::vector<r
     return s;
 }
 
-// long: not split yet: the plot's frame, axes, series and legend in drawing order
+// One series of the capacity plot: its answer (a vertical line at max_writers), its 99th percentile (solid) and
+// median (dashed) with a point per count checked, and its legend entries from legend_y down, at x = lx.
+template <class XF, class YF>
+void append_capacity_series(std::string& s, const capacity_series& k, const char* color, XF X, YF Y, double ymax,
+                            double lx, double& legend_y) {
+    char buf[512];
+    if (k.max_writers > 0) {  // the answer: a vertical line at max_writers
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+                      "stroke-dasharray=\"2 3\"><title>",
+                      X(k.max_writers), Y(0), X(k.max_writers), Y(ymax), color);
+        s += buf + xml_text(k.label);
+        std::snprintf(buf, sizeof buf, " max_writers %u</title></line>\n", static_cast<unsigned>(k.max_writers));
+        s += buf;
+    }
+    for (int q = 0; q < 2; ++q) {  // the 99th percentile solid, the median dashed
+        const std::vector<double>& v = q == 0 ? k.p99 : k.p50;
+        const char* name = q == 0 ? "p99" : "p50";
+        std::string points;
+        for (std::size_t i = 0; i < k.writers.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(k.writers[i]), Y(v[i]));
+            points += buf;
+        }
+        s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\"" +
+             (q == 0 ? "" : " stroke-dasharray=\"5 3\"") + " points=\"" + points + "\"/>\n";
+        for (std::size_t i = 0; i < k.writers.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" stroke=\"%s\"><title>",
+                          X(k.writers[i]), Y(v[i]), q == 0 ? color : "white", color);
+            s += buf + xml_text(k.label);
+            std::snprintf(buf, sizeof buf, " %s at %u writer%s: %.6g pauses per run</title></circle>\n", name,
+                          static_cast<unsigned>(k.writers[i]), k.writers[i] == 1 ? "" : "s", v[i]);
+            s += buf;
+        }
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+                      "<text x=\"%.1f\" y=\"%.1f\">",
+                      lx + 15, legend_y, lx + 40, legend_y, color, q == 0 ? "" : " stroke-dasharray=\"5 3\"", lx + 46,
+                      legend_y + 4);
+        s += buf + xml_text(k.label) + " " + name + "</text>\n";
+        legend_y += 18.0;
+    }
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">max_writers %u</text>\n", lx + 46,
+                  legend_y + 4, color, static_cast<unsigned>(k.max_writers));
+    s += buf;
+    legend_y += 26.0;
+}
+
 std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::uint32_t max_pauses, double vm_quantile,
                               const std::string& title, const std::string& subtitle) {
     const double target_pauses = max_pauses;
@@ -231,50 +277,8 @@ std::string svg_capacity_plot(const std::vector<capacity_series>& series, std::u
                   target_share);
     s += buf;
     legend_y += 44.0;
-    for (std::size_t c = 0; c < series.size(); ++c) {
-        const capacity_series& k = series[c];
-        const char* color = plot_colors[c % 6];
-        if (k.max_writers > 0) {  // the answer: a vertical line at max_writers
-            std::snprintf(buf, sizeof buf,
-                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
-                          "stroke-dasharray=\"2 3\"><title>",
-                          X(k.max_writers), Y(0), X(k.max_writers), Y(ymax), color);
-            s += buf + xml_text(k.label);
-            std::snprintf(buf, sizeof buf, " max_writers %u</title></line>\n", static_cast<unsigned>(k.max_writers));
-            s += buf;
-        }
-        for (int q = 0; q < 2; ++q) {  // the 99th percentile solid, the median dashed
-            const std::vector<double>& v = q == 0 ? k.p99 : k.p50;
-            const char* name = q == 0 ? "p99" : "p50";
-            std::string points;
-            for (std::size_t i = 0; i < k.writers.size(); ++i) {
-                std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "", X(k.writers[i]), Y(v[i]));
-                points += buf;
-            }
-            s += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\"" +
-                 (q == 0 ? "" : " stroke-dasharray=\"5 3\"") + " points=\"" + points + "\"/>\n";
-            for (std::size_t i = 0; i < k.writers.size(); ++i) {
-                std::snprintf(buf, sizeof buf,
-                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" stroke=\"%s\"><title>",
-                              X(k.writers[i]), Y(v[i]), q == 0 ? color : "white", color);
-                s += buf + xml_text(k.label);
-                std::snprintf(buf, sizeof buf, " %s at %u writer%s: %.6g pauses per run</title></circle>\n", name,
-                              static_cast<unsigned>(k.writers[i]), k.writers[i] == 1 ? "" : "s", v[i]);
-                s += buf;
-            }
-            std::snprintf(buf, sizeof buf,
-                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
-                          "<text x=\"%.1f\" y=\"%.1f\">",
-                          w - right + 15, legend_y, w - right + 40, legend_y, color,
-                          q == 0 ? "" : " stroke-dasharray=\"5 3\"", w - right + 46, legend_y + 4);
-            s += buf + xml_text(k.label) + " " + name + "</text>\n";
-            legend_y += 18.0;
-        }
-        std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">max_writers %u</text>\n",
-                      w - right + 46, legend_y + 4, color, static_cast<unsigned>(k.max_writers));
-        s += buf;
-        legend_y += 26.0;
-    }
+    for (std::size_t c = 0; c < series.size(); ++c)
+        append_capacity_series(s, series[c], plot_colors[c % 6], X, Y, ymax, w - right, legend_y);
     s += "</svg>\n";
     return s;
 }
