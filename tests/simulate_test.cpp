@@ -670,3 +670,47 @@ TEST_CASE("the simulators' public helpers: next_clock_tick, run_seed, max_in_fli
     // never is after any time a run reaches: a controller with nothing in flight is due never.
     CHECK(never > 1e12_s);
 }
+
+// per_vm_tally is the per-VM rule callers that run the VMs themselves use (provpol capacity on several threads). It
+// answers as the pauses' quantile does wherever that is exact (below run_accumulator's histogram), against the
+// quantile computed here by sorting: at least ceil(Q x VMs) VMs within the target.
+TEST_CASE("per_vm_tally: met exactly when the sorted pause counts' Q-quantile is within the target") {
+    random_stream rng(7);
+    std::uint64_t cases = 0;
+    for (const double q : {0.5, 0.9, 0.95, 0.99, 1.0, 0.3}) {
+        for (std::uint32_t vms = 1; vms <= 120; ++vms) {
+            std::vector<std::uint32_t> pauses(vms);
+            for (std::uint32_t& p : pauses) p = static_cast<std::uint32_t>(rng.uniform() * 12.0);
+            std::vector<std::uint32_t> sorted = pauses;
+            std::sort(sorted.begin(), sorted.end());
+            // The smallest count that ceil(q x vms) VMs stay within (the last bit of q x vms is not a VM).
+            const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(q * vms - 1e-9)));
+            for (std::uint32_t max = 0; max <= 12; ++max) {
+                const per_vm_target target = per_vm_target::make(max, q).value();
+                per_vm_tally tally(target);
+                run_accumulator acc;
+                for (const std::uint32_t p : pauses) {
+                    tally.add(p);
+                    run_result r;
+                    r.pauses = p;
+                    acc.add(r);
+                }
+                CAPTURE(q);
+                CAPTURE(vms);
+                CAPTURE(max);
+                CHECK(tally.vms() == vms);
+                CHECK(tally.met() == (sorted[rank - 1] <= max));
+                CHECK(tally.met() == (acc.pauses_quantile(q) <= max));
+                ++cases;
+            }
+        }
+    }
+    CHECK(cases == 6 * 120 * 13);
+    // Above the histogram: 4 VMs that paused 2726, 2729, 2730 and 2730 times meet "at most 2729 for half of them".
+    per_vm_tally big(per_vm_target::make(2729, 0.5).value());
+    for (const std::uint32_t p : {2726u, 2729u, 2730u, 2730u}) big.add(p);
+    CHECK(big.within() == 2);
+    CHECK(big.needed() == 2);
+    CHECK(big.met());
+    CHECK_FALSE(per_vm_tally(per_vm_target::make(0, 0.5).value()).met());  // no VM is no evidence
+}

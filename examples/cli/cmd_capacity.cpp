@@ -43,30 +43,23 @@ struct count_figures {
     bool met = false;               ///< check_writers' met (target_count)
 };
 
-/// check_writers' `met`, counted exactly as the domain runs are added: each writing VM is added as a run that paused
-/// once if it paused more than the target and never otherwise, and the target is met when these runs' quantile is 0,
-/// the share of VMs run_accumulator::pauses_quantile counts (ceil(Q x VMs) of them, at least one) as check_writers
-/// does. The pauses' own quantile cannot decide it: above the accumulator's histogram (1023 pauses) it is the
-/// largest count, so a target of thousands of pauses that enough VMs meet read as missed.
+/// check_writers' `met`, from the same domain runs added in the same order: each writing VM's pauses in the library's
+/// per_vm_tally (the pauses' quantile cannot decide it: above run_accumulator's histogram, 1023 pauses, it is the
+/// largest count, so a target of thousands of pauses that enough VMs meet read as missed).
 class target_count {
 public:
     target_count(const domain_config& cfg, std::uint32_t writers, per_vm_target target)
-        : cfg_(cfg), writers_(writers), target_(target) {}
+        : cfg_(cfg), writers_(writers), tally_(target) {}
     void add(const domain_result& r) {
-        for (std::uint32_t d = 0; d < r.drives(); ++d) {
-            if (!cfg_.is_writer(d, writers_)) continue;
-            run_result missed;
-            missed.pauses = r.drive(d).run.pauses > target_.max_pauses_per_run ? 1 : 0;
-            acc_.add(missed);
-        }
+        for (std::uint32_t d = 0; d < r.drives(); ++d)
+            if (cfg_.is_writer(d, writers_)) tally_.add(r.drive(d).run.pauses);
     }
-    [[nodiscard]] bool met() const { return acc_.pauses_quantile(target_.vm_quantile) == 0; }
+    [[nodiscard]] bool met() const { return tally_.met(); }
 
 private:
     domain_config cfg_;
     std::uint32_t writers_;
-    per_vm_target target_;
-    run_accumulator acc_;
+    per_vm_tally tally_;
 };
 
 /// One latency profile's search: the domain runs of a writer count on `jobs` threads, every count's figures kept

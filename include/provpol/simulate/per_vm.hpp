@@ -47,6 +47,31 @@ PROVPOL_NODISCARD inline std::uint64_t vms_needed(double q, std::uint64_t vms) n
 
 }  // namespace detail
 
+/// A per-VM target counted VM by VM, as check_per_vm and meets_per_vm count it and check_writers counts a domain's
+/// writing VMs: add each VM's pause count; met() when at least ceil(Q x VMs) of them, and at least one, paused at
+/// most max_pauses_per_run times. For a caller that runs the VMs itself (a domain plan on several threads) and must
+/// answer as the library does; no quantile of the pause counts is taken, so no histogram bound applies.
+class per_vm_tally {
+public:
+    constexpr explicit per_vm_tally(per_vm_target target) noexcept : target_(target) {}
+    /// One more VM, which paused `pauses` times.
+    constexpr void add(std::uint64_t pauses) noexcept {
+        ++vms_;
+        if (pauses <= target_.max_pauses_per_run) ++within_;
+    }
+    PROVPOL_NODISCARD constexpr std::uint64_t vms() const noexcept { return vms_; }
+    /// The VMs that paused at most max_pauses_per_run times.
+    PROVPOL_NODISCARD constexpr std::uint64_t within() const noexcept { return within_; }
+    /// The VMs that must be within for the target to be met: ceil(Q x vms()), at least 1.
+    PROVPOL_NODISCARD std::uint64_t needed() const noexcept { return detail::vms_needed(target_.vm_quantile, vms_); }
+    PROVPOL_NODISCARD bool met() const noexcept { return within_ >= needed(); }
+
+private:
+    per_vm_target target_;
+    std::uint64_t vms_ = 0;
+    std::uint64_t within_ = 0;
+};
+
 /// Whether `runs` simulated VMs under `agent` meet `target`, and their summary.
 struct per_vm_check {
     bool met = false;           ///< at least detail::vms_needed(vm_quantile, runs) runs paused at most the target
@@ -60,14 +85,14 @@ template <class Agent, class Latency>
 PROVPOL_NODISCARD per_vm_check check_per_vm(const Agent& agent, const Latency& latency, const workload& w,
                                             per_vm_target target, std::uint32_t runs, std::uint64_t seed) noexcept {
     run_accumulator acc;
-    std::uint64_t within = 0;
+    per_vm_tally tally(target);
     simulate_each(agent, latency, w, runs, seed, [&](std::uint32_t, const run_result& r) noexcept {
         acc.add(r);
-        within += r.pauses <= target.max_pauses_per_run ? 1u : 0u;
+        tally.add(r.pauses);
     });
     per_vm_check c;
-    c.share_within = runs > 0 ? static_cast<double>(within) / runs : 0.0;
-    c.met = within >= detail::vms_needed(target.vm_quantile, runs);
+    c.share_within = runs > 0 ? static_cast<double>(tally.within()) / runs : 0.0;
+    c.met = tally.met();
     c.summary = acc.summary();
     return c;
 }
