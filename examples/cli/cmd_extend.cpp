@@ -305,10 +305,11 @@ args extend_args(int argc, char** argv) {
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
-          "(lvm-thin-default 100, the others 70)"},
+          "(lvm-thin-default 100, the others 70); with --preset docker-devicemapper, dm.thinp_autoextend_threshold "
+          "as dockerd reads it: 0-100, 0 meaning Docker's 80"},
          {"--extend-percent", "N",
           "LVM: *_autoextend_percent, 0-1000000, 0 making every extend fail (with --preset lvm-thin-autoextend, "
-          "default 20)"},
+          "default 20); with --preset docker-devicemapper, dm.thinp_autoextend_percent: 0-100, 0 meaning Docker's 20"},
          {"--pool-chunk", "SIZE",
           "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (with --preset lvm-thin-autoextend, default "
           "64KiB)"},
@@ -337,7 +338,8 @@ args extend_args(int argc, char** argv) {
           "--physical is the replica's"},
          {"--capacity", "SIZE",
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
-          "the VG's free space)"},
+          "the VG's free space; for XenServer, a new VDI's size, raised to 2MiB and rounded up to 2MiB as sm does, "
+          "refused above 2093051 whole MiB)"},
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
          {"--allocation", "SIZE",
           "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "

@@ -154,13 +154,20 @@ inline std::string xenserver(const args& a, format f) {
         {"allocation_quantum", cell::of_size(q)},
         {"tapdisk_quantum_mib", cell::of(xenserver_tapdisk_quantum_mib(q))},
         {"host_quantum_mib", cell::of(pool.quantum_mib)},
-        {"host_low_water_mib", cell::of(pool.low_water_mib)}};
+        {"host_low_water_mib", cell::of(pool.low_water_mib)},
+        // What one top-up adds: xenvmd asks for the quantum in whole 4 MiB extents (freepool.ml:87).
+        {"host_top_up_mib", cell::of(decide_xenserver_host_pool(pool, 0).add_mib)}};
     const bytes initial = a.size("--initial-allocation").value_or(bytes(0));
     if (const auto capacity = a.size("--capacity")) {
+        const auto vdi = xenserver_new_vdi(*capacity, initial);
+        if (!vdi)
+            throw usage_error(std::string(vdi.error().with_setting("--capacity").message().view()) +
+                              ": sm refuses a VDI whose size in whole MiB is above MAX_VDI_SIZE_MB, 2093051");
         row.push_back({"capacity", cell::of_size(*capacity)});
+        row.push_back({"virtual_size", cell::of_size(vdi->virtual_size)});
         row.push_back({"initial_allocation", cell::of_size(initial)});
-        row.push_back({"vdi_lv_size", cell::of_size(xenserver_vdi_lv_size(*capacity, initial))});
-        row.push_back({"full_lv_size", cell::of_size(xenserver_full_lv_size(*capacity))});
+        row.push_back({"vdi_lv_size", cell::of_size(vdi->lv_size)});
+        row.push_back({"full_lv_size", cell::of_size(vdi->full_lv_size)});
     } else if (a.has("--initial-allocation")) {
         throw usage_error("--initial-allocation sizes a new VDI: give its virtual size with --capacity");
     }

@@ -47,19 +47,54 @@ expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 1638
 expect_stdout ',none$'
 expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 163841 --format csv
 expect_stdout ',163841,204800,80.000488,80,20,20,5120,128849018880,'
+# --threshold and --extend-percent are dm.thinp_autoextend_threshold and _percent as dockerd reads them
+# (deviceset.go:2760-2777, device_setup.go:183-189): 0 is Docker's 80 and 20 (said on stderr), not lvm2's 0 (which
+# would act as 50, and make every extend fail); above 100 dockerd refuses; a trailing % is read as dockerd trims it.
+run extend --preset docker-devicemapper --physical 100g --used-blocks 163841 --threshold 0 --extend-percent 0 --format csv
+checks=$((checks + 1))
+{ [ "$status" -eq 0 ] && grep -q ',163841,204800,80.000488,80,20,20,5120,128849018880,' "$out" &&
+  [ "$(wc -l <"$err")" -eq 2 ] && grep -q "^provpol extend: --threshold 0: dm.thinp_autoextend_threshold unset, Docker's default 80$" "$err" &&
+  grep -q "^provpol extend: --extend-percent 0: dm.thinp_autoextend_percent unset, Docker's default 20$" "$err"; } ||
+  fail "docker-devicemapper --threshold 0 --extend-percent 0: Docker's 80 and 20, said on stderr"
+# 51% of 204800 chunks is 104448: one chunk more passes threshold 51 (lvm2 would read 0 as 50, passed at 102401).
+expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 102401 --threshold 51 --format csv
+expect_stdout ',none$'
+expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 104449 --threshold 51% --extend-percent 100 --format csv
+expect_stdout ',104449,204800,51.000488,51,100,100,25600,214748364800,'
+expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 204800 --threshold 100 --format csv
+expect_stdout ',100,100,20,0,0,107374182400,,,,,,0,disabled$'
+expect_usage '^provpol extend: --threshold is dm.thinp_autoextend_threshold with --preset docker-devicemapper: it must be in \[0, 100\] \(dockerd refuses more\), got 101$' extend --preset docker-devicemapper --physical 100g --used-blocks 1 --threshold 101
+expect_usage '^provpol extend: --extend-percent is dm.thinp_autoextend_percent with --preset docker-devicemapper: it must be in \[0, 100\] \(dockerd refuses more\), got 4294967296$' extend --preset docker-devicemapper --physical 100g --used-blocks 1 --extend-percent 4294967296
+expect_usage '^provpol extend: --threshold' extend --preset docker-devicemapper --physical 100g --used-blocks 1 --threshold -1
 
 # --- xenserver-thin-lvhd: sm's quantum, a new VDI's LV, the host's free pool -----------------------------------------
 # 1 TiB SR: 1099511627776 / 10000 = 109951162 (104 MiB for tapdisk); host pool 0.5% = 5242.88 -> 5242, half 2621.
+# xenvmd tops the host's free LV up by the quantum in whole 4 MiB extents (freepool.ml:87, Int64.div): 5240 MiB.
 expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --format csv
-expect_stdout_line 2 '1099511627776,109951162,104,5242,2621'
+expect_stdout_line 2 '1099511627776,109951162,104,5242,2621,5240'
 # A 1 GiB request is cut to 1 TiB / 4000 = 274877906.
 expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --quantum 1GiB --format csv
-expect_stdout_line 2 '1099511627776,274877906,262,5242,2621'
+expect_stdout_line 2 '1099511627776,274877906,262,5242,2621,5240'
+# 34 GiB: 34 x 1024 x 0.005 = 174.08 -> 174 MiB, mark 87; a top-up adds 43 extents, 172 MiB.
+expect_ok extend --preset xenserver-thin-lvhd --physical 34GiB --format csv
+expect_stdout_line 2 '36507222016,16777216,16,174,87,172'
 # A 10 GiB VDI starts at 8 MiB (its metadata for 2 TiB, 4329472 bytes, up to 4 MiB), or its initial allocation.
 expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 10GiB --format csv
-expect_stdout ',10737418240,0,8388608,10766778368$'
+expect_stdout ',10737418240,10737418240,0,8388608,10766778368$'
 expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 10GiB --initial-allocation 200MiB --format csv
-expect_stdout ',10737418240,209715200,209715200,10766778368$'
+expect_stdout ',10737418240,10737418240,209715200,209715200,10766778368$'
+# LVHDVDI.create (LVHDSR.py:1687-1694) raises the size to 2 MiB and rounds it up to 2 MiB before sizing the LV: 1 byte
+# is a 2 MiB VDI; 2 MiB + 1 a 4 MiB one, whose full LV (4 MiB + 4329472 + 8 KiB, up to 4 MiB) is 12 MiB.
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 1 --initial-allocation 1TiB --format csv
+expect_stdout ',1,2097152,1099511627776,8388608,8388608$'
+expect_ok extend --preset xenserver-thin-lvhd --physical 1TiB --capacity 2097153 --initial-allocation 1TiB --format csv
+expect_stdout ',2097153,4194304,1099511627776,12582912,12582912$'
+# MAX_VDI_SIZE_MB 2093051, in whole MiB: 2093052 MiB - 1 byte passes (and is rounded up to 2093052 MiB); one more
+# byte, or 2 TiB, is refused.
+expect_ok extend --preset xenserver-thin-lvhd --physical 4TiB --capacity 2194724093951 --format csv
+expect_stdout ',2194724093951,2194724093952,0,8388608,2199019061248$'
+expect_usage '^provpol extend: --capacity must be in \[0, 2194724093951\], got 2093052MiB: sm refuses a VDI whose size in whole MiB is above MAX_VDI_SIZE_MB, 2093051$' extend --preset xenserver-thin-lvhd --physical 4TiB --capacity 2093052MiB
+expect_usage '^provpol extend: --capacity must be in \[0, 2194724093951\], got 2TiB' extend --preset xenserver-thin-lvhd --physical 4TiB --capacity 2TiB
 
 # --- options that mean nothing to a preset ---------------------------------------------------------------------------
 expect_usage '^provpol extend: --chunk does not apply to --preset stratis-data$' extend --preset stratis-data --physical 1GiB --allocation 1GiB --chunk 1GiB
