@@ -38,12 +38,18 @@ const char* const usage =
     "FILE.csv |\n"
     "                       --physical SIZE --sequence [--max-steps N])\n"
     "       provpol extend --preset docker-devicemapper ... (as the LVM presets: lvm2 with Docker's profile)\n"
-    "       provpol extend --preset stratis-data --physical SIZE (--allocation SIZE | --used-blocks N)\n"
+    "       provpol extend --preset stratis-data|stratis-3.3-data --physical SIZE (--allocation SIZE | --used-blocks "
+    "N)\n"
     "                      [--backstore-free SIZE] [--error-if-no-space]\n"
-    "       provpol extend --preset stratis-metadata --metadata-size SIZE --metadata-used SIZE\n"
+    "       provpol extend --preset stratis-metadata|stratis-3.7-metadata --metadata-size SIZE --metadata-used SIZE\n"
     "                      --metadata-low-water N [--backstore-free SIZE] [--data-tier SIZE]\n"
-    "       provpol extend --preset stratis-filesystem --physical SIZE --allocation SIZE [--fs-size SIZE]\n"
-    "                      [--size-limit SIZE]\n"
+    "       provpol extend --preset stratis-filesystem|stratis-3.1-filesystem --physical SIZE --allocation SIZE\n"
+    "                      [--fs-size SIZE] [--size-limit SIZE]\n"
+    "       provpol extend --preset stratis-3.0-data --physical SIZE (--allocation SIZE | --used-blocks N)\n"
+    "                      --backstore-free SIZE\n"
+    "       provpol extend --preset stratis-3.0-metadata --metadata-size SIZE --data-tier SIZE [--backstore-free "
+    "SIZE]\n"
+    "       provpol extend --preset stratis-3.0-filesystem --physical SIZE --allocation SIZE [--fs-size SIZE]\n"
     "       provpol extend --preset xenserver-thin-lvhd --physical SIZE [--quantum SIZE]\n"
     "                      [--capacity SIZE [--initial-allocation SIZE]]\n"
     "                      [--format text|csv|json]";
@@ -351,14 +357,19 @@ args extend_args(int argc, char** argv) {
           "the most rows --sequence prints, 1-1000000 (with --sequence, default 100000); a sequence cut short "
           "before the maximum says so on stderr and exits 3"},
          {"--backstore-free", "SIZE",
-          "Stratis: the backstore's unallocated space, what an extend can take (unlimited when not given)"},
+          "Stratis: the backstore's unallocated space, what an extend can take (unlimited when not given; required "
+          "by stratis-3.0-data, whose every check takes all of it)"},
          {"--data-tier", "SIZE",
-          "Stratis metadata: the data tier's usable size, the most it doubles to (unlimited when not given)"},
+          "Stratis metadata: the data tier's usable size, the most it doubles to (unlimited when not given); with "
+          "stratis-3.0-metadata, required: the metadata is kept at 1/1000 of it"},
          {"--metadata-low-water", "N",
           "Stratis metadata: the pool status's metadata low-water mark, in 4 KiB blocks (the metadata doubles when "
           "fewer blocks are free)"},
-         {"--error-if-no-space", nullptr, "Stratis data: the pool is already in error_if_no_space (not extended)"},
-         {"--size-limit", "SIZE", "Stratis filesystems: the filesystem's size limit (none when not given)"},
+         {"--error-if-no-space", nullptr,
+          "Stratis data (3.1 and later): the pool is already in error_if_no_space (not extended)"},
+         {"--size-limit", "SIZE",
+          "Stratis filesystems (3.1 and later; stratisd has limits from 3.6.0): the filesystem's size limit (none "
+          "when not given)"},
          {"--fs-size", "SIZE", "Stratis filesystems: its size as statvfs reports it (--physical when not given)"},
          {"--quantum", "SIZE",
           "XenServer: the SR's allocation_quantum in sm-config (0.01% of --physical when not given; clamped to "

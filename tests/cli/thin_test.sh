@@ -41,6 +41,39 @@ expect_ok extend --preset stratis-filesystem --physical 1TiB --allocation 600GiB
 expect_stdout ',1,274877906944,1374389534720$'
 expect_usage '^provpol extend: --size-limit must be at least 1TiB, got 1GiB$' extend --preset stratis-filesystem --physical 1TiB --allocation 1GiB --size-limit 1GiB
 
+# --- the 3.1 line by version: stratis-3.3-data, stratis-3.7-metadata, stratis-3.1-filesystem are the current rules ----
+expect_ok extend --preset stratis-3.3-data --physical 100GiB --used-blocks 87041 --format csv
+expect_stdout_line 2 '107374182400,87041,16105078784,16106127360,87041,1,53687091200,161061273600,15360,0,extend'
+expect_ok extend --preset stratis-3.7-metadata --metadata-size 64MiB --metadata-used 62918656 --metadata-low-water 1024 --format csv
+expect_stdout_line 2 '67108864,15361,1024,1,134217728,67108864,134217728,134217728,0,extend'
+expect_ok extend --preset stratis-3.1-filesystem --physical 1TiB --allocation 600GiB --format csv
+expect_stdout_line 2 '1099511627776,1099511627776,644245094400,1,1099511627776,2199023255552'
+
+# --- stratisd 3.0 (v3.0.4 thinpool.rs:574-640, filesystem.rs:242-286): greedy data, metadata at 1/1000 of the tier --
+# A new pool on a 100 GiB tier (768 MiB of data; 816 MiB allocated, then 2 x 80 MiB of metadata): its first check
+# gives the data device the 101424 MiB left; calc_lowater(0, 102192, 0) = 102192 - 2048 = 100144.
+expect_ok extend --preset stratis-3.0-data --physical 768MiB --used-blocks 0 --backstore-free 101424MiB --format csv
+expect_stdout_line 2 '805306368,0,805306368,106350772224,106350772224,107156078592,100144,1,extend'
+# Half a block left: nothing; the mark is then 5% of the pool (5110 blocks of 102192), 1000 blocks free being less.
+expect_ok extend --preset stratis-3.0-data --physical 102192MiB --used-blocks 101192 --backstore-free 512KiB --format csv
+expect_stdout_line 2 '107156078592,101192,1048576000,524288,0,107156078592,5110,1,none'
+# The metadata's target is 100 GiB / 512 / 1000 / 8 = 26214 blocks; 16 MiB is short by 86.4 MiB, asked as 80 MiB: of
+# 50 MiB left the device gets 32 MiB (80 halved, down to 16 MiB) and its spare 16 MiB (of the 18 MiB then left).
+expect_ok extend --preset stratis-3.0-metadata --metadata-size 16MiB --data-tier 100GiB --backstore-free 50MiB --format csv
+expect_stdout_line 2 '16777216,107374182400,107372544,33554432,16777216,50331648,50331648,extend'
+# A filesystem under 8 GiB free doubles; 3 of 10 GiB is under half, which the 3.1 line would leave alone.
+expect_ok extend --preset stratis-3.0-filesystem --physical 10GiB --allocation 3GiB --format csv
+expect_stdout_line 2 '10737418240,10737418240,3221225472,7516192768,8589934592,1,10737418240,21474836480'
+expect_ok extend --preset stratis-filesystem --physical 10GiB --allocation 3GiB --format csv
+expect_stdout ',0,0,10737418240$'
+expect_ok extend --preset stratis-3.0-filesystem --physical 1TiB --allocation 1016GiB --format csv
+expect_stdout ',0,0,1099511627776$'
+expect_usage '^provpol extend: --size-limit does not apply to --preset stratis-3.0-filesystem: stratisd 3.0 has no filesystem size limit' extend --preset stratis-3.0-filesystem --physical 1TiB --allocation 1GiB --size-limit 2TiB
+expect_usage '^provpol extend: --preset stratis-3.0-data needs --backstore-free' extend --preset stratis-3.0-data --physical 1GiB --used-blocks 1
+expect_usage '^provpol extend: --error-if-no-space does not apply to --preset stratis-3.0-data' extend --preset stratis-3.0-data --physical 1GiB --used-blocks 1 --backstore-free 1GiB --error-if-no-space
+expect_usage '^provpol extend: --preset stratis-3.0-metadata needs --metadata-size .* and --data-tier' extend --preset stratis-3.0-metadata --metadata-size 16MiB
+expect_usage '^provpol extend: --metadata-low-water does not apply to --preset stratis-3.0-metadata$' extend --preset stratis-3.0-metadata --metadata-size 16MiB --data-tier 1TiB --metadata-low-water 10
+
 # --- docker-devicemapper: lvm2 with Docker's profile, 80/20, 512 KiB chunks (device_setup.go:183-222) --------------
 # 100 GiB = 204800 chunks; 80% is 163840 (not above), one more is: grow by 20% = 5120 extents of 4 MiB.
 expect_ok extend --preset docker-devicemapper --physical 100g --used-blocks 163840 --format csv
