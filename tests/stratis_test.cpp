@@ -384,6 +384,9 @@ TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs
     CHECK(d.data == stratis_outcome::none);
     CHECK(d.data_extend_by == 0_B);
     CHECK(d.low_water_blocks == 102192 - 5000 - 2048);
+    // No trigger: every check extends while the backstore has a block.
+    CHECK(stratis_trigger_blocks(c, 102192_MiB) == 0);
+    CHECK(stratis_trigger_blocks(stratis_data(), 102192_MiB) == 102192 - 15360 + 1);
     // Half a block in the backstore: not a block, not taken.
     s.available = 512_KiB;
     CHECK(decide_stratis_check(c, s).data == stratis_outcome::none);
