@@ -93,6 +93,33 @@ TEST_CASE("Docker devicemapper: dm.min_free_space (poolHasFreeSpace, deviceset.g
     CHECK(docker_pool_has_free_space(q, 751, 1000, 0, 500).verdict == docker_free_space::low_data);
 }
 
+TEST_CASE("Docker devicemapper: docker info's Min Free Space has no max(1) (DeviceSet.Status, deviceset.go:2583)") {
+    // moby 81359cecdf25 Status(): minFreeData := (dataTotal * uint64(devices.minFreeSpacePercent)) / 100, then
+    // status.MinFreeSpace = minFreeData * blockSizeInSectors * 512: the floor without poolHasFreeSpace's
+    // `if minFreeData < 1 { minFreeData = 1 }` (deviceset.go:769-772).
+    const docker_devmapper_config c = docker_devmapper_defaults();
+    static_assert(docker_info_min_free_space(docker_devmapper_defaults(), 1000) == 6400_KiB);
+    CHECK(docker_info_min_free_space(c, 9) == 0_B);  // 0.9 blocks truncated: docker info shows 0 B
+    CHECK(docker_info_min_free_space(c, 10) == 64_KiB);
+    CHECK(docker_info_min_free_space(c, 19) == 64_KiB);
+    CHECK(docker_info_min_free_space(c, 0) == 0_B);
+    // A 5-block pool: docker info says 0, yet a new device needs one free block.
+    const auto d = docker_pool_has_free_space(c, 4, 5, 0, 500);
+    CHECK(d.min_free_space == 0_B);
+    CHECK(d.min_free_data == 1);
+    CHECK(docker_pool_has_free_space(c, 5, 5, 0, 500).min_free_space == 0_B);
+    // The block is dm.blocksize's: 1000 blocks of 1 MiB at 10% show 100 MiB.
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(10, 1_MiB).value(), 1000) == 100_MiB);
+    // 0% checks nothing and shows 0; 99% of 1000 blocks is 990.
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(0).value(), 1000) == 0_B);
+    CHECK(docker_pool_has_free_space(docker_devmapper_config::make(0).value(), 0, 1000, 0, 500).min_free_space == 0_B);
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(99).value(), 1000) ==
+          bytes(std::uint64_t{990} * 65536));
+    // 2^40 blocks x 10 / 100 = 109951162777.6, truncated; past 2^64 bytes it saturates.
+    CHECK(docker_info_min_free_space(c, std::uint64_t{1} << 40) == bytes(std::uint64_t{109951162777} * 65536));
+    CHECK(docker_info_min_free_space(c, ~std::uint64_t{0}) == bytes::max());
+}
+
 TEST_CASE("Docker devicemapper: the loopback files (ensureImage, deviceset.go:261-298)") {
     CHECK(docker_loopback_size(0_B, 100_GiB) == 100_GiB);      // created
     CHECK(docker_loopback_size(100_GiB, 110_GiB) == 110_GiB);  // grown

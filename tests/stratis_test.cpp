@@ -27,6 +27,42 @@ stratis_pool_state pool(bytes data, std::uint64_t used, bytes available) {
 
 std::string message(const error& e) { return std::string(e.message().view()); }
 
+// stratisd v3.0.4's calc_lowater (thinpool.rs:168-196), transcribed line by line in data blocks, its assertions as
+// preconditions (total > 0, used <= size): the reference stratis_3_0_low_water is scanned against.
+std::uint64_t calc_lowater_v3_0_4(std::uint64_t used, std::uint64_t data_dev_size, std::uint64_t available) {
+    const std::uint64_t data_lowater = 2048;  // :45 DataBlocks(2048)
+    const std::uint64_t total = data_dev_size + available;
+    const std::uint64_t crit_percent_total = (total * 95) / 100;  // :172, SPACE_CRIT_PCT 95
+    const std::uint64_t low_water_for_crit = total - crit_percent_total;
+    const std::uint64_t prelim_max =
+        data_lowater + available > low_water_for_crit ? data_lowater : low_water_for_crit - available;
+    const std::uint64_t free = data_dev_size - used;
+    const std::uint64_t fs_event_lowater = free > data_lowater ? free - data_lowater : 0;  // saturating_sub
+    return prelim_max > fs_event_lowater ? prelim_max : fs_event_lowater;
+}
+
+// stratisd v3.0.4's Backstore::request (backstore.rs:403-437) with nothing spare in the cap device, transcribed:
+// how much of `request` it gives when the data tier has `tier_free` free, in sectors.
+std::uint64_t request_v3_0_4(std::uint64_t request, std::uint64_t modulus, std::uint64_t tier_free) {
+    std::uint64_t internal_request = (request / modulus) * modulus;
+    if (internal_request == 0) return 0;
+    const std::uint64_t available = 0;  // available_in_cap()
+    if (available < internal_request) {
+        bool allocated = false;
+        std::uint64_t got = 0;
+        while (!allocated && internal_request != 0) {
+            allocated = internal_request - available <= tier_free;  // data_tier.alloc: avail_space() >= needed
+            if (allocated) got = internal_request;
+            const std::uint64_t temp = internal_request / 2;
+            internal_request = (temp / modulus) * modulus;
+        }
+        if (!allocated) return 0;
+        const std::uint64_t return_amt = request < got ? request : got;  // min(request, available_in_cap())
+        return (return_amt / modulus) * modulus;
+    }
+    return internal_request;
+}
+
 }  // namespace
 
 // The shipped constants (thinpool.rs:61, :64, :73, :75) and the test ones (:82, :84), at compile time.
@@ -242,4 +278,263 @@ TEST_CASE("Stratis: the trigger is where check() first extends (a scan)") {
             CHECK(t == first);
         }
     }
+}
+
+// ============================================================================================================
+// stratisd 3.0.0-3.0.4 (stratis_3_0()), worked from v3.0.4 (00330e6a102b)
+
+// thinpool.rs:44-56: DATA_BLOCK_SIZE 2 Ki sectors, DATA_LOWATER 2048 blocks, INITIAL_MDV_SIZE 32 Ki sectors;
+// filesystem.rs:49 FILESYSTEM_LOWATER 4 x DATA_LOWATER blocks; MAX_META_SIZE (:54) not rounded to a block.
+static_assert(stratis_3_0().release() == stratis_release::v3_0);
+static_assert(stratis_data().release() == stratis_release::v3_1);
+static_assert(stratis_3_0().data_block() == 1_MiB);
+static_assert(stratis_3_0().data_lowater() == 2_GiB);
+static_assert(stratis_3_0().lowater_blocks() == 2048);
+static_assert(stratis_3_0().mdv_size() == 16_MiB);
+static_assert(stratis_3_0().filesystem_lowater() == 8_GiB);
+static_assert(stratis_data().filesystem_lowater() == 0_B);
+static_assert(stratis_3_0().max_metadata() == bytes(std::uint64_t{4161600} * 4096));
+static_assert(stratis_3_0() != stratis_data());
+
+TEST_CASE("Stratis 3.0: calc_lowater (thinpool.rs:168 at v3.0.4) against its transcription, scanned") {
+    const stratis_config c = stratis_3_0();
+    std::uint64_t cases = 0;
+    for (std::uint64_t size = 1; size <= 6000; size += 7)
+        for (std::uint64_t available = 0; available <= 9000; available += 13)
+            for (const std::uint64_t used : {std::uint64_t{0}, size / 3, size - size / 20, size}) {
+                CAPTURE(size);
+                CAPTURE(available);
+                CAPTURE(used);
+                REQUIRE(stratis_3_0_low_water(c, used, size, available) == calc_lowater_v3_0_4(used, size, available));
+                ++cases;
+            }
+    CHECK(cases == 4 * 858 * 693);
+    // The three values by hand. An empty 100 GiB pool with nothing left in the backstore: 5% of 102400 blocks is
+    // 5120 (the event at 95% full), but 102400 - 2048 free blocks is more: an event after the next 2 GiB written.
+    CHECK(stratis_3_0_low_water(c, 0, 102400, 0) == 100352);
+    // 100000 used: 2400 free - 2048 = 352 < 5120: the 95% mark.
+    CHECK(stratis_3_0_low_water(c, 100000, 102400, 0) == 5120);
+    // A backstore with room: DATA_LOWATER + available passes the 5% of the total: DATA_LOWATER.
+    CHECK(stratis_3_0_low_water(c, 102000, 102400, 10000) == 2048);
+    // Past u64 in stratisd's total x 95, exact here; used above size counts as full.
+    CHECK(stratis_3_0_low_water(c, 0, std::uint64_t{1} << 62, std::uint64_t{1} << 62) ==
+          (std::uint64_t{1} << 62) - 2048);
+    CHECK(stratis_3_0_low_water(c, 5000, 4000, 0) == 2048);
+}
+
+TEST_CASE("Stratis 3.0: a new pool (ThinPoolSizeParams::default, thinpool.rs:270, ThinPool::new :401-417)") {
+    const stratis_config c = stratis_3_0();
+    const stratis_initial_sizes s = stratis_initial(c, 100_GiB, 12345);  // no thin_metadata_size in 3.0
+    CHECK(s.metadata == 16_MiB);                                         // INITIAL_META_SIZE 4 Ki blocks of 4 KiB
+    CHECK(s.data == 768_MiB);                                            // INITIAL_DATA_SIZE
+    CHECK(s.mdv == 16_MiB);
+    CHECK(s.allocated == 816_MiB);  // 2 x 16 + 768 + 16
+    // calc_lowater(0, 768, 102400 - 816 = 101584): 2048 + 101584 passes 5% of 102352 (5118): DATA_LOWATER, more than
+    // the whole 768 MiB device, so the first write raises the event whose check gives it the backstore.
+    CHECK(s.low_water_blocks == 2048);
+}
+
+TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs:574-640 at v3.0.4)") {
+    const stratis_config c = stratis_3_0();
+    // The first check of a new pool on a 100 GiB tier: the metadata's target is 100 GiB in sectors / 1000 =
+    // 209715 sectors = 26214 blocks of 4 KiB (102.4 MiB); 16 MiB are 4096 blocks, short by 22118 (86.4 MiB), more
+    // than MIN_META_SEGMENT_SIZE: asked down to 16 MiB, 80 MiB, for the device and then its spare. The data device
+    // takes the rest: 100 GiB - 816 MiB - 160 MiB = 101424 MiB, 102192 MiB in all.
+    stratis_pool_state s = pool(768_MiB, 0, 100_GiB - 816_MiB);
+    s.metadata_size = 16_MiB;
+    s.datatier_usable = 100_GiB;
+    auto d = decide_stratis_check(c, s);
+    CHECK(d.metadata_target == bytes(std::uint64_t{26214} * 4096));
+    CHECK(d.metadata == stratis_outcome::extend);
+    CHECK(d.metadata_extend_by == 80_MiB);
+    CHECK(d.metadata_spare_extend_by == 80_MiB);
+    CHECK(d.metadata_new_size == 96_MiB);
+    CHECK(d.data == stratis_outcome::extend);
+    CHECK(d.data_extend_by == 101424_MiB);
+    CHECK(d.data_new_size == 102192_MiB);
+    CHECK(d.available_after == 0_B);
+    CHECK(d.error_if_no_space);  // the table has it from ThinPool::new (thinpool.rs:416)
+    // calc_lowater(0, 102192, 0): 5% of 102192 is 5110; 102192 - 2048 = 100144 is more.
+    CHECK(d.low_water_blocks == 100144);
+    // stratisd's own test_greedy_allocation (thinpool.rs:1353-1375 at v3.0.4) after new() and one check(): under a
+    // block left; meta x 1500 > data; meta x 500 < data, or the metadata still INITIAL_META_SIZE (on tiers whose
+    // 1/1000 is under MAX_META_SIZE, as its loop devices are; past 16 TiB the cap breaks meta x 1500 > data).
+    for (const bytes tier : {1_GiB, 2_GiB, 3_GiB, 10_GiB, 100_GiB, 1_TiB, 10_TiB}) {
+        CAPTURE(tier);
+        const stratis_initial_sizes i = stratis_initial(c, tier, 0);
+        stratis_pool_state t = pool(i.data, 0, tier - i.allocated);
+        t.metadata_size = i.metadata;
+        t.datatier_usable = tier;
+        const auto g = decide_stratis_check(c, t);
+        CHECK(g.available_after < c.data_block());
+        CHECK(saturating_mul(g.metadata_new_size, 1500) > g.data_new_size);
+        CHECK((saturating_mul(g.metadata_new_size, 500) < g.data_new_size || g.metadata_new_size == 16_MiB));
+        CHECK(g.metadata_new_size + g.metadata_spare_extend_by + i.metadata + g.data_new_size + i.mdv +
+                  g.available_after ==
+              tier);
+    }
+    // The next check: the metadata (96 MiB, 24576 blocks) is short of 26214 by 1638 blocks, under 16 MiB: nothing;
+    // nothing left for the data; the mark again from what is used.
+    s = pool(102192_MiB, 5000, 0_B);
+    s.metadata_size = 96_MiB;
+    s.datatier_usable = 100_GiB;
+    d = decide_stratis_check(c, s);
+    CHECK(d.metadata == stratis_outcome::none);
+    CHECK(d.metadata_extend_by == 0_B);
+    CHECK(d.data == stratis_outcome::none);
+    CHECK(d.data_extend_by == 0_B);
+    CHECK(d.low_water_blocks == 102192 - 5000 - 2048);
+    // No trigger: every check extends while the backstore has a block.
+    CHECK(stratis_trigger_blocks(c, 102192_MiB) == 0);
+    CHECK(stratis_trigger_blocks(stratis_data(), 102192_MiB) == 102192 - 15360 + 1);
+    // Half a block in the backstore: not a block, not taken.
+    s.available = 512_KiB;
+    CHECK(decide_stratis_check(c, s).data == stratis_outcome::none);
+    // A device added to a full pool (test_full_pool, thinpool.rs:1394-1500): the next check takes all of it.
+    s = pool(1_GiB, 1024, 1_GiB + 700_KiB);
+    s.metadata_size = 16_MiB;
+    s.datatier_usable = 2_GiB;
+    d = decide_stratis_check(c, s);
+    CHECK(d.metadata == stratis_outcome::none);  // 2 GiB / 1000 is 524 blocks: under 16 MiB already
+    CHECK(d.data_new_size == 2_GiB);
+    CHECK(d.available_after == 700_KiB);
+    // The 3.1 line decides the same pool otherwise: 15 GiB of low water, at most 50 GiB an extend.
+    s = pool(102192_MiB, 0, 1_TiB);
+    s.datatier_usable = 0_B;  // the data part alone: no metadata target
+    CHECK(decide_stratis_check(stratis_data(), s).data == stratis_outcome::none);
+    CHECK(decide_stratis_check(c, s).data_extend_by == 1_TiB);
+}
+
+TEST_CASE("Stratis 3.0: the backstore halves a request it cannot hold (backstore.rs:403-437 at v3.0.4)") {
+    const stratis_config c = stratis_3_0();
+    // 50 MiB left, 80 MiB asked for the metadata: 80 does not fit, 40 -> 32 MiB (down to 16 MiB) does; the spare
+    // asks 80 of the 18 MiB left: 80, 32, then 16 MiB. The data device gets the last 2 MiB.
+    stratis_pool_state s = pool(768_MiB, 0, 50_MiB);
+    s.metadata_size = 16_MiB;
+    s.datatier_usable = 100_GiB;
+    const auto d = decide_stratis_check(c, s);
+    CHECK(d.metadata_extend_by == 32_MiB);
+    CHECK(d.metadata_spare_extend_by == 16_MiB);
+    CHECK(d.data_extend_by == 2_MiB);
+    CHECK(d.available_after == 0_B);
+    // Under 16 MiB left: nothing for the metadata, all for the data.
+    s.available = 15_MiB;
+    const auto e = decide_stratis_check(c, s);
+    CHECK(e.metadata == stratis_outcome::none);
+    CHECK(e.metadata_extend_by == 0_B);
+    CHECK(e.data_extend_by == 15_MiB);
+    // The metadata's request against its transcription, for every free space in 1 MiB steps up to the request.
+    const std::uint64_t sector = 512, modulus = (16_MiB).count() / sector;
+    for (const std::uint64_t want_mib : {17u, 31u, 32u, 33u, 80u, 100u, 1000u}) {
+        const std::uint64_t want = want_mib * 2048;  // sectors
+        for (std::uint64_t free_mib = 0; free_mib <= want_mib + 1; ++free_mib) {
+            CAPTURE(want_mib);
+            CAPTURE(free_mib);
+            stratis_pool_state t = pool(768_MiB, 0, bytes(free_mib << 20));
+            t.metadata_size = 16_MiB;
+            // A tier whose 1/1000 is 16 MiB + want (in 4 KiB blocks, exactly): 1000 x (16 MiB + want) bytes.
+            t.datatier_usable = bytes(1000 * ((16_MiB).count() + want * sector));
+            const auto g = decide_stratis_check(c, t);
+            CHECK(g.metadata_extend_by.count() == request_v3_0_4(want, modulus, free_mib * 2048) * sector);
+        }
+    }
+}
+
+TEST_CASE("Stratis 3.0: the metadata's target and its cap (thinpool.rs:585-593 at v3.0.4)") {
+    const stratis_config c = stratis_3_0();
+    stratis_pool_state s = pool(768_MiB, 0, bytes::max());
+    s.metadata_size = 16_MiB;
+    // Exactly 16 MiB short is not more than MIN_META_SEGMENT_SIZE: nothing; one 4 KiB block more is, and is asked
+    // down to 16 MiB.
+    s.datatier_usable = bytes(1000 * (32_MiB).count());
+    CHECK(decide_stratis_check(c, s).metadata == stratis_outcome::none);
+    s.datatier_usable = bytes(1000 * (32_MiB + 4_KiB).count());
+    CHECK(decide_stratis_check(c, s).metadata_extend_by == 16_MiB);
+    // The target stops at MAX_META_SIZE, 4161600 blocks (16256.25 MiB), whatever the tier.
+    s.datatier_usable = bytes(std::uint64_t{1} << 60);
+    const auto d = decide_stratis_check(c, s);
+    CHECK(d.metadata_target == bytes(std::uint64_t{4161600} * 4096));
+    CHECK(d.metadata_extend_by == 16240_MiB);  // 16256.25 - 16 = 16240.25, down to 16 MiB: 16240
+    // The 3.1 rules' inputs mean nothing here: a low metadata mark, overprovisioning off.
+    s.metadata_used = 4000;
+    s.metadata_low_water = 1024;
+    s.overprovisioning = false;
+    CHECK(decide_stratis_check(c, s).metadata_extend_by == 16240_MiB);
+}
+
+TEST_CASE("Stratis 3.0: a filesystem under 8 GiB free doubles (filesystem.rs:242-286 at v3.0.4)") {
+    const stratis_config c = stratis_3_0();
+    stratis_filesystem_state s{};
+    s.thin_size = 1_TiB;
+    s.fs_size = 1_TiB;
+    s.fs_used = 1_TiB - 8_GiB;  // exactly FILESYSTEM_LOWATER free: not under it
+    auto d = decide_stratis_filesystem(c, s);
+    CHECK_FALSE(d.free_under_lowater);
+    CHECK(d.extend_by == 0_B);
+    CHECK(d.new_size == 1_TiB);
+    s.fs_used = 1_TiB - 8_GiB + 1_B;  // one byte under: free_bytes.sectors() rounds down, 16777215 sectors
+    d = decide_stratis_filesystem(c, s);
+    CHECK(d.free_under_lowater);
+    CHECK_FALSE(d.more_than_half);
+    CHECK(d.extend_by == 1_TiB);
+    CHECK(d.new_size == 2_TiB);
+    // stratisd's own test_thindev_expand (thinpool.rs:1843-1930): a filesystem of FILESYSTEM_LOWATER + 1 MiB with
+    // 2 MiB written has 1 MiB under the mark free: check_fs grows it.
+    s.thin_size = 8_GiB + 1_MiB;
+    s.fs_size = 8_GiB + 1_MiB;
+    s.fs_used = 2_MiB;
+    CHECK(decide_stratis_filesystem(c, s).new_size == 16_GiB + 2_MiB);
+    // Where the lines differ: 60 of 100 GiB used is more than half (3.1 doubles it) but leaves 40 GiB (3.0 does
+    // not); 3 of 10 GiB is under half (3.1 waits) but leaves 7 GiB (3.0 doubles).
+    s = stratis_filesystem_state{100_GiB, 60_GiB, 100_GiB};
+    CHECK(decide_stratis_filesystem(stratis_data(), s).extend_by == 100_GiB);
+    CHECK(decide_stratis_filesystem(c, s).extend_by == 0_B);
+    s = stratis_filesystem_state{10_GiB, 3_GiB, 10_GiB};
+    CHECK(decide_stratis_filesystem(stratis_data(), s).extend_by == 0_B);
+    CHECK(decide_stratis_filesystem(c, s).extend_by == 10_GiB);
+    // 3.0 has no size limit and no overprovisioning guard: both are ignored; the 3.1 line reads them.
+    s.size_limit = 12_GiB;
+    s.pool_room = 1_GiB;
+    CHECK(decide_stratis_filesystem(c, s).extend_by == 10_GiB);
+    s.fs_used = 6_GiB;
+    CHECK(decide_stratis_filesystem(stratis_data(), s).extend_by == 1_GiB);
+    // The same as the one-argument form for the 3.1 line.
+    CHECK(decide_stratis_filesystem(stratis_data(), s).new_size == decide_stratis_filesystem(s).new_size);
+    // Used above the size (never from statvfs) counts as none free.
+    s = stratis_filesystem_state{1_GiB, 2_GiB, 1_GiB};
+    CHECK(decide_stratis_filesystem(c, s).extend_by == 1_GiB);
+    s = stratis_filesystem_state{bytes::max(), 0_B, bytes::max()};
+    s.fs_used = bytes::max();
+    CHECK(decide_stratis_filesystem(c, s).new_size == bytes::max());
+}
+
+TEST_CASE("Stratis: the presets by version") {
+    struct row {
+        const char* name;
+        stratis_release release;
+        stratis_part part;
+    };
+    const row rows[] = {{"stratis-data", stratis_release::v3_1, stratis_part::data},
+                        {"stratis-metadata", stratis_release::v3_1, stratis_part::metadata},
+                        {"stratis-filesystem", stratis_release::v3_1, stratis_part::filesystem},
+                        {"stratis-3.0-data", stratis_release::v3_0, stratis_part::data},
+                        {"stratis-3.0-metadata", stratis_release::v3_0, stratis_part::metadata},
+                        {"stratis-3.0-filesystem", stratis_release::v3_0, stratis_part::filesystem},
+                        {"stratis-3.3-data", stratis_release::v3_1, stratis_part::data},
+                        {"stratis-3.7-metadata", stratis_release::v3_1, stratis_part::metadata},
+                        {"stratis-3.1-filesystem", stratis_release::v3_1, stratis_part::filesystem}};
+    for (const row& r : rows) {
+        CAPTURE(r.name);
+        const auto p = parse_extend_preset(r.name);
+        REQUIRE(p.has_value());
+        CHECK(std::string(to_text(*p)) == r.name);
+        CHECK(stratis_config_of(*p).value().release() == r.release);
+        CHECK(stratis_config_of(*p).value() == (r.release == stratis_release::v3_0 ? stratis_3_0() : stratis_data()));
+        CHECK(stratis_part_of(*p).value() == r.part);
+        CHECK_FALSE(lvm_config_of(*p).has_value());
+        CHECK_FALSE(vdsm_config_of(*p).has_value());
+    }
+    CHECK_FALSE(stratis_part_of(extend_preset::docker_devicemapper).has_value());
+    CHECK(std::string(to_text(stratis_release::v3_0)) == "3.0");
+    CHECK(std::string(to_text(stratis_part::filesystem)) == "filesystem");
 }

@@ -38,12 +38,18 @@ const char* const usage =
     "FILE.csv |\n"
     "                       --physical SIZE --sequence [--max-steps N])\n"
     "       provpol extend --preset docker-devicemapper ... (as the LVM presets: lvm2 with Docker's profile)\n"
-    "       provpol extend --preset stratis-data --physical SIZE (--allocation SIZE | --used-blocks N)\n"
+    "       provpol extend --preset stratis-data|stratis-3.3-data --physical SIZE (--allocation SIZE | --used-blocks "
+    "N)\n"
     "                      [--backstore-free SIZE] [--error-if-no-space]\n"
-    "       provpol extend --preset stratis-metadata --metadata-size SIZE --metadata-used SIZE\n"
+    "       provpol extend --preset stratis-metadata|stratis-3.7-metadata --metadata-size SIZE --metadata-used SIZE\n"
     "                      --metadata-low-water N [--backstore-free SIZE] [--data-tier SIZE]\n"
-    "       provpol extend --preset stratis-filesystem --physical SIZE --allocation SIZE [--fs-size SIZE]\n"
-    "                      [--size-limit SIZE]\n"
+    "       provpol extend --preset stratis-filesystem|stratis-3.1-filesystem --physical SIZE --allocation SIZE\n"
+    "                      [--fs-size SIZE] [--size-limit SIZE]\n"
+    "       provpol extend --preset stratis-3.0-data --physical SIZE (--allocation SIZE | --used-blocks N)\n"
+    "                      --backstore-free SIZE\n"
+    "       provpol extend --preset stratis-3.0-metadata --metadata-size SIZE --data-tier SIZE [--backstore-free "
+    "SIZE]\n"
+    "       provpol extend --preset stratis-3.0-filesystem --physical SIZE --allocation SIZE [--fs-size SIZE]\n"
     "       provpol extend --preset xenserver-thin-lvhd --physical SIZE [--quantum SIZE]\n"
     "                      [--capacity SIZE [--initial-allocation SIZE]]\n"
     "                      [--format text|csv|json]";
@@ -305,10 +311,11 @@ args extend_args(int argc, char** argv) {
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
-          "(lvm-thin-default 100, the others 70)"},
+          "(lvm-thin-default 100, the others 70); with --preset docker-devicemapper, dm.thinp_autoextend_threshold "
+          "as dockerd reads it: 0-100, 0 meaning Docker's 80"},
          {"--extend-percent", "N",
           "LVM: *_autoextend_percent, 0-1000000, 0 making every extend fail (with --preset lvm-thin-autoextend, "
-          "default 20)"},
+          "default 20); with --preset docker-devicemapper, dm.thinp_autoextend_percent: 0-100, 0 meaning Docker's 20"},
          {"--pool-chunk", "SIZE",
           "LVM: the thin pool's chunk, a multiple of 64KiB up to 1GiB (with --preset lvm-thin-autoextend, default "
           "64KiB)"},
@@ -337,7 +344,8 @@ args extend_args(int argc, char** argv) {
           "--physical is the replica's"},
          {"--capacity", "SIZE",
           "virtual size of the drive (qcow2 virtual size; for LVM, the most the pool may grow to: its size plus "
-          "the VG's free space)"},
+          "the VG's free space; for XenServer, a new VDI's size, raised to 2MiB and rounded up to 2MiB as sm does, "
+          "refused above 2093051 whole MiB)"},
          {"--physical", "SIZE", "size of the logical volume now (for LVM, the pool's data LV)"},
          {"--allocation", "SIZE",
           "highest written offset (libvirt allocation); for LVM, the data in the pool, a size or a percent of "
@@ -349,14 +357,19 @@ args extend_args(int argc, char** argv) {
           "the most rows --sequence prints, 1-1000000 (with --sequence, default 100000); a sequence cut short "
           "before the maximum says so on stderr and exits 3"},
          {"--backstore-free", "SIZE",
-          "Stratis: the backstore's unallocated space, what an extend can take (unlimited when not given)"},
+          "Stratis: the backstore's unallocated space, what an extend can take (unlimited when not given; required "
+          "by stratis-3.0-data, whose every check takes all of it)"},
          {"--data-tier", "SIZE",
-          "Stratis metadata: the data tier's usable size, the most it doubles to (unlimited when not given)"},
+          "Stratis metadata: the data tier's usable size, the most it doubles to (unlimited when not given); with "
+          "stratis-3.0-metadata, required: the metadata is kept at 1/1000 of it"},
          {"--metadata-low-water", "N",
           "Stratis metadata: the pool status's metadata low-water mark, in 4 KiB blocks (the metadata doubles when "
           "fewer blocks are free)"},
-         {"--error-if-no-space", nullptr, "Stratis data: the pool is already in error_if_no_space (not extended)"},
-         {"--size-limit", "SIZE", "Stratis filesystems: the filesystem's size limit (none when not given)"},
+         {"--error-if-no-space", nullptr,
+          "Stratis data (3.1 and later): the pool is already in error_if_no_space (not extended)"},
+         {"--size-limit", "SIZE",
+          "Stratis filesystems (3.1 and later; stratisd has limits from 3.6.0): the filesystem's size limit (none "
+          "when not given)"},
          {"--fs-size", "SIZE", "Stratis filesystems: its size as statvfs reports it (--physical when not given)"},
          {"--quantum", "SIZE",
           "XenServer: the SR's allocation_quantum in sm-config (0.01% of --physical when not given; clamped to "

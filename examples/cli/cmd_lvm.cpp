@@ -37,8 +37,12 @@ std::vector<option> pool_options() {
         {"--preset", "NAME",
          "lvm-thin-autoextend (70/20, lvm.conf's example) or lvm-thin-default (100/20, as LVM ships); plan takes a "
          "comma-separated list, one plan each"},
-        {"--threshold", "N", "thin_pool_autoextend_threshold as lvm.conf has it (under 50 acts as 50)"},
-        {"--extend-percent", "N", "thin_pool_autoextend_percent, 0-1000000"},
+        {"--threshold", "N",
+         "thin_pool_autoextend_threshold as lvm.conf has it (under 50 acts as 50); with --preset docker-devicemapper, "
+         "dm.thinp_autoextend_threshold: 0-100, 0 meaning Docker's 80"},
+        {"--extend-percent", "N",
+         "thin_pool_autoextend_percent, 0-1000000; with --preset docker-devicemapper, dm.thinp_autoextend_percent: "
+         "0-100, 0 meaning Docker's 20"},
         {"--config", "FILE",
          "lvm.conf files or lvmconfig's output (- for stdin), repeated as lvm reads them (later files win): "
          "activation/thin_pool_autoextend_threshold and _percent, instead of --threshold and --extend-percent; "

@@ -178,17 +178,44 @@ inline bytes lvs_fill(const std::string& percent, bytes whole, bytes block) {
     return lvm_percent_fill(whole, block, static_cast<std::int32_t>(std::llround(*p * lvm_percent_1)));
 }
 
+/// docker-devicemapper's --threshold or --extend-percent (`option`): dm.thinp_autoextend_threshold or _percent
+/// (`setting`) as dockerd reads it (deviceset.go:2760-2777: strconv.ParseUint of the value without a trailing %,
+/// 32 bits; above 100 refused), then as setupDirectLVM writes it to the lvm profile (device_setup.go:183-189: 0 is
+/// Docker's default, `docker_default`). Nothing when the option is not given.
+inline std::optional<std::uint64_t> docker_profile_option(const args& a, const char* option, const char* setting,
+                                                          std::uint64_t docker_default) {
+    const auto v = a.value(option);
+    if (!v) return std::nullopt;
+    const std::string digits = !v->empty() && v->back() == '%' ? v->substr(0, v->size() - 1) : *v;
+    const auto n = parse_count(digits, option, 0, ~std::uint64_t{0});
+    if (!n) fail(n.error(), option);
+    if (*n > 100)
+        throw usage_error(std::string(option) + " is " + setting +
+                          " with --preset docker-devicemapper: it must be in " +
+                          "[0, 100] (dockerd refuses more), got " + args::printable(*v));
+    if (*n != 0) return *n;
+    warn("provpol " + a.command() + ": " + option + " 0: " + setting + " unset, Docker's default " +
+         std::to_string(docker_default));
+    return docker_default;
+}
+
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with --config (or
-/// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied.
+/// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied. With docker-devicemapper,
+/// --threshold and --extend-percent are Docker's dm.thinp_autoextend_* options (docker_profile_option).
 inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr) {
     const lvm_autoextend_config base = lvm_config_of(preset).value();
     if (lvs != nullptr && base.kind() != lvm_volume_kind::thin_pool)
         throw usage_error("--lvs reads a thin pool: give it with --preset lvm-thin-autoextend or lvm-thin-default");
     const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base);
+    const bool docker = preset == extend_preset::docker_devicemapper;
     const std::uint64_t threshold =
-        a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(conf_threshold);
+        (docker ? docker_profile_option(a, "--threshold", "dm.thinp_autoextend_threshold", 80)
+                : a.count("--threshold", 0, lvm_autoextend_config::max_threshold))
+            .value_or(conf_threshold);
     const std::uint64_t percent =
-        a.count("--extend-percent", 0, lvm_autoextend_config::max_percent).value_or(conf_percent);
+        (docker ? docker_profile_option(a, "--extend-percent", "dm.thinp_autoextend_percent", 20)
+                : a.count("--extend-percent", 0, lvm_autoextend_config::max_percent))
+            .value_or(conf_percent);
     const bytes extent = lvs ? lvs->extent : lvm_size_option(a, "--extent").value_or(base.extent());
     const bytes chunk = lvs ? lvs->chunk : lvm_size_option(a, "--pool-chunk").value_or(base.pool_chunk());
     const bytes slab = lvm_size_option(a, "--vdo-slab").value_or(base.vdo_slab());

@@ -133,6 +133,11 @@ inline setup setup_of(const args& a, bool plan) {
     setup s;
     const auto preset = parse_extend_preset(a.value("--preset").value_or("stratis-data"), "--preset");
     if (!preset) fail(preset.error(), "--preset");
+    if (const auto c = stratis_config_of(*preset); c && c->release() == stratis_release::v3_0)
+        throw usage_error("--preset " + std::string(to_text(*preset)) +
+                          ": plan and recommend simulate stratisd 3.1 and later (--preset stratis-data); stratisd "
+                          "3.0 gives the data device all the backstore at every check, so a burst fails only when "
+                          "the backstore is full");
     if (*preset != extend_preset::stratis_data)
         throw usage_error("--preset " + std::string(to_text(*preset)) +
                           ": plan and recommend simulate the whole pool: --preset stratis-data");

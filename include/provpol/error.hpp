@@ -137,8 +137,9 @@ PROVPOL_NODISCARD constexpr const char* to_text(error_value::kind e) noexcept {
     return detail::enum_name(names, e);
 }
 
-/// A formatted error message.
-using error_message = fixed_string<256>;
+/// A formatted error message: room for the longest the library writes, an unknown preset's name followed by every
+/// preset of its family (extend/presets.hpp checks its list fits).
+using error_message = fixed_string<512>;
 
 /// Why a configuration, an input or a parse was rejected. A trivially copyable value of 64 bytes: the setting and
 /// detail strings must have static storage duration (string literals); text given by the user is copied (up to

@@ -29,8 +29,8 @@ struct preset_info {
     const char* source;       ///< the public source of its rule (a release, a commit, a function)
 };
 
-/// The most characters a family's list of names ("a, b or c") may take.
-inline constexpr std::size_t preset_list_capacity = 256;
+/// The most characters a family's list of names ("a, b or c") may take (the extend family's 17 take about 340).
+inline constexpr std::size_t preset_list_capacity = 512;
 /// A family's names as a list: "vdsm-2022, vdsm-legacy, lvm-thin-autoextend".
 using preset_list = fixed_string<preset_list_capacity>;
 

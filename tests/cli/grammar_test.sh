@@ -65,7 +65,7 @@ expect_usage "\(did you mean xfsprogs-6.1\?\)$" logsize --size 1GiB --preset xfs
 expect_usage "^provpol plan: --latency: unknown value 'vdsm-poling-2022': expected one of .*fixed:SECONDS, samples:FILE, vdsm-log:FILE, flow:FILE \(did you mean vdsm-polling-2022\?\)$" plan --latency vdsm-poling-2022
 expect_usage "\(did you mean json\?\)$" extend --format jsn --capacity 1GiB --sequence
 # No guess when nothing is close, or two names are equally close.
-expect_usage "^provpol extend: --preset: unknown value 'zfs': expected one of vdsm-2022, vdsm-legacy, lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend, lvm-snapshot-autoextend, stratis-data, stratis-metadata, stratis-filesystem, docker-devicemapper, xenserver-thin-lvhd$" extend --preset zfs --capacity 1GiB --sequence
+expect_usage "^provpol extend: --preset: unknown value 'zfs': expected one of vdsm-2022, vdsm-legacy, lvm-thin-autoextend, lvm-thin-default, lvm-vdo-autoextend, lvm-snapshot-autoextend, stratis-data, stratis-metadata, stratis-filesystem, stratis-3.0-data, stratis-3.0-metadata, stratis-3.0-filesystem, stratis-3.3-data, stratis-3.7-metadata, stratis-3.1-filesystem, docker-devicemapper, xenserver-thin-lvhd$" extend --preset zfs --capacity 1GiB --sequence
 expect_usage "expected one of [^(]*$" plan --latency vdsm-polling
 expect_usage "unknown option '--max-pause' \(see provpol recommend --help\)$" recommend --max-pause 1
 finish

@@ -101,6 +101,8 @@ expect_usage '^provpol plan: --pool-size 100: a size needs a unit' plan --preset
 expect_usage '^provpol plan: --rate: a rate of 0 writes nothing' plan --preset stratis-data --pool-size 100GiB --backstore-free 1TiB --rate 0GB/s
 expect_usage '^provpol plan: a Stratis plan needs --backstore-free' plan "${base[@]}"
 expect_usage '^provpol plan: --preset stratis-metadata: plan and recommend simulate the whole pool' plan --preset stratis-metadata --pool-size 100GiB --backstore-free 1TiB
+expect_usage '^provpol plan: --preset stratis-3.0-data: plan and recommend simulate stratisd 3.1 and later' plan --preset stratis-3.0-data --pool-size 100GiB --backstore-free 1TiB
+expect_usage '^provpol recommend: --preset stratis-3.0-metadata: plan and recommend simulate stratisd 3.1 and later' recommend --preset stratis-3.0-metadata --pool-size 100GiB --rate 1GB/s
 expect_usage '^provpol plan: --extend-time: expected MIN,MAX with MIN <= MAX' plan "${base[@]}" --backstore-free 1TiB --extend-time 2,1
 expect_usage '^provpol recommend: --backstore-free is what recommend answers' recommend "${base[@]}" --backstore-free 1TiB
 expect_usage '^provpol recommend: recommend needs one --rate' recommend --preset stratis-data --pool-size 100GiB --duration 2min

@@ -14,7 +14,9 @@
 //                                                   larger one, never shrunk
 //   daemon/graphdriver/devmapper/deviceset.go:759   poolHasFreeSpace: percent 0 checks nothing; else at least
 //                                                   max(1, total x percent / 100) blocks free, data then metadata
-//   daemon/graphdriver/devmapper/deviceset.go:2584  Status's MinFreeSpace: that floor x block sectors x 512
+//   daemon/graphdriver/devmapper/deviceset.go:2583  Status's MinFreeSpace (docker info's "Min Free Space"):
+//                                                   floor(total x percent / 100) x block sectors x 512, without
+//                                                   poolHasFreeSpace's max(1): 0 for a pool under 100 / percent blocks
 //   daemon/graphdriver/devmapper/deviceset.go:2713  dm.min_free_space: "N%", N < 100
 //   daemon/graphdriver/devmapper/deviceset.go:2760  dm.thinp_autoextend_percent, _threshold: at most 100
 //   daemon/graphdriver/devmapper/device_setup.go:183 autoextend percent 0 -> 20, threshold 0 -> 80
@@ -160,9 +162,17 @@ PROVPOL_NODISCARD constexpr const char* to_text(docker_free_space v) noexcept {
 struct docker_free_space_decision {
     std::uint64_t min_free_data;      ///< data blocks that must stay free: max(1, total x percent / 100); 0 when off
     std::uint64_t min_free_metadata;  ///< the same for metadata blocks; 0 when off or not reached
-    bytes min_free_space;             ///< min_free_data in bytes, as `docker info` shows it (Status's MinFreeSpace)
+    bytes min_free_space;             ///< what `docker info` shows (docker_info_min_free_space): no max(1) there
     docker_free_space verdict;        ///< ok, or which floor refused the device
 };
+
+/// `docker info`'s "Min Free Space" (Status's MinFreeSpace, deviceset.go:2583): floor(total data blocks x
+/// dm.min_free_space / 100) blocks in bytes. Unlike the floor poolHasFreeSpace enforces, it has no max(1): a pool of
+/// fewer than 100 / percent blocks shows 0 while a new device still needs one free block; percent 0 shows 0.
+PROVPOL_NODISCARD constexpr bytes docker_info_min_free_space(const docker_devmapper_config& c,
+                                                             std::uint64_t data_total) noexcept {
+    return saturating_mul(c.block(), ratio_of(data_total, c.min_free_space_percent(), 100, rounding::down));
+}
 
 /// Docker's check before it creates a thin device, from the pool's status (used and total blocks; data blocks of
 /// the pool's block, metadata blocks of 4 KiB): free data under max(1, floor(total x percent / 100)) refuses, then
@@ -172,6 +182,7 @@ PROVPOL_NODISCARD constexpr docker_free_space_decision docker_pool_has_free_spac
     std::uint64_t metadata_total) noexcept {
     docker_free_space_decision d{};
     d.verdict = docker_free_space::ok;
+    d.min_free_space = docker_info_min_free_space(c, data_total);
     if (c.min_free_space_percent() == 0) return d;
     // total x percent in 64 bits as Go computes it: exact below 2^57 blocks, which no pool has (2^73 bytes).
     const auto floor_of = [&](std::uint64_t total) {
@@ -179,7 +190,6 @@ PROVPOL_NODISCARD constexpr docker_free_space_decision docker_pool_has_free_spac
         return m < 1 ? std::uint64_t{1} : m;
     };
     d.min_free_data = floor_of(data_total);
-    d.min_free_space = saturating_mul(c.block(), d.min_free_data);
     const std::uint64_t data_free = data_total - (data_used < data_total ? data_used : data_total);
     if (data_free < d.min_free_data) {
         d.verdict = docker_free_space::low_data;

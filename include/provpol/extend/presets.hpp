@@ -31,7 +31,13 @@ enum class extend_preset : unsigned char {
     stratis_metadata,
     stratis_filesystem,
     docker_devicemapper,
-    xenserver_thin_lvhd
+    xenserver_thin_lvhd,
+    stratis_3_0_data,
+    stratis_3_0_metadata,
+    stratis_3_0_filesystem,
+    stratis_3_3_data,
+    stratis_3_7_metadata,
+    stratis_3_1_filesystem
 };
 
 /// The extend family's registry: every preset's name, what it does and where its rule comes from.
@@ -62,6 +68,25 @@ inline constexpr preset_info<extend_preset> extend_presets[] = {
     {extend_preset::stratis_filesystem, "stratis-filesystem",
      "Stratis: double a filesystem more than half full, up to its size limit",
      "stratisd 28d8d0757f87 filesystem.rs:282,348 visit_values, extend_size"},
+    {extend_preset::stratis_3_0_data, "stratis-3.0-data",
+     "Stratis 3.0.x: every check gives the pool's data device all the backstore's free space (a new pool: 768 MiB)",
+     "stratisd v3.0.4 thinpool.rs:574-640 check(), :50 INITIAL_DATA_SIZE 768, :168 calc_lowater (DATA_LOWATER 2 GiB, "
+     "SPACE_CRIT_PCT 95)"},
+    {extend_preset::stratis_3_0_metadata, "stratis-3.0-metadata",
+     "Stratis 3.0.x: grow the metadata device and its spare to 1/1000 of the data tier when short by over 16 MiB",
+     "stratisd v3.0.4 thinpool.rs:585-611 check(), :49 MIN_META_SEGMENT_SIZE; backstore.rs:403 request"},
+    {extend_preset::stratis_3_0_filesystem, "stratis-3.0-filesystem",
+     "Stratis 3.0.x: double a filesystem with less than 8 GiB free",
+     "stratisd v3.0.4 filesystem.rs:49 FILESYSTEM_LOWATER 4 x DATA_LOWATER, :250 check, :286 extend_size"},
+    {extend_preset::stratis_3_3_data, "stratis-3.3-data",
+     "Stratis 3.3 and later (as stratis-data): extend the data device by up to 50 GiB when under 15 GiB is free",
+     "stratisd v3.3.0 to v3.9.2: thinpool.rs (3.9.2) :73,:75 DATA_ALLOC_SIZE, DATA_LOWATER, :1270 check, :1471"},
+    {extend_preset::stratis_3_7_metadata, "stratis-3.7-metadata",
+     "Stratis 3.7 and later (as stratis-metadata): double the metadata device and its spare at its low-water mark",
+     "stratisd v3.7.0 to v3.9.2: thinpool.rs (3.9.2) :1582 extend_thin_meta_device, cmd.rs:50 x 8"},
+    {extend_preset::stratis_3_1_filesystem, "stratis-3.1-filesystem",
+     "Stratis 3.1 and later (as stratis-filesystem): double a filesystem more than half full, up to its limit",
+     "stratisd v3.1.0 to v3.9.2: filesystem.rs (3.9.2) :282, :348; size limits from v3.6.0"},
     {extend_preset::docker_devicemapper, "docker-devicemapper",
      "Docker's devicemapper direct-lvm pool: lvm2 grows it by 20% when data usage passes 80%",
      "moby 81359cecdf25 device_setup.go:183-222: thin_pool_autoextend_threshold 80, _percent 20, chunk 512K; "
@@ -73,6 +98,10 @@ inline constexpr preset_info<extend_preset> extend_presets[] = {
 /// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
 inline constexpr preset_list extend_preset_names = preset_names(extend_presets);
 inline constexpr preset_list extend_preset_choices = detail::preset_choices(extend_preset_names);
+// An unknown name's error lists every choice: with a long setting name and the name given (up to error::max_text),
+// the message must still hold all of them.
+static_assert(extend_preset_choices.size() + 4 < preset_list::capacity(), "the choices are not cut short");
+static_assert(extend_preset_choices.size() + 160 <= error_message::capacity(), "the choices fit an error message");
 
 /// Reads an extend preset's name.
 PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view name,
@@ -99,6 +128,12 @@ PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
         case extend_preset::stratis_data:
         case extend_preset::stratis_metadata:
         case extend_preset::stratis_filesystem:
+        case extend_preset::stratis_3_0_data:
+        case extend_preset::stratis_3_0_metadata:
+        case extend_preset::stratis_3_0_filesystem:
+        case extend_preset::stratis_3_3_data:
+        case extend_preset::stratis_3_7_metadata:
+        case extend_preset::stratis_3_1_filesystem:
         case extend_preset::xenserver_thin_lvhd:
             return unexpected(error::unsupported(setting,
                                                  "a Stratis or XenServer preset is not a VDSM configuration "
@@ -128,6 +163,12 @@ PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_p
         case extend_preset::stratis_data:
         case extend_preset::stratis_metadata:
         case extend_preset::stratis_filesystem:
+        case extend_preset::stratis_3_0_data:
+        case extend_preset::stratis_3_0_metadata:
+        case extend_preset::stratis_3_0_filesystem:
+        case extend_preset::stratis_3_3_data:
+        case extend_preset::stratis_3_7_metadata:
+        case extend_preset::stratis_3_1_filesystem:
         case extend_preset::xenserver_thin_lvhd:
             return unexpected(error::unsupported(setting,
                                                  "a Stratis or XenServer preset is not an LVM configuration "
@@ -144,16 +185,63 @@ PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_p
                                          "lvm-snapshot-autoextend, docker-devicemapper)"));
 }
 
-/// The Stratis constants of a Stratis preset (the three parts share stratisd's constants); an error naming the
-/// setting for one that is not Stratis's.
+/// The part of stratisd's check a Stratis preset names.
+enum class stratis_part : unsigned char {
+    data = 0,       ///< the data device (check())
+    metadata = 1,   ///< the metadata device and its spare (check())
+    filesystem = 2  ///< one filesystem (check_fs())
+};
+
+/// "data", "metadata", "filesystem".
+PROVPOL_NODISCARD constexpr const char* to_text(stratis_part p) noexcept {
+    switch (p) {
+        case stratis_part::data:
+            return "data";
+        case stratis_part::metadata:
+            return "metadata";
+        case stratis_part::filesystem:
+            return "filesystem";
+    }
+    return "unknown";
+}
+
+namespace detail {
+constexpr const char* stratis_presets_expected =
+    "not a Stratis preset (expected one of stratis-data, stratis-metadata, stratis-filesystem, stratis-3.0-data, "
+    "stratis-3.0-metadata, stratis-3.0-filesystem, stratis-3.3-data, stratis-3.7-metadata, stratis-3.1-filesystem)";
+}  // namespace detail
+
+/// The part of the check a Stratis preset names; an error naming the setting for one that is not Stratis's.
+PROVPOL_NODISCARD constexpr result<stratis_part> stratis_part_of(extend_preset p,
+                                                                 const char* setting = "preset") noexcept {
+    switch (p) {
+        case extend_preset::stratis_data:
+        case extend_preset::stratis_3_0_data:
+        case extend_preset::stratis_3_3_data:
+            return stratis_part::data;
+        case extend_preset::stratis_metadata:
+        case extend_preset::stratis_3_0_metadata:
+        case extend_preset::stratis_3_7_metadata:
+            return stratis_part::metadata;
+        case extend_preset::stratis_filesystem:
+        case extend_preset::stratis_3_0_filesystem:
+        case extend_preset::stratis_3_1_filesystem:
+            return stratis_part::filesystem;
+        default:
+            break;
+    }
+    return unexpected(error::unsupported(setting, detail::stratis_presets_expected));
+}
+
+/// The Stratis constants of a Stratis preset: stratisd 3.0's for the stratis-3.0-* presets, the 3.1 line's (as
+/// stratisd 3.9.2 has them) for the others; an error naming the setting for one that is not Stratis's.
 PROVPOL_NODISCARD constexpr result<stratis_config> stratis_config_of(extend_preset p,
                                                                      const char* setting = "preset") noexcept {
-    if (p == extend_preset::stratis_data || p == extend_preset::stratis_metadata ||
-        p == extend_preset::stratis_filesystem)
-        return stratis_data();
-    return unexpected(error::unsupported(setting,
-                                         "not a Stratis preset (expected one of stratis-data, "
-                                         "stratis-metadata, stratis-filesystem)"));
+    if (!stratis_part_of(p)) return unexpected(error::unsupported(setting, detail::stratis_presets_expected));
+    if (p == extend_preset::stratis_3_0_data || p == extend_preset::stratis_3_0_metadata ||
+        p == extend_preset::stratis_3_0_filesystem)
+        return stratis_3_0();
+    return stratis_data();
 }
 
 }  // namespace provpol

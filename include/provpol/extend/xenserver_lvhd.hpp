@@ -1,7 +1,10 @@
 // provpol/extend/xenserver_lvhd.hpp - XenServer's thin-provisioned LVHD ("xlvhd"), exact to xapi-project/sm's last
 // release with it: the allocation quantum a VDI grows by (xenserver_allocation_quantum), the initial allocation and
-// the LV a new VDI gets (xenserver_vdi_lv_size), and the host's free pool that xenvmd tops up
-// (xenserver_host_pool, decide_xenserver_host_pool).
+// the sizes a new VDI gets (xenserver_new_vdi: its virtual size normalised and capped as LVHDVDI.create does, its
+// LV), and the host's free pool that xenvmd tops up in whole 4 MiB extents (xenserver_host_pool,
+// decide_xenserver_host_pool). Thin LVHD never shipped in a GA release: it was in the XenServer "Dundee" (7.0)
+// betas 1 and 2, removed from beta 3 on (xenserver.org blog, "XenServer Dundee Beta 3 Available"), and sm's own
+// code went in 75fba4cd2090 ("Remove xlvhd thin-provisioning code from SM", v1.16.0).
 //
 // Sources: xapi-project/sm at tag v1.15.1, b2d54e5a1ba63d29a347dbb68c9c4a43c1d761ca (2016-08-19), the last tag with
 // thin provisioning (v1.12.0 to v1.15.1), and xapi-project/xenvm at 401754dfb05376b5fc78c9290453b006f6f38aa1
@@ -9,7 +12,11 @@
 //   sm drivers/util.py:1751-1763  xlvhd_adjust_allocation_quantum: default physical / 10000; clamped to
 //                                 [physical / 50000, physical / 4000] (integer division); at least 16777216 (16 MiB)
 //   sm drivers/util.py:1786       xlvhd_adjust_initial_allocation: default 0, a negative value 0
-//   sm drivers/LVHDSR.py:1740-1745 a new xlvhd VDI's LV: roundup(4 MiB, min(max(initial, thin minimum), full size))
+//   sm drivers/LVHDSR.py:1629-1632 LVHDVDI.MAX_VDI_SIZE_MB = 2093051, VHD_SIZE_INC = MIN_VIRT_SIZE = 2 MiB
+//   sm drivers/LVHDSR.py:1687-1694 LVHDVDI.create: size / 1024 / 1024 > MAX_VDI_SIZE_MB refused ("VDI size cannot
+//                                 exceed"), then raised to MIN_VIRT_SIZE and rounded up to VHD_SIZE_INC
+//   sm drivers/LVHDSR.py:1740-1745 a new xlvhd VDI's LV: roundup(4 MiB, min(max(initial, thin minimum), full size of
+//                                 the rounded size))
 //   sm drivers/lvhdutil.py:33-38  MSIZE = 2 TiB (metadata preallocated for it), LVM_SIZE_INCREMENT = 4 MiB
 //   sm drivers/lvhdutil.py:99     calcSizeVHDLV: roundup(4 MiB, virtual + empty overhead(MSIZE) + bitmaps(virtual))
 //   sm drivers/vhdutil.py:64-87   calcOverheadEmpty (3 KiB + 4 bytes per 2 MiB block, to 512; + 1 bit per block, to
@@ -18,7 +25,12 @@
 //   sm drivers/blktap2.py:1553    tapdisk gets the quantum in whole MiB, int(aq / MiB)
 //   sm drivers/lvutil.py:288-294  the host's free pool: quantum max(160, 0.5% of the VG in MiB, as a float), low-water
 //                                 mark half of it, both written with %d (truncated)
-//   xenvm xenvmd/freepool.ml:259  a host's free LV under the low-water mark (MiB) is grown by the quantum (MiB)
+//   xenvm xenvmd/freepool.ml:259  top_up_host: a host's free LV whose extents x the extent size in MiB are under the
+//                                 low-water mark (MiB) is grown (journal op ExpandFree, extra_size = the quantum)
+//   xenvm xenvmd/freepool.ml:87-94 perform_expand_free: extra_size / extent size in MiB extents (Int64.div, so down
+//                                 to a whole extent); fewer free in the VG: all the VG's free extents
+//   xenvm xenvm/vgcreate.ml:29    the VG sm creates (lvutil.py:673 createVG runs `xenvm vgcreate`) is formatted with
+//                                 no extent size: mirage-block-volume's default, Constants.extent_size, 4 MiB
 // The issue that asked for this preset read the VDI quantum as 1% of the virtual size and the initial allocation as
 // 20% of it: sm's code has neither (the quantum is 0.01% of the SR's physical size, the initial allocation 0 by
 // default). xenvm's own setup.sh and test.ml use a 128 MiB quantum and an 8 MiB mark; sm writes the rule above.
@@ -30,6 +42,8 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
+#include "../error.hpp"
+#include "../result.hpp"
 
 #include <cstdint>
 
@@ -99,12 +113,44 @@ PROVPOL_NODISCARD constexpr std::uint64_t xenserver_tapdisk_quantum_mib(bytes qu
     return quantum.count() / detail::xen_mib;
 }
 
-/// The LV a new VDI of `virtual_size` gets on a thin SR with initial allocation `initial` (0 by default:
-/// xlvhd_adjust_initial_allocation): roundup(4 MiB, min(max(initial, thin minimum), full LV size)).
+/// LVHDVDI.MAX_VDI_SIZE_MB: the largest virtual size sm creates or resizes a VDI to, compared in whole MiB
+/// (size / 1024 / 1024 > 2093051 is refused, so anything under 2093052 MiB passes).
+inline constexpr std::uint64_t xenserver_max_vdi_size_mib = 2093051;
+
+/// The virtual size LVHDVDI.create gives a new VDI asked for `requested` bytes, with the refusal left out: raised
+/// to MIN_VIRT_SIZE (2 MiB) and rounded up to VHD_SIZE_INC (2 MiB), saturating near 2^64. So 0 and 1 byte are
+/// 2 MiB, 2 MiB + 1 is 4 MiB, and the largest size sm accepts, 2093052 MiB - 1, becomes 2093052 MiB.
+PROVPOL_NODISCARD constexpr bytes xenserver_normalized_virtual_size(bytes requested) noexcept {
+    return align_up(max(requested, bytes(detail::xen_vhd_block)), bytes(detail::xen_vhd_block));
+}
+
+/// The LV a new VDI asked for `virtual_size` gets on a thin SR with initial allocation `initial` (0 by default:
+/// xlvhd_adjust_initial_allocation): roundup(4 MiB, min(max(initial, thin minimum), full LV size)), the full size
+/// being that of the virtual size as LVHDVDI.create normalises it first (xenserver_normalized_virtual_size). A size
+/// sm refuses (above xenserver_max_vdi_size_mib) is sized all the same here: xenserver_new_vdi refuses it.
 PROVPOL_NODISCARD constexpr bytes xenserver_vdi_lv_size(bytes virtual_size, bytes initial = bytes(0)) noexcept {
     const bytes wanted = max(initial, xenserver_thin_minimum());
-    return bytes(
-        detail::xen_roundup(detail::xen_lvm_increment, min(wanted, xenserver_full_lv_size(virtual_size)).count()));
+    const bytes full = xenserver_full_lv_size(xenserver_normalized_virtual_size(virtual_size));
+    return bytes(detail::xen_roundup(detail::xen_lvm_increment, min(wanted, full).count()));
+}
+
+/// What LVHDVDI.create makes of a new VDI on a thin SR.
+struct xenserver_new_vdi_sizes {
+    bytes virtual_size;  ///< the VHD's virtual size: the request raised to 2 MiB and rounded up to 2 MiB
+    bytes lv_size;       ///< the LV it gets now (xenserver_vdi_lv_size)
+    bytes full_lv_size;  ///< the LV it would take fully allocated (calcSizeVHDLV of the virtual size)
+};
+
+/// LVHDVDI.create for a thin SR: a request above MAX_VDI_SIZE_MB (in whole MiB: `requested` / MiB > 2093051) is
+/// refused, naming virtual_size, the value and the largest accepted size; else the sizes sm gives the VDI.
+PROVPOL_NODISCARD constexpr result<xenserver_new_vdi_sizes> xenserver_new_vdi(bytes requested,
+                                                                              bytes initial = bytes(0)) noexcept {
+    if (requested.count() / detail::xen_mib > xenserver_max_vdi_size_mib)
+        return unexpected(
+            error::out_of_range("virtual_size", error_value::of_size(requested.count()), error_value::of_size(0),
+                                error_value::of_size((xenserver_max_vdi_size_mib + 1) * detail::xen_mib - 1)));
+    const bytes v = xenserver_normalized_virtual_size(requested);
+    return xenserver_new_vdi_sizes{v, xenserver_vdi_lv_size(v, initial), xenserver_full_lv_size(v)};
 }
 
 // ============================================================================================================
@@ -125,19 +171,32 @@ PROVPOL_NODISCARD constexpr xenserver_host_pool_config xenserver_host_pool(bytes
     return {static_cast<std::uint64_t>(quantum), static_cast<std::uint64_t>(quantum * 0.5)};
 }
 
-/// What xenvmd does for one host's free LV of `free_mib` MiB (its extents x the extent size in MiB).
+/// The extent of the VG a thin SR lives on: `xenvm vgcreate` formats it with mirage-block-volume's 4 MiB extents.
+inline constexpr std::uint64_t xenserver_extent_mib = 4;
+
+/// What xenvmd does for one host's free LV.
 struct xenserver_host_pool_decision {
-    bool top_up;            ///< free_mib < low_water_mib
-    std::uint64_t add_mib;  ///< the quantum when topping up, else 0
-    std::uint64_t new_free_mib;
+    bool top_up;                ///< the free LV's size in MiB (extents x 4) is under the low-water mark
+    std::uint64_t add_extents;  ///< the extents it gets: quantum / 4 (rounded down), or all the VG's free ones if fewer
+    std::uint64_t add_mib;      ///< add_extents x 4
+    std::uint64_t new_free_mib;  ///< the free LV after the top-up, MiB
 };
 
-/// xenvmd's top_up_host: a free LV strictly under the low-water mark gets the quantum (ExpandFree).
-PROVPOL_NODISCARD constexpr xenserver_host_pool_decision decide_xenserver_host_pool(const xenserver_host_pool_config& c,
-                                                                                    std::uint64_t free_mib) noexcept {
+/// xenvmd's top_up_host and perform_expand_free for a host's free LV of `free_extents` 4 MiB extents, the VG
+/// having `vg_free_extents` free: under the low-water mark (MiB, strictly) it grows by the quantum rounded down to a
+/// whole extent (Int64.div quantum 4), or by every free extent of the VG when it has fewer ("Expanding to use all
+/// the available space"). Saturating.
+PROVPOL_NODISCARD constexpr xenserver_host_pool_decision decide_xenserver_host_pool(
+    const xenserver_host_pool_config& c, std::uint64_t free_extents,
+    std::uint64_t vg_free_extents = ~std::uint64_t{0}) noexcept {
     xenserver_host_pool_decision d{};
+    const std::uint64_t free_mib = saturating_mul(free_extents, xenserver_extent_mib);
     d.top_up = free_mib < c.low_water_mib;
-    d.add_mib = d.top_up ? c.quantum_mib : 0;
+    if (d.top_up) {
+        const std::uint64_t wanted = c.quantum_mib / xenserver_extent_mib;
+        d.add_extents = wanted <= vg_free_extents ? wanted : vg_free_extents;
+    }
+    d.add_mib = saturating_mul(d.add_extents, xenserver_extent_mib);
     d.new_free_mib = saturating_add(free_mib, d.add_mib);
     return d;
 }

@@ -16,7 +16,8 @@
 //       the previous check's dump() (the status is read again only at the end of a check), with the devices' sizes
 //       and the backstore's free space as they are now; a check whose data part ran (cached free data under
 //       DATA_LOWATER) sets the low-water mark and resumes the pool, and a metadata extend suspends and resumes it.
-//       set_error_mode puts the table in error_if_no_space, after which the data part is skipped for good.
+//       set_error_mode puts the table in error_if_no_space, after which the data part is skipped until a data
+//       device is added or grown (pool/v2.rs:1021, :1249 set_queue_mode), which a burst here never does.
 //   drivers/md/dm-thin.c: check_low_water_mark sends the data event once when a block is allocated with at most
 //       the low-water mark free, re-armed by pool_resume; a metadata event when free metadata blocks fall to
 //       calc_metadata_threshold, min(1024, a quarter of the device); a pool out of data space changes mode (an
@@ -369,6 +370,9 @@ inline void stratis_run_simulation::on_full() noexcept {
 /// run check(), one at a time, each deciding with decide_stratis_check on the status cached at the previous
 /// check's end. The run ends when the last byte is written (and the check then running ends), or at the first
 /// EIO. Deterministic for a seed: the timer's phase and each check's service time come from random_stream(seed).
+/// The model is stratisd 3.1 and later's (its low-water mark at DATA_LOWATER, its events): give it a configuration of
+/// that line (stratis_release::v3_1); stratisd 3.0, which gives the data device the whole backstore at each check,
+/// is not modelled here.
 PROVPOL_NODISCARD inline stratis_run_result simulate_stratis_run(const stratis_config& c, const stratis_check_timing& m,
                                                                  const stratis_pool_workload& w,
                                                                  std::uint64_t seed) noexcept {

@@ -15,7 +15,8 @@ py=${PYTHON2:-python2}
 commit=$(git --git-dir="$git_dir" rev-parse "$tag^{commit}")
 show() { git --git-dir="$git_dir" show "$commit:$1"; }
 # fn FILE NAME: the source of top-level function NAME in FILE (from its def to the next top-level line).
-fn() { show "$1" | awk -v n="def $2(" 'index($0, n) == 1 { on = 1; print; next } on && /^[^ \t#]/ { exit } on { print }'; }
+# (awk reads to the end rather than exit early, which would end git show with SIGPIPE and this script with it.)
+fn() { show "$1" | awk -v n="def $2(" 'index($0, n) == 1 { on = 1; print; next } on && /^[^ \t#]/ { on = 0 } on { print }'; }
 # lines FILE FROM TO: lines FROM..TO of FILE with their common indentation removed.
 lines() { show "$1" | sed -n "$2,$3p" | sed -E 's/^ {16}//; s/^ {4}//'; }
 
@@ -34,11 +35,19 @@ trap 'rm -f "$prog"' EXIT
   echo 'lvhdutil.MSIZE = MSIZE; lvutil.LVM_SIZE_INCREMENT = LVM_SIZE_INCREMENT'
   fn drivers/lvhdutil.py calcSizeLV
   fn drivers/lvhdutil.py calcSizeVHDLV; echo 'lvhdutil.calcSizeVHDLV = calcSizeVHDLV'
-  # LVHDVDI.create, the xlvhd branch: the VDI's first LV from its virtual size and initial allocation.
+  # LVHDVDI.create: its class constants, the size check and normalisation at its start, then the xlvhd branch that
+  # sizes the VDI's first LV from the normalised size and the initial allocation. A refusal raises XenError.
+  echo 'class XenError(Exception):'
+  echo '    def __init__(self, key, opterr=None): Exception.__init__(self, key, opterr)'
+  echo 'xs_errors = NS(); xs_errors.XenError = XenError'
+  echo 'self = NS()'
+  show drivers/LVHDSR.py | grep -E '^    (MAX_VDI_SIZE_MB|VHD_SIZE_INC|MIN_VIRT_SIZE) = ' | sed -E 's/^    /self./'
+  echo 'def vdi_create(size, ia):'
+  start=$(show drivers/LVHDSR.py | grep -n 'if size / 1024 / 1024 > self.MAX_VDI_SIZE_MB:' | head -1 | cut -d: -f1)
+  show drivers/LVHDSR.py | sed -n "${start},$((start + 7))p"
   start=$(show drivers/LVHDSR.py | grep -n 'fullpr = lvhdutil.calcSizeVHDLV(long(size))' | cut -d: -f1)
-  echo 'def vdi_lv(size, ia):'
-  show drivers/LVHDSR.py | sed -n "${start},$((start + 5))p" | sed -E 's/^ {16}/    /'
-  echo '    return lvSize'
+  show drivers/LVHDSR.py | sed -n "${start},$((start + 5))p" | sed -E 's/^ {16}/        /'
+  echo '        return size, lvSize, fullpr'
   # lvutil.write_xenvmd_config: the host's free pool, as the config file gets it (%d).
   start=$(show drivers/lvutil.py | grep -n 'min_host_allocation_quantum = 160' | cut -d: -f1)
   echo 'def host_pool(vgsize):'
@@ -53,8 +62,9 @@ PiB = 1024 * TiB
 src = sys.argv[1]
 print("# xapi-project/sm %s, evaluated by tests/data/thin_systems/generate_xenserver_lvhd.sh (python2) from its own code" % src)
 print("# rule: quantum (util.xlvhd_adjust_allocation_quantum: a = physical size, b = requested or 'default'),")
-print("# initial (xlvhd_adjust_initial_allocation: a = requested or 'default'), vdi_lv (LVHDVDI.create: a = virtual")
-print("# size, b = initial allocation), full_lv (lvhdutil.calcSizeVHDLV: a = virtual size), host_pool")
+print("# initial (xlvhd_adjust_initial_allocation: a = requested or 'default'), vdi_create (LVHDVDI.create: a = the")
+print("# virtual size asked for, b = initial allocation; expected = virtual size;LV size;full LV size, or 'VDISize'")
+print("# when sm refuses it), full_lv (lvhdutil.calcSizeVHDLV: a = virtual size), host_pool")
 print("# (lvutil.write_xenvmd_config: a = VG size; expected = quantum MiB;low-water MiB), overhead_empty and")
 print("# overhead_bitmap (vhdutil.calcOverheadEmpty, calcOverheadBitmap: a = virtual size). Sizes in bytes.")
 print("id,rule,a,b,expected")
@@ -82,8 +92,17 @@ for v in [0, 1, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 3 * MiB, GiB - 1, GiB, GiB + 
     row("overhead_bitmap", v, "", calcOverheadBitmap(v))
 for v in virtual:
     row("full_lv", v, "", calcSizeVHDLV(v))
-    for ia in [0, 1, 4 * MiB, 8 * MiB - 1, 8 * MiB, 8 * MiB + 1, 200 * MiB, 2 * GiB, 3 * TiB]:
-        row("vdi_lv", v, ia, vdi_lv(v, ia))
+def create(v, ia):
+    try:
+        return "%d;%d;%d" % vdi_create(v, ia)
+    except XenError:
+        return "VDISize"
+top = self.MAX_VDI_SIZE_MB * MiB
+asked = virtual + [3 * MiB, 4 * MiB - 1, 4 * MiB + 1, 100 * MiB + 1, GiB - 1, 2 * TiB + 1, top - 2 * MiB - 1, top - 1,
+                   top, top + 1, top + MiB - 1, top + MiB, top + MiB + 1, 4 * TiB, 2 ** 63]
+for v in asked:
+    for ia in [0, 1, 4 * MiB, 8 * MiB - 1, 8 * MiB, 8 * MiB + 1, 12 * MiB, 200 * MiB, 2 * GiB, 3 * TiB]:
+        row("vdi_create", v, ia, create(v, ia))
 for vg in [0, 1, GiB, 32 * GiB, 33554432000 - 1, 33554432000, 33554432000 + 1, 100 * GiB, TiB, 7 * TiB + 123,
            123456789012345678, 2 ** 60 + 1, 2 ** 63 - 1]:
     q, low = host_pool(vg)
