@@ -266,6 +266,41 @@ TEST_CASE("vdsm log fit: stalls of 5 to 100 s in 1 to 3% of a log are told apart
                  << " off the log's");
 }
 
+TEST_CASE("vdsm log fit: a stall's modelled time is its own, where it held the extend up") {
+    // Polling (2 s reply polls), dispatch at once, 400 extends, one stalled 30 s: in the SPM's work (its reply seen
+    // 15 polls later), in the refresh, or outside the timers. The model is (1 - p) flow + p (flow + the stall's
+    // times), so what the stall adds in the model, (mean - (1 - p) flow's mean) / p - flow's mean, is what it took
+    // beyond the true flow's mean for its timer (the generator's own round trip flow, refresh of 0.16-0.24 s):
+    // within 0.1 s, where half a poll is 1 s.
+    synth::host_flow h;
+    h.monitor = false;
+    h.dispatch_lo = 0.01;
+    h.dispatch_hi = 0.03;
+    h.poll = 2.0;
+    h.spm_drift = 0.005;
+    h.refresh_lo = 0.16;
+    h.refresh_hi = 0.24;
+    for (const synth::stall_at where : {synth::stall_at::spm, synth::stall_at::refresh, synth::stall_at::outside}) {
+        CAPTURE(static_cast<int>(where));
+        std::vector<synth::extend_times> x = synth::run_host(h, 400, 17);
+        synth::add_stall(x[123], h, 30.0, where);
+        const auto fit = fit_of(synth::as_logged(x));
+        REQUIRE(fit);
+        CAPTURE(vdsm_stall_text(*fit));
+        REQUIRE(fit->stalls.total.count == 1);
+        const flow_latency flow = fit->model.with_stalls(0.0, nullptr, 0).value();
+        const double p = fit->model.stall_probability();
+        const double added = (fit->model.mean().count() - (1.0 - p) * flow.mean().count()) / p - flow.mean().count();
+        const synth::extend_times& e = x[123];
+        const double took = where == synth::stall_at::spm       ? e.trip - synth::trip_flow(h).mean().count()
+                            : where == synth::stall_at::refresh ? e.refresh - 0.20
+                                                                : e.total - e.wait - e.trip - e.refresh;
+        CAPTURE(added);
+        CAPTURE(took);
+        CHECK(std::fabs(added - took) < 0.1);
+    }
+}
+
 TEST_CASE("vdsm log fit: more stalls than cases: the longest kept, the others summarised, the mean kept") {
     // 2000 extends of the events flow, 60 of them stalled 5 to 100 s in the SPM's work: 32 cases, the 16 that add
     // the most as they are, the other 44 in 16 groups by their mean.
@@ -331,6 +366,14 @@ TEST_CASE("the stall rule: a poll more is the flow's, a stall lies beyond chance
     CHECK(detail::stage_stall_from(refresh) > 1e299);
     refresh[refresh.size() - 41] = 0.3;
     CHECK(detail::stage_stall_from(refresh) == 5.0);
+    // A service time far from zero: its range starts at its own lower end (100 refreshes of 10.00-10.10 s, one of
+    // 10.65 s: from 0 s, the range stretched to it would leave its top empty with chance 0.006, not a stall).
+    std::vector<double> slow(100);
+    for (std::size_t i = 0; i < slow.size(); ++i) slow[i] = 10.0 + 0.10 * static_cast<double>(i) / 99.0;
+    slow.back() = 10.65;
+    CHECK(detail::stage_stall_from(slow) == 10.65);
+    // The level: 1e-6 over every boundary tried (a tenth of the values) and every test (six modes, three times).
+    CHECK(detail::stall_log_level(40) == doctest::Approx(std::log(1e-6) - std::log(40.0 * 9.0)));
     // A stall never widens a range to its own length: the events flow with one refresh of 5 s.
     std::vector<synth::extend_times> x = synth::run_host(synth::host_flow{}, 400, 5);
     synth::add_stall(x[7], synth::host_flow{}, 5.0, synth::stall_at::refresh);

@@ -560,6 +560,7 @@ TEST_CASE("vdsm log fit: flows it was not tuned on, within 10% of the true flow"
                          << f.inbox_read.max << ", polls " << f.polls_min << "-" << f.polls_max << ": "
                          << vdsm_verdict_text(f));
             CHECK(f.explained);
+            CHECK(f.stalls.total.count == 0);              // a flow's own extends are never stalls
             CHECK(f.poll_interval == seconds(flow.poll));  // never polling for a slow SPM with events
             CHECK(f.detection == (flow.monitor ? vdsm_detection::monitor : vdsm_detection::event));
             const double got[] = {f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.9).count(),
