@@ -1,6 +1,6 @@
-// provpol/fit/vdsm_log_stalls.hpp - stalls: the extends of a VDSM log far beyond its flow (a stalled lvextend, an
-// overloaded SPM, a host's storage hiccup), told apart from the flow so that the fit (fit/vdsm_log_fit.hpp) fits the
-// flow to the others and models the stalls beside it, as a mixture (flow/clocks.hpp, flow_latency::with_stalls).
+// provpol/fit/vdsm_log_stalls.hpp - the stalls of a VDSM log, its extends far beyond its flow: a stalled lvextend, an
+// overloaded SPM, a host's storage hiccup. They are told apart from the flow so that the fit (fit/vdsm_log_fit.hpp)
+// fits the flow to the others and models the stalls beside it, as a mixture (flow_latency::with_stalls).
 //
 // The rule. A stall is a rare extend that the flow fitted to the others cannot produce, beyond that flow's reach by a
 // margin no genuine flow leaves empty. Each timer is tested on its own, its values sorted; every boundary j among
