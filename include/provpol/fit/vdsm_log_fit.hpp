@@ -23,8 +23,12 @@
 //     Clock's 0.005 s rounding, unless the mean is more than 3 standard errors from the range's middle (a skewed
 //     stage, e.g. extend-stats' one 0.60 s refresh among 0.19 to 0.4 s): then [lo, 2 x mean - lo), which keeps the
 //     mean, and the samples above it are counted;
-//   - whether the log is a mailbox flow at all: fit/vdsm_log_judge.hpp's verdict; unless it is `explained`,
-//     callers say why (vdsm_verdict_text) instead of using the model.
+//   - stalls (fit/vdsm_log_stalls.hpp): extends far beyond the flow are told apart first (the service times', then
+//     each mode's round trips'), the flow is fitted to the other extends, and the stalls are the model's stall
+//     cases (flow_latency::with_stalls), with probability their share of the extends;
+//   - whether the log is a mailbox flow at all: fit/vdsm_log_judge.hpp's verdict on the flow's extends (a stall is
+//     no reason to refuse a log); unless it is `explained`, callers say why (vdsm_verdict_text) instead of using the
+//     model.
 // The report gives each decision, each range, every mode's score, and the model's min/mean/max per stage next to
 // the log's.
 //

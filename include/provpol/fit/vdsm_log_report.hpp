@@ -136,7 +136,7 @@ struct vdsm_log_fit {
     static constexpr seconds polls[mode_count] = {seconds(0.2), seconds(0.25), seconds(0.5),
                                                   seconds(1.0), seconds(2.0),  seconds(4.0)};
 
-    flow_latency model;
+    flow_latency model;      ///< the flow fitted to the extends that are not stalls, and the stalls as its stall cases
     bool explained = false;  ///< verdict == explained: the model may be planned with; otherwise callers say why
     vdsm_verdict verdict = vdsm_verdict::too_few;
     vdsm_log_evidence evidence;
