@@ -233,6 +233,184 @@ struct immediate_profile {
 };
 TEST_CASE_TEMPLATE_INVOKE(flow_marginal, polling_profile, events_profile, immediate_profile);
 
+namespace {
+
+// vdsm-mailbox-events with stalls: 3% of its requests stall, one of three ways: 7.3 s more of lvextend (stage 3),
+// 12 s more of refresh (stage 7), or 2.5 s of each, weighted 1, 2 and 1.
+flow_latency stalled_events() {
+    flow_stall_case cases[3];
+    cases[0].extra[3] = 7.3_s;
+    cases[1].weight = 2.0;
+    cases[1].extra[7] = 12.0_s;
+    cases[2].extra[3] = 2.5_s;
+    cases[2].extra[7] = 2.5_s;
+    return vdsm_mailbox_events_latency().with_stalls(0.03, cases, 3).value();
+}
+
+// The flow of `f` with stall case c's times added to its delays' and send's ranges.
+flow_latency shifted(const flow_latency& f, std::size_t c) {
+    flow_stage stages[flow_latency::max_stages];
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        const flow_stage& s = f.stage(i);
+        const seconds e = f.stall_case(c).extra[i];
+        stages[i] = s.kind() == flow_stage_kind::delay
+                        ? (s.locked() ? flow_stage::locked_delay(s.name(), s.min() + e, s.max() + e)
+                                      : flow_stage::delay(s.name(), s.min() + e, s.max() + e))
+                    : s.kind() == flow_stage_kind::send ? flow_stage::send(s.name(), s.min() + e, s.max() + e)
+                                                        : s;
+    }
+    return flow_latency::make(stages, f.size()).value();
+}
+
+}  // namespace
+
+TEST_CASE("flow stalls: the mixture of the flow and of each case's flow, exactly") {
+    // Every query of a flow with stalls is (1 - p) x the flow's + p x the cases' by their shares, each case's the
+    // flow with its times added to its stages' ranges (made here as flows of their own).
+    const flow_latency f = stalled_events();
+    const flow_latency base = vdsm_mailbox_events_latency();
+    CHECK(f.stall_probability() == 0.03);
+    REQUIRE(f.stall_case_count() == 3);
+    CHECK(f.stall_share(1) == 0.5);
+    CHECK(f.stall_case(1).weight == 2.0);  // as given
+    const flow_latency cases[3] = {shifted(f, 0), shifted(f, 1), shifted(f, 2)};
+    const double share[3] = {0.25, 0.5, 0.25};
+    const auto mix = [&](auto query) {
+        double v = 0.97 * query(base);
+        for (std::size_t c = 0; c < 3; ++c) v += 0.03 * share[c] * query(cases[c]);
+        return v;
+    };
+    CHECK(f.mean().count() ==
+          doctest::Approx(mix([](const flow_latency& m) { return m.mean().count(); })).epsilon(1e-12));
+    CHECK(f.min() == base.min());
+    CHECK(f.max() == cases[1].max());  // 12 s more of refresh
+    for (double t = 0.0; t < 20.0; t += 0.037) {
+        CAPTURE(t);
+        CHECK(f.cdf(seconds(t)) ==
+              doctest::Approx(mix([t](const flow_latency& m) { return m.cdf(seconds(t)); })).epsilon(1e-12));
+        CHECK(f.exceed_probability(seconds(t)) == doctest::Approx(mix([t](const flow_latency& m) {
+                                                      return m.exceed_probability(seconds(t));
+                                                  })).epsilon(1e-12));
+    }
+    for (std::uint64_t k = 1; k <= 20; ++k) {
+        CAPTURE(k);
+        CHECK(f.poll_probability(k) ==
+              doctest::Approx(mix([k](const flow_latency& m) { return m.poll_probability(k); })).epsilon(1e-12));
+    }
+    // The 99th percentile is the flow's own (3% stall, 2% of them beyond it): between the flow's and the stalls'.
+    CHECK(f.quantile(0.99) > base.max());
+    CHECK(f.quantile(0.95) <= base.max());
+    // Without a reply poll (delays alone) the cases' times add to the total.
+    const flow_stage delays[] = {flow_stage::delay("a", 1.0_s, 2.0_s), flow_stage::delay("b", 0.5_s, 0.5_s)};
+    flow_stall_case late;
+    late.extra[1] = 10.0_s;
+    const flow_latency d = flow_latency::make(delays, 2).value().with_stalls(0.1, &late, 1).value();
+    CHECK(d.mean().count() == doctest::Approx(2.0 + 1.0).epsilon(1e-12));
+    CHECK(d.max() == 12.5_s);
+    CHECK(d.cdf(2.5_s) == doctest::Approx(0.9));
+    CHECK(d.exceed_probability(11.5_s) == doctest::Approx(0.1));
+    CHECK(d.exceed_probability(12.0_s) == doctest::Approx(0.05));
+    // A probability of 1: every request stalls (a second of refresh more); of 0 with no case: the flow as it was.
+    flow_stall_case second;
+    second.extra[7] = 1.0_s;
+    const flow_latency all = base.with_stalls(1.0, &second, 1).value();
+    CHECK(all.min().count() == doctest::Approx(base.min().count() + 1.0).epsilon(1e-12));
+    CHECK(all.max().count() == doctest::Approx(base.max().count() + 1.0).epsilon(1e-12));
+    CHECK(all.mean().count() == doctest::Approx(base.mean().count() + 1.0).epsilon(1e-12));
+    const flow_latency none = f.with_stalls(0.0, nullptr, 0).value();
+    CHECK(none.mean() == base.mean());
+    CHECK(none.max() == base.max());
+    CHECK(none.stall_case_count() == 0);
+}
+
+TEST_CASE("flow stalls: the exact marginal agrees with a million simulated requests") {
+    const flow_latency f = stalled_events();
+    random_stream rng(78);
+    constexpr int n = 1000000;
+    double sum = 0.0, lo = 1e9, hi = 0.0;
+    const double points[] = {1.0, 2.0, 3.0, 3.5, 5.0, 8.0, 10.0, 12.0, 14.0, 15.0};
+    int above[std::size(points)] = {};
+    for (int i = 0; i < n; ++i) {
+        const double v = marginal_sample(f, rng);
+        sum += v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        for (std::size_t k = 0; k < std::size(points); ++k) above[k] += v > points[k];
+    }
+    CHECK(sum / n == doctest::Approx(f.mean().count()).epsilon(0.003));
+    CHECK(lo >= f.min().count() - 1e-9);
+    CHECK(hi <= f.max().count() + 1e-9);
+    CHECK(hi > 12.0);  // the refresh's stall is drawn
+    for (std::size_t k = 0; k < std::size(points); ++k) {
+        CAPTURE(points[k]);
+        CHECK(std::abs(static_cast<double>(above[k]) / n - f.exceed_probability(seconds(points[k]))) < 0.0015);
+    }
+}
+
+TEST_CASE("flow stalls: a flow without them draws what it drew; with them, the stall is drawn first") {
+    const flow_latency base = vdsm_immediate_latency();
+    const flow_latency none = base.with_stalls(0.0, nullptr, 0).value();
+    flow_stall_case c;
+    c.extra[3] = 4.0_s;  // the lvextend stage
+    const flow_latency some = base.with_stalls(0.25, &c, 1).value();
+    random_stream a(5), b(5), s(5);
+    flow_run ra = base.start_run(a), rb = none.start_run(b), rs = some.start_run(s);
+    int stalled = 0;
+    for (int i = 0; i < 2000; ++i) {
+        const seconds t = seconds(10.0 * i);
+        const seconds x = base.complete(ra, t, a), y = none.complete(rb, t, b);
+        CHECK(x == y);
+        // The stalled flow: one uniform first (the stall), then the flow's own draws, the lvextend's 4 s added.
+        random_stream probe = s;
+        const bool stalls = probe.uniform() < 0.25;
+        const seconds z = some.complete(rs, t, s);
+        stalled += stalls ? 1 : 0;
+        CHECK((z - t >= 4.5_s) == stalls);  // 4 s of stall on the first poll's 0.5 s at least
+    }
+    CHECK(stalled > 400);
+    CHECK(stalled < 600);
+    CHECK(some.draw_stall(a) <= flow_latency::no_stall);
+    random_stream quiet(9);
+    const random_stream before = quiet;
+    CHECK(base.draw_stall(quiet) == flow_latency::no_stall);
+    CHECK(quiet.uniform() == random_stream(before).uniform());  // nothing drawn without stalls
+}
+
+TEST_CASE("flow stalls: validation names the setting and the range") {
+    const flow_latency f = vdsm_immediate_latency();
+    flow_stall_case c;
+    c.extra[3] = 1.0_s;
+    CHECK(std::string(f.with_stalls(1.5, &c, 1).error().message().view()) ==
+          "flow stall probability must be in [0, 1], got 1.5");
+    CHECK_FALSE(f.with_stalls(-0.1, &c, 1).has_value());
+    CHECK(std::string(f.with_stalls(0.1, &c, 0).error().message().view()) ==
+          "flow stall cases must be in [1, 32], got 0");
+    CHECK(std::string(f.with_stalls(0.0, &c, 1).error().message().view()) ==
+          "flow stall cases must be in [0, 0], got 1");
+    CHECK_FALSE(f.with_stalls(0.1, nullptr, 1).has_value());
+    flow_stall_case many[33];
+    CHECK_FALSE(f.with_stalls(0.1, many, 33).has_value());
+    CHECK(f.with_stalls(0.1, many, 32).has_value());
+    flow_stall_case weightless = c;
+    weightless.weight = 0.0;
+    CHECK(f.with_stalls(0.1, &weightless, 1).error().cause().setting() == text_view("flow stall weight"));
+    flow_stall_case on_clock;
+    on_clock.extra[2] = 1.0_s;  // the SPM's event check: a clock
+    CHECK(std::string(f.with_stalls(0.1, &on_clock, 1).error().message().view()) ==
+          "flow stage 3 ('SPM event block check'): a stall adds time only to a delay or the send");
+    flow_stall_case negative;
+    negative.extra[7] = seconds(-1.0);
+    CHECK(std::string(f.with_stalls(0.1, &negative, 1).error().message().view()) ==
+          "flow stage 8 ('LV refresh') stall_seconds must be in [0, 100000), got -1");
+    flow_stall_case beyond;
+    beyond.extra[0] = 1.0_s;  // the dispatch: a delay, allowed
+    CHECK(f.with_stalls(0.1, &beyond, 1).has_value());
+    const flow_stage one[] = {flow_stage::delay("d", 1.0_s, 2.0_s)};
+    flow_stall_case past_end;
+    past_end.extra[1] = 1.0_s;  // no stage 2
+    CHECK_FALSE(flow_latency::make(one, 1).value().with_stalls(0.1, &past_end, 1).has_value());
+}
+
 TEST_CASE("flow: the exact CDF against a numerical convolution (error at most 1e-4)") {
     // An independent computation of P(L <= t) for vdsm-polling-2022: convolve the stages' densities on a 0.1 ms
     // grid, with the reply poll's quantisation applied to the send-to-poll sum.

@@ -114,6 +114,9 @@ result<vdsm_log_fit> fit_of(const std::vector<vdsm_fit_sample>& s) { return fit_
 
 double hundredth(double v) { return std::floor(v * 100.0 + 0.5) / 100.0; }
 
+// A logged total stands for the true one within the Clock's rounding.
+constexpr double clock_rounding_of_log = 0.005;
+
 // An extend as logged from its timers (each to the hundredth; the total their sum).
 vdsm_fit_sample logged(double wait, double trip, double refresh, double total) {
     vdsm_fit_sample s;
@@ -147,6 +150,7 @@ TEST_CASE("vdsm log fit: logs of VDSM-like flows it was not tuned on, within 10%
             CHECK(fit->explained);
             CHECK(fit->poll_interval == seconds(h.poll));
             CHECK(fit->detection == (h.monitor ? vdsm_detection::monitor : vdsm_detection::event));
+            CHECK(fit->stalls.total.count == 0);  // a flow's own extends are never stalls
             const std::vector<truth_range> want = truth_of(h, 90000 + seed);
             // The sampled truth is the flow's marginal: its mean within 1% of the flow's exact one.
             CHECK(want[0].value == doctest::Approx(synth::whole_flow(h).mean().count()).epsilon(0.01));
@@ -171,6 +175,213 @@ TEST_CASE("vdsm log fit: logs of VDSM-like flows it was not tuned on, within 10%
                 << worst[2] << " (" << ranged[2] << "), p99 " << worst[3] << " (" << ranged[3] << "), max " << worst[4]
                 << " (" << ranged[4] << ")");
     }
+}
+
+namespace {
+
+// The fitted flow of two fits, range by range, to the bit.
+void check_same_flow(const vdsm_log_fit& a, const vdsm_log_fit& b) {
+    CHECK(a.poll_interval == b.poll_interval);
+    CHECK(a.detection == b.detection);
+    CHECK(a.monitor_period.max == b.monitor_period.max);
+    CHECK(a.dispatch.min == b.dispatch.min);
+    CHECK(a.dispatch.max == b.dispatch.max);
+    CHECK(a.spm_work.min == b.spm_work.min);
+    CHECK(a.spm_work.max == b.spm_work.max);
+    CHECK(a.inbox_read.min == b.inbox_read.min);
+    CHECK(a.inbox_read.max == b.inbox_read.max);
+    CHECK(a.refresh.min == b.refresh.min);
+    CHECK(a.refresh.max == b.refresh.max);
+    CHECK(a.has_other == b.has_other);
+    CHECK(a.polls_max == b.polls_max);
+}
+
+double mean_total(const std::vector<vdsm_fit_sample>& s) {
+    double sum = 0.0;
+    for (const vdsm_fit_sample& x : s) sum += x.total.count();
+    return sum / static_cast<double>(s.size());
+}
+
+double max_total(const std::vector<vdsm_fit_sample>& s) {
+    double m = 0.0;
+    for (const vdsm_fit_sample& x : s) m = std::max(m, x.total.count());
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("vdsm log fit: stalls of 5 to 100 s in 1 to 3% of a log are told apart, reported, and modelled") {
+    // Logs of the five kinds of flow (draw_flow), 100 or 400 extends, of which 0, 1, 2 or 3% stall (synth::add_stall):
+    // each stall 5 to 100 s (uniform or log-uniform over a range drawn by seed), in the SPM's work (the reply seen at
+    // a later poll), the refresh, outside the timers, before the request, or each stall at one of those four. The
+    // contract: no such log is refused; every stall is reported, and no other extend; the flow is the flow fitted to
+    // the log without its stalls, every range to the bit; the model's mean is within 15% of the log's own, its max at
+    // least the log's longest stall, and its stall probability the stalls' share.
+    double worst = 0.0;
+    std::size_t logs = 0, stalled_logs = 0;
+    for (const kind k : {kind::events, kind::polling, kind::dispatch, kind::loaded, kind::many_vms})
+        for (std::uint64_t seed = 1; seed <= 6; ++seed)
+            for (std::size_t percent = 0; percent <= 3; ++percent) {
+                const synth::host_flow h = draw_flow(k, 700 + seed);
+                const std::size_t n = seed % 2 == 1 ? 100 : 400, m = n * percent / 100;
+                std::vector<synth::extend_times> x = synth::run_host(h, n, 8000 + 4 * seed + percent);
+                random_stream r(flow_seed(900 + 4 * seed + percent));
+                const double lo = 5.0 + 45.0 * r.uniform(), hi = lo + (100.0 - lo) * r.uniform();
+                const bool log_uniform = r.uniform() < 0.5;
+                const std::uint64_t place = r.below(5);  // 4: each stall at a place of its own
+                const std::vector<std::size_t> at = synth::pick(n, m, r);
+                for (const std::size_t i : at)
+                    synth::add_stall(x[i], h, synth::stall_length(lo, hi, log_uniform, r),
+                                     static_cast<synth::stall_at>(place < 4 ? place : r.below(4)));
+                const std::vector<vdsm_fit_sample> s = synth::as_logged(x);
+                REQUIRE(s.size() == n);
+                std::vector<vdsm_fit_sample> flow_only;
+                for (std::size_t i = 0; i < n; ++i)
+                    if (!std::binary_search(at.begin(), at.end(), i)) flow_only.push_back(s[i]);
+                CAPTURE(std::string(kind_name(k)));
+                CAPTURE(seed);
+                CAPTURE(percent);
+                CAPTURE(lo);
+                CAPTURE(hi);
+                CAPTURE(place);
+                const auto fit = fit_of(s);
+                const auto alone = fit_of(flow_only);
+                REQUIRE(fit);
+                REQUIRE(alone);
+                CAPTURE(vdsm_stall_text(*fit));
+                CAPTURE(vdsm_verdict_text(*fit));
+                CHECK(fit->explained);
+                CHECK(fit->stalls.total.count == m);
+                CHECK(fit->model.stall_probability() ==
+                      doctest::Approx(static_cast<double>(m) / static_cast<double>(n)));
+                check_same_flow(*fit, *alone);
+                const double mean = mean_total(s), error = (fit->model.mean().count() - mean) / mean;
+                CHECK(std::fabs(error) <= 0.15);
+                if (m > 0) CHECK(fit->model.max().count() >= max_total(s) - clock_rounding_of_log);  // a stall's
+                worst = std::max(worst, std::fabs(error));
+                ++logs;
+                stalled_logs += m > 0 ? 1 : 0;
+            }
+    MESSAGE(logs << " logs (" << stalled_logs << " with stalls): the model's mean at worst " << worst
+                 << " off the log's");
+}
+
+TEST_CASE("vdsm log fit: a stall's modelled time is its own, where it held the extend up") {
+    // Polling (2 s reply polls), dispatch at once, 400 extends, one stalled 30 s: in the SPM's work (its reply seen
+    // 15 polls later), in the refresh, or outside the timers. The model is (1 - p) flow + p (flow + the stall's
+    // times), so what the stall adds in the model, (mean - (1 - p) flow's mean) / p - flow's mean, is what it took
+    // beyond the true flow's mean for its timer (the generator's own round trip flow, refresh of 0.16-0.24 s):
+    // within 0.1 s, where half a poll is 1 s.
+    synth::host_flow h;
+    h.monitor = false;
+    h.dispatch_lo = 0.01;
+    h.dispatch_hi = 0.03;
+    h.poll = 2.0;
+    h.spm_drift = 0.005;
+    h.refresh_lo = 0.16;
+    h.refresh_hi = 0.24;
+    for (const synth::stall_at where : {synth::stall_at::spm, synth::stall_at::refresh, synth::stall_at::outside}) {
+        CAPTURE(static_cast<int>(where));
+        std::vector<synth::extend_times> x = synth::run_host(h, 400, 17);
+        synth::add_stall(x[123], h, 30.0, where);
+        const auto fit = fit_of(synth::as_logged(x));
+        REQUIRE(fit);
+        CAPTURE(vdsm_stall_text(*fit));
+        REQUIRE(fit->stalls.total.count == 1);
+        const flow_latency flow = fit->model.with_stalls(0.0, nullptr, 0).value();
+        const double p = fit->model.stall_probability();
+        const double added = (fit->model.mean().count() - (1.0 - p) * flow.mean().count()) / p - flow.mean().count();
+        const synth::extend_times& e = x[123];
+        const double took = where == synth::stall_at::spm       ? e.trip - synth::trip_flow(h).mean().count()
+                            : where == synth::stall_at::refresh ? e.refresh - 0.20
+                                                                : e.total - e.wait - e.trip - e.refresh;
+        CAPTURE(added);
+        CAPTURE(took);
+        CHECK(std::fabs(added - took) < 0.1);
+    }
+}
+
+TEST_CASE("vdsm log fit: more stalls than cases: the longest kept, the others summarised, the mean kept") {
+    // 2000 extends of the events flow, 60 of them stalled 5 to 100 s in the SPM's work: 32 cases, the 16 that add
+    // the most as they are, the other 44 in 16 groups by their mean.
+    const synth::host_flow h;
+    std::vector<synth::extend_times> x = synth::run_host(h, 2000, 41);
+    synth::add_stalls(x, h, 60, 5.0, 100.0, false, synth::stall_at::spm, 42);
+    const std::vector<vdsm_fit_sample> s = synth::as_logged(x);
+    const auto fit = fit_of(s);
+    REQUIRE(fit);
+    CAPTURE(vdsm_stall_text(*fit));
+    CHECK(fit->explained);
+    CHECK(fit->stalls.total.count == 60);
+    CHECK(fit->stalls.cases == 32);
+    CHECK(fit->model.stall_case_count() == 32);
+    CHECK(fit->model.mean().count() == doctest::Approx(mean_total(s)).epsilon(0.01));
+    CHECK(fit->model.max().count() >= max_total(s) - clock_rounding_of_log);
+    // The 16 cases kept as they are weigh one stall each, the 16 groups 2 or 3 (44 stalls).
+    double weights = 0.0;
+    for (std::size_t c = 0; c < 32; ++c) {
+        CAPTURE(c);
+        const double w = fit->model.stall_case(c).weight;
+        CHECK((c < 16 ? w == 2.0 || w == 3.0 : w == 1.0));
+        weights += w;
+    }
+    CHECK(weights == 60.0);
+}
+
+TEST_CASE("the stall rule: a poll more is the flow's, a stall lies beyond chance and a margin, at most a tenth") {
+    // A round trip one poll beyond the most seen is never a stall, however many extends; two beyond, it is when the
+    // least-work flow that reaches it would keep the others so low with chance 1e-6 over the tests.
+    detail::trip_fit f;
+    f.poll = 0.5;
+    f.cycle = 0.5 + detail::spm_drift_for(0.5);
+    f.r0 = 0.05;
+    std::vector<double> trips(400);
+    for (std::size_t i = 0; i < trips.size(); ++i) trips[i] = i < 200 ? 0.56 : 1.06;  // 1 or 2 polls, sorted
+    trips.back() = 1.56;                                                              // 3 polls: one more
+    CHECK(detail::trip_stall_log_chance(trips.data(), trips.size() - 1, f) == 0.0);
+    trips.back() = 2.06;  // 4 polls: the least-work flow reaching it, work in [0, 1 s), keeps 399 at 2 or fewer
+    const double p = detail::clock_plus_work_cdf(1.0, f.cycle, 0.0, 1.5 - f.cycle);
+    CHECK(detail::trip_stall_log_chance(trips.data(), trips.size() - 1, f) == doctest::Approx(399.0 * std::log(p)));
+    // The same P by brute force: the SPM's wait C over [0, cycle) and the work W over [0, 1.5 - cycle), on a grid.
+    double inside = 0.0;
+    constexpr int grid = 1000;
+    for (int i = 0; i < grid; ++i)
+        for (int j = 0; j < grid; ++j)
+            inside += (i + 0.5) / grid * f.cycle + (j + 0.5) / grid * (1.5 - f.cycle) <= 1.0 ? 1.0 : 0.0;
+    CHECK(p == doctest::Approx(inside / (grid * grid)).epsilon(2e-3));
+    CHECK(detail::trip_stall_log_chance(trips.data(), trips.size() - 1, f) <= detail::stall_log_level(40));
+    // Fewer round trips below it: the same poll is no longer beyond chance (10 of them: 9 x log(p) > the level).
+    CHECK(9.0 * std::log(p) > detail::stall_log_level(1));
+    // A service time: a value less than half a second beyond the others is never a stall; beyond it and chance, it is.
+    std::vector<double> refresh(400);
+    for (std::size_t i = 0; i < refresh.size(); ++i) refresh[i] = 0.20 + 0.10 * static_cast<double>(i) / 400.0;
+    refresh.back() = 0.79;
+    CHECK(detail::stage_stall_log_chance(refresh.data(), refresh.size() - 1) == 0.0);
+    CHECK(detail::stage_stall_from(refresh) > 1.0);
+    refresh.back() = 0.81;
+    CHECK(detail::stage_stall_log_chance(refresh.data(), refresh.size() - 1) <= detail::stall_log_level(40));
+    CHECK(detail::stage_stall_from(refresh) == 0.81);
+    // At most a tenth: 40 of 400 may be stalls, not 41.
+    for (std::size_t i = 0; i < 41; ++i) refresh[refresh.size() - 1 - i] = 5.0 + 0.01 * static_cast<double>(i);
+    CHECK(detail::stage_stall_from(refresh) > 1e299);
+    refresh[refresh.size() - 41] = 0.3;
+    CHECK(detail::stage_stall_from(refresh) == 5.0);
+    // A service time far from zero: its range starts at its own lower end (100 refreshes of 10.00-10.10 s, one of
+    // 10.65 s: from 0 s, the range stretched to it would leave its top empty with chance 0.006, not a stall).
+    std::vector<double> slow(100);
+    for (std::size_t i = 0; i < slow.size(); ++i) slow[i] = 10.0 + 0.10 * static_cast<double>(i) / 99.0;
+    slow.back() = 10.65;
+    CHECK(detail::stage_stall_from(slow) == 10.65);
+    // The level: 1e-6 over every boundary tried (a tenth of the values) and every test (six modes, three times).
+    CHECK(detail::stall_log_level(40) == doctest::Approx(std::log(1e-6) - std::log(40.0 * 9.0)));
+    // A stall never widens a range to its own length: the events flow with one refresh of 5 s.
+    std::vector<synth::extend_times> x = synth::run_host(synth::host_flow{}, 400, 5);
+    synth::add_stall(x[7], synth::host_flow{}, 5.0, synth::stall_at::refresh);
+    const auto fit = fit_of(synth::as_logged(x));
+    REQUIRE(fit);
+    CHECK(fit->stalls.refresh_volume.count == 1);
+    CHECK(fit->refresh.max < 0.4_s);
+    CHECK(fit->model.max() >= seconds(x[7].total) - 0.005_s);
 }
 
 TEST_CASE("vdsm log fit: the issue's uniform timers are not a mailbox flow") {

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace synth {
@@ -135,6 +136,65 @@ inline marginal_totals marginal(const host_flow& h, std::size_t runs, std::size_
         }
     std::sort(m.totals.begin(), m.totals.end());
     return m;
+}
+
+/// Where a stall holds an extend up (see add_stalls).
+enum class stall_at {
+    spm,      ///< the SPM's work (lvextend retries, an overloaded SPM): the reply is seen that much later, at a poll
+    refresh,  ///< the host's refresh (a storage hiccup on the host)
+    outside,  ///< outside the Clock's timers (an overloaded host between them)
+    wait      ///< before the request (a late monitor tick, a late event dispatch)
+};
+
+/// A stall of `stall` seconds added to one extend, where `where` says: in the SPM's work the reply is seen at the first
+/// poll after the stall has passed (the host's polls keep their lattice from the send), so the round trip grows by
+/// the stall rounded up to a whole number of polls; in the refresh, outside the timers or before the request, by the
+/// stall itself. The total grows by the same. The VM's later events are left as they were (the fit reads no order).
+inline void add_stall(extend_times& e, const host_flow& h, double stall, stall_at where) {
+    double added = stall;
+    switch (where) {
+        case stall_at::spm:
+            added = h.poll * std::ceil(stall / h.poll);
+            e.trip += added;
+            e.polls += static_cast<std::uint64_t>(std::llround(added / h.poll));
+            break;
+        case stall_at::refresh:
+            e.refresh += stall;
+            break;
+        case stall_at::outside:
+            break;
+        case stall_at::wait:
+            e.wait += stall;
+            break;
+    }
+    e.total += added;
+}
+
+/// `count` distinct indices below `n`, drawn by `rng`, sorted.
+inline std::vector<std::size_t> pick(std::size_t n, std::size_t count, random_stream& rng) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    for (std::size_t i = 0; i < count && i < n; ++i)  // a partial Fisher-Yates shuffle
+        std::swap(order[i], order[i + rng.below(n - i)]);
+    order.resize(count < n ? count : n);
+    std::sort(order.begin(), order.end());
+    return order;
+}
+
+/// A stall's length: uniform in [lo, hi] seconds, or log-uniform.
+inline double stall_length(double lo, double hi, bool log_uniform, random_stream& rng) {
+    const double u = rng.uniform();
+    return log_uniform ? lo * std::pow(hi / lo, u) : lo + (hi - lo) * u;
+}
+
+/// Stalls added to `count` of the extends, chosen at random by `seed`, each of a length drawn from [lo, hi]
+/// (stall_length), all at `where` (add_stall). Returns the indices of the stalled extends, sorted.
+inline std::vector<std::size_t> add_stalls(std::vector<extend_times>& x, const host_flow& h, std::size_t count,
+                                           double lo, double hi, bool log_uniform, stall_at where, std::uint64_t seed) {
+    random_stream rng(seed);
+    const std::vector<std::size_t> at = pick(x.size(), count, rng);
+    for (const std::size_t i : at) add_stall(x[i], h, stall_length(lo, hi, log_uniform, rng), where);
+    return at;
 }
 
 inline std::string two_decimals(double v) {

@@ -31,7 +31,12 @@ const char* const usage_text =
     "The model is given only for a log that shows a mailbox flow: its round trips (extend-volume) on a reply-poll\n"
     "lattice beyond chance (1e-3), no total shorter than its timers, and neither a band of polls one SPM would\n"
     "fill nor a span inside the refresh's or the wait's range left empty (refuted at 1e-6); at most n/50\n"
-    "extends (20) are left out as outliers. Otherwise stderr says which and why, the statistics are still\n"
+    "extends (20) are left out as outliers. Extends far beyond the flow are stalls (a stalled lvextend, an\n"
+    "overloaded SPM or host): a round trip two polls or more beyond the others', or a refresh, wait or time outside\n"
+    "the timers a poll or more beyond, where one flow would leave that span empty with chance 1e-6 or less; at\n"
+    "most a tenth of the extends. They are counted and shown (columns stalls, stall_min_s, stall_max_s), left out\n"
+    "of the flow's fit and of the checks below, and modelled beside the flow: an extend stalls with their share,\n"
+    "adding one stall's time. Otherwise stderr says which and why, the statistics are still\n"
     "printed, and --save-flow and --latency vdsm-log:FILE refuse the log. A log of fewer extends than the\n"
     "lattice needs (6 at 2 s polls, 9 at 0.5 s, never 1 to 3) is too short to tell. On VDSM-like logs of 400\n"
     "extends (one VM or many, events on or off, dispatch at once, a loaded SPM) the model's mean, median, p90,\n"
@@ -108,7 +113,7 @@ fit_words words_of(const vdsm_log_fit& f) {
 // One row per stage: the log's statistics and, where the fit models the stage, the model's.
 table vdsm_stage_table(const vdsm_log_model& m, const vdsm_log_fit* fit, const fit_words& w, format out) {
     table t({"stage", "samples", "min_s", "mean_s", "median_s", "p90_s", "p99_s", "max_s", "model_min_s",
-             "model_mean_s", "model_max_s", "model"});
+             "model_mean_s", "model_max_s", "stalls", "stall_min_s", "stall_max_s", "model"});
     for (std::size_t i = 0; i < vdsm_stage_count; ++i) {
         const auto st = static_cast<vdsm_stage>(i);
         const vdsm_stage_statistics& s = m.stats[i];
@@ -130,12 +135,21 @@ table vdsm_stage_table(const vdsm_log_model& m, const vdsm_log_fit* fit, const f
             row.push_back(real(sf->model_min, out));
             row.push_back(real(sf->model_mean, out));
             row.push_back(real(sf->model_max, out));
-            row.push_back(cell::of_text(st == vdsm_stage::total           ? "the fitted flow"
+            // The stalls of this timer (the total's: every stalled extend), and their values.
+            const vdsm_stalls& sl = fit->stalls;
+            const vdsm_stall_values& v = st == vdsm_stage::total           ? sl.total
+                                         : st == vdsm_stage::wait          ? sl.wait
+                                         : st == vdsm_stage::extend_volume ? sl.extend_volume
+                                                                           : sl.refresh_volume;
+            row.push_back(cell::of(v.count));
+            row.push_back(v.count == 0 ? cell() : real(v.min, out));
+            row.push_back(v.count == 0 ? cell() : real(v.max, out));
+            row.push_back(cell::of_text(st == vdsm_stage::total           ? "the fitted flow and its stalls"
                                         : st == vdsm_stage::wait          ? w.wait
                                         : st == vdsm_stage::extend_volume ? w.trip
                                                                           : w.refresh));
         }
-        row.resize(12);
+        row.resize(15);
         t.add_row(std::move(row));
     }
     return t;
@@ -155,6 +169,7 @@ void print_fit_notes(const vdsm_log_fit& f, const fit_words& w, const std::strin
     std::printf("fit: %s\n", w.refresh.c_str());
     if (f.has_other)
         std::printf("fit: the totals hold time beyond their timers: a delay of %s\n", range_text(f.other).c_str());
+    std::printf("fit: %s\n", vdsm_stall_text(f).c_str());
     std::printf("fit: %zu extends of %zu VM%s: %s\n", f.samples, f.vms, f.vms == 1 ? "" : "s",
                 vdsm_verdict_text(f).c_str());
     std::printf(

@@ -8,7 +8,15 @@
 //     {"kind": "delay", "name": "SPM lvextend", "min_s": 0.15, "max_s": 1.8},
 //     {"kind": "reply-poll", "name": "host mailbox reply poll", "period_s": 0.2},
 //     {"kind": "delay", "name": "LV refresh", "min_s": 0.16, "max_s": 0.31}
-//   ]}
+//   ],
+//    "stalls": {"probability": 0.02, "cases": [
+//     {"weight": 1, "add_s": [0, 0, 0, 11.6, 0, 0]},
+//     {"weight": 1, "add_s": [0, 0, 0, 0, 0, 30.2]}
+//   ]}}
+//
+// "stalls" is optional (flow_latency::with_stalls): with that probability a request stalls, and then one of the cases,
+// chosen by weight, adds its "add_s" (one number of seconds per stage, in the stages' order; above 0 only on a delay
+// or the send) to the stages' times. `--save-flow` writes the stalls a log's fit found (fit/vdsm_log_stalls.hpp).
 //
 // The kinds are flow/clocks.hpp's (flow_stage_kind's names), each with the fields it needs: monitor and
 // reply-poll a period_s; clock a period_s and an optional drift_s (default 0); delay min_s and max_s; send an
@@ -249,14 +257,15 @@ inline std::string read_text(const std::string& path, const std::string& option,
     return text;
 }
 
-// The document's "stages": an object of that one member, an array of 1 to flow_latency::max_stages.
+// The document's "stages": an object of that member (and "stalls"), an array of 1 to flow_latency::max_stages.
 inline const value& stage_array(const value& doc, const std::string& where) {
     if (doc.kind != value::type::object) throw usage_error(where + ": expected an object {\"stages\": [...]}");
     const value* stages = nullptr;
     for (const auto& f : doc.fields) {
+        if (f.first == "stalls") continue;
         if (f.first != "stages")
             throw usage_error(where + ": unknown member '" + args::printable(f.first) +
-                              "' (a flow file has \"stages\")");
+                              "' (a flow file has \"stages\" and \"stalls\")");
         stages = &f.second;
     }
     if (stages == nullptr) throw usage_error(where + ": no \"stages\" member");
@@ -365,7 +374,8 @@ inline std::string file_field(text_view setting) {
     for (const auto& m : {std::pair<const char*, const char*>{"min_seconds", "min_s"},
                           {"max_seconds", "max_s"},
                           {"period", "period_s"},
-                          {"drift", "drift_s"}})
+                          {"drift", "drift_s"},
+                          {"stall_seconds", "add_s"}})
         if (setting == m.first) return m.second;
     return std::string(setting);
 }
@@ -377,6 +387,64 @@ inline std::string error_text(const flow_error& e, const value& stages, const st
     const std::size_t i = e.stage();
     return where + ": stage " + std::to_string(i + 1) + " (" + args::printable(member(stages.items[i], "name")->text) +
            "): " + std::string(e.what(file_field(e.cause().setting())).view());
+}
+
+// The document's "stalls", if any, as with_stalls takes them: the probability and the cases of a flow of `stages`
+// stages (the values are with_stalls' to check; here their JSON types and counts).
+inline std::vector<flow_stall_case> read_stalls(const value& doc, std::size_t stages, double& probability,
+                                                const std::string& where) {
+    std::vector<flow_stall_case> cases;
+    probability = 0.0;
+    const value* st = member(doc, "stalls");
+    if (st == nullptr) return cases;
+    const std::string at = where + ": stalls";
+    if (st->kind != value::type::object) throw usage_error(at + ": expected an object, got " + type_name(st->kind));
+    const value *p = nullptr, *list = nullptr;
+    for (const auto& f : st->fields) {
+        if (f.first == "probability") {
+            p = &f.second;
+        } else if (f.first == "cases") {
+            list = &f.second;
+        } else {
+            throw usage_error(at + ": unknown member '" + args::printable(f.first) +
+                              "' (stalls have \"probability\" and \"cases\")");
+        }
+    }
+    if (p == nullptr || p->kind != value::type::number) throw usage_error(at + ": \"probability\" must be a number");
+    if (list == nullptr || list->kind != value::type::array) throw usage_error(at + ": \"cases\" must be an array");
+    probability = p->number;
+    for (std::size_t c = 0; c < list->items.size(); ++c) {
+        const value& item = list->items[c];
+        const std::string here = at + ": case " + std::to_string(c + 1);
+        if (item.kind != value::type::object)
+            throw usage_error(here + ": expected an object, got " + type_name(item.kind));
+        flow_stall_case sc;
+        const value *weight = nullptr, *add = nullptr;
+        for (const auto& f : item.fields) {
+            if (f.first == "weight") {
+                weight = &f.second;
+            } else if (f.first == "add_s") {
+                add = &f.second;
+            } else {
+                throw usage_error(here + ": unknown member '" + args::printable(f.first) +
+                                  "' (a case has \"weight\" and \"add_s\")");
+            }
+        }
+        if (weight != nullptr && weight->kind != value::type::number)
+            throw usage_error(here + ": \"weight\" must be a number");
+        if (weight != nullptr) sc.weight = weight->number;
+        if (add == nullptr || add->kind != value::type::array || add->items.size() != stages)
+            throw usage_error(here + ": \"add_s\" must be an array of " + std::to_string(stages) +
+                              " numbers of seconds, one per stage");
+        for (std::size_t i = 0; i < stages; ++i) {
+            if (add->items[i].kind != value::type::number)
+                throw usage_error(here + ": \"add_s\" must hold numbers of seconds, got " +
+                                  type_name(add->items[i].kind) + " for stage " + std::to_string(i + 1));
+            sc.extra[i] = seconds(add->items[i].number);
+        }
+        cases.push_back(sc);
+    }
+    return cases;
 }
 
 }  // namespace flow_json
@@ -392,7 +460,16 @@ inline flow_latency read_flow_file(const std::string& path, const std::string& o
     for (std::size_t i = 0; i < stages.items.size(); ++i) parsed[i] = flow_json::read_stage(stages.items[i], i, where);
     const auto f = flow_latency::make(parsed, stages.items.size());
     if (!f) throw usage_error(flow_json::error_text(f.error(), stages, where));
-    return *f;
+    double probability = 0.0;
+    const std::vector<flow_stall_case> cases = flow_json::read_stalls(doc, stages.items.size(), probability, where);
+    if (!flow_json::member(doc, "stalls")) return *f;
+    const auto stalled = f->with_stalls(probability, cases.data(), cases.size());
+    if (!stalled) {
+        if (stalled.error().stage() == flow_error::no_stage)
+            throw usage_error(where + ": stalls: " + std::string(stalled.error().message().view()));
+        throw usage_error(flow_json::error_text(stalled.error(), stages, where + ": stalls"));
+    }
+    return *stalled;
 }
 
 /// A flow as a flow file's text (see the header comment): every time as the shortest decimal that reads back as
@@ -420,7 +497,15 @@ inline std::string flow_file_text(const flow_latency& f) {
         }
         out += i + 1 < f.size() ? "},\n" : "}\n";
     }
-    return out + "]}\n";
+    if (f.stall_case_count() == 0) return out + "]}\n";
+    out += "],\n \"stalls\": {\"probability\": " + decimal_text(f.stall_probability()) + ", \"cases\": [\n";
+    for (std::size_t c = 0; c < f.stall_case_count(); ++c) {
+        const flow_stall_case& sc = f.stall_case(c);
+        out += "  {\"weight\": " + decimal_text(sc.weight) + ", \"add_s\": [";
+        for (std::size_t i = 0; i < f.size(); ++i) out += (i == 0 ? "" : ", ") + decimal_text(sc.extra[i].count());
+        out += c + 1 < f.stall_case_count() ? "]},\n" : "]}\n";
+    }
+    return out + "]}}\n";
 }
 
 /// Writes a flow file to `path` for `option`; a failure is a runtime failure naming the file.

@@ -13,6 +13,7 @@
 #include <provpol/flow/latency.hpp>
 #include <provpol/parse.hpp>
 
+#include <cstddef>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -186,11 +187,16 @@ inline latency_model latency_option(const args& a) {
     return latency_spec(a.value("--latency").value_or("vdsm-polling-2022"), "--latency", a.command());
 }
 
-/// A one-line description of a latency model for reports: "mean 3.7 s, 99th percentile 5.93 s, max 6.9 s".
+/// A one-line description of a latency model for reports: "mean 3.7 s, 99th percentile 5.93 s, max 6.9 s", and the
+/// share of requests that stall when the model is a flow with stalls (a VDSM log's, fit/vdsm_log_stalls.hpp).
 inline std::string describe(const latency_model& l) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "mean %.3g s, median %.3g s, 99th percentile %.3g s, max %.3g s", l.mean().count(),
-                  l.quantile(0.5).count(), l.quantile(0.99).count(), l.max().count());
+    char buf[200];
+    const double stalls = l.is_flow() ? l.flow().stall_probability() : 0.0;
+    const int n = std::snprintf(buf, sizeof buf, "mean %.3g s, median %.3g s, 99th percentile %.3g s, max %.3g s",
+                                l.mean().count(), l.quantile(0.5).count(), l.quantile(0.99).count(), l.max().count());
+    if (stalls > 0.0 && n > 0 && static_cast<std::size_t>(n) < sizeof buf)
+        (void)std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ", %.3g%% of extends stalled",
+                            100.0 * stalls);
     return buf;
 }
 

@@ -15,6 +15,7 @@
 #include "fit/vdsm_log_modes.hpp"    // IWYU pragma: export
 #include "fit/vdsm_log_parse.hpp"    // IWYU pragma: export
 #include "fit/vdsm_log_report.hpp"   // IWYU pragma: export
+#include "fit/vdsm_log_stalls.hpp"   // IWYU pragma: export
 #include "fit/vdsm_log_stats.hpp"    // IWYU pragma: export
 
 #endif  // PROVPOL_FIT_HPP

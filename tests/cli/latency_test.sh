@@ -68,7 +68,7 @@ log="$scratch/vdsm.log"
 gen_log 400 7 >"$log"
 expect_ok latency --vdsm-log "$log" --format csv
 cp "$out" "$scratch/log.csv"
-expect_stdout_line 1 'stage,samples,min_s,mean_s,median_s,p90_s,p99_s,max_s,model_min_s,model_mean_s,model_max_s,model'
+expect_stdout_line 1 'stage,samples,min_s,mean_s,median_s,p90_s,p99_s,max_s,model_min_s,model_mean_s,model_max_s,stalls,stall_min_s,stall_max_s,model'
 expect_stdout '^total,400,'
 expect_stdout '^wait,400,'
 expect_stdout '^extend-volume,400,'
@@ -193,7 +193,7 @@ expect_stdout '^fit: mailbox events: SPM event check every 0.5012 s, work 1[.][0
 # A log without wait timers (VDSM before 4.50) is fitted without detection, its statistics all there.
 sed 's/, wait=[0-9.]*//' "$log" >"$scratch/nowait.log"
 expect_ok latency --vdsm-log "$scratch/nowait.log" --format csv
-expect_stdout '^wait,0,,,,,,,,,,$'
+expect_stdout '^wait,0,,,,,,,,,,,,,$'
 expect_stdout '^extend-volume,400,.*,"mailbox events: '
 expect_ok latency --vdsm-log "$scratch/nowait.log"
 expect_stdout '^fit: detection: no wait timer: the flow starts at the request$'
@@ -278,6 +278,25 @@ bad_flow "^provpol latency: --profile: '$scratch/bad.json': stage 2 \\($long48\\
 bad_flow "stage 1 \\(lvextend\\): only a delay between the send and the reply-poll can hold the volume group's lock$" \
   '{"stages": [{"kind": "delay", "name": "lvextend", "min_s": 0, "max_s": 1, "lock": true}]}'
 bad_flow '"stages" must hold 1 to 8 stages, got 0$' '{"stages": []}'
+# Stalls: the cases' times one per stage, only on a delay or the send; the probability in [0, 1].
+two='{"kind": "send", "name": "s"}, {"kind": "delay", "name": "d", "min_s": 1, "max_s": 2}'
+bad_flow 'stalls: case 1: "add_s" must be an array of 2 numbers of seconds, one per stage$' \
+  '{"stages": ['"$two"'], "stalls": {"probability": 0.1, "cases": [{"weight": 1, "add_s": [0]}]}}'
+bad_flow 'stalls: flow stall probability must be in \[0, 1\], got 2$' \
+  '{"stages": ['"$two"'], "stalls": {"probability": 2, "cases": [{"add_s": [0, 5]}]}}'
+bad_flow 'stalls: stage 2 \(d\): add_s must be in \[0, 100000\), got -5$' \
+  '{"stages": ['"$two"'], "stalls": {"probability": 0.1, "cases": [{"add_s": [0, -5]}]}}'
+bad_flow "stalls: case 1: unknown member 'extra_s' \(a case has \"weight\" and \"add_s\"\)$" \
+  '{"stages": ['"$two"'], "stalls": {"probability": 0.1, "cases": [{"extra_s": [0, 5]}]}}'
+bad_flow 'stalls: flow stall cases must be in \[1, 32\], got 0$' \
+  '{"stages": ['"$two"'], "stalls": {"probability": 0.1, "cases": []}}'
+bad_flow 'stalls: "probability" must be a number$' '{"stages": ['"$two"'], "stalls": {"cases": []}}'
+bad_flow "stage 1 \\(c\\): a stall adds time only to a delay or the send$" \
+  '{"stages": [{"kind": "clock", "name": "c", "period_s": 1}], "stalls": {"probability": 0.1, "cases": [{"add_s": [3]}]}}'
+# A flow of delays with one stall in ten of 10 s more on its second stage: the mixture's mean and max.
+printf '{"stages": [%s],\n "stalls": {"probability": 0.1, "cases": [{"weight": 1, "add_s": [0, 10]}]}}\n' "$two" >"$scratch/stalled.json"
+expect_ok latency --profile "flow:$scratch/stalled.json" --format csv
+expect_stdout ',1,2.5,1.5[0-9]*,[0-9.]+,11.[0-9]+,12$'
 bad_flow "unknown member 'stage'" '{"stage": []}'
 bad_flow ":1:12: expected a JSON value$" '{"stages": }'
 bad_flow ":2:1: expected ',' or '}' in an object$" '{"stages": []'

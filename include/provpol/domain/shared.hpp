@@ -19,7 +19,8 @@
 // whole domain, its phase the first drive's draw) and the delays after it are the SPM's work for the request,
 // held under the VG lock (its service time); the reply poll is the host's mail monitor's grid; the stages after
 // it (inbox read, refresh) run on the host alone. Every request draws all its delays when it is made, in stage
-// order, from its drive's stream, as flow_latency::complete does: the draws are the single drive's, and only the
+// order, from its drive's stream, as flow_latency::complete does (a flow's stall first, its time added to the stages
+// it holds up: a stall of the SPM's work is held under the VG lock): the draws are the single drive's, and only the
 // waits depend on the other drives.
 //
 // The duplicate filter (a request for the same volume and size is ignored; an lvextend to the LV's size returns
@@ -248,10 +249,12 @@ public:
         r.st = domain_request::state::before_send;
         ++requests_before_send_;
         const flow_latency& fl = flow_->flow();
+        const std::size_t stall = fl.draw_stall(rng);  // first, as flow_latency::complete draws it
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const flow_stage& s = fl.stage(i);
             if (s.kind() == flow_stage_kind::delay || s.kind() == flow_stage_kind::send)
-                r.draws[i] = seconds(detail::draw_uniform(s.min().count(), s.max().count(), rng));
+                r.draws[i] =
+                    seconds(detail::draw_uniform(s.min().count(), s.max().count(), rng)) + fl.stall_extra(stall, i);
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const domain_role role = flow_->role(i);

@@ -23,8 +23,12 @@
 //     Clock's 0.005 s rounding, unless the mean is more than 3 standard errors from the range's middle (a skewed
 //     stage, e.g. extend-stats' one 0.60 s refresh among 0.19 to 0.4 s): then [lo, 2 x mean - lo), which keeps the
 //     mean, and the samples above it are counted;
-//   - whether the log is a mailbox flow at all: fit/vdsm_log_judge.hpp's verdict; unless it is `explained`,
-//     callers say why (vdsm_verdict_text) instead of using the model.
+//   - stalls (fit/vdsm_log_stalls.hpp): extends far beyond the flow are told apart first (the service times', then
+//     each mode's round trips'), the flow is fitted to the other extends, and the stalls are the model's stall
+//     cases (flow_latency::with_stalls), with probability their share of the extends;
+//   - whether the log is a mailbox flow at all: fit/vdsm_log_judge.hpp's verdict on the flow's extends (a stall is
+//     no reason to refuse a log); unless it is `explained`, callers say why (vdsm_verdict_text) instead of using the
+//     model.
 // The report gives each decision, each range, every mode's score, and the model's min/mean/max per stage next to
 // the log's.
 //
@@ -42,6 +46,7 @@
 #include "vdsm_log_judge.hpp"
 #include "vdsm_log_modes.hpp"
 #include "vdsm_log_report.hpp"
+#include "vdsm_log_stalls.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -104,8 +109,29 @@ PROVPOL_NODISCARD inline std::size_t choose_mode(const trip_fit* modes, std::siz
     return count != 0 && modes[chosen].score.valid ? chosen : count;
 }
 
-// The model, in the profiles' stage structure, and each stage next to the log's.
-PROVPOL_NODISCARD inline result<bool> build_model(const log_columns& c, vdsm_log_fit& f) {
+// The stalls in the report: each timer's stalled values, the totals, the times they add, the cases.
+inline void report_stalls(const vdsm_fit_sample* samples, const std::vector<stall_extend>& stalls, vdsm_log_fit& f) {
+    vdsm_stalls& r = f.stalls;
+    r = vdsm_stalls{};
+    for (const stall_extend& e : stalls) {
+        const vdsm_fit_sample& s = samples[e.index];
+        const double timers = (s.wait.count() >= 0.0 ? s.wait.count() : 0.0) + s.trip.count() + s.refresh.count();
+        note_stall(r.total, s.total.count());
+        if ((e.timers & stall_wait) != 0U) note_stall(r.wait, s.wait.count());
+        if ((e.timers & stall_trip) != 0U) note_stall(r.extend_volume, s.trip.count());
+        if ((e.timers & stall_refresh) != 0U) note_stall(r.refresh_volume, s.refresh.count());
+        if ((e.timers & stall_other) != 0U) note_stall(r.other, s.total.count() - timers);
+        r.added_min = r.total.count == 1 || seconds(e.added()) < r.added_min ? seconds(e.added()) : r.added_min;
+        r.added_max = r.total.count == 1 || seconds(e.added()) > r.added_max ? seconds(e.added()) : r.added_max;
+    }
+    r.share = static_cast<double>(r.total.count) / static_cast<double>(f.samples);
+    r.cases = stalls.size() < flow_latency::max_stall_cases ? stalls.size() : flow_latency::max_stall_cases;
+}
+
+// The model, in the profiles' stage structure, with the stalls (fit/vdsm_log_stalls.hpp), and each stage next to the
+// log's (`c`: every extend, the stalls too). Long: one flow and the three stage views of it.
+PROVPOL_NODISCARD inline result<bool> build_model(const log_columns& c, const std::vector<stall_extend>& stalls,
+                                                  vdsm_log_fit& f) {
     flow_stage stages[flow_latency::max_stages];
     std::size_t count = 0;
     if (f.detection == vdsm_detection::monitor)
@@ -123,17 +149,32 @@ PROVPOL_NODISCARD inline result<bool> build_model(const log_columns& c, vdsm_log
     const std::size_t refresh_at = count;
     stages[count++] = flow_stage::delay("LV refresh", f.refresh.min, f.refresh.max);
     if (f.has_other) stages[count++] = flow_stage::delay("other time in the total", f.other.min, f.other.max);
-    const auto model = flow_latency::make(stages, count);
-    if (!model) return unexpected(model.error().cause());  // the field, the value and its range
-    f.model = *model;
-    const auto trip_model = flow_latency::make(stages + trip_at, 5);
-    const auto refresh_model = flow_latency::make(stages + refresh_at, 1);
-    if (!trip_model || !refresh_model)
+    const auto flow = flow_latency::make(stages, count);
+    if (!flow) return unexpected(flow.error().cause());  // the field, the value and its range
+    const auto trip_flow = flow_latency::make(stages + trip_at, 5);
+    const auto refresh_flow = flow_latency::make(stages + refresh_at, 1);
+    if (!trip_flow || !refresh_flow)
         return unexpected(error::unsupported("vdsm log fit", "a fitted stage is out of the flow model's range"));
+    // The stalls' times: a late wait to the dispatch, or to the send after a monitor's tick; the round trip's to the
+    // SPM's work; the time outside the timers to its stage, or to the refresh.
+    const std::vector<std::vector<std::size_t>> groups = stall_groups(stalls);
+    const double p = static_cast<double>(stalls.size()) / static_cast<double>(f.samples);
+    const int send = static_cast<int>(trip_at), work = send + 2, refresh = static_cast<int>(refresh_at);
+    const stall_stages whole{f.detection == vdsm_detection::event ? 0 : send, work, refresh,
+                             f.has_other ? refresh + 1 : refresh};
+    const auto model = with_stall_cases(*flow, p, stall_cases(stalls, groups, whole));
+    const auto trip_model = with_stall_cases(*trip_flow, p, stall_cases(stalls, groups, {-1, 2, -1, -1}));
+    const auto refresh_model = with_stall_cases(*refresh_flow, p, stall_cases(stalls, groups, {-1, -1, 0, -1}));
+    if (!model) return unexpected(model.error());
+    if (!trip_model || !refresh_model)
+        return unexpected(error::unsupported("vdsm log fit", "a stall's time is out of the flow model's range"));
+    f.model = *model;
     const std::size_t n = c.trips.size();
-    if (trip_at == 1) {
-        const auto wait_model = flow_latency::make(stages, 1);
-        if (wait_model) f.wait = stage_fit(moments_of(c.waits.data(), c.waits.size()), *wait_model);
+    if (trip_at == 1) {  // the detection and the send, where a late wait's time goes
+        const stall_stages at{f.detection == vdsm_detection::event ? 0 : 1, -1, -1, -1};
+        if (const auto wait_flow = flow_latency::make(stages, 2))
+            if (const auto wait_model = with_stall_cases(*wait_flow, p, stall_cases(stalls, groups, at)))
+                f.wait = stage_fit(moments_of(c.waits.data(), c.waits.size()), *wait_model);
     }
     f.extend_volume = stage_fit(moments_of(c.trips.data(), n), *trip_model);
     f.refresh_volume = stage_fit(moments_of(c.refreshes.data(), n), *refresh_model);
@@ -165,9 +206,12 @@ inline void set_mode(const log_columns& c, const trip_fit& best, vdsm_log_fit& f
 }  // namespace detail
 
 /// Fits a flow model to a log's extends (see the header comment): scores every mailbox mode against every round
-/// trip, keeps the one detail::choose_mode orders first, and judges the log (fit/vdsm_log_judge.hpp): `explained`
-/// says the log is a mailbox flow the model may be planned with; otherwise `verdict` and `evidence` say why not.
-/// Errors: no samples, no mode gives a model of the round trips, or a fitted stage out of the flow model's range.
+/// trip apart from its stalls, keeps the one detail::choose_mode orders first, tells the stalls from the flow
+/// (fit/vdsm_log_stalls.hpp), fits the flow to the other extends and models the stalls beside it, and judges the
+/// flow's extends (fit/vdsm_log_judge.hpp): `explained` says the log is a mailbox flow the model may be planned with;
+/// otherwise `verdict` and `evidence` say why not. A log without stalls is fitted as it was before stalls were told
+/// apart. Errors: no samples, no mode gives a model of the round trips, or a fitted stage (or a stall's time) out of
+/// the flow model's range.
 PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample* samples, std::size_t n) {
     if (n == 0 || samples == nullptr)
         return unexpected(error::unsupported("vdsm log", "no extend lines in the log: cannot fit a flow model"));
@@ -175,20 +219,39 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     f.samples = n;
     const detail::log_columns c = detail::columns_of(samples, n);
     f.vms = c.vms;
-    const auto detected = detail::fit_detection(c, f);
-    if (!detected) return unexpected(detected.error());
+    // The service times' stalls, then each mode apart from its round trips' stalls (fit/vdsm_log_stalls.hpp).
+    std::vector<unsigned> bits = detail::service_stalls(samples, n, c);
+    std::vector<double> trips;
+    for (std::size_t i = 0; i < n; ++i)
+        if (bits[i] == 0U) trips.push_back(samples[i].trip.count());
+    std::sort(trips.begin(), trips.end());
     detail::trip_fit modes[vdsm_log_fit::mode_count];
     for (std::size_t m = 0; m < vdsm_log_fit::mode_count; ++m) {
-        modes[m] = detail::fit_trip_mode(c.trips.data(), n, vdsm_log_fit::polls[m].count());
+        modes[m] = detail::fit_trip_mode_apart(trips.data(), trips.size(), vdsm_log_fit::polls[m].count());
         f.modes[m] = modes[m].score;
     }
-    const std::size_t chosen = detail::choose_mode(modes, vdsm_log_fit::mode_count, n);
+    const std::size_t chosen = detail::choose_mode(modes, vdsm_log_fit::mode_count, trips.size());
     if (chosen == vdsm_log_fit::mode_count)
         return unexpected(error::unsupported("vdsm log fit", "no mailbox mode gives a model of the round trips"));
-    detail::set_mode(c, modes[chosen], f);
-    const auto built = detail::build_model(c, f);
+    // The stalls, and the flow's extends: the others.
+    const detail::trip_fit& mode = modes[chosen];
+    const double trip_from = mode.stalls > 0 ? trips[trips.size() - mode.stalls] : 1e300;
+    for (std::size_t i = 0; i < n; ++i)
+        if (bits[i] == 0U && samples[i].trip.count() >= trip_from) bits[i] |= detail::stall_trip;
+    std::vector<vdsm_fit_sample> flow;
+    for (std::size_t i = 0; i < n; ++i)
+        if (bits[i] == 0U) flow.push_back(samples[i]);
+    const bool stalls = flow.size() < n;
+    detail::log_columns fc = stalls ? detail::columns_of(flow.data(), flow.size()) : c;
+    const auto detected = detail::fit_detection(fc, f);
+    if (!detected) return unexpected(detected.error());
+    detail::set_mode(fc, stalls ? detail::fit_trip_mode(fc.trips.data(), fc.trips.size(), mode.poll) : mode, f);
+    const std::vector<detail::stall_extend> apart = detail::stall_times(samples, bits, f);
+    detail::report_stalls(samples, apart, f);
+    const auto built = detail::build_model(c, apart, f);
     if (!built) return unexpected(built.error());
-    judge_vdsm_log(c, f);
+    fc.short_totals = c.short_totals;  // a Clock's totals are checked on every extend, the stalls too
+    judge_vdsm_log(fc, f);
     return f;
 }
 

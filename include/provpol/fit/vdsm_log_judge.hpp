@@ -7,7 +7,8 @@
 // marginal flow, and a log of a few VMs may lie far from the marginal (a Kolmogorov-Smirnov distance of 0.10 to
 // 0.16 on round trips of flows the model describes exactly). What is drawn afresh for every extend is the service
 // times: the SPM's work, the host's inbox read, the refresh, the event's dispatch, and where the event falls
-// against the watermark monitor. The checks rest on those alone, in this order:
+// against the watermark monitor. The checks read the flow's extends, the stalls (fit/vdsm_log_stalls.hpp) left out
+// but for totals_short, and rest on those service times alone, in this order:
 //   - totals_short: VDSM's timers lie inside its total (thinp.py starts wait, extend and refresh in turn within
 //     it), so a total is never shorter than wait + round trip + refresh beyond the four values' rounding (0.02 s).
 //     More such extends than the allowance (n / 50, at most 20: the outliers any check may leave out): not a

@@ -156,6 +156,7 @@ struct trip_fit {
     double poll = 0.0, cycle = 0.0, a = 0.0, b = 0.0, r0 = 0.0, r1 = 0.0;
     std::uint64_t k_min = 0, k_max = 0;
     std::size_t below = 0, outliers = 0;
+    std::size_t stalls = 0;  // the top round trips left out as stalls (fit/vdsm_log_stalls.hpp)
 };
 
 // The first index of sorted[0, n) whose value is not below v.
@@ -290,13 +291,14 @@ inline double fit_spm_work(const std::vector<std::size_t>& count, trip_fit& f) {
 
 // One mailbox mode fitted to the round trips `trips` (sorted) for reply polls of `poll` seconds: the read's arc,
 // the polls each round trip took, the SPM work, and the mode's likelihood (polls and read for the round trips it
-// explains, the outlier density for the rest).
-PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll) {
+// explains, the outlier density for the rest: a share of 1e-3 spread over `span` seconds, by default the longest
+// round trip's and 1 s).
+PROVPOL_NODISCARD inline trip_fit fit_trip_mode(const double* trips, std::size_t n, double poll, double span = 0.0) {
     trip_fit f;
     f.poll = poll;
     f.cycle = poll + spm_drift_for(poll);
     f.score.poll = seconds(poll);
-    const double span = n == 0 || trips[n - 1] + 1.0 < 1.0 ? 1.0 : trips[n - 1] + 1.0;
+    if (!(span > 0.0)) span = n == 0 || trips[n - 1] + 1.0 < 1.0 ? 1.0 : trips[n - 1] + 1.0;
     const double outlier_log = log(trip_outlier_share / span);
     fit_read_arc(trips, n, outlier_log, f);
     const std::vector<std::size_t> count = count_polls(trips, n, f);

@@ -69,6 +69,7 @@ struct vdsm_mode_score {
     seconds poll{};                  ///< the host's reply poll and the SPM's clock
     double log_likelihood = -1e300;  ///< of the round trips under the mode's best parameters
     std::size_t unexplained = 0;     ///< round trips off the mode's lattice (or shorter than one poll)
+    std::size_t stalls = 0;          ///< round trips far beyond the mode's flow, scored apart (fit/vdsm_log_stalls.hpp)
     bool valid = false;              ///< the mode gave a model at all
 };
 
@@ -112,6 +113,21 @@ struct vdsm_log_evidence {
     double gap_chance = 0.0;  ///< log10 bound on the chance of such a span inside one uniform range
 };
 
+/// One timer's stalls: how many extends stalled there, and the range of their values as logged.
+struct vdsm_stall_values {
+    std::size_t count = 0;
+    seconds min{}, max{};
+};
+
+/// The stalls the fit found (fit/vdsm_log_stalls.hpp): extends far beyond the flow, modelled beside it.
+struct vdsm_stalls {
+    vdsm_stall_values total;                                       ///< the stalled extends (each once) and their totals
+    vdsm_stall_values wait, extend_volume, refresh_volume, other;  ///< by the timer beyond the flow's reach
+    double share = 0.0;                ///< total.count / samples: the model's stall probability
+    seconds added_min{}, added_max{};  ///< the time a stall adds to the flow (beyond its timers' means)
+    std::size_t cases = 0;             ///< the model's stall cases (one per stall up to 32)
+};
+
 /// A flow model fitted to a VDSM log, and what the fit decided (see fit/vdsm_log_fit.hpp).
 struct vdsm_log_fit {
     static constexpr std::size_t mode_count = 6;
@@ -120,7 +136,7 @@ struct vdsm_log_fit {
     static constexpr seconds polls[mode_count] = {seconds(0.2), seconds(0.25), seconds(0.5),
                                                   seconds(1.0), seconds(2.0),  seconds(4.0)};
 
-    flow_latency model;
+    flow_latency model;      ///< the flow fitted to the extends that are not stalls, and the stalls as its stall cases
     bool explained = false;  ///< verdict == explained: the model may be planned with; otherwise callers say why
     vdsm_verdict verdict = vdsm_verdict::too_few;
     vdsm_log_evidence evidence;
@@ -137,6 +153,7 @@ struct vdsm_log_fit {
     bool has_other = false;   ///< the totals hold time beyond wait + round trip + refresh (more than rounding)
     vdsm_fitted_range other;  ///< that time, as a delay
     vdsm_stage_fit wait, extend_volume, refresh_volume, total;
+    vdsm_stalls stalls;  ///< extends far beyond the flow: the model's stall component
     std::size_t samples = 0, vms = 0;
     vdsm_mode_score modes[mode_count];
 };

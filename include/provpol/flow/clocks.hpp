@@ -32,6 +32,13 @@
 // (lvm.py's extendLV returns at once) and replies, and the host refreshes again: an extend completed that grew
 // nothing, which VDSM's log counts as an extend. The rule is VDSM's version's (see flow_resend).
 //
+// Stalls (with_stalls): rare requests that take far longer than the flow, as a real SPM's stalled lvextend, an
+// overloaded SPM or a host's storage hiccup does. With probability p a request stalls: one of up to 32 stall cases,
+// chosen by its weight, adds its own time to some of the delays and the send (the SPM's work, the refresh, the event's
+// dispatch), on top of their draws. The flow keeps its clocks: a stall in the SPM's work is still seen at a reply
+// poll. The marginal latency is then the mixture (1 - p) L + p L', L' the flow with a case's times added; its CDF is
+// exact as below, the reply poll's sum taken for each case over the polls its shifted work can need.
+//
 // Two views of one model:
 //   - per run (simulate_run, the agent): start_run() draws the clocks' phases, complete() gives, for a request
 //     made at time t, the time the grown LV is visible. The same VM is lucky or unlucky extend after extend.
@@ -105,12 +112,23 @@ PROVPOL_NODISCARD inline seconds next_clock_tick(seconds phase, seconds cycle, s
     return seconds(detail::next_clock_tick(phase.count(), cycle.count(), t.count()));
 }
 
+/// One way a request of a flow stalls (flow_latency::with_stalls): the time it adds to each stage (by the stage's
+/// index; only a delay or the send takes time), and its weight among the flow's stall cases.
+struct flow_stall_case {
+    double weight = 1.0;
+    seconds extra[flow_run::max_stages] = {};
+};
+
 /// The extend latency as the flow of clocks and service times (see the header comment).
 class flow_latency {
 public:
     static constexpr std::size_t max_stages = flow_run::max_stages;
     /// The most reply polls one request can wait (bounds the exact CDF's sum).
     static constexpr std::uint64_t max_reply_polls = 1000;
+    /// The most stall cases a flow keeps (with_stalls).
+    static constexpr std::size_t max_stall_cases = 32;
+    /// draw_stall()'s answer for a request that does not stall.
+    static constexpr std::size_t no_stall = max_stall_cases;
 
     /// Validates the stages: 1 to 8; a monitor only first; a locked delay only between the send and the reply
     /// poll; at most one send and one reply poll, the poll after the send; names of at most flow_stage::max_name
@@ -162,6 +180,81 @@ public:
     /// -1 without one.
     PROVPOL_NODISCARD int refresh_stage() const noexcept { return refresh_; }
 
+    /// The same flow whose requests stall with probability `probability` (see the header comment): `count` cases,
+    /// each adding its times to the stages' draws, chosen by weight (the weights need not add up to 1). Validates:
+    /// probability in [0, 1]; 1 to max_stall_cases cases when it is above 0, none at 0 (the flow without stalls);
+    /// weights finite and above 0; each case's times finite in [0, 1e5) s, and above 0 only on a delay or the send.
+    /// An error about a case's time names the stage. Replaces the stalls the flow had.
+    PROVPOL_NODISCARD result<flow_latency, flow_error> with_stalls(double probability, const flow_stall_case* cases,
+                                                                   std::size_t count) const noexcept {
+        if (!(probability >= 0.0 && probability <= 1.0))
+            return unexpected(
+                flow_error(error::out_of_range("flow stall probability", error_value::of_real(probability),
+                                               error_value::of_real(0.0), error_value::of_real(1.0))));
+        const std::size_t lo = probability > 0.0 ? 1 : 0, hi = probability > 0.0 ? max_stall_cases : 0;
+        if (count < lo || count > hi || (count > 0 && cases == nullptr))
+            return unexpected(flow_error(error::out_of_range("flow stall cases", error_value::of(count),
+                                                             error_value::of(lo), error_value::of(hi))));
+        flow_latency f = *this;
+        double sum = 0.0;
+        for (std::size_t c = 0; c < count; ++c) {
+            const double w = cases[c].weight;
+            if (!(detail::isfinite(w) && w > 0.0))
+                return unexpected(
+                    flow_error(error::unsupported("flow stall weight", "a weight must be finite and above 0")));
+            for (std::size_t i = 0; i < max_stages; ++i) {
+                const double x = cases[c].extra[i].count();
+                if (!detail::isfinite(x) || x < 0.0 || x >= 1e5)
+                    return unexpected(
+                        flow_error(error::out_of_range("stall_seconds", error_value::of_real(x),
+                                                       error_value::of_real(0.0), error_value::of_real(1e5)),
+                                   i, stages_[i]));
+                if (x > 0.0 && (i >= count_ || !stages_[i].timed()))
+                    return unexpected(flow_error(
+                        error::unsupported(nullptr, "a stall adds time only to a delay or the send"), i, stages_[i]));
+            }
+            sum += w;
+            f.stalls_[c] = cases[c];
+        }
+        if (!detail::isfinite(sum))
+            return unexpected(flow_error(error::unsupported("flow stall weight", "the weights' sum must be finite")));
+        f.stall_count_ = count;
+        f.stall_p_ = count == 0 ? 0.0 : probability;
+        double cum = 0.0;
+        for (std::size_t c = 0; c < count; ++c) {
+            f.stall_share_[c] = cases[c].weight / sum;
+            cum += f.stall_share_[c];
+            f.stall_cum_[c] = c + 1 == count ? 1.0 : cum;
+        }
+        f.prepare_stalls();
+        return f;
+    }
+    /// The probability that a request stalls (0 without stalls).
+    PROVPOL_NODISCARD double stall_probability() const noexcept { return stall_p_; }
+    /// The stall cases, as given (a case's share of the stalls is its weight over the weights' sum).
+    PROVPOL_NODISCARD std::size_t stall_case_count() const noexcept { return stall_count_; }
+    PROVPOL_NODISCARD const flow_stall_case& stall_case(std::size_t c) const noexcept { return stalls_[c]; }
+    /// Stall case c's share of the stalls: its weight over the weights' sum.
+    PROVPOL_NODISCARD double stall_share(std::size_t c) const noexcept {
+        return c < stall_count_ ? stall_share_[c] : 0.0;
+    }
+    /// Whether a request stalls, and how: the case's index, or no_stall. Draws one uniform from `rng` when the flow has
+    /// stalls, none otherwise (so that a flow without stalls draws what it always drew). complete() and a domain's
+    /// requests (domain/shared.hpp) draw it first, before the stages' draws.
+    PROVPOL_NODISCARD std::size_t draw_stall(random_stream& rng) const noexcept {
+        if (!(stall_p_ > 0.0)) return no_stall;
+        const double u = rng.uniform();
+        if (!(u < stall_p_)) return no_stall;
+        const double v = u / stall_p_;
+        for (std::size_t c = 0; c + 1 < stall_count_; ++c)
+            if (v < stall_cum_[c]) return c;
+        return stall_count_ - 1;
+    }
+    /// The time stall case `c` adds to stage `i` (0 for no_stall).
+    PROVPOL_NODISCARD seconds stall_extra(std::size_t c, std::size_t i) const noexcept {
+        return c < stall_count_ && i < max_stages ? stalls_[c].extra[i] : seconds(0);
+    }
+
     // ---- the marginal latency: a request at a time uniform against every clock ------------------------------
 
     PROVPOL_NODISCARD seconds mean() const noexcept { return seconds(mean_); }
@@ -169,33 +262,29 @@ public:
     /// The supremum of the latency.
     PROVPOL_NODISCARD seconds max() const noexcept { return seconds(max_); }
     PROVPOL_NODISCARD double cdf(seconds t) const noexcept {
-        if (poll_ < 0) return ab_.cdf(t);
-        double acc = 0.0;
-        for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
-            const double pk = poll_probability(k);
-            if (pk > 0.0) acc += pk * ab_.cdf(seconds(t.count() - static_cast<double>(k) * period_));
-        }
+        double acc = stall_p_ < 1.0 ? (1.0 - stall_p_) * part(t.count(), 0.0, 0.0, k_min_, k_max_, false) : 0.0;
+        for (std::size_t c = 0; c < stall_count_; ++c)
+            acc += stall_p_ * stall_share_[c] *
+                   part(t.count(), stall_x_[c], stall_ab_[c], stall_k_min_[c], stall_k_max_[c], false);
         return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
     }
     /// P(L > t), computed as a sum of upper tails so that small probabilities keep their precision.
     PROVPOL_NODISCARD double exceed_probability(seconds t) const noexcept {
-        if (poll_ < 0) return ab_.exceed_probability(t);
-        double acc = 0.0;
-        for (std::uint64_t k = k_min_; k <= k_max_; ++k) {
-            const double pk = poll_probability(k);
-            if (pk > 0.0) acc += pk * ab_.exceed_probability(seconds(t.count() - static_cast<double>(k) * period_));
-        }
+        double acc = stall_p_ < 1.0 ? (1.0 - stall_p_) * part(t.count(), 0.0, 0.0, k_min_, k_max_, true) : 0.0;
+        for (std::size_t c = 0; c < stall_count_; ++c)
+            acc += stall_p_ * stall_share_[c] *
+                   part(t.count(), stall_x_[c], stall_ab_[c], stall_k_min_[c], stall_k_max_[c], true);
         return acc < 0.0 ? 0.0 : (acc > 1.0 ? 1.0 : acc);
     }
     /// The smallest t with P(L <= t) >= p (bisection on the exact CDF, to 1e-9 s).
     PROVPOL_NODISCARD seconds quantile(double p) const noexcept { return detail::quantile_by_bisection(*this, p); }
-    /// P(K = k): the probability that the reply is seen at the k-th poll after the send (1 without a poll).
+    /// P(K = k): the probability that the reply is seen at the k-th poll after the send (1 without a poll), stalls
+    /// included.
     PROVPOL_NODISCARD double poll_probability(std::uint64_t k) const noexcept {
-        if (poll_ < 0) return k == 1 ? 1.0 : 0.0;
-        if (k < 1) return 0.0;
-        const double hi = x_.cdf(seconds(static_cast<double>(k) * period_));
-        const double lo = k == 1 ? 0.0 : x_.cdf(seconds(static_cast<double>(k - 1) * period_));
-        return hi > lo ? hi - lo : 0.0;
+        double acc = stall_p_ < 1.0 ? (1.0 - stall_p_) * shifted_poll_probability(k, 0.0) : 0.0;
+        for (std::size_t c = 0; c < stall_count_; ++c)
+            acc += stall_p_ * stall_share_[c] * shifted_poll_probability(k, stall_x_[c]);
+        return acc;
     }
 
     // ---- one run -------------------------------------------------------------------------------------------
@@ -217,6 +306,7 @@ public:
     PROVPOL_NODISCARD seconds complete(flow_run& run, seconds at, random_stream& rng) const noexcept {
         double t = at.count();
         run.reply_read = seconds(1e300);  // set at the refresh stage, when the flow has one
+        const std::size_t stall = draw_stall(rng);
         for (std::size_t i = 0; i < count_; ++i) {
             const flow_stage& s = stages_[i];
             switch (s.kind_) {
@@ -227,10 +317,10 @@ public:
                     break;
                 case flow_stage_kind::delay:
                     if (static_cast<int>(i) == refresh_) run.reply_read = seconds(t);
-                    t += draw(s, rng);
+                    t += draw(s, rng) + stall_extra(stall, i).count();
                     break;
                 case flow_stage_kind::send:
-                    t += draw(s, rng);
+                    t += draw(s, rng) + stall_extra(stall, i).count();
                     if (poll_ >= 0) {
                         if (t < run.reply_pending_until.count())  // the mail monitor is sleeping on a pending reply
                             t = detail::next_clock_tick(run.send_time.count(), period_, t);
@@ -322,9 +412,10 @@ private:
         ab_ = *pab;
         x_ = *px;
         if (poll_ < 0) {
-            mean_ = ab_.mean().count();
-            min_ = ab_.min().count();
-            max_ = ab_.max().count();
+            base_mean_ = ab_.mean().count();
+            base_min_ = ab_.min().count();
+            base_max_ = ab_.max().count();
+            prepare_stalls();
             return true;
         }
         // K = max(1, ceil(X / T)) ranges over [k_min, k_max].
@@ -336,14 +427,84 @@ private:
         k_max_ = kx_max < 1.0 ? 1 : static_cast<std::uint64_t>(kx_max);
         k_min_ = kx_min < 1.0 ? 1 : static_cast<std::uint64_t>(kx_min);
         if (k_min_ > k_max_) k_min_ = k_max_;
-        while (k_min_ < k_max_ && !(poll_probability(k_min_) > 0.0)) ++k_min_;
-        while (k_max_ > k_min_ && !(poll_probability(k_max_) > 0.0)) --k_max_;
+        while (k_min_ < k_max_ && !(shifted_poll_probability(k_min_, 0.0) > 0.0)) ++k_min_;
+        while (k_max_ > k_min_ && !(shifted_poll_probability(k_max_, 0.0) > 0.0)) --k_max_;
         double ek = 0.0;
-        for (std::uint64_t k = k_min_; k <= k_max_; ++k) ek += static_cast<double>(k) * poll_probability(k);
-        mean_ = ab_.mean().count() + period_ * ek;
-        min_ = ab_.min().count() + period_ * static_cast<double>(k_min_);
-        max_ = ab_.max().count() + period_ * static_cast<double>(k_max_);
+        for (std::uint64_t k = k_min_; k <= k_max_; ++k)
+            ek += static_cast<double>(k) * shifted_poll_probability(k, 0.0);
+        base_mean_ = ab_.mean().count() + period_ * ek;
+        base_min_ = ab_.min().count() + period_ * static_cast<double>(k_min_);
+        base_max_ = ab_.max().count() + period_ * static_cast<double>(k_max_);
+        prepare_stalls();
         return true;
+    }
+
+    // P(K = k) when the time between the send and the reply poll is X + shift (a stall case's time there).
+    PROVPOL_NODISCARD double shifted_poll_probability(std::uint64_t k, double shift) const noexcept {
+        if (poll_ < 0) return k == 1 ? 1.0 : 0.0;
+        if (k < 1) return 0.0;
+        const double hi = x_.cdf(seconds(static_cast<double>(k) * period_ - shift));
+        const double lo = k == 1 ? 0.0 : x_.cdf(seconds(static_cast<double>(k - 1) * period_ - shift));
+        return hi > lo ? hi - lo : 0.0;
+    }
+
+    // P(L <= t), or P(L > t) when `upper`, for the flow with `shift_x` added between the send and the reply poll and
+    // `shift_ab` outside it, its polls from k_lo to k_hi.
+    PROVPOL_NODISCARD double part(double t, double shift_x, double shift_ab, std::uint64_t k_lo, std::uint64_t k_hi,
+                                  bool upper) const noexcept {
+        const auto tail = [this, upper](double x) {
+            return upper ? ab_.exceed_probability(seconds(x)) : ab_.cdf(seconds(x));
+        };
+        if (poll_ < 0) return tail(t - shift_ab);
+        double acc = 0.0;
+        for (std::uint64_t k = k_lo; k <= k_hi; ++k) {
+            const double pk = shifted_poll_probability(k, shift_x);
+            if (pk > 0.0) acc += pk * tail(t - shift_ab - static_cast<double>(k) * period_);
+        }
+        return acc;
+    }
+
+    // Each stall case's times between the send and the reply poll and outside it, the polls it can take, and the
+    // mixture's mean, min and max (the flow's own without stalls).
+    void prepare_stalls() noexcept {
+        double mean = 0.0, lo = base_min_, hi = base_max_;
+        bool first = !(stall_p_ < 1.0);
+        for (std::size_t c = 0; c < stall_count_; ++c) {
+            double x = 0.0, ab = 0.0;
+            for (std::size_t i = 0; i < count_; ++i) {
+                const bool between = poll_ >= 0 && static_cast<int>(i) > send_ && static_cast<int>(i) < poll_;
+                (between ? x : ab) += stalls_[c].extra[i].count();
+            }
+            stall_x_[c] = x;
+            stall_ab_[c] = ab;
+            double m = ab_.mean().count() + ab, cmin = ab_.min().count() + ab, cmax = ab_.max().count() + ab;
+            if (poll_ >= 0) {
+                // K = max(1, ceil((X + x) / T)) over [k_lo, k_hi], trimmed to the polls of some probability.
+                const double kx_max = detail::ceil((x_.max().count() + x) / period_);
+                const double kx_min = detail::floor((x_.min().count() + x) / period_) + 1.0;
+                std::uint64_t k_hi = kx_max < 1.0 ? 1 : static_cast<std::uint64_t>(kx_max);
+                std::uint64_t k_lo = kx_min < 1.0 ? 1 : static_cast<std::uint64_t>(kx_min);
+                if (k_lo > k_hi) k_lo = k_hi;
+                while (k_lo < k_hi && !(shifted_poll_probability(k_lo, x) > 0.0)) ++k_lo;
+                while (k_hi > k_lo && !(shifted_poll_probability(k_hi, x) > 0.0)) --k_hi;
+                double ek = 0.0;
+                for (std::uint64_t k = k_lo; k <= k_hi; ++k)
+                    ek += static_cast<double>(k) * shifted_poll_probability(k, x);
+                stall_k_min_[c] = k_lo;
+                stall_k_max_[c] = k_hi;
+                m += period_ * ek;
+                cmin += period_ * static_cast<double>(k_lo);
+                cmax += period_ * static_cast<double>(k_hi);
+            }
+            mean += stall_share_[c] * m;
+            lo = first || cmin < lo ? cmin : lo;
+            hi = first || cmax > hi ? cmax : hi;
+            first = false;
+        }
+        mean_ = (1.0 - stall_p_) * base_mean_ + stall_p_ * mean;
+        if (stall_count_ == 0) mean_ = base_mean_;
+        min_ = lo;
+        max_ = hi;
     }
 
     flow_stage stages_[max_stages] = {};
@@ -357,7 +518,19 @@ private:
     pipeline_latency ab_{};
     pipeline_latency x_{};
     std::uint64_t k_min_ = 1, k_max_ = 1;
-    double mean_ = 0.0, min_ = 0.0, max_ = 0.0;
+    double base_mean_ = 0.0, base_min_ = 0.0, base_max_ = 0.0;  // the flow without its stalls
+    double mean_ = 0.0, min_ = 0.0, max_ = 0.0;                 // the mixture
+    // The stalls (with_stalls): the probability, the cases as given, their shares and cumulative shares, and per
+    // case its time between the send and the reply poll, its time outside it, and the polls it can take.
+    double stall_p_ = 0.0;
+    std::size_t stall_count_ = 0;
+    flow_stall_case stalls_[max_stall_cases] = {};
+    double stall_share_[max_stall_cases] = {};
+    double stall_cum_[max_stall_cases] = {};
+    double stall_x_[max_stall_cases] = {};
+    double stall_ab_[max_stall_cases] = {};
+    std::uint64_t stall_k_min_[max_stall_cases] = {};
+    std::uint64_t stall_k_max_[max_stall_cases] = {};
 };
 
 }  // namespace provpol
