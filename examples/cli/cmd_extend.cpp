@@ -302,6 +302,9 @@ args extend_args(int argc, char** argv) {
           "instead of --threshold and --extend-percent (activation/*_autoextend_threshold and _percent, later "
           "files win)",
           true},
+         {"--lvm-version", "VERSION",
+          "LVM, with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm "
+          "version prints here, else 2.03.31)"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
@@ -465,7 +468,8 @@ int extend_vdsm(const args& a, const extend_mode& m, const drive_sizes& d) {
     sequence_cut cut;
     static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",        "--used-blocks", "--total-blocks",
                                            "--metadata-size", "--metadata-used",  "--cow-max",     "--vdo-slab",
-                                           "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool"};
+                                           "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool",
+                                           "--lvm-version"};
     for (const char* o : lvm_only)
         if (a.has(o))
             throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");

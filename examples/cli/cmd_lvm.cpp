@@ -44,6 +44,9 @@ std::vector<option> pool_options() {
          "activation/thin_pool_autoextend_threshold and _percent, instead of --threshold and --extend-percent; "
          "recommend's answer reads back",
          true},
+        {"--lvm-version", "VERSION",
+         "with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm version "
+         "prints here, else 2.03.31)"},
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
@@ -227,8 +230,11 @@ pool_setup pool_setup_of(const args& a) {
                           "lvm-thin-default)");
     const std::optional<lvs_pool> lvs = lvs_option(a, {"--pool-size", "--pool-used", "--metadata-size",
                                                        "--metadata-used", "--vg-free", "--pool-chunk", "--extent"});
-    const lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr);
+    lvm_host host;
+    lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr, &host);
     warn_lvm_clamp(c);
+    // monitoring = 0: dmeventd never runs lvextend --use-policies, so the pool is simulated with autoextend off.
+    if (!host.monitored) c = lvm_config_with(c, 100, c.extend_percent());
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
     const bytes used = lvs ? lvs_fill(lvs->data_percent, pool, c.pool_chunk())
@@ -447,13 +453,13 @@ struct recommend_outcome {
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 15, {"--rate", "LIST",
+    opts.insert(opts.begin() + 16, {"--rate", "LIST",
                                     "the write rate per writer to plan for (required); a comma-separated list "
                                     "answers for each",
                                     true, "--rates"});
-    opts.insert(opts.begin() + 16,
-                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
     opts.insert(opts.begin() + 17,
+                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
+    opts.insert(opts.begin() + 18,
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
@@ -920,7 +926,7 @@ int run_plan_lvm(int argc, char** argv) {
         return run_per_value(argc, argv, {"--policy"}, v, "policy", run_plan_lvm);
     }
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 15, {"--rate", "LIST",
+    opts.insert(opts.begin() + 16, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});

@@ -7,6 +7,7 @@
 #include "common/cli.hpp"
 #include "common/csv.hpp"
 #include "common/lvm_conf.hpp"
+#include "common/lvm_defaults.hpp"
 #include "common/lvs_report.hpp"
 #include "common/table.hpp"
 
@@ -128,31 +129,88 @@ inline lvm_conf read_lvm_conf(const std::vector<std::string>& paths) {
     }
 }
 
-/// The threshold and percent --config FILE... gives for `kind` (lvm.conf syntax or lvmconfig's output, read by
-/// read_lvm_conf_files: later files win), over `base`'s; on stderr, which file set each, and that monitoring = 0
-/// means dmeventd never extends the volume (the answer is lvextend --use-policies' when it runs).
-inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, const lvm_autoextend_config& base) {
+/// What --config said about the host beyond the threshold and percent: whether dmeventd monitors the volume
+/// (activation/monitoring), and the lvm2 version whose defaults filled the keys no file sets.
+struct lvm_host {
+    bool described = false;         ///< --config was given: the settings are the host's, not the preset's
+    bool monitored = true;          ///< activation/monitoring as lvm2 reads it
+    std::string monitoring_source;  ///< "monitoring = 0 from lvm.conf line 12", when a file set it to 0
+    std::string version;            ///< "2.03.16", when described
+};
+
+namespace detail_lvm {
+
+// One key of --config as lvm2 reads it: its value and the words that say where it came from.
+struct conf_key {
+    std::int64_t value;
+    std::string said;  // "thin_pool_autoextend_threshold = 70 from lvm.conf line 24"
+};
+
+inline conf_key conf_integer(const lvm_conf& conf, const std::string& path, const lvm2_version& v) {
+    const std::string key = path.substr(path.rfind('/') + 1);
+    const lvm_conf_int r = conf.integer(path);
+    const std::int64_t def = v.defaults.of(path);
+    const std::string dflt = "lvm2 " + v.version + "'s default";
+    if (r.value) return {*r.value, conf.source(path)};
+    if (r.node == nullptr)
+        return {def, key + " = " + std::to_string(def) + " (" + dflt + ": no file sets it; " + v.version + " from " +
+                         v.how + ")"};
+    return {def, conf.source(path) + " is " + r.ignored + ", which lvm2 ignores (\"has invalid type\"): " + key +
+                     " = " + std::to_string(def) + ", " + dflt};
+}
+
+}  // namespace detail_lvm
+
+/// The threshold and percent --config FILE... gives for `kind` (lvm.conf syntax or lvmconfig's output, read as lvm2
+/// reads them: later files win), or `base`'s without --config. A key no file sets, or one lvm2 ignores (a string, a
+/// float), is lvm2's built-in default for the version (choose_lvm2_version), never the preset's. On stderr: where
+/// each value came from, that autoextend is off when the threshold is 100 or more or monitoring is 0.
+inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, const lvm_autoextend_config& base,
+                                                                 lvm_host& host) {
     std::uint64_t threshold = base.threshold_as_written(), percent = base.extend_percent();
     const std::vector<std::string> paths = a.values("--config", false);
-    if (paths.empty()) return {threshold, percent};
+    if (paths.empty()) {
+        if (a.has("--lvm-version"))
+            throw usage_error(
+                "--lvm-version gives lvm2's defaults for the keys --config's files leave out: give "
+                "--config too");
+        return {threshold, percent};
+    }
     if (a.has("--threshold") || a.has("--extend-percent"))
         throw usage_error("give --config or --threshold and --extend-percent, not both");
-    const lvm_conf conf = read_lvm_conf(paths);
+    lvm_conf conf = read_lvm_conf(paths);
+    conf.lvmconfig_bare_keys = true;
+    const lvm2_version v = choose_lvm2_version(a);
+    host.described = true;
+    host.version = v.version;
     const std::string th = std::string("activation/") + lvm_autoextend_config::threshold_key(base.kind());
     const std::string pc = std::string("activation/") + lvm_autoextend_config::percent_key(base.kind());
-    threshold = static_cast<std::uint64_t>(
-        conf.integer(th, 0, lvm_autoextend_config::max_threshold, "--config").value_or(threshold));
-    percent = static_cast<std::uint64_t>(
-        conf.integer(pc, 0, lvm_autoextend_config::max_percent, "--config").value_or(percent));
-    std::string from;
-    for (const std::string& k : {th, pc})
-        from += conf.find(k) ? (from.empty() ? "" : ", ") + conf.source(k) : std::string();
-    warn("provpol " + a.command() +
-         ": --config: " + (from.empty() ? "no " + th + " or " + pc + " in the files: the preset's" : from));
-    if (conf.integer("activation/monitoring", 0, 1, "--config") == std::optional<std::int64_t>(0))
-        warn("provpol " + a.command() + ": --config: " + conf.source("activation/monitoring") +
-             ": dmeventd does not monitor the volume, so lvm2 never extends it by itself; the answer is what "
-             "lvextend --use-policies would do when run");
+    const detail_lvm::conf_key t = detail_lvm::conf_integer(conf, th, v);
+    const detail_lvm::conf_key p = detail_lvm::conf_integer(conf, pc, v);
+    const std::string cmd = "provpol " + a.command() + ": --config: ";
+    if (p.value < 0 || static_cast<std::uint64_t>(p.value) > lvm_autoextend_config::max_percent)
+        throw usage_error("--config: " + p.said + ": provpol takes " + lvm_autoextend_config::percent_key(base.kind()) +
+                          " in [0, " + std::to_string(lvm_autoextend_config::max_percent) + "]");
+    warn(cmd + t.said + ", " + p.said);
+    if (t.value < 50)  // lvm2 reads it as 50 and warns (_lvresize_adjust_policy)
+        warn(std::string("provpol: warning: ") + lvm_autoextend_config::threshold_key(base.kind()) + " " +
+             std::to_string(t.value) + " is below lvm2's minimum: lvm2 uses 50");
+    threshold = t.value < 50 ? 50 : static_cast<std::uint64_t>(t.value);
+    percent = static_cast<std::uint64_t>(p.value);
+    if (threshold >= 100)
+        warn(cmd + "threshold " + std::to_string(threshold) + ": autoextend is off (lvm2 extends only under 100), " +
+             "the volume never grows by itself");
+    const lvm_conf_int m = conf.boolean("activation/monitoring");
+    if (m.node != nullptr && !m.value)
+        warn(cmd + conf.source("activation/monitoring") + " is " + m.ignored + ", which lvm2 ignores: monitoring = " +
+             std::to_string(v.defaults.monitoring) + ", lvm2 " + v.version + "'s default");
+    if (m.value == std::optional<std::int64_t>(0)) {
+        host.monitored = false;
+        host.monitoring_source = conf.source("activation/monitoring");
+        warn(cmd + host.monitoring_source +
+             ": dmeventd does not monitor the volume, so lvm2 never extends it by itself (autoextend is off)" +
+             (a.command() == "extend" ? "; the answer is what lvextend --use-policies would do when run" : ""));
+    }
     return {threshold, percent};
 }
 
@@ -180,11 +238,20 @@ inline bytes lvs_fill(const std::string& percent, bytes whole, bytes block) {
 
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with --config (or
 /// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied.
-inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr) {
+inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr,
+                                             lvm_host* host = nullptr) {
     const lvm_autoextend_config base = lvm_config_of(preset).value();
     if (lvs != nullptr && base.kind() != lvm_volume_kind::thin_pool)
         throw usage_error("--lvs reads a thin pool: give it with --preset lvm-thin-autoextend or lvm-thin-default");
-    const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base);
+    lvm_host own;
+    lvm_host& h = host != nullptr ? *host : own;
+    const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base, h);
+    if (lvs != nullptr && !h.described && !a.has("--threshold") && !a.has("--extend-percent"))
+        warn("provpol " + a.command() + ": --lvs gives the pool, not lvm.conf: threshold " +
+             std::to_string(base.threshold_as_written()) + " and percent " + std::to_string(base.extend_percent()) +
+             " are --preset " + std::string(to_text(preset)) +
+             "'s (what if); give --config /etc/lvm/lvm.conf (or lvmconfig --type full activation's output) for "
+             "the host's");
     const std::uint64_t threshold =
         a.count("--threshold", 0, lvm_autoextend_config::max_threshold).value_or(conf_threshold);
     const std::uint64_t percent =
