@@ -147,6 +147,8 @@ struct pool_setup {
     std::uint64_t seed;
     std::uint64_t max_events;
     lvm_extender extender;  ///< --policy: dmeventd, or the rate-aware extender
+    bool monitored = true;  ///< --config's activation/monitoring (0: simulated with autoextend off)
+    bool autoextend_off_given = false;  ///< the host's settings (--config) turn autoextend off
 };
 
 // dmeventd's model: lvm-dmeventd with --lvextend-time, --poll-interval and --no-space-timeout applied.
@@ -253,7 +255,7 @@ pool_setup pool_setup_of(const args& a) {
     const std::uint64_t writers = a.count("--writers", 1, 100000).value_or(1);
     if (write.count() > (std::uint64_t{1} << 50) / writers)
         throw usage_error("--writers x --write must be at most 1PiB");
-    return pool_setup{c,
+    pool_setup out{c,
                       m,
                       pool,
                       used,
@@ -269,6 +271,9 @@ pool_setup pool_setup_of(const args& a) {
                       a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
                       a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events),
                       extender_of(a, c, pool)};
+    out.monitored = host.monitored;
+    out.autoextend_off_given = host.described && !c.enabled();
+    return out;
 }
 
 // What each writer writes at `per_writer`: --write, or the rate for --duration (whole bytes, 1B to 1PiB in all).
@@ -405,6 +410,25 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
                  std::string(format_size(s.config.pool_chunk()).view()) + ", the kernel holding back " +
                  std::to_string(thin_metadata_reserve(thin_metadata_blocks(s.metadata_size))) + " blocks)\n";
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
+    if (!s.config.enabled() && !s.extender.is_rate_aware()) {
+        const double fills = static_cast<double>(saturating_sub(w.pool_size, w.pool_used).count()) /
+                             static_cast<double>(w.write_rate.bytes_per_second());
+        notes += "at " + at + ": autoextend is off (" +
+                 (s.monitored ? "threshold " + std::to_string(s.config.threshold_as_written())
+                              : std::string("monitoring = 0")) +
+                 "): the pool never grows; " +
+                 (fills < writing ? "it fills after " + decimal_text(fills, 3) + " s of the " + decimal_text(writing, 3) +
+                                        " s burst, and its writes then " +
+                                        (s.model.error_when_full()
+                                             ? std::string("fail at once (EIO, --error-when-full)")
+                                             : s.model.no_space_timeout().count() > 0.0
+                                                   ? "queue for no_space_timeout (" +
+                                                         decimal_text(in_seconds(s.model.no_space_timeout()), 0) +
+                                                         " s) and fail (EIO)"
+                                                   : std::string("queue forever (no_space_timeout 0)"))
+                                  : std::string("the burst fits in it")) +
+                 "\n";
+    }
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
                  (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)\n")
@@ -440,6 +464,7 @@ struct recommend_setup {
     double max_extends;
     std::uint32_t seeds;                    // the answer is checked at seeds seed to seed + seeds - 1
     std::vector<std::uint32_t> thresholds;  // in the order tried: the user's (or the preset's) first
+    bool host_off = false;                  // --config's settings turn autoextend off
 };
 
 // What recommend found: the thresholds tried, the answer (the last tried, when met), how it holds at other seeds,
@@ -515,7 +540,8 @@ recommend_setup recommend_setup_of(const args& a) {
     const std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
-    if (!s.config.enabled() && !s.extender.is_rate_aware())
+    const bool host_off = !s.config.enabled() && !s.extender.is_rate_aware() && !a.has("--threshold");
+    if (!s.config.enabled() && !s.extender.is_rate_aware() && !host_off)
         throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
                           " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
     recommend_setup r{s,
@@ -525,10 +551,16 @@ recommend_setup recommend_setup_of(const args& a) {
                       static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20)),
                       static_cast<std::uint32_t>(a.count("--seeds", 1, 100).value_or(5)),
                       {s.config.threshold_percent()}};
+    // The host's settings turn autoextend off (threshold 100 or more, or monitoring = 0): they cannot meet any
+    // target; the search starts at the highest threshold that extends, 95, and goes down in 5% steps to 50.
+    if (host_off) {
+        r.host_off = true;
+        r.thresholds = {95};
+    }
     // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds in 5%
     // steps down to 50 (unless --threshold fixes it).
     if (!a.has("--threshold"))
-        for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5)
+        for (std::uint32_t th = (r.thresholds.front() - 1) / 5 * 5; th >= 50; th -= 5)
             r.thresholds.push_back(th);
     return r;
 }
@@ -728,6 +760,24 @@ std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
            (vg != 0 ? std::string(", give the VG more room") : std::string()) + ", or write slower.\n";
 }
 
+// "threshold 100", "monitoring = 0 from lvm.conf line 3": what turns the host's autoextend off.
+std::string own_off_words(const recommend_setup& r) {
+    return r.pool.monitored ? "threshold " + std::to_string(r.pool.config.threshold_as_written())
+                            : std::string("monitoring = 0");
+}
+
+// When the burst fills a pool that never grows, and what its writes do then.
+std::string fill_words(const recommend_setup& r) {
+    const double fills = static_cast<double>(saturating_sub(r.work.pool_size, r.work.pool_used).count()) /
+                         static_cast<double>(r.work.write_rate.bytes_per_second());
+    const double writing =
+        static_cast<double>(r.work.write.count()) / static_cast<double>(r.work.write_rate.bytes_per_second());
+    if (fills >= writing) return "the burst fits in the pool as it is";
+    return "the pool fills after " + decimal_text(fills, 3) + " s of the " + decimal_text(writing, 3) +
+           " s burst, then its writes queue for no_space_timeout (" +
+           decimal_text(in_seconds(r.pool.model.no_space_timeout()), 0) + " s) and fail (EIO)";
+}
+
 // The answer, what it rests on, and the lvm.conf block.
 std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
     const lvm_percent_answer& b = o.tried.back();
@@ -762,12 +812,15 @@ std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
                (k.found_all ? "; the smallest percent that meets at all of them is " + std::to_string(k.percent_all)
                             : "; no percent up to " + std::to_string(recommend_max_percent) + " meets at all of them") +
                "\n";
-    out += "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
-           std::to_string(r.pool.config.extend_percent()) +
-           (o.own_met ? ", already meet the target: nothing needs to change\n" : ", miss the target\n");
+    out += r.host_off ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
+                      : "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
+                            std::to_string(r.pool.config.extend_percent()) +
+                            (o.own_met ? ", already meet the target: nothing needs to change\n"
+                                       : ", miss the target\n");
     return out +
            "# for /etc/lvm/lvm.conf (or an lvm profile):\nactivation {\n    thin_pool_autoextend_threshold = " + th +
-           "\n    thin_pool_autoextend_percent = " + p + "\n}\n";
+           "\n    thin_pool_autoextend_percent = " + p + (r.pool.monitored ? "" : "\n    monitoring = 1") + "\n}\n" +
+           (r.pool.monitored ? "" : "# and monitor the pool: lvchange --monitor y VG/POOL\n");
 }
 
 // --- recommend --policy rate-aware -------------------------------------------------------------------------------
@@ -1005,10 +1058,10 @@ int run_recommend_lvm(int argc, char** argv) {
         out = t.str(f);
     } else if (o.met) {
         out = found_text(r, o);
-    } else if (o.tried.back().space.missing() != bytes(0)) {
-        out = space_text(r, o.tried.back().space);
     } else {
-        out = miss_text(r, o);
+        out = r.host_off ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
+                         : std::string();
+        out += o.tried.back().space.missing() != bytes(0) ? space_text(r, o.tried.back().space) : miss_text(r, o);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;

@@ -81,24 +81,52 @@ inline std::string percent_field(const nlohmann::json& row, const char* name, co
 /// message gives the lvs command to run), sizes not in bytes, no such pool or several to choose from.
 inline lvs_pool read_lvs_report(const std::string& path, const std::string& option, const std::string& select = "") {
     text_input::rules rules;
-    rules.max_line = std::size_t{1} << 24;
-    rules.too_long = "a line longer than 16 MiB";
+    rules.max_line = std::size_t{1} << 26;
+    rules.too_long = "over 64 MiB (not an lvs report of one host)";
     rules.nul = "a NUL byte (not an lvs report)";
     rules.not_a = "an lvs report";
     text_input in(path, option, rules);
     std::string text, line;
-    while (in.next(line)) {
-        if (text.size() > (std::size_t{1} << 26)) throw usage_error(option + ": " + in.shown() + " is over 64 MiB");
-        text += line;
-        text += '\n';
+    try {
+        while (in.next(line)) {
+            if (text.size() + line.size() > (std::size_t{1} << 26))
+                throw usage_error(option + ": " + in.shown() + " is over 64 MiB (not an lvs report of one host)");
+            text += line;
+            text += '\n';
+        }
+    } catch (const runtime_failure& e) {
+        throw usage_error(e.what());  // a read error is the input's: exit 2, one line
     }
     const std::string file = option + ": " + in.shown() + ": ";
+    // Only what an lvs report holds is kept while parsing ({"report": [{"lv": [{field: value}]}]}): anything else,
+    // deeper, or empty is dropped as it is read, so that memory stays a small multiple of the rows' text whatever
+    // the file holds (a file of millions of {} costs nothing).
+    std::size_t rows = 0;
+    const nlohmann::json::parser_callback_t keep = [&](int depth, nlohmann::json::parse_event_t event,
+                                                       nlohmann::json& parsed) {
+        using ev = nlohmann::json::parse_event_t;
+        if (depth > 5) return false;
+        if (event == ev::key) {
+            const std::string k = parsed.is_string() ? parsed.get<std::string>() : std::string();
+            return (depth == 1 && k == "report") || (depth == 3 && k == "lv") || depth == 5;
+        }
+        if (event == ev::object_end || event == ev::array_end) {
+            if (depth == 4 && event == ev::object_end) {
+                if (parsed.empty()) return false;
+                if (++rows > 100000) throw usage_error(file + "more than 100000 LVs (not an lvs report of one host)");
+            }
+            if (depth == 2 && (!parsed.is_object() || parsed.empty())) return false;
+        }
+        return true;
+    };
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(text);
+        doc = nlohmann::json::parse(text, keep);
     } catch (const nlohmann::json::exception& e) {
         throw usage_error(file + "not JSON (" + std::string(e.what()) + "); run " + lvs_command);
     }
+    text.clear();
+    text.shrink_to_fit();
     if (!doc.is_object() || !doc.contains("report") || !doc["report"].is_array())
         throw usage_error(file + "not an lvs report (no \"report\" array); run " + lvs_command);
     static const char* const fields[] = {"lv_name",      "vg_name",          "segtype",          "lv_size",
