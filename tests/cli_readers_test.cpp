@@ -146,10 +146,13 @@ TEST_CASE("lvs --reportformat json: the pool lvm2 reported, in bytes") {
         CHECK(p.extent == bytes(4194304));
     }
     CHECK(read_lvs_report(data + "lvs_units_b.json", "--lvs", "vg/pool").name == "pool");
-    // lvs's default report: rounded units and too few fields; the error gives the command to run.
+    // lvs's default report (lvs --reportformat json vg): the pool is found by its lv_attr (twi-aot---), there being
+    // no segtype; every field it lacks is named at once, with its rounded sizes, and the command that adds them.
     const std::string e = error_of([&] { (void)read_lvs_report(data + "lvs_default.json", "--lvs"); });
-    CHECK(e.find("the report has no segtype field; run lvs --reportformat json --units b --nosuffix -o ") !=
-          std::string::npos);
+    CHECK(e == "--lvs: '" + data +
+                   "lvs_default.json': the report has no lv_metadata_size, chunk_size, vg_free and vg_extent_size "
+                   "fields, and its sizes are lvs's rounded units (lv_size is '168.00m'); run lvs --reportformat json "
+                   "--units b --nosuffix -o +lv_metadata_size,chunk_size,vg_free,vg_extent_size vg/pool");
     CHECK(error_of([&] {
               (void)read_lvs_report(data + "lvs_units_b.json", "--lvs", "vg/other");
           }).find("no thin pool vg/other in the report (thin pools: vg/pool)") != std::string::npos);
@@ -166,9 +169,10 @@ TEST_CASE("lvs reports: rounded sizes, json_std numbers, several pools, not JSON
         return std::string(buf);
     };
     const std::string rounded = scratch("rounded.json", report(one("pool", "\"<168.00m\"")));
-    CHECK(error_of([&] {
-              (void)read_lvs_report(rounded, "--lvs");
-          }).find("lv_size is '<168.00m', not a byte count (lvs's default units round): run lvs") != std::string::npos);
+    CHECK(
+        error_of([&] { (void)read_lvs_report(rounded, "--lvs"); })
+            .find(": its sizes are lvs's rounded units (lv_size is '<168.00m'); run lvs --reportformat json --units b "
+                  "--nosuffix -o +lv_metadata_size,chunk_size,vg_free,vg_extent_size vg/pool") != std::string::npos);
     const std::string std_numbers = scratch("std.json", report(one("pool", "176160768")));
     CHECK(read_lvs_report(std_numbers, "--lvs").size == bytes(176160768));
     const std::string two = scratch("two.json", report(one("a", "\"1048576\"") + "," + one("b", "\"1048576\"")));
@@ -268,4 +272,63 @@ TEST_CASE("lvm.conf: the reader agrees with lvm2 on the generated corpus") {
                      << defaults << " defaults");
     CHECK(refused > 50);
     CHECK(accepted > 150);
+}
+
+TEST_CASE("lvs reports as admins run them: lv_attr finds the pool, missing fields named at once, inactive pools") {
+    // The fields of lvs's default columns and the four --lvs adds (lvs_command), a thin pool by its lv_attr.
+    auto row = [](const std::string& name, const std::string& attr, const std::string& data_pct,
+                  const std::string& meta_pct) {
+        return "{\"lv_name\":\"" + name + "\", \"vg_name\":\"vg\", \"lv_attr\":\"" + attr +
+               "\", \"lv_size\":\"176160768\", \"pool_lv\":\"\", \"origin\":\"\", \"data_percent\":" + data_pct +
+               ", \"metadata_percent\":" + meta_pct +
+               ", \"lv_metadata_size\":\"4194304\", \"chunk_size\":\"65536\", \"vg_free\":\"0\", "
+               "\"vg_extent_size\":\"4194304\"}";
+    };
+    auto report = [](const std::string& rows) { return "{\"report\": [{\"lv\": [" + rows + "]}]}"; };
+    // A thin pool (t), its thin volume (V), and lvs -a's hidden data (T) and metadata (e) LVs: one pool.
+    const std::string all = scratch("attr.json", report(row("pool", "twi-aot---", "\"59.52\"", "\"11.62\"") + "," +
+                                                        row("thin", "Vwi-a-t---", "\"9.77\"", "\"\"") + "," +
+                                                        row("[pool_tdata]", "Twi-ao----", "\"\"", "\"\"") + "," +
+                                                        row("[pool_tmeta]", "ewi-ao----", "\"\"", "\"\"")));
+    const lvs_pool p = read_lvs_report(all, "--lvs");
+    CHECK(p.name == "pool");
+    CHECK(p.attr == "twi-aot---");
+    CHECK(p.active);
+    CHECK(p.data_percent == "59.52");
+    CHECK(p.size == bytes(176160768));
+    // segtype wins over lv_attr when the report has both.
+    const std::string typed = scratch(
+        "typed.json", report("{\"segtype\":\"linear\"," + row("pool", "twi-aot---", "\"1.00\"", "\"1.00\"").substr(1)));
+    CHECK(error_of([&] { (void)read_lvs_report(typed, "--lvs"); }).find("no thin pool in the report") !=
+          std::string::npos);
+    // An inactive pool: lvs prints Data% and Meta% empty ("json"), or null ("json_std"): read, not refused.
+    for (const char* empty : {"\"\"", "null"}) {
+        CAPTURE(empty);
+        const std::string off = scratch("off.json", report(row("pool", "twi---tz--", empty, empty)));
+        const lvs_pool q = read_lvs_report(off, "--lvs");
+        CHECK(!q.active);
+        CHECK(q.data_percent.empty());
+        CHECK(q.inactive_words() == "inactive (lv_attr twi---tz--, Data% and Meta% empty)");
+    }
+    // Data% without Meta% is no inactive pool: refused as the percent it is not.
+    const std::string half = scratch("half.json", report(row("pool", "twi-aot---", "\"5.00\"", "\"\"")));
+    CHECK(error_of([&] {
+              (void)read_lvs_report(half, "--lvs");
+          }).find("vg/pool: metadata_percent is '', not a percent such as 59.52") != std::string::npos);
+    // Neither segtype nor lv_attr: no pool can be told apart; named with the rest.
+    const std::string bare = scratch("bare.json", report("{\"lv_name\":\"pool\", \"vg_name\":\"vg\"}"));
+    CHECK(error_of([&] { (void)read_lvs_report(bare, "--lvs"); })
+              .find(": the report has no lv_attr (or segtype), lv_size, data_percent, lv_metadata_size, "
+                    "metadata_percent, chunk_size, vg_free and vg_extent_size fields; run lvs --reportformat json "
+                    "--units b --nosuffix -o +lv_metadata_size,chunk_size,vg_free,vg_extent_size VG/POOL") !=
+          std::string::npos);
+    // One field missing: named alone, singular.
+    const std::string one = scratch("one.json", report("{\"lv_name\":\"pool\", \"vg_name\":\"vg\", "
+                                                       "\"segtype\":\"thin-pool\", \"lv_size\":\"4194304\", "
+                                                       "\"data_percent\":\"1.00\", \"lv_metadata_size\":\"4194304\", "
+                                                       "\"metadata_percent\":\"1.00\", \"chunk_size\":\"65536\", "
+                                                       "\"vg_free\":\"0\"}"));
+    CHECK(error_of([&] {
+              (void)read_lvs_report(one, "--lvs");
+          }).find(": the report has no vg_extent_size field; run lvs ") != std::string::npos);
 }

@@ -14,8 +14,10 @@
 #include <provpol/extend.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -77,6 +79,35 @@ inline std::optional<bytes> lvm_size_option(const args& a, const char* name) {
     if (v && detail_lvm::bare_number(*v) && v->find_first_not_of("0.") != std::string::npos)
         detail_lvm::bare_size_error(name, *v);
     return a.lvm_size(name);
+}
+
+/// A size as lvcreate -L reads it when it ends in one of lvm's unit letters (tools/lvmcmdline.c, _size_arg): the
+/// number before the letter (digits and at most one '.') read with strtod; k, m, g, t, p and e, in either case, are
+/// powers of 1024, multiplied out in double in 512-byte sectors and then cut to whole sectors (1.82t is 3908420239
+/// sectors, not 3908420239.36); s is sectors (cut too), b bytes, which lvm2 takes only in whole sectors. Sizes from
+/// 16EiB on are refused, as lvm2 refuses them. nullopt when `v` has no unit letter (provpol's own units).
+inline std::optional<std::uint64_t> lvcreate_sectors(const std::string& v, const char* name) {
+    static const std::string units = "kmgtpebs";
+    if (v.size() < 2) return std::nullopt;
+    const auto u = units.find(static_cast<char>(std::tolower(static_cast<unsigned char>(v.back()))));
+    const std::string number = v.substr(0, v.size() - 1);
+    if (u == std::string::npos || !detail_lvm::bare_number(number) || number.find('.') != number.rfind('.'))
+        return std::nullopt;
+    double n = std::strtod(number.c_str(), nullptr);  // the CLI runs in the C locale: '.' is the radix
+    if (u == 6) {
+        const auto whole = static_cast<std::uint64_t>(n);
+        if (whole % 512 != 0)
+            throw usage_error(
+                std::string(name) + " " + v + ": not a multiple of 512 bytes (lvcreate refuses it too: " + "try " +
+                std::to_string(whole / 512 * 512) + "b or " + std::to_string(whole / 512 * 512 + 512) + "b)");
+        n /= 512;
+    } else if (u < 6) {
+        for (std::size_t i = u; i > 0; --i) n *= 1024;
+        n *= 2;
+    }
+    if (n >= static_cast<double>(~std::uint64_t{0} >> 9))
+        throw usage_error(std::string(name) + " " + v + ": 16EiB or more (lvm2 refuses it too)");
+    return static_cast<std::uint64_t>(n);
 }
 
 /// The most data in `whole` (whole blocks of `block`) whose usage as lvm2 reads it (lvm_usage) is at most `units`
@@ -214,9 +245,19 @@ inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, 
     return {threshold, percent};
 }
 
+/// The options that give a pool's usage (--pool-used and --metadata-used; extend's --allocation), taken with --lvs
+/// only when the report's pool is inactive: lvs prints no Data% or Meta% for it.
+struct lvs_usage_options {
+    const char* data;
+    const char* metadata;
+};
+
 /// --lvs FILE|- (and --lvs-pool VG/POOL): the thin pool as `lvs --reportformat json` reports it (read_lvs_report),
-/// or nothing. It replaces the options in `replaced`: giving one of them too is an error.
-inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced) {
+/// or nothing. It replaces the options in `replaced`: giving one of them too is an error. Its usage (Data%, Meta%)
+/// replaces `usage`'s options too, unless the pool is inactive: then `usage.data` is required (the usage the pool
+/// will have when it is activated), `usage.metadata` optional, and stderr says whose usage is planned.
+inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced,
+                                          lvs_usage_options usage) {
     const auto path = a.value("--lvs");
     if (!path) {
         if (a.has("--lvs-pool")) throw usage_error("--lvs-pool names a pool of the --lvs report, which is not given");
@@ -226,7 +267,25 @@ inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<c
         if (a.has(o)) throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it");
     if (*path == "-" && lvm_reads_stdin(a, "--config"))
         throw usage_error("--lvs - and --config - both read stdin: give one of them a file");
-    return read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+    const lvs_pool p = read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+    const std::string name = args::printable(p.vg + "/" + p.name);
+    if (p.active) {
+        for (const char* o : {usage.data, usage.metadata})
+            if (a.has(o))
+                throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it (" + name +
+                                  " is active)");
+        return p;
+    }
+    const std::string what = "--lvs: " + name + " is " + p.inactive_words();
+    if (!a.has(usage.data))
+        throw usage_error(what + ": lvs reports a pool's usage only while it is active; activate it (lvchange -ay " +
+                          name + ") and run lvs again, or give its usage with " + usage.data + " (and " +
+                          usage.metadata + ")");
+    warn("provpol " + a.command() + ": " + what + ": its usage is " + usage.data + "'s" +
+         (a.has(usage.metadata) ? " and " + std::string(usage.metadata) + "'s"
+                                : std::string(", its metadata is not simulated (no ") + usage.metadata + ")") +
+         ", the usage it will have once active");
+    return p;
 }
 
 /// A percent as lvs prints Data% or Meta% ("59.52") of `whole`, read in blocks of `block` by lvm_percent_fill.

@@ -174,8 +174,71 @@ expect_usage '^provpol extend: give --lvs or --allocation, not both' \
   extend --preset lvm-thin-autoextend --lvs "$report" --allocation 1GiB
 expect_usage "no thin pool vg/nope in the report \\(thin pools: vg/pool\\)" \
   recommend --preset lvm-thin-autoextend --lvs "$report" --lvs-pool vg/nope --rate 1GB/s
-expect_usage 'no segtype field; run lvs --reportformat json --units b --nosuffix -o lv_name,vg_name,segtype,' \
+# lvs as admins run it (lvm2 2.03.16's own reports, tests/data/capture_lvm_reports.sh). Its default columns find the
+# pool by lv_attr (no segtype), and every missing field is named at once with the command that adds them;
+# lvs_plus.json is that command's output, which reads as the -o FIELDS report of the same pool does.
+command_plus='run lvs --reportformat json --units b --nosuffix -o \+lv_metadata_size,chunk_size,vg_free,vg_extent_size'
+expect_usage "^provpol plan: --lvs: '.*lvs_default[.a-z]*': the report has no lv_metadata_size, chunk_size, vg_free and vg_extent_size fields, and its sizes are lvs's rounded units \(lv_size is '168.00m'\); $command_plus vg/pool\$" \
   plan --preset lvm-thin-autoextend --lvs "$data/lvs_default.json" --rate 1GB/s
+expect_usage "lvs_inactive[.a-z]*': the report has no lv_metadata_size, chunk_size, vg_free and vg_extent_size fields, and its sizes are lvs's rounded units \(lv_size is '168.00m'\); $command_plus vg/pool\$" \
+  extend --preset lvm-thin-autoextend --lvs "$data/lvs_inactive.json"
+for cmd in plan recommend extend; do
+  args=(--rate 1GB/s --write 20GiB --runs 5)
+  [ "$cmd" = extend ] && args=(--format csv)
+  checks=$((checks + 1))
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" "${args[@]}"
+  cp "$out" "$scratch/units_b.txt"
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$data/lvs_plus.json" --config "$data/lvm.conf" "${args[@]}"
+  [ -s "$out" ] && cmp -s "$out" "$scratch/units_b.txt" || fail "$cmd --lvs lvs_plus.json is $cmd --lvs lvs_units_b.json"
+done
+# An inactive pool (lvchange -an: lv_attr twi---t---, Data% and Meta% empty) is said to be inactive; with its usage
+# given (--pool-used, --metadata-used; extend's --allocation) it is planned with it, and stderr says whose usage it
+# is. The same pool active at 59.52% and 11.62% gives the same answer.
+inactive=$data/lvs_plus_inactive.json
+expect_usage '^provpol plan: --lvs: vg/pool is inactive \(lv_attr twi---t---, Data% and Meta% empty\): lvs reports a pool.s usage only while it is active; activate it \(lvchange -ay vg/pool\) and run lvs again, or give its usage with --pool-used \(and --metadata-used\)$' \
+  plan --preset lvm-thin-autoextend --lvs "$inactive" --rate 1GB/s
+expect_usage '^provpol extend: --lvs: vg/pool is inactive .* give its usage with --allocation \(and --metadata-used\)$' \
+  extend --preset lvm-thin-autoextend --lvs "$inactive"
+expect_usage '^provpol plan: give --lvs or --pool-used, not both: the report gives it \(vg/pool is active\)$' \
+  plan --preset lvm-thin-autoextend --lvs "$report" --pool-used 50% --rate 1GB/s
+for cmd in plan recommend extend; do
+  args=(--rate 1GB/s --write 20GiB --runs 5)
+  used=(--pool-used 59.52% --metadata-used 11.62%)
+  [ "$cmd" = extend ] && args=(--format csv) && used=(--allocation 59.52% --metadata-used 11.62%)
+  checks=$((checks + 1))
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" "${args[@]}"
+  cp "$out" "$scratch/active.txt"
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$inactive" --config "$data/lvm.conf" "${args[@]}" "${used[@]}"
+  [ -s "$out" ] && cmp -s "$out" "$scratch/active.txt" &&
+    grep -q "^provpol $cmd: --lvs: vg/pool is inactive (lv_attr twi---t---, Data% and Meta% empty): its usage is ${used[0]}'s and --metadata-used's, the usage it will have once active\$" "$err" ||
+    fail "$cmd --lvs INACTIVE ${used[*]} is $cmd --lvs ACTIVE at that usage, and says so"
+done
+checks=$((checks + 1))
+run plan --preset lvm-thin-autoextend --lvs "$inactive" --pool-used 10% --rate 1GB/s --write 1GiB --runs 1
+[ "$status" -eq 0 ] && grep -q "its usage is --pool-used's, its metadata is not simulated (no --metadata-used)" "$err" ||
+  fail "plan --lvs INACTIVE --pool-used without --metadata-used says the metadata is not simulated"
+# --pool-size as lvcreate -L reads it: lvm2 2.03.16's lvcreate made an LV of each -L size on a VG of 4 MiB extents
+# (lvcreate_sizes.txt: the -L text, the LV's size in bytes as lvs reported it, and lvcreate's words when it rounded
+# up). provpol's pool is that size (plan's pool_end_max with autoextend off), and stderr says so exactly when
+# lvcreate said it rounded.
+while read -r size lvs_bytes said; do
+  checks=$((checks + 1))
+  run plan --preset lvm-thin-default --pool-size "$size" --rate 1GiB/s --write 1MiB --runs 1 --format csv
+  got=$(sed -n 2p "$out" | cut -d, -f13)
+  [ "$status" -eq 0 ] && [ "$got" = "$lvs_bytes" ] || fail "--pool-size $size: provpol's pool is $got bytes, lvcreate's $lvs_bytes"
+  if [ -n "$said" ]; then
+    grep -q "^provpol plan: --pool-size $size is .*; lvcreate rounds it up to whole extents (4MiB): the pool is .* ($lvs_bytes bytes;" "$err" ||
+      fail "--pool-size $size: stderr does not say lvcreate rounds it up to $lvs_bytes bytes"
+  else
+    [ ! -s "$err" ] || fail "--pool-size $size: lvcreate does not round it, but stderr says something"
+  fi
+done <"$data/lvcreate_sizes.txt"
+expect_usage '^provpol plan: --pool-size 1000b: not a multiple of 512 bytes \(lvcreate refuses it too: try 512b or 1024b\)$' \
+  plan --preset lvm-thin-autoextend --pool-size 1000b --rate 1GB/s
+expect_usage '^provpol plan: --pool-size 20e: 16EiB or more \(lvm2 refuses it too\)$' \
+  plan --preset lvm-thin-autoextend --pool-size 20e --rate 1GB/s
+expect_usage "^provpol plan: --pool-size 17t: more than lvm2's 4294967295 extents of 4KiB \(lvcreate refuses it too\)$" \
+  plan --preset lvm-thin-autoextend --pool-size 17t --extent 4KiB --rate 1GB/s
 expect_usage '^provpol extend: --lvs reads a thin pool' extend --preset lvm-vdo-autoextend --lvs "$report"
 expect_usage '^provpol plan: --lvs - and --config - both read stdin' \
   plan --preset lvm-thin-autoextend --lvs - --config - --rate 1GB/s
