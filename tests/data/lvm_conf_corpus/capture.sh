@@ -15,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lvm2_suite.sh"
 work=${1:-$(mktemp -d /tmp/provpol-lvm-corpus.XXXXXX)}
 mkdir -p "$work"
-python3 "$here/generate.py" 48 560 >"$work/cases.json"
+python3 "$here/generate.py" 48 600 >"$work/cases.json"
 cat >"$work/oracle.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +92,7 @@ for i, text in enumerate(cases):
         entry["lvm2_" + v] = {"status": r.returncode, "current": r.stdout.decode(), "lookups": lookups}
     results.append(entry)
 with open(out, "w") as f:
-    json.dump({"generator": "generate.py 48 560", "versions": [v for v, _ in versions.values()], "cases": results},
+    json.dump({"generator": "generate.py 48 600", "versions": [v for v, _ in versions.values()], "cases": results},
               f, indent=1)
     f.write("\n")
 print("%d cases into %s" % (len(results), out))
