@@ -535,33 +535,45 @@ inline void parse_lvm_conf(const std::string& text, const std::string& where, lv
     lvm_conf_detail::parser(text, where, tree).run();
 }
 
+/// One file's settings from `in` (lvm2's grammar), for `option` (--config); `file` names it in messages. Usage
+/// errors (exit 2) name the file and line: what lvm2 refuses, a NUL byte, a file over 4 MiB, a read error.
+inline lvm_conf_tree read_lvm_conf_input(text_input& in, const std::string& file, const std::string& option) {
+    std::string text, line;
+    try {
+        while (in.next(line)) {
+            if (text.size() + line.size() > lvm_conf_detail::max_file_bytes)
+                throw usage_error(option + ": " + in.shown() +
+                                  " is over 4 MiB (an lvm.conf is a few hundred KiB at most)");
+            text += line;
+            text += '\n';
+        }
+    } catch (const runtime_failure& e) {
+        throw usage_error(e.what());  // a read error is the input's: exit 2, one line
+    }
+    lvm_conf_tree tree;
+    tree.file = file;
+    parse_lvm_conf(text, option + ": " + tree.file + ":", tree);
+    return tree;
+}
+
+/// The rules an lvm.conf is read by (text_input): NUL bytes refused, the whole file one "line" at most 4 MiB.
+inline text_input::rules lvm_conf_rules() {
+    text_input::rules rules;
+    rules.max_line = lvm_conf_detail::max_file_bytes;
+    rules.too_long = "over 4 MiB (an lvm.conf is a few hundred KiB at most)";
+    rules.nul = "a NUL byte (not a text file)";
+    rules.not_a = "an lvm.conf file";
+    return rules;
+}
+
 /// The settings of `paths` in order (a later file wins), for `option` (--config); "-" is stdin. Usage errors (exit
-/// 2) name the file and line: what lvm2 refuses, a NUL byte, a file over 4 MiB, a read error.
+/// 2) as read_lvm_conf_input's.
 inline lvm_conf read_lvm_conf_files(const std::vector<std::string>& paths, const std::string& option) {
     lvm_conf out;
     for (const std::string& path : paths) {
-        text_input::rules rules;
-        rules.max_line = lvm_conf_detail::max_file_bytes;
-        rules.too_long = "over 4 MiB (an lvm.conf is a few hundred KiB at most)";
-        rules.nul = "a NUL byte (not a text file)";
-        rules.not_a = "an lvm.conf file";
-        text_input in(path, option, rules);
-        std::string text, line;
-        try {
-            while (in.next(line)) {
-                if (text.size() + line.size() > lvm_conf_detail::max_file_bytes)
-                    throw usage_error(option + ": " + in.shown() +
-                                      " is over 4 MiB (an lvm.conf is a few hundred KiB at most)");
-                text += line;
-                text += '\n';
-            }
-        } catch (const runtime_failure& e) {
-            throw usage_error(e.what());  // a read error is the input's: exit 2, one line
-        }
-        lvm_conf_tree tree;
-        tree.file = path == "-" ? std::string("stdin") : args::printable(path);
-        parse_lvm_conf(text, option + ": " + tree.file + ":", tree);
-        out.files.push_back(std::move(tree));
+        text_input in(path, option, lvm_conf_rules());
+        out.files.push_back(
+            read_lvm_conf_input(in, path == "-" ? std::string("stdin") : args::printable(path), option));
     }
     return out;
 }
