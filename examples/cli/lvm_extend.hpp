@@ -174,7 +174,8 @@ namespace detail_lvm {
 // One key of --config as lvm2 reads it: its value and the words that say where it came from.
 struct conf_key {
     std::int64_t value;
-    std::string said;  // "thin_pool_autoextend_threshold = 70 from lvm.conf line 24"
+    std::string said;        // "thin_pool_autoextend_threshold = 70 from lvm.conf line 24"
+    bool defaulted = false;  // lvm2's built-in default (no file sets it, or lvm2 ignores what one sets)
 };
 
 inline conf_key conf_integer(const lvm_conf& conf, const std::string& path, const lvm2_version& v) {
@@ -183,11 +184,11 @@ inline conf_key conf_integer(const lvm_conf& conf, const std::string& path, cons
     const std::int64_t def = v.defaults.of(path);
     const std::string dflt = "lvm2 " + v.version + "'s default";
     if (r.value) return {*r.value, conf.source(path)};
-    if (r.node == nullptr)
-        return {def, key + " = " + std::to_string(def) + " (" + dflt + ": no file sets it; " + v.version + " from " +
-                         v.how + ")"};
-    return {def, conf.source(path) + " is " + r.ignored + ", which lvm2 ignores (\"has invalid type\"): " + key +
-                     " = " + std::to_string(def) + ", " + dflt};
+    if (r.node == nullptr) return {def, key + " = " + std::to_string(def) + " (" + dflt + ": no file sets it)", true};
+    return {def,
+            conf.source(path) + " is " + r.ignored + ", which lvm2 ignores (\"has invalid type\"): " + key + " = " +
+                std::to_string(def) + ", " + dflt,
+            true};
 }
 
 }  // namespace detail_lvm
@@ -222,7 +223,13 @@ inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, 
     if (p.value < 0 || static_cast<std::uint64_t>(p.value) > lvm_autoextend_config::max_percent)
         throw usage_error("--config: " + p.said + ": provpol takes " + lvm_autoextend_config::percent_key(base.kind()) +
                           " in [0, " + std::to_string(lvm_autoextend_config::max_percent) + "]");
-    warn(cmd + t.said + ", " + p.said);
+    const lvm_conf_int m = conf.boolean("activation/monitoring");
+    warn(cmd + t.said + ", " + p.said +
+         (m.node == nullptr ? ", monitoring = " + std::to_string(v.defaults.monitoring) + " (lvm2 " + v.version +
+                                  "'s default: no file sets it)"
+                            : std::string()));
+    if (t.defaulted || p.defaulted || !m.value)
+        warn(cmd + "the keys no file sets (or that lvm2 ignores) take lvm2 " + v.version + "'s defaults: " + v.how);
     if (t.value < 50)  // lvm2 reads it as 50 and warns (_lvresize_adjust_policy)
         warn(std::string("provpol: warning: ") + lvm_autoextend_config::threshold_key(base.kind()) + " " +
              std::to_string(t.value) + " is below lvm2's minimum: lvm2 uses 50");
@@ -231,7 +238,6 @@ inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, 
     if (threshold >= 100)
         warn(cmd + "threshold " + std::to_string(threshold) + ": autoextend is off (lvm2 extends only under 100), " +
              "the volume never grows by itself");
-    const lvm_conf_int m = conf.boolean("activation/monitoring");
     if (m.node != nullptr && !m.value)
         warn(cmd + conf.source("activation/monitoring") + " is " + m.ignored + ", which lvm2 ignores: monitoring = " +
              std::to_string(v.defaults.monitoring) + ", lvm2 " + v.version + "'s default");

@@ -448,7 +448,9 @@ struct lvm_conf {
 
     /// Read a file of settings only, no section (what `lvmconfig activation/KEY` prints:
     /// `thin_pool_autoextend_threshold=70`), as that section's settings. lvm2 itself would not (it warns that a
-    /// top-level setting is unknown): off for lvm2's own lookups.
+    /// top-level setting is unknown and ignores it): off for lvm2's own lookups, on for --config, where such a file
+    /// can only be lvmconfig's output (no lvm2 section but activation has the autoextend keys and monitoring), and
+    /// source() says so. A file with a section, or a path (`activation/KEY=70`), is read as lvm2 reads it.
     bool lvmconfig_bare_keys = false;
 
     /// The node lvm2 finds at `path` (the last file that has it), and its tree.
@@ -526,7 +528,11 @@ struct lvm_conf {
         shown.pop_back();
         const std::size_t eq = shown.find('=');
         if (n->has_value && eq != std::string::npos) shown = shown.substr(0, eq) + " = " + shown.substr(eq + 1);
-        return shown + " from " + t->file + " line " + std::to_string(n->line);
+        const bool bare = t->find(path) != n;  // found as a bare key (lvmconfig_bare_keys)
+        return shown + " from " + t->file + " line " + std::to_string(n->line) +
+               (bare ? " (a file of bare settings, as `lvmconfig " + path +
+                           "` prints them, read as that section's; lvm2 itself would ignore a top-level setting)"
+                     : std::string());
     }
 };
 

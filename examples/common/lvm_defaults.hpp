@@ -3,11 +3,12 @@
 // `lvmconfig --type full` (tests/data/lvm2_<version>/, tests/data/capture_lvm_defaults.sh): Debian 12's lvm2
 // 2.03.16 and Debian 13's 2.03.31. They come from lib/config/defaults.h (DEFAULT_THIN_POOL_AUTOEXTEND_THRESHOLD 100,
 // _PERCENT 20, DEFAULT_VDO_POOL_AUTOEXTEND_* 100 and 20, DEFAULT_SNAPSHOT_AUTOEXTEND_* 100 and 20,
-// DEFAULT_DMEVENTD_MONITOR 1), unchanged from 2.02.89, where the thin pool keys appeared (config_settings.h: vsn(2,
-// 2, 89)), to 2.03.31; the VDO keys exist from 2.03.0.
+// DEFAULT_DMEVENTD_MONITOR 1), the same at each of lvm2's release tags from 2.02.89, where the thin pool keys
+// appeared (config_settings.h: vsn(2, 2, 89)), to 2.03.39; the VDO keys exist from 2.03.0. So the fallback below
+// cannot take a wrong value, and stderr says which version it took and why.
 //
 // Which version: --lvm-version VERSION; else what `lvm version` prints on this host (run with a 5 s bound, its
-// stderr discarded); else the newest captured (2.03.31). Every message names the version and how it was chosen.
+// stderr discarded); else the newest captured (2.03.31).
 #ifndef PROVPOL_CLI_LVM_DEFAULTS_HPP
 #define PROVPOL_CLI_LVM_DEFAULTS_HPP
 
@@ -52,7 +53,7 @@ struct lvm2_defaults {
 /// The lvm2 whose defaults apply, and how it was chosen (for messages).
 struct lvm2_version {
     std::string version;  ///< "2.03.16"
-    std::string how;      ///< "--lvm-version", "lvm version on this host", "no lvm here: the newest captured"
+    std::string how;      ///< how it was chosen: "the version --lvm-version names", ...
     lvm2_defaults defaults;
 };
 
@@ -134,7 +135,7 @@ inline lvm2_version lvm2_version_of(const std::string& version, std::string how)
 
 /// The lvm2 whose defaults apply: --lvm-version, else `lvm version` on this host, else the newest captured.
 inline lvm2_version choose_lvm2_version(const args& a) {
-    if (const auto v = a.value("--lvm-version")) return lvm2_version_of(*v, "--lvm-version");
+    if (const auto v = a.value("--lvm-version")) return lvm2_version_of(*v, "the version --lvm-version names");
     const std::string text = lvm_defaults_detail::run_lvm_version();
     const std::size_t at = text.find("LVM version:");
     if (at != std::string::npos) {
@@ -144,10 +145,14 @@ inline lvm2_version choose_lvm2_version(const args& a) {
             unsigned n[3];
             const std::string v = text.substr(i, e == std::string::npos ? std::string::npos : e - i);
             if (lvm_defaults_detail::parse_version(v, n) && n[0] == 2 && ((n[1] == 2 && n[2] >= 89) || n[1] == 3))
-                return {v, "lvm version on this host", lvm2_defaults{}};
+                return {v, "the version `lvm version` prints here", lvm2_defaults{}};
         }
     }
-    return {lvm2_newest_captured, "lvm2 not found here, the newest provpol has captured; --lvm-version to say yours",
+    return {lvm2_newest_captured,
+            std::string("`lvm version` prints no version here, and ") + lvm2_newest_captured +
+                " is the newest lvm2 provpol has captured; every lvm2 from 2.02.89 to it has the same autoextend "
+                "defaults (lib/config/defaults.h: threshold 100, percent 20, monitoring 1); --lvm-version VERSION "
+                "names the host's",
             lvm2_defaults{}};
 }
 

@@ -109,7 +109,13 @@ expect_noted extend "${thin[@]}" --config "$data/lvmconfig_activation.txt"
 expect_stdout ',85,70,20,22,'
 checks=$((checks + 1))
 timeout 60 "$PROVPOL" extend "${thin[@]}" --config - <"$data/lvmconfig_keys.txt" >"$out" 2>"$err" &&
-  grep -q ',85,70,20,22,' "$out" || fail "--config - reads lvmconfig's bare keys from stdin"
+  grep -q ',85,70,20,22,' "$out" &&
+  grep -q 'thin_pool_autoextend_threshold = 70 from stdin line 1 (a file of bare settings, as `lvmconfig activation/thin_pool_autoextend_threshold` prints them, read as that section.s; lvm2 itself would ignore a top-level setting)' "$err" ||
+  fail "--config - reads lvmconfig's bare keys from stdin, and says it read them as lvmconfig's output"
+# A bare key beside a section is what lvm2 makes of it: a top-level setting it ignores (the default applies).
+printf 'thin_pool_autoextend_threshold = 70\nglobal {\n  units = "r"\n}\n' >"$scratch/mixed.conf"
+expect_noted extend "${thin[@]}" --config "$scratch/mixed.conf" --lvm-version 2.03.16
+expect_stdout ',85,100,20,0,'
 # The VDO preset reads its own keys.
 printf 'activation {\n  vdo_pool_autoextend_threshold = 75\n  vdo_pool_autoextend_percent = 40\n}\n' >"$scratch/vdo.conf"
 expect_noted extend --preset lvm-vdo-autoextend --physical 4GiB --used-blocks 80 --total-blocks 100 --config "$scratch/vdo.conf" --format csv

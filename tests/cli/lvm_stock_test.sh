@@ -16,8 +16,11 @@ expect_warned() {
 }
 for v in 2.03.16 2.03.31; do
   stock=$data/lvm2_$v/stock_lvm.conf
-  expect_warned "thin_pool_autoextend_threshold = 100 \\(lvm2 $v's default: no file sets it; $v from --lvm-version\\)" \
+  expect_warned "thin_pool_autoextend_threshold = 100 \\(lvm2 $v's default: no file sets it\\), thin_pool_autoextend_percent = 20 \\(lvm2 $v's default: no file sets it\\), monitoring = 1 \\(lvm2 $v's default: no file sets it\\)$" \
     extend --preset lvm-thin-autoextend --config "$stock" --lvm-version "$v" --physical 100GiB --allocation 85% --format csv
+  checks=$((checks + 1))
+  grep -q "^provpol extend: --config: the keys no file sets (or that lvm2 ignores) take lvm2 $v's defaults: the version --lvm-version names$" "$err" ||
+    fail "extend on the stock file names the lvm2 whose defaults it took, and why"
   expect_stdout ',85,100,20,0,0,107374182400,,,,,,0,disabled$'
   checks=$((checks + 1))
   grep -q 'threshold 100: autoextend is off' "$err" || fail "extend on the stock file says autoextend is off"
@@ -48,6 +51,21 @@ for v in 2.03.16 2.03.31; do
   [ "$status" -eq 3 ] && grep -q '^# your settings turn autoextend off' "$out" && grep -q 'cannot hold this burst' "$out" ||
     fail "recommend on the stock host, a burst too large: exit 3 with why"
 done
+# Where `lvm version` prints nothing (no lvm2 here), the defaults are the newest captured lvm2's, and stderr says so
+# and why that is safe: every lvm2 since 2.02.89 has the same autoextend defaults.
+mkdir -p "$scratch/bin"
+ln -s "$(command -v timeout)" "$scratch/bin/timeout"
+checks=$((checks + 1))
+PATH=$scratch/bin run extend --preset lvm-thin-autoextend --config "$data/lvm2_2.03.16/stock_lvm.conf" --physical 100GiB \
+  --allocation 85% --format csv
+[ "$status" -eq 0 ] && grep -q "^provpol extend: --config: the keys no file sets (or that lvm2 ignores) take lvm2 2.03.31's defaults: .lvm version. prints no version here, and 2.03.31 is the newest lvm2 provpol has captured; every lvm2 from 2.02.89 to it has the same autoextend defaults" "$err" ||
+  fail "extend without lvm2 here says whose defaults it took, and why"
+# A file that sets every key: no default, no version named.
+printf 'activation {\n\tthin_pool_autoextend_threshold = 80\n\tthin_pool_autoextend_percent = 20\n\tmonitoring = 1\n}\n' >"$scratch/all.conf"
+expect_warned 'thin_pool_autoextend_threshold = 80 from' extend --preset lvm-thin-autoextend --config "$scratch/all.conf" \
+  --physical 100GiB --allocation 85% --format csv
+checks=$((checks + 1))
+grep -q "take lvm2" "$err" && fail "a file that sets every key names no lvm2 version"
 # --threshold 100 typed on the command line is still refused by recommend: it asks for a percent at that threshold.
 expect_usage 'disables autoextend' recommend --preset lvm-thin-autoextend --threshold 100 --pool-size 10GiB --rate 1GiB/s
 # monitoring = 0 (as lvm2 reads booleans: "no" too): autoextend off in plan, monitoring = 1 in recommend's answer.
