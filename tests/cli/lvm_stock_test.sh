@@ -66,6 +66,13 @@ expect_warned 'thin_pool_autoextend_threshold = 80 from' extend --preset lvm-thi
   --physical 100GiB --allocation 85% --format csv
 checks=$((checks + 1))
 grep -q "take lvm2" "$err" && fail "a file that sets every key names no lvm2 version"
+# One that leaves out monitoring only: monitoring is lvm2's default, and the version is named.
+printf 'activation {\n\tthin_pool_autoextend_threshold = 80\n\tthin_pool_autoextend_percent = 20\n}\n' >"$scratch/nomonitor.conf"
+expect_warned "monitoring = 1 \\(lvm2 2.03.16's default: no file sets it\\)$" extend --preset lvm-thin-autoextend \
+  --config "$scratch/nomonitor.conf" --lvm-version 2.03.16 --physical 100GiB --allocation 85% --format csv
+checks=$((checks + 1))
+grep -q "take lvm2 2.03.16's defaults: the version --lvm-version names$" "$err" ||
+  fail "a file without monitoring names the lvm2 whose default monitoring is"
 # --threshold 100 typed on the command line is still refused by recommend: it asks for a percent at that threshold.
 expect_usage 'disables autoextend' recommend --preset lvm-thin-autoextend --threshold 100 --pool-size 10GiB --rate 1GiB/s
 # monitoring = 0 (as lvm2 reads booleans: "no" too): autoextend off in plan, monitoring = 1 in recommend's answer.
