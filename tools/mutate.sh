@@ -46,7 +46,10 @@ while IFS=$'\t' read -r id file text repl targets why; do
   case "$id" in ''|'#'*) continue ;; esac
   if [ "$only" != "  " ] && [[ "$only" != *" $id "* ]]; then continue; fi
   total=$((total + 1))
-  target_file="$root/include/provpol/$file"
+  case "$file" in
+    examples/*) target_file="$root/$file" ;;  # the CLI's readers, from the repository's root
+    *) target_file="$root/include/provpol/$file" ;;
+  esac
   start=$(date +%s)
   backup=$(mktemp)
   cp "$target_file" "$backup"
@@ -60,13 +63,16 @@ while IFS=$'\t' read -r id file text repl targets why; do
     printf '%-28s stale (the text no longer occurs exactly once in %s)\n' "$id" "$file" | tee -a "$report"
     continue
   fi
-  IFS=, read -ra tgts <<<"$targets"
+  # Each target is a build target that is also its test's name, or TARGET:TEST (provpol_cli:cli.lvm_inputs).
+  IFS=, read -ra entries <<<"$targets"
+  tgts=() tests=()
+  for e in "${entries[@]}"; do tgts+=("${e%%:*}"); tests+=("${e#*:}"); done
   touched+=("${tgts[@]}")
   verdict=survived
   if ! cmake --build "$build" --target "${tgts[@]}" >/dev/null 2>&1; then
     verdict="killed (build)"
   else
-    regex="^($(IFS='|'; echo "${tgts[*]}"))\$"
+    regex="^($(IFS='|'; echo "${tests[*]}"))\$"
     if ! ctest --test-dir "$build" -R "$regex" --timeout 600 >/dev/null 2>&1; then verdict=killed; fi
   fi
   restore

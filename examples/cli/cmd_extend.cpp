@@ -256,10 +256,20 @@ lvm_extend_inputs lvm_inputs_of(const args& a, const lvm_autoextend_config& c, c
     lvm_extend_inputs in;
     if (lvs) {  // the pool as lvs reports it: Data% and Meta% read as lvm_used_option reads a percent
         in.physical = lvs->size;
-        in.allocation = lvs_fill(lvs->data_percent, lvs->size, c.pool_chunk());
         in.vg_free = lvs->vg_free;
-        in.metadata_size = lvs->metadata_size;
-        in.metadata_used = lvs_fill(lvs->metadata_percent, lvs->metadata_size, bytes(4096));
+        if (lvs->active) {
+            in.allocation = lvs_fill(lvs->data_percent, lvs->size, c.pool_chunk());
+            in.metadata_size = lvs->metadata_size;
+            in.metadata_used = lvs_fill(lvs->metadata_percent, lvs->metadata_size, bytes(4096));
+            return in;
+        }
+        // An inactive pool: its usage is --allocation's (and --metadata-used's), as lvs would show it once active.
+        in.allocation = lvm_used_option(a, "--allocation", lvs->size, "the --lvs pool's lv_size", c.pool_chunk());
+        if (a.has("--metadata-used")) {
+            in.metadata_size = lvs->metadata_size;
+            in.metadata_used = lvm_used_option(a, "--metadata-used", lvs->metadata_size,
+                                               "the --lvs pool's lv_metadata_size", bytes(4096));
+        }
         return in;
     }
     in.capacity = lvm_size_option(a, "--capacity");
@@ -308,6 +318,9 @@ args extend_args(int argc, char** argv) {
           "instead of --threshold and --extend-percent (activation/*_autoextend_threshold and _percent, later "
           "files win)",
           true},
+         {"--lvm-version", "VERSION",
+          "LVM, with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm "
+          "version prints here, else 2.03.31)"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "
@@ -322,9 +335,9 @@ args extend_args(int argc, char** argv) {
          {"--vg-free", "SIZE", "LVM: free space in the volume group (unlimited when neither this nor --capacity)"},
          {"--lvs", "FILE",
           "LVM thin pools: the pool as lvs reports it (- for stdin; run lvs --reportformat json --units b --nosuffix "
-          "-o lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
-          "vg_extent_size), instead of --physical, --allocation, --vg-free, --metadata-size, --metadata-used, "
-          "--pool-chunk and --extent"},
+          "-o +lv_metadata_size,chunk_size,vg_free,vg_extent_size VG/POOL), instead of --physical, --allocation, "
+          "--vg-free, --metadata-size, --metadata-used, --pool-chunk and --extent; an inactive pool (no Data%) "
+          "needs --allocation (and --metadata-used)"},
          {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
          {"--used-blocks", "N", "LVM: used data blocks as dmsetup status reports them (instead of --allocation)"},
          {"--total-blocks", "N", "LVM: total data blocks (default --physical / --pool-chunk)"},
@@ -400,8 +413,10 @@ int extend_lvm(const args& a, const extend_mode& m) {
         if (a.has(o)) throw usage_error(std::string(o) + " applies to VDSM drives, not LVM");
     if (a.has("--vg-free") && a.has("--capacity")) throw usage_error("give --capacity or --vg-free, not both");
     const std::optional<lvs_pool> lvs =
-        lvs_option(a, {"--physical", "--allocation", "--capacity", "--vg-free", "--metadata-size", "--metadata-used",
-                       "--pool-chunk", "--extent", "--used-blocks", "--total-blocks", "--input"});
+        lvs_option(a,
+                   {"--physical", "--capacity", "--vg-free", "--metadata-size", "--pool-chunk", "--extent",
+                    "--used-blocks", "--total-blocks", "--input"},
+                   {"--allocation", "--metadata-used"});
     const lvm_autoextend_config c = lvm_config_from(a, preset, lvs ? &*lvs : nullptr);
     lvm_extend_inputs in = lvm_inputs_of(a, c, lvs);
     in.used_blocks = a.count("--used-blocks", 0, ~std::uint64_t{0});
@@ -478,7 +493,8 @@ int extend_vdsm(const args& a, const extend_mode& m, const drive_sizes& d) {
     sequence_cut cut;
     static const char* const lvm_only[] = {"--pool-chunk",    "--vg-free",        "--used-blocks", "--total-blocks",
                                            "--metadata-size", "--metadata-used",  "--cow-max",     "--vdo-slab",
-                                           "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool"};
+                                           "--threshold",     "--extend-percent", "--lvs",         "--lvs-pool",
+                                           "--lvm-version"};
     for (const char* o : lvm_only)
         if (a.has(o))
             throw usage_error(std::string(o) + " belongs to the LVM presets (--preset lvm-thin-autoextend, ...)");

@@ -48,9 +48,14 @@ std::vector<option> pool_options() {
          "activation/thin_pool_autoextend_threshold and _percent, instead of --threshold and --extend-percent; "
          "recommend's answer reads back",
          true},
+        {"--lvm-version", "VERSION",
+         "with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm version "
+         "prints here, else 2.03.31)"},
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
-        {"--pool-size", "SIZE", "the pool's data size when the burst starts (required)"},
+        {"--pool-size", "SIZE",
+         "the pool's data size when the burst starts (required), read as lvcreate -L reads it (1.82t) and rounded "
+         "up to whole extents as lvcreate rounds it"},
         {"--pool-used", "SIZE",
          "data already in the pool, a size or a percent of --pool-size as lvs shows Data% (e.g. 95%: the most whole "
          "chunks lvm2 reads as at most 95%; a number without a unit is refused; default 0)"},
@@ -63,9 +68,10 @@ std::vector<option> pool_options() {
          "metadata in use, a size or a percent of --metadata-size as lvs shows Meta% (default 0)"},
         {"--lvs", "FILE",
          "the pool as lvs reports it (- for stdin; run lvs --reportformat json --units b --nosuffix -o "
-         "lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
-         "vg_extent_size): its size, Data%, metadata size, Meta%, chunk, extent and the VG's free space, instead "
-         "of --pool-size, --pool-used, --metadata-size, --metadata-used, --vg-free, --pool-chunk and --extent"},
+         "+lv_metadata_size,chunk_size,vg_free,vg_extent_size VG/POOL): its size, Data%, metadata size, Meta%, "
+         "chunk, extent and the VG's free space, instead of --pool-size, --pool-used, --metadata-size, "
+         "--metadata-used, --vg-free, --pool-chunk and --extent; an inactive pool (no Data%) needs --pool-used "
+         "(and --metadata-used)"},
         {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
@@ -147,7 +153,9 @@ struct pool_setup {
     std::uint32_t runs;
     std::uint64_t seed;
     std::uint64_t max_events;
-    lvm_extender extender;  ///< --policy: dmeventd, or the rate-aware extender
+    lvm_extender extender;              ///< --policy: dmeventd, or the rate-aware extender
+    bool monitored = true;              ///< --config's activation/monitoring (0: simulated with autoextend off)
+    bool autoextend_off_given = false;  ///< the host's settings (--config) turn autoextend off
 };
 
 // dmeventd's model: lvm-dmeventd with --lvextend-time, --poll-interval and --no-space-timeout applied.
@@ -179,31 +187,57 @@ lvm_dmeventd_model model_of(const args& a) {
     return m->with_error_when_full(a.has("--error-when-full"));
 }
 
-// --pool-size: at least one pool chunk, whole extents (a number without a unit is refused by lvm_size_option).
+// --pool-size as lvcreate -L reads it (lvcreate_sectors for lvm's unit letters, provpol's units otherwise; a number
+// without a unit is refused by lvm_size_option), rounded up to whole extents as lvcreate rounds it (lib/metadata/
+// metadata.c, extents_from_size: "Rounding up size to full physical extent"), which stderr says; at most lvm2's
+// 4294967295 extents (MAX_EXTENT_COUNT), and at least one pool chunk.
 bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
-    const auto pool = lvm_size_option(a, "--pool-size");
-    if (!pool)
+    const auto v = a.value("--pool-size");
+    if (!v)
         throw usage_error(
             "an LVM plan needs --pool-size, the pool's data size when the burst starts (or --lvs, lvs's report of it)");
-    if (pool->count() < c.pool_chunk().count())
+    const std::optional<std::uint64_t> sectors = lvcreate_sectors(*v, "--pool-size");
+    const bytes given = sectors ? bytes(*sectors * 512) : *lvm_size_option(a, "--pool-size");
+    const std::uint64_t e = c.extent().count();
+    const std::uint64_t extents = given.count() / e + (given.count() % e != 0 ? 1 : 0);
+    if (extents > 0xFFFFFFFFu || extents > ~std::uint64_t{0} / e)
+        throw usage_error("--pool-size " + args::printable(*v) + ": more than lvm2's 4294967295 extents of " +
+                          std::string(format_size(c.extent()).view()) + " (lvcreate refuses it too)");
+    const bytes pool(extents * e);
+    if (pool != given)
+        warn("provpol " + a.command() + ": --pool-size " + args::printable(*v) + " is " +
+             (sectors ? std::to_string(*sectors) + " sectors as lvcreate -L reads it (" +
+                            std::string(format_size(given).view()) + ")"
+                      : std::string(format_size(given).view())) +
+             "; lvcreate rounds it up to whole extents (" + std::string(format_size(c.extent()).view()) +
+             "): the pool is " + std::string(format_size(pool).view()) + " (" + std::to_string(pool.count()) +
+             " bytes; lvs's default units round sizes: --lvs reads the pool's own)");
+    if (pool.count() < c.pool_chunk().count())
         throw usage_error("--pool-size must hold at least one --pool-chunk (" +
                           std::string(format_size(c.pool_chunk()).view()) + "), got " +
-                          std::string(format_size(*pool).view()));
-    if (!is_aligned(*pool, c.extent()))
-        throw usage_error("--pool-size must be a whole number of extents (" +
-                          std::string(format_size(c.extent()).view()) + "), got " +
-                          std::string(format_size(*pool).view()));
-    return *pool;
+                          std::string(format_size(pool).view()));
+    return pool;
 }
 
 // The metadata LV and its use: from --lvs (lv_metadata_size and Meta%), or --metadata-size and --metadata-used;
 // 0 and 0 when neither gives it (not simulated).
 std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& c, const lvs_pool* lvs) {
     constexpr bytes block(thin_metadata_block);
-    if (lvs != nullptr)
+    if (lvs != nullptr && lvs->active)
         return {lvs->metadata_size, lvs->metadata_size.count() == 0
                                         ? bytes(0)
                                         : lvs_fill(lvs->metadata_percent, lvs->metadata_size, block)};
+    if (lvs != nullptr) {  // inactive: --metadata-used gives its usage, or the metadata is not simulated
+        if (!a.has("--metadata-used") || lvs->metadata_size.count() == 0) return {bytes(0), bytes(0)};
+        const bytes used =
+            lvm_used_option(a, "--metadata-used", lvs->metadata_size, "the --lvs pool's lv_metadata_size", block)
+                .value_or(bytes(0));
+        if (used > lvs->metadata_size)
+            throw usage_error("--metadata-used (" + std::string(format_size(used).view()) +
+                              ") is more than the --lvs pool's lv_metadata_size (" +
+                              std::string(format_size(lvs->metadata_size).view()) + ")");
+        return {lvs->metadata_size, used};
+    }
     const auto size = lvm_size_option(a, "--metadata-size");
     if (!size) {
         if (a.has("--metadata-used"))
@@ -229,16 +263,24 @@ pool_setup pool_setup_of(const args& a) {
         throw usage_error("--preset: " + std::string(to_text(*preset)) +
                           " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
                           "lvm-thin-default)");
-    const std::optional<lvs_pool> lvs = lvs_option(a, {"--pool-size", "--pool-used", "--metadata-size",
-                                                       "--metadata-used", "--vg-free", "--pool-chunk", "--extent"});
-    const lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr);
+    const std::optional<lvs_pool> lvs =
+        lvs_option(a, {"--pool-size", "--metadata-size", "--vg-free", "--pool-chunk", "--extent"},
+                   {"--pool-used", "--metadata-used"});
+    lvm_host host;
+    lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr, &host);
     warn_lvm_clamp(c);
+    // monitoring = 0: dmeventd never runs lvextend --use-policies, so the pool is simulated with autoextend off.
+    if (!host.monitored) c = lvm_config_with(c, 100, c.extend_percent());
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
-    const bytes used = lvs ? lvs_fill(lvs->data_percent, pool, c.pool_chunk())
-                           : lvm_used_option(a, "--pool-used", pool, "--pool-size", c.pool_chunk()).value_or(bytes(0));
+    const bytes used =
+        lvs && lvs->active
+            ? lvs_fill(lvs->data_percent, pool, c.pool_chunk())
+            : lvm_used_option(a, "--pool-used", pool, lvs ? "the --lvs pool's lv_size" : "--pool-size", c.pool_chunk())
+                  .value_or(bytes(0));
     if (used > pool)
-        throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than --pool-size (" +
+        throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than " +
+                          (lvs ? "the --lvs pool's lv_size (" : "--pool-size (") +
                           std::string(format_size(pool).view()) + ")");
     const auto [metadata, metadata_used] = metadata_of(a, c, lvs ? &*lvs : nullptr);
     if (a.has("--write") && a.has("--duration"))
@@ -251,22 +293,25 @@ pool_setup pool_setup_of(const args& a) {
     const std::uint64_t writers = a.count("--writers", 1, 100000).value_or(1);
     if (write.count() > (std::uint64_t{1} << 50) / writers)
         throw usage_error("--writers x --write must be at most 1PiB");
-    return pool_setup{c,
-                      m,
-                      pool,
-                      used,
-                      lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
-                      write,
-                      metadata,
-                      metadata_used,
-                      a.values("--rate"),
-                      duration,
-                      duration ? args::printable(*a.value("--duration")) : std::string(),
-                      writers,
-                      static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
-                      a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
-                      a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events),
-                      extender_of(a, c, pool)};
+    pool_setup out{c,
+                   m,
+                   pool,
+                   used,
+                   lvs ? lvs->vg_free : lvm_size_option(a, "--vg-free").value_or(bytes::max()),
+                   write,
+                   metadata,
+                   metadata_used,
+                   a.values("--rate"),
+                   duration,
+                   duration ? args::printable(*a.value("--duration")) : std::string(),
+                   writers,
+                   static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
+                   a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
+                   a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events),
+                   extender_of(a, c, pool)};
+    out.monitored = host.monitored;
+    out.autoextend_off_given = host.described && !c.enabled();
+    return out;
 }
 
 // What each writer writes at `per_writer`: --write, or the rate for --duration (whole bytes, 1B to 1PiB in all).
@@ -403,6 +448,24 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
                  std::string(format_size(s.config.pool_chunk()).view()) + ", the kernel holding back " +
                  std::to_string(thin_metadata_reserve(thin_metadata_blocks(s.metadata_size))) + " blocks)\n";
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
+    if (!s.config.enabled() && !s.extender.is_rate_aware()) {
+        const double fills = static_cast<double>(saturating_sub(w.pool_size, w.pool_used).count()) /
+                             static_cast<double>(w.write_rate.bytes_per_second());
+        notes += "at " + at + ": autoextend is off (" +
+                 (s.monitored ? "threshold " + std::to_string(s.config.threshold_as_written())
+                              : std::string("monitoring = 0")) +
+                 "): the pool never grows; " +
+                 (fills < writing
+                      ? "it fills after " + decimal_text(fills, 3) + " s of the " + decimal_text(writing, 3) +
+                            " s burst, and its writes then " +
+                            (s.model.error_when_full() ? std::string("fail at once (EIO, --error-when-full)")
+                             : s.model.no_space_timeout().count() > 0.0
+                                 ? "queue for no_space_timeout (" +
+                                       decimal_text(in_seconds(s.model.no_space_timeout()), 0) + " s) and fail (EIO)"
+                                 : std::string("queue forever (no_space_timeout 0)"))
+                      : std::string("the burst fits in it")) +
+                 "\n";
+    }
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
                  (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)\n")
@@ -438,6 +501,7 @@ struct recommend_setup {
     double max_extends;
     std::uint32_t seeds;                    // the answer is checked at seeds seed to seed + seeds - 1
     std::vector<std::uint32_t> thresholds;  // in the order tried: the user's (or the preset's) first
+    bool host_off = false;                  // --config's settings turn autoextend off
 };
 
 // What recommend found: the thresholds tried, the answer (the last tried, when met), how it holds at other seeds,
@@ -451,13 +515,13 @@ struct recommend_outcome {
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 15, {"--rate", "LIST",
+    opts.insert(opts.begin() + 16, {"--rate", "LIST",
                                     "the write rate per writer to plan for (required); a comma-separated list "
                                     "answers for each",
                                     true, "--rates"});
-    opts.insert(opts.begin() + 16,
-                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
     opts.insert(opts.begin() + 17,
+                {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
+    opts.insert(opts.begin() + 18,
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
@@ -513,7 +577,8 @@ recommend_setup recommend_setup_of(const args& a) {
     const std::vector<rate> rates = rates_of(a, "--rate");
     if (rates.size() != 1) throw usage_error("recommend needs one --rate");
     const pool_setup s = pool_setup_of(a);
-    if (!s.config.enabled() && !s.extender.is_rate_aware())
+    const bool host_off = !s.config.enabled() && !s.extender.is_rate_aware() && !a.has("--threshold");
+    if (!s.config.enabled() && !s.extender.is_rate_aware() && !host_off)
         throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
                           " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
     recommend_setup r{s,
@@ -523,11 +588,16 @@ recommend_setup recommend_setup_of(const args& a) {
                       static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20)),
                       static_cast<std::uint32_t>(a.count("--seeds", 1, 100).value_or(5)),
                       {s.config.threshold_percent()}};
+    // The host's settings turn autoextend off (threshold 100 or more, or monitoring = 0): they cannot meet any
+    // target; the search starts at the highest threshold that extends, 95, and goes down in 5% steps to 50.
+    if (host_off) {
+        r.host_off = true;
+        r.thresholds = {95};
+    }
     // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds in 5%
     // steps down to 50 (unless --threshold fixes it).
     if (!a.has("--threshold"))
-        for (std::uint32_t th = (s.config.threshold_percent() - 1) / 5 * 5; th >= 50; th -= 5)
-            r.thresholds.push_back(th);
+        for (std::uint32_t th = (r.thresholds.front() - 1) / 5 * 5; th >= 50; th -= 5) r.thresholds.push_back(th);
     return r;
 }
 
@@ -726,6 +796,24 @@ std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
            (vg != 0 ? std::string(", give the VG more room") : std::string()) + ", or write slower.\n";
 }
 
+// "threshold 100", "monitoring = 0 from lvm.conf line 3": what turns the host's autoextend off.
+std::string own_off_words(const recommend_setup& r) {
+    return r.pool.monitored ? "threshold " + std::to_string(r.pool.config.threshold_as_written())
+                            : std::string("monitoring = 0");
+}
+
+// When the burst fills a pool that never grows, and what its writes do then.
+std::string fill_words(const recommend_setup& r) {
+    const double fills = static_cast<double>(saturating_sub(r.work.pool_size, r.work.pool_used).count()) /
+                         static_cast<double>(r.work.write_rate.bytes_per_second());
+    const double writing =
+        static_cast<double>(r.work.write.count()) / static_cast<double>(r.work.write_rate.bytes_per_second());
+    if (fills >= writing) return "the burst fits in the pool as it is";
+    return "the pool fills after " + decimal_text(fills, 3) + " s of the " + decimal_text(writing, 3) +
+           " s burst, then its writes queue for no_space_timeout (" +
+           decimal_text(in_seconds(r.pool.model.no_space_timeout()), 0) + " s) and fail (EIO)";
+}
+
 // The answer, what it rests on, and the lvm.conf block.
 std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
     const lvm_percent_answer& b = o.tried.back();
@@ -760,12 +848,15 @@ std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
                (k.found_all ? "; the smallest percent that meets at all of them is " + std::to_string(k.percent_all)
                             : "; no percent up to " + std::to_string(recommend_max_percent) + " meets at all of them") +
                "\n";
-    out += "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
-           std::to_string(r.pool.config.extend_percent()) +
-           (o.own_met ? ", already meet the target: nothing needs to change\n" : ", miss the target\n");
+    out += r.host_off
+               ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
+               : "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
+                     std::to_string(r.pool.config.extend_percent()) +
+                     (o.own_met ? ", already meet the target: nothing needs to change\n" : ", miss the target\n");
     return out +
            "# for /etc/lvm/lvm.conf (or an lvm profile):\nactivation {\n    thin_pool_autoextend_threshold = " + th +
-           "\n    thin_pool_autoextend_percent = " + p + "\n}\n";
+           "\n    thin_pool_autoextend_percent = " + p + (r.pool.monitored ? "" : "\n    monitoring = 1") + "\n}\n" +
+           (r.pool.monitored ? "" : "# and monitor the pool: lvchange --monitor y VG/POOL\n");
 }
 
 // --- recommend --policy rate-aware -------------------------------------------------------------------------------
@@ -924,7 +1015,7 @@ int run_plan_lvm(int argc, char** argv) {
         return run_per_value(argc, argv, {"--policy"}, v, "policy", run_plan_lvm);
     }
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 15, {"--rate", "LIST",
+    opts.insert(opts.begin() + 16, {"--rate", "LIST",
                                     "write rates per writer, comma-separated (default "
                                     "100MiB/s,500MiB/s,1GiB/s,4GiB/s)",
                                     true, "--rates"});
@@ -1003,10 +1094,10 @@ int run_recommend_lvm(int argc, char** argv) {
         out = t.str(f);
     } else if (o.met) {
         out = found_text(r, o);
-    } else if (o.tried.back().space.missing() != bytes(0)) {
-        out = space_text(r, o.tried.back().space);
     } else {
-        out = miss_text(r, o);
+        out = r.host_off ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
+                         : std::string();
+        out += o.tried.back().space.missing() != bytes(0) ? space_text(r, o.tried.back().space) : miss_text(r, o);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;

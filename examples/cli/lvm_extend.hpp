@@ -7,14 +7,17 @@
 #include "common/cli.hpp"
 #include "common/csv.hpp"
 #include "common/lvm_conf.hpp"
+#include "common/lvm_defaults.hpp"
 #include "common/lvs_report.hpp"
 #include "common/table.hpp"
 
 #include <provpol/extend.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -78,6 +81,35 @@ inline std::optional<bytes> lvm_size_option(const args& a, const char* name) {
     return a.lvm_size(name);
 }
 
+/// A size as lvcreate -L reads it when it ends in one of lvm's unit letters (tools/lvmcmdline.c, _size_arg): the
+/// number before the letter (digits and at most one '.') read with strtod; k, m, g, t, p and e, in either case, are
+/// powers of 1024, multiplied out in double in 512-byte sectors and then cut to whole sectors (1.82t is 3908420239
+/// sectors, not 3908420239.36); s is sectors (cut too), b bytes, which lvm2 takes only in whole sectors. Sizes from
+/// 16EiB on are refused, as lvm2 refuses them. nullopt when `v` has no unit letter (provpol's own units).
+inline std::optional<std::uint64_t> lvcreate_sectors(const std::string& v, const char* name) {
+    static const std::string units = "kmgtpebs";
+    if (v.size() < 2) return std::nullopt;
+    const auto u = units.find(static_cast<char>(std::tolower(static_cast<unsigned char>(v.back()))));
+    const std::string number = v.substr(0, v.size() - 1);
+    if (u == std::string::npos || !detail_lvm::bare_number(number) || number.find('.') != number.rfind('.'))
+        return std::nullopt;
+    double n = std::strtod(number.c_str(), nullptr);  // the CLI runs in the C locale: '.' is the radix
+    if (u == 6) {
+        const auto whole = static_cast<std::uint64_t>(n);
+        if (whole % 512 != 0)
+            throw usage_error(
+                std::string(name) + " " + v + ": not a multiple of 512 bytes (lvcreate refuses it too: " + "try " +
+                std::to_string(whole / 512 * 512) + "b or " + std::to_string(whole / 512 * 512 + 512) + "b)");
+        n /= 512;
+    } else if (u < 6) {
+        for (std::size_t i = u; i > 0; --i) n *= 1024;
+        n *= 2;
+    }
+    if (n >= static_cast<double>(~std::uint64_t{0} >> 9))
+        throw usage_error(std::string(name) + " " + v + ": 16EiB or more (lvm2 refuses it too)");
+    return static_cast<std::uint64_t>(n);
+}
+
 /// The most data in `whole` (whole blocks of `block`) whose usage as lvm2 reads it (lvm_usage) is at most `units`
 /// (1e-6 %): a percent typed off lvs is never read above itself. It reads exactly the percent when a whole number
 /// of blocks gives it (70% of 100GiB in 64KiB chunks is 70.000000%), else the nearest below (70% of 2TiB is
@@ -128,37 +160,110 @@ inline lvm_conf read_lvm_conf(const std::vector<std::string>& paths) {
     }
 }
 
-/// The threshold and percent --config FILE... gives for `kind` (lvm.conf syntax or lvmconfig's output, read by
-/// read_lvm_conf_files: later files win), over `base`'s; on stderr, which file set each, and that monitoring = 0
-/// means dmeventd never extends the volume (the answer is lvextend --use-policies' when it runs).
-inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, const lvm_autoextend_config& base) {
+/// What --config said about the host beyond the threshold and percent: whether dmeventd monitors the volume
+/// (activation/monitoring), and the lvm2 version whose defaults filled the keys no file sets.
+struct lvm_host {
+    bool described = false;         ///< --config was given: the settings are the host's, not the preset's
+    bool monitored = true;          ///< activation/monitoring as lvm2 reads it
+    std::string monitoring_source;  ///< "monitoring = 0 from lvm.conf line 12", when a file set it to 0
+    std::string version;            ///< "2.03.16", when described
+};
+
+namespace detail_lvm {
+
+// One key of --config as lvm2 reads it: its value and the words that say where it came from.
+struct conf_key {
+    std::int64_t value;
+    std::string said;        // "thin_pool_autoextend_threshold = 70 from lvm.conf line 24"
+    bool defaulted = false;  // lvm2's built-in default (no file sets it, or lvm2 ignores what one sets)
+};
+
+inline conf_key conf_integer(const lvm_conf& conf, const std::string& path, const lvm2_version& v) {
+    const std::string key = path.substr(path.rfind('/') + 1);
+    const lvm_conf_int r = conf.integer(path);
+    const std::int64_t def = v.defaults.of(path);
+    const std::string dflt = "lvm2 " + v.version + "'s default";
+    if (r.value) return {*r.value, conf.source(path)};
+    if (r.node == nullptr) return {def, key + " = " + std::to_string(def) + " (" + dflt + ": no file sets it)", true};
+    return {def,
+            conf.source(path) + " is " + r.ignored + ", which lvm2 ignores (\"has invalid type\"): " + key + " = " +
+                std::to_string(def) + ", " + dflt,
+            true};
+}
+
+}  // namespace detail_lvm
+
+/// The threshold and percent --config FILE... gives for `kind` (lvm.conf syntax or lvmconfig's output, read as lvm2
+/// reads them: later files win), or `base`'s without --config. A key no file sets, or one lvm2 ignores (a string, a
+/// float), is lvm2's built-in default for the version (choose_lvm2_version), never the preset's. On stderr: where
+/// each value came from, that autoextend is off when the threshold is 100 or more or monitoring is 0.
+inline std::pair<std::uint64_t, std::uint64_t> lvm_conf_settings(const args& a, const lvm_autoextend_config& base,
+                                                                 lvm_host& host) {
     std::uint64_t threshold = base.threshold_as_written(), percent = base.extend_percent();
     const std::vector<std::string> paths = a.values("--config", false);
-    if (paths.empty()) return {threshold, percent};
+    if (paths.empty()) {
+        if (a.has("--lvm-version"))
+            throw usage_error(
+                "--lvm-version gives lvm2's defaults for the keys --config's files leave out: give "
+                "--config too");
+        return {threshold, percent};
+    }
     if (a.has("--threshold") || a.has("--extend-percent"))
         throw usage_error("give --config or --threshold and --extend-percent, not both");
-    const lvm_conf conf = read_lvm_conf(paths);
+    lvm_conf conf = read_lvm_conf(paths);
+    conf.lvmconfig_bare_keys = true;
+    const lvm2_version v = choose_lvm2_version(a);
+    host.described = true;
+    host.version = v.version;
     const std::string th = std::string("activation/") + lvm_autoextend_config::threshold_key(base.kind());
     const std::string pc = std::string("activation/") + lvm_autoextend_config::percent_key(base.kind());
-    threshold = static_cast<std::uint64_t>(
-        conf.integer(th, 0, lvm_autoextend_config::max_threshold, "--config").value_or(threshold));
-    percent = static_cast<std::uint64_t>(
-        conf.integer(pc, 0, lvm_autoextend_config::max_percent, "--config").value_or(percent));
-    std::string from;
-    for (const std::string& k : {th, pc})
-        from += conf.find(k) ? (from.empty() ? "" : ", ") + conf.source(k) : std::string();
-    warn("provpol " + a.command() +
-         ": --config: " + (from.empty() ? "no " + th + " or " + pc + " in the files: the preset's" : from));
-    if (conf.integer("activation/monitoring", 0, 1, "--config") == std::optional<std::int64_t>(0))
-        warn("provpol " + a.command() + ": --config: " + conf.source("activation/monitoring") +
-             ": dmeventd does not monitor the volume, so lvm2 never extends it by itself; the answer is what "
-             "lvextend --use-policies would do when run");
+    const detail_lvm::conf_key t = detail_lvm::conf_integer(conf, th, v);
+    const detail_lvm::conf_key p = detail_lvm::conf_integer(conf, pc, v);
+    const std::string cmd = "provpol " + a.command() + ": --config: ";
+    if (p.value < 0 || static_cast<std::uint64_t>(p.value) > lvm_autoextend_config::max_percent)
+        throw usage_error("--config: " + p.said + ": provpol takes " + lvm_autoextend_config::percent_key(base.kind()) +
+                          " in [0, " + std::to_string(lvm_autoextend_config::max_percent) + "]");
+    const lvm_conf_int m = conf.boolean("activation/monitoring");
+    warn(cmd + t.said + ", " + p.said +
+         (m.node == nullptr ? ", monitoring = " + std::to_string(v.defaults.monitoring) + " (lvm2 " + v.version +
+                                  "'s default: no file sets it)"
+                            : std::string()));
+    if (t.defaulted || p.defaulted || !m.value)
+        warn(cmd + "the keys no file sets (or that lvm2 ignores) take lvm2 " + v.version + "'s defaults: " + v.how);
+    if (t.value < 50)  // lvm2 reads it as 50 and warns (_lvresize_adjust_policy)
+        warn(std::string("provpol: warning: ") + lvm_autoextend_config::threshold_key(base.kind()) + " " +
+             std::to_string(t.value) + " is below lvm2's minimum: lvm2 uses 50");
+    threshold = t.value < 50 ? 50 : static_cast<std::uint64_t>(t.value);
+    percent = static_cast<std::uint64_t>(p.value);
+    if (threshold >= 100)
+        warn(cmd + "threshold " + std::to_string(threshold) + ": autoextend is off (lvm2 extends only under 100), " +
+             "the volume never grows by itself");
+    if (m.node != nullptr && !m.value)
+        warn(cmd + conf.source("activation/monitoring") + " is " + m.ignored + ", which lvm2 ignores: monitoring = " +
+             std::to_string(v.defaults.monitoring) + ", lvm2 " + v.version + "'s default");
+    if (m.value == std::optional<std::int64_t>(0)) {
+        host.monitored = false;
+        host.monitoring_source = conf.source("activation/monitoring");
+        warn(cmd + host.monitoring_source +
+             ": dmeventd does not monitor the volume, so lvm2 never extends it by itself (autoextend is off)" +
+             (a.command() == "extend" ? "; the answer is what lvextend --use-policies would do when run" : ""));
+    }
     return {threshold, percent};
 }
 
+/// The options that give a pool's usage (--pool-used and --metadata-used; extend's --allocation), taken with --lvs
+/// only when the report's pool is inactive: lvs prints no Data% or Meta% for it.
+struct lvs_usage_options {
+    const char* data;
+    const char* metadata;
+};
+
 /// --lvs FILE|- (and --lvs-pool VG/POOL): the thin pool as `lvs --reportformat json` reports it (read_lvs_report),
-/// or nothing. It replaces the options in `replaced`: giving one of them too is an error.
-inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced) {
+/// or nothing. It replaces the options in `replaced`: giving one of them too is an error. Its usage (Data%, Meta%)
+/// replaces `usage`'s options too, unless the pool is inactive: then `usage.data` is required (the usage the pool
+/// will have when it is activated), `usage.metadata` optional, and stderr says whose usage is planned.
+inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced,
+                                          lvs_usage_options usage) {
     const auto path = a.value("--lvs");
     if (!path) {
         if (a.has("--lvs-pool")) throw usage_error("--lvs-pool names a pool of the --lvs report, which is not given");
@@ -168,7 +273,25 @@ inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<c
         if (a.has(o)) throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it");
     if (*path == "-" && lvm_reads_stdin(a, "--config"))
         throw usage_error("--lvs - and --config - both read stdin: give one of them a file");
-    return read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+    const lvs_pool p = read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+    const std::string name = args::printable(p.vg + "/" + p.name);
+    if (p.active) {
+        for (const char* o : {usage.data, usage.metadata})
+            if (a.has(o))
+                throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it (" + name +
+                                  " is active)");
+        return p;
+    }
+    const std::string what = "--lvs: " + name + " is " + p.inactive_words();
+    if (!a.has(usage.data))
+        throw usage_error(what + ": lvs reports a pool's usage only while it is active; activate it (lvchange -ay " +
+                          name + ") and run lvs again, or give its usage with " + usage.data + " (and " +
+                          usage.metadata + ")");
+    warn("provpol " + a.command() + ": " + what + ": its usage is " + usage.data + "'s" +
+         (a.has(usage.metadata) ? " and " + std::string(usage.metadata) + "'s"
+                                : std::string(", its metadata is not simulated (no ") + usage.metadata + ")") +
+         ", the usage it will have once active");
+    return p;
 }
 
 /// A percent as lvs prints Data% or Meta% ("59.52") of `whole`, read in blocks of `block` by lvm_percent_fill.
@@ -202,12 +325,21 @@ inline std::optional<std::uint64_t> docker_profile_option(const args& a, const c
 /// The LVM settings the extend, plan and recommend commands share: the preset's configuration with --config (or
 /// --threshold and --extend-percent), --extent, --pool-chunk and --vdo-slab applied. With docker-devicemapper,
 /// --threshold and --extend-percent are Docker's dm.thinp_autoextend_* options (docker_profile_option).
-inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr) {
+inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset, const lvs_pool* lvs = nullptr,
+                                             lvm_host* host = nullptr) {
     const lvm_autoextend_config base = lvm_config_of(preset).value();
     if (lvs != nullptr && base.kind() != lvm_volume_kind::thin_pool)
         throw usage_error("--lvs reads a thin pool: give it with --preset lvm-thin-autoextend or lvm-thin-default");
-    const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base);
+    lvm_host own;
+    lvm_host& h = host != nullptr ? *host : own;
+    const auto [conf_threshold, conf_percent] = lvm_conf_settings(a, base, h);
     const bool docker = preset == extend_preset::docker_devicemapper;
+    if (lvs != nullptr && !h.described && !a.has("--threshold") && !a.has("--extend-percent"))
+        warn("provpol " + a.command() + ": --lvs gives the pool, not lvm.conf: threshold " +
+             std::to_string(base.threshold_as_written()) + " and percent " + std::to_string(base.extend_percent()) +
+             " are --preset " + std::string(to_text(preset)) +
+             "'s (what if); give --config /etc/lvm/lvm.conf (or lvmconfig --type full activation's output) for "
+             "the host's");
     const std::uint64_t threshold =
         (docker ? docker_profile_option(a, "--threshold", "dm.thinp_autoextend_threshold", 80)
                 : a.count("--threshold", 0, lvm_autoextend_config::max_threshold))

@@ -1,12 +1,16 @@
 // --lvs FILE: a thin pool as `lvs --reportformat json` reports it, so that an operator plans the pool they have
-// instead of retyping it. The report must hold the fields below in bytes (lvs_command):
-//   lvs --reportformat json --units b --nosuffix
-//       -o
-//       lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,vg_extent_size
-// (a B suffix, as --units b without --nosuffix prints, is read too; lvs's default units round, "<168.00m", and
-// are refused with that command). lvm2's "json" format writes every value as a string; "json_std" (lvm2 2.03.17
-// and later) writes numbers as numbers: both are read. Data% and Meta% are lvs's own two-decimal percents. The
-// JSON is read with nlohmann-json (header-only: the CLI keeps no runtime dependency).
+// instead of retyping it. A pool is a row whose segtype is "thin-pool", or, in a report without segtype (lvs's
+// default columns), whose lv_attr starts with "t" (lvs(8): the volume type, (t)hin pool). The fields read are
+// lvs's default columns (lv_name, vg_name, lv_attr, lv_size, data_percent, metadata_percent) and four more, in bytes
+// (lvs_command):
+//   lvs --reportformat json --units b --nosuffix -o +lv_metadata_size,chunk_size,vg_free,vg_extent_size VG/POOL
+// (-o +FIELDS adds to lvs's default columns; a report of -o FIELDS with segtype instead of lv_attr is read too).
+// Every field the report lacks is named at once, with that command. A B suffix (--units b without --nosuffix) is
+// read; lvs's default units round ("<168.00m") and are refused with the command. lvm2's "json" format writes every
+// value as a string; "json_std" (lvm2 2.03.17 and later) writes numbers as numbers: both are read. Data% and Meta%
+// are lvs's own two-decimal percents; lvs prints them empty for an inactive pool (its usage is the kernel's status of
+// the active pool), which is reported as inactive (lvs_pool::active), not refused here. The JSON is read with
+// nlohmann-json (header-only: the CLI keeps no runtime dependency).
 #ifndef PROVPOL_CLI_LVS_REPORT_HPP
 #define PROVPOL_CLI_LVS_REPORT_HPP
 
@@ -24,22 +28,31 @@
 
 namespace provpol::cli {
 
-/// The lvs command whose output --lvs reads.
+/// The lvs command whose output --lvs reads (VG/POOL: the pool's name), and the fields it adds to lvs's default
+/// columns.
 inline constexpr const char* lvs_command =
-    "lvs --reportformat json --units b --nosuffix -o "
-    "lv_name,vg_name,segtype,lv_size,data_percent,lv_metadata_size,metadata_percent,chunk_size,vg_free,"
-    "vg_extent_size VG/POOL";
+    "lvs --reportformat json --units b --nosuffix -o +lv_metadata_size,chunk_size,vg_free,vg_extent_size VG/POOL";
 
 /// One thin pool of an lvs report.
 struct lvs_pool {
     std::string vg, name;
+    std::string attr;              ///< lv_attr ("twi-aot---"), when the report has it
+    bool active = true;            ///< false: lvs printed no Data% and Meta% (an inactive pool)
     bytes size;                    ///< lv_size: the pool's data size
-    std::string data_percent;      ///< data_percent as lvs prints it ("59.52")
+    std::string data_percent;      ///< data_percent as lvs prints it ("59.52"); empty when inactive
     bytes metadata_size;           ///< lv_metadata_size
-    std::string metadata_percent;  ///< metadata_percent ("11.62")
+    std::string metadata_percent;  ///< metadata_percent ("11.62"); empty when inactive
     bytes chunk;                   ///< chunk_size: the pool's chunk
     bytes vg_free;                 ///< vg_free: the VG's free space
     bytes extent;                  ///< vg_extent_size
+
+    /// "inactive (lv_attr twi---tz--)", or "without usage (Data% and Meta% empty)" when the report has no
+    /// lv_attr to say why: for messages about a pool whose usage lvs did not print.
+    std::string inactive_words() const {
+        if (attr.size() >= 5 && attr[4] == '-') return "inactive (lv_attr " + attr + ", Data% and Meta% empty)";
+        return "reported without its usage (Data% and Meta% empty" + (attr.empty() ? "" : ", lv_attr " + attr) +
+               "), as lvs reports an inactive pool";
+    }
 };
 
 namespace lvs_detail {
@@ -52,15 +65,22 @@ inline std::string field_text(const nlohmann::json& v) {
     return "";
 }
 
-// A size field in bytes: digits, with an optional B suffix (--units b without --nosuffix).
-inline bytes size_field(const nlohmann::json& row, const char* name, const std::string& where) {
-    std::string t = field_text(row.at(name));
+// A size as --units b --nosuffix prints it (digits, perhaps a B suffix).
+inline bool byte_count(const std::string& text) {
+    std::string t = text;
     if (!t.empty() && (t.back() == 'B' || t.back() == 'b')) t.pop_back();
     bool digits = !t.empty() && t.size() <= 19;
     for (const char c : t) digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
-    if (!digits)
-        throw usage_error(where + name + " is '" + args::printable(field_text(row.at(name))) +
-                          "', not a byte count (lvs's default units round): run " + lvs_command);
+    return digits;
+}
+
+// A size field in bytes: digits, with an optional B suffix (--units b without --nosuffix).
+inline bytes size_field(const nlohmann::json& row, const char* name, const std::string& where) {
+    std::string t = field_text(row.at(name));
+    if (!byte_count(t))
+        throw usage_error(where + name + " is '" + args::printable(t) + "', not a byte count (lvs's default units " +
+                          "round): run " + lvs_command);
+    if (t.back() == 'B' || t.back() == 'b') t.pop_back();
     return bytes(std::stoull(t));
 }
 
@@ -74,72 +94,177 @@ inline std::string percent_field(const nlohmann::json& row, const char* name, co
     return t;
 }
 
-}  // namespace lvs_detail
-
-/// The thin pool in the lvs report at `path` ("-": stdin) for `option` (--lvs): the one named by `select` ("POOL"
-/// or "VG/POOL"), or the report's only thin pool. Usage errors: not JSON, not an lvs report, a field missing (the
-/// message gives the lvs command to run), sizes not in bytes, no such pool or several to choose from.
-inline lvs_pool read_lvs_report(const std::string& path, const std::string& option, const std::string& select = "") {
-    text_input::rules rules;
-    rules.max_line = std::size_t{1} << 24;
-    rules.too_long = "a line longer than 16 MiB";
-    rules.nul = "a NUL byte (not an lvs report)";
-    rules.not_a = "an lvs report";
-    text_input in(path, option, rules);
+// The report `in` as JSON, keeping only what an lvs report holds ({"report": [{"lv": [{field: value}]}]}):
+// anything else, deeper, or empty is dropped as it is read, so that memory stays a small multiple of the rows' text
+// whatever the file holds (a file of millions of {} costs nothing). `file` is set to the messages' prefix.
+inline nlohmann::json parse_report(text_input& in, const std::string& option, std::string& file) {
     std::string text, line;
-    while (in.next(line)) {
-        if (text.size() > (std::size_t{1} << 26)) throw usage_error(option + ": " + in.shown() + " is over 64 MiB");
-        text += line;
-        text += '\n';
+    try {
+        while (in.next(line)) {
+            if (text.size() + line.size() > (std::size_t{1} << 26))
+                throw usage_error(option + ": " + in.shown() + " is over 64 MiB (not an lvs report of one host)");
+            text += line;
+            text += '\n';
+        }
+    } catch (const runtime_failure& e) {
+        throw usage_error(e.what());  // a read error is the input's: exit 2, one line
     }
-    const std::string file = option + ": " + in.shown() + ": ";
+    file = option + ": " + in.shown() + ": ";
+    std::size_t rows = 0;
+    const nlohmann::json::parser_callback_t keep = [&](int depth, nlohmann::json::parse_event_t event,
+                                                       nlohmann::json& parsed) {
+        using ev = nlohmann::json::parse_event_t;
+        if (depth > 5) return false;
+        if (event == ev::key) {
+            const std::string k = parsed.is_string() ? parsed.get<std::string>() : std::string();
+            return (depth == 1 && k == "report") || (depth == 3 && k == "lv") || depth == 5;
+        }
+        if (event == ev::object_end || event == ev::array_end) {
+            if (depth == 4 && event == ev::object_end) {
+                if (parsed.empty()) return false;
+                if (++rows > 100000) throw usage_error(file + "more than 100000 LVs (not an lvs report of one host)");
+            }
+            if (depth == 2 && (!parsed.is_object() || parsed.empty())) return false;
+        }
+        return true;
+    };
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(text);
+        doc = nlohmann::json::parse(text, keep);
     } catch (const nlohmann::json::exception& e) {
         throw usage_error(file + "not JSON (" + std::string(e.what()) + "); run " + lvs_command);
     }
     if (!doc.is_object() || !doc.contains("report") || !doc["report"].is_array())
         throw usage_error(file + "not an lvs report (no \"report\" array); run " + lvs_command);
-    static const char* const fields[] = {"lv_name",      "vg_name",          "segtype",          "lv_size",
-                                         "data_percent", "lv_metadata_size", "metadata_percent", "chunk_size",
-                                         "vg_free",      "vg_extent_size"};
-    std::vector<lvs_pool> pools;
-    std::vector<std::string> names;
+    return doc;
+}
+
+// The lvs command for `pool` ("vg/pool"; empty: VG/POOL as lvs_command has it).
+inline std::string command_for(const std::string& pool) {
+    const std::string c = lvs_command;
+    return pool.empty() ? c : c.substr(0, c.size() - 7) + args::printable(pool);
+}
+
+// Whether `row` is a thin pool: its segtype is "thin-pool"; without segtype (lvs's default columns), its lv_attr's
+// first character, the volume type, is t (lvs(8): "(t)hin pool"; T is a pool's hidden data LV, not the pool).
+inline bool is_thin_pool(const nlohmann::json& row) {
+    if (row.contains("segtype")) return field_text(row["segtype"]) == "thin-pool";
+    if (!row.contains("lv_attr")) return false;
+    const std::string attr = field_text(row["lv_attr"]);
+    return !attr.empty() && attr[0] == 't';
+}
+
+// Everything the report lacks, in one error: every field missing from its rows (segtype or lv_attr to find the
+// pools by), and whether the pools' sizes are in lvs's rounded units; with the command that gives a complete report
+// for `pool` (the report's only pool, or none).
+inline void check_fields(const std::vector<const nlohmann::json*>& rows, const std::string& file,
+                         const std::string& pool) {
+    static const char* const needed[] = {"lv_name",      "vg_name",          "lv_size",
+                                         "data_percent", "lv_metadata_size", "metadata_percent",
+                                         "chunk_size",   "vg_free",          "vg_extent_size"};
+    std::vector<std::string> missing;
+    bool typed = true;
+    for (const nlohmann::json* r : rows) typed = typed && (r->contains("segtype") || r->contains("lv_attr"));
+    if (!typed) missing.emplace_back("lv_attr (or segtype)");
+    for (const char* f : needed) {
+        bool all = true;
+        for (const nlohmann::json* r : rows) all = all && r->contains(f);
+        if (!all) missing.emplace_back(f);
+    }
+    std::string rounded;
+    for (const nlohmann::json* r : rows) {
+        if (!is_thin_pool(*r)) continue;
+        for (const char* f : {"lv_size", "lv_metadata_size", "chunk_size", "vg_free", "vg_extent_size"})
+            if (rounded.empty() && r->contains(f) && !byte_count(field_text((*r)[f])))
+                rounded = std::string(f) + " is '" + args::printable(field_text((*r)[f])) + "'";
+    }
+    if (missing.empty() && rounded.empty()) return;
+    std::string listed;
+    for (std::size_t i = 0; i < missing.size(); ++i)
+        listed += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    std::string why =
+        missing.empty() ? std::string() : "the report has no " + listed + (missing.size() == 1 ? " field" : " fields");
+    if (!rounded.empty())
+        why += (why.empty() ? "" : ", and ") + std::string("its sizes are lvs's rounded units (") + rounded + ")";
+    throw usage_error(file + why + "; run " + command_for(pool));
+}
+
+// The pool of a row that has every field (check_fields): its sizes in bytes; its percents, or none when lvs printed
+// both empty (an inactive pool).
+inline lvs_pool pool_of(const nlohmann::json& row, const std::string& file) {
+    lvs_pool p;
+    p.vg = field_text(row["vg_name"]);
+    p.name = field_text(row["lv_name"]);
+    if (row.contains("lv_attr")) p.attr = field_text(row["lv_attr"]);
+    const std::string where = file + p.vg + "/" + p.name + ": ";
+    p.size = size_field(row, "lv_size", where);
+    p.metadata_size = size_field(row, "lv_metadata_size", where);
+    p.chunk = size_field(row, "chunk_size", where);
+    p.vg_free = size_field(row, "vg_free", where);
+    p.extent = size_field(row, "vg_extent_size", where);
+    p.active = !(field_text(row["data_percent"]).empty() && field_text(row["metadata_percent"]).empty());
+    if (p.active) {
+        p.data_percent = percent_field(row, "data_percent", where);
+        p.metadata_percent = percent_field(row, "metadata_percent", where);
+    }
+    return p;
+}
+
+}  // namespace lvs_detail
+
+/// The rules an lvs report is read by (text_input): NUL bytes refused, the whole file at most 64 MiB.
+inline text_input::rules lvs_report_rules() {
+    text_input::rules rules;
+    rules.max_line = std::size_t{1} << 26;
+    rules.too_long = "over 64 MiB (not an lvs report of one host)";
+    rules.nul = "a NUL byte (not an lvs report)";
+    rules.not_a = "an lvs report";
+    return rules;
+}
+
+/// The thin pool in the lvs report `in` for `option` (--lvs): the one named by `select` ("POOL" or "VG/POOL"), or
+/// the report's only thin pool. Usage errors: not JSON, not an lvs report, fields missing or sizes not in bytes (all
+/// named in one message, with the lvs command to run), no such pool or several to choose from. An inactive pool (no
+/// Data% and Meta%) is returned with `active` false.
+inline lvs_pool read_lvs_report(text_input& in, const std::string& option, const std::string& select = "") {
+    std::string file;
+    const nlohmann::json doc = lvs_detail::parse_report(in, option, file);
+    std::vector<const nlohmann::json*> rows;
     for (const nlohmann::json& report : doc["report"]) {
         if (!report.is_object() || !report.contains("lv") || !report["lv"].is_array()) continue;
-        for (const nlohmann::json& row : report["lv"]) {
-            if (!row.is_object()) continue;
-            for (const char* f : fields)
-                if (!row.contains(f)) throw usage_error(file + "the report has no " + f + " field; run " + lvs_command);
-            if (lvs_detail::field_text(row["segtype"]) != "thin-pool") continue;
-            lvs_pool p;
-            p.vg = lvs_detail::field_text(row["vg_name"]);
-            p.name = lvs_detail::field_text(row["lv_name"]);
-            names.push_back(p.vg + "/" + p.name);
-            if (!select.empty() && select != p.name && select != names.back()) continue;
-            const std::string where = file + names.back() + ": ";
-            p.size = lvs_detail::size_field(row, "lv_size", where);
-            p.data_percent = lvs_detail::percent_field(row, "data_percent", where);
-            p.metadata_size = lvs_detail::size_field(row, "lv_metadata_size", where);
-            p.metadata_percent = lvs_detail::percent_field(row, "metadata_percent", where);
-            p.chunk = lvs_detail::size_field(row, "chunk_size", where);
-            p.vg_free = lvs_detail::size_field(row, "vg_free", where);
-            p.extent = lvs_detail::size_field(row, "vg_extent_size", where);
-            pools.push_back(p);
-        }
+        for (const nlohmann::json& row : report["lv"])
+            if (row.is_object()) rows.push_back(&row);
     }
+    std::vector<std::string> names, chosen_names;  // every thin pool's VG/POOL, and the chosen ones'
+    std::vector<const nlohmann::json*> chosen;
+    for (const nlohmann::json* row : rows) {
+        if (!lvs_detail::is_thin_pool(*row)) continue;
+        const auto text = [&](const char* f) {
+            return row->contains(f) ? lvs_detail::field_text((*row)[f]) : std::string();
+        };
+        names.push_back(text("vg_name") + "/" + text("lv_name"));
+        if (!select.empty() && select != text("lv_name") && select != names.back()) continue;
+        chosen.push_back(row);
+        chosen_names.push_back(names.back());
+    }
+    lvs_detail::check_fields(rows, file, chosen.size() == 1 ? chosen_names.front() : std::string());
     std::string listed;
     for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
-    if (pools.empty())
+    if (chosen.empty())
         throw usage_error(file +
                           (select.empty() ? "no thin pool in the report"
                                           : "no thin pool " + args::printable(select) + " in the report") +
                           (listed.empty() ? "" : " (thin pools: " + listed + ")"));
-    if (pools.size() > 1)
-        throw usage_error(file + std::to_string(pools.size()) + " thin pools in the report (" + listed +
+    if (chosen.size() > 1)
+        throw usage_error(file + std::to_string(chosen.size()) + " thin pools in the report (" + listed +
                           "): name one with --lvs-pool VG/POOL");
-    return pools.front();
+    return lvs_detail::pool_of(*chosen.front(), file);
+}
+
+/// The thin pool in the lvs report at `path` ("-": stdin), as read_lvs_report(text_input&, ...) reads it.
+inline lvs_pool read_lvs_report(const std::string& path, const std::string& option, const std::string& select = "") {
+    text_input in(path, option, lvs_report_rules());
+    return read_lvs_report(in, option, select);
 }
 
 }  // namespace provpol::cli

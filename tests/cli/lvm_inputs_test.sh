@@ -109,7 +109,13 @@ expect_noted extend "${thin[@]}" --config "$data/lvmconfig_activation.txt"
 expect_stdout ',85,70,20,22,'
 checks=$((checks + 1))
 timeout 60 "$PROVPOL" extend "${thin[@]}" --config - <"$data/lvmconfig_keys.txt" >"$out" 2>"$err" &&
-  grep -q ',85,70,20,22,' "$out" || fail "--config - reads lvmconfig's bare keys from stdin"
+  grep -q ',85,70,20,22,' "$out" &&
+  grep -q 'thin_pool_autoextend_threshold = 70 from stdin line 1 (a file of bare settings, as `lvmconfig activation/thin_pool_autoextend_threshold` prints them, read as that section.s; lvm2 itself would ignore a top-level setting)' "$err" ||
+  fail "--config - reads lvmconfig's bare keys from stdin, and says it read them as lvmconfig's output"
+# A bare key beside a section is what lvm2 makes of it: a top-level setting it ignores (the default applies).
+printf 'thin_pool_autoextend_threshold = 70\nglobal {\n  units = "r"\n}\n' >"$scratch/mixed.conf"
+expect_noted extend "${thin[@]}" --config "$scratch/mixed.conf" --lvm-version 2.03.16
+expect_stdout ',85,100,20,0,'
 # The VDO preset reads its own keys.
 printf 'activation {\n  vdo_pool_autoextend_threshold = 75\n  vdo_pool_autoextend_percent = 40\n}\n' >"$scratch/vdo.conf"
 expect_noted extend --preset lvm-vdo-autoextend --physical 4GiB --used-blocks 80 --total-blocks 100 --config "$scratch/vdo.conf" --format csv
@@ -121,7 +127,11 @@ expect_usage '^provpol plan: give --config or --threshold and --extend-percent, 
 expect_usage '^provpol extend: --config - and --input - both read stdin' \
   extend --preset lvm-thin-autoextend --input - --config -
 printf 'activation {\n  thin_pool_autoextend_percent = "20"\n}\n' >"$scratch/string.conf"
-expect_usage 'string.conf:2: activation/thin_pool_autoextend_percent is a string' extend "${thin[@]}" --config "$scratch/string.conf"
+# A string where lvm2 wants an integer: lvm2 warns ("has invalid type") and runs with its default, and so does provpol.
+expect_noted extend "${thin[@]}" --config "$scratch/string.conf" --lvm-version 2.03.16
+checks=$((checks + 1))
+grep -q 'thin_pool_autoextend_percent = "20" from .*string.conf line 2 is a string, which lvm2 ignores' "$err" ||
+  fail "a string setting is said to be ignored, lvm2's default taken"
 # recommend's lvm.conf block reads back through --config: plan with it is plan with the settings it names.
 burst=(--preset lvm-thin-autoextend --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 5)
 expect_ok recommend "${burst[@]}" --seeds 1
@@ -136,12 +146,15 @@ timeout 60 "$PROVPOL" plan "${burst[@]}" --config - <"$scratch/recommended.conf"
   fail "recommend | plan --config - is plan --threshold 70 --extend-percent $percent"
 # recommend's "your settings" are the file's.
 expect_noted recommend "${burst[@]}" --seeds 1 --config "$scratch/later.conf"
-expect_stdout '^# your settings, threshold 80 with percent 20'
+expect_stdout '^# your settings turn autoextend off \(monitoring = 0\)'
 # --- --lvs: the pool as lvs reports it (lvm2 2.03.16's own report: a 168 MiB pool at Data% 59.52, Meta% 11.62) ----
 report=$data/lvs_units_b.json
 # Data% 59.52 of 2688 chunks is 1599 (59.486607%; 1600 is 59.523809%, above it); Meta% 11.62 of 1024 4 KiB blocks
 # is 118 (11.523437%).
-expect_ok extend --preset lvm-thin-autoextend --lvs "$report" --format csv
+# Without --config the settings are the preset's, and stderr says so.
+checks=$((checks + 1))
+run extend --preset lvm-thin-autoextend --lvs "$report" --format csv
+[ "$status" -eq 0 ] && grep -q -- '--lvs gives the pool, not lvm.conf' "$err" || fail "--lvs without --config names the preset's settings"
 expect_stdout '^176160768,104792064,1599,2688,59.486607,70,20,0,0,176160768,4194304,11.523437,70,0,4194304,0,none$'
 checks=$((checks + 1))
 timeout 60 "$PROVPOL" extend --preset lvm-thin-autoextend --lvs - --lvs-pool vg/pool --threshold 50 --format csv <"$report" >"$out" 2>"$err" &&
@@ -167,8 +180,71 @@ expect_usage '^provpol extend: give --lvs or --allocation, not both' \
   extend --preset lvm-thin-autoextend --lvs "$report" --allocation 1GiB
 expect_usage "no thin pool vg/nope in the report \\(thin pools: vg/pool\\)" \
   recommend --preset lvm-thin-autoextend --lvs "$report" --lvs-pool vg/nope --rate 1GB/s
-expect_usage 'no segtype field; run lvs --reportformat json --units b --nosuffix -o lv_name,vg_name,segtype,' \
+# lvs as admins run it (lvm2 2.03.16's own reports, tests/data/capture_lvm_reports.sh). Its default columns find the
+# pool by lv_attr (no segtype), and every missing field is named at once with the command that adds them;
+# lvs_plus.json is that command's output, which reads as the -o FIELDS report of the same pool does.
+command_plus='run lvs --reportformat json --units b --nosuffix -o \+lv_metadata_size,chunk_size,vg_free,vg_extent_size'
+expect_usage "^provpol plan: --lvs: '.*lvs_default[.a-z]*': the report has no lv_metadata_size, chunk_size, vg_free and vg_extent_size fields, and its sizes are lvs's rounded units \(lv_size is '168.00m'\); $command_plus vg/pool\$" \
   plan --preset lvm-thin-autoextend --lvs "$data/lvs_default.json" --rate 1GB/s
+expect_usage "lvs_inactive[.a-z]*': the report has no lv_metadata_size, chunk_size, vg_free and vg_extent_size fields, and its sizes are lvs's rounded units \(lv_size is '168.00m'\); $command_plus vg/pool\$" \
+  extend --preset lvm-thin-autoextend --lvs "$data/lvs_inactive.json"
+for cmd in plan recommend extend; do
+  args=(--rate 1GB/s --write 20GiB --runs 5)
+  [ "$cmd" = extend ] && args=(--format csv)
+  checks=$((checks + 1))
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" "${args[@]}"
+  cp "$out" "$scratch/units_b.txt"
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$data/lvs_plus.json" --config "$data/lvm.conf" "${args[@]}"
+  [ -s "$out" ] && cmp -s "$out" "$scratch/units_b.txt" || fail "$cmd --lvs lvs_plus.json is $cmd --lvs lvs_units_b.json"
+done
+# An inactive pool (lvchange -an: lv_attr twi---t---, Data% and Meta% empty) is said to be inactive; with its usage
+# given (--pool-used, --metadata-used; extend's --allocation) it is planned with it, and stderr says whose usage it
+# is. The same pool active at 59.52% and 11.62% gives the same answer.
+inactive=$data/lvs_plus_inactive.json
+expect_usage '^provpol plan: --lvs: vg/pool is inactive \(lv_attr twi---t---, Data% and Meta% empty\): lvs reports a pool.s usage only while it is active; activate it \(lvchange -ay vg/pool\) and run lvs again, or give its usage with --pool-used \(and --metadata-used\)$' \
+  plan --preset lvm-thin-autoextend --lvs "$inactive" --rate 1GB/s
+expect_usage '^provpol extend: --lvs: vg/pool is inactive .* give its usage with --allocation \(and --metadata-used\)$' \
+  extend --preset lvm-thin-autoextend --lvs "$inactive"
+expect_usage '^provpol plan: give --lvs or --pool-used, not both: the report gives it \(vg/pool is active\)$' \
+  plan --preset lvm-thin-autoextend --lvs "$report" --pool-used 50% --rate 1GB/s
+for cmd in plan recommend extend; do
+  args=(--rate 1GB/s --write 20GiB --runs 5)
+  used=(--pool-used 59.52% --metadata-used 11.62%)
+  [ "$cmd" = extend ] && args=(--format csv) && used=(--allocation 59.52% --metadata-used 11.62%)
+  checks=$((checks + 1))
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" "${args[@]}"
+  cp "$out" "$scratch/active.txt"
+  run "$cmd" --preset lvm-thin-autoextend --lvs "$inactive" --config "$data/lvm.conf" "${args[@]}" "${used[@]}"
+  [ -s "$out" ] && cmp -s "$out" "$scratch/active.txt" &&
+    grep -q "^provpol $cmd: --lvs: vg/pool is inactive (lv_attr twi---t---, Data% and Meta% empty): its usage is ${used[0]}'s and --metadata-used's, the usage it will have once active\$" "$err" ||
+    fail "$cmd --lvs INACTIVE ${used[*]} is $cmd --lvs ACTIVE at that usage, and says so"
+done
+checks=$((checks + 1))
+run plan --preset lvm-thin-autoextend --lvs "$inactive" --pool-used 10% --rate 1GB/s --write 1GiB --runs 1
+[ "$status" -eq 0 ] && grep -q "its usage is --pool-used's, its metadata is not simulated (no --metadata-used)" "$err" ||
+  fail "plan --lvs INACTIVE --pool-used without --metadata-used says the metadata is not simulated"
+# --pool-size as lvcreate -L reads it: lvm2 2.03.16's lvcreate made an LV of each -L size on a VG of 4 MiB extents
+# (lvcreate_sizes.txt: the -L text, the LV's size in bytes as lvs reported it, and lvcreate's words when it rounded
+# up). provpol's pool is that size (plan's pool_end_max with autoextend off), and stderr says so exactly when
+# lvcreate said it rounded.
+while read -r size lvs_bytes said; do
+  checks=$((checks + 1))
+  run plan --preset lvm-thin-default --pool-size "$size" --rate 1GiB/s --write 1MiB --runs 1 --format csv
+  got=$(sed -n 2p "$out" | cut -d, -f13)
+  [ "$status" -eq 0 ] && [ "$got" = "$lvs_bytes" ] || fail "--pool-size $size: provpol's pool is $got bytes, lvcreate's $lvs_bytes"
+  if [ -n "$said" ]; then
+    grep -q "^provpol plan: --pool-size $size is .*; lvcreate rounds it up to whole extents (4MiB): the pool is .* ($lvs_bytes bytes;" "$err" ||
+      fail "--pool-size $size: stderr does not say lvcreate rounds it up to $lvs_bytes bytes"
+  else
+    [ ! -s "$err" ] || fail "--pool-size $size: lvcreate does not round it, but stderr says something"
+  fi
+done <"$data/lvcreate_sizes.txt"
+expect_usage '^provpol plan: --pool-size 1000b: not a multiple of 512 bytes \(lvcreate refuses it too: try 512b or 1024b\)$' \
+  plan --preset lvm-thin-autoextend --pool-size 1000b --rate 1GB/s
+expect_usage '^provpol plan: --pool-size 20e: 16EiB or more \(lvm2 refuses it too\)$' \
+  plan --preset lvm-thin-autoextend --pool-size 20e --rate 1GB/s
+expect_usage "^provpol plan: --pool-size 17t: more than lvm2's 4294967295 extents of 4KiB \(lvcreate refuses it too\)$" \
+  plan --preset lvm-thin-autoextend --pool-size 17t --extent 4KiB --rate 1GB/s
 expect_usage '^provpol extend: --lvs reads a thin pool' extend --preset lvm-vdo-autoextend --lvs "$report"
 expect_usage '^provpol plan: --lvs - and --config - both read stdin' \
   plan --preset lvm-thin-autoextend --lvs - --config - --rate 1GB/s

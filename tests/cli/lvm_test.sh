@@ -78,7 +78,15 @@ expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 100MiB/s --w
 expect_stdout '^100,4,5,'
 expect_usage '^provpol plan: an LVM plan needs --pool-size' plan --preset lvm-thin-autoextend --rate 1GiB/s
 expect_usage "^provpol plan: --latency: unknown value 'vdsm-polling-2022' for an LVM pool" plan --preset lvm-thin-autoextend --pool-size 1GiB --latency vdsm-polling-2022
-expect_usage '^provpol plan: --pool-size must be a whole number of extents \(4MiB\), got 5MiB$' plan --preset lvm-thin-autoextend --pool-size 5MiB
+# A size that is not whole extents is rounded up as lvcreate -L rounds it ("Rounding up size to full physical
+# extent"), and stderr says so: 5MiB is the 8MiB pool.
+run plan --preset lvm-thin-autoextend --pool-size 8MiB --rate 16MiB/s --write 100MiB --runs 3 --format csv
+cp "$out" "$scratch/8m"
+run plan --preset lvm-thin-autoextend --pool-size 5MiB --rate 16MiB/s --write 100MiB --runs 3 --format csv
+checks=$((checks + 1))
+[ "$status" -eq 0 ] && cmp -s "$out" "$scratch/8m" &&
+  grep -q '^provpol plan: --pool-size 5MiB is 5MiB; lvcreate rounds it up to whole extents (4MiB): the pool is 8MiB' "$err" ||
+  fail "--pool-size 5MiB is the 8MiB pool lvcreate makes, and stderr says so"
 expect_usage '^provpol plan: --lvextend-time: expected MIN,MAX with MIN <= MAX' plan --preset lvm-thin-autoextend --pool-size 1GiB --lvextend-time 2,1
 expect_usage '^provpol plan: --preset: lvm-vdo-autoextend is not a thin pool' plan --preset lvm-vdo-autoextend --pool-size 1GiB
 expect_usage "^provpol plan: unknown option '--hosts'" plan --preset lvm-thin-autoextend --pool-size 1GiB --hosts 2

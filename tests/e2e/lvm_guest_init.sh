@@ -172,4 +172,33 @@ lvmconfig activation/thin_pool_autoextend_threshold activation/thin_pool_autoext
 lvmconfig --config "activation/thin_pool_autoextend_threshold=85" \
   activation/thin_pool_autoextend_threshold >$R/capture/lvmconfig_path_syntax.txt 2>&1
 cp /etc/lvm/lvm.conf $R/capture/lvm.conf
+# More for provpol's readers when capture_lvm_reports.sh boots the guest (pp_capture=1, a third disk /dev/vdc):
+#   lvs_plus.json         the report provpol's --lvs asks for: lvs's default columns plus -o +FIELDS, in bytes
+#   lvcreate_sizes.txt    lvcreate -L's reading of sizes on a VG of 4 MiB extents: each line the -L text, the LV's
+#                         size in bytes as lvs reports it, and lvcreate's own words about rounding (the LVs are
+#                         made inactive and unzeroed on the sparse third disk, then removed)
+#   lvs_inactive.json     the pool deactivated (lvchange -an), in lvs's default columns, and lvs_plus_inactive.json
+#                         in the report provpol asks for
+if [ "${pp_capture:-0}" = 1 ]; then
+  plus="+lv_metadata_size,chunk_size,vg_free,vg_extent_size"
+  lvs --config "$q" --reportformat json --units b --nosuffix -o "$plus" vg/pool >$R/capture/lvs_plus.json 2>&1
+  if [ -b /dev/vdc ]; then
+    f='devices { filter = [ "a|^/dev/vdc$|", "r|.*|" ] }'
+    run pvcreate -y --config "$f" /dev/vdc
+    run vgcreate --config "$f" -s 4M sizes /dev/vdc
+    n=0
+    for s in 1.82t 1.82T 1.5g 100.5m 100.5M 1000s 1024b 4096k 2.5k 1.3k .5g 5.m 3.14159g 7.7777m 1.9999999t \
+      0.1m 4.000001m 12345.678m 0.0001t 2.4g; do
+      n=$((n + 1))
+      said=$(lvcreate --config "$f $q" -an -Zn -L "$s" -n s$n sizes 2>&1 | grep -i rounding | tr '\n' ' ')
+      b=$(lvs --config "$f $q" --noheadings --units b --nosuffix -o lv_size sizes/s$n 2>/dev/null | tr -d ' ')
+      echo "$s ${b:-none} $said" >>$R/capture/lvcreate_sizes.txt
+      run lvremove --config "$f" -y sizes/s$n
+    done
+  fi
+  run lvchange -an vg/thin
+  run lvchange -an vg/pool
+  lvs --config "$q" --reportformat json vg >$R/capture/lvs_inactive.json 2>&1
+  lvs --config "$q" --reportformat json --units b --nosuffix -o "$plus" vg/pool >$R/capture/lvs_plus_inactive.json 2>&1
+fi
 finish 0
