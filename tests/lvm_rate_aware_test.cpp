@@ -21,6 +21,7 @@ lvm_rate_aware_settings base() {
     s.lead_factor = 2.0;
     s.margin = seconds(1.0);
     s.horizon = seconds(30.0);
+    s.min_free_percent = 0;  // the rate rule alone: the floor has its own cases
     return s;  // 4 MiB extents, 64 KiB chunks, no caps
 }
 
