@@ -57,6 +57,8 @@ options:
   --command-timeout TIME   each command's bound: then SIGTERM to its process group, SIGKILL 5 s later;
                            [0.1, 3600] s (default 30s)
   --status dmsetup|ioctl   read the status with `dmsetup status` (default) or the DM_TABLE_STATUS ioctl (no fork)
+  --lvm-shell yes|no       run lvm2's commands in one long-lived `lvm` shell (default yes): no fork, exec and
+                           loading of lvm2 per lvextend, as dmeventd runs lvm2 in its own process
   --take-over              turn dmeventd's monitoring of the pool off (lvchange --monitor n) while running, and
                            back on at every exit the daemon sees; without it dmeventd stays on as the backstop
   --state-dir DIR          where the pool's state is kept (default /var/lib/provpol-thinpoold)
@@ -120,7 +122,15 @@ int main(int argc, char** argv) {
     const double timeout = o.command_timeout.count();
     const std::string state_path = o.state_dir + "/" + name + ".state";
     tp::thinpoold_io io;
-    io.run = [timeout](const std::vector<std::string>& cmd, bool interruptible) {
+    tp::sys::lvm_shell shell;
+    io.run = [&](const std::vector<std::string>& cmd, bool interruptible) {
+        const bool lvm = cmd[0] == "lvs" || cmd[0] == "lvextend" || cmd[0] == "lvchange" || cmd[0] == "lvmconfig";
+        if (o.lvm_shell && lvm && !shell.broken()) {
+            if (auto r = shell.run(cmd, timeout, interruptible)) return *r;
+            log(tp::priority::warning,
+                "no lvm shell (`lvm` ended before it ran a command): lvm2's commands are run one "
+                "process each");
+        }
         return tp::sys::run_command(cmd, timeout, interruptible);
     };
     if (o.status_source == "ioctl") {

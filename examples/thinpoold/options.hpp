@@ -37,6 +37,7 @@ struct options {
     std::optional<std::uint64_t> metadata_threshold, metadata_percent;  ///< default: lvm.conf's (lvmconfig)
     seconds command_timeout = seconds(30.0);  ///< each command's bound (then SIGTERM, then SIGKILL)
     std::string status_source = "dmsetup";    ///< dmsetup or ioctl
+    bool lvm_shell = true;                    ///< lvm2's commands in one long-lived `lvm` shell
     std::string state_dir = "/var/lib/provpol-thinpoold", lock_dir = "/run/lock/provpol-thinpoold";
     std::string metrics_file;  ///< node_exporter's textfile format; "" none
     bool dry_run = false, once = false, take_over = false, reset_state = false, restore = false;
@@ -140,6 +141,8 @@ inline bool set_option(options& o, const std::string& name, const std::string& v
         o.status_source = v;
     else if (opt == "--status")
         throw usage_error{where + "--status must be dmsetup or ioctl, got '" + v + "'"};
+    else if (opt == "--lvm-shell")
+        o.lvm_shell = detail_options::yes_no(v, where + opt);
     else if (opt == "--state-dir" || opt == "--lock-dir" || opt == "--metrics-file") {
         if (v.empty()) throw usage_error{where + opt + " must be a path, got ''"};
         (opt == "--state-dir" ? o.state_dir : opt == "--lock-dir" ? o.lock_dir : o.metrics_file) = v;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,16 +76,18 @@ inline int pidfd_open(pid_t pid) {
 
 // The child's side: its own process group, stdin /dev/null, stdout and stderr the pipe, SIGPIPE back to its
 // default (an ignored signal stays ignored across exec), the C locale and no lvm2 warning for inherited fds.
-[[noreturn]] inline void exec_child(const std::vector<std::string>& argv, int out) {
+[[noreturn]] inline void exec_child(const std::vector<std::string>& argv, int out, bool null_stdin = true) {
     setpgid(0, 0);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaction(sig, &dfl, nullptr);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
+    if (null_stdin) {
+        const int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, 0);
+        dup2(out, 2);
+    }
     dup2(out, 1);
-    dup2(out, 2);
     setenv("LC_ALL", "C", 1);
     setenv("LVM_SUPPRESS_FD_WARNINGS", "1", 1);
     std::vector<char*> args;
@@ -168,6 +171,162 @@ inline command_result run_command(const std::vector<std::string>& argv, double t
     if (r.timed_out) r.output = "after " + fmt("%g", timeout) + " s" + (killed ? " (SIGKILL)" : "") + "; " + r.output;
     return r;
 }
+
+/// One long-lived `lvm` shell that runs the daemon's lvm2 commands (lvs, lvextend, lvchange, lvmconfig) without a
+/// fork, an exec, the loading of lvm2's libraries and configuration per command: what makes a daemon's lvextend
+/// slower than dmeventd's, which runs lvm2 in its own process (lvm2's shell reads one command a line from its
+/// standard input, tools/lvm.c's lvm_shell). Built with editline, as Debian's lvm2 is, the shell prints no prompt
+/// when its input is a pipe; a command's end is found by the line sent after it, a name no lvm2 command has, whose
+/// "No such command" on standard error follows the command's own output (lvm2 writes each command's output before it
+/// reads the next line). lvm2's shell reports no exit status: a command failed when it wrote to standard error
+/// something other than a warning (lvm2's log_error; lvm_shell says "Command failed" when a command did not) -- and
+/// the daemon reads back what it did with lvs in any case. A command that times out, or a stop signal, ends the
+/// shell as run_command ends a command (SIGTERM to its group, SIGKILL kill_grace later); the next command starts a
+/// new one. Arguments are single words (lvm2's shell splits a line on blanks): names lvm2 accepts, sizes, options.
+class lvm_shell {
+public:
+    ~lvm_shell() { stop(); }
+
+    /// True once a shell could not be started, or the first ended before it ran anything: no lvm shell here (the
+    /// caller runs every command itself).
+    bool broken() const noexcept { return broken_; }
+    /// Runs argv in the shell; nullopt when there is no shell to run it in (broken()).
+    std::optional<command_result> run(const std::vector<std::string>& argv, double timeout, bool interruptible) {
+        if (broken_) return std::nullopt;
+        const bool fresh = pid_ < 0;
+        if (fresh && !start()) return std::nullopt;
+        const std::string end = "provpol-thinpoold-end-" + std::to_string(++seq_);
+        // A new shell says things of its own first (libedit: "Cannot read termcap database"): what comes before a
+        // first marker is not the command's.
+        const std::string begin = fresh ? "provpol-thinpoold-begin-" + std::to_string(seq_) : std::string();
+        std::string line = fresh ? begin + "\n" : std::string();
+        for (std::size_t i = 0; i < argv.size(); ++i) line += (i == 0 ? "" : " ") + argv[i];
+        line += "\n" + end + "\n";
+        command_result r;
+        if (!write_all(line)) {
+            close_all();
+            r.output = "the lvm shell is gone";
+            return r;
+        }
+        std::string out, err;
+        const std::string done = "No such command '" + end + "'";
+        const double start_t = monotonic_now();
+        double kill_at = 0.0;
+        for (;;) {
+            const double now = monotonic_now();
+            if ((interruptible && stop_signal != 0) || now >= start_t + timeout) {
+                r.interrupted = interruptible && stop_signal != 0;
+                r.timed_out = !r.interrupted;
+                if (kill_at == 0.0) kill(-pid_, SIGTERM), kill_at = now + (r.interrupted ? stop_grace : kill_grace);
+                if (now >= kill_at || reap()) {
+                    if (r.timed_out && pid_ > 0) kill(-pid_, SIGKILL);  // a stop never escalates (stop_grace)
+                    close_all();
+                    r.output =
+                        (r.timed_out ? "after " + fmt("%g", timeout) + " s (the lvm shell ended); " : "") + out + err;
+                    return r;
+                }
+            }
+            pollfd p[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {pidfd_, POLLIN, 0}};
+            poll(p, 3, pidfd_ >= 0 ? 100 : 10);
+            const std::size_t o = out.size(), e = err.size();
+            detail_sys::drain(out_, out);
+            detail_sys::drain(err_, err);
+            const auto at = err.find(done);
+            if (at != std::string::npos) {
+                err.erase(err.rfind('\n', at) == std::string::npos ? 0 : err.rfind('\n', at) + 1);
+                if (!begin.empty()) {  // the begin marker's line and what came before it are the shell's own
+                    const auto b = err.find("No such command '" + begin + "'");
+                    const auto nl = b == std::string::npos ? b : err.find('\n', b);
+                    if (nl != std::string::npos) err.erase(0, nl + 1);
+                }
+                detail_sys::drain(out_, out);
+                r.status = failed(err) ? 1 : 0;
+                r.output = out + err;
+                return r;
+            }
+            if (out.size() == o && err.size() == e && reap()) {
+                close_all();
+                if (fresh && out.empty()) {  // it never ran a command: no lvm shell here (no lvm, or no editline)
+                    broken_ = true;
+                    return std::nullopt;
+                }
+                r.output = "the lvm shell ended: " + out + err;
+                return r;
+            }
+        }
+    }
+
+private:
+    // lvm2's errors are log_error's; its warnings start "WARNING:" after the log prefix.
+    static bool failed(const std::string& err) {
+        std::size_t at = 0;
+        while (at < err.size()) {
+            const std::size_t nl = err.find('\n', at);
+            std::string l = err.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+            at = nl == std::string::npos ? err.size() : nl + 1;
+            l.erase(0, l.find_first_not_of(" \t"));
+            if (!l.empty() && l.rfind("WARNING:", 0) != 0) return true;
+        }
+        return false;
+    }
+    bool start() {
+        int in[2], out[2], err[2];
+        if (pipe2(in, O_CLOEXEC) != 0) return false;
+        if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return false;
+        const pid_t pid = fork();
+        if (pid < 0) return false;
+        if (pid == 0) {
+            dup2(in[0], 0);
+            dup2(err[1], 2);
+            setenv("HOME", "/dev/null", 1);  // no ~/.lvm_history read or written (tools/lvm.c's _hist_file)
+            detail_sys::exec_child({"lvm"}, out[1], false);
+        }
+        setpgid(pid, pid);
+        close(in[0]), close(out[1]), close(err[1]);
+        pid_ = pid, in_ = in[1], out_ = out[0], err_ = err[0];
+        fcntl(out_, F_SETFL, O_NONBLOCK);
+        fcntl(err_, F_SETFL, O_NONBLOCK);
+        pidfd_ = detail_sys::pidfd_open(pid);
+        return true;
+    }
+    bool write_all(const std::string& s) {
+        std::size_t done = 0;
+        while (done < s.size()) {
+            const ssize_t n = write(in_, s.data() + done, s.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return false;  // EPIPE: the shell is gone (SIGPIPE is ignored)
+            done += static_cast<std::size_t>(n);
+        }
+        return true;
+    }
+    // True when the shell has exited (and is reaped).
+    bool reap() {
+        int st = 0;
+        if (pid_ < 0 || waitpid(pid_, &st, WNOHANG) != pid_) return false;
+        pid_ = -1;
+        return true;
+    }
+    // At the daemon's end: the shell's input closed, it exits when its command is done (a shell that lingers is
+    // sent SIGTERM after a second, never SIGKILL: it may be inside lvm2's critical section).
+    void stop() {
+        if (in_ >= 0) close(in_), in_ = -1;
+        for (int i = 0; pid_ > 0 && i < 50 && !reap(); ++i) sleep_until(monotonic_now() + 0.02);
+        if (pid_ > 0) kill(-pid_, SIGTERM);
+        close_all();
+    }
+    // The shell given up (ended, or left to end): the next command starts a new one. A zombie left behind is
+    // reaped by the next waitpid on it, or at the daemon's exit.
+    void close_all() {
+        if (pid_ > 0) reap();
+        for (int* fd : {&in_, &out_, &err_, &pidfd_})
+            if (*fd >= 0) close(*fd), *fd = -1;
+        pid_ = -1;
+    }
+    pid_t pid_ = -1;
+    int in_ = -1, out_ = -1, err_ = -1, pidfd_ = -1;
+    unsigned long seq_ = 0;
+    bool broken_ = false;
+};
 
 /// The DM_DEV_STATUS / DM_TABLE_STATUS ioctls (no fork), as `dmsetup status --noflush` prints the table status,
 /// and as `dmsetup info -c -o uuid` prints the UUID.

@@ -46,7 +46,7 @@ EOF
 cat >"$fake/lvs" <<'EOF'
 #!/bin/sh
 echo "lvs $*" >>"$TP/log"
-[ -f "$TP/lvs_fail" ] && { echo "  Volume group \"vg\" not found"; exit 5; }
+[ -f "$TP/lvs_fail" ] && { echo "  Volume group \"vg\" not found" >&2; exit 5; }
 echo "  LVM2_LV_SIZE='$(cat "$TP/size")' LVM2_LV_METADATA_SIZE='$(cat "$TP/meta")' LVM2_VG_EXTENT_SIZE='4194304' LVM2_VG_FREE='$(cat "$TP/vgfree")' LVM2_CHUNK_SIZE='65536' LVM2_SEG_MONITOR='$(cat "$TP/monitor")' LVM2_LV_UUID='$(cat "$TP/lv_uuid")' LVM2_VG_UUID='$(cat "$TP/vg_uuid")' LVM2_SEGTYPE='thin-pool' LVM2_LV_PROFILE=''"
 EOF
 cat >"$fake/lvextend" <<'EOF'
@@ -56,7 +56,7 @@ mode=${TP_LVEXTEND:-ok}
 case $mode in
   hang) sleep 20; exit 0 ;;
   hangterm) trap '' TERM; echo $$ >"$TP/hung.pid"; while :; do sleep 1; done ;;
-  fail) echo "  Insufficient free space: 1 extents needed, but only 0 available"; exit 5 ;;
+  fail) echo "  Insufficient free space: 1 extents needed, but only 0 available" >&2; exit 5 ;;
   noop) exit 0 ;;
 esac
 add=0 madd=0 prev=""
@@ -66,12 +66,12 @@ for a; do
   prev=$a
 done
 free=$(cat "$TP/vgfree")
-[ $((add + madd)) -gt "$free" ] && { echo "  Insufficient free space"; exit 5; }
+[ $((add + madd)) -gt "$free" ] && { echo "  Insufficient free space" >&2; exit 5; }
 echo $(($(cat "$TP/size") + add)) >"$TP/size"
 echo $(($(cat "$TP/meta") + madd)) >"$TP/meta"
 echo $((free - add - madd)) >"$TP/vgfree"
 case $mode in
-  growfail) echo "  Failed to update pool vg/pool."; exit 5 ;;
+  growfail) echo "  Failed to update pool vg/pool." >&2; exit 5 ;;
   child) sleep 10 & echo $! >"$TP/child.pid" ;;  # the child keeps stdout and stderr, the daemon's pipe, open
   growhang) echo $$ >"$TP/hung.pid"; exec sleep 20 ;;
 esac
@@ -81,9 +81,23 @@ cat >"$fake/lvchange" <<'EOF'
 #!/bin/sh
 echo "lvchange $*" >>"$TP/log"
 case " $* " in
-  *" --monitor y "*) [ "$TP_LVCHANGE_Y" = fail ] && { echo "  Failed to monitor"; exit 5; }; echo monitored >"$TP/monitor" ;;
+  *" --monitor y "*) [ "$TP_LVCHANGE_Y" = fail ] && { echo "  Failed to monitor" >&2; exit 5; }; echo monitored >"$TP/monitor" ;;
   *" --monitor n "*) echo "not monitored" >"$TP/monitor" ;;
 esac
+EOF
+cat >"$fake/lvm" <<'EOF'
+#!/bin/sh
+# lvm2's shell as the daemon drives it (a pipe on stdin: no prompt): one command a line, run by the fakes here; a
+# name no command has says so on stderr.
+echo "lvm" >>"$TP/shell.log"
+printf 'Cannot read termcap database;\nusing dumb terminal settings.\n' >&2  # what Debian's lvm says first
+while IFS= read -r line; do
+  set -- $line
+  case $1 in
+    lvs | lvextend | lvchange | lvmconfig) "$@" ;;
+    *) echo "  No such command '$1'.  Try 'help'." >&2 ;;
+  esac
+done
 EOF
 cat >"$fake/lvmconfig" <<'EOF'
 #!/bin/sh
@@ -177,7 +191,7 @@ expect_stdout 'floor=6710886 '
 #    A failing lvextend: one line with its exit status and first line, nothing taken, the daemon goes on.
 pool 64 100 900
 TP_LVEXTEND=fail run "${base[@]}" --once --max-pool-size 100MiB
-check "a failing lvextend: exit 0, reported (status $status)" grep -q 'lvextend -L+36864k -- vg/pool grew vg/pool by 0 bytes, less than asked (exit 5: *Insufficient free space' "$err"
+check "a failing lvextend: exit 0, reported (status $status)" grep -q 'lvextend -L+36864k -- vg/pool grew vg/pool by 0 bytes, less than asked (exit [15]: *Insufficient free space' "$err"
 expect_stdout 'stopped: 0 extends, 1 failed, 0 bytes taken'
 check "a failing lvextend is read back with lvs" [ "$(grep -c '^lvs ' "$TP/log")" -ge 2 ]
 #    A no-op lvextend (exit 0, nothing grown) is a failure, and nothing is booked as taken.
@@ -189,7 +203,7 @@ check "a no-op lvextend takes nothing ($(state_field taken))" [ "$(state_field t
 pool 64 100 900
 TP_LVEXTEND=growfail run "${base[@]}" --once --max-pool-size 100MiB
 check "grow-then-fail: counted ($(state_field taken))" [ "$(state_field taken)" = 37748736 ]
-check "grow-then-fail: said (status $status)" grep -q 'exit 5: *Failed to update pool vg/pool., but the pool grew as asked' "$out"
+check "grow-then-fail: said (status $status)" grep -Eq 'exit [15]: *Failed to update pool vg/pool., but the pool grew as asked' "$out"
 #    Failures back off (the interval doubled each time) and three in a row hand the pool back to dmeventd.
 pool 64 100 900 1000
 TP_LVEXTEND=fail "$PROVPOL" "${base[@]}" --interval 0.05 --take-over --max-pool-size 100MiB >"$scratch/b.out" 2>"$scratch/b.err" &
@@ -234,37 +248,63 @@ check "...the next start counts what it grew ($(state_field taken))" [ "$(state_
 check "...and gives dmeventd its monitoring back" monitor_is monitored
 rm -f "$TP/hung.pid"
 
-# 7. Bounded commands. A hung lvextend is killed (its process group) after --command-timeout and the daemon goes on;
-#    SIGTERM during one ends the daemon within a second, the monitoring given back; a command that ignores
-#    SIGTERM is killed 5 s after it; a child left holding the output pipe holds nothing.
+# 7. Bounded commands, run one process each (--lvm-shell no) and in the lvm shell. A hung lvextend is killed (its
+#    process group) after --command-timeout and the daemon goes on; SIGTERM during one ends the daemon within a
+#    second, the monitoring given back; a command that ignores SIGTERM is killed 5 s after it; a child left holding
+#    the output pipe holds nothing.
 pool 64 100 900
 start=$(date +%s.%N)
-TP_LVEXTEND=hang run "${base[@]}" --once --command-timeout 1 --max-pool-size 100MiB
+TP_LVEXTEND=hang run "${base[@]}" --lvm-shell no --once --command-timeout 1 --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "a hung lvextend: timed out and reported ($took s)" grep -q 'timed out: after 1 s' "$err"
 check "a hung lvextend: the daemon went on (--once done in $took s)" awk -v t="$took" 'BEGIN { exit !(t < 4) }'
 pool 64 100 900
-TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --take-over --max-pool-size 100MiB >"$scratch/o" 2>"$scratch/e" &
+for shell in no yes; do
+  pool 64 100 900
+  TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --lvm-shell $shell --take-over --max-pool-size 100MiB >"$scratch/o" 2>"$scratch/e" &
+  pid=$!
+  for i in $(seq 50); do grep -q '^lvextend' "$TP/log" && break; sleep 0.1; done
+  sleep 0.2
+  t0=$(date +%s.%N)
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+  check "SIGTERM during a hung lvextend (lvm shell $shell): exit within 1.5 s ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 1.5) }'
+  check "SIGTERM during a hung lvextend (lvm shell $shell): exit 0 ($rc)" [ $rc = 0 ]
+  check "SIGTERM during a hung lvextend (lvm shell $shell): monitoring back" monitor_is monitored
+done
+#    In the shell, a hung lvextend ends the shell, and the next command starts another.
+pool 64 100 900 900
+rm -f "$TP/shell.log"
+TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --interval 0.05 --command-timeout 0.5 --take-over --max-pool-size 100MiB \
+  >"$scratch/h.out" 2>"$scratch/h.err" &
 pid=$!
-for i in $(seq 50); do grep -q '^lvextend' "$TP/log" && break; sleep 0.1; done
-sleep 0.2
-t0=$(date +%s.%N)
+for i in $(seq 50); do grep -q 'timed out' "$scratch/h.err" && break; sleep 0.1; done
+sleep 0.3
 kill -TERM $pid
 wait $pid
-rc=$?
-took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-check "SIGTERM during a hung lvextend: exit within 1.5 s ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 1.5) }'
-check "SIGTERM during a hung lvextend: exit 0 ($rc)" [ $rc = 0 ]
-check "SIGTERM during a hung lvextend: monitoring back" monitor_is monitored
+check "a hung lvextend in the shell: timed out" grep -q 'timed out: after 0.5 s (the lvm shell ended)' "$scratch/h.err"
+check "...and a new shell runs the next command (shells: $(wc -l <"$TP/shell.log"))" [ "$(wc -l <"$TP/shell.log")" -ge 2 ]
+check "...the monitoring given back through it" monitor_is monitored
+#    No lvm shell (an lvm that ends at once): every command run one process each, said once.
+pool 64 100 900
+mv "$fake/lvm" "$fake/lvm.real"
+printf '#!/bin/sh\nexit 3\n' >"$fake/lvm"
+chmod +x "$fake/lvm"
+run "${base[@]}" --once --max-pool-size 100MiB
+mv "$fake/lvm.real" "$fake/lvm"
+check_commands "lvextend -L+36864k -- vg/pool;" "no lvm shell: the commands run one process each"
+check "no lvm shell: said once ($(grep -c 'no lvm shell' "$err"))" [ "$(grep -c 'no lvm shell' "$err")" = 1 ]
 pool 64 100 900
 start=$(date +%s.%N)
-TP_LVEXTEND=hangterm run "${base[@]}" --once --command-timeout 0.5 --max-pool-size 100MiB
+TP_LVEXTEND=hangterm run "${base[@]}" --lvm-shell no --once --command-timeout 0.5 --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "an lvextend that ignores SIGTERM is killed 5 s later ($took s)" grep -q 'timed out: after 0.5 s (SIGKILL)' "$err"
 check "...and is gone" [ -n "$(cat "$TP/hung.pid")" ] && ! kill -0 "$(cat "$TP/hung.pid")" 2>/dev/null
 pool 64 100 900
 start=$(date +%s.%N)
-TP_LVEXTEND=child run "${base[@]}" --once --max-pool-size 100MiB
+TP_LVEXTEND=child run "${base[@]}" --lvm-shell no --once --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "a child holding lvextend's output: not waited for ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 4) }'
 check "a child holding lvextend's output: the lvextend's time is its own" grep -Eq 'took=0\.[0-9]+ ' "$out"
@@ -272,7 +312,7 @@ check "a child holding lvextend's output: the lvextend's time is its own" grep -
 #    A hung dmsetup: bounded too, and --once ends (an error, exit 1 at start).
 pool 64 100 900
 start=$(date +%s.%N)
-TP_DMSETUP_HANG=1 run "${base[@]}" --once --command-timeout 0.5
+TP_DMSETUP_HANG=1 run "${base[@]}" --lvm-shell no --once --command-timeout 0.5
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "a hung dmsetup: exit 1 in $took s" [ "$status" = 1 ] && awk -v t="$took" 'BEGIN { exit !(t < 4) }'
 
@@ -358,7 +398,7 @@ check "no such device: exit 1 with one line (status $status)" [ "$status" = 1 ] 
 pool 64 100
 touch "$TP/lvs_fail"
 run "${base[@]}" --once
-check "lvs fails: exit 1 ($status)" [ "$status" = 1 ] && grep -q 'cannot read vg/pool with lvs: exit 5' "$err"
+check "lvs fails: exit 1 ($status)" [ "$status" = 1 ] && grep -Eq 'cannot read vg/pool with lvs: exit [15]: *Volume group' "$err"
 pool 64 100
 run "${base[@]}" --once
 echo "Zzzzzz-1234-5678-9abc-def0-1234-567890" >"$TP/lv_uuid"
