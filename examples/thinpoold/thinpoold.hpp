@@ -383,6 +383,7 @@ inline int daemon::start() {
     if (!resolve_device()) return exit_failed;
     const auto st = read_status();
     if (!st) return exit_failed;
+    if (io_.stopping()) return exit_ok;  // stopped while starting: nothing taken over yet
     if (ps_.monitoring_off && !o_.take_over) {
         if (!give_back("a previous provpol-thinpoold ended with it off")) return exit_not_restored;
     } else if (ps_.monitoring_off) {
