@@ -334,6 +334,25 @@ TEST_CASE("thinpoold: fill_rate on a full pool: kept while full, then what it to
           doctest::Approx(static_cast<double>(128u << 20) * std::exp2(-0.125 / 30.0)).epsilon(1e-8));
 }
 
+TEST_CASE("thinpoold: fill_rate: a pool that took nothing for a whole window is still, whatever the estimate") {
+    fill_rate f(seconds(30.0), seconds(1.0));
+    f.sample(0.0, 0, false);
+    f.sample(0.5, 0, false);
+    CHECK_FALSE(f.still(0.5));  // not a whole window yet
+    f.sample(1.0, 0, false);
+    CHECK(f.still(1.0));
+    f.sample(1.25, 8 << 20, false);  // a burst: 8 MiB in 0.25 s
+    CHECK_FALSE(f.still(1.25));
+    CHECK(f.estimate().bytes_per_second() > 0);
+    f.sample(2.0, 8 << 20, false);
+    CHECK_FALSE(f.still(2.0));
+    f.sample(2.25, 8 << 20, false);  // a second since it last grew: still, the estimate remembered
+    CHECK(f.still(2.25));
+    CHECK(f.estimate().bytes_per_second() > 0);
+    f.sample(3.5, 8 << 20, true);  // full: its writer waits, it is not still
+    CHECK_FALSE(f.still(3.5));
+}
+
 TEST_CASE("thinpoold: the metrics file is node_exporter's textfile format") {
     metrics_values m;
     m.size = 100;

@@ -24,13 +24,20 @@ namespace provpol::thinpoold {
 /// that span: a deep queue makes it read high, a writer that fills the new room before the sample makes it read
 /// low, and the next full sample raises it again; either way the pool catches a writer it had no measure of (a pool
 /// full when first seen) within a few extends, where a rate of 0 would grow it by its floor a tick at a time.
+/// A pool that took nothing for a whole window is still() (its writer stopped or paused): the daemon then keeps its
+/// floor only, where the remembered rate would grow it for a writer that is not writing.
 class fill_rate {
 public:
     fill_rate(seconds half_life, seconds window) noexcept : half_life_(half_life.count()), window_(window.count()) {}
 
     /// A sample at `t` (seconds, monotonic) of `used_bytes`, and whether the pool was full.
     void sample(double t, std::uint64_t used_bytes, bool full) {
-        if (!h_.empty() && t <= h_.back().t) return;                 // time going back, or the same instant: ignored
+        if (!h_.empty() && t <= h_.back().t) return;  // time going back, or the same instant: ignored
+        if (first_t_ < 0.0)
+            first_t_ = t;
+        else if (used_bytes > prev_used_ || full)
+            grew_t_ = t;
+        prev_used_ = used_bytes;
         if (!h_.empty() && used_bytes < h_.back().used) h_.clear();  // discards: the history restarts
         if (full_ && !h_.empty()) {
             const point p = h_.back();
@@ -53,6 +60,12 @@ public:
     }
     /// True once a rate was measured (two samples, or a sample after a full one).
     PROVPOL_NODISCARD bool measured() const noexcept { return measured_; }
+    /// True when the pool took nothing, and was not full, for a whole window up to the last sample at `t`: it is not
+    /// filling, whatever the estimate remembers (the decay keeps a writer's rate through a pause, and over a queue).
+    PROVPOL_NODISCARD bool still(double t) const noexcept {
+        const double since = grew_t_ > first_t_ ? grew_t_ : first_t_;
+        return first_t_ >= 0.0 && !full_ && t - since >= window_;
+    }
 
 private:
     struct point {
@@ -66,8 +79,9 @@ private:
         measured_ = true;
     }
     double half_life_, window_;
-    double estimate_ = 0.0, last_ = 0.0, grown_at_ = -1.0;
+    double estimate_ = 0.0, last_ = 0.0, grown_at_ = -1.0, first_t_ = -1.0, grew_t_ = -1.0;
     bool full_ = false, measured_ = false;
+    std::uint64_t prev_used_ = 0;
     std::vector<point> h_;
 };
 

@@ -469,7 +469,8 @@ inline void daemon::step() {
     v.metadata_total = st->metadata_total;
     v.vg_free = lv_.vg_free;
     v.taken = bytes(ps_.taken);
-    const rate r = fill_.estimate();
+    // A pool that took nothing for a whole rate window is not filling: its floor only (fill_rate::still).
+    const rate r = fill_.still(t) ? rate(0) : fill_.estimate();
     const seconds service(std::max(o_.lvextend_time.count(), longest_));
     const lvm_rate_aware_decision d = cfg_->decide(v, r, service);
     const bool waiting = t < backoff_until_;

@@ -6,6 +6,8 @@
 # (lvm-shell = no), so that the wrapper is what it runs.
 F=$R/faults
 mkdir -p "$F" /fault/bin
+# The guest's lvm.conf sees /dev/vda only (every lvm2 command of the bursts scans that disk alone): the fault disks too.
+sed -i 's#"a|^/dev/vda\$|", "r|.\*|"#"a|^/dev/vda$|", "a|^/dev/vdc$|", "a|^/dev/vdd$|", "r|.*|"#' /etc/lvm/lvm.conf
 cat >/fault/bin/lvextend <<'EOF'
 #!/bin/sh
 # /run/fault-hang: hang (until killed); /run/fault-hold: say so, hold 2 s, then run lvextend.

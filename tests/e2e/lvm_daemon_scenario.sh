@@ -29,8 +29,6 @@ pp_bursts=${pp_bursts:-steady:64:8388608:50331648} pp_modes=${pp_modes:-dmeventd
 pp_daemon_burst=${pp_daemon_burst:-} pp_profiles=${pp_profiles:-} pp_faults=${pp_faults:-0}
 TP=/bin/provpol-thinpoold
 mkdir -p /etc/provpol/thinpoold /var/lib /run/lock
-# The guest's lvm.conf sees /dev/vda only: the fault disks too.
-sed -i 's#"a|^/dev/vda\$|", "r|.\*|"#"a|^/dev/vda$|", "a|^/dev/vdc$|", "a|^/dev/vdd$|", "r|.*|"#' /etc/lvm/lvm.conf
 
 # conf VG POOL SETTINGS...: the pool's configuration file, as the unit reads it; prints its path.
 conf() {

@@ -37,12 +37,13 @@ bursts="steady:32:$((8 * MiB)):$((48 * MiB)),ramp:16:$((8 * MiB)):$((16 * MiB)):
 bursts+=",cold:4:$((64 * MiB)):$((128 * MiB))"
 cap=384  # MiB: the daemon's --max-pool-size and --max-vg-take
 # The daemon, the same on every burst but for its floor: lvm2's commands in its lvm shell, a sample every 50 ms, the
-# rate over 0.2 s at least, a lead of one lvextend (0.5 s, or the longest seen) and the interval, a horizon of 0.5 s.
-# Its floor is what the burst's peak rate writes in one such lead and sample (what recommend is given for dmeventd:
-# the rate), rounded up to MiB.
-daemon_args="interval=0.05+rate-window=0.2s+lvextend-time=0.5+lead-factor=1+horizon=0.5s+max-pool-size=${cap}MiB"
+# rate over its default second at least, a lead of one lvextend (0.5 s, or the longest seen) and the interval, a
+# horizon of 0.25 s. Its floor is what the burst's peak rate writes in 1.5 s (what recommend is given for dmeventd: the
+# rate), rounded up to MiB: a burst that starts from idle is met by the floor while the rate is measured and an
+# lvextend runs (0.3 to 2 s in the guest under TCG).
+daemon_args="interval=0.05+lvextend-time=0.5+lead-factor=1+horizon=0.25s+max-pool-size=${cap}MiB"
 daemon_args+="+max-vg-take=${cap}MiB"
-floor_s=1  # seconds of the burst's peak rate kept free
+floor_ms=1500  # the burst's peak rate kept free for this long
 failures=0 checks=0
 ok() { checks=$((checks + 1)); }
 fail() { failures=$((failures + 1)); checks=$((checks + 1)); echo "FAIL: $*"; }
@@ -110,7 +111,7 @@ for b in $(tr ',' ' ' <<<"$bursts"); do
   else
     fail "$name: provpol recommend gave no threshold and percent: $(head -3 <<<"$rec" | tr '\n' ' ')"
   fi
-  floor=$(( (peak * floor_s + MiB - 1) / MiB ))
+  floor=$(( (peak * floor_ms / 1000 + MiB - 1) / MiB ))
   daemon_burst+="${daemon_burst:+,}$name:min-free=${floor}MiB"
 done
 modes=dmeventd,profile,daemon

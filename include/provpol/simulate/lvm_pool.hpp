@@ -343,6 +343,9 @@ private:
     void on_sample() noexcept {
         const std::uint64_t used = used_blocks();
         const double chunk = static_cast<double>(chunk_);
+        // A pool that took nothing since the last sample, and was not full, is not filling: its floor only, as the
+        // daemon keeps (fill_rate::still: nothing over a whole rate window; here the interval).
+        const bool still = !sample_full_ && used == sample_used_;
         if (t_ > sample_t_) {
             const double since = sample_full_ && grown_at_ > sample_t_ ? grown_at_ : sample_t_;
             if (!sample_full_ || used > sample_used_) {
@@ -367,7 +370,7 @@ private:
         v.vg_free = vg_free_;
         v.taken = taken_;
         const lvm_rate_aware_decision d =
-            x_.rate_aware()->decide(v, rate(static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
+            x_.rate_aware()->decide(v, rate(still ? 0 : static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
         if (d.limit == lvm_rate_aware_limit::vg_free) r_.vg_exhausted = true;
         ra_metadata_ = lvm_metadata_decision{};
         if (!d.extends()) ra_metadata_ = x_.rate_aware()->decide_metadata(v);
