@@ -204,7 +204,10 @@ public:
         line += "\n" + end + "\n";
         command_result r;
         if (!write_all(line)) {
+            // The shell was gone before it read the command (a SIGTERM to the unit's whole control group at a stop
+            // ends it too, while the daemon still has the monitoring to give back): a new one runs it.
             close_all();
+            if (!fresh) return run(argv, timeout, interruptible);
             r.output = "the lvm shell is gone";
             return r;
         }

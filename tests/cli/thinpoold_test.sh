@@ -21,7 +21,7 @@ cat >"$fake/dmsetup" <<'EOF'
 echo "dmsetup $*" >>"$TP/log"
 for a; do dev=$a; done
 for m in $TP_MISSING; do [ "$dev" = "$m" ] && { echo "Device $dev not found"; exit 1; }; done
-[ "$1" = status ] && [ -n "$TP_DMSETUP_HANG" ] && sleep 20
+[ "$1" = status ] && [ -n "$TP_DMSETUP_HANG" ] && sleep 60
 if [ "$1" = info ]; then
   [ -n "$TP_UUID" ] && { echo "$TP_UUID"; exit 0; }
   echo "LVM-$(tr -d - <"$TP/vg_uuid")$(tr -d - <"$TP/lv_uuid")-tpool"
@@ -54,7 +54,7 @@ cat >"$fake/lvextend" <<'EOF'
 echo "lvextend $*" >>"$TP/log"
 mode=${TP_LVEXTEND:-ok}
 case $mode in
-  hang) sleep 20; exit 0 ;;
+  hang) sleep 60; exit 0 ;;
   hangterm) trap '' TERM; echo $$ >"$TP/hung.pid"; while :; do sleep 1; done ;;
   fail) echo "  Insufficient free space: 1 extents needed, but only 0 available" >&2; exit 5 ;;
   noop) exit 0 ;;
@@ -72,8 +72,8 @@ echo $(($(cat "$TP/meta") + madd)) >"$TP/meta"
 echo $((free - add - madd)) >"$TP/vgfree"
 case $mode in
   growfail) echo "  Failed to update pool vg/pool." >&2; exit 5 ;;
-  child) sleep 10 & echo $! >"$TP/child.pid" ;;  # the child keeps stdout and stderr, the daemon's pipe, open
-  growhang) echo $$ >"$TP/hung.pid"; exec sleep 20 ;;
+  child) sleep 60 & echo $! >"$TP/child.pid" ;;  # the child keeps stdout and stderr, the daemon's pipe, open
+  growhang) echo $$ >"$TP/hung.pid"; exec sleep 60 ;;
 esac
 exit 0
 EOF
@@ -90,6 +90,7 @@ cat >"$fake/lvm" <<'EOF'
 # lvm2's shell as the daemon drives it (a pipe on stdin: no prompt): one command a line, run by the fakes here; a
 # name no command has says so on stderr.
 echo "lvm" >>"$TP/shell.log"
+echo $$ >"$TP/shell.pid"
 printf 'Cannot read termcap database;\nusing dumb terminal settings.\n' >&2  # what Debian's lvm says first
 while IFS= read -r line; do
   set -- $line
@@ -238,7 +239,7 @@ check "--reset-state: the new base is the size it had then" [ "$(state_field fir
 pool 64 100 900
 TP_LVEXTEND=growhang "$PROVPOL" "${base[@]}" --take-over --max-pool-size 100MiB >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 50); do [ -s "$TP/hung.pid" ] && break; sleep 0.1; done
+for i in $(seq 300); do [ -s "$TP/hung.pid" ] && break; sleep 0.1; done
 kill -KILL $pid
 wait $pid 2>/dev/null
 kill "$(cat "$TP/hung.pid")"
@@ -257,36 +258,50 @@ start=$(date +%s.%N)
 TP_LVEXTEND=hang run "${base[@]}" --lvm-shell no --once --command-timeout 1 --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "a hung lvextend: timed out and reported ($took s)" grep -q 'timed out: after 1 s' "$err"
-check "a hung lvextend: the daemon went on (--once done in $took s)" awk -v t="$took" 'BEGIN { exit !(t < 4) }'
+check "a hung lvextend: the daemon went on (--once done in $took s, the hang is 60 s)" awk -v t="$took" 'BEGIN { exit !(t < 20) }'
 pool 64 100 900
 for shell in no yes; do
   pool 64 100 900
   TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --lvm-shell $shell --take-over --max-pool-size 100MiB >"$scratch/o" 2>"$scratch/e" &
   pid=$!
-  for i in $(seq 50); do grep -q '^lvextend' "$TP/log" && break; sleep 0.1; done
+  for i in $(seq 300); do grep -q '^lvextend' "$TP/log" && break; sleep 0.1; done
   sleep 0.2
   t0=$(date +%s.%N)
   kill -TERM $pid
   wait $pid
   rc=$?
   took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-  check "SIGTERM during a hung lvextend (lvm shell $shell): exit within 1.5 s ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 1.5) }'
+  # Within a second of the signal by the daemon's own clock (stop_grace), the rest its restore; the wall clock of a
+  # loaded machine only tells a stop from the 60 s the hang would last.
+  check "SIGTERM during a hung lvextend (lvm shell $shell): the command interrupted" grep -q 'interrupted by a stop signal' "$scratch/e"
+  check "SIGTERM during a hung lvextend (lvm shell $shell): not waited for ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 15) }'
   check "SIGTERM during a hung lvextend (lvm shell $shell): exit 0 ($rc)" [ $rc = 0 ]
   check "SIGTERM during a hung lvextend (lvm shell $shell): monitoring back" monitor_is monitored
 done
 #    In the shell, a hung lvextend ends the shell, and the next command starts another.
 pool 64 100 900 900
 rm -f "$TP/shell.log"
-TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --interval 0.05 --command-timeout 0.5 --take-over --max-pool-size 100MiB \
+TP_LVEXTEND=hang "$PROVPOL" "${base[@]}" --interval 0.05 --command-timeout 2 --take-over --max-pool-size 100MiB \
   >"$scratch/h.out" 2>"$scratch/h.err" &
 pid=$!
-for i in $(seq 50); do grep -q 'timed out' "$scratch/h.err" && break; sleep 0.1; done
+for i in $(seq 300); do grep -q 'timed out' "$scratch/h.err" && break; sleep 0.1; done
 sleep 0.3
 kill -TERM $pid
 wait $pid
-check "a hung lvextend in the shell: timed out" grep -q 'timed out: after 0.5 s (the lvm shell ended)' "$scratch/h.err"
+check "a hung lvextend in the shell: timed out" grep -q 'timed out: after 2 s (the lvm shell ended)' "$scratch/h.err"
 check "...and a new shell runs the next command (shells: $(wc -l <"$TP/shell.log"))" [ "$(wc -l <"$TP/shell.log")" -ge 2 ]
 check "...the monitoring given back through it" monitor_is monitored
+#    A stop as systemd sends it (SIGTERM to the unit's whole control group): the shell ends with the daemon's
+#    signal, and a new one gives the monitoring back.
+pool 64 100
+"$PROVPOL" "${base[@]}" --take-over >"$scratch/g.out" 2>"$scratch/g.err" &
+pid=$!
+for i in $(seq 300); do grep -q watching "$scratch/g.out" && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$(cat "$TP/shell.pid")" $pid
+wait $pid
+rc=$?
+check "SIGTERM to the daemon and its lvm shell at once: exit 0 ($rc), monitored ($(cat "$TP/monitor"))" [ $rc = 0 ] && monitor_is monitored
 #    No lvm shell (an lvm that ends at once): every command run one process each, said once.
 pool 64 100 900
 mv "$fake/lvm" "$fake/lvm.real"
@@ -298,23 +313,24 @@ check_commands "lvextend -L+36864k -- vg/pool;" "no lvm shell: the commands run 
 check "no lvm shell: said once ($(grep -c 'no lvm shell' "$err"))" [ "$(grep -c 'no lvm shell' "$err")" = 1 ]
 pool 64 100 900
 start=$(date +%s.%N)
-TP_LVEXTEND=hangterm run "${base[@]}" --lvm-shell no --once --command-timeout 0.5 --max-pool-size 100MiB
+TP_LVEXTEND=hangterm run "${base[@]}" --lvm-shell no --once --command-timeout 2 --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-check "an lvextend that ignores SIGTERM is killed 5 s later ($took s)" grep -q 'timed out: after 0.5 s (SIGKILL)' "$err"
+check "an lvextend that ignores SIGTERM is killed 5 s later ($took s)" grep -q 'timed out: after 2 s (SIGKILL)' "$err"
 check "...and is gone" [ -n "$(cat "$TP/hung.pid")" ] && ! kill -0 "$(cat "$TP/hung.pid")" 2>/dev/null
 pool 64 100 900
 start=$(date +%s.%N)
 TP_LVEXTEND=child run "${base[@]}" --lvm-shell no --once --max-pool-size 100MiB
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-check "a child holding lvextend's output: not waited for ($took s)" awk -v t="$took" 'BEGIN { exit !(t < 4) }'
-check "a child holding lvextend's output: the lvextend's time is its own" grep -Eq 'took=0\.[0-9]+ ' "$out"
+check "a child holding lvextend's output: not waited for ($took s; the child lives 60 s)" awk -v t="$took" 'BEGIN { exit !(t < 20) }'
+check "a child holding lvextend's output: the lvextend's time is its own ($(grep -o 'took=[0-9.]*' "$out"))" \
+  awk -v t="$(grep -o 'took=[0-9.]*' "$out" | cut -d= -f2)" 'BEGIN { exit !(t != "" && t < 20) }'
 [ -f "$TP/child.pid" ] && kill "$(cat "$TP/child.pid")" 2>/dev/null
 #    A hung dmsetup: bounded too, and --once ends (an error, exit 1 at start).
 pool 64 100 900
 start=$(date +%s.%N)
 TP_DMSETUP_HANG=1 run "${base[@]}" --lvm-shell no --once --command-timeout 0.5
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-check "a hung dmsetup: exit 1 in $took s" [ "$status" = 1 ] && awk -v t="$took" 'BEGIN { exit !(t < 4) }'
+check "a hung dmsetup: exit 1 in $took s (the hang is 60 s)" [ "$status" = 1 ] && awk -v t="$took" 'BEGIN { exit !(t < 20) }'
 
 # 8. Every stop signal gives the monitoring back (exit 0); SIGPIPE does not kill the daemon; SIGKILL leaves a record
 #    that --restore (the unit's ExecStopPost=) and the next start act on; not given back: exit 3.
@@ -322,11 +338,11 @@ for sig in INT TERM HUP QUIT; do
   pool 64 100
   "$PROVPOL" "${base[@]}" --interval 0.1 --take-over >"$scratch/sig.out" 2>"$scratch/sig.err" &
   pid=$!
-  for i in $(seq 50); do grep -q 'monitor n' "$TP/log" && break; sleep 0.1; done
+  for i in $(seq 300); do grep -q 'monitor n' "$TP/log" && break; sleep 0.1; done
   sleep 0.3
   kill -$sig $pid
-  for i in $(seq 30); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-  if kill -0 $pid 2>/dev/null; then fail "SIG$sig: still running after 3 s"; kill -KILL $pid; fi
+  for i in $(seq 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $pid 2>/dev/null; then fail "SIG$sig: still running after 15 s"; kill -KILL $pid; fi
   wait $pid
   rc=$?
   out=$scratch/sig.out err=$scratch/sig.err
@@ -349,7 +365,7 @@ check "SIGPIPE ignored, then SIGTERM: exit 0 ($rc), monitored" [ $rc = 0 ] && mo
 pool 64 100
 "$PROVPOL" "${base[@]}" --interval 0.1 --take-over >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 50); do grep -q 'monitor n' "$TP/log" && break; sleep 0.1; done
+for i in $(seq 300); do grep -q 'monitor n' "$TP/log" && break; sleep 0.1; done
 sleep 0.3
 kill -KILL $pid
 wait $pid 2>/dev/null
@@ -419,7 +435,7 @@ check "127 characters is a name" "$PROVPOL" --vg "$(printf 'v%.0s' $(seq 127))" 
 pool 64 100
 "$PROVPOL" "${base[@]}" --interval 0.1 >"$scratch/a.out" 2>&1 &
 pid=$!
-for i in $(seq 50); do grep -q watching "$scratch/a.out" && break; sleep 0.1; done
+for i in $(seq 300); do grep -q watching "$scratch/a.out" && break; sleep 0.1; done
 run "${base[@]}" --once
 check "a second daemon on the pool: exit 1 ($status)" [ "$status" = 1 ] && grep -q 'another provpol-thinpoold holds' "$err"
 check "the first goes on" kill -0 $pid
@@ -432,7 +448,7 @@ pool 64 1
 TP_WRITER=$((72 * MiB)):$((64 * MiB)) "$PROVPOL" "${base[@]}" --interval 0.1 --min-free 10% --horizon 2s \
   --max-pool-size 4GiB --max-vg-take 4GiB >"$scratch/full.out" 2>"$scratch/full.err" &
 pid=$!
-sleep 4
+sleep 10
 kill -TERM $pid
 wait $pid
 last=$(grep 'decide used=' "$scratch/full.out" | tail -1)
