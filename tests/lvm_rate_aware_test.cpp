@@ -21,7 +21,8 @@ lvm_rate_aware_settings base() {
     s.lead_factor = 2.0;
     s.margin = seconds(1.0);
     s.horizon = seconds(30.0);
-    return s;  // 4 MiB extents, 64 KiB chunks, no caps
+    s.min_free_percent = 0;  // the rate rule alone: the floor has its own cases
+    return s;                // 4 MiB extents, 64 KiB chunks, no caps
 }
 
 lvm_rate_aware_config make(const lvm_rate_aware_settings& s) { return lvm_rate_aware_config::make(s).value(); }
@@ -331,4 +332,98 @@ TEST_CASE("lvm_rate_aware: bad settings name the setting and its range") {
     s = base();
     s.pool_chunk = 96_KiB;
     CHECK_FALSE(lvm_rate_aware_config::make(s));
+}
+
+TEST_CASE("lvm_rate_aware: the floor, absolute or a percent of the grown pool, in the trigger and the amount") {
+    // An absolute floor of 4 MiB at rate 0: 960 of 1024 blocks used leaves exactly 4 MiB, not below it: none; one
+    // block more is below: one extent.
+    auto s = base();
+    s.min_free = 4_MiB;
+    auto c = make(s);
+    CHECK(c.decide(pool(64_MiB, 960), rate(0), seconds(0.5)).outcome == lvm_rate_aware_outcome::none);
+    auto d = c.decide(pool(64_MiB, 961), rate(0), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend);
+    CHECK(d.add_extents == 1);
+    CHECK(d.floor == 4_MiB);
+    // 8 MiB and a rate: lead 2 x 0.5 + 1 = 2 s, trigger under 8 + 16 = 24 MiB free (640 used: exactly 24 MiB, none);
+    // the target 8 + 8 x 32 = 264 MiB free: 264 - 23.9375 = 240.0625 MiB short, 61 extents.
+    s.min_free = 8_MiB;
+    c = make(s);
+    CHECK(c.decide(pool(64_MiB, 640), mib_s(8), seconds(0.5)).outcome == lvm_rate_aware_outcome::none);
+    d = c.decide(pool(64_MiB, 641), mib_s(8), seconds(0.5));
+    CHECK(d.add_extents == 61);
+    // The default floor, 10% of the pool: 973 used leaves 3.1875 MiB, under 6.4 MiB; the amount keeps 10% of the
+    // grown pool: (6.4 - 3.1875) / 0.9 = 3.57 MiB, one extent; 68 MiB keep 7.1875 MiB, above their 6.8 MiB.
+    c = make(lvm_rate_aware_settings{});
+    d = c.decide(pool(64_MiB, 973), rate(0), seconds(0.5));
+    CHECK(d.outcome == lvm_rate_aware_outcome::extend);
+    CHECK(d.add_extents == 1);
+    CHECK(d.floor.count() == 6710886);
+    CHECK(c.decide(pool(68_MiB, 973), rate(0), seconds(0.5)).outcome == lvm_rate_aware_outcome::none);
+    // 50% of a full 64 MiB pool: 64 MiB more keep half of 128 MiB free; 15 extents would keep 60 of 124, less.
+    s = base();
+    s.min_free_percent = 50;
+    d = make(s).decide(pool(64_MiB, 1024), rate(0), seconds(0.5));
+    CHECK(d.add_extents == 16);
+    CHECK(d.new_size == 128_MiB);
+    s.min_free_percent = 51;
+    CHECK(std::string(lvm_rate_aware_config::make(s).error().message().view()) ==
+          "min_free_percent must be in [0, 50], got 51");
+}
+
+TEST_CASE("lvm_rate_aware: decide_metadata is lvm2's rule for the metadata alone (decide_lvm_autoextend)") {
+    // 4 MiB of metadata, 1024 blocks; 800 used is 78.125%, past min(70, lvm2's minimum for 4 MiB, 75): the amount is
+    // max(20, ceil(100 x 78.125 / 70) - 100 = 12) = 20, one more, 21% of one extent rounded up: one extent.
+    auto s = base();
+    s.metadata_threshold = 70;
+    s.metadata_percent = 20;
+    const auto c = make(s);
+    lvm_pool_view v = pool(64_MiB, 0);
+    v.metadata_size = 4_MiB;
+    v.metadata_total = 1024;
+    v.metadata_used = 800;
+    auto m = c.decide_metadata(v);
+    CHECK(m.outcome == lvm_rate_aware_outcome::extend);
+    CHECK(m.threshold == 70);
+    CHECK(m.add_extents == 1);
+    CHECK(m.new_size == 8_MiB);
+    v.metadata_used = 716;  // 69.9%: not past 70
+    CHECK_FALSE(c.decide_metadata(v).extends());
+    // lvm2's default threshold, 100, leaves it; the VG's free space or the take left cut it, to nothing here.
+    CHECK_FALSE(make(base()).decide_metadata(v).extends());
+    v.metadata_used = 800;
+    v.vg_free = 2_MiB;
+    m = c.decide_metadata(v);
+    CHECK(m.outcome == lvm_rate_aware_outcome::blocked);
+    CHECK(m.limit == lvm_rate_aware_limit::vg_free);
+    v.vg_free = bytes::max();
+    s.max_vg_take = 64_MiB;
+    v.taken = 64_MiB;
+    m = make(s).decide_metadata(v);
+    CHECK(m.limit == lvm_rate_aware_limit::vg_take);
+    CHECK_FALSE(m.extends());
+    // Against decide_lvm_autoextend, over usage, thresholds, percents and sizes: the same metadata size.
+    int cases = 0;
+    for (const std::uint32_t threshold : {50u, 60u, 70u, 80u, 95u, 100u})
+        for (const std::uint32_t percent : {1u, 20u, 100u, 333u})
+            for (const bytes size : {4_MiB, 8_MiB, 64_MiB, 1_GiB})
+                for (std::uint64_t used = 0; used <= 1000; used += 7) {
+                    auto t = base();
+                    t.metadata_threshold = threshold;
+                    t.metadata_percent = percent;
+                    lvm_pool_view w = pool(64_MiB, 0);
+                    w.metadata_size = size;
+                    w.metadata_total = size.count() / 4096;
+                    w.metadata_used = used * w.metadata_total / 1000;
+                    lvm_volume_state st{};
+                    st.size = 64_MiB;
+                    st.total = 1;
+                    st.metadata_size = size;
+                    st.metadata_used = w.metadata_used;
+                    st.metadata_total = w.metadata_total;
+                    const auto lvm = decide_lvm_autoextend(lvm_autoextend_config::make(threshold, percent).value(), st);
+                    CHECK(make(t).decide_metadata(w).new_size == lvm.metadata_new_size);
+                    ++cases;
+                }
+    CHECK(cases == 6 * 4 * 4 * 143);
 }

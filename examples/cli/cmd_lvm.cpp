@@ -136,6 +136,9 @@ lvm_extender extender_of(const args& a, const lvm_autoextend_config& c, bytes po
     st.pool_chunk = c.pool_chunk();
     st.max_pool_size = lvm_size_option(a, "--max-pool-size").value_or(saturating_add(pool, pool));
     st.max_vg_take = lvm_size_option(a, "--max-vg-take").value_or(pool);
+    // The metadata by lvm2's own rule with the pool's threshold and percent, as the daemon reads lvm.conf's.
+    st.metadata_threshold = c.enabled() ? c.threshold_percent() : 100;
+    st.metadata_percent = c.extend_percent();
     const auto cfg = lvm_rate_aware_config::make(st);
     if (!cfg) fail(cfg.error(), "--policy");
     return lvm_extender::make_rate_aware(*cfg, interval).value();  // the interval is in range: cannot fail

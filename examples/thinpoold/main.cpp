@@ -1,51 +1,48 @@
 // provpol-thinpoold: watches one LVM thin pool and extends it before it fills, from the fill rate it observes and
 // the time lvextend takes (include/provpol/extend/lvm_rate_aware.hpp decides; thinpoold.hpp is the loop). The
-// system is reached here only: commands run with fork and exec (each in its own process group, so that a Ctrl-C
-// meant for the daemon does not cut an lvextend short: the daemon waits for it), the status read with `dmsetup
-// status` or the DM_TABLE_STATUS ioctl, the monotonic clock, and SIGINT/SIGTERM, which end the loop.
+// system is reached here only, through system.hpp: commands run bounded in their own process groups, the status
+// read with `dmsetup status` or the DM_TABLE_STATUS ioctl, the monotonic clock, the stop signals, the pool's lock,
+// its state file, the metrics file and the log.
+#include "options.hpp"
+#include "system.hpp"
 #include "thinpoold.hpp"
 
-#include <provpol/parse.hpp>
+#include <provpol/config.hpp>
 
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
-
-#include <fcntl.h>
-#include <linux/dm-ioctl.h>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
 using namespace provpol;
-using provpol::thinpoold::command_result;
-
-volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_signal(int sig) { stop_signal = sig; }
+namespace tp = provpol::thinpoold;
 
 const char* const usage_text =
     R"(usage: provpol-thinpoold --vg VG --pool POOL [options]
-Watches one LVM thin pool and runs `lvextend -L+SIZE VG/POOL` before it fills: every --interval it reads the pool's
-status (used and total data blocks), estimates the fill rate (the rate over the last --rate-window, or the previous
-estimate decayed with --half-life, whichever is higher), and extends when the free space lasts less than
-  lead = --lead-factor x max(--lvextend-time, the longest lvextend seen) + --margin
-at that rate (or the pool is full), by the fewest whole extents that leave the free space for lead + --horizon,
+       provpol-thinpoold --config FILE [options]
+Watches one LVM thin pool and runs `lvextend -L+SIZE -- VG/POOL` before it fills: every --interval it reads the
+pool's status (used and total data blocks), estimates the fill rate (the rate over the last --rate-window, or the
+previous estimate decayed with --half-life, whichever is higher), and extends when the free space falls under
+  the floor + rate x lead,   lead = --lead-factor x max(--lvextend-time, the longest lvextend seen) + --margin
+(or the pool is full), by the fewest whole extents that leave the floor and the rate's lead + --horizon free,
 never past --max-pool-size, never taking more of the VG than --max-vg-take (data and the metadata lvm2 grows with
-it) nor more than the VG has. If it decides at least every --margin seconds, the pool fills no faster than the
-estimate and lvextend lands within the lead, the pool does not fill before the extend lands.
+it) nor more than the VG has. Every lvextend is read back with lvs, whatever its exit status: what the pool grew
+by counts against the caps, an extend that grew less than asked is a failure, failures back off (the interval
+doubled per failure, up to 60 s) and three in a row hand the pool back to dmeventd. What it took of the VG, and
+whether it turned dmeventd's monitoring off, are kept in --state-dir across restarts.
 
 options:
-  --vg VG, --pool POOL     the thin pool (required)
-  --dm-name NAME           its device-mapper device (default VG-POOL-tpool, else VG-POOL)
+  --vg VG, --pool POOL     the thin pool (required; names as lvm2 accepts them)
+  --config FILE            settings, one `name = value` a line, the options' names without "--" (a flag: yes or
+                           no); the command line wins (the unit reads /etc/provpol/thinpoold/VG-POOL.conf)
+  --dm-name NAME           its device-mapper device (default VG-POOL-tpool, else VG-POOL; its UUID must be the
+                           pool's)
   --interval TIME          between samples; [0.01, 3600] s (default 1s)
-  --max-pool-size SIZE     the pool's data is never grown past it (default: twice its size at start)
-  --max-vg-take SIZE       the most VG space the daemon allocates in all (default: the pool's size at start)
+  --max-pool-size SIZE     the pool's data is never grown past it (default: twice its size when first seen)
+  --max-vg-take SIZE       the most VG space the daemon allocates in all, across restarts (default: the pool's size
+                           when first seen)
+  --min-free SIZE|N%       the floor: free data space kept, a size or a percent of the pool (0 to 50; default 10%)
   --lead-factor K          [1, 100] (default 2)
   --margin TIME            added to the lead; [0, 3600] s (default: the interval)
   --horizon TIME           the free space an extend leaves, in seconds at the rate; [0.1, 86400] s (default 30s)
@@ -54,178 +51,113 @@ options:
   --rate-window TIME       the rate is measured over at least this (a 1 MiB write in 50 ms reads as 20 MiB/s);
                            [0, 3600] s (default 1s)
   --min-extend SIZE        the smallest extend (default one extent)
+  --metadata-threshold N   with dmeventd's monitoring off, the metadata is grown by lvm2's own rule with this
+  --metadata-percent N     thin_pool_autoextend_threshold and _percent (default: lvm.conf's, as lvmconfig reports
+                           them with the pool's profile; lvm2's default threshold, 100, leaves it off)
+  --command-timeout TIME   each command's bound: then SIGTERM to its process group, SIGKILL 5 s later;
+                           [0.1, 3600] s (default 30s)
   --status dmsetup|ioctl   read the status with `dmsetup status` (default) or the DM_TABLE_STATUS ioctl (no fork)
+  --lvm-shell yes|no       run lvm2's commands in one long-lived `lvm` shell (default yes): no fork, exec and
+                           loading of lvm2 per lvextend, as dmeventd runs lvm2 in its own process
   --take-over              turn dmeventd's monitoring of the pool off (lvchange --monitor n) while running, and
-                           back on at exit, if it was on
-  --dry-run                run no lvextend or lvchange: print what would be run
+                           back on at every exit the daemon sees; without it dmeventd stays on as the backstop
+  --state-dir DIR          where the pool's state is kept (default /var/lib/provpol-thinpoold)
+  --lock-dir DIR           where the pool's lock is taken: one daemon per pool (default /run/lock/provpol-thinpoold)
+  --metrics-file FILE      the pool's metrics, in node_exporter's textfile format, replaced atomically
+  --reset-state            start the accounting of what was taken over (a deliberate act: the caps start again)
+  --restore                only give dmeventd's monitoring back if a daemon turned it off and did not (the
+                           unit's ExecStopPost=), then exit
+  --dry-run                run no lvextend or lvchange and write no state: print what would be run
   --once                   two samples one interval apart, one decision, then exit
+  --version                print the version and exit
   -h, --help               this text
-Exit status: 0 stopped by SIGINT or SIGTERM (or --once done); 1 the pool could not be read at start; 2 bad input.
-Output: one line per decision that extends (or is blocked by a limit) and per lvextend, on stdout; errors on stderr.
+Exit status: 0 stopped by SIGTERM, SIGINT, SIGHUP or SIGQUIT (or --once done), the pool as safe as it was found;
+1 the pool, its device or its state could not be read or checked, another daemon holds the pool, or a fatal error;
+2 bad input; 3 dmeventd's monitoring, turned off by the daemon, could not be turned back on.
+Log: one line per decision that extends or changes outcome, per lvextend and per failure; on a stream systemd
+connects to the journal, each line carries its syslog priority as sd-daemon's <N> prefix.
 )";
 
-struct usage_error {
-    std::string what;
+struct logger {
+    bool out_journal = tp::sys::is_journal_stream(1), err_journal = tp::sys::is_journal_stream(2);
+    void operator()(tp::priority p, const std::string& line) const {
+        const bool err = p <= tp::priority::warning;
+        const bool journal = err ? err_journal : out_journal;
+        // The journal names the unit and stamps the time: a priority prefix only. Elsewhere, the program's name.
+        const std::string prefix =
+            journal ? "<" + std::to_string(static_cast<int>(p)) + ">" : std::string("thinpoold: ");
+        std::fprintf(err ? stderr : stdout, "%s%s\n", prefix.c_str(), line.c_str());
+    }
 };
-
-template <class T>
-T need(const result<T>& r) {
-    if (!r) throw usage_error{std::string(r.error().message().view())};
-    return *r;
-}
-
-thinpoold::options parse_options(int argc, char** argv, std::string& status_source) {
-    thinpoold::options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            std::fputs(usage_text, stdout);
-            std::exit(0);
-        }
-        if (a == "--dry-run" || a == "--once" || a == "--take-over") {
-            (a == "--dry-run" ? o.dry_run : a == "--once" ? o.once : o.take_over) = true;
-            continue;
-        }
-        if (i + 1 >= argc) throw usage_error{a.rfind("--", 0) == 0 ? a + " needs a value" : "unknown argument " + a};
-        const std::string v = argv[++i];
-        const char* name = argv[i - 1];
-        if (a == "--vg")
-            o.vg = v;
-        else if (a == "--pool")
-            o.pool = v;
-        else if (a == "--dm-name")
-            o.dm_name = v;
-        else if (a == "--interval")
-            o.interval = need(parse_seconds(v, name, seconds(0.01), seconds(3600)));
-        else if (a == "--max-pool-size")
-            o.max_pool_size = need(parse_size(v, name));
-        else if (a == "--max-vg-take")
-            o.max_vg_take = need(parse_size(v, name));
-        else if (a == "--lead-factor")
-            o.lead_factor = need(parse_decimal(v, name, 1.0, 100.0));
-        else if (a == "--margin")
-            o.margin = need(parse_seconds(v, name, seconds(0), seconds(3600)));
-        else if (a == "--horizon")
-            o.horizon = need(parse_seconds(v, name, seconds(0.1), seconds(86400)));
-        else if (a == "--lvextend-time")
-            o.lvextend_time = need(parse_seconds(v, name, seconds(0), seconds(3600)));
-        else if (a == "--half-life")
-            o.half_life = need(parse_seconds(v, name, seconds(0.1), seconds(86400)));
-        else if (a == "--rate-window")
-            o.rate_window = need(parse_seconds(v, name, seconds(0), seconds(3600)));
-        else if (a == "--min-extend")
-            o.min_extend = need(parse_size(v, name));
-        else if (a == "--status" && (v == "dmsetup" || v == "ioctl"))
-            status_source = v;
-        else if (a == "--status")
-            throw usage_error{"--status must be dmsetup or ioctl, got '" + v + "'"};
-        else
-            throw usage_error{"unknown option " + a + " (see --help)"};
-    }
-    if (o.vg.empty() || o.pool.empty()) throw usage_error{"--vg and --pool are required (see --help)"};
-    return o;
-}
-
-// Runs argv in its own process group, its stdout and stderr captured; waits for it even across SIGINT/SIGTERM.
-command_result run_command(const std::vector<std::string>& argv) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return {-1, std::string("pipe: ") + std::strerror(errno)};
-    const pid_t pid = fork();
-    if (pid < 0) return {-1, std::string("fork: ") + std::strerror(errno)};
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
-        std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-        _exit(127);
-    }
-    close(fds[1]);
-    command_result r;
-    char buf[4096];
-    for (;;) {
-        const ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        r.output.append(buf, static_cast<std::size_t>(n));
-    }
-    close(fds[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return r;
-}
-
-// DM_TABLE_STATUS without flushing (as `dmsetup status --noflush`), in dmsetup's line format.
-command_result ioctl_status(const std::string& name) {
-    static const int ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-    if (ctl < 0) return {-1, std::string("/dev/mapper/control: ") + std::strerror(errno)};
-    union {
-        dm_ioctl io;
-        char raw[16384];
-    } u{};
-    u.io.version[0] = DM_VERSION_MAJOR;
-    u.io.data_size = sizeof u;
-    u.io.data_start = sizeof u.io;
-    u.io.flags = DM_NOFLUSH_FLAG;
-    std::snprintf(u.io.name, sizeof u.io.name, "%s", name.c_str());
-    if (ioctl(ctl, DM_TABLE_STATUS, &u.io) != 0) return {-1, name + ": " + std::strerror(errno)};
-    if ((u.io.flags & DM_BUFFER_FULL_FLAG) != 0) return {-1, name + ": status too long"};
-    command_result r{0, ""};
-    std::size_t at = u.io.data_start;
-    for (unsigned i = 0; i < u.io.target_count; ++i) {
-        dm_target_spec t{};
-        std::memcpy(&t, u.raw + at, sizeof t);
-        r.output += std::to_string(t.sector_start) + " " + std::to_string(t.length) + " " + t.target_type + " " +
-                    std::string(u.raw + at + sizeof t) + "\n";
-        at = u.io.data_start + t.next;
-    }
-    return r;
-}
-
-double monotonic_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-void sleep_until(double t) {
-    timespec ts{};
-    ts.tv_sec = static_cast<time_t>(t);
-    ts.tv_nsec = static_cast<long>((t - static_cast<double>(ts.tv_sec)) * 1e9);
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: a signal; the loop checks it
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string source = "dmsetup";
-    thinpoold::options o;
+    tp::options o;
     try {
-        o = parse_options(argc, argv, source);
-    } catch (const usage_error& e) {
+        const tp::action a = tp::parse_options(argc, argv, o);
+        if (a == tp::action::help) return std::fputs(usage_text, stdout) < 0 ? 1 : 0;
+        if (a == tp::action::version) return std::printf("provpol-thinpoold %s\n", PROVPOL_VERSION_STRING) < 0 ? 1 : 0;
+    } catch (const tp::usage_error& e) {
         std::fprintf(stderr, "provpol-thinpoold: %s\n", e.what.c_str());
-        return 2;
+        return tp::exit_usage;
     }
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;  // no SA_RESTART: the sleep returns at once
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    tp::sys::install_signals();
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    thinpoold::thinpoold_io io;
-    io.run = run_command;
-    io.status = source == "ioctl" ? ioctl_status : [](const std::string& dev) {
-        return run_command({"dmsetup", "status", "--noflush", dev});
+    const logger log;
+    const std::string name = tp::dm_name(o.vg, o.pool, "");
+    if (!o.dry_run) {
+        // --restore runs after the daemon's end (ExecStopPost=): it waits for the lock as long as a command may take.
+        const std::string why =
+            tp::sys::take_lock(o.lock_dir + "/" + name + ".lock", o.restore ? o.command_timeout.count() : 0.0);
+        if (!why.empty()) {
+            log(tp::priority::err, "cannot lock " + o.vg + "/" + o.pool + ": " + why);
+            return tp::exit_failed;
+        }
+        if (const std::string w = tp::sys::make_dirs(o.state_dir); !w.empty()) {
+            log(tp::priority::err, "cannot make the state directory: " + w);
+            return tp::exit_failed;
+        }
+    }
+    const double timeout = o.command_timeout.count();
+    const std::string state_path = o.state_dir + "/" + name + ".state";
+    tp::thinpoold_io io;
+    tp::sys::lvm_shell shell;
+    io.run = [&](const std::vector<std::string>& cmd, bool interruptible) {
+        const bool lvm = cmd[0] == "lvs" || cmd[0] == "lvextend" || cmd[0] == "lvchange" || cmd[0] == "lvmconfig";
+        if (o.lvm_shell && lvm && !shell.broken()) {
+            if (auto r = shell.run(cmd, timeout, interruptible)) return *r;
+            log(tp::priority::warning,
+                "no lvm shell (`lvm` ended before it ran a command): lvm2's commands are run one "
+                "process each");
+        }
+        return tp::sys::run_command(cmd, timeout, interruptible);
     };
-    io.now = monotonic_now;
-    io.sleep_until = sleep_until;
-    io.stopping = [] { return stop_signal != 0; };
-    io.print = [](const std::string& l) { std::printf("%s\n", l.c_str()); };
-    io.error = [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); };
-    return thinpoold::run(o, io);
+    if (o.status_source == "ioctl") {
+        io.status = [](const std::string& dev) { return tp::sys::dm_ioctl_call(dev, false); };
+        io.uuid = [](const std::string& dev) { return tp::sys::dm_ioctl_call(dev, true); };
+    } else {
+        io.status = [timeout](const std::string& dev) {
+            return tp::sys::run_command({"dmsetup", "status", "--noflush", "--", dev}, timeout, true);
+        };
+        io.uuid = [timeout](const std::string& dev) {
+            return tp::sys::run_command({"dmsetup", "info", "-c", "--noheadings", "-o", "uuid", "--", dev}, timeout,
+                                        true);
+        };
+    }
+    io.now = tp::sys::monotonic_now;
+    io.sleep_until = tp::sys::sleep_until;
+    io.stopping = [] { return tp::sys::stop_signal != 0; };
+    io.log = log;
+    io.load_state = [state_path] { return tp::sys::read_file(state_path); };
+    io.save_state = [state_path](const std::string& text, std::string& why) {
+        why = tp::sys::write_atomically(state_path, text, true);
+        return why.empty();
+    };
+    if (!o.metrics_file.empty())
+        io.write_metrics = [&o, log](const std::string& text) {
+            const std::string why = tp::sys::write_atomically(o.metrics_file, text, false);
+            if (!why.empty()) log(tp::priority::warning, "cannot write the metrics: " + why);
+        };
+    return tp::run(o, io);
 }

@@ -7,7 +7,11 @@
  *                                writes, each started on the
  *                                schedule of RATE bytes/s (a write that returns late does not shift the
  *                                schedule: the writer catches up); one line per write:
- *                                "<start> w <offset> <latency_s> <errno>"
+ *                                "<start> w <offset> <latency_s> <errno>". Every 4 KiB of a block holds its own
+ *                                offset on the device in its first 8 bytes, the rest 0x5a
+ *   verify DEV BLOCK TOTAL [START]
+ *                                read back what write wrote there (O_DIRECT): "<time> verify <bad 4 KiB blocks>
+ *                                <read errors>", exit 1 if any
  *   dmstatus INTERVAL_S NAME     every INTERVAL_S seconds until killed, the status of device-mapper device NAME
  *                                without flushing (the DM_TABLE_STATUS ioctl with DM_NOFLUSH_FLAG, as
  *                                `dmsetup status --noflush`, without the fork and exec that take 0.1 to 0.4 s
@@ -66,6 +70,10 @@ static int do_write(char **argv) {
   for (long long off = 0; off < total; off += block) {
     double due = t0 + (double)off / rate;
     if (now() < due) sleep_until(due);
+    for (long long k = 0; k < block; k += 4096) {
+      const long long at = first + off + k;
+      memcpy((char *)buf + k, &at, sizeof at);
+    }
     double start = now();
     ssize_t n = pwrite(fd, buf, (size_t)block, first + off);
     int err = n == (ssize_t)block ? 0 : (n < 0 ? errno : EIO);
@@ -78,6 +86,37 @@ static int do_write(char **argv) {
   printf("%.6f w-end %.6f %d\n", s, now() - s, rc == 0 ? 0 : errno);
   close(fd);
   return failed;
+}
+
+static int do_verify(char **argv) {
+  const char *dev = argv[0];
+  long long block = atoll(argv[1]);
+  long long total = atoll(argv[2]);
+  long long first = argv[3] ? atoll(argv[3]) : 0;
+  int fd = open(dev, O_RDONLY | O_DIRECT);
+  if (fd < 0) {
+    fprintf(stderr, "lvm_guest_tool: open %s: %s\n", dev, strerror(errno));
+    return 1;
+  }
+  unsigned char *buf;
+  if (block <= 0 || block % 4096 != 0 || posix_memalign((void **)&buf, 4096, (size_t)block) != 0) return 1;
+  long long bad = 0, errors = 0;
+  for (long long off = 0; off < total; off += block) {
+    if (pread(fd, buf, (size_t)block, first + off) != (ssize_t)block) {
+      ++errors;
+      continue;
+    }
+    for (long long k = 0; k < block; k += 4096) {
+      long long at;
+      memcpy(&at, buf + k, sizeof at);
+      int ok = at == first + off + k;
+      for (long long i = (long long)sizeof at; ok && i < 4096; ++i) ok = buf[k + i] == 0x5a;
+      if (!ok) ++bad;
+    }
+  }
+  close(fd);
+  printf("%.6f verify %lld %lld\n", now(), bad, errors);
+  return bad != 0 || errors != 0;
 }
 
 /* One DM_TABLE_STATUS ioctl: the targets' lines, "<start> <length> <type> <params>" joined by ";", in out. */
@@ -167,6 +206,7 @@ static int do_stamp(char **argv) {
 
 int main(int argc, char **argv) {
   if (argc >= 6 && strcmp(argv[1], "write") == 0) return do_write(argv + 2);
+  if (argc >= 5 && strcmp(argv[1], "verify") == 0) return do_verify(argv + 2);
   if (argc >= 4 && strcmp(argv[1], "dmstatus") == 0) return do_dmstatus(argv + 2);
   if (argc >= 2 && strcmp(argv[1], "stamp") == 0) return do_stamp(argv + 2);
   if (argc >= 2 && strcmp(argv[1], "now") == 0) {

@@ -8,11 +8,13 @@
 // is grown by 20% of itself. This policy is what an extender that watches the pool (`dmsetup status`) decides
 // from what it observes: the fill rate and lvextend's own service time.
 //
-// The contract (lvm_rate_aware_config::decide; r the observed rate, S the service time, k the lead factor):
+// The contract (lvm_rate_aware_config::decide; r the observed rate, S the service time, k the lead factor, F_min
+// the floor: the larger of min_free and min_free_percent of the pool's data size):
 // 1. The lead is L = k x S + margin. The pool is extended when its free data space F (free blocks x chunk) is
-//    zero, or when r > 0 and F < r x L (it would fill within L at rate r). Otherwise nothing is done.
+//    zero, or when F < F_min + r x L (it would eat into the floor within L at rate r). Otherwise nothing is done.
 // 2. The amount is the fewest whole extents, and at least min_extend (one extent at least), that bring the free
-//    space to r x (L + horizon): after the extend lands (S later), the pool has room for horizon at rate r.
+//    space to F_min + r x (L + horizon), the floor taken of the pool's new size: after the extend lands (S later),
+//    the pool has room for horizon at rate r, and its floor.
 // 3. Within the limits, each checked before anything is asked of lvm2, the amount is cut to the largest that fits:
 //    the pool no larger than max_pool_size (rounded down to whole extents), the VG space the command allocates
 //    (the data extents and the metadata grown with them) no more than the VG's free space and no more than
@@ -26,10 +28,14 @@
 // What it guarantees: if decisions are taken at least every `margin` seconds, the pool fills no faster than r and
 // lvextend lands within S, then an extend is triggered with F >= r x k x S >= r x S, so the pool does not fill
 // before the extend lands (k >= 1); and if horizon >= S the extend leaves at least r x L free when it lands, so
-// the next extend is not due at once. A pool already within r x S of full when first seen, a rate that rises
-// faster than the estimate, or a limit reached, are where writes can still queue.
-// What it does not do: grow the metadata on its own (metadata usage is reported by dmsetup but lvm2's own policy
-// handles it; this extender reports it, see metadata_free), or shrink anything.
+// the next extend is not due at once. The floor is room for what the rate cannot foresee: a burst that starts
+// faster than F_min / (margin + S) fills the pool before an extend lands. A pool already within r x S of full when
+// first seen, a rate that rises faster than the estimate, or a limit reached, are where writes can still queue.
+// The metadata (decide_metadata): lvm2's own rule, lvextend --use-policies' for the metadata alone (extend/lvm.hpp's
+// decide_lvm_autoextend with metadata_threshold and metadata_percent, lvm.conf's thin_pool_autoextend_threshold
+// and _percent, whose defaults, 100 and 20, leave it off as lvm2 does), cut by the same VG limits: what an extender
+// that took dmeventd's monitoring over owes the pool, since dmeventd no longer grows its metadata.
+// What it does not do: shrink anything.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_EXTEND_LVM_RATE_AWARE_HPP
@@ -131,7 +137,8 @@ struct lvm_rate_aware_decision {
     bytes new_size;                          ///< the pool's data LV after the extend (its size now when none)
     std::uint64_t metadata_add_extents = 0;  ///< metadata extents lvm2 adds with the data (when its size is known)
     bytes vg_needed;                         ///< VG space the extend allocates: data and metadata
-    std::uint64_t metadata_free = 0;         ///< free metadata blocks (reported, not acted on)
+    std::uint64_t metadata_free = 0;         ///< free metadata blocks (decide_metadata acts on them)
+    bytes floor;                             ///< F_min now: the free data space the pool keeps at least
 
     /// True when lvextend is to be run.
     PROVPOL_NODISCARD constexpr bool extends() const noexcept { return add_extents != 0; }
@@ -147,6 +154,28 @@ struct lvm_rate_aware_settings {
     bytes min_extend{};                  ///< the smallest extend (rounded up to an extent; one extent at least)
     bytes max_pool_size = bytes::max();  ///< the pool's data LV is never grown past this (whole extents)
     bytes max_vg_take = bytes::max();    ///< the most VG space this extender allocates, data and metadata
+    bytes min_free{};                    ///< the floor: free data space kept at least
+    /// The floor as a percent of the pool's data size (the larger of the two counts); [0, 50]. 10, as Docker's
+    /// devicemapper driver keeps 10% of its pool free (moby's daemon/graphdriver/devmapper, dm.min_free_space).
+    std::uint32_t min_free_percent = 10;
+    /// lvm2's rule for the metadata (decide_metadata): lvm.conf's thin_pool_autoextend_threshold and _percent, as
+    /// lvm_autoextend_config::make reads them; lvm2's defaults, 100 (off) and 20.
+    std::uint64_t metadata_threshold = 100, metadata_percent = 20;
+};
+
+/// What decide_metadata decides: lvm2's metadata rule, cut by the VG limits.
+struct lvm_metadata_decision {
+    lvm_rate_aware_outcome outcome = lvm_rate_aware_outcome::none;
+    lvm_rate_aware_limit limit = lvm_rate_aware_limit::none;  ///< what cut or blocked it (vg-take or vg-free)
+    std::int32_t usage = 0;                                   ///< metadata usage, in lvm_usage's 1e-6 % units
+    std::uint32_t threshold = 0;       ///< the whole percent it is held to: min(threshold, lvm2's metadata minimum)
+    std::uint64_t wanted_extents = 0;  ///< what lvm2's rule adds, before the limits
+    std::uint64_t add_extents = 0;     ///< metadata extents to add (lvextend --poolmetadatasize +SIZE)
+    bytes add;                         ///< add_extents in bytes
+    bytes new_size;                    ///< the metadata LV after it (its size now when none)
+
+    /// True when lvextend --poolmetadatasize is to be run.
+    PROVPOL_NODISCARD constexpr bool extends() const noexcept { return add_extents != 0; }
 };
 
 /// A validated configuration; decide() is the policy.
@@ -164,10 +193,13 @@ public:
         if (!(s.horizon.count() >= 0.1 && s.horizon.count() <= 86400.0))
             return unexpected(error::out_of_range("horizon", error_value_of(s.horizon), error_value_of(seconds(0.1)),
                                                   error_value_of(seconds(86400.0))));
-        // The extent and the chunk as lvm2 accepts them: lvm.hpp's checks, and its errors.
-        const auto lvm = lvm_autoextend_config::make(70, 20, s.extent, s.pool_chunk);
+        if (s.min_free_percent > 50)
+            return unexpected(error::out_of_range("min_free_percent", error_value::of(s.min_free_percent),
+                                                  error_value::of(0), error_value::of(50)));
+        // The extent, the chunk and the metadata rule as lvm2 accepts them: lvm.hpp's checks, and its errors.
+        const auto lvm = lvm_autoextend_config::make(s.metadata_threshold, s.metadata_percent, s.extent, s.pool_chunk);
         if (!lvm) return unexpected(lvm.error());
-        return lvm_rate_aware_config(s);
+        return lvm_rate_aware_config(s, *lvm);
     }
 
     PROVPOL_NODISCARD constexpr const lvm_rate_aware_settings& settings() const noexcept { return s_; }
@@ -187,12 +219,22 @@ public:
         d.lead = seconds(s_.lead_factor * svc + s_.margin.count());
         const auto rb = static_cast<double>(r.bytes_per_second());
         const auto free = static_cast<double>(d.free.count());
-        if (!(d.free.count() == 0 || free < rb * d.lead.count())) return d;
+        const auto size = static_cast<double>(v.size.count());
+        const double pct = s_.min_free_percent / 100.0;
+        const double floor_abs = static_cast<double>(s_.min_free.count());
+        const double floor_now = floor_abs > pct * size ? floor_abs : pct * size;
+        d.floor = bytes(static_cast<std::uint64_t>(floor_now >= 1.8e19 ? 1.8e19 : floor_now));
+        if (!(d.free.count() == 0 || free < floor_now + rb * d.lead.count())) return d;
 
         const std::uint64_t min_le =
             divide(s_.min_extend.count() == 0 ? e.count() : s_.min_extend.count(), e.count(), rounding::up);
         d.wanted_extents = min_le;
-        const double want = rb * (d.lead.count() + s_.horizon.count()) - free;  // bytes short of the target
+        // Bytes short of the target, F_min + r x (L + horizon), with the percent floor of the grown pool: an add A
+        // meets it when F + A >= max(min_free, pct x (size + A)) + r x (L + horizon).
+        const double room = rb * (d.lead.count() + s_.horizon.count());
+        const double by_abs = floor_abs + room - free;
+        const double by_pct = (pct * size + room - free) / (1.0 - pct);
+        const double want = by_abs > by_pct ? by_abs : by_pct;
         if (want > 0.0) {
             const double le = want / static_cast<double>(e.count());
             const auto whole = le >= 4294967296.0 ? std::uint64_t{4294967296} : static_cast<std::uint64_t>(le);
@@ -203,8 +245,44 @@ public:
         return d;
     }
 
+    /// lvm2's rule for the metadata alone (the header's), for a pool seen as `v` (its metadata size, used and total
+    /// blocks; none when its size is not known): the amount lvextend --use-policies would grow the metadata by when
+    /// only the metadata passes its threshold (a percent of its extents, up to lvm2's maximum metadata size), cut to
+    /// the VG's free space and what is left of max_vg_take in whole extents.
+    PROVPOL_NODISCARD constexpr lvm_metadata_decision decide_metadata(const lvm_pool_view& v) const noexcept {
+        lvm_metadata_decision m{};
+        m.new_size = v.metadata_size;
+        if (v.metadata_size.count() == 0 || v.metadata_total == 0) return m;
+        lvm_volume_state st{};
+        st.size = v.size;
+        st.used = 0;  // the data is the rate-aware rule's: lvm2's rule decides the metadata alone
+        st.total = 1;
+        st.metadata_size = v.metadata_size;
+        st.metadata_used = v.metadata_used;
+        st.metadata_total = v.metadata_total;
+        const lvm_autoextend_decision d = decide_lvm_autoextend(metadata_rule_, st);
+        m.usage = d.metadata_usage;
+        m.threshold = d.metadata_threshold;
+        if (d.outcome != lvm_outcome::extend || d.metadata_add_extents == 0) return m;
+        m.wanted_extents = d.metadata_add_extents;
+        const bytes take_left = s_.max_vg_take - v.taken;
+        const bool take_binds = take_left < v.vg_free;
+        const std::uint64_t budget = divide(take_binds ? take_left : v.vg_free, s_.extent, rounding::down);
+        m.add_extents = m.wanted_extents < budget ? m.wanted_extents : budget;
+        if (m.add_extents < m.wanted_extents)
+            m.limit = take_binds ? lvm_rate_aware_limit::vg_take : lvm_rate_aware_limit::vg_free;
+        m.outcome = m.add_extents == 0                 ? lvm_rate_aware_outcome::blocked
+                    : m.add_extents < m.wanted_extents ? lvm_rate_aware_outcome::extend_limited
+                                                       : lvm_rate_aware_outcome::extend;
+        m.add = bytes(saturating_mul(m.add_extents, s_.extent.count()));
+        m.new_size =
+            bytes(saturating_mul(detail::lvm_extents(v.metadata_size, s_.extent) + m.add_extents, s_.extent.count()));
+        return m;
+    }
+
 private:
-    constexpr explicit lvm_rate_aware_config(const lvm_rate_aware_settings& s) noexcept : s_(s) {}
+    constexpr lvm_rate_aware_config(const lvm_rate_aware_settings& s, const lvm_autoextend_config& m) noexcept
+        : s_(s), metadata_rule_(m) {}
 
     // VG space an extend of `add` data extents allocates: the data and the metadata grown with it.
     PROVPOL_NODISCARD constexpr std::uint64_t needed_extents(const lvm_pool_view& v, std::uint64_t le,
@@ -260,6 +338,7 @@ private:
     }
 
     lvm_rate_aware_settings s_;
+    lvm_autoextend_config metadata_rule_;
 };
 
 }  // namespace provpol

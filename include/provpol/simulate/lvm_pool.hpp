@@ -11,12 +11,15 @@
 // examples/thinpoold runs it) replaces it: dmeventd's monitoring is off, so there is no low-water event, no poll and
 // no mode-change event; a sample every `interval` estimates the fill rate from the pool's used blocks as the daemon
 // does (over one interval: the daemon's rate window when its --interval is at least its --rate-window, 1 s by
-// default; the rate at once when it is higher, else the previous estimate halved every half_life; a sample that
-// finds the pool full restarts the history) and decides with lvm_rate_aware_config::decide, the service time being
-// the model's lvextend_max (the daemon's --lvextend-time). An extend runs `lvextend -L+N` with N fixed at the
-// sample (no decision at a status read); its service time is drawn as dmeventd's commands' are, and the next sample
-// is one interval after it returns (the daemon waits for it). The metadata grows with the data as lvm2 grows it
-// (lvm_metadata_extents_after), and the VG space taken counts against max_vg_take.
+// default; the rate at once when it is higher, else the previous estimate halved every half_life; after a sample
+// that found the pool full, what it took since its last extend returned, over that time, and the estimate kept
+// while it stays full) and decides with lvm_rate_aware_config::decide, the service time being the model's
+// lvextend_max (the daemon's --lvextend-time). An extend runs `lvextend -L+N` with N fixed at the sample (no
+// decision at a status read); its service time is drawn as dmeventd's commands' are, and the next sample is one
+// interval after it returns (the daemon waits for it). The metadata grows with the data as lvm2 grows it
+// (lvm_metadata_extents_after) and, when no data extend is due, by lvm2's own rule (decide_metadata: the
+// threshold and percent of the extender's settings, which plan sets to the pool's), one `lvextend
+// --poolmetadatasize +N` at a time; the VG space taken counts against max_vg_take.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_POOL_HPP
@@ -333,20 +336,24 @@ private:
     }
 
     // The rate-aware extender's sample: the fill rate over the interval since the last sample (fill_rate in
-    // examples/thinpoold: the higher of that and the last estimate decayed; a pool seen full restarts the
-    // history), then the decision. An extend runs at once and the next sample waits for it.
+    // examples/thinpoold: the higher of that and the last estimate decayed; after a sample that found the pool full,
+    // what it took since it was grown, over the time since, and the estimate kept while it stays full), then the
+    // decision: the data's extend, or else lvm2's rule for the metadata. An extend runs at once and the next sample
+    // waits for it.
     void on_sample() noexcept {
         const std::uint64_t used = used_blocks();
         const double chunk = static_cast<double>(chunk_);
-        if (sample_full_) {
-            sample_full_ = false;
-            sample_t_ = t_;  // the history restarts here: no rate yet, the estimate kept
-            sample_used_ = used;
-        } else if (t_ > sample_t_) {
-            const double inst = static_cast<double>(used - sample_used_) * chunk / (t_ - sample_t_);
-            const double decayed = estimate_ * std::exp2(-(t_ - estimated_at_) / in_seconds(x_.half_life()));
-            estimate_ = inst > decayed ? inst : decayed;
-            estimated_at_ = t_;
+        // A pool that took nothing since the last sample, and was not full, is not filling: its floor only, as the
+        // daemon keeps (fill_rate::still: nothing over a whole rate window; here the interval).
+        const bool still = !sample_full_ && used == sample_used_;
+        if (t_ > sample_t_) {
+            const double since = sample_full_ && grown_at_ > sample_t_ ? grown_at_ : sample_t_;
+            if (!sample_full_ || used > sample_used_) {
+                const double inst = static_cast<double>(used - sample_used_) * chunk / (t_ - since);
+                const double decayed = estimate_ * std::exp2(-(t_ - estimated_at_) / in_seconds(x_.half_life()));
+                estimate_ = inst > decayed ? inst : decayed;
+                estimated_at_ = t_;
+            }
             sample_t_ = t_;
             sample_used_ = used;
         }
@@ -363,9 +370,12 @@ private:
         v.vg_free = vg_free_;
         v.taken = taken_;
         const lvm_rate_aware_decision d =
-            x_.rate_aware()->decide(v, rate(static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
+            x_.rate_aware()->decide(v, rate(still ? 0 : static_cast<std::uint64_t>(estimate_)), m_.lvextend_max());
         if (d.limit == lvm_rate_aware_limit::vg_free) r_.vg_exhausted = true;
-        if (!d.extends()) {
+        ra_metadata_ = lvm_metadata_decision{};
+        if (!d.extends()) ra_metadata_ = x_.rate_aware()->decide_metadata(v);
+        if (ra_metadata_.limit == lvm_rate_aware_limit::vg_free) r_.vg_exhausted = true;
+        if (!d.extends() && !ra_metadata_.extends()) {
             next_poll_ += in_seconds(x_.interval());
             return;
         }
@@ -376,10 +386,19 @@ private:
         next_poll_ = done_t_ + in_seconds(x_.interval());
     }
 
-    // lvextend -L+N returns: the data and the metadata lvm2 grew with it are live, the VG space taken.
+    // lvextend -L+N returns: the data and the metadata lvm2 grew with it are live, the VG space taken (or
+    // lvextend --poolmetadatasize +N: the metadata alone).
     void on_rate_aware_done() noexcept {
         running_ = false;
         ++r_.commands;
+        grown_at_ = t_;
+        if (ra_metadata_.extends()) {
+            ++r_.metadata_extends;
+            set_metadata(ra_metadata_.new_size);
+            if (vg_free_ != bytes::max()) vg_free_ = saturating_sub(vg_free_, ra_metadata_.add);
+            taken_ = saturating_add(taken_, ra_metadata_.add);
+            return;
+        }
         ++r_.extends;
         const bytes e = c_.extent();
         const std::uint64_t new_le = detail::lvm_extents(ra_decision_.new_size, e);
@@ -452,12 +471,14 @@ private:
     double metadata_low_level_ = 0.0, metadata_out_level_ = 0.0;
     bool metadata_armed_ = false;
     // The rate-aware extender: whether its last sample found the pool full, that sample, its estimate (bytes per
-    // second) and when it was made, the VG space it took, the decision its running lvextend carries out.
+    // second) and when it was made, when its last extend returned, the VG space it took, the decision its running
+    // lvextend carries out (the data's, or the metadata's when that extends).
     bool sample_full_ = false;
-    double sample_t_ = 0.0, estimated_at_ = 0.0, estimate_ = 0.0;
+    double sample_t_ = 0.0, estimated_at_ = 0.0, estimate_ = 0.0, grown_at_ = -1.0;
     std::uint64_t sample_used_ = 0;
     bytes taken_{};
     lvm_rate_aware_decision ra_decision_{};
+    lvm_metadata_decision ra_metadata_{};
 };
 
 }  // namespace detail
