@@ -1,0 +1,41 @@
+// The default text of plan, recommend and capacity fits 100 columns: comment lines ("# ...") longer than that are
+// wrapped at a space, the rest on lines of their own that start "#   ". Lines that are not comments (an lvm.conf
+// block, a table) are left as they are: they are pasted or read by column.
+#ifndef PROVPOL_CLI_TEXT_WRAP_HPP
+#define PROVPOL_CLI_TEXT_WRAP_HPP
+
+#include <cstddef>
+#include <string>
+
+namespace provpol::cli {
+
+/// The widest line the default text prints.
+inline constexpr std::size_t text_width = 100;
+
+/// `text` with each comment line longer than `width` wrapped at its last space that fits (a word longer than the
+/// line is left whole).
+inline std::string wrap_comments(const std::string& text, std::size_t width = text_width) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(at, end - at);
+        at = end + 1;
+        while (line.size() > width && line.rfind("#", 0) == 0) {
+            std::size_t cut = line.rfind(' ', width);
+            if (cut == std::string::npos || cut < 5) cut = line.find(' ', width);
+            if (cut == std::string::npos) break;
+            out += line.substr(0, cut) + "\n";
+            std::size_t rest = line.find_first_not_of(' ', cut);
+            line = "#   " + (rest == std::string::npos ? std::string() : line.substr(rest));
+        }
+        out += line;
+        if (end < text.size() || (!text.empty() && text.back() == '\n')) out += "\n";
+    }
+    return out;
+}
+
+}  // namespace provpol::cli
+
+#endif  // PROVPOL_CLI_TEXT_WRAP_HPP
