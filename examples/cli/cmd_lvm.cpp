@@ -15,7 +15,7 @@
 #include "per_value.hpp"
 #include "plan.hpp"
 #include "rate_range.hpp"
-#include "text_wrap.hpp"
+#include "text_output.hpp"
 #include "work.hpp"
 
 #include <provpol/extend.hpp>

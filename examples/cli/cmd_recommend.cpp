@@ -120,7 +120,6 @@ void read_domain(const args& a, request& q) {
     if (!d) fail(d.error(), "--drives-per-host");
     q.domain = *d;
     q.writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
-    if (!q.runs_given) q.runs = (default_vms + q.writers - 1) / q.writers;
 }
 
 request read_request(const args& a) {
@@ -422,65 +421,76 @@ int recommend_rate_aware(const args& a, const request& q) {
 
 // --- the domain --------------------------------------------------------------------------------------------------
 
-/// recommend --hosts: the chunk for the domain's writers over each seed, its check, and the single VM's answer.
+/// recommend --hosts: the chunk under which every writer count up to the domain's writers meets at every seed, its
+/// check at the writers, and the single VM's answer.
 struct domain_answer {
-    chunk_spread chunk;
+    vdsm_config chunk;
     writers_check check;
     chunk_spread one_vm;
 };
 
+/// The domain runs a writer count is checked on: --runs, or enough for default_vms writing VMs (as capacity).
+writers_runs domain_runs(const request& q) {
+    return {q.runs_given ? static_cast<std::uint32_t>(q.runs) : 0, default_vms};
+}
+
 domain_answer answer_domain(const request& q) {
     const domain_config& d = *q.domain;
-    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const writers_runs runs = domain_runs(q);
     const bytes extent(std::uint64_t{128} << 20);
     const seconds tick = q.latency.detection_period();
-    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(runs) + " domain runs of " +
-                             std::to_string(d.drives()) + " drives writing " +
-                             std::string(format_size(q.w.write_size).view()) +
-                             " per candidate chunk, from 128MiB up to the answer";
-    const double per_run = static_cast<double>(runs) * d.drives();
-    check_work("recommend", spread_seeds * per_run * events_per_run(q.w.write_size, q.r, extent, tick), q.max_events,
-               what);
+    const auto seeds = static_cast<std::uint32_t>(spread_seeds);
+    const std::string what = "every writer count from 1 to " + std::to_string(q.writers) + " at " +
+                             std::to_string(seeds) + " seeds, on domain runs of " + std::to_string(d.drives()) +
+                             " drives writing " + std::string(format_size(q.w.write_size).view()) +
+                             ", per candidate chunk from 128MiB up to the answer";
+    // A candidate is checked at the writers first: what that costs at one extent is checked before anything runs.
+    const auto at_writers = [&](std::uint64_t k) {
+        return static_cast<double>(runs.at(q.writers)) * d.drives() * seeds *
+               events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick);
+    };
+    check_work("recommend", at_writers(1), q.max_events, what);
     work_budget budget("recommend", q.max_events, what);
-    const chunk_spread chunk =
-        spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
-            return recommend_vdsm_domain(
-                d, q.latency, q.w, *q.vm, q.writers, q.percent, runs, seed, extent, [&](std::uint64_t k) {
-                    return budget.spend(per_run * events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick));
-                });
-        }));
-    const static_agent<vdsm_policy> agent(make_vdsm_policy(chunk.config));
+    const auto chunk = recommend_vdsm_writers(d, q.latency, q.w, *q.vm, q.writers, q.percent, runs, q.seed, seeds,
+                                              extent, [&](std::uint64_t k) { return budget.spend(at_writers(k)); });
+    budget.check();
+    if (!chunk) fail(chunk.error(), "--max-pauses-per-run");
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(*chunk));
     const auto check = check_writers(
-        d, q.latency, [&agent](std::uint32_t) noexcept { return agent; }, q.w, *q.vm, q.writers, runs, q.seed);
+        d, q.latency, [&agent](std::uint32_t) noexcept { return agent; }, q.w, *q.vm, q.writers, runs.at(q.writers),
+        q.seed);
     if (!check) fail(check.error(), "--runs");
     // One VM alone: recommend without --hosts, on as many simulated VMs as it takes by default.
-    return {chunk, *check, answer_per_vm(q, static_cast<std::uint32_t>(default_vms))};
+    return {*chunk, *check, answer_per_vm(q, static_cast<std::uint32_t>(default_vms))};
 }
 
 void print_domain_text(const request& q, const domain_answer& x) {
     const domain_config& d = *q.domain;
-    const vdsm_config& c = x.chunk.config;
+    const vdsm_config& c = x.chunk;
+    const writers_runs runs = domain_runs(q);
     std::printf("# provpol recommend: %s per VM, %s at once on %s x %s sharing one SPM, latency %s (%s)\n",
                 q.rate_text.c_str(), count_text(q.writers, "writer").c_str(), count_text(d.hosts, "host").c_str(),
                 count_text(d.drives_per_host, "drive").c_str(), q.latency_name.c_str(), describe(q.latency).c_str());
-    std::printf("# per VM: %s in %s written (%s: %s)\n", per_vm_text(*q.vm).c_str(), human_size(q.w.write_size).c_str(),
-                count_text(q.runs, "domain run").c_str(), count_text(q.runs * q.writers, "writing VM").c_str());
+    std::printf("# per VM: %s in %s written, at every writer count from 1 to %u (%s)\n", per_vm_text(*q.vm).c_str(),
+                human_size(q.w.write_size).c_str(), q.writers,
+                runs.fixed != 0 ? count_text(runs.fixed, "domain run a count").c_str()
+                                : ("ceil(" + std::to_string(runs.vms) + " / writers) domain runs a count").c_str());
     std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                 static_cast<unsigned long long>(c.chunk_mb()), c.percent());
     std::printf(
-        "# the smallest chunk in 128MiB steps that meets the target on these domain runs (seed %llu; every smaller "
-        "chunk misses); %s\n",
-        static_cast<unsigned long long>(q.seed),
-        spread_text(q.seed, std::to_string(x.chunk.low_mb), std::to_string(x.chunk.high_mb), " MiB").c_str());
+        "# the smallest chunk in 128MiB steps under which every count from 1 to %u meets the target at each of %s\n"
+        "#   (every smaller chunk misses at one count and seed); with it, provpol capacity answers at least %u\n",
+        q.writers, seeds_text(q.seed).c_str(), q.writers);
     std::printf(
-        "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f busy; a new "
-        "disk takes %s\n",
-        q.vm->vm_quantile, x.check.pauses_at_quantile, x.check.pauses_p99, x.check.latency_p99.count(),
-        x.check.spm_utilization, format_size(align_up(c.chunk(), c.extent())).c_str());
+        "# simulated at %u writers, seed %llu: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 "
+        "%.3g s;\n#   SPM %.2f busy; a new disk takes %s\n",
+        q.writers, static_cast<unsigned long long>(q.seed), q.vm->vm_quantile, x.check.pauses_at_quantile,
+        x.check.pauses_p99, x.check.latency_p99.count(), x.check.spm_utilization,
+        format_size(align_up(c.chunk(), c.extent())).c_str());
     const std::uint64_t alone = x.one_vm.config.chunk_mb();
     std::printf(
-        "# one VM alone needs volume_utilization_chunk_mb = %llu (recommend without --hosts: %llu simulated VMs, "
-        "seed %llu; %s)%s\n",
+        "# one VM alone needs volume_utilization_chunk_mb = %llu (recommend without --hosts: %llu simulated VMs,\n"
+        "#   seed %llu; %s)%s\n",
         static_cast<unsigned long long>(alone), static_cast<unsigned long long>(default_vms),
         static_cast<unsigned long long>(q.seed),
         spread_text(q.seed, std::to_string(x.one_vm.low_mb), std::to_string(x.one_vm.high_mb), " MiB").c_str(),
@@ -489,7 +499,7 @@ void print_domain_text(const request& q, const domain_answer& x) {
 
 table domain_table(const request& q, const domain_answer& x) {
     const domain_config& d = *q.domain;
-    const vdsm_config& c = x.chunk.config;
+    const vdsm_config& c = x.chunk;
     table t({"rate_mib_s",
              "volume_utilization_chunk_mb",
              "volume_utilization_percent",
@@ -508,16 +518,16 @@ table domain_table(const request& q, const domain_answer& x) {
              "scope",
              "target_met",
              "seeds",
-             "chunk_mb_min_over_seeds",
-             "chunk_mb_max_over_seeds",
+             "vms_per_count",
              "one_vm_runs"});
+    const writers_runs runs = domain_runs(q);
     t.add_row({cell::of_rate_mib(q.r),
                cell::of(c.chunk_mb()),
                cell::of(c.percent()),
                cell::of(d.hosts),
                cell::of(d.drives_per_host),
                cell::of(q.writers),
-               cell::of(q.runs),
+               cell::of(runs.at(q.writers)),
                cell::of(q.vm->max_pauses_per_run),
                cell::of_real(q.vm->vm_quantile, 6),
                cell::of(x.check.pauses_at_quantile),
@@ -529,8 +539,7 @@ table domain_table(const request& q, const domain_answer& x) {
                cell::of_text("domain"),
                cell::of(x.check.met ? 1u : 0u),
                cell::of(spread_seeds),
-               cell::of(x.chunk.low_mb),
-               cell::of(x.chunk.high_mb),
+               runs.fixed == 0 ? cell::of(runs.vms) : cell(),
                cell::of(default_vms)});
     return t;
 }
