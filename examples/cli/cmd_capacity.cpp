@@ -528,10 +528,13 @@ int run_capacity(int argc, char** argv) {
     capacity_searches s;
     prepare_searches(q, work, s);
     run_searches(q, s);
+    // A domain that holds no writer misses the target asked for: its own exit status (3), in every format.
+    const bool none =
+        std::any_of(s.found.begin(), s.found.end(), [](const max_writers_result& m) { return m.writers == 0; });
     if (q.f == format::svg) {
         const std::string svg = capacity_svg(q, s);
         std::fwrite(svg.data(), 1, svg.size(), stdout);
-        return 0;
+        return none ? exit_target_not_met : 0;
     }
     table t = capacity_table(q, s);
     text_columns_of(a, t, capacity_text_columns());
@@ -539,10 +542,7 @@ int run_capacity(int argc, char** argv) {
     std::string out = t.str(q.f);
     if (q.f == format::text) out += wrap_comments(capacity_notes(q, s));
     std::fwrite(out.data(), 1, out.size(), stdout);
-    // A domain that holds no writer misses the target asked for: its own exit status (3), in every format.
-    for (const max_writers_result& m : s.found)
-        if (m.writers == 0) return exit_target_not_met;
-    return 0;
+    return none ? exit_target_not_met : 0;
 }
 
 }  // namespace provpol::cli
