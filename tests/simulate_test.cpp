@@ -796,6 +796,27 @@ TEST_CASE("search_vdsm_setting equals its definition on random tables, each sett
         for (const auto& r : reads) CHECK(r.second == 1);
         CHECK(a->evaluations == reads.size());
         CHECK(a->per_percent.size() == grid.size());
+        // Unpruned: the same answer, and every percent's own C(p).
+        const auto all = search_vdsm_setting(
+            grid, max_extents, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                return table.at({e, p});
+            },
+            cost, false);
+        REQUIRE(all.has_value());
+        CHECK(all->extents == a->extents);
+        CHECK(all->percent == a->percent);
+        for (const auto& [p, c] : all->per_percent) {
+            std::uint64_t want_c = 0;
+            for (std::uint64_t x = 1; x + m.extents <= max_extents && want_c == 0; ++x) {
+                bool box = true;
+                for (std::uint64_t e = x; e <= x + m.extents && box; ++e)
+                    for (const std::uint32_t q : grid)
+                        if (q <= p && q + m.percent >= p) box = box && table.at({e, q});
+                if (box) want_c = x;
+            }
+            CHECK(c == want_c);
+        }
     }
     CHECK(moved > 100);  // the margin moves the answer often: the comparison can fail
 }

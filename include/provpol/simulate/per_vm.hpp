@@ -180,10 +180,12 @@ struct vdsm_setting_answer {
 /// found so far is scanned only as far as that, so per_percent holds 0 there. meets(extents, percent) returns bool or
 /// result<bool>; its first error ends the search. Each setting is evaluated at most once. cost(extents, percent) must
 /// not decrease as the chunk grows at one percent (vdsm_disk_cost's written_disk does not).
+/// With `prune` false every percent is scanned to its own C(p) (per_percent then holds each), for a caller that
+/// prints the trade-off at every percent.
 template <class Meets, class Cost>
 PROVPOL_NODISCARD result<vdsm_setting_answer> search_vdsm_setting(const std::vector<std::uint32_t>& percents,
                                                                   std::uint64_t max_extents, vdsm_margin m,
-                                                                  Meets&& meets, Cost&& cost) {
+                                                                  Meets&& meets, Cost&& cost, bool prune = true) {
     vdsm_setting_answer a;
     std::map<std::pair<std::uint64_t, std::uint32_t>, bool> seen;
     const auto get = [&](std::uint64_t extents, std::uint32_t percent) -> result<bool> {
@@ -199,7 +201,7 @@ PROVPOL_NODISCARD result<vdsm_setting_answer> search_vdsm_setting(const std::vec
         // The answer so far bounds the scan: the cost grows with the chunk at one percent, so a C(p) above the
         // largest chunk that costs no more than the answer cannot beat it (found by bisection on that order).
         std::uint64_t hi = max_extents;
-        if (a.found) {
+        if (a.found && prune) {
             const auto best = cost(a.extents, a.percent);
             std::uint64_t lo = 0, up = max_extents;  // cost(lo, p) <= best (lo 0: none), cost(up + 1, p) > best
             while (lo < up) {
