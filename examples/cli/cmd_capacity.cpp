@@ -512,7 +512,8 @@ int run_capacity(int argc, char** argv) {
          {"--trace", "FILE",
           "every writer follows this CSV of time_s,bytes_written (- for stdin), in place of --rate and --write"},
          {"--runs", "N",
-          "domain runs per writer count, 1-100000 (default: enough for 200 writing VMs, ceil(200 / writers))"},
+          "domain runs per writer count, 1-100000; without it, enough for 200 writing VMs at each count, "
+          "ceil(200 / writers)"},
          {"--seed", "N", "the random seed (default 1)"},
          {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},

@@ -452,9 +452,13 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
     const std::string of = " of " + std::to_string(sum.runs) + " runs";
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
-                 (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)\n")
+                 (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)")
                                              : std::string(" (an extend needed more than its free space and failed "
-                                                           "whole)\n"));
+                                                           "whole)")) +
+                 (sum.queued_runs == 0 && sum.eio_runs == 0 && sum.hung_runs == 0
+                      ? ", but the pool kept up: no write waited (the extends that did fit held the data)\n"
+                      : ", and writes waited in " + std::to_string(sum.queued_runs) + of + ", up to " +
+                            decimal_text(in_seconds(sum.queued_max), 4) + " s: it matters\n");
     if (sum.metadata_full_runs != 0)
         notes += "at " + at + ": the metadata ran out in " + std::to_string(sum.metadata_full_runs) + of + ", after " +
                  decimal_text(in_seconds(sum.metadata_full_at_mean), 4) +
@@ -1336,6 +1340,32 @@ int recommend_horizon(const recommend_setup& r, format f) {
     return a.met ? 0 : exit_target_not_met;
 }
 
+// plan's synopsis for a pool, and its columns (a paragraph of --help and of the man page).
+const char* plan_lvm_usage() {
+    return "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
+           "--lvs FILE)\n"
+           "                    [--metadata-size SIZE [--metadata-used SIZE]] [--vg-free SIZE] [--writers N]\n"
+           "                    [--rate LIST] [--write SIZE | --duration TIME] [--threshold N]\n"
+           "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
+           "[--latency lvm-dmeventd]\n"
+           "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
+           "[--error-when-full]\n"
+           "                    [--policy dmeventd|rate-aware [--interval S] [--horizon S] [--lead-factor K]\n"
+           "                     [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]]\n"
+           "                    [--runs N] [--seed N] [--max-events N] [--columns LIST] [--format text|csv|json]\n\n"
+           "Columns (text: those marked *; --columns all or a list for others; CSV and JSON: every one, sizes in\n"
+           "bytes), a row per rate, over --runs runs:\n"
+           "  rate_mib_s*, writers*         the rate per writer (MiB/s) and the writers into the pool\n"
+           "  extends_mean*, commands_mean  lvextends that grew the pool, and lvextend --use-policies runs, a run\n"
+           "  times_full_mean               times a run's pool filled with data still to write\n"
+           "  queued_s_mean, queued_s_max*  seconds writes waited on a full pool: a run's mean, the most any run\n"
+           "  queued_runs, eio_runs*, hung_runs   runs that queued at all, failed writes with EIO, never finished\n"
+           "  vg_exhausted_runs*            runs in which an extend found too little VG space (lvm2 grew\n"
+           "                                nothing): it matters when writes then queued (see the notes)\n"
+           "  pool_end_max*, vg_free_end_min, end_s_mean   the largest pool, the least VG space left, the end\n"
+           "  meta_extends_mean, meta_full_runs*, meta_full_s_mean, meta_end_max   the metadata LV, when given";
+}
+
 }  // namespace
 
 bool is_lvm_invocation(int argc, char** argv) {
@@ -1378,19 +1408,8 @@ int run_plan_lvm(int argc, char** argv) {
                                     true, "--rates"});
     opts.insert(opts.end() - 1,
                 {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"});
-    const args a("plan",
-                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
-                 "--lvs FILE)\n"
-                 "                    [--metadata-size SIZE [--metadata-used SIZE]] [--vg-free SIZE] [--writers N]\n"
-                 "                    [--rate LIST] [--write SIZE | --duration TIME] [--threshold N]\n"
-                 "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
-                 "[--latency lvm-dmeventd]\n"
-                 "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
-                 "[--error-when-full]\n"
-                 "                    [--policy dmeventd|rate-aware [--interval S] [--horizon S] [--lead-factor K]\n"
-                 "                     [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]]\n"
-                 "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
-                 opts, argc, argv);
+    opts.insert(opts.end() - 1, {"--columns", "LIST", columns_help});
+    const args a("plan", plan_lvm_usage(), opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
     std::vector<rate> rates = rates_of(a, "--rate");
@@ -1416,11 +1435,15 @@ int run_plan_lvm(int argc, char** argv) {
                    std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                    return x.bytes_per_second() < y.bytes_per_second();
                                })).view()));
-    // The text table leaves out the metadata's columns when it is not simulated (CSV and JSON keep them, empty).
-    std::vector<std::string> columns = plan_columns();
-    if (f == format::text && s.metadata_size.count() == 0) columns.resize(columns.size() - 4);
-    table t(columns);  // add_row drops the cells past the last column
+    table t(plan_columns());
     t.one_size_unit_per_column();
+    // The text table: the columns that answer (the metadata's when it is simulated), or --columns.
+    std::vector<std::string> shown = {"rate_mib_s", "writers",           "extends_mean", "queued_s_max",
+                                      "eio_runs",   "vg_exhausted_runs", "pool_end_max"};
+    if (s.metadata_size.count() != 0)
+        shown = {"rate_mib_s",        "extends_mean",   "queued_s_max", "eio_runs",
+                 "vg_exhausted_runs", "meta_full_runs", "pool_end_max"};
+    text_columns_of(a, t, shown);
     std::string notes;
     for (const std::string& n : s.notes) notes += n + "\n";
     for (const rate r : rates) {

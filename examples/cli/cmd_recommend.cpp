@@ -521,7 +521,7 @@ void print_domain_text(const request& q, const domain_answer& x) {
                 count_text(d.drives_per_host, "drive").c_str(), q.latency_name.c_str(), describe(q.latency).c_str());
     std::printf("# per VM: %s in %s written, at every writer count from 1 to %u (%s)\n", per_vm_text(*q.vm).c_str(),
                 human_size(q.w.write_size).c_str(), q.writers,
-                runs.fixed != 0 ? count_text(runs.fixed, "domain run a count").c_str()
+                runs.fixed != 0 ? (count_text(runs.fixed, "domain run") + " a count").c_str()
                                 : ("ceil(" + std::to_string(runs.vms) + " / writers) domain runs a count").c_str());
     std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                 static_cast<unsigned long long>(c.chunk_mb()), c.percent());
@@ -613,6 +613,9 @@ std::string error_message_of(const provpol::error& e, const char* option) {
         return u.what();
     }
 }
+
+/// The rate in prose: as typed, or "the top of 300-500MiB/s" for a range (its highest rate, the worst per extend).
+std::string rate_words(const request& q) { return q.rates.size() > 1 ? "the top of " + q.rate_text : q.rate_text; }
 
 /// VDSM's extent: the chunks searched are whole extents (every new disk's LV is rounded up to one anyway).
 constexpr bytes vdsm_extent(std::uint64_t{128} << 20);
@@ -866,8 +869,7 @@ void print_per_extend_text(text_out& o, const request& q, const per_extend_answe
     o.printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n", hash, hash,
              static_cast<unsigned long long>(rec.config.chunk_mb()), hash, rec.config.percent());
     o.printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
-             human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(),
-             q.rates.size() > 1 ? format_rate(q.r).c_str() : q.rate_text.c_str(), 1.0 - q.p,
+             human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), rate_words(q).c_str(), 1.0 - q.p,
              q.latency.quantile(1.0 - q.p).count());
     if (!vm) o.puts(contract_text(q, rec.config));
     o.printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
@@ -889,7 +891,7 @@ void print_per_extend_text(text_out& o, const request& q, const per_extend_answe
         o.printf(
             "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
             "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
-            human_size(q.w.write_size).c_str(), format_rate(q.r).c_str(), static_cast<unsigned long long>(q.runs),
+            human_size(q.w.write_size).c_str(), rate_words(q).c_str(), static_cast<unsigned long long>(q.runs),
             c.extends, c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
     if (!vm && !q.percent_given && q.runs > 0)
         o.puts(

@@ -43,8 +43,8 @@ inline std::string wrap_comments(const std::string& text, std::size_t width = te
 
 /// --columns' help, for the commands whose text table chooses its columns.
 inline constexpr const char* columns_help =
-    "the text table's columns, comma-separated, or all (default: those that answer the question, listed in the "
-    "legend below; CSV and JSON print every column)";
+    "the text table's columns: a comma-separated list, or all; without it, those that answer the question (marked * "
+    "in the list of columns below); CSV and JSON print every column";
 
 /// The text table's columns: --columns (all, or a comma-separated list of the table's columns), else `defaults`.
 inline void text_columns_of(const args& a, table& t, const std::vector<std::string>& defaults) {
