@@ -1050,7 +1050,7 @@ std::string landscape_text(const recommend_setup& r, const recommend_outcome& o)
     const std::string lead = "#   threshold NN  ";
     std::string ruler(w.p_high - w.p_low + 1, ' ');
     for (std::uint32_t p = w.p_low; p <= w.p_high; ++p)
-        if (p % 10 == 0 || p == w.p_low) {
+        if (p % 10 == 0 || (p == w.p_low && 10 - p % 10 > std::to_string(p).size())) {
             const std::string n = std::to_string(p);
             if (p - w.p_low + n.size() > ruler.size()) continue;
             for (std::size_t i = 0; i < n.size(); ++i) ruler[p - w.p_low + i] = n[i];
@@ -1330,11 +1330,11 @@ int recommend_horizon(const recommend_setup& r, format f) {
         t.add_row(horizon_row(r, a));
         out = t.str(f);
     } else if (a.met) {
-        out = horizon_found_text(r, a);
+        out = wrap_comments(horizon_found_text(r, a));
     } else if (a.space.missing() != bytes(0)) {
-        out = space_text(r, r.pool, r.work, a.space);
+        out = wrap_comments(space_text(r, r.pool, r.work, a.space), text_width, true);
     } else {
-        out = horizon_miss_text(r, a);
+        out = wrap_comments(horizon_miss_text(r, a), text_width, true);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return a.met ? 0 : exit_target_not_met;
@@ -1454,7 +1454,7 @@ int run_plan_lvm(int argc, char** argv) {
     }
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    if (f == format::text && !notes.empty()) std::fputs(notes.c_str(), stdout);
+    if (f == format::text && !notes.empty()) std::fputs(wrap_comments(notes, text_width, true).c_str(), stdout);
     return 0;
 }
 
@@ -1476,11 +1476,12 @@ int run_recommend_lvm(int argc, char** argv) {
         out = t.str(f);
     } else if (short_at) {
         const lvm_pool_case& c = r.cases[*short_at];
-        out = space_text(r, r.pools[*short_at / r.grid.size()], c.work, lvm_pool_space(c.base, c.work));
+        out = wrap_comments(space_text(r, r.pools[*short_at / r.grid.size()], c.work, lvm_pool_space(c.base, c.work)),
+                            text_width, true);
     } else if (o.threshold != 0) {
         out = wrap_comments(found_text(r, o));
     } else {
-        out = miss_text(r, o);
+        out = wrap_comments(miss_text(r, o), text_width, true);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;

@@ -18,8 +18,9 @@ namespace provpol::cli {
 inline constexpr std::size_t text_width = 100;
 
 /// `text` with each comment line longer than `width` wrapped at its last space that fits (a word longer than the
-/// line is left whole).
-inline std::string wrap_comments(const std::string& text, std::size_t width = text_width) {
+/// line is left whole); with `prose`, every other line too, its rest indented by two spaces (for sentences under a
+/// table, never for the table itself).
+inline std::string wrap_comments(const std::string& text, std::size_t width = text_width, bool prose = false) {
     std::string out;
     std::size_t at = 0;
     while (at < text.size()) {
@@ -27,13 +28,14 @@ inline std::string wrap_comments(const std::string& text, std::size_t width = te
         if (end == std::string::npos) end = text.size();
         std::string line = text.substr(at, end - at);
         at = end + 1;
-        while (line.size() > width && line.rfind("#", 0) == 0) {
+        const bool comment = line.rfind("#", 0) == 0;
+        while (line.size() > width && (comment || prose)) {
             std::size_t cut = line.rfind(' ', width);
             if (cut == std::string::npos || cut < 5) cut = line.find(' ', width);
             if (cut == std::string::npos) break;
             out += line.substr(0, cut) + "\n";
             std::size_t rest = line.find_first_not_of(' ', cut);
-            line = "#   " + (rest == std::string::npos ? std::string() : line.substr(rest));
+            line = (comment ? "#   " : "  ") + (rest == std::string::npos ? std::string() : line.substr(rest));
         }
         out += line;
         if (end < text.size() || (!text.empty() && text.back() == '\n')) out += "\n";

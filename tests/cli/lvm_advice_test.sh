@@ -96,7 +96,8 @@ checks=$((checks + 1))
 
 # Space, not speed: 1433.7 GiB used (70% as lvs prints it, up to 70.005003%) + 1117.6 GiB written is more than the 2048 + 500 GiB the pool and the VG hold.
 expect_missed recommend "${lvm[@]}" "${item2[@]}" --write 1.2TB
-expect_stdout_line 1 'LVM cannot hold this burst at any setting: ~1433.7GiB used + ~1117.6GiB written = ~2551.3GiB, but the pool (2048GiB) and the VG'"'"'s free space (500GiB) hold 2548GiB: ~3.3GiB missing. No autoextend setting and no write rate change that: add at least ~3.3GiB to the VG (vgextend), or write less.'
+expect_stdout_line 1 'LVM cannot hold this burst at any setting: ~1433.7GiB used + ~1117.6GiB written = ~2551.3GiB, but'
+expect_joined '^LVM cannot hold this burst at any setting: ~1433.7GiB used \+ ~1117.6GiB written = ~2551.3GiB, but the pool \(2048GiB\) and the VG'"'"'s free space \(500GiB\) hold 2548GiB: ~3.3GiB missing. No autoextend setting and no write rate change that: add at least ~3.3GiB to the VG \(vgextend\), or write less.$'
 checks=$((checks + 1))
 grep -q 'slower\|cannot keep up' "$out" && fail "a burst the VG cannot hold is blamed on time"
 expect_missed recommend "${lvm[@]}" "${item2[@]}" --write 1.2TB --format csv
@@ -115,10 +116,10 @@ for p in 1 20 1000; do
 done
 # The pool's maximum: lvm2's 2^32 - 1 extents of 1 KiB.
 expect_missed recommend "${lvm[@]}" --extent 1KiB --pool-size 1GiB --rate 1GiB/s --write 8TiB
-expect_stdout '^LVM cannot hold this burst at any setting: .* but lvm2 grows an LV to at most 2\^32 - 2 extents of 1KiB, ~4096GiB of data: ~4096GiB missing\. .*use a larger extent \(vgcreate -s\), or write less\.$'
+expect_joined '^LVM cannot hold this burst at any setting: .* but lvm2 grows an LV to at most 2\^32 - 2 extents of 1KiB, ~4096GiB of data: ~4096GiB missing\. .*use a larger extent \(vgcreate -s\), or write less\.$'
 # The VG, though the data fits: every percent's extends outgrow what is left of it; no "write slower".
 expect_missed recommend "${lvm[@]}" --pool-size 1GiB --rate 1GiB/s --write 10GiB --vg-free 9GiB --runs 20
-expect_stdout '^LVM cannot keep up at 1GiB/s into a 1GiB pool: at thresholds 70 to 50, every percent from 1 to 1000 misses the target \(21000 settings, 20 runs at each of seeds 1-5\): each runs the VG out, though the data fits \(10GiB of the 10GiB the pool and the VG hold\)'
+expect_joined '^LVM cannot keep up at 1GiB/s into a 1GiB pool: at thresholds 70 to 50, every percent from 1 to 1000 misses the target \(21000 settings, 20 runs at each of seeds 1-5\): each runs the VG out, though the data fits \(10GiB of the 10GiB the pool and the VG hold\)'
 checks=$((checks + 1))
 grep -q 'slower' "$out" && fail "a VG that runs out is blamed on the rate"
 run plan "${lvm[@]}" --pool-size 1GiB --rate 1GiB/s --write 10GiB --vg-free 9GiB --runs 20 --extend-percent 1000 --format csv
@@ -126,7 +127,7 @@ checks=$((checks + 1))
 awk -F, 'NR == 2 { exit !($11 == 20) }' "$out" || fail "plan at percent 1000 does not run the VG out"
 # Time: the first extend cannot land before the space above the threshold is written.
 expect_missed recommend "${lvm[@]}" --rate 16GiB/s --pool-size 10GiB --write 200GiB --runs 10
-expect_stdout '^LVM cannot keep up at 16GiB/s into a 10GiB pool: at thresholds 70 to 50, every percent from 1 to 1000 misses the target \(21000 settings, 10 runs at each of seeds 1-5\): 21000 with writes queued longer than 0 s or failed\. The first extend must land before the space above the threshold is written: start with a larger pool, or write slower\.$'
+expect_joined '^LVM cannot keep up at 16GiB/s into a 10GiB pool: at thresholds 70 to 50, every percent from 1 to 1000 misses the target \(21000 settings, 10 runs at each of seeds 1-5\): 21000 with writes queued longer than 0 s or failed\. The first extend must land before the space above the threshold is written: start with a larger pool, or write slower\.$'
 
 # --- 3. the answer at several seeds: every setting it reads must meet at each of them -------------------------
 seeded=(--rate 1GiB/s --pool-size 1GiB --write 100GiB --runs 20)

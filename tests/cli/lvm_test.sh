@@ -133,7 +133,7 @@ expect_ok plan --preset lvm-thin-autoextend --pool-size 1TiB --metadata-size 4Mi
 expect_stdout '^2048,1,5,0,[0-9.]+,0,0,0,0,0,0,0,1099511627776,,30,[1-9][0-9.]*,0,,[0-9]+$'
 expect_missed recommend --preset lvm-thin-autoextend --pool-size 1TiB --metadata-size 4MiB --rate 4GiB/s --duration 30s --runs 20 --seeds 1
 expect_stdout 'running the metadata out'
-expect_stdout 'The metadata runs out before lvm2 grows it'
+expect_joined 'The metadata runs out before lvm2 grows it'
 expect_ok recommend --preset lvm-thin-autoextend --pool-size 1TiB --rate 4GiB/s --duration 30s --runs 20 --seeds 1
 expect_stdout '^# the smallest setting with the margin: threshold 70, percent 1$'
 # The note is about a burst that could get there: a 1 GiB pool with 1 GiB of VG holds 2 GiB of data, which maps
@@ -153,7 +153,7 @@ expect_usage '^provpol plan: --metadata-used \(8MiB\) is more than --metadata-si
 # --- outputs that paste: one unit per column of sizes, rates as typed to six digits in text, exact in CSV -----------
 # At 1 MiB/s the pool keeps its 2 TiB; at 1 GB/s the 60 s burst passes 70% and one extend of 20% takes it to
 # 2516584 MiB (2.4 TiB rounded up to 4 MiB extents): the column prints both in MiB, not 2TiB next to 2516584MiB.
-expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5
+expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5 --columns all
 expect_stdout '^ +1 +1 +5 +0 .* 2097152MiB +60$'
 expect_stdout '^ +953\.674 +1 +5 +1 .* 2516584MiB +60$'
 expect_ok plan --preset lvm-thin-autoextend --pool-size 2TiB --pool-used 69% --rate 1MiB/s,1GB/s --duration 60s --runs 5 --format csv
