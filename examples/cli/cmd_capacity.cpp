@@ -230,6 +230,11 @@ capacity_request read_capacity_request(const args& a) {
     q.configs = configs_option(a, "capacity");
     if (q.configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
     q.trace = trace_option(a);
+    if (const auto v = a.value("--rate");
+        v && (v->find('-') != std::string::npos || v->find("\xC2\xB1") != std::string::npos))
+        throw usage_error("--rate: '" + args::printable(*v) +
+                          "': capacity answers for a rate; give a list (400MiB/s,500MiB/s,600MiB/s), one row each "
+                          "(a writer count holds across them when every row holds it)");
     const std::optional<rate> r = a.rate("--rate");
     if (!r && q.trace.empty()) throw usage_error("--rate is required (e.g. --rate 500MiB/s)");
     if (r && r->bytes_per_second() == 0) throw usage_error("--rate: a rate of 0 writes nothing");

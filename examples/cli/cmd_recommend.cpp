@@ -727,7 +727,48 @@ struct per_vm_answer {
     bool found = false;
     per_vm_check check{};
     std::vector<grid_row> rows;
+    std::vector<std::string> sensitivity;  ///< how the answer holds as the rate and the write grow
 };
+
+/// How the per-VM answer holds as each input grows alone by 5, 10, 20 and 50% (the rates of --rate; the data each VM
+/// writes), at the same seeds and runs: a line per input, and the one it is most sensitive to.
+std::vector<std::string> per_vm_sensitivity(const request& q, const vdsm_config& c) {
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(c));
+    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const auto holds = [&](double rate_by, double write_by) {
+        std::vector<char> met(q.rates.size() * spread_seeds, 0);
+        parallel_for(
+            met.size(), q.jobs,
+            [&](std::size_t i) {
+                const rate x(static_cast<std::uint64_t>(
+                    static_cast<double>(q.rates[i / spread_seeds].bytes_per_second()) * rate_by));
+                const bytes write(
+                    static_cast<std::uint64_t>(static_cast<double>(q.at(x).write_size.count()) * write_by));
+                const workload w = workload::make(write, x, saturating_mul(write, 2)).value();
+                met[i] = meets_per_vm(agent, q.latency, w, *q.vm, runs, nth_seed(q.seed, i % spread_seeds)) ? 1 : 0;
+            },
+            [](std::size_t) {});
+        return std::all_of(met.begin(), met.end(), [](char m) { return m != 0; });
+    };
+    std::vector<std::string> lines;
+    int first = 100;
+    std::string most;
+    for (const bool is_rate : {true, false}) {
+        const char* name = is_rate ? "the rate" : "the data each VM writes";
+        std::string line = std::string(name) + ": holds at 50% more";
+        for (const int step : {5, 10, 20, 50}) {
+            const double by = 1.0 + step / 100.0;
+            if (holds(is_rate ? by : 1.0, is_rate ? 1.0 : by)) continue;
+            line = std::string(name) + ": misses at " + std::to_string(step) + "% more";
+            if (step < first) first = step, most = name;
+            break;
+        }
+        lines.push_back(line);
+    }
+    lines.push_back(most.empty() ? std::string("each can grow 50% alone and the answer still meets")
+                                 : "most sensitive to " + most + " (" + std::to_string(first) + "%)");
+    return lines;
+}
 
 per_vm_answer answer_one_vm(const request& q) {
     const auto runs = static_cast<std::uint32_t>(q.runs);
@@ -780,6 +821,7 @@ per_vm_answer answer_one_vm(const request& q) {
     out.config = config_at(s->extents, s->percent);
     out.check =
         check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(out.config)), q.latency, q.w, *q.vm, runs, q.seed);
+    out.sensitivity = per_vm_sensitivity(q, out.config);
     return out;
 }
 
@@ -845,6 +887,9 @@ void print_per_vm_text(text_out& o, const request& q, const per_vm_answer& v) {
             "# each percent's own smallest setting: MiB written before its first extend, MiB a disk holds once "
             "written, and its pauses (seed " +
             std::to_string(q.seed) + "):\n" + grid_text(q, v.rows, true));
+    for (std::size_t i = 0; i < v.sensitivity.size(); ++i)
+        o.puts((i == 0 ? "# each input grown alone (5, 10, 20, 50%), at the same seeds and runs:\n#   " : "#   ") +
+               v.sensitivity[i] + "\n");
     if (align_up(c.chunk(), c.extent()) >= q.w.write_size)
         o.puts(
             "# a new disk of this chunk holds all of --write: nothing is extended, and thin provisioning saves no "

@@ -185,6 +185,7 @@ expect_usage '^provpol capacity: --latency: fixed:3 has no mailbox clocks' capac
 expect_usage '^provpol capacity: --policy: unknown value' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --policy fast
 expect_usage '^provpol capacity: --vm-quantile' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --vm-quantile 0
 expect_usage '^provpol capacity: --rate: a rate of 0' capacity "${domain[@]}" --rate 0MiB/s --max-pauses-per-run 1
+expect_usage "^provpol capacity: --rate: '400-600MiB/s': capacity answers for a rate; give a list" capacity "${domain[@]}" --rate 400-600MiB/s --max-pauses-per-run 1
 expect_usage '^provpol capacity: .*--format' capacity "${domain[@]}" --rate 500MiB/s --max-pauses-per-run 1 --format png
 expect_usage '^provpol capacity: capacity would replay about [0-9]+ simulated events' capacity --hosts 100 --drives-per-host 100 --rate 500MiB/s --max-pauses-per-run 1 --max-events 1000000
 
