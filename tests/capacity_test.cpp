@@ -409,3 +409,69 @@ TEST_CASE("check_writers: 0 runs is an error, not a met target") {
     CHECK(std::string(r.error().message().view()).find("runs") != std::string::npos);
     CHECK(check_writers(cfg, l, agents, w, per_vm_target::make(1000, 0.5).value(), 1, 1, 1)->met);
 }
+
+TEST_CASE("writers_runs: a fixed count, or enough domain runs for the VMs") {
+    CHECK(writers_runs{3, 200}.at(50) == 3);
+    CHECK(writers_runs{0, 200}.at(1) == 200);
+    CHECK(writers_runs{0, 200}.at(7) == 29);  // ceil(200 / 7): 203 VMs
+    CHECK(writers_runs{0, 200}.at(200) == 1);
+    CHECK(writers_runs{0, 200}.at(1000) == 1);
+    CHECK(writers_runs{0, 0}.at(5) == 1);
+    CHECK(writers_nth_seed(~std::uint64_t{0}, 1) == 0);
+}
+
+TEST_CASE("max_writers_seeds and recommend_vdsm_writers agree by construction, against exhaustive checks") {
+    // A small domain under mailbox events, two configurations: capacity's answer N for each, every count up to N
+    // meeting at every seed and N + 1 missing at one (checked with check_writers one seed at a time); recommend's
+    // chunk for N writers no larger than the configuration, and capacity with recommend's chunk at least N.
+    const domain_config cfg = domain_config::make(3, 4, seconds(1e8)).value();
+    const latency_model l = latency_profile("vdsm-mailbox-events").value();
+    const workload w = workload::make(8_GiB, rate(std::uint64_t{400} << 20), 16_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.9).value();
+    const writers_runs runs{0, 24};
+    constexpr std::uint32_t seeds = 3;
+    const auto meets_at_every_seed = [&](const vdsm_config& c, std::uint32_t n) {
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(c));
+        for (std::uint32_t j = 0; j < seeds; ++j) {
+            const auto r = check_writers(
+                cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, n, runs.at(n), 5 + j);
+            REQUIRE(r.has_value());
+            if (!r->met) return false;
+        }
+        return true;
+    };
+    int answered = 0, interior = 0;
+    for (const std::uint64_t mb : {1024u, 1536u, 2048u, 2560u}) {
+        const vdsm_config c = vdsm_config::make(mb, 20).value();
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(c));
+        const auto m = max_writers_seeds(
+            cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, runs, 5, seeds);
+        REQUIRE(m.has_value());
+        CAPTURE(mb);
+        CAPTURE(m->writers);
+        for (std::uint32_t n = 1; n <= m->writers; ++n) CHECK(meets_at_every_seed(c, n));
+        if (m->writers < cfg.drives()) CHECK_FALSE(meets_at_every_seed(c, m->writers + 1));
+        if (m->writers == 0) continue;
+        ++answered;
+        interior += m->writers < cfg.drives() ? 1 : 0;
+        const auto rec = recommend_vdsm_writers(cfg, l, w, t, m->writers, 20, runs, 5, seeds, 128_MiB,
+                                                [](std::uint64_t) noexcept { return result<void>(); });
+        REQUIRE(rec.has_value());
+        CHECK(rec->chunk_mb() <= mb);
+        // Every count up to N meets at recommend's chunk, and every smaller chunk has a count that misses.
+        for (std::uint32_t n = 1; n <= m->writers; ++n) CHECK(meets_at_every_seed(*rec, n));
+        for (std::uint64_t k = 1; k < rec->chunk_mb() / 128; ++k) {
+            const vdsm_config smaller = vdsm_config::make(k * 128, 20).value();
+            bool all = true;
+            for (std::uint32_t n = 1; n <= m->writers && all; ++n) all = meets_at_every_seed(smaller, n);
+            CHECK_FALSE(all);
+        }
+        const static_agent<vdsm_policy> rec_agent(make_vdsm_policy(*rec));
+        const auto back = max_writers_seeds(
+            cfg, l, [&rec_agent](std::uint32_t) noexcept { return rec_agent; }, w, t, runs, 5, seeds);
+        REQUIRE(back.has_value());
+        CHECK(back->writers >= m->writers);
+    }
+    CHECK(answered >= 1);
+    CHECK(interior >= 1);  // an answer below every drive: N + 1 was checked to miss
+}

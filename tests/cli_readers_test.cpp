@@ -332,3 +332,54 @@ TEST_CASE("lvs reports as admins run them: lv_attr finds the pool, missing field
               (void)read_lvs_report(one, "--lvs");
           }).find(": the report has no vg_extent_size field; run lvs ") != std::string::npos);
 }
+
+TEST_CASE("Data% and Meta% as lvs prints them, and the most usage each stands for") {
+    // lvm2 2.03.16's report (lvs_units_b.json): the thin LV holds 9.77% of 1 GiB, 100 MiB written by the capture
+    // script, 1600 chunks of 64 KiB; the pool's 2688 chunks are then 59.52% used, as lvs printed.
+    CHECK(lvs_shown_hundredths(lvm_usage(1600, 16384)) == 977);
+    CHECK(lvs_shown_hundredths(lvm_usage(1600, 2688)) == 5952);
+    // The most usage lvs prints as 59.52 holds 1600 of the 2688 chunks (the real pool), where "at most 59.52%"
+    // reads 1599.
+    const std::int32_t most = lvs_shown_max(5952);
+    CHECK(lvs_shown_hundredths(most) == 5952);
+    CHECK(lvs_shown_hundredths(most + 1) == 5953);
+    std::uint64_t chunks = 0;
+    while (chunks < 2688 && lvm_usage(chunks + 1, 2688) <= most) ++chunks;
+    CHECK(chunks == 1600);
+    // lvm2's rounding at the ends (dm_percent_to_round_float): above 0 never prints 0.00, below 100 never 100.00.
+    CHECK(lvs_shown_hundredths(0) == 0);
+    CHECK(lvs_shown_hundredths(1) == 1);
+    CHECK(lvs_shown_hundredths(lvm_percent_100 - 1) == 9999);
+    CHECK(lvs_shown_hundredths(lvm_percent_100) == 10000);
+    CHECK(lvs_shown_max(10000) == lvm_percent_100);
+    CHECK(lvs_shown_max(0) == 0);
+    // Typed with two decimals or fewer: widened to the most lvs prints so; with more, taken as written.
+    const lvs_percent_read r = lvs_percent_worst("85", 85.0);
+    CHECK(r.widened);
+    CHECK(lvs_shown_hundredths(r.units) == 8500);
+    CHECK(lvs_shown_hundredths(r.units + 1) == 8501);
+    CHECK_FALSE(lvs_percent_worst("85.001", 85.001).widened);
+    CHECK(lvs_percent_worst("85.001", 85.001).units == 85001000);
+    CHECK(lvs_percent_note("Data%", "85", r).find("Data% 85% taken as up to 85.00") == 0);
+}
+
+TEST_CASE("lvs reports: every pool of a VG, or of the report") {
+    const auto pool = [](const char* vg, const char* name) {
+        return std::string("{\"lv_name\":\"") + name + "\", \"vg_name\":\"" + vg +
+               "\", \"segtype\":\"thin-pool\", \"lv_size\":\"1073741824\", \"data_percent\":\"10.00\", "
+               "\"lv_metadata_size\":\"4194304\", \"metadata_percent\":\"1.00\", \"chunk_size\":\"65536\", "
+               "\"vg_free\":\"2147483648\", \"vg_extent_size\":\"4194304\"}";
+    };
+    const std::string three = scratch("three.json", "{\"report\": [{\"lv\": [" + pool("vg", "a") + "," +
+                                                        pool("vg", "b") + "," + pool("other", "c") + "]}]}");
+    CHECK(read_lvs_pools(three, "--lvs").size() == 3);
+    const std::vector<lvs_pool> vg = read_lvs_pools(three, "--lvs", "vg");
+    REQUIRE(vg.size() == 2);
+    CHECK(vg[0].name == "a");
+    CHECK(vg[1].name == "b");
+    CHECK(read_lvs_pools(three, "--lvs", "other/c").size() == 1);
+    CHECK(error_of([&] { (void)read_lvs_report(three, "--lvs", "vg"); }).find("2 thin pools in the report") !=
+          std::string::npos);
+    CHECK(error_of([&] { (void)read_lvs_pools(three, "--lvs", "nope"); }).find("no thin pool nope") !=
+          std::string::npos);
+}

@@ -1,14 +1,18 @@
 // Tests of provpol/simulate/lvm_recommend.hpp: each answer against an exhaustive evaluation of its contract with
 // simulate_lvm_plan (every percent below the answer simulated whole and missing, the answer meeting), on the
 // examples where a bisection answered above the smallest; the run-by-run check against the whole plan;
-// the space a burst needs; the check at other seeds against the plans it summarises.
+// the space a burst needs; the check at other seeds against the plans it summarises; the setting with a margin
+// (search_lvm_setting) against an exhaustive scan of every (threshold, percent), on random outcome tables and on a
+// simulated burst whose smallest meeting percent sits next to one that runs the VG out.
 #include "test_support.hpp"
 
+#include <provpol/random.hpp>
 #include <provpol/simulate/lvm_recommend.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <vector>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -161,4 +165,191 @@ TEST_CASE("check_lvm_percent_seeds: the answer at other seeds, against their pla
     CHECK(k.found_all == (all != 0));
     CHECK(k.percent_all == all);
     CHECK(k.meets_at < 5);  // the case this test is for: the answer at one seed is not the answer at all
+}
+
+namespace {
+
+// search_lvm_setting's contract by definition over a full table of outcomes (rows thresholds 50..99, columns
+// percents 1..max): the highest T <= top with a P whose box meets throughout, P the smallest at T.
+struct box_answer {
+    std::uint32_t threshold = 0, percent = 0;
+    bool found = false;
+};
+template <class Met>
+box_answer box_by_definition(std::uint32_t top, std::uint32_t max_percent, lvm_margin m, Met&& met) {
+    for (std::uint32_t t = top; t >= 50; --t)
+        for (std::uint32_t p = 1; p + m.percent <= max_percent; ++p) {
+            bool all = true;
+            const std::uint32_t low = t >= 50 + m.threshold ? t - m.threshold : 50;
+            for (std::uint32_t r = low; r <= t && all; ++r)
+                for (std::uint32_t q = p; q <= p + m.percent && all; ++q) all = met(r, q);
+            if (all) return {t, p, true};
+        }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("search_lvm_setting equals the definition of its box on random outcome tables, each setting read once") {
+    detail::xoshiro256 rng(5);
+    int moved_by_margin = 0;
+    for (int trial = 0; trial < 600; ++trial) {
+        const auto max_percent = static_cast<std::uint32_t>(1 + rng.below(40));
+        const auto top = static_cast<std::uint32_t>(50 + rng.below(50));
+        const lvm_margin m{static_cast<std::uint32_t>(rng.below(6)), static_cast<std::uint32_t>(rng.below(6))};
+        const std::uint64_t density = 6 + rng.below(4);  // 60% to 90% of settings meet
+        std::vector<lvm_plan_outcome> table(50 * max_percent);
+        for (lvm_plan_outcome& o : table)
+            o = rng.below(10) < density ? lvm_plan_outcome::met : static_cast<lvm_plan_outcome>(1 + rng.below(4));
+        const auto cell = [&](std::uint32_t t, std::uint32_t p) { return table[(t - 50) * max_percent + (p - 1)]; };
+        std::vector<int> reads(table.size(), 0);
+        lvm_setting_grid g(max_percent);
+        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](std::uint32_t t, std::uint32_t p) {
+            REQUIRE(t >= 50);
+            REQUIRE(t <= 99);
+            REQUIRE(p >= 1);
+            REQUIRE(p <= max_percent);
+            ++reads[(t - 50) * max_percent + (p - 1)];
+            return cell(t, p);
+        });
+        const box_answer want = box_by_definition(
+            top, max_percent, m, [&](std::uint32_t t, std::uint32_t p) { return cell(t, p) == lvm_plan_outcome::met; });
+        CAPTURE(trial);
+        CHECK(a.found == want.found);
+        if (want.found) {
+            CHECK(a.threshold == want.threshold);
+            CHECK(a.percent == want.percent);
+            // Every setting of its box is in the grid, met; check_lvm_box agrees and reads nothing new.
+            const std::uint64_t before = g.evaluated();
+            const lvm_box_check k = check_lvm_box(g, a.threshold, a.percent, m, [&](std::uint32_t, std::uint32_t) {
+                FAIL("check_lvm_box evaluated a setting the search had read");
+                return lvm_plan_outcome::met;
+            });
+            CHECK(k.outcome == lvm_plan_outcome::met);
+            CHECK(g.evaluated() == before);
+            const box_answer bare = box_by_definition(
+                top, max_percent, lvm_margin{0, 0},
+                [&](std::uint32_t t, std::uint32_t p) { return cell(t, p) == lvm_plan_outcome::met; });
+            if (bare.threshold != want.threshold || bare.percent != want.percent) ++moved_by_margin;
+        }
+        std::uint64_t distinct = 0;
+        for (std::size_t i = 0; i < reads.size(); ++i) {
+            CHECK(reads[i] <= 1);  // the grid remembers
+            if (reads[i] != 0) {
+                ++distinct;
+                CHECK(g.known(static_cast<std::uint32_t>(50 + i / max_percent),
+                              static_cast<std::uint32_t>(1 + i % max_percent)));
+            }
+        }
+        CHECK(a.evaluations == distinct);
+        CHECK(g.evaluated() == distinct);
+    }
+    CHECK(moved_by_margin > 100);  // the margin changes the answer often: the comparison can fail
+}
+
+TEST_CASE("check_lvm_box: the first miss of a box, and a box that leaves the grid") {
+    lvm_setting_grid g(30);
+    const auto outcome = [](std::uint32_t t, std::uint32_t p) {
+        if (t == 66 && p == 12) return lvm_plan_outcome::space;
+        if (p == 20) return lvm_plan_outcome::time;
+        return lvm_plan_outcome::met;
+    };
+    CHECK(check_lvm_box(g, 70, 10, lvm_margin{5, 3}, outcome).outcome == lvm_plan_outcome::met);  // rows 67-70
+    const lvm_box_check k = check_lvm_box(g, 70, 10, lvm_margin{5, 4}, outcome);                  // rows 66-70
+    CHECK(k.outcome == lvm_plan_outcome::space);
+    CHECK(k.threshold == 66);
+    CHECK(k.percent == 12);
+    CHECK(check_lvm_box(g, 52, 15, lvm_margin{5, 5}, outcome).threshold == 52);  // 50-52 only: the first at 20
+    CHECK(check_lvm_box(g, 70, 26, lvm_margin{5, 0}, outcome).outside);          // 26 + 5 > 30
+    const lvm_setting_box b = lvm_box_of(53, 7, lvm_margin{2, 5});
+    CHECK(b.threshold_low == 50);
+    CHECK(b.threshold_high == 53);
+    CHECK(b.percent_low == 7);
+    CHECK(b.percent_high == 9);
+}
+
+TEST_CASE("search_lvm_setting on a simulated burst: the smallest meeting percent is next to one the VG cannot hold") {
+    // 100 GiB at 80%, 2 GiB/s for 300 s, 640 GiB free in the VG, 20 extends a run at most, no queueing: some
+    // percents meet and the next ones up run the VG out (their last extend asks for more than is left, and lvm2
+    // grows nothing). The grid is every threshold from 50 to 75 and every percent from 1 to 40, simulated whole
+    // (simulate_lvm_plan) for the definition, run by run (check_lvm_setting) for the search.
+    const lvm_pool_workload w{100_GiB, 80_GiB, 640_GiB, bytes(std::uint64_t{600} << 30), gib_s(2)};
+    const std::vector<lvm_pool_case> cases{{c70, w}};
+    constexpr std::uint32_t runs = 10, top = 75, max_percent = 40;
+    constexpr double max_extends = 20.0;
+    std::vector<bool> met(50 * max_percent);
+    for (std::uint32_t t = 50; t <= top; ++t)
+        for (std::uint32_t p = 1; p <= max_percent; ++p)
+            met[(t - 50) * max_percent + (p - 1)] =
+                lvm_target_met(simulate_lvm_plan(at(t, p), lvm_dmeventd(), w, runs, 1), 0_s, max_extends);
+    const auto cell = [&](std::uint32_t t, std::uint32_t p) {
+        return static_cast<bool>(met[(t - 50) * max_percent + (p - 1)]);
+    };
+    int found = 0;
+    for (const lvm_margin m :
+         {lvm_margin{5, 5}, lvm_margin{0, 0}, lvm_margin{5, 0}, lvm_margin{3, 3}, lvm_margin{0, 5}}) {
+        lvm_setting_grid g(max_percent);
+        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](std::uint32_t t, std::uint32_t p) {
+            return check_lvm_setting(cases, lvm_dmeventd(), t, p, 0_s, runs, 1, 1, max_extends).outcome;
+        });
+        const box_answer want = box_by_definition(top, max_percent, m, cell);
+        CAPTURE(m.percent);
+        CAPTURE(m.threshold);
+        CHECK(a.found == want.found);
+        found += want.found ? 1 : 0;
+        if (want.found) {
+            CHECK(a.threshold == want.threshold);
+            CHECK(a.percent == want.percent);
+        }
+        // Every setting the grid holds has the outcome of its whole plan.
+        for (std::uint32_t t = 50; t <= top; ++t)
+            for (std::uint32_t p = 1; p <= max_percent; ++p)
+                if (g.known(t, p)) CHECK((g.at(t, p) == lvm_plan_outcome::met) == cell(t, p));
+    }
+    CHECK(found >= 3);
+    // A fixed threshold (bottom = top): only that threshold is tried, its box's rows still reach 5 below.
+    {
+        lvm_setting_grid g(max_percent);
+        const auto outcome = [&](std::uint32_t t, std::uint32_t p) {
+            return check_lvm_setting(cases, lvm_dmeventd(), t, p, 0_s, runs, 1, 1, max_extends).outcome;
+        };
+        const lvm_setting_answer a = search_lvm_setting(top, lvm_margin{5, 5}, g, outcome, top);
+        CHECK_FALSE(a.found);
+        for (std::uint32_t p = 1; p <= max_percent; ++p) CHECK_FALSE(g.known(top - 6, p));
+        const lvm_setting_answer b = search_lvm_setting(top, lvm_margin{5, 0}, g, outcome, top);
+        const box_answer want = box_by_definition(top, max_percent, lvm_margin{5, 0}, cell);
+        CHECK(b.found == (want.found && want.threshold == top));
+        CHECK(b.percent == want.percent);
+    }
+    // The case this test is for: at threshold 70 (lvm.conf's example) the smallest percent that meets has a miss
+    // within 5 above it, and the misses there are the VG's space.
+    constexpr std::uint32_t th = 70;
+    std::uint32_t smallest = 0;
+    for (std::uint32_t p = 1; p <= max_percent && smallest == 0; ++p)
+        if (cell(th, p)) smallest = p;
+    REQUIRE(smallest != 0);
+    bool cliff = false;
+    for (std::uint32_t p = smallest + 1; p <= smallest + 5; ++p)
+        if (!cell(th, p)) {
+            cliff = true;
+            CHECK(check_lvm_setting(cases, lvm_dmeventd(), th, p, 0_s, runs, 1, 1, max_extends).outcome ==
+                  lvm_plan_outcome::space);
+        }
+    CHECK(cliff);
+}
+
+TEST_CASE("check_lvm_setting: every case at every seed, the first miss named") {
+    const lvm_pool_workload easy{10_GiB, {}, bytes::max(), 20_GiB, rate(std::uint64_t{100} << 20)};
+    const lvm_pool_workload tight{1_GiB, {}, 5_GiB, 10_GiB, gib_s(1)};  // cannot fit: 11 GiB in at most 6 GiB
+    const std::vector<lvm_pool_case> both{{c70, easy}, {c70, tight}};
+    const lvm_setting_check k = check_lvm_setting(both, lvm_dmeventd(), 70, 20, 0_s, 5, 3, 4);
+    CHECK(k.outcome != lvm_plan_outcome::met);
+    CHECK(k.failed_case == 1);
+    CHECK(k.failed_seed == 3);
+    const std::vector<lvm_pool_case> one{{c70, easy}};
+    const lvm_setting_check ok = check_lvm_setting(one, lvm_dmeventd(), 70, 20, 0_s, 5, 3, 4);
+    CHECK(ok.outcome == lvm_plan_outcome::met);
+    for (std::uint64_t s = 3; s < 7; ++s)
+        CHECK(lvm_target_met(simulate_lvm_plan(at(70, 20), lvm_dmeventd(), easy, 5, s), 0_s));
+    CHECK(lvm_nth_seed(~std::uint64_t{0}, 2) == 1);
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -713,4 +714,160 @@ TEST_CASE("per_vm_tally: met exactly when the sorted pause counts' Q-quantile is
     CHECK(big.needed() == 2);
     CHECK(big.met());
     CHECK_FALSE(per_vm_tally(per_vm_target::make(0, 0.5).value()).met());  // no VM is no evidence
+}
+
+namespace {
+
+// search_vdsm_setting's contract by definition over a full table: per percent p of the grid, the smallest C whose box
+// (chunks C to C + m.extents, grid percents p - m.percent to p) meets throughout; the answer the cheapest (C(p), p),
+// ties to the larger percent.
+struct vdsm_box {
+    std::uint64_t extents = 0;
+    std::uint32_t percent = 0;
+    bool found = false;
+};
+template <class Met, class Cost>
+vdsm_box vdsm_box_by_definition(const std::vector<std::uint32_t>& grid, std::uint64_t max_extents, vdsm_margin m,
+                                Met&& met, Cost&& cost) {
+    vdsm_box best;
+    for (const std::uint32_t p : grid)
+        for (std::uint64_t c = 1; c + m.extents <= max_extents; ++c) {
+            bool all = true;
+            for (std::uint64_t e = c; e <= c + m.extents && all; ++e)
+                for (const std::uint32_t q : grid)
+                    if (q <= p && q + m.percent >= p) all = all && met(e, q);
+            if (!all) continue;
+            if (!best.found || cost(c, p) < cost(best.extents, best.percent) ||
+                (cost(c, p) == cost(best.extents, best.percent) && p > best.percent))
+                best = {c, p, true};
+            break;
+        }
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("search_vdsm_setting equals its definition on random tables, each setting read once") {
+    detail::xoshiro256 rng(17);
+    int moved = 0;
+    for (int trial = 0; trial < 800; ++trial) {
+        const std::uint64_t max_extents = 1 + rng.below(30);
+        std::vector<std::uint32_t> grid;
+        for (std::uint32_t p = 0; p < 100; p += 10)
+            if (rng.below(3) != 0) grid.push_back(p);
+        if (grid.empty()) grid.push_back(20);
+        const vdsm_margin m{rng.below(4), static_cast<std::uint32_t>(10 * rng.below(3))};
+        const std::uint64_t density = 5 + rng.below(5);
+        std::map<std::pair<std::uint64_t, std::uint32_t>, bool> table;
+        for (std::uint64_t e = 1; e <= max_extents; ++e)
+            for (const std::uint32_t p : grid) table[{e, p}] = rng.below(10) < density;
+        // The cost grows with the chunk at one percent, and doubles at percent 0 (its first write extends).
+        const auto cost = [](std::uint64_t e, std::uint32_t p) { return e * (p == 0 ? 2 : 1); };
+        std::map<std::pair<std::uint64_t, std::uint32_t>, int> reads;
+        const auto a = search_vdsm_setting(
+            grid, max_extents, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                REQUIRE(e >= 1);
+                REQUIRE(e <= max_extents);
+                ++reads[{e, p}];
+                return table.at({e, p});
+            },
+            cost);
+        REQUIRE(a.has_value());
+        const vdsm_box want = vdsm_box_by_definition(
+            grid, max_extents, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                return table.at({e, p});
+            },
+            cost);
+        CAPTURE(trial);
+        CHECK(a->found == want.found);
+        if (want.found) {
+            CHECK(a->extents == want.extents);
+            CHECK(a->percent == want.percent);
+            const vdsm_box bare = vdsm_box_by_definition(
+                grid, max_extents, vdsm_margin{0, 0},
+                [&](std::uint64_t e, std::uint32_t p) {
+                    return table.at({e, p});
+                },
+                cost);
+            moved += bare.extents != want.extents || bare.percent != want.percent ? 1 : 0;
+        }
+        for (const auto& r : reads) CHECK(r.second == 1);
+        CHECK(a->evaluations == reads.size());
+        CHECK(a->per_percent.size() == grid.size());
+        // Unpruned: the same answer, and every percent's own C(p).
+        const auto all = search_vdsm_setting(
+            grid, max_extents, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                return table.at({e, p});
+            },
+            cost, false);
+        REQUIRE(all.has_value());
+        CHECK(all->extents == a->extents);
+        CHECK(all->percent == a->percent);
+        for (const auto& [p, c] : all->per_percent) {
+            std::uint64_t want_c = 0;
+            for (std::uint64_t x = 1; x + m.extents <= max_extents && want_c == 0; ++x) {
+                bool box = true;
+                for (std::uint64_t e = x; e <= x + m.extents && box; ++e)
+                    for (const std::uint32_t q : grid)
+                        if (q <= p && q + m.percent >= p) box = box && table.at({e, q});
+                if (box) want_c = x;
+            }
+            CHECK(c == want_c);
+        }
+    }
+    CHECK(moved > 100);  // the margin moves the answer often: the comparison can fail
+}
+
+TEST_CASE("search_vdsm_setting on simulated VMs: the per-VM target over chunks and percents, against every setting") {
+    // 6 GiB at 300 MiB/s under polling, 1 pause for 90% of 30 VMs; percents 0, 20, 40 and 60; every setting simulated
+    // whole (check_per_vm) for the definition, the search through meets_per_vm; the cost is vdsm_disk_cost's.
+    const latency_model l = latency_profile("vdsm-polling-2022").value();
+    const workload w = workload::make(6_GiB, mib_per_s(300), 12_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.9).value();
+    const std::vector<std::uint32_t> grid = {0, 20, 40, 60};
+    const std::uint64_t bound = vdsm_chunk_bound(w.write_size, 128_MiB);
+    const auto config = [](std::uint64_t e, std::uint32_t p) {
+        return vdsm_config::make_bytes(bytes(e << 27), p).value();
+    };
+    const auto cost = [&](std::uint64_t e, std::uint32_t p) {
+        const vdsm_config c = config(e, p);
+        return vdsm_disk_cost_of(c).written_disk(c).count();
+    };
+    std::map<std::pair<std::uint64_t, std::uint32_t>, bool> table;
+    for (std::uint64_t e = 1; e <= bound; ++e)
+        for (const std::uint32_t p : grid)
+            table[{e, p}] = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(config(e, p))), l, w, t, 30, 3).met;
+    for (const vdsm_margin m : {vdsm_margin{2, 20}, vdsm_margin{0, 0}, vdsm_margin{3, 0}}) {
+        const auto a = search_vdsm_setting(
+            grid, bound, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                return meets_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(config(e, p))), l, w, t, 30, 3);
+            },
+            cost);
+        REQUIRE(a.has_value());
+        const vdsm_box want = vdsm_box_by_definition(
+            grid, bound, m,
+            [&](std::uint64_t e, std::uint32_t p) {
+                return table.at({e, p});
+            },
+            cost);
+        CAPTURE(m.extents);
+        CAPTURE(m.percent);
+        REQUIRE(want.found);
+        CHECK(a->found);
+        CHECK(a->extents == want.extents);
+        CHECK(a->percent == want.percent);
+    }
+    // vdsm_disk_cost: the issue's pair, 2816 MiB at percent 0 against 3456 MiB at 20 for a 2765 MiB limit; percent 0
+    // is extended at its first write.
+    const vdsm_config zero = vdsm_config::make(2816, 0).value(), twenty = vdsm_config::make(3456, 20).value();
+    CHECK(vdsm_disk_cost_of(zero).new_disk == 2816_MiB);
+    CHECK(vdsm_disk_cost_of(zero).before_first_extend == 0_B);
+    CHECK(vdsm_disk_cost_of(zero).written_disk(zero) == 5632_MiB);
+    CHECK(vdsm_disk_cost_of(twenty).new_disk == 3456_MiB);
+    CHECK(vdsm_disk_cost_of(twenty).before_first_extend == bytes((3456_MiB).count() - twenty.limit(false).count()));
+    CHECK(vdsm_disk_cost_of(twenty).written_disk(twenty) == 3456_MiB);
 }

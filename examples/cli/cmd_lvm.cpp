@@ -4,14 +4,18 @@
 // recommend come here when --preset names an LVM preset (is_lvm_invocation). --policy rate-aware replaces dmeventd
 // with the rate-aware extender (lvm_pool.hpp's lvm_extender, examples/thinpoold's policy): plan simulates it, and
 // recommend finds the smallest --horizon that meets the target (recommend_lvm_horizon, a scan too).
+#include "budget.hpp"
 #include "commands.hpp"
 #include "common/cli.hpp"
 #include "common/preset_option.hpp"
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
 #include "lvm_extend.hpp"
+#include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
+#include "rate_range.hpp"
+#include "text_output.hpp"
 #include "work.hpp"
 
 #include <provpol/extend.hpp>
@@ -72,7 +76,9 @@ std::vector<option> pool_options() {
          "chunk, extent and the VG's free space, instead of --pool-size, --pool-used, --metadata-size, "
          "--metadata-used, --vg-free, --pool-chunk and --extent; an inactive pool (no Data%) needs --pool-used "
          "(and --metadata-used)"},
-        {"--lvs-pool", "VG/POOL", "the thin pool of the --lvs report, needed when it has several"},
+        {"--lvs-pool", "VG/POOL",
+         "the thin pool of the --lvs report, needed by plan when it has several; recommend answers for every active "
+         "pool of the report, or of --lvs-pool VG"},
         {"--writers", "N", "writers, each into its own thin LV of the pool, 1-100000 (default 1)"},
         {"--write", "SIZE", "new data each writer writes (default 50GiB)"},
         {"--duration", "TIME", duration_help},
@@ -157,6 +163,8 @@ struct pool_setup {
     std::uint64_t seed;
     std::uint64_t max_events;
     lvm_extender extender;              ///< --policy: dmeventd, or the rate-aware extender
+    std::string name;                   ///< "vg/pool" when --lvs gives the pool
+    std::vector<std::string> notes;     ///< how its Data% and Meta% were taken (lvs_percent_note), when widened
     bool monitored = true;              ///< --config's activation/monitoring (0: simulated with autoextend off)
     bool autoextend_off_given = false;  ///< the host's settings (--config) turn autoextend off
 };
@@ -224,16 +232,18 @@ bytes pool_size_of(const args& a, const lvm_autoextend_config& c) {
 
 // The metadata LV and its use: from --lvs (lv_metadata_size and Meta%), or --metadata-size and --metadata-used;
 // 0 and 0 when neither gives it (not simulated).
-std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& c, const lvs_pool* lvs) {
+std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& c, const lvs_pool* lvs,
+                                    lvm_used_worst& worst) {
     constexpr bytes block(thin_metadata_block);
     if (lvs != nullptr && lvs->active)
         return {lvs->metadata_size, lvs->metadata_size.count() == 0
                                         ? bytes(0)
-                                        : lvs_fill(lvs->metadata_percent, lvs->metadata_size, block)};
+                                        : lvs_fill(lvs->metadata_percent, lvs->metadata_size, block, &worst)};
     if (lvs != nullptr) {  // inactive: --metadata-used gives its usage, or the metadata is not simulated
         if (!a.has("--metadata-used") || lvs->metadata_size.count() == 0) return {bytes(0), bytes(0)};
         const bytes used =
-            lvm_used_option(a, "--metadata-used", lvs->metadata_size, "the --lvs pool's lv_metadata_size", block)
+            lvm_used_option(a, "--metadata-used", lvs->metadata_size, "the --lvs pool's lv_metadata_size", block,
+                            &worst)
                 .value_or(bytes(0));
         if (used > lvs->metadata_size)
             throw usage_error("--metadata-used (" + std::string(format_size(used).view()) +
@@ -250,14 +260,54 @@ std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& 
     if (size->count() < (std::uint64_t{2} << 20) || !is_aligned(*size, c.extent()))
         throw usage_error("--metadata-size must be whole extents (" + std::string(format_size(c.extent()).view()) +
                           ") of at least 2MiB, as lvm2 allocates it, got " + std::string(format_size(*size).view()));
-    const bytes used = lvm_used_option(a, "--metadata-used", size, "--metadata-size", block).value_or(bytes(0));
+    const bytes used = lvm_used_option(a, "--metadata-used", size, "--metadata-size", block, &worst).value_or(bytes(0));
     if (used > *size)
         throw usage_error("--metadata-used (" + std::string(format_size(used).view()) +
                           ") is more than --metadata-size (" + std::string(format_size(*size).view()) + ")");
     return {*size, used};
 }
 
-pool_setup pool_setup_of(const args& a) {
+// The options --lvs gives, and those it gives only for an active pool.
+constexpr std::initializer_list<const char*> lvs_replaced = {"--pool-size", "--metadata-size", "--vg-free",
+                                                             "--pool-chunk", "--extent"};
+constexpr lvs_usage_options lvs_usage = {"--pool-used", "--metadata-used"};
+
+// The thin pools of --lvs: every one of the report, of --lvs-pool's VG, or the one it names (read_lvs_pools);
+// none without --lvs. The options the report gives are refused alongside it, as lvs_option refuses them. One pool
+// may be inactive when --pool-used gives its usage (lvs_usage_checks); of several, the inactive ones are left out
+// (lvs prints no usage for them), and stderr names them.
+std::vector<lvs_pool> lvs_pools_of(const args& a) {
+    if (!lvs_option_checks(a, lvs_replaced)) return {};
+    std::vector<lvs_pool> pools = read_lvs_pools(*a.value("--lvs"), "--lvs", a.value("--lvs-pool").value_or(""));
+    if (pools.size() == 1) {
+        lvs_usage_checks(a, pools.front(), lvs_usage);
+        return pools;
+    }
+    for (const char* o : {lvs_usage.data, lvs_usage.metadata})
+        if (a.has(o))
+            throw usage_error(std::string(o) + " gives one pool's usage, and the --lvs report has " +
+                              std::to_string(pools.size()) + " thin pools: name one with --lvs-pool VG/POOL");
+    std::vector<lvs_pool> active;
+    std::string left;
+    for (const lvs_pool& p : pools) {
+        if (p.active)
+            active.push_back(p);
+        else
+            left += (left.empty() ? "" : ", ") + args::printable(p.vg + "/" + p.name);
+    }
+    if (active.empty())
+        throw usage_error("--lvs: no thin pool of the report is active (" + left +
+                          "): lvs reports a pool's usage only while it is active; name one with --lvs-pool VG/POOL "
+                          "and give its usage with --pool-used");
+    if (!left.empty())
+        warn("provpol " + a.command() + ": --lvs: left out, inactive (lvs prints no usage for them): " + left +
+             "; plan one with --lvs-pool VG/POOL --pool-used");
+    return active;
+}
+
+// plan's and recommend's pool: from --lvs (the one pool it reports, or `lvs` when given) or the options. Data% and
+// Meta% are taken at the worst their rounding allows (lvs_percent_worst), and `notes` say so.
+pool_setup pool_setup_of(const args& a, const lvs_pool* given = nullptr) {
     const auto preset = parse_extend_preset(a.value("--preset").value_or("lvm-thin-autoextend"), "--preset");
     if (!preset) fail(preset.error(), "--preset");
     const auto lvm = lvm_config_of(*preset);
@@ -267,8 +317,8 @@ pool_setup pool_setup_of(const args& a) {
                           " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
                           "lvm-thin-default)");
     const std::optional<lvs_pool> lvs =
-        lvs_option(a, {"--pool-size", "--metadata-size", "--vg-free", "--pool-chunk", "--extent"},
-                   {"--pool-used", "--metadata-used"});
+        given != nullptr ? std::optional<lvs_pool>(*given)
+                         : lvs_option(a, lvs_replaced, lvs_usage);
     lvm_host host;
     lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr, &host);
     warn_lvm_clamp(c);
@@ -276,16 +326,17 @@ pool_setup pool_setup_of(const args& a) {
     if (!host.monitored) c = lvm_config_with(c, 100, c.extend_percent());
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
-    const bytes used =
-        lvs && lvs->active
-            ? lvs_fill(lvs->data_percent, pool, c.pool_chunk())
-            : lvm_used_option(a, "--pool-used", pool, lvs ? "the --lvs pool's lv_size" : "--pool-size", c.pool_chunk())
-                  .value_or(bytes(0));
+    lvm_used_worst data{"Data%", {}}, meta{"Meta%", {}};
+    const bytes used = lvs && lvs->active ? lvs_fill(lvs->data_percent, pool, c.pool_chunk(), &data)
+                                          : lvm_used_option(a, "--pool-used", pool,
+                                                            lvs ? "the --lvs pool's lv_size" : "--pool-size",
+                                                            c.pool_chunk(), &data)
+                                                .value_or(bytes(0));
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than " +
                           (lvs ? "the --lvs pool's lv_size (" : "--pool-size (") +
                           std::string(format_size(pool).view()) + ")");
-    const auto [metadata, metadata_used] = metadata_of(a, c, lvs ? &*lvs : nullptr);
+    const auto [metadata, metadata_used] = metadata_of(a, c, lvs ? &*lvs : nullptr, meta);
     if (a.has("--write") && a.has("--duration"))
         throw usage_error("give --write or --duration, not both: a duration writes the rate for that time");
     const std::optional<seconds> duration = a.time("--duration", seconds(0.001), seconds(1e7));
@@ -311,10 +362,38 @@ pool_setup pool_setup_of(const args& a) {
                    static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(100)),
                    a.count("--seed", 0, ~std::uint64_t{0}).value_or(1),
                    a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events),
-                   extender_of(a, c, pool)};
+                   extender_of(a, c, pool),
+                   lvs ? lvs->vg + "/" + lvs->name : std::string(),
+                   {}};
+    for (const std::string& n : {data.note, meta.note})
+        if (!n.empty()) out.notes.push_back(n);
     out.monitored = host.monitored;
     out.autoextend_off_given = host.described && !c.enabled();
     return out;
+}
+
+// Another pool of --lvs for recommend, on the first one's options (its burst, its model): the first's setup with
+// the pool's own size, Data% and Meta% (at their worst), metadata, chunk, extent and VG free space.
+pool_setup pool_setup_for(const pool_setup& first, const lvs_pool& p) {
+    pool_setup s = first;
+    const lvm_autoextend_config& f = first.config;
+    const auto c = lvm_autoextend_config::make(f.threshold_as_written(), f.extend_percent(), p.extent, p.chunk,
+                                               f.kind(), f.vdo_slab());
+    if (!c) fail(c.error(), "--lvs");
+    s.config = *c;
+    s.pool_size = p.size;
+    lvm_used_worst data{"Data%", {}}, meta{"Meta%", {}};
+    s.pool_used = lvs_fill(p.data_percent, p.size, c->pool_chunk(), &data);
+    s.metadata_size = p.metadata_size;
+    s.metadata_used = p.metadata_size.count() == 0
+                          ? bytes(0)
+                          : lvs_fill(p.metadata_percent, p.metadata_size, bytes(thin_metadata_block), &meta);
+    s.vg_free = p.vg_free;
+    s.name = p.vg + "/" + p.name;
+    s.notes.clear();
+    for (const std::string& n : {data.note, meta.note})
+        if (!n.empty()) s.notes.push_back(n);
+    return s;
 }
 
 // What each writer writes at `per_writer`: --write, or the rate for --duration (whole bytes, 1B to 1PiB in all).
@@ -471,9 +550,13 @@ std::string plan_notes(const pool_setup& s, rate r, const lvm_plan_summary& sum)
     }
     if (sum.vg_exhausted_runs != 0)
         notes += "at " + at + ": the VG ran out in " + std::to_string(sum.vg_exhausted_runs) + of +
-                 (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)\n")
+                 (s.extender.is_rate_aware() ? std::string(" (the VG's free space cut an extend)")
                                              : std::string(" (an extend needed more than its free space and failed "
-                                                           "whole)\n"));
+                                                           "whole)")) +
+                 (sum.queued_runs == 0 && sum.eio_runs == 0 && sum.hung_runs == 0
+                      ? ", but the pool kept up: no write waited (the extends that did fit held the data)\n"
+                      : ", and writes waited in " + std::to_string(sum.queued_runs) + of + ", up to " +
+                            decimal_text(in_seconds(sum.queued_max), 4) + " s: it matters\n");
     if (sum.metadata_full_runs != 0)
         notes += "at " + at + ": the metadata ran out in " + std::to_string(sum.metadata_full_runs) + of + ", after " +
                  decimal_text(in_seconds(sum.metadata_full_at_mean), 4) +
@@ -497,30 +580,46 @@ constexpr std::uint32_t recommend_max_percent = 1000;
 // --- recommend ---------------------------------------------------------------------------------------------------
 
 struct recommend_setup {
-    pool_setup pool;
-    rate per_writer;
-    lvm_pool_workload work;
+    pool_setup pool;         ///< the first pool (--policy rate-aware answers for it alone)
+    rate per_writer;         ///< the first rate checked
+    lvm_pool_workload work;  ///< the first pool's burst at per_writer
     seconds target;
     double max_extends;
-    std::uint32_t seeds;                    // the answer is checked at seeds seed to seed + seeds - 1
-    std::vector<std::uint32_t> thresholds;  // in the order tried: the user's (or the preset's) first
-    bool host_off = false;                  // --config's settings turn autoextend off
+    std::uint32_t seeds;                  ///< every setting read is held at seeds --seed to --seed + seeds - 1
+    std::vector<pool_setup> pools;        ///< every pool the answer serves: pools.front() is `pool`
+    rate_range rates;                     ///< --rate, a rate or a range
+    std::vector<rate> grid;               ///< the rates the answer is checked at (rates.grid())
+    lvm_margin margin;                    ///< --percent-margin and --threshold-margin
+    std::uint32_t top = 99, bottom = 50;  ///< the thresholds searched, from top down
+    std::vector<lvm_pool_case> cases;     ///< every pool at every rate, pool by pool
+    unsigned jobs = 1;                    ///< --jobs
 };
 
-// What recommend found: the thresholds tried, the answer (the last tried, when met), how it holds at other seeds,
-// and whether the user's own settings (their threshold with the preset's percent) meet the target.
+// What recommend found: the answer with its margin (or, when none has it, the setting with none), the landscape
+// around it, the operator's own settings against the same target, and how the answer holds when an input moves.
 struct recommend_outcome {
-    std::vector<lvm_percent_answer> tried;
-    bool met = false;
-    lvm_seed_check seeds;
-    bool own_met = false;
+    lvm_setting_grid grid{recommend_max_percent};
+    lvm_setting_answer answer;                 ///< with the margin asked for
+    lvm_setting_answer bare;                   ///< with no margin: the fallback when `answer` is not found
+    bool met = false;                          ///< answer.found
+    std::uint32_t threshold = 0, percent = 0;  ///< what the block sets: answer's, else bare's (when found)
+    std::vector<lvm_plan_check> at;            ///< each case's plan at that setting and --seed
+    bool own_enabled = true;                   ///< the operator's threshold is under 100
+    std::uint32_t own_threshold = 0, own_percent = 0;
+    lvm_box_check own_point, own_box;  ///< their setting alone, and with the margin
+    bool own_checked = false;          ///< own_point was simulated (not when the burst cannot fit)
+    bool own_in_grid = false;          ///< their setting lies in the grid (percent 1 to 1000, threshold 50 to 99)
+    std::size_t short_case = 0;        ///< the case whose data cannot fit, when space_short
+    bool space_short = false;
+    std::vector<std::string> sensitivity;  ///< lines on how the answer holds as each input moves
 };
 
 std::vector<option> recommend_options() {
     std::vector<option> opts = pool_options();
-    opts.insert(opts.begin() + 16, {"--rate", "LIST",
-                                    "the write rate per writer to plan for (required); a comma-separated list "
-                                    "answers for each",
+    opts.insert(opts.begin() + 16, {"--rate", "RATE",
+                                    "the write rate per writer to plan for (required): a rate, a range the answer must "
+                                    "hold across (400-600MiB/s, 500MiB/s+-20%), or a comma-separated list of them, "
+                                    "one answer each",
                                     true, "--rates"});
     opts.insert(opts.begin() + 17,
                 {"--max-queued", "SECONDS", "the longest any run may queue writes on a full pool (default 0)"});
@@ -528,130 +627,323 @@ std::vector<option> recommend_options() {
                 {"--max-extends", "N",
                  "the most extends a run may take on average, 1-1000000 (default 20: each lvextend suspends the "
                  "pool and commits the VG metadata)"});
+    opts.insert(opts.begin() + 19, {"--percent-margin", "N",
+                                    "percents above the answer's that must meet too, 0-100 (default 5: rounded up "
+                                    "to the next multiple of 5, it still meets)"});
+    opts.insert(opts.begin() + 20,
+                {"--threshold-margin", "N", "thresholds below the answer's that must meet too, 0-49 (default 5)"});
     opts.insert(opts.end() - 1, {"--seeds", "N",
-                                 "seeds the answer is checked at, 1-100: --seed to --seed + N - 1, --runs runs each "
-                                 "(default 5; 1 checks none but --seed)"});
+                                 "seeds every setting is held at, 1-100: --seed to --seed + N - 1, --runs runs each "
+                                 "(default 5)"});
     opts.insert(opts.end() - 1,
                 {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"});
+    opts.insert(opts.end() - 1, {"--jobs", "N", jobs_help});
     return opts;
 }
 
 // The synopsis, then the contract (a paragraph of --help and of the man page).
 const char* recommend_usage() {
-    return "provpol recommend --preset lvm-thin-autoextend --rate LIST (--pool-size SIZE | --lvs FILE) [--max-queued "
-           "S]\n"
-           "                         [--max-extends N] [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free "
-           "SIZE]\n"
-           "                         [--metadata-size SIZE [--metadata-used SIZE]]\n"
+    return "provpol recommend --preset lvm-thin-autoextend --rate RATE (--pool-size SIZE | --lvs FILE)\n"
+           "                         [--max-queued S] [--max-extends N] [--percent-margin N] [--threshold-margin N]\n"
+           "                         [--threshold N | --config FILE] [--pool-used SIZE] [--vg-free SIZE]\n"
+           "                         [--metadata-size SIZE [--metadata-used SIZE]] [--lvs-pool VG|VG/POOL]\n"
            "                         [--writers N] [--write SIZE | --duration TIME] [--extent SIZE] [--pool-chunk "
            "SIZE]\n"
            "                         [--latency lvm-dmeventd] [--lvextend-time MIN,MAX] [--poll-interval S]\n"
            "                         [--no-space-timeout S] [--runs N] [--seed N] [--seeds N] [--max-events N]\n"
-           "                         [--policy dmeventd|rate-aware [--interval S] [--lead-factor K] [--margin S]\n"
-           "                          [--max-pool-size SIZE] [--max-vg-take SIZE]] [--format text|csv|json]\n\n"
-           "The answer: at --threshold (the preset's when not given), the smallest thin_pool_autoextend_percent in\n"
-           "[1, 1000] under which no run of --runs (from --seed) queues writes longer than --max-queued or fails with\n"
-           "EIO, and the runs take at most --max-extends extends on average. Every percent below it was simulated and\n"
-           "missed: the target is not monotone in the percent (a larger extend can land later, or not fit in the VG),\n"
-           "so none is skipped. When none meets and --threshold is not given, thresholds 5 lower down to 50 are tried\n"
-           "in turn; the first with an answer gives it. The answer is checked at --seeds seeds: how many it meets at,\n"
-           "and the smallest percent that meets at all of them. When the pool and the VG cannot hold the data (used +\n"
-           "written above the pool and the VG's free space) no setting meets, and recommend says how much space is\n"
-           "missing. No answer exits with status 3.\n\n"
+           "                         [--jobs N] [--policy dmeventd|rate-aware [--interval S] [--lead-factor K]\n"
+           "                          [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]] [--format "
+           "text|csv|json]\n\n"
+           "The target: no run of --runs, at each of --seeds seeds from --seed, queues writes longer than "
+           "--max-queued,\n"
+           "fails with EIO or hangs, and the runs take at most --max-extends extends on average; for every pool of\n"
+           "--lvs (lvm.conf is global: one setting serves them all, each pool taking the burst alone) and every rate "
+           "of\n"
+           "a --rate range (checked at 5 rates spread over it, its ends included). Data% and Meta% (--pool-used and\n"
+           "--metadata-used percents, --lvs) are taken at the most data lvs prints so: 85.00 is up to 85.004999%.\n\n"
+           "The answer, threshold T with percent P: every percent from P to P + --percent-margin at every threshold\n"
+           "from T - --threshold-margin to T meets the target (a threshold below 50 acts as 50). T is the highest "
+           "such\n"
+           "threshold from yours (--threshold, --config or the preset; 99 when autoextend is off) down to 50, or\n"
+           "--threshold alone when given; P the smallest such percent in [1, 1000] at T. Every setting above T and\n"
+           "below P was simulated and missed, none is skipped: the target is not monotone in either (a larger extend\n"
+           "can land later, or not fit in what is left of the VG). Around the answer the text prints which settings\n"
+           "miss and why (the VG's space, time, extends, metadata), your own settings against the same target, and\n"
+           "the input the answer is most sensitive to. When no setting has the margin, the one with none is printed,\n"
+           "marked, with status 3; when the pool and the VG cannot hold the data, how much space is missing, status "
+           "3.\n"
+           "\n"
            "With --policy rate-aware the answer is the smallest --horizon in whole seconds in [1, 3600] under which\n"
            "the rate-aware extender (provpol-thinpoold's policy, with its other settings as given) meets the same\n"
            "target: no run queues writes longer than --max-queued, none fails with EIO, and the runs take at most\n"
            "--max-extends extends on average. Every horizon below it was simulated and missed (a scan: a longer\n"
-           "horizon takes fewer, larger extends, which the caps can cut). --seeds is not checked for it.";
+           "horizon takes fewer, larger extends, which the caps can cut). It answers for one pool and one rate, at\n"
+           "--seed.";
 }
 
-recommend_setup recommend_setup_of(const args& a) {
+// recommend's refusals of options that are its answer or that it cannot plan for.
+void recommend_refusals(const args& a) {
     if (a.value("--policy").value_or("dmeventd") == "rate-aware") {
         if (a.has("--horizon")) throw usage_error("--horizon is what recommend --policy rate-aware finds");
-        if (a.has("--seeds"))
-            throw usage_error(
-                "--seeds checks dmeventd's percent: recommend --policy rate-aware "
-                "answers at --seed");
+        for (const char* o : {"--seeds", "--percent-margin", "--threshold-margin"})
+            if (a.has(o))
+                throw usage_error(std::string(o) +
+                                  " holds dmeventd's setting: recommend --policy rate-aware answers "
+                                  "at --seed");
     }
     if (a.has("--extend-percent"))
         throw usage_error("--extend-percent is what recommend finds: give --threshold to fix the threshold");
     if (a.has("--error-when-full"))
         throw usage_error("--error-when-full fails every write on a full pool: recommend plans for queueing pools");
-    const std::vector<rate> rates = rates_of(a, "--rate");
-    if (rates.size() != 1) throw usage_error("recommend needs one --rate");
-    const pool_setup s = pool_setup_of(a);
-    const bool host_off = !s.config.enabled() && !s.extender.is_rate_aware() && !a.has("--threshold");
-    if (!s.config.enabled() && !s.extender.is_rate_aware() && !host_off)
-        throw usage_error("--threshold " + std::to_string(s.config.threshold_as_written()) +
-                          " disables autoextend (100 or more): give a threshold under 100 to recommend a percent");
+}
+
+recommend_setup recommend_setup_of(const args& a) {
+    recommend_refusals(a);
+    const std::vector<std::string> given = a.values("--rate");
+    if (given.size() != 1) throw usage_error("recommend needs one --rate");
+    const rate_range rates = parse_rate_range(given.front(), "--rate");
+    const std::vector<lvs_pool> reported = lvs_pools_of(a);
+    const pool_setup s = pool_setup_of(a, reported.empty() ? nullptr : &reported.front());
+    if (s.extender.is_rate_aware() && (reported.size() > 1 || rates.is_range()))
+        throw usage_error(std::string("--policy rate-aware answers for one pool and one rate: ") +
+                          (reported.size() > 1 ? "name the pool with --lvs-pool VG/POOL" : "give one --rate"));
     recommend_setup r{s,
-                      rates[0],
-                      workload_of(s, rates[0]),
+                      rates.low,
+                      workload_of(s, rates.low),
                       a.time("--max-queued", seconds(0.0), seconds(86400.0)).value_or(seconds(0.0)),
                       static_cast<double>(a.count("--max-extends", 1, 1000000).value_or(20)),
                       static_cast<std::uint32_t>(a.count("--seeds", 1, 100).value_or(5)),
-                      {s.config.threshold_percent()}};
-    // The host's settings turn autoextend off (threshold 100 or more, or monitoring = 0): they cannot meet any
-    // target; the search starts at the highest threshold that extends, 95, and goes down in 5% steps to 50.
-    if (host_off) {
-        r.host_off = true;
-        r.thresholds = {95};
-    }
-    // The threshold given (or the preset's) first; when no percent meets the target there, lower thresholds in 5%
-    // steps down to 50 (unless --threshold fixes it).
-    if (!a.has("--threshold"))
-        for (std::uint32_t th = (r.thresholds.front() - 1) / 5 * 5; th >= 50; th -= 5) r.thresholds.push_back(th);
+                      {s},
+                      rates,
+                      rates.grid(),
+                      lvm_margin{static_cast<std::uint32_t>(a.count("--percent-margin", 0, 100).value_or(5)),
+                                 static_cast<std::uint32_t>(a.count("--threshold-margin", 0, 49).value_or(5))},
+                      99,
+                      50,
+                      {},
+                      jobs_option(a)};
+    for (std::size_t i = 1; i < reported.size(); ++i) r.pools.push_back(pool_setup_for(s, reported[i]));
+    // From the operator's threshold down (99 when theirs turns autoextend off); --threshold fixes it.
+    r.top = s.config.enabled() ? std::max<std::uint32_t>(50, s.config.threshold_percent()) : 99;
+    r.bottom = a.has("--threshold") && s.config.enabled() ? r.top : 50;
+    for (const pool_setup& p : r.pools)
+        for (const rate x : r.grid) r.cases.push_back({p.config, workload_of(p, x)});
     return r;
 }
 
-// Bounded work: the most plans the search can simulate (every percent at every threshold, and every percent at
-// every seed of the check), each of --runs runs. A plan that misses stops at its first run that cannot meet, and
-// once its extends pass --max-extends a run: its extends are bounded by that, its waiting by one run's.
-void check_recommend_work(const recommend_setup& r) {
+// Bounded work: what one setting costs at most (a plan of --runs runs at each of --seeds seeds for every case; a
+// plan that misses stops at its first run that cannot meet, and once its extends pass --max-extends a run: its
+// extends are bounded by that, its waiting by one run's), refused at once when one setting alone passes
+// --max-events; the search charges it for each setting it reads (work_budget).
+double setting_events(const recommend_setup& r) {
+    double plan = 0.0;
     const pool_setup& s = r.pool;
-    const double runs = s.runs, one_run = lvm_extends_bound(r.work, 1);
-    const double extends = std::min(runs * one_run, r.max_extends * runs + one_run);
-    const double plan = runs * (lvm_run_events(s, r.work, 0.0) + lvm_wait_events(s, r.target.count())) + 6.0 * extends +
-                        lvm_wait_events(s);
-    const double plans =
-        static_cast<double>(recommend_max_percent) * static_cast<double>(r.thresholds.size() + r.seeds);
-    check_work("recommend", plan * plans, s.max_events,
-               "up to " + decimal_text(plans, 0) + " plans of " + std::to_string(s.runs) + " runs of " +
-                   std::string(format_size(r.work.write).view()) + " at " +
-                   std::string(format_rate(r.work.write_rate).view()));
+    for (const lvm_pool_case& c : r.cases) {
+        const double runs = s.runs, one_run = lvm_extends_bound(c.work, 1);
+        const double extends = std::min(runs * one_run, r.max_extends * runs + one_run);
+        plan += (runs * (lvm_run_events(s, c.work, 0.0) + lvm_wait_events(s, r.target.count())) + 6.0 * extends +
+                 lvm_wait_events(s)) *
+                r.seeds;
+    }
+    return plan;
 }
 
-// The search: each threshold in turn until one has a percent that meets; then that answer at other seeds, and
-// the user's own settings (their threshold with the configuration's percent) against the same target.
+std::string recommend_work_words(const recommend_setup& r) {
+    return std::to_string(r.pool.runs) + " runs x " + std::to_string(r.seeds) + " seeds x " +
+           std::to_string(r.cases.size()) + (r.cases.size() == 1 ? " burst" : " bursts (pools x rates)") + " of " +
+           std::string(format_size(r.work.write).view()) + " at " + std::string(format_rate(r.work.write_rate).view()) +
+           " per setting";
+}
+
+// The rows and percents the landscape shows around (threshold, percent): the box's thresholds with one below and one
+// above, and 45 percents from 10 below the answer.
+struct landscape_window {
+    std::uint32_t t_low = 50, t_high = 50, p_low = 1, p_high = 1;
+};
+landscape_window window_of(const recommend_setup& r, std::uint32_t threshold, std::uint32_t percent) {
+    landscape_window w;
+    const lvm_setting_box b = lvm_box_of(threshold, percent, r.margin);
+    w.t_high = std::min<std::uint32_t>(lvm_setting_grid::highest_threshold, threshold + 1);
+    w.t_low = std::max<std::uint32_t>(lvm_setting_grid::lowest_threshold, b.threshold_low - 1);
+    w.p_low = percent > 10 ? percent - 10 : 1;
+    w.p_high = std::min<std::uint32_t>(recommend_max_percent, w.p_low + 44);
+    return w;
+}
+
+// A copy of the cases with one input moved the harmful way by `fraction`: the rate up (with --duration the data
+// written with it), the data written up, the data already in each pool up (its free space down by the fraction), or
+// the VG's free space down.
+enum class input_kind { rate, written, pool_data, vg_free };
+std::vector<lvm_pool_case> moved(const recommend_setup& r, input_kind k, double fraction) {
+    std::vector<lvm_pool_case> out = r.cases;
+    const auto scale = [](bytes b, double f) {
+        return bytes(static_cast<std::uint64_t>(static_cast<double>(b.count()) * f));
+    };
+    for (lvm_pool_case& c : out) {
+        lvm_pool_workload& w = c.work;
+        if (k == input_kind::rate) {
+            w.write_rate = rate(
+                static_cast<std::uint64_t>(static_cast<double>(w.write_rate.bytes_per_second()) * (1.0 + fraction)));
+            if (r.pool.duration) w.write = scale(w.write, 1.0 + fraction);
+        } else if (k == input_kind::written) {
+            w.write = scale(w.write, 1.0 + fraction);
+        } else if (k == input_kind::pool_data) {
+            const bytes add = align_down(scale(w.pool_size - w.pool_used, fraction), c.base.pool_chunk());
+            w.pool_used = w.pool_used + add;
+        } else if (w.vg_free != bytes::max()) {
+            w.vg_free = scale(w.vg_free, 1.0 - fraction);
+        }
+    }
+    return out;
+}
+
+// check_lvm_setting on --jobs threads: every case at every seed side by side, each plan stopped at its own miss
+// (check_lvm_plan), and the first miss in case and seed order, as check_lvm_setting reports it. The runs simulated
+// are charged to `budget`, `per_run` events each.
+lvm_setting_check check_setting(const recommend_setup& r, const std::vector<lvm_pool_case>& cases,
+                                std::uint32_t threshold, std::uint32_t percent, work_budget& budget, double per_run) {
+    const pool_setup& s = r.pool;
+    const std::size_t n = cases.size() * r.seeds;
+    std::vector<lvm_plan_check> checks(n);
+    parallel_for(
+        n, r.jobs,
+        [&](std::size_t i) {
+            const lvm_pool_case& c = cases[i / r.seeds];
+            checks[i] = check_lvm_plan(lvm_config_with(c.base, threshold, percent), s.model, c.work, s.runs,
+                                       lvm_nth_seed(s.seed, i % r.seeds), r.target, r.max_extends);
+        },
+        [](std::size_t) {});
+    double runs = 0.0;
+    for (const lvm_plan_check& k : checks) runs += k.seen.runs;
+    budget.spend_or_throw(runs * per_run);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!checks[i].met)
+            return {lvm_plan_outcome_of(checks[i]), i / r.seeds, lvm_nth_seed(s.seed, i % r.seeds), checks[i]};
+    return {};
+}
+
+// How the answer holds as each input moves the harmful way by 5, 10, 20 and 50% (each alone): a line per input, and
+// the one it is most sensitive to (the smallest move that makes it miss).
+std::vector<std::string> sensitivity_of(const recommend_setup& r, std::uint32_t threshold, std::uint32_t percent,
+                                        work_budget& budget, double per_run) {
+    struct input {
+        input_kind kind;
+        const char* name;
+        const char* way;
+    };
+    std::vector<input> inputs = {{input_kind::rate, "the rate", "more"},
+                                 {input_kind::written, "the data written", "more"},
+                                 {input_kind::pool_data, "the pool's free space (a higher Data%)", "less"}};
+    if (r.pool.vg_free != bytes::max()) inputs.push_back({input_kind::vg_free, "the VG's free space", "less"});
+    std::vector<std::string> lines;
+    int first = 100;
+    std::vector<std::string> most;
+    for (const input& in : inputs) {
+        std::string line;
+        for (const int step : {5, 10, 20, 50}) {
+            const lvm_setting_check k =
+                check_setting(r, moved(r, in.kind, step / 100.0), threshold, percent, budget, per_run);
+            if (k.outcome == lvm_plan_outcome::met) continue;
+            line = std::string(in.name) + ": misses at " + std::to_string(step) + "% " + in.way + " (" +
+                   to_text(k.outcome) + ")";
+            if (step < first) first = step, most.clear();
+            if (step == first) most.push_back(in.name);
+            break;
+        }
+        if (line.empty()) line = std::string(in.name) + ": holds at 50% " + in.way;
+        lines.push_back(line);
+    }
+    if (most.empty()) {
+        lines.push_back("each input can move 50% the harmful way alone and threshold " + std::to_string(threshold) +
+                        " with percent " + std::to_string(percent) + " still meets");
+    } else {
+        std::string names;
+        for (std::size_t i = 0; i < most.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == most.size() ? " and " : ", ") + most[i];
+        lines.push_back("most sensitive to " + names + " (" + std::to_string(first) + "%)");
+    }
+    return lines;
+}
+
+// The search: the setting with the margin (or with none, the fallback), the operator's own settings, the landscape
+// around the answer, each case's plan at it, and its sensitivity to the inputs.
 recommend_outcome search(const recommend_setup& r) {
     const pool_setup& s = r.pool;
     recommend_outcome o;
-    for (const std::uint32_t th : r.thresholds) {
-        o.tried.push_back(recommend_lvm_percent(s.config, s.model, r.work, th, r.target, s.runs, s.seed,
-                                                recommend_max_percent, r.max_extends));
-        if (o.tried.back().met || o.tried.back().space.missing() != bytes(0)) break;
+    const double per_setting = setting_events(r);
+    const double per_run = per_setting / (static_cast<double>(s.runs) * r.seeds * static_cast<double>(r.cases.size()));
+    // An answer's box is simulated whole: at least that much work, refused at once when it passes the bound.
+    const double box = static_cast<double>(r.margin.percent + 1) * (r.margin.threshold + 1);
+    check_work("recommend", per_setting * box, s.max_events,
+               "an answer's " + decimal_text(box, 0) + " settings, " + recommend_work_words(r));
+    work_budget budget("recommend", s.max_events,
+                       "thresholds 50 to 99 x percents 1 to 1000 at most, " + recommend_work_words(r));
+    const auto outcome = [&](std::uint32_t t, std::uint32_t p) {
+        return check_setting(r, r.cases, t, p, budget, per_run).outcome;
+    };
+    o.answer = search_lvm_setting(r.top, r.margin, o.grid, outcome, r.bottom);
+    o.met = o.answer.found;
+    if (!o.met) o.bare = search_lvm_setting(r.top, lvm_margin{0, 0}, o.grid, outcome, r.bottom);
+    const lvm_setting_answer& chosen = o.met ? o.answer : o.bare;
+    o.own_enabled = s.config.enabled();
+    o.own_threshold = s.config.threshold_percent();
+    o.own_percent = s.config.extend_percent();
+    o.own_in_grid = o.own_enabled && o.grid.holds(o.own_threshold, o.own_percent);
+    o.own_checked = o.own_enabled;
+    if (o.own_in_grid) {
+        o.own_point = check_lvm_box(o.grid, o.own_threshold, o.own_percent, lvm_margin{0, 0}, outcome);
+        if (o.own_point.outcome == lvm_plan_outcome::met)
+            o.own_box = check_lvm_box(o.grid, o.own_threshold, o.own_percent, r.margin, outcome);
+    } else if (o.own_enabled) {  // percent 0 (every extend fails) or above 1000: checked alone
+        o.own_point.outcome = check_setting(r, r.cases, o.own_threshold, o.own_percent, budget, per_run).outcome;
+        o.own_box.outside = true;
     }
-    o.met = o.tried.back().met;
-    if (!o.met) return o;
-    const lvm_percent_answer& b = o.tried.back();
-    o.seeds = check_lvm_percent_seeds(s.config, s.model, r.work, b.threshold, b.percent, r.target, s.runs, s.seed,
-                                      r.seeds, recommend_max_percent, r.max_extends);
-    const std::uint32_t own = s.config.extend_percent();
-    if (o.tried.size() == 1 && own >= b.percent)  // below the answer: simulated and missed
-        o.own_met = own == b.percent || check_lvm_plan(lvm_config_with(s.config, b.threshold, own), s.model, r.work,
-                                                       s.runs, s.seed, r.target, r.max_extends)
-                                            .met;
+    if (!chosen.found) return o;
+    o.threshold = chosen.threshold;
+    o.percent = chosen.percent;
+    const landscape_window w = window_of(r, o.threshold, o.percent);
+    for (std::uint32_t t = w.t_high; t + 1 > w.t_low; --t)
+        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p) (void)o.grid.get(t, p, outcome);
+    for (const lvm_pool_case& c : r.cases)
+        o.at.push_back(check_lvm_plan(lvm_config_with(c.base, o.threshold, o.percent), s.model, c.work, s.runs, s.seed,
+                                      r.target, r.max_extends));
+    o.sensitivity = sensitivity_of(r, o.threshold, o.percent, budget, per_run);
     return o;
 }
 
-// recommend's columns: one row per threshold tried; the check at other seeds on the chosen row.
+// recommend's columns: one row per pool, the answer and its margin, the pool's figures at it (the worst over the
+// rates), what the settings read missed on, the operator's own settings, and the input it is most sensitive to.
 const std::vector<std::string>& recommend_columns() {
-    static const std::vector<std::string> c = {
-        "threshold",       "percent",           "met",          "chosen",         "queued_s_max",
-        "eio_runs",        "extends_mean",      "pool_end_max", "runs",           "seed",
-        "plans",           "missed_queued",     "missed_eio",   "missed_hung",    "missed_extends",
-        "missed_vg",       "space_missing",     "seeds",        "meets_at_seeds", "percent_all_seeds",
-        "missed_metadata", "meta_extends_mean", "meta_end_max"};
+    static const std::vector<std::string> c = {"pool",
+                                               "threshold",
+                                               "percent",
+                                               "met",
+                                               "percent_margin",
+                                               "threshold_margin",
+                                               "queued_s_max",
+                                               "eio_runs",
+                                               "extends_mean",
+                                               "pool_end_max",
+                                               "runs",
+                                               "seed",
+                                               "seeds",
+                                               "rate_low_mib_s",
+                                               "rate_high_mib_s",
+                                               "rates",
+                                               "settings",
+                                               "missed_space",
+                                               "missed_time",
+                                               "missed_extends",
+                                               "missed_metadata",
+                                               "space_missing",
+                                               "own_threshold",
+                                               "own_percent",
+                                               "own_met",
+                                               "own_margin_met",
+                                               "most_sensitive",
+                                               "pool_used",
+                                               "meta_extends_mean",
+                                               "meta_end_max"};
     return c;
 }
 
@@ -663,27 +955,79 @@ std::vector<cell> miss_cells(const recommend_setup& r, const Answer& a) {
             cell::of(a.missed_extends), cell::of(a.missed_vg),  cell::of_size(a.space.missing())};
 }
 
-std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcome& o, const lvm_percent_answer& a) {
-    const bool chosen = o.met && &a == &o.tried.back();
-    const auto if_met = [&](cell c) { return a.met ? c : cell(); };
-    const auto if_chosen = [&](cell c) { return chosen ? c : cell(); };
-    const bool meta = r.pool.metadata_size.count() != 0;
-    std::vector<cell> row = {cell::of(a.threshold),
-                             if_met(cell::of(a.percent)),
-                             cell::of_flag(a.met),
-                             cell::of_flag(chosen),
-                             if_met(cell::of_seconds(a.at.queued_max, 4)),
-                             if_met(cell::of(a.at.eio_runs)),
-                             if_met(cell::of_real(a.at.extends_mean, 4)),
-                             if_met(cell::of_size(a.at.pool_end_max))};
-    for (cell& c : miss_cells(r, a)) row.push_back(std::move(c));
-    row.push_back(if_chosen(cell::of(o.seeds.seeds)));
-    row.push_back(if_chosen(cell::of(o.seeds.meets_at)));
-    row.push_back(chosen && o.seeds.found_all ? cell::of(o.seeds.percent_all) : cell());
-    row.push_back(cell::of(a.missed_metadata));
-    row.push_back(a.met && meta ? cell::of_real(a.at.metadata_extends_mean, 4) : cell());
-    row.push_back(a.met && meta ? cell::of_size(a.at.metadata_end_max) : cell());
-    return row;
+// How many settings the grid holds with each outcome.
+std::uint64_t count_of(const lvm_setting_grid& g, lvm_plan_outcome o) {
+    std::uint64_t n = 0;
+    for (std::uint32_t t = lvm_setting_grid::lowest_threshold; t <= lvm_setting_grid::highest_threshold; ++t)
+        for (std::uint32_t p = 1; p <= g.max_percent(); ++p) n += g.known(t, p) && g.at(t, p) == o ? 1u : 0u;
+    return n;
+}
+
+// One pool's figures at the answer: the worst over its rates (cases i x rates to i x rates + rates - 1).
+lvm_plan_summary pool_figures(const recommend_setup& r, const recommend_outcome& o, std::size_t pool) {
+    lvm_plan_summary s;
+    const std::size_t n = r.grid.size();
+    for (std::size_t i = pool * n; i < (pool + 1) * n && i < o.at.size(); ++i) {
+        const lvm_plan_summary& x = o.at[i].seen;
+        s.queued_max = std::max(s.queued_max, x.queued_max);
+        s.eio_runs = std::max(s.eio_runs, x.eio_runs);
+        s.extends_mean = std::max(s.extends_mean, x.extends_mean);
+        s.pool_end_max = std::max(s.pool_end_max, x.pool_end_max);
+        s.metadata_extends_mean = std::max(s.metadata_extends_mean, x.metadata_extends_mean);
+        s.metadata_end_max = std::max(s.metadata_end_max, x.metadata_end_max);
+    }
+    return s;
+}
+
+// The first lvm_pool_space shortfall over the cases: the pool and the VG cannot hold the burst at any setting.
+std::optional<std::size_t> short_case(const recommend_setup& r) {
+    for (std::size_t i = 0; i < r.cases.size(); ++i)
+        if (lvm_pool_space(r.cases[i].base, r.cases[i].work).missing() != bytes(0)) return i;
+    return std::nullopt;
+}
+
+std::vector<cell> recommend_row(const recommend_setup& r, const recommend_outcome& o, std::size_t pool) {
+    const bool any = o.threshold != 0;
+    const auto if_any = [&](cell c) { return any ? c : cell(); };
+    const lvm_plan_summary f = pool_figures(r, o, pool);
+    const pool_setup& p = r.pools[pool];
+    const bool meta = any && p.metadata_size.count() != 0;
+    const std::optional<std::size_t> sc = short_case(r);
+    std::string sensitive;
+    if (!o.sensitivity.empty() && o.sensitivity.back().rfind("most sensitive to ", 0) == 0)
+        sensitive = o.sensitivity.back().substr(18, o.sensitivity.back().rfind(" (") - 18);
+    return {cell::of_text(p.name),
+            if_any(cell::of(o.threshold)),
+            if_any(cell::of(o.percent)),
+            cell::of_flag(o.met),
+            cell::of(r.margin.percent),
+            cell::of(r.margin.threshold),
+            if_any(cell::of_seconds(f.queued_max, 4)),
+            if_any(cell::of(f.eio_runs)),
+            if_any(cell::of_real(f.extends_mean, 4)),
+            if_any(cell::of_size(f.pool_end_max)),
+            cell::of(r.pool.runs),
+            cell::of(r.pool.seed),
+            cell::of(r.seeds),
+            cell::of_rate_mib(r.rates.low),
+            cell::of_rate_mib(r.rates.high),
+            cell::of(r.grid.size()),
+            cell::of(o.grid.evaluated()),
+            cell::of(count_of(o.grid, lvm_plan_outcome::space)),
+            cell::of(count_of(o.grid, lvm_plan_outcome::time)),
+            cell::of(count_of(o.grid, lvm_plan_outcome::extends)),
+            cell::of(count_of(o.grid, lvm_plan_outcome::metadata)),
+            cell::of_size(sc ? lvm_pool_space(r.cases[*sc].base, r.cases[*sc].work).missing() : bytes(0)),
+            cell::of(r.pool.config.threshold_as_written()),
+            cell::of(r.pool.config.extend_percent()),
+            o.own_checked ? cell::of_flag(o.own_point.outcome == lvm_plan_outcome::met) : cell(),
+            o.own_checked ? cell::of_flag(o.own_point.outcome == lvm_plan_outcome::met && !o.own_box.outside &&
+                                          o.own_box.outcome == lvm_plan_outcome::met)
+                          : cell(),
+            cell::of_text(sensitive),
+            cell::of_size(p.pool_used),
+            meta ? cell::of_real(f.metadata_extends_mean, 4) : cell(),
+            meta ? cell::of_size(f.metadata_end_max) : cell()};
 }
 
 // A size for prose: exact when short ("2548GiB", "500GiB"), else "~" and four significant digits ("~1.091TiB").
@@ -702,17 +1046,14 @@ std::string size_words(bytes b) {
     return buf;
 }
 
-// "4GiB/s into a 10GiB pool" (with the writers when more than one).
+// "4GiB/s into a 10GiB pool" (with the writers when more than one, the range when --rate is one, the pools when
+// --lvs gives several).
 std::string burst_words(const recommend_setup& r) {
-    return rate_shown(r.pool, r.per_writer) +
-           (r.pool.writers > 1 ? " x " + std::to_string(r.pool.writers) + " writers" : std::string()) + " into a " +
-           std::string(format_size(r.pool.pool_size).view()) + " pool";
-}
-
-// "threshold 70", "thresholds 70 to 50".
-std::string threshold_words(const std::vector<lvm_percent_answer>& tried) {
-    if (tried.size() == 1) return "threshold " + std::to_string(tried.front().threshold);
-    return "thresholds " + std::to_string(tried.front().threshold) + " to " + std::to_string(tried.back().threshold);
+    const std::string at = r.rates.is_range() ? r.rates.text : rate_shown(r.pool, r.per_writer);
+    const std::string who = r.pool.writers > 1 ? " x " + std::to_string(r.pool.writers) + " writers" : std::string();
+    if (r.pools.size() > 1) return at + who + " into each of " + std::to_string(r.pools.size()) + " pools";
+    return at + who + " into a " + std::string(format_size(r.pool.pool_size).view()) + " pool" +
+           (r.pool.name.empty() ? std::string() : " (" + r.pool.name + ")");
 }
 
 // Sizes that are added up in one sentence, in one unit: the largest in which `b` is at least 100, exact when whole
@@ -740,56 +1081,137 @@ struct size_unit {
 };
 
 // Space, not speed: the data cannot fit in the pool and the VG whatever the settings and the rate.
-std::string space_text(const recommend_setup& r, const lvm_space& sp) {
+std::string space_text(const recommend_setup& r, const pool_setup& p, const lvm_pool_workload& w, const lvm_space& sp) {
     const size_unit u(sp.needed);
     const std::string missing = u(sp.missing());
     const std::string holds = sp.extent_limit ? "lvm2 grows an LV to at most 2^32 - 2 extents of " +
-                                                    std::string(format_size(r.pool.config.extent()).view()) + ", " +
+                                                    std::string(format_size(p.config.extent()).view()) + ", " +
                                                     u(sp.available) + " of data"
-                                              : "the pool (" + u(r.pool.pool_size) + ") and the VG's free space (" +
-                                                    u(r.pool.vg_free) + ") hold " + u(sp.available);
-    return "LVM cannot hold this burst at any setting: " + u(r.pool.pool_used) + " used + " + u(r.work.write) +
-           " written = " + u(sp.needed) + ", but " + holds + ": " + missing +
+                                              : "the pool (" + u(p.pool_size) + ") and the VG's free space (" +
+                                                    u(p.vg_free) + ") hold " + u(sp.available);
+    return "LVM cannot hold this burst at any setting" + (p.name.empty() ? std::string() : " in " + p.name) +
+           (r.rates.is_range() ? " at " + std::string(format_rate(w.write_rate).view()) : std::string()) + ": " +
+           u(p.pool_used) + " used + " + u(w.write) + " written = " + u(sp.needed) + ", but " + holds + ": " + missing +
            " missing. No autoextend setting and no write rate change that: " +
            (sp.extent_limit ? "use a larger extent (vgcreate -s)"
                             : "add at least " + missing + " to the VG (vgextend)") +
            ", or write less.\n";
 }
 
-// Nothing meets, though the data fits: what the percents missed on, summed over the thresholds tried.
-std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
-    std::uint64_t plans = 0, queued = 0, eio = 0, hung = 0, vg = 0, extends = 0, metadata = 0;
-    for (const lvm_percent_answer& a : o.tried) {
-        plans += a.plans, queued += a.missed_queued, eio += a.missed_eio, hung += a.missed_hung;
-        vg += a.missed_vg, extends += a.missed_extends, metadata += a.missed_metadata;
+// Why a setting missed, in words an operator acts on.
+std::string outcome_words(const recommend_setup& r, lvm_plan_outcome o) {
+    switch (o) {
+        case lvm_plan_outcome::met:
+            return "meets the target";
+        case lvm_plan_outcome::space:
+            return "the VG ran out: an extend asked for more than was left of it, lvm2 grew nothing, and writes "
+                   "queued or failed";
+        case lvm_plan_outcome::metadata:
+            return "the pool's metadata ran out (EIO)";
+        case lvm_plan_outcome::time:
+            return "writes queued longer than " + decimal_text(r.target, 3) +
+                   " s or failed: the extends came too late or too small";
+        case lvm_plan_outcome::extends:
+            return "more than " + decimal_text(r.max_extends, 0) + " extends a run on average";
     }
-    const lvm_space& sp = o.tried.back().space;
-    std::string out = "LVM cannot keep up at " + burst_words(r) + ": at " + threshold_words(o.tried) +
+    return "";
+}
+
+// The landscape's character for a setting: o meets (* inside the answer's box), v the VG's space, t time, x extends,
+// m metadata, a space not simulated.
+char landscape_char(const recommend_outcome& o, const lvm_setting_box& box, std::uint32_t t, std::uint32_t p) {
+    if (!o.grid.known(t, p)) return ' ';
+    const bool in_box =
+        t >= box.threshold_low && t <= box.threshold_high && p >= box.percent_low && p <= box.percent_high;
+    switch (o.grid.at(t, p)) {
+        case lvm_plan_outcome::met:
+            return in_box ? '*' : 'o';
+        case lvm_plan_outcome::space:
+            return 'v';
+        case lvm_plan_outcome::time:
+            return 't';
+        case lvm_plan_outcome::extends:
+            return 'x';
+        case lvm_plan_outcome::metadata:
+            return 'm';
+    }
+    return '?';
+}
+
+// The settings around the answer, a row per threshold, a character per percent (landscape_char), with its legend.
+std::string landscape_text(const recommend_setup& r, const recommend_outcome& o) {
+    const landscape_window w = window_of(r, o.threshold, o.percent);
+    const lvm_setting_box box = lvm_box_of(o.threshold, o.percent, o.met ? r.margin : lvm_margin{0, 0});
+    std::string out = "# around it: * the setting" + std::string(o.met ? " and its margin" : "") +
+                      ", o meets, v the VG ran out, t too late, x over " + decimal_text(r.max_extends, 0) +
+                      " extends, m metadata ran out\n";
+    const std::string lead = "#   threshold NN  ";
+    std::string ruler(w.p_high - w.p_low + 1, ' ');
+    for (std::uint32_t p = w.p_low; p <= w.p_high; ++p)
+        if (p % 10 == 0 || (p == w.p_low && 10 - p % 10 > std::to_string(p).size())) {
+            const std::string n = std::to_string(p);
+            if (p - w.p_low + n.size() > ruler.size()) continue;
+            for (std::size_t i = 0; i < n.size(); ++i) ruler[p - w.p_low + i] = n[i];
+        }
+    while (!ruler.empty() && ruler.back() == ' ') ruler.pop_back();
+    out += "#   percent       " + ruler + "\n";
+    for (std::uint32_t t = w.t_high; t + 1 > w.t_low; --t) {
+        std::string row = "#   threshold " + std::to_string(t) + "  ";
+        row.resize(lead.size(), ' ');
+        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p) row += landscape_char(o, box, t, p);
+        while (!row.empty() && row.back() == ' ') row.pop_back();
+        out += row + "\n";
+    }
+    return out;
+}
+
+// "thresholds 80 to 50" or "threshold 70" (the thresholds searched).
+std::string thresholds_words(const recommend_setup& r) {
+    if (r.top == r.bottom) return "threshold " + std::to_string(r.top);
+    return "thresholds " + std::to_string(r.top) + " to " + std::to_string(r.bottom);
+}
+
+// "100 runs at each of seeds 1-5" (and the rates of a range).
+std::string evidence_words(const recommend_setup& r) {
+    const std::uint64_t last = lvm_nth_seed(r.pool.seed, r.seeds - 1);
+    std::string out = std::to_string(r.pool.runs) + " runs at " +
+                      (r.seeds == 1 ? "seed " + std::to_string(r.pool.seed)
+                                    : "each of seeds " + std::to_string(r.pool.seed) + "-" + std::to_string(last));
+    if (r.grid.size() > 1)
+        out += ", at " + std::to_string(r.grid.size()) + " rates across " + r.rates.text + ", its ends included";
+    return out;
+}
+
+// Nothing meets, though the data fits: what the settings missed on.
+std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
+    const std::uint64_t plans = o.grid.evaluated();
+    const std::uint64_t vg = count_of(o.grid, lvm_plan_outcome::space), time = count_of(o.grid, lvm_plan_outcome::time);
+    const std::uint64_t extends = count_of(o.grid, lvm_plan_outcome::extends);
+    const std::uint64_t metadata = count_of(o.grid, lvm_plan_outcome::metadata);
+    const lvm_space sp = lvm_pool_space(r.cases.front().base, r.cases.front().work);
+    std::string out = "LVM cannot keep up at " + burst_words(r) + ": at " + thresholds_words(r) +
                       ", every percent from 1 to " + std::to_string(recommend_max_percent) + " misses the target (" +
-                      std::to_string(plans) + " plans, seed " + std::to_string(r.pool.seed) + ", " +
-                      std::to_string(r.pool.runs) + " runs each)";
+                      std::to_string(plans) + " settings, " + evidence_words(r) + ")";
     if (vg == plans)  // the VG, not the rate: each percent's extends outgrow what the VG has left
         return out + ": each runs the VG out, though the data fits (" + size_words(sp.needed) + " of the " +
                size_words(sp.available) + " the pool and the VG hold): an extend that needs more than the VG has " +
                "left fails whole, and writes queue. Give the VG more room (vgextend) or start with a larger pool.\n";
     std::vector<std::string> why;
-    if (queued != 0)
-        why.push_back(std::to_string(queued) + " with a run that queues writes longer than " +
-                      decimal_text(r.target, 3) + " s");
-    if (eio != 0) why.push_back(std::to_string(eio) + " with a run that fails with EIO");
-    if (hung != 0) why.push_back(std::to_string(hung) + " with a run whose writes never complete");
+    if (time != 0)
+        why.push_back(std::to_string(time) + " with writes queued longer than " + decimal_text(r.target, 3) +
+                      " s or failed");
+    if (vg != 0) why.push_back(std::to_string(vg) + " running the VG out");
     if (extends != 0)
         why.push_back(std::to_string(extends) + " taking more than " + decimal_text(r.max_extends, 0) +
                       " extends a run on average");
-    if (vg != 0) why.push_back(std::to_string(vg) + " running the VG out");
-    if (metadata != 0) why.push_back(std::to_string(metadata) + " running the metadata out (its EIO counted above)");
+    if (metadata != 0) why.push_back(std::to_string(metadata) + " running the metadata out");
     for (std::size_t i = 0; i < why.size(); ++i)
         out += (i == 0 ? ": " : i + 1 == why.size() ? ", and " : ", ") + why[i];
     if (metadata == plans)
         return out +
                ". The metadata runs out before lvm2 grows it: give the pool more metadata now (lvextend "
                "--poolmetadatasize), or a larger chunk (fewer mappings per byte).\n";
-    if (queued == 0 && eio == 0 && hung == 0)
+    if (time == 0 && vg == 0)
         return out +
                ". Every percent that keeps writes from queueing extends too often: raise --max-extends or "
                "start with a larger pool.\n";
@@ -799,7 +1221,7 @@ std::string miss_text(const recommend_setup& r, const recommend_outcome& o) {
            (vg != 0 ? std::string(", give the VG more room") : std::string()) + ", or write slower.\n";
 }
 
-// "threshold 100", "monitoring = 0 from lvm.conf line 3": what turns the host's autoextend off.
+// "threshold 100" or "monitoring = 0": what turns the host's autoextend off.
 std::string own_off_words(const recommend_setup& r) {
     return r.pool.monitored ? "threshold " + std::to_string(r.pool.config.threshold_as_written())
                             : std::string("monitoring = 0");
@@ -817,48 +1239,109 @@ std::string fill_words(const recommend_setup& r) {
            decimal_text(in_seconds(r.pool.model.no_space_timeout()), 0) + " s) and fail (EIO)";
 }
 
-// The answer, what it rests on, and the lvm.conf block.
+// Before an answer that sets nothing (no setting meets, or the burst cannot fit): that the host's own settings turn
+// autoextend off, and what the burst does to its pool then.
+std::string off_text(const recommend_setup& r) {
+    if (r.pool.config.enabled()) return "";
+    return "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n";
+}
+
+// Whether the block keeps the operator's own settings: they meet the target with the margin, or no setting has the
+// margin and theirs meet.
+bool keeps_own(const recommend_outcome& o) {
+    if (!o.own_enabled || o.own_point.outcome != lvm_plan_outcome::met) return false;
+    return !o.met || (!o.own_box.outside && o.own_box.outcome == lvm_plan_outcome::met);
+}
+
+// The operator's own settings against the same target, and what the block changes.
+std::string own_text(const recommend_setup& r, const recommend_outcome& o) {
+    if (!o.own_enabled)
+        return "# your settings turn autoextend off (" + own_off_words(r) + "): lvm2 never grows the pool; " +
+               fill_words(r) + "; the block below turns it on\n";
+    const std::string mine =
+        "threshold " + std::to_string(o.own_threshold) + " with percent " + std::to_string(o.own_percent);
+    if (o.own_point.outcome != lvm_plan_outcome::met)
+        return "# your settings, " + mine + ", miss the target: " + outcome_words(r, o.own_point.outcome) + "\n";
+    if (keeps_own(o)) {
+        const bool smaller = o.met && (o.threshold != o.own_threshold || o.percent != o.own_percent);
+        return "# your settings, " + mine + ", meet the target" + (o.met ? " with the margin" : "") +
+               ": nothing needs to change, the block below is yours" +
+               (smaller ? " (the smallest setting above takes less of the VG at each extend)" : "") + "\n";
+    }
+    if (o.own_box.outside)
+        return "# your settings, " + mine + ", meet the target; their margin passes percent " +
+               std::to_string(recommend_max_percent) + ", not checked: the block below has one\n";
+    return "# your settings, " + mine + ", meet the target but with no margin: threshold " +
+           std::to_string(o.own_box.threshold) + " with percent " + std::to_string(o.own_box.percent) + " misses (" +
+           outcome_words(r, o.own_box.outcome) + "); the block below has the margin\n";
+}
+
+// Each pool at the answer (the worst over the rates), and, for pools of one VG, what they would take together.
+std::string pools_text(const recommend_setup& r, const recommend_outcome& o) {
+    std::string out;
+    for (std::size_t i = 0; i < r.pools.size(); ++i) {
+        const lvm_plan_summary f = pool_figures(r, o, i);
+        const pool_setup& p = r.pools[i];
+        out += "# at it" + (p.name.empty() ? std::string() : ", " + p.name) + ": writes queue at most " +
+               decimal_text(f.queued_max, 3) + " s, " + decimal_text(f.extends_mean, 3) +
+               " extends a run, the pool ends at " + size_words(f.pool_end_max) + " at most\n";
+        if (p.metadata_size.count() != 0)
+            out += "#   the metadata (" + size_words(p.metadata_size) + ", " +
+                   (p.metadata_used.count() == 0 ? std::string("none") : size_words(p.metadata_used)) +
+                   " used) grows " + decimal_text(f.metadata_extends_mean, 3) + " times a run and ends at " +
+                   size_words(f.metadata_end_max) + " at most\n";
+    }
+    // Pools of one VG, each simulated alone with all of its free space: what their bursts would take at once.
+    for (std::size_t i = 0; i < r.pools.size(); ++i) {
+        const std::string vg = r.pools[i].name.substr(0, r.pools[i].name.find('/'));
+        bool first = true;
+        std::size_t n = 0;
+        bytes grow(0);
+        for (std::size_t j = 0; j < r.pools.size(); ++j) {
+            if (r.pools[j].name.substr(0, r.pools[j].name.find('/')) != vg) continue;
+            first = first && j >= i;
+            ++n;
+            grow = saturating_add(grow, saturating_sub(pool_figures(r, o, j).pool_end_max, r.pools[j].pool_size));
+        }
+        if (!first || n < 2 || vg.empty()) continue;
+        out += "# " + vg + "'s " + std::to_string(n) + " pools took the burst one at a time; at once they would take " +
+               size_words(grow) + (grow > r.pools[i].vg_free ? ", more than" : " of") + " its " +
+               size_words(r.pools[i].vg_free) + " free\n";
+    }
+    return out;
+}
+
+// The answer and what it rests on, the landscape, the operator's settings, the sensitivity, and the lvm.conf block.
 std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
-    const lvm_percent_answer& b = o.tried.back();
-    const std::string p = std::to_string(b.percent), th = std::to_string(b.threshold);
-    std::string out = "# " + burst_words(r) + " queues writes at most " + decimal_text(b.at.queued_max, 3) +
-                      " s over " + std::to_string(r.pool.runs) + " runs (seed " + std::to_string(r.pool.seed) +
-                      "; target " + decimal_text(r.target, 3) + " s) with " + decimal_text(b.at.extends_mean, 3) +
-                      " extends a run; the pool ends at " + size_words(b.at.pool_end_max) + "\n";
-    if (r.pool.metadata_size.count() != 0)
-        out += "# the metadata (" + size_words(r.pool.metadata_size) + ", " +
-               (r.pool.metadata_used.count() == 0 ? std::string("none") : size_words(r.pool.metadata_used)) +
-               " used) grows " + decimal_text(b.at.metadata_extends_mean, 3) + " times a run and ends at " +
-               size_words(b.at.metadata_end_max) + " at most; it never ran out\n";
-    if (o.tried.size() > 1)
-        out += "# no percent from 1 to " + std::to_string(recommend_max_percent) + " meets the target at " +
-               threshold_words(std::vector<lvm_percent_answer>(o.tried.begin(), o.tried.end() - 1)) + "\n";
-    out += "# " + p + " is the smallest percent in [1, " + std::to_string(recommend_max_percent) +
-           "] that meets it at threshold " + th +
-           (b.percent > 2   ? ": percents 1 to " + std::to_string(b.percent - 1) + " were simulated and missed\n"
-            : b.percent > 1 ? std::string(": percent 1 was simulated and missed\n")
-                            : std::string("\n"));
-    const lvm_seed_check& k = o.seeds;
-    const std::string seeds = std::to_string(r.pool.seed) + "-" + std::to_string(r.pool.seed + k.seeds - 1);
-    if (k.seeds <= 1)
-        out += "# checked at seed " + std::to_string(r.pool.seed) + " only (--seeds 1)\n";
-    else if (k.meets_at == k.seeds)
-        out += "# at seeds " + seeds + " (" + std::to_string(r.pool.runs) + " runs each) percent " + p +
-               " meets at all " + std::to_string(k.seeds) + "\n";
-    else
-        out += "# at seeds " + seeds + " (" + std::to_string(r.pool.runs) + " runs each) percent " + p + " meets at " +
-               std::to_string(k.meets_at) + " of " + std::to_string(k.seeds) +
-               (k.found_all ? "; the smallest percent that meets at all of them is " + std::to_string(k.percent_all)
-                            : "; no percent up to " + std::to_string(recommend_max_percent) + " meets at all of them") +
-               "\n";
-    out += r.host_off
-               ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
-               : "# your settings, threshold " + std::to_string(r.thresholds.front()) + " with percent " +
-                     std::to_string(r.pool.config.extend_percent()) +
-                     (o.own_met ? ", already meet the target: nothing needs to change\n" : ", miss the target\n");
-    return out +
-           "# for /etc/lvm/lvm.conf (or an lvm profile):\nactivation {\n    thin_pool_autoextend_threshold = " + th +
-           "\n    thin_pool_autoextend_percent = " + p + (r.pool.monitored ? "" : "\n    monitoring = 1") + "\n}\n" +
+    const std::string th = std::to_string(o.threshold), p = std::to_string(o.percent);
+    std::string out = "# " + burst_words(r) + ": no run queues writes longer than " + decimal_text(r.target, 3) +
+                      " s, fails or hangs, at most " + decimal_text(r.max_extends, 0) + " extends a run\n#   (" +
+                      evidence_words(r) + ")\n";
+    for (const pool_setup& s : r.pools)
+        for (const std::string& n : s.notes) out += "# " + (s.name.empty() ? std::string() : s.name + ": ") + n + "\n";
+    const lvm_setting_box b = lvm_box_of(o.threshold, o.percent, r.margin);
+    if (o.met) {
+        out += "# the smallest setting with the margin: threshold " + th + ", percent " + p +
+               "\n#   every percent from " + p + " to " + std::to_string(b.percent_high) + " at every threshold from " +
+               std::to_string(b.threshold_low) + " to " + th + " meets\n";
+        if (o.threshold < r.top)
+            out += "#   no threshold from " + std::to_string(r.top) + " to " + std::to_string(o.threshold + 1) +
+                   " has such a margin at any percent\n";
+    } else {
+        out += "# NO setting of " + thresholds_words(r) + " has the margin (percents P to P + " +
+               std::to_string(r.margin.percent) + " at thresholds T - " + std::to_string(r.margin.threshold) +
+               " to T all meeting): threshold " + th + ", percent " + p +
+               " meets with none, next to settings that miss\n";
+    }
+    out += pools_text(r, o) + landscape_text(r, o) + own_text(r, o);
+    for (std::size_t i = 0; i < o.sensitivity.size(); ++i)
+        out += (i == 0 ? "# each input moved alone, the harmful way, at 5, 10, 20 and 50%:\n#   " : "#   ") +
+               o.sensitivity[i] + "\n";
+    const bool own = keeps_own(o);
+    return out + "# for /etc/lvm/lvm.conf (or an lvm profile):\nactivation {\n    thin_pool_autoextend_threshold = " +
+           (own ? std::to_string(o.own_threshold) : th) +
+           "\n    thin_pool_autoextend_percent = " + (own ? std::to_string(o.own_percent) : p) +
+           (r.pool.monitored ? "" : "\n    monitoring = 1") + "\n}\n" +
            (r.pool.monitored ? "" : "# and monitor the pool: lvchange --monitor y VG/POOL\n");
 }
 
@@ -972,14 +1455,40 @@ int recommend_horizon(const recommend_setup& r, format f) {
         t.add_row(horizon_row(r, a));
         out = t.str(f);
     } else if (a.met) {
-        out = horizon_found_text(r, a);
+        out = wrap_comments(horizon_found_text(r, a));
     } else if (a.space.missing() != bytes(0)) {
-        out = space_text(r, a.space);
+        out = wrap_comments(space_text(r, r.pool, r.work, a.space), text_width, true);
     } else {
-        out = horizon_miss_text(r, a);
+        out = wrap_comments(horizon_miss_text(r, a), text_width, true);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return a.met ? 0 : exit_target_not_met;
+}
+
+// plan's synopsis for a pool, and its columns (a paragraph of --help and of the man page).
+const char* plan_lvm_usage() {
+    return "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
+           "--lvs FILE)\n"
+           "                    [--metadata-size SIZE [--metadata-used SIZE]] [--vg-free SIZE] [--writers N]\n"
+           "                    [--rate LIST] [--write SIZE | --duration TIME] [--threshold N]\n"
+           "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
+           "[--latency lvm-dmeventd]\n"
+           "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
+           "[--error-when-full]\n"
+           "                    [--policy dmeventd|rate-aware [--interval S] [--horizon S] [--lead-factor K]\n"
+           "                     [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]]\n"
+           "                    [--runs N] [--seed N] [--max-events N] [--columns LIST] [--format text|csv|json]\n\n"
+           "Columns (text: those marked *; --columns all or a list for others; CSV and JSON: every one, sizes in\n"
+           "bytes), a row per rate, over --runs runs:\n"
+           "  rate_mib_s*, writers*         the rate per writer (MiB/s) and the writers into the pool\n"
+           "  extends_mean*, commands_mean  lvextends that grew the pool, and lvextend --use-policies runs, a run\n"
+           "  times_full_mean               times a run's pool filled with data still to write\n"
+           "  queued_s_mean, queued_s_max*  seconds writes waited on a full pool: a run's mean, the most any run\n"
+           "  queued_runs, eio_runs*, hung_runs   runs that queued at all, failed writes with EIO, never finished\n"
+           "  vg_exhausted_runs*            runs in which an extend found too little VG space (lvm2 grew\n"
+           "                                nothing): it matters when writes then queued (see the notes)\n"
+           "  pool_end_max*, vg_free_end_min, end_s_mean   the largest pool, the least VG space left, the end\n"
+           "  meta_extends_mean, meta_full_runs*, meta_full_s_mean, meta_end_max   the metadata LV, when given";
 }
 
 }  // namespace
@@ -1024,19 +1533,8 @@ int run_plan_lvm(int argc, char** argv) {
                                     true, "--rates"});
     opts.insert(opts.end() - 1,
                 {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"});
-    const args a("plan",
-                 "provpol plan --preset lvm-thin-autoextend|lvm-thin-default (--pool-size SIZE [--pool-used SIZE] | "
-                 "--lvs FILE)\n"
-                 "                    [--metadata-size SIZE [--metadata-used SIZE]] [--vg-free SIZE] [--writers N]\n"
-                 "                    [--rate LIST] [--write SIZE | --duration TIME] [--threshold N]\n"
-                 "                    [--extend-percent N | --config FILE] [--extent SIZE] [--pool-chunk SIZE] "
-                 "[--latency lvm-dmeventd]\n"
-                 "                    [--lvextend-time MIN,MAX] [--poll-interval S] [--no-space-timeout S] "
-                 "[--error-when-full]\n"
-                 "                    [--policy dmeventd|rate-aware [--interval S] [--horizon S] [--lead-factor K]\n"
-                 "                     [--margin S] [--max-pool-size SIZE] [--max-vg-take SIZE]]\n"
-                 "                    [--runs N] [--seed N] [--max-events N] [--format text|csv|json]",
-                 opts, argc, argv);
+    opts.insert(opts.end() - 1, {"--columns", "LIST", columns_help});
+    const args a("plan", plan_lvm_usage(), opts, argc, argv);
     const format f = a.output_format();
     const pool_setup s = pool_setup_of(a);
     std::vector<rate> rates = rates_of(a, "--rate");
@@ -1062,12 +1560,17 @@ int run_plan_lvm(int argc, char** argv) {
                    std::string(format_rate(*std::min_element(rates.begin(), rates.end(), [](rate x, rate y) {
                                    return x.bytes_per_second() < y.bytes_per_second();
                                })).view()));
-    // The text table leaves out the metadata's columns when it is not simulated (CSV and JSON keep them, empty).
-    std::vector<std::string> columns = plan_columns();
-    if (f == format::text && s.metadata_size.count() == 0) columns.resize(columns.size() - 4);
-    table t(columns);  // add_row drops the cells past the last column
+    table t(plan_columns());
     t.one_size_unit_per_column();
+    // The text table: the columns that answer (the metadata's when it is simulated), or --columns.
+    std::vector<std::string> shown = {"rate_mib_s", "writers",           "extends_mean", "queued_s_max",
+                                      "eio_runs",   "vg_exhausted_runs", "pool_end_max"};
+    if (s.metadata_size.count() != 0)
+        shown = {"rate_mib_s",        "extends_mean",   "queued_s_max", "eio_runs",
+                 "vg_exhausted_runs", "meta_full_runs", "pool_end_max"};
+    text_columns_of(a, t, shown);
     std::string notes;
+    for (const std::string& n : s.notes) notes += n + "\n";
     for (const rate r : rates) {
         const lvm_plan_summary sum =
             simulate_lvm_plan(s.config, s.model, workload_of(s, r), s.runs, s.seed, s.extender);
@@ -1076,7 +1579,7 @@ int run_plan_lvm(int argc, char** argv) {
     }
     const std::string out = t.str(f);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    if (f == format::text && !notes.empty()) std::fputs(notes.c_str(), stdout);
+    if (f == format::text && !notes.empty()) std::fputs(wrap_comments(notes, text_width, true).c_str(), stdout);
     return 0;
 }
 
@@ -1085,22 +1588,25 @@ int run_recommend_lvm(int argc, char** argv) {
     const format f = a.output_format();
     const recommend_setup r = recommend_setup_of(a);
     if (r.pool.extender.is_rate_aware()) return recommend_horizon(r, f);
-    // A burst the pool and the VG cannot hold is answered without simulating: no bound to check.
-    if (lvm_pool_space(r.pool.config, r.work).missing() == bytes(0)) check_recommend_work(r);
-    const recommend_outcome o = search(r);
-    // No percent meeting the target is its own exit status (3), in every format.
+    // A burst a pool and its VG cannot hold is answered without simulating.
+    const std::optional<std::size_t> short_at = short_case(r);
+    recommend_outcome o;
+    if (!short_at) o = search(r);
+    // No setting with the margin is its own exit status (3), in every format.
     const int status = o.met ? 0 : exit_target_not_met;
     std::string out;
     if (f != format::text) {
         table t(recommend_columns());
-        for (const lvm_percent_answer& ans : o.tried) t.add_row(recommend_row(r, o, ans));
+        for (std::size_t i = 0; i < r.pools.size(); ++i) t.add_row(recommend_row(r, o, i));
         out = t.str(f);
-    } else if (o.met) {
-        out = found_text(r, o);
+    } else if (short_at) {
+        const lvm_pool_case& c = r.cases[*short_at];
+        out = wrap_comments(off_text(r) + space_text(r, r.pools[*short_at / r.grid.size()], c.work, lvm_pool_space(c.base, c.work)),
+                            text_width, true);
+    } else if (o.threshold != 0) {
+        out = wrap_comments(found_text(r, o));
     } else {
-        out = r.host_off ? "# your settings turn autoextend off (" + own_off_words(r) + "): " + fill_words(r) + "\n"
-                         : std::string();
-        out += o.tried.back().space.missing() != bytes(0) ? space_text(r, o.tried.back().space) : miss_text(r, o);
+        out = wrap_comments(off_text(r) + miss_text(r, o), text_width, true);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;

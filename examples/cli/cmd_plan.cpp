@@ -14,6 +14,7 @@
 #include "plan.hpp"
 #include "stratis_plan.hpp"
 #include "svg_plot.hpp"
+#include "text_output.hpp"
 #include "work.hpp"
 
 #include <provpol/domain.hpp>
@@ -492,11 +493,28 @@ args plan_args(int argc, char** argv) {
         "                    [--format text|csv|json|svg] [--svg-metric M]\n"
         "                    [--hosts H --drives-per-host D [--writers N] [--stagger SECONDS] [--burst ON,OFF | "
         "--trace FILE] [--mix]]\n"
-        "                    [--jobs N]\n"
+        "                    [--jobs N] [--columns LIST]\n"
         "       provpol plan --preset lvm-thin-autoextend --pool-size SIZE ...   (an LVM thin pool under dmeventd: "
         "provpol plan --preset lvm-thin-autoextend --help)\n"
         "       provpol plan --preset stratis-data --pool-size SIZE --backstore-free SIZE ...   (a Stratis pool: "
-        "provpol plan --preset stratis-data --help)",
+        "provpol plan --preset stratis-data --help)\n\n"
+        "Columns (text: those marked *; --columns all or a list for others; CSV and JSON: every one; sizes in one\n"
+        "unit per column in text, bytes in CSV and JSON). One drive, a row per configuration and rate, over --runs:\n"
+        "  rate_mib_s*, policy*, chunk_mb*, percent*   the rate (MiB/s) and the configuration\n"
+        "  extends*, pauses*                 extends and pauses per run, on average\n"
+        "  pause_probability                 the share of extends that paused\n"
+        "  pauses_p50, pauses_p90, pauses_p99*, max_pauses   pauses per run (a VM): percentiles over the runs, most\n"
+        "  runs_with_pause, runs_mostly_paused   the share of runs with a pause, with more pauses than extends half\n"
+        "  pause_seconds                     seconds paused per run, on average\n"
+        "  limit, initial_size, unwritten_end*   the free-space limit, a new disk's size, allocated but unwritten at\n"
+        "                                    the end (on average)\n"
+        "  model_pause_probability           flow/risk.hpp's per-extend model at this rate\n"
+        "  runs, write, latency_mean_s, budget_s, resent   what it rests on; resent: requests re-sent per run\n"
+        "With --hosts, a row per configuration and rate over the domain's writers:\n"
+        "  rate_mib_s*, policy*, writers*, hosts, drives_per_host, chunk_mb, percent   the question\n"
+        "  pauses_p50*, pauses_p90, pauses_p99*, runs_mostly_paused   pauses per writing VM\n"
+        "  latency_p50_s, latency_p99_s*, spm_utilization*, queue_p99   the extends' latency, the SPM's busy share\n"
+        "                                    and its queue",
         {{"--policy", "NAME", policy_help, true},
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
@@ -546,6 +564,7 @@ args plan_args(int argc, char** argv) {
           "one row per run (a VM): rate_mib_s,run,extends,pauses,pause_seconds, the policy and resent"},
          {"--max-events", "N", "refuse a plan that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},
+         {"--columns", "LIST", columns_help},
          {"--format", "FORMAT", "text (default), csv, json or svg"},
          {"--svg-metric", "METRIC",
           "what --format svg plots: pause-probability (per extend) or pauses (per run) (with --format "
@@ -566,14 +585,26 @@ int run_plan(int argc, char** argv) {
     const plan_request q = read_plan_request(a);
     progress bar("plan");
     if (q.domain) {
-        print(domain_table(q, run_domain_plans(q, bar)).str(q.f));
+        cli::table t = domain_table(q, run_domain_plans(q, bar));
+        text_columns_of(
+            a, t, {"rate_mib_s", "policy", "writers", "pauses_p50", "pauses_p99", "latency_p99_s", "spm_utilization"});
+        print(t.str(q.f));
         return 0;
     }
     const plan_answer x = run_plans(q, bar);
-    if (q.f == format::svg)
+    if (q.f == format::svg) {
         print(plan_svg(q, x));
-    else
-        print(q.per_run ? runs_table(q, x).str(q.f) : summary_table(q, x).str(q.f));
+    } else if (q.per_run) {
+        cli::table t = runs_table(q, x);
+        text_columns_of(a, t, t.columns());
+        print(t.str(q.f));
+    } else {
+        cli::table t = summary_table(q, x);
+        t.one_size_unit_per_column();
+        text_columns_of(
+            a, t, {"rate_mib_s", "policy", "chunk_mb", "percent", "extends", "pauses", "pauses_p99", "unwritten_end"});
+        print(t.str(q.f));
+    }
     return 0;
 }
 

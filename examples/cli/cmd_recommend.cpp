@@ -11,7 +11,9 @@
 #include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
+#include "rate_range.hpp"
 #include "stratis_plan.hpp"
+#include "text_output.hpp"
 #include "work.hpp"
 
 #include <provpol/domain/capacity.hpp>
@@ -23,6 +25,7 @@
 #include <provpol/simulate/search.hpp>
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -49,12 +52,16 @@ struct request {
     explicit request(latency_model l) : latency(std::move(l)) {}
     latency_model latency;
     std::string latency_name;
-    std::string rate_text;  ///< --rate in prose, as the user typed it
-    rate r{};
+    std::string rate_text;    ///< --rate in prose, as the user typed it
+    rate r{};                 ///< the rate, or the highest of a range
+    std::vector<rate> rates;  ///< the rates the answer holds at: --rate, or rate_grid_points across its range
+    write_amount amount;      ///< --write or --duration
     double p = 0.01;
     bool p_given = false;
     std::uint64_t percent = 20;
-    std::uint64_t runs = 200;  ///< simulated VMs; with --hosts, domain runs
+    bool percent_given = false;  ///< --percent fixes it; else the one-VM answers search 0, 10, ..., 90
+    vdsm_margin margin;          ///< --chunk-margin and --percent-margin
+    std::uint64_t runs = 200;    ///< simulated VMs; with --hosts, domain runs
     bool runs_given = false;
     std::uint64_t seed = 1;
     std::string policy;
@@ -65,6 +72,38 @@ struct request {
     unsigned jobs = 1;
     std::optional<domain_config> domain;  ///< --hosts
     std::uint32_t writers = 0;
+
+    /// The simulated VM's workload at rate x: --write (or x for --duration) on a disk twice as large.
+    [[nodiscard]] workload at(rate x) const {
+        const bytes write = amount.at(x);
+        return workload::make(write, x, saturating_mul(write, 2)).value();
+    }
+};
+
+/// Text for the output, wrapped to 100 columns before it is printed (text_output.hpp's wrap_comments).
+class text_out {
+public:
+    __attribute__((format(printf, 2, 3))) void printf(const char* fmt, ...) {
+        std::va_list args;
+        va_start(args, fmt);
+        std::va_list again;
+        va_copy(again, args);
+        const int n = std::vsnprintf(nullptr, 0, fmt, args);
+        va_end(args);
+        if (n > 0) {
+            std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+            std::vsnprintf(&buf[0], buf.size(), fmt, again);
+            buf.resize(static_cast<std::size_t>(n));
+            s_ += buf;
+        }
+        va_end(again);
+    }
+    void puts(const std::string& text) { s_ += text; }
+    /// Prints it, comments wrapped.
+    void flush() const { std::fputs(wrap_comments(s_).c_str(), stdout); }
+
+private:
+    std::string s_;
 };
 
 std::string per_vm_text(const per_vm_target& t) {
@@ -120,7 +159,6 @@ void read_domain(const args& a, request& q) {
     if (!d) fail(d.error(), "--drives-per-host");
     q.domain = *d;
     q.writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
-    if (!q.runs_given) q.runs = (default_vms + q.writers - 1) / q.writers;
 }
 
 request read_request(const args& a) {
@@ -129,23 +167,32 @@ request read_request(const args& a) {
     q.f = a.output_format();
     q.max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
     q.jobs = jobs_option(a);
-    const auto r = a.rate("--rate");
-    if (!r) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
-    if (r->bytes_per_second() == 0) throw usage_error("--rate must be above 0");
-    q.r = *r;
-    q.rate_text = rate_text(*r, a.value("--rate"));
+    const auto given = a.value("--rate");
+    if (!given) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
+    const rate_range range = parse_rate_range(*given, "--rate");
+    q.rates = range.grid();
+    q.r = range.high;
+    q.rate_text = range.is_range() ? range.text : rate_text(q.r, given);
     q.p_given = a.has("--max-pause-probability");
     q.p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
     q.percent = a.count("--percent", 0, 99).value_or(20);
+    q.percent_given = a.has("--percent");
+    q.margin.percent = static_cast<std::uint32_t>(a.count("--percent-margin", 0, 99).value_or(10));
+    q.margin.extents =
+        a.size_at_least("--chunk-margin", bytes(0), "MiB").value_or(bytes(std::uint64_t{256} << 20)).count() >> 27;
     const bool domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
     q.runs_given = a.has("--runs");
     q.runs = domain ? a.count("--runs", 1, 100000).value_or(1) : a.count("--runs", 0, 100000).value_or(default_vms);
     q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
     q.policy = a.value("--policy").value_or("static");
     q.vm = per_vm_option(a, q.runs);
-    const bytes write = write_option(a).at(*r);  // --write, or the rate x --duration
-    q.w = workload::make(write, *r, saturating_mul(write, 2)).value();
+    q.amount = write_option(a);  // --write, or the rate x --duration
+    q.w = q.at(q.r);
     if (domain) read_domain(a, q);
+    if (range.is_range() && (domain || q.policy != "static"))
+        throw usage_error(
+            "--rate: a range answers for one VM under --policy static (--hosts and --policy rate-aware "
+            "answer for one rate)");
     return q;
 }
 
@@ -422,65 +469,76 @@ int recommend_rate_aware(const args& a, const request& q) {
 
 // --- the domain --------------------------------------------------------------------------------------------------
 
-/// recommend --hosts: the chunk for the domain's writers over each seed, its check, and the single VM's answer.
+/// recommend --hosts: the chunk under which every writer count up to the domain's writers meets at every seed, its
+/// check at the writers, and the single VM's answer.
 struct domain_answer {
-    chunk_spread chunk;
+    vdsm_config chunk;
     writers_check check;
     chunk_spread one_vm;
 };
 
+/// The domain runs a writer count is checked on: --runs, or enough for default_vms writing VMs (as capacity).
+writers_runs domain_runs(const request& q) {
+    return {q.runs_given ? static_cast<std::uint32_t>(q.runs) : 0, default_vms};
+}
+
 domain_answer answer_domain(const request& q) {
     const domain_config& d = *q.domain;
-    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const writers_runs runs = domain_runs(q);
     const bytes extent(std::uint64_t{128} << 20);
     const seconds tick = q.latency.detection_period();
-    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(runs) + " domain runs of " +
-                             std::to_string(d.drives()) + " drives writing " +
-                             std::string(format_size(q.w.write_size).view()) +
-                             " per candidate chunk, from 128MiB up to the answer";
-    const double per_run = static_cast<double>(runs) * d.drives();
-    check_work("recommend", spread_seeds * per_run * events_per_run(q.w.write_size, q.r, extent, tick), q.max_events,
-               what);
+    const auto seeds = static_cast<std::uint32_t>(spread_seeds);
+    const std::string what = "every writer count from 1 to " + std::to_string(q.writers) + " at " +
+                             std::to_string(seeds) + " seeds, on domain runs of " + std::to_string(d.drives()) +
+                             " drives writing " + std::string(format_size(q.w.write_size).view()) +
+                             ", per candidate chunk from 128MiB up to the answer";
+    // A candidate is checked at the writers first: what that costs at one extent is checked before anything runs.
+    const auto at_writers = [&](std::uint64_t k) {
+        return static_cast<double>(runs.at(q.writers)) * d.drives() * seeds *
+               events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick);
+    };
+    check_work("recommend", at_writers(1), q.max_events, what);
     work_budget budget("recommend", q.max_events, what);
-    const chunk_spread chunk =
-        spread_of(over_seeds<vdsm_config>(q, budget, "--max-pauses-per-run", [&](std::uint64_t seed) {
-            return recommend_vdsm_domain(
-                d, q.latency, q.w, *q.vm, q.writers, q.percent, runs, seed, extent, [&](std::uint64_t k) {
-                    return budget.spend(per_run * events_per_run(q.w.write_size, q.r, bytes(k * extent.count()), tick));
-                });
-        }));
-    const static_agent<vdsm_policy> agent(make_vdsm_policy(chunk.config));
+    const auto chunk = recommend_vdsm_writers(d, q.latency, q.w, *q.vm, q.writers, q.percent, runs, q.seed, seeds,
+                                              extent, [&](std::uint64_t k) { return budget.spend(at_writers(k)); });
+    budget.check();
+    if (!chunk) fail(chunk.error(), "--max-pauses-per-run");
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(*chunk));
     const auto check = check_writers(
-        d, q.latency, [&agent](std::uint32_t) noexcept { return agent; }, q.w, *q.vm, q.writers, runs, q.seed);
+        d, q.latency, [&agent](std::uint32_t) noexcept { return agent; }, q.w, *q.vm, q.writers, runs.at(q.writers),
+        q.seed);
     if (!check) fail(check.error(), "--runs");
     // One VM alone: recommend without --hosts, on as many simulated VMs as it takes by default.
-    return {chunk, *check, answer_per_vm(q, static_cast<std::uint32_t>(default_vms))};
+    return {*chunk, *check, answer_per_vm(q, static_cast<std::uint32_t>(default_vms))};
 }
 
 void print_domain_text(const request& q, const domain_answer& x) {
     const domain_config& d = *q.domain;
-    const vdsm_config& c = x.chunk.config;
+    const vdsm_config& c = x.chunk;
+    const writers_runs runs = domain_runs(q);
     std::printf("# provpol recommend: %s per VM, %s at once on %s x %s sharing one SPM, latency %s (%s)\n",
                 q.rate_text.c_str(), count_text(q.writers, "writer").c_str(), count_text(d.hosts, "host").c_str(),
                 count_text(d.drives_per_host, "drive").c_str(), q.latency_name.c_str(), describe(q.latency).c_str());
-    std::printf("# per VM: %s in %s written (%s: %s)\n", per_vm_text(*q.vm).c_str(), human_size(q.w.write_size).c_str(),
-                count_text(q.runs, "domain run").c_str(), count_text(q.runs * q.writers, "writing VM").c_str());
+    std::printf("# per VM: %s in %s written, at every writer count from 1 to %u (%s)\n", per_vm_text(*q.vm).c_str(),
+                human_size(q.w.write_size).c_str(), q.writers,
+                runs.fixed != 0 ? (count_text(runs.fixed, "domain run") + " a count").c_str()
+                                : ("ceil(" + std::to_string(runs.vms) + " / writers) domain runs a count").c_str());
     std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
                 static_cast<unsigned long long>(c.chunk_mb()), c.percent());
     std::printf(
-        "# the smallest chunk in 128MiB steps that meets the target on these domain runs (seed %llu; every smaller "
-        "chunk misses); %s\n",
-        static_cast<unsigned long long>(q.seed),
-        spread_text(q.seed, std::to_string(x.chunk.low_mb), std::to_string(x.chunk.high_mb), " MiB").c_str());
+        "# the smallest chunk in 128MiB steps under which every count from 1 to %u meets the target at each of %s\n"
+        "#   (every smaller chunk misses at one count and seed); with it, provpol capacity answers at least %u\n",
+        q.writers, seeds_text(q.seed).c_str(), q.writers);
     std::printf(
-        "# simulated: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 %.3g s; SPM %.2f busy; a new "
-        "disk takes %s\n",
-        q.vm->vm_quantile, x.check.pauses_at_quantile, x.check.pauses_p99, x.check.latency_p99.count(),
-        x.check.spm_utilization, format_size(align_up(c.chunk(), c.extent())).c_str());
+        "# simulated at %u writers, seed %llu: pauses per writing VM at the %g quantile %u, 99%% %g; latency p99 "
+        "%.3g s;\n#   SPM %.2f busy; a new disk takes %s\n",
+        q.writers, static_cast<unsigned long long>(q.seed), q.vm->vm_quantile, x.check.pauses_at_quantile,
+        x.check.pauses_p99, x.check.latency_p99.count(), x.check.spm_utilization,
+        format_size(align_up(c.chunk(), c.extent())).c_str());
     const std::uint64_t alone = x.one_vm.config.chunk_mb();
     std::printf(
-        "# one VM alone needs volume_utilization_chunk_mb = %llu (recommend without --hosts: %llu simulated VMs, "
-        "seed %llu; %s)%s\n",
+        "# one VM alone needs volume_utilization_chunk_mb = %llu (recommend without --hosts: %llu simulated VMs,\n"
+        "#   seed %llu; %s)%s\n",
         static_cast<unsigned long long>(alone), static_cast<unsigned long long>(default_vms),
         static_cast<unsigned long long>(q.seed),
         spread_text(q.seed, std::to_string(x.one_vm.low_mb), std::to_string(x.one_vm.high_mb), " MiB").c_str(),
@@ -489,7 +547,7 @@ void print_domain_text(const request& q, const domain_answer& x) {
 
 table domain_table(const request& q, const domain_answer& x) {
     const domain_config& d = *q.domain;
-    const vdsm_config& c = x.chunk.config;
+    const vdsm_config& c = x.chunk;
     table t({"rate_mib_s",
              "volume_utilization_chunk_mb",
              "volume_utilization_percent",
@@ -508,16 +566,16 @@ table domain_table(const request& q, const domain_answer& x) {
              "scope",
              "target_met",
              "seeds",
-             "chunk_mb_min_over_seeds",
-             "chunk_mb_max_over_seeds",
+             "vms_per_count",
              "one_vm_runs"});
+    const writers_runs runs = domain_runs(q);
     t.add_row({cell::of_rate_mib(q.r),
                cell::of(c.chunk_mb()),
                cell::of(c.percent()),
                cell::of(d.hosts),
                cell::of(d.drives_per_host),
                cell::of(q.writers),
-               cell::of(q.runs),
+               cell::of(runs.at(q.writers)),
                cell::of(q.vm->max_pauses_per_run),
                cell::of_real(q.vm->vm_quantile, 6),
                cell::of(x.check.pauses_at_quantile),
@@ -529,8 +587,7 @@ table domain_table(const request& q, const domain_answer& x) {
                cell::of_text("domain"),
                cell::of(x.check.met ? 1u : 0u),
                cell::of(spread_seeds),
-               cell::of(x.chunk.low_mb),
-               cell::of(x.chunk.high_mb),
+               runs.fixed == 0 ? cell::of(runs.vms) : cell(),
                cell::of(default_vms)});
     return t;
 }
@@ -557,23 +614,77 @@ std::string error_message_of(const provpol::error& e, const char* option) {
     }
 }
 
-/// The per-extend answer (recommend_vdsm) and its simulated check, or why no configuration serves it per extend
-/// (then only a per-VM answer is given).
+/// The rate in prose: as typed, or "the top of 300-500MiB/s" for a range (its highest rate, the worst per extend).
+std::string rate_words(const request& q) { return q.rates.size() > 1 ? "the top of " + q.rate_text : q.rate_text; }
+
+/// VDSM's extent: the chunks searched are whole extents (every new disk's LV is rounded up to one anyway).
+constexpr bytes vdsm_extent(std::uint64_t{128} << 20);
+
+/// The percents a one-VM answer is searched over: --percent alone, or 0, 10, ..., 90.
+std::vector<std::uint32_t> percent_grid(const request& q) {
+    if (q.percent_given) return {static_cast<std::uint32_t>(q.percent)};
+    std::vector<std::uint32_t> g;
+    for (std::uint32_t p = 0; p < 100; p += 10) g.push_back(p);
+    return g;
+}
+
+vdsm_config config_at(std::uint64_t extents, std::uint32_t percent) {
+    return vdsm_config::make_bytes(bytes(extents * vdsm_extent.count()), percent, vdsm_extent).value();
+}
+
+/// What a setting costs: the disk written at all (vdsm_disk_cost's written_disk), in bytes.
+std::uint64_t disk_cost(std::uint64_t extents, std::uint32_t percent) {
+    const vdsm_config c = config_at(extents, percent);
+    return vdsm_disk_cost_of(c).written_disk(c).count();
+}
+
+/// One percent of the grid: its smallest chunk with the margin (0: none), and its check on the simulated VMs.
+struct grid_row {
+    std::uint32_t percent = 0;
+    std::uint64_t extents = 0;
+    simulation_summary check{};
+    double share_within = 0.0;  ///< per-VM: the share of VMs within the target, at --seed
+};
+
+/// The per-extend answer: the cheapest setting whose every chunk from C to C + --chunk-margin at every percent of
+/// the grid from p - --percent-margin to p gives the free-space limit the latency's 1 - P quantile needs at the
+/// highest rate (recommend_vdsm's model: the smallest chunk at a percent meets, and every larger one does), its
+/// figures and simulated check, or why no configuration serves it per extend (then only a per-VM answer is given).
 struct per_extend_answer {
     std::optional<vdsm_recommendation> rec;
     std::string refused;  ///< why there is no per-extend answer
     simulation_summary check{};
     bool met = false;
+    std::vector<grid_row> rows;
 };
+
+// The smallest setting at the grid's percents for the per-extend model: the required limit at the highest rate.
+result<vdsm_setting_answer> per_extend_search(const request& q, bytes required) {
+    const std::uint64_t most = (vdsm_config::max_chunk_mb << 20) / vdsm_extent.count();
+    return search_vdsm_setting(
+        percent_grid(q), most, q.margin,
+        [&](std::uint64_t e, std::uint32_t p) { return config_at(e, p).limit(false) >= required; }, disk_cost, false);
+}
 
 per_extend_answer answer_per_extend(const request& q) {
     per_extend_answer out;
     const bytes write = q.w.write_size;
-    const auto rec = recommend_vdsm(q.r, q.latency, q.p, q.percent);
-    if (!rec) out.refused = error_message_of(rec.error(), "--rate");
+    auto rec = recommend_vdsm(q.r, q.latency, q.p, q.percent_given ? q.percent : 20);
+    if (!rec) {
+        out.refused = error_message_of(rec.error(), "--rate");
+    } else if (const auto s = per_extend_search(q, rec->required_limit); s && s->found) {
+        const vdsm_config c = config_at(s->extents, s->percent);
+        *rec = vdsm_recommendation{c,
+                                   c.limit(false),
+                                   rec->required_limit,
+                                   align_up(c.chunk(), c.extent()),
+                                   pause_probability(c.limit(false), q.r, q.latency),
+                                   max_write_rate(c.limit(false), q.latency, q.p)};
+        for (const auto& [p, e] : s->per_percent) out.rows.push_back({p, e, {}, 0.0});
+    }
     // A limit beyond the write: every disk would be allocated in full before it is written, and the check would
     // simulate a write that never reaches an extend. Say so instead of printing the chunk.
-    else if (rec->required_limit >= write)
+    if (rec && out.refused.empty() && rec->required_limit >= write)
         out.refused = "--rate " + q.rate_text + ": the guest writes " + human_size(rec->required_limit) +
                       " during the latency's " + decimal_text(1.0 - q.p, 6) + " quantile, more than --write " +
                       std::string(format_size(write).view()) + ": no extend keeps up, and a chunk that large (" +
@@ -581,57 +692,206 @@ per_extend_answer answer_per_extend(const request& q) {
                       ") preallocates every disk; thin provisioning cannot serve this rate";
     // A new disk that already holds the write: the check would simulate no extend and pass whatever the
     // configuration (a vacuous "met").
-    else if (q.runs > 0 && rec->new_disk_size >= write)
-        out.refused = "--percent " + std::to_string(q.percent) + ": a new disk takes " +
+    else if (rec && out.refused.empty() && q.runs > 0 && rec->new_disk_size >= write)
+        out.refused = "--percent " + std::to_string(rec->config.percent()) + ": a new disk takes " +
                       human_size(rec->new_disk_size) + ", at least --write " + std::string(format_size(write).view()) +
                       ": the check would simulate no extend; raise --write, lower --percent, or pass --runs 0";
     if (!out.refused.empty()) {
         if (!q.vm) throw usage_error(out.refused);  // the per-extend answer is the only one asked for
+        out.rows.clear();
         return out;
     }
     out.rec = *rec;
-    check_work(
-        "recommend",
-        static_cast<double>(q.runs) * events_per_run(write, q.r, rec->config.chunk(), q.latency.detection_period()),
-        q.max_events, std::to_string(q.runs) + " runs of " + std::string(format_size(write).view()));
-    if (q.runs > 0)
-        out.check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(rec->config)), q.latency, q.w,
-                             static_cast<std::uint32_t>(q.runs), q.seed);
+    check_work("recommend",
+               static_cast<double>(q.runs * out.rows.size()) *
+                   events_per_run(write, q.r, vdsm_extent, q.latency.detection_period()),
+               q.max_events,
+               std::to_string(q.runs) + " runs of " + std::string(format_size(write).view()) + " x " +
+                   std::to_string(out.rows.size()) + " percents");
+    for (grid_row& row : out.rows)
+        if (q.runs > 0 && row.extents != 0)
+            row.check = simulate(static_agent<vdsm_policy>(make_vdsm_policy(config_at(row.extents, row.percent))),
+                                 q.latency, q.w, static_cast<std::uint32_t>(q.runs), q.seed);
+    for (const grid_row& row : out.rows)
+        if (row.percent == rec->config.percent()) out.check = row.check;
     out.met = rec->pause_probability <= q.p;
     return out;
 }
 
-/// recommend --max-pauses-per-run without --hosts: the per-VM answer, its check on the same runs, its spread.
+/// recommend --max-pauses-per-run without --hosts: the cheapest setting whose every chunk from C to C +
+/// --chunk-margin at every percent of the grid from p - --percent-margin to p meets the per-VM target on --runs
+/// simulated VMs at each of --seed and the next 3 seeds and every rate of --rate (search_vdsm_setting with
+/// meets_per_vm), each percent's own smallest setting, and the answer's check at --seed.
 struct per_vm_answer {
-    chunk_spread chunk;
+    vdsm_config config = config_at(1, 20);
+    bool found = false;
     per_vm_check check{};
+    std::vector<grid_row> rows;
+    std::vector<std::string> sensitivity;  ///< how the answer holds as the rate and the write grow
 };
 
-per_vm_answer answer_one_vm(const request& q) {
-    const chunk_spread chunk = answer_per_vm(q, static_cast<std::uint32_t>(q.runs));
-    return {chunk, check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(chunk.config)), q.latency, q.w, *q.vm,
-                                static_cast<std::uint32_t>(q.runs), q.seed)};
+/// How the per-VM answer holds as each input grows alone by 5, 10, 20 and 50% (the rates of --rate; the data each VM
+/// writes), at the same seeds and runs: a line per input, and the one it is most sensitive to.
+std::vector<std::string> per_vm_sensitivity(const request& q, const vdsm_config& c) {
+    const static_agent<vdsm_policy> agent(make_vdsm_policy(c));
+    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const auto holds = [&](double rate_by, double write_by) {
+        std::vector<char> met(q.rates.size() * spread_seeds, 0);
+        parallel_for(
+            met.size(), q.jobs,
+            [&](std::size_t i) {
+                const rate x(static_cast<std::uint64_t>(
+                    static_cast<double>(q.rates[i / spread_seeds].bytes_per_second()) * rate_by));
+                const bytes write(
+                    static_cast<std::uint64_t>(static_cast<double>(q.at(x).write_size.count()) * write_by));
+                const workload w = workload::make(write, x, saturating_mul(write, 2)).value();
+                met[i] = meets_per_vm(agent, q.latency, w, *q.vm, runs, nth_seed(q.seed, i % spread_seeds)) ? 1 : 0;
+            },
+            [](std::size_t) {});
+        return std::all_of(met.begin(), met.end(), [](char m) { return m != 0; });
+    };
+    std::vector<std::string> lines;
+    int first = 100;
+    std::string most;
+    for (const bool is_rate : {true, false}) {
+        const char* name = is_rate ? "the rate" : "the data each VM writes";
+        std::string line = std::string(name) + ": holds at 50% more";
+        for (const int step : {5, 10, 20, 50}) {
+            const double by = 1.0 + step / 100.0;
+            if (holds(is_rate ? by : 1.0, is_rate ? 1.0 : by)) continue;
+            line = std::string(name) + ": misses at " + std::to_string(step) + "% more";
+            if (step < first) first = step, most = name;
+            break;
+        }
+        lines.push_back(line);
+    }
+    lines.push_back(most.empty() ? std::string("each can grow 50% alone and the answer still meets")
+                                 : "most sensitive to " + most + " (" + std::to_string(first) + "%)");
+    return lines;
 }
 
-void print_per_vm_text(const request& q, const per_vm_answer& v) {
-    const vdsm_config& c = v.chunk.config;
+per_vm_answer answer_one_vm(const request& q) {
+    const auto runs = static_cast<std::uint32_t>(q.runs);
+    const seconds tick = q.latency.detection_period();
+    const std::string what = std::to_string(spread_seeds) + " seeds x " + std::to_string(q.rates.size()) + " rates x " +
+                             std::to_string(runs) + " runs of " + std::string(format_size(q.w.write_size).view()) +
+                             " per candidate setting, chunks from 128MiB up";
+    const auto events = [&](std::uint64_t e) {
+        return static_cast<double>(spread_seeds * runs * q.rates.size()) *
+               events_per_run(q.w.write_size, q.rates.back(), bytes(e * vdsm_extent.count()), tick);
+    };
+    // The first candidate, one extent, is the dearest (the most extends): refused at once when it alone passes.
+    check_work("recommend", events(1), q.max_events, what);
+    work_budget budget("recommend", q.max_events, what);
+    const auto meets = [&](std::uint64_t e, std::uint32_t p) -> result<bool> {
+        if (auto go = budget.spend(events(e)); !go) return unexpected(go.error());
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(config_at(e, p)));
+        std::vector<char> met(q.rates.size() * spread_seeds, 0);
+        parallel_for(
+            met.size(), q.jobs,
+            [&](std::size_t i) {
+                met[i] = meets_per_vm(agent, q.latency, q.at(q.rates[i / spread_seeds]), *q.vm, runs,
+                                      nth_seed(q.seed, i % spread_seeds))
+                             ? 1
+                             : 0;
+            },
+            [](std::size_t) {});
+        return std::all_of(met.begin(), met.end(), [](char m) { return m != 0; });
+    };
+    const auto s = search_vdsm_setting(percent_grid(q), vdsm_chunk_bound(q.w.write_size, vdsm_extent), q.margin, meets,
+                                       disk_cost, false);
+    budget.check();
+    if (!s) fail(s.error(), "--max-pauses-per-run");
+    per_vm_answer out;
+    for (const auto& [p, e] : s->per_percent) {
+        grid_row row{p, e, {}, 0.0};
+        if (e != 0) {
+            const per_vm_check k = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(config_at(e, p))), q.latency,
+                                                q.w, *q.vm, runs, q.seed);
+            row.check = k.summary;
+            row.share_within = k.share_within;
+        }
+        out.rows.push_back(row);
+    }
+    if (!s->found)
+        throw usage_error(
+            "--max-pauses-per-run: no VDSM chunk up to the write's size meets the per-VM target at "
+            "every percent of its margin (pauses per run)");
+    out.found = true;
+    out.config = config_at(s->extents, s->percent);
+    out.check =
+        check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(out.config)), q.latency, q.w, *q.vm, runs, q.seed);
+    out.sensitivity = per_vm_sensitivity(q, out.config);
+    return out;
+}
+
+/// The grid's rows as a commented table: each percent's smallest setting, what a disk costs under it, and its
+/// pauses (per VM: at the target's quantile and the share within it; per extend: the model's and the simulated).
+std::string grid_text(const request& q, const std::vector<grid_row>& rows, bool vm) {
+    table t({"percent", "chunk_mb", "extend_after_mb", "written_disk_mb", "extends", "pauses_p99",
+             vm ? "within_target" : "pause_probability"});
+    const auto mib = [](bytes b) { return cell::of_real(static_cast<double>(b.count()) / 1048576.0, 6); };
+    for (const grid_row& r : rows) {
+        if (r.extents == 0) {
+            t.add_row({cell::of(r.percent), cell::of_text("none")});
+            continue;
+        }
+        const vdsm_config c = config_at(r.extents, r.percent);
+        const vdsm_disk_cost k = vdsm_disk_cost_of(c);
+        t.add_row({cell::of(r.percent), cell::of(c.chunk_mb()), mib(k.before_first_extend), mib(k.written_disk(c)),
+                   cell::of_real(r.check.extends, 4), cell::of_real(r.check.pauses_p99, 4),
+                   vm ? cell::of_real(r.share_within, 4)
+                      : cell::of_real(pause_probability(c.limit(false), q.r, q.latency), 4)});
+    }
+    std::string out, text = t.str(format::text);
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = text.find('\n', at);
+        out += "#   " + text.substr(at, end - at) + "\n";
+        at = end + 1;
+    }
+    return out;
+}
+
+// The answer's contract in words: the cheapest setting of the grid with its margin.
+std::string contract_text(const request& q, const vdsm_config& c) {
+    const std::uint64_t top = c.chunk_mb() + (q.margin.extents * vdsm_extent.count() >> 20);
+    const std::uint32_t low = c.percent() >= q.margin.percent ? c.percent() - q.margin.percent : 0;
+    std::string grid =
+        q.percent_given ? "--percent " + std::to_string(q.percent) : std::string("percents 0, 10, ..., 90");
+    return "# every chunk from " + std::to_string(c.chunk_mb()) + " to " + std::to_string(top) + " MiB" +
+           (q.percent_given || low == c.percent()
+                ? std::string()
+                : " at every percent from " + std::to_string(low) + " to " + std::to_string(c.percent())) +
+           " meets it; of " + grid +
+           " (chunks in 128MiB steps), the cheapest disk once written (a new disk's LV, and "
+           "a chunk more at percent 0, whose first write extends it), ties to the larger percent\n";
+}
+
+void print_per_vm_text(text_out& o, const request& q, const per_vm_answer& v) {
+    const vdsm_config& c = v.config;
     const simulation_summary& s = v.check.summary;
-    std::printf("# per VM: %s in %s written (%llu simulated VMs)\n", per_vm_text(*q.vm).c_str(),
-                human_size(q.w.write_size).c_str(), static_cast<unsigned long long>(q.runs));
-    std::printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
-                static_cast<unsigned long long>(c.chunk_mb()), c.percent());
-    std::printf(
-        "# the smallest chunk in 128MiB steps that meets the target on these VMs (seed %llu; every smaller chunk "
-        "misses); %s\n",
-        static_cast<unsigned long long>(q.seed),
-        spread_text(q.seed, std::to_string(v.chunk.low_mb), std::to_string(v.chunk.high_mb), " MiB").c_str());
-    std::printf(
-        "# simulated: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% %g, at most %g; a "
-        "new disk takes %s\n",
-        v.check.share_within, s.pauses_p50, s.pauses_p90, s.pauses_p99, s.max_pauses,
-        format_size(align_up(c.chunk(), c.extent())).c_str());
+    o.printf(
+        "# per VM: %s in %s written (%llu simulated VMs at each of %s%s)\n", per_vm_text(*q.vm).c_str(),
+        human_size(q.w.write_size).c_str(), static_cast<unsigned long long>(q.runs), seeds_text(q.seed).c_str(),
+        q.rates.size() > 1 ? (", at " + std::to_string(q.rates.size()) + " rates across " + q.rate_text).c_str() : "");
+    o.printf("[irs]\nvolume_utilization_chunk_mb = %llu\nvolume_utilization_percent = %u\n",
+             static_cast<unsigned long long>(c.chunk_mb()), c.percent());
+    o.puts(contract_text(q, c));
+    o.printf(
+        "# simulated at seed %llu: %.4g of the VMs within the target; pauses per run: median %g, 90%% %g, 99%% %g, "
+        "at most %g; a new disk takes %s\n",
+        static_cast<unsigned long long>(q.seed), v.check.share_within, s.pauses_p50, s.pauses_p90, s.pauses_p99,
+        s.max_pauses, format_size(align_up(c.chunk(), c.extent())).c_str());
+    if (!q.percent_given)
+        o.puts(
+            "# each percent's own smallest setting: MiB written before its first extend, MiB a disk holds once "
+            "written, and its pauses (seed " +
+            std::to_string(q.seed) + "):\n" + grid_text(q, v.rows, true));
+    for (std::size_t i = 0; i < v.sensitivity.size(); ++i)
+        o.puts((i == 0 ? "# each input grown alone (5, 10, 20, 50%), at the same seeds and runs:\n#   " : "#   ") +
+               v.sensitivity[i] + "\n");
     if (align_up(c.chunk(), c.extent()) >= q.w.write_size)
-        std::printf(
+        o.puts(
             "# a new disk of this chunk holds all of --write: nothing is extended, and thin provisioning saves no "
             "space at this rate\n");
 }
@@ -640,52 +900,60 @@ constexpr const char* one_vm_scope =
     "# for one VM alone: no other writer's extends at the SPM (--hosts H --drives-per-host D --writers N "
     "--max-pauses-per-run N answers for a storage domain)\n";
 
-void print_per_extend_text(const request& q, const per_extend_answer& e) {
+void print_per_extend_text(text_out& o, const request& q, const per_extend_answer& e) {
     const bool vm = q.vm.has_value();
     if (vm && !e.rec) {
-        std::printf("# next to it, the per-extend target (at most %g of extends pausing): none: %s\n", q.p,
-                    e.refused.c_str());
-        std::fputs(one_vm_scope, stdout);
+        o.printf("# next to it, the per-extend target (at most %g of extends pausing): none: %s\n", q.p,
+                 e.refused.c_str());
+        o.puts(one_vm_scope);
         return;
     }
-    if (vm) std::printf("# next to it, the per-extend target (at most %g of extends pausing):\n", q.p);
+    if (vm) o.printf("# next to it, the per-extend target (at most %g of extends pausing):\n", q.p);
     const vdsm_recommendation& rec = *e.rec;
     const char* hash = vm ? "# " : "";
-    std::printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n", hash, hash,
-                static_cast<unsigned long long>(rec.config.chunk_mb()), hash, rec.config.percent());
-    std::printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
-                human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), q.rate_text.c_str(), 1.0 - q.p,
-                q.latency.quantile(1.0 - q.p).count());
-    std::printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
-                format_size(rec.new_disk_size).c_str());
-    std::fputs(one_vm_scope, stdout);
+    o.printf("%s[irs]\n%svolume_utilization_chunk_mb = %llu\n%svolume_utilization_percent = %u\n", hash, hash,
+             static_cast<unsigned long long>(rec.config.chunk_mb()), hash, rec.config.percent());
+    o.printf("# free-space limit %s (needs %s: what %s writes during the latency's %g quantile, %.3g s)\n",
+             human_size(rec.limit).c_str(), human_size(rec.required_limit).c_str(), rate_words(q).c_str(), 1.0 - q.p,
+             q.latency.quantile(1.0 - q.p).count());
+    if (!vm) o.puts(contract_text(q, rec.config));
+    o.printf("# cost: every new empty disk takes %s (vdsm-legacy: 1GiB, vdsm-2022: 2.5GiB)\n",
+             format_size(rec.new_disk_size).c_str());
+    o.puts(one_vm_scope);
     if (q.latency.max() > seconds(0))
-        std::printf(
-            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s\n",
-            rec.pause_probability, rec.max_rate.mib_per_second());
+        o.printf(
+            "# model: %.4g of extends pause at this rate; this configuration meets the target up to %.1f MiB/s"
+            " (%+.0f%%: the input it is most sensitive to)\n",
+            rec.pause_probability, rec.max_rate.mib_per_second(),
+            (rec.max_rate.mib_per_second() / q.r.mib_per_second() - 1.0) * 100.0);
     else  // no time to write in: the rate bound is the saturated 2^64 B/s, not a limit
-        std::printf(
+        o.printf(
             "# model: %.4g of extends pause at this rate; with a latency of 0 this configuration meets the target at "
             "any rate\n",
             rec.pause_probability);
     const simulation_summary& c = e.check;
     if (q.runs > 0)
-        std::printf(
+        o.printf(
             "# simulated: %s written at %s, %llu runs: %.2f extends and %.3g pauses per run, %.4g of extends "
             "paused;\n# per VM: median %g, 90%% %g, 99%% %g pauses per run\n",
-            human_size(q.w.write_size).c_str(), q.rate_text.c_str(), static_cast<unsigned long long>(q.runs), c.extends,
-            c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
+            human_size(q.w.write_size).c_str(), rate_words(q).c_str(), static_cast<unsigned long long>(q.runs),
+            c.extends, c.pauses, c.pause_probability, c.pauses_p50, c.pauses_p90, c.pauses_p99);
+    if (!vm && !q.percent_given && q.runs > 0)
+        o.puts(
+            "# each percent's own smallest setting: MiB written before its first extend, MiB a disk holds once "
+            "written, and its pauses (simulated, seed " +
+            std::to_string(q.seed) + "):\n" + grid_text(q, e.rows, false));
 }
 
-void print_one_vm_text(const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v, bool met) {
-    std::printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", q.rate_text.c_str(), q.p,
-                q.latency_name.c_str(), describe(q.latency).c_str());
-    if (v) print_per_vm_text(q, *v);
-    print_per_extend_text(q, e);
+void print_one_vm_text(text_out& o, const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v,
+                       bool met) {
+    o.printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", q.rate_text.c_str(), q.p,
+             q.latency_name.c_str(), describe(q.latency).c_str());
+    if (v) print_per_vm_text(o, q, *v);
+    print_per_extend_text(o, q, e);
     if (!met)
-        std::printf(
-            "# the target is NOT met (exit status 3)%s\n",
-            v && !v->check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
+        o.printf("# the target is NOT met (exit status 3)%s\n",
+                 v && !v->check.met ? ": the per-VM configuration above is the best found, not one that meets it" : "");
 }
 
 table one_vm_table(const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v) {
@@ -712,11 +980,19 @@ table one_vm_table(const request& q, const per_extend_answer& e, const std::opti
              "share_within_target",
              "target_met",
              "seeds",
-             "chunk_mb_min_over_seeds",
-             "chunk_mb_max_over_seeds"});
+             "written_disk",
+             "first_extend_after",
+             "chunk_margin_mb",
+             "percent_margin",
+             "percents_searched",
+             "rate_low_mib_s"});
+    const std::vector<std::uint32_t> grid = percent_grid(q);
+    const std::string percents = grid.size() == 1 ? std::to_string(grid.front())
+                                                  : std::to_string(grid.front()) + "-" + std::to_string(grid.back());
     const auto add = [&](const vdsm_config& c, cell required, const simulation_summary& s, const char* target, bool met,
                          const per_vm_answer* vm) {
         const bytes limit = c.limit(false);
+        const vdsm_disk_cost k = vdsm_disk_cost_of(c);
         t.add_row({cell::of_rate_mib(q.r),
                    cell::of_real(q.p, 6),
                    cell::of(c.chunk_mb()),
@@ -740,11 +1016,15 @@ table one_vm_table(const request& q, const per_extend_answer& e, const std::opti
                    vm ? cell::of_real(vm->check.share_within, 6) : cell(),
                    cell::of(met ? 1u : 0u),
                    vm ? cell::of(spread_seeds) : cell(),
-                   vm ? cell::of(vm->chunk.low_mb) : cell(),
-                   vm ? cell::of(vm->chunk.high_mb) : cell()});
+                   cell::of_size(k.written_disk(c)),
+                   cell::of_size(k.before_first_extend),
+                   cell::of(q.margin.extents * (vdsm_extent.count() >> 20)),
+                   cell::of(q.margin.percent),
+                   cell::of_text(percents),
+                   cell::of_rate_mib(q.rates.front())});
     };
     if (e.rec) add(e.rec->config, cell::of_size(e.rec->required_limit), e.check, "per-extend", e.met, nullptr);
-    if (v) add(v->chunk.config, cell(), v->check.summary, "per-vm", v->check.met, &*v);
+    if (v) add(v->config, cell(), v->check.summary, "per-vm", v->check.met, &*v);
     return t;
 }
 
@@ -755,9 +1035,11 @@ int recommend_one_vm(const request& q) {
     if (q.vm) v = answer_one_vm(q);
     // A target not met is its own exit status (3), in every format.
     const bool met = (!e.rec || e.met) && (!v || v->check.met);
-    if (q.f == format::text)
-        print_one_vm_text(q, e, v, met);
-    else
+    if (q.f == format::text) {
+        text_out o;
+        print_one_vm_text(o, q, e, v, met);
+        o.flush();
+    } else
         std::fputs(one_vm_table(q, e, v).str(q.f).c_str(), stdout);
     return met ? 0 : exit_target_not_met;
 }
@@ -777,7 +1059,8 @@ int run_recommend(int argc, char** argv) {
     const args a(
         "recommend",
         "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency LIST] [--percent N] [--write SIZE | --duration TIME]\n"
+        "                         [--latency LIST] [--percent N] [--chunk-margin SIZE] [--percent-margin N]\n"
+        "                         [--write SIZE | --duration TIME]\n"
         "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
         "                         [--format text|csv|json]\n"
@@ -785,10 +1068,19 @@ int run_recommend(int argc, char** argv) {
         "provpol recommend --preset lvm-thin-autoextend --help)\n"
         "       provpol recommend --preset stratis-data --pool-size SIZE --rate RATE ...   (a Stratis pool's backstore "
         "headroom: provpol recommend --preset stratis-data --help)\n\n"
-        "The per-VM answer (--max-pauses-per-run N): the smallest chunk, in 128MiB steps from 128MiB up to --write,\n"
-        "under which --vm-quantile of the simulated VMs (with --hosts: the writers of every domain run) pause at most\n"
-        "N times; every smaller chunk was simulated on the same runs and misses. It is printed with the runs it rests\n"
-        "on and the answers of --seed and the next 3 seeds: how far it moves with the draws.",
+        "The answer for one VM: VDSM's chunk and percent together. At each percent of 0, 10, ..., 90 (or --percent\n"
+        "alone) the smallest chunk C, in 128MiB steps, such that every chunk from C to C + --chunk-margin at every\n"
+        "percent from that one down to --percent-margin below it meets the target; of those, the cheapest disk once\n"
+        "written (VDSM's new-disk LV, the chunk; a chunk more at percent 0, whose first write extends it), ties to\n"
+        "the larger percent. Each percent's own setting, its cost and its pauses are printed beside it.\n"
+        "The per-extend target (--max-pause-probability, the default) is the latency model's: the free-space limit\n"
+        "covers what the guest writes during the latency's 1 - P quantile at the highest rate of --rate.\n"
+        "The per-VM target (--max-pauses-per-run N): --vm-quantile of --runs simulated VMs pause at most N times,\n"
+        "at each of --seed and the next 3 seeds and every rate of a --rate range; every chunk below the answer's\n"
+        "has a setting in its margin that was simulated and missed.\n"
+        "With --hosts, the smallest chunk at --percent under which every writer count\n"
+        "from 1 to --writers meets the per-VM target at those seeds, each count on ceil(200 / writers) domain runs.\n"
+        "--rate takes a range (400-600MiB/s, 500MiB/s+-20%) for one VM: the answer holds across it.",
         {{"--rate", "LIST",
           "the guest's write rate to plan for, e.g. 400MiB/s; a comma-separated list answers for each, as one "
           "table",
@@ -815,7 +1107,15 @@ int run_recommend(int argc, char** argv) {
          {"--duration", "TIME", duration_help},
          {"--latency", "LIST",
           latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
-         {"--percent", "N", "volume_utilization_percent to keep, 0-99 (default 20, VDSM's)"},
+         {"--percent", "N",
+          "volume_utilization_percent, 0-99: fixes it (with --hosts, default 20, VDSM's); without it one VM's answer "
+          "is searched over percents 0, 10, ..., 90"},
+         {"--chunk-margin", "SIZE",
+          "chunks above the answer's that must meet too, whole 128MiB extents (default 256MiB: rounded up to the "
+          "next 256MiB, it still meets)"},
+         {"--percent-margin", "N",
+          "percents of the grid below the answer's that must meet too, 0-99 (default 10: a lower percent extends "
+          "earlier)"},
          {"--hosts", "H",
           "with --max-pauses-per-run: answer for --writers VMs writing at once on a storage domain of H hosts "
           "sharing one SPM (without it the answer is for one VM alone)"},

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
@@ -124,9 +125,15 @@ inline bytes lvm_percent_fill(bytes whole, bytes block, std::int32_t units) {
 
 /// An LVM option that is a size or a percent of `whole` as lvs shows Data% and Meta% ("70%", read by
 /// lvm_percent_fill in blocks of `block`). A bare number is refused: up to 100 with "did you mean 70%?" (an admin
-/// copying Data% types 70), above it with the unit hint of lvm_size_option; 0 is 0.
+/// copying Data% types 70), above it with the unit hint of lvm_size_option; 0 is 0. With `worst` (plan and
+/// recommend, which answer for a pool as lvs showed it), a percent is taken at the worst its rounding allows
+/// (lvs_percent_worst) and worst->note says so; without it (extend, lvm2's decision for the value given), as typed.
+struct lvm_used_worst {
+    const char* what;  ///< "Data%" or "Meta%", for the note
+    std::string note;  ///< lvs_percent_note's words, when the percent was widened
+};
 inline std::optional<bytes> lvm_used_option(const args& a, const char* name, std::optional<bytes> whole,
-                                            const char* whole_name, bytes block) {
+                                            const char* whole_name, bytes block, lvm_used_worst* worst = nullptr) {
     const auto v = a.value(name);
     if (!v) return std::nullopt;
     if (detail_lvm::bare_number(*v) && v->find_first_not_of("0.") != std::string::npos) {
@@ -138,9 +145,14 @@ inline std::optional<bytes> lvm_used_option(const args& a, const char* name, std
         detail_lvm::bare_size_error(name, *v);
     }
     if (v->empty() || v->back() != '%' || !whole) return a.lvm_size_or_percent(name, whole, whole_name);
-    const auto pct = parse_decimal(v->substr(0, v->size() - 1), name, 0.0, 100.0);
+    const std::string typed = v->substr(0, v->size() - 1);
+    const auto pct = parse_decimal(typed, name, 0.0, 100.0);
     if (!pct) fail(pct.error().with_text(text_view(v->data(), v->size())), name);
-    return lvm_percent_fill(*whole, block, static_cast<std::int32_t>(std::llround(*pct * lvm_percent_1)));
+    if (worst == nullptr)
+        return lvm_percent_fill(*whole, block, static_cast<std::int32_t>(std::llround(*pct * lvm_percent_1)));
+    const lvs_percent_read r = lvs_percent_worst(typed, *pct);
+    worst->note = lvs_percent_note(worst->what, typed, r);
+    return lvm_percent_fill(*whole, block, r.units);
 }
 
 /// Whether one of `option`'s values is "-" (stdin), which only one option may read.
@@ -258,29 +270,32 @@ struct lvs_usage_options {
     const char* metadata;
 };
 
-/// --lvs FILE|- (and --lvs-pool VG/POOL): the thin pool as `lvs --reportformat json` reports it (read_lvs_report),
-/// or nothing. It replaces the options in `replaced`: giving one of them too is an error. Its usage (Data%, Meta%)
-/// replaces `usage`'s options too, unless the pool is inactive: then `usage.data` is required (the usage the pool
-/// will have when it is activated), `usage.metadata` optional, and stderr says whose usage is planned.
-inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced,
-                                          lvs_usage_options usage) {
+/// --lvs's checks: --lvs-pool only with --lvs, none of `replaced` with it (the report gives them), stdin read once.
+/// Whether --lvs is given.
+inline bool lvs_option_checks(const args& a, std::initializer_list<const char*> replaced) {
     const auto path = a.value("--lvs");
     if (!path) {
         if (a.has("--lvs-pool")) throw usage_error("--lvs-pool names a pool of the --lvs report, which is not given");
-        return std::nullopt;
+        return false;
     }
     for (const char* o : replaced)
         if (a.has(o)) throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it");
     if (*path == "-" && lvm_reads_stdin(a, "--config"))
         throw usage_error("--lvs - and --config - both read stdin: give one of them a file");
-    const lvs_pool p = read_lvs_report(*path, "--lvs", a.value("--lvs-pool").value_or(""));
+    return true;
+}
+
+/// The usage of --lvs's pool `p`: an active pool's is the report's (giving `usage`'s options too is an error); an
+/// inactive pool needs `usage.data` (the usage the pool will have when it is activated), `usage.metadata` optional,
+/// and stderr says whose usage is planned.
+inline void lvs_usage_checks(const args& a, const lvs_pool& p, lvs_usage_options usage) {
     const std::string name = args::printable(p.vg + "/" + p.name);
     if (p.active) {
         for (const char* o : {usage.data, usage.metadata})
             if (a.has(o))
                 throw usage_error(std::string("give --lvs or ") + o + ", not both: the report gives it (" + name +
                                   " is active)");
-        return p;
+        return;
     }
     const std::string what = "--lvs: " + name + " is " + p.inactive_words();
     if (!a.has(usage.data))
@@ -291,14 +306,29 @@ inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<c
          (a.has(usage.metadata) ? " and " + std::string(usage.metadata) + "'s"
                                 : std::string(", its metadata is not simulated (no ") + usage.metadata + ")") +
          ", the usage it will have once active");
+}
+
+/// --lvs FILE|- (and --lvs-pool VG/POOL): the thin pool as `lvs --reportformat json` reports it (read_lvs_report),
+/// or nothing. It replaces the options in `replaced`: giving one of them too is an error. Its usage (Data%, Meta%)
+/// replaces `usage`'s options too, unless the pool is inactive (lvs_usage_checks).
+inline std::optional<lvs_pool> lvs_option(const args& a, std::initializer_list<const char*> replaced,
+                                          lvs_usage_options usage) {
+    if (!lvs_option_checks(a, replaced)) return std::nullopt;
+    const lvs_pool p = read_lvs_report(*a.value("--lvs"), "--lvs", a.value("--lvs-pool").value_or(""));
+    lvs_usage_checks(a, p, usage);
     return p;
 }
 
-/// A percent as lvs prints Data% or Meta% ("59.52") of `whole`, read in blocks of `block` by lvm_percent_fill.
-inline bytes lvs_fill(const std::string& percent, bytes whole, bytes block) {
+/// A percent as lvs prints Data% or Meta% ("59.52") of `whole`, read in blocks of `block` by lvm_percent_fill. With
+/// `worst`, at the worst its rounding allows (lvs_percent_worst), worst->note saying so.
+inline bytes lvs_fill(const std::string& percent, bytes whole, bytes block, lvm_used_worst* worst = nullptr) {
     const auto p = parse_decimal(percent, "--lvs", 0.0, 100.0);
     if (!p) fail(p.error(), "--lvs");
-    return lvm_percent_fill(whole, block, static_cast<std::int32_t>(std::llround(*p * lvm_percent_1)));
+    if (worst == nullptr)
+        return lvm_percent_fill(whole, block, static_cast<std::int32_t>(std::llround(*p * lvm_percent_1)));
+    const lvs_percent_read r = lvs_percent_worst(percent, *p);
+    worst->note = lvs_percent_note(worst->what, percent, r);
+    return lvm_percent_fill(whole, block, r.units);
 }
 
 /// docker-devicemapper's --threshold or --extend-percent (`option`): dm.thinp_autoextend_threshold or _percent

@@ -10,7 +10,8 @@
 // value as a string; "json_std" (lvm2 2.03.17 and later) writes numbers as numbers: both are read. Data% and Meta%
 // are lvs's own two-decimal percents; lvs prints them empty for an inactive pool (its usage is the kernel's status of
 // the active pool), which is reported as inactive (lvs_pool::active), not refused here. The JSON is read with
-// nlohmann-json (header-only: the CLI keeps no runtime dependency).
+// nlohmann-json (header-only: the CLI keeps no runtime dependency). A Data% or Meta% stands for every usage lvs
+// prints so (lvs_shown_hundredths): plan and recommend take the most of them (lvs_percent_worst).
 #ifndef PROVPOL_CLI_LVS_REPORT_HPP
 #define PROVPOL_CLI_LVS_REPORT_HPP
 
@@ -18,11 +19,14 @@
 #include "input.hpp"
 
 #include <provpol/bytes.hpp>
+#include <provpol/extend/lvm_usage.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -212,6 +216,66 @@ inline lvs_pool pool_of(const nlohmann::json& row, const std::string& file) {
 
 }  // namespace lvs_detail
 
+/// How lvs prints a usage (1e-6 % units) as Data% or Meta%, in hundredths of a percent: "%.2f" of
+/// dm_percent_to_round_float(usage, 2), where a usage above 0 never prints as 0.00 and one below 100% never as
+/// 100.00 (lvm2 libdm/libdm-report.c, dm_report_field_percent and dm_percent_to_round_float; the float arithmetic is
+/// theirs, so the boundaries fall where lvs puts them).
+inline std::int64_t lvs_shown_hundredths(std::int32_t usage) {
+    float f = static_cast<float>(usage) / static_cast<float>(lvm_percent_1) + 0.f;
+    const float r = static_cast<float>(lvm_percent_1) * .01f;
+    if (static_cast<float>(usage) < r && usage > 0)
+        f = .01f;
+    else if (static_cast<float>(usage) > static_cast<float>(lvm_percent_100) - r && usage < lvm_percent_100)
+        f = (static_cast<float>(lvm_percent_100) - r) / static_cast<float>(lvm_percent_1);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(f));
+    const std::string t(buf);
+    const std::size_t dot = t.find('.');
+    return std::stoll(t.substr(0, dot)) * 100 + std::stoll(t.substr(dot + 1));
+}
+
+/// The largest usage (1e-6 % units) that lvs prints as `hundredths` / 100 %, in [0, 100%]: a Data% or Meta% read
+/// off lvs stands for every usage that prints so, and the most of them is the worst for every target provpol
+/// checks (the least free space). The print is monotone in the usage, so a bisection finds it.
+inline std::int32_t lvs_shown_max(std::int64_t hundredths) {
+    std::int32_t lo = 0, hi = lvm_percent_100;  // lvs_shown_hundredths(lo) <= hundredths is kept when it can be
+    if (lvs_shown_hundredths(lo) > hundredths) return 0;
+    while (lo < hi) {
+        const std::int32_t mid = lo + (hi - lo + 1) / 2;
+        if (lvs_shown_hundredths(mid) <= hundredths)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/// A Data% or Meta% as typed ("85.00" as lvs prints it, "85" or "85.5" by hand) in 1e-6 % units, at the worst its
+/// rounding allows: with at most two decimals it is what lvs prints to two decimals, so it stands for every usage
+/// lvs prints so and the most of them is taken (85.00 is up to 85.004999%); with more decimals than lvs prints it is
+/// taken as written. `widened` says the usage is above the number typed.
+struct lvs_percent_read {
+    std::int32_t units = 0;
+    bool widened = false;
+};
+inline lvs_percent_read lvs_percent_worst(const std::string& typed, double value) {
+    const std::size_t dot = typed.find('.');
+    const std::size_t decimals = dot == std::string::npos ? 0 : typed.size() - dot - 1;
+    const auto exact = static_cast<std::int32_t>(std::llround(value * lvm_percent_1));
+    if (decimals > 2) return {exact, false};
+    const std::int32_t most = lvs_shown_max(std::llround(value * 100.0));
+    return most > exact ? lvs_percent_read{most, true} : lvs_percent_read{exact, false};
+}
+
+/// What lvs_percent_worst took for a percent, in words for the output: "Data% 85.00 taken as up to 85.004999%, the
+/// most lvs prints so"; empty when the percent was taken as typed.
+inline std::string lvs_percent_note(const char* what, const std::string& typed, const lvs_percent_read& r) {
+    if (!r.widened) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%d.%06d", r.units / lvm_percent_1, r.units % lvm_percent_1);
+    return std::string(what) + " " + typed + "% taken as up to " + buf + "% (lvs rounds to two decimals)";
+}
+
 /// The rules an lvs report is read by (text_input): NUL bytes refused, the whole file at most 64 MiB.
 inline text_input::rules lvs_report_rules() {
     text_input::rules rules;
@@ -222,11 +286,11 @@ inline text_input::rules lvs_report_rules() {
     return rules;
 }
 
-/// The thin pool in the lvs report `in` for `option` (--lvs): the one named by `select` ("POOL" or "VG/POOL"), or
-/// the report's only thin pool. Usage errors: not JSON, not an lvs report, fields missing or sizes not in bytes (all
-/// named in one message, with the lvs command to run), no such pool or several to choose from. An inactive pool (no
-/// Data% and Meta%) is returned with `active` false.
-inline lvs_pool read_lvs_report(text_input& in, const std::string& option, const std::string& select = "") {
+/// The thin pools in the lvs report `in` for `option` (--lvs): those named by `select` ("POOL", "VG/POOL", or "VG"
+/// for every thin pool of the VG), or every thin pool of the report, in the report's order. Usage errors: not JSON,
+/// not an lvs report, fields missing or sizes not in bytes (all named in one message, with the lvs command to run),
+/// no such pool. An inactive pool (no Data% and Meta%) is returned with `active` false.
+inline std::vector<lvs_pool> read_lvs_pools(text_input& in, const std::string& option, const std::string& select = "") {
     std::string file;
     const nlohmann::json doc = lvs_detail::parse_report(in, option, file);
     std::vector<const nlohmann::json*> rows;
@@ -243,7 +307,8 @@ inline lvs_pool read_lvs_report(text_input& in, const std::string& option, const
             return row->contains(f) ? lvs_detail::field_text((*row)[f]) : std::string();
         };
         names.push_back(text("vg_name") + "/" + text("lv_name"));
-        if (!select.empty() && select != text("lv_name") && select != names.back()) continue;
+        if (!select.empty() && select != text("lv_name") && select != names.back() && select != text("vg_name"))
+            continue;
         chosen.push_back(row);
         chosen_names.push_back(names.back());
     }
@@ -255,10 +320,29 @@ inline lvs_pool read_lvs_report(text_input& in, const std::string& option, const
                           (select.empty() ? "no thin pool in the report"
                                           : "no thin pool " + args::printable(select) + " in the report") +
                           (listed.empty() ? "" : " (thin pools: " + listed + ")"));
-    if (chosen.size() > 1)
-        throw usage_error(file + std::to_string(chosen.size()) + " thin pools in the report (" + listed +
-                          "): name one with --lvs-pool VG/POOL");
-    return lvs_detail::pool_of(*chosen.front(), file);
+    std::vector<lvs_pool> pools;
+    for (const nlohmann::json* row : chosen) pools.push_back(lvs_detail::pool_of(*row, file));
+    return pools;
+}
+
+/// The thin pool in the lvs report `in` for `option` (--lvs): the one named by `select` ("POOL" or "VG/POOL"), or
+/// the report's only thin pool (read_lvs_pools). Usage errors: read_lvs_pools', and several pools to choose from.
+inline lvs_pool read_lvs_report(text_input& in, const std::string& option, const std::string& select = "") {
+    std::vector<lvs_pool> pools = read_lvs_pools(in, option, select);
+    if (pools.size() > 1) {
+        std::string listed;
+        for (const lvs_pool& p : pools) listed += (listed.empty() ? "" : ", ") + p.vg + "/" + p.name;
+        throw usage_error(option + ": " + in.shown() + ": " + std::to_string(pools.size()) +
+                          " thin pools in the report (" + listed + "): name one with --lvs-pool VG/POOL");
+    }
+    return pools.front();
+}
+
+/// The thin pools in the lvs report at `path` ("-": stdin), as read_lvs_pools(text_input&, ...) reads them.
+inline std::vector<lvs_pool> read_lvs_pools(const std::string& path, const std::string& option,
+                                            const std::string& select = "") {
+    text_input in(path, option, lvs_report_rules());
+    return read_lvs_pools(in, option, select);
 }
 
 /// The thin pool in the lvs report at `path` ("-": stdin), as read_lvs_report(text_input&, ...) reads it.

@@ -179,6 +179,25 @@ public:
     /// sequence of extends) keep each size's own shortest exact form.
     void one_size_unit_per_column() { one_unit_ = true; }
     const std::vector<std::vector<cell>>& rows() const { return rows_; }
+    /// The columns the text table prints, in this order (CSV and JSON print every column): names of columns(), or
+    /// "all". An unknown name is a usage error naming `option` and the columns there are.
+    void text_columns(const std::vector<std::string>& names, const char* option = "--columns") {
+        text_.clear();
+        for (const std::string& n : names) {
+            if (n == "all") {
+                text_.clear();
+                return;
+            }
+            const auto it = std::find(columns_.begin(), columns_.end(), n);
+            if (it == columns_.end()) {
+                std::string known;
+                for (const std::string& c : columns_) known += (known.empty() ? "" : ",") + c;
+                throw usage_error(std::string(option) + ": unknown column '" + args::printable(n) +
+                                  "' (all, or some of " + known + ")");
+            }
+            text_.push_back(static_cast<std::size_t>(it - columns_.begin()));
+        }
+    }
 
     /// Prints in the given format (svg is not a table format: the caller draws it).
     void print(std::FILE* out, format f) const {
@@ -264,19 +283,23 @@ public:
     }
 
     /// Aligned columns: numbers to the right, text to the left, two spaces between; a column of sizes in one unit.
+    /// Only the text_columns() when they were chosen.
     void write_text(std::string& out) const {
-        std::vector<std::size_t> width(columns_.size());
-        std::vector<unsigned> shift(columns_.size());
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            width[c] = columns_[c].size();
-            shift[c] = one_unit_ ? size_column_shift(c) : cell::not_sizes;
+        std::vector<std::size_t> cols = text_;
+        if (cols.empty())
+            for (std::size_t c = 0; c < columns_.size(); ++c) cols.push_back(c);
+        std::vector<std::size_t> width(cols.size());
+        std::vector<unsigned> shift(cols.size());
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            width[i] = columns_[cols[i]].size();
+            shift[i] = one_unit_ ? size_column_shift(cols[i]) : cell::not_sizes;
         }
         std::vector<std::vector<std::string>> shown;
         for (const auto& row : rows_) {
             std::vector<std::string> s;
-            for (std::size_t c = 0; c < row.size(); ++c) {
-                s.push_back(row[c].display_in(shift[c]));
-                if (s.back().size() > width[c]) width[c] = s.back().size();
+            for (std::size_t i = 0; i < cols.size(); ++i) {
+                s.push_back(row[cols[i]].display_in(shift[i]));
+                if (s.back().size() > width[i]) width[i] = s.back().size();
             }
             shown.push_back(std::move(s));
         }
@@ -285,15 +308,15 @@ public:
             return right ? fill + s : s + fill;
         };
         std::string line;
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            const bool right = !rows_.empty() && rows_[0][c].right_aligned();
-            line += (c ? "  " : "") + pad(columns_[c], width[c], right);
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            const bool right = !rows_.empty() && rows_[0][cols[i]].right_aligned();
+            line += (i ? "  " : "") + pad(columns_[cols[i]], width[i], right);
         }
         (out += rtrim(line)) += '\n';
         for (std::size_t r = 0; r < shown.size(); ++r) {
             line.clear();
-            for (std::size_t c = 0; c < columns_.size(); ++c)
-                line += (c ? "  " : "") + pad(shown[r][c], width[c], rows_[r][c].right_aligned());
+            for (std::size_t i = 0; i < cols.size(); ++i)
+                line += (i ? "  " : "") + pad(shown[r][i], width[i], rows_[r][cols[i]].right_aligned());
             (out += rtrim(line)) += '\n';
         }
     }
@@ -306,6 +329,7 @@ private:
 
     std::vector<std::string> columns_;
     std::vector<std::vector<cell>> rows_;
+    std::vector<std::size_t> text_;  // the columns the text table prints; empty: all
     bool one_unit_ = false;
 };
 

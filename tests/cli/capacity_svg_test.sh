@@ -2,8 +2,9 @@
 # provpol capacity --format svg: pauses per VM (p50 and p99) against the concurrent writers, one pair of lines per
 # latency profile, the target as a horizontal line and max_writers as a vertical one. Checked: well-formed XML; the
 # answer marked is capacity's own (its CSV); every point's value is what provpol plan --hosts ... --writers N
-# reports for that N (at max_writers, one more, and the last count); the points span 1 to beyond max_writers; the
-# points' heights order as their values, and the target line is at the height of the points worth the target.
+# reports for that N on capacity's runs at its first seed (at max_writers, one more, and the last count); the points
+# span 1 to beyond max_writers; the points' heights order as their values, and the target line is at the height of
+# the points worth the target.
 . "$(dirname "$0")/lib.sh"
 
 # well_formed: the last run's stdout parses as XML (xmllint, else Python; neither: the other checks only).
@@ -35,7 +36,7 @@ points() {
 grid=(--hosts 4 --drives-per-host 6)
 shape=("${grid[@]}" --write 10GiB)
 profiles=(vdsm-polling-2022 vdsm-mailbox-events)
-args=("${shape[@]}" --rate 500MiB/s --max-pauses-per-run 1 --latency vdsm-polling-2022,vdsm-mailbox-events)
+args=("${shape[@]}" --rate 300MiB/s --max-pauses-per-run 2 --latency vdsm-polling-2022,vdsm-mailbox-events)
 
 expect_ok capacity "${args[@]}" --format csv
 declare -A answer
@@ -46,8 +47,8 @@ cp "$out" "$scratch/plot.svg"
 well_formed "capacity --format svg"
 expect_stdout '^<svg xmlns="http://www.w3.org/2000/svg"'
 expect_stdout '>pauses per VM against concurrent writers</text>'
-expect_stdout '>4 hosts x 6 drives, 500MiB/s each, 10GiB written, vdsm-2022, 1 run per count, seed 1</text>'
-expect_stdout '>target: at most 1 pause</text>'
+expect_stdout '>4 hosts x 6 drives, 300MiB/s each, 10GiB written, vdsm-2022, ceil\(200 / writers\) domain runs per count, seed 1</text>'
+expect_stdout '>target: at most 2 pauses</text>'
 expect_stdout '>for 99% of VMs</text>'
 
 for p in "${profiles[@]}"; do
@@ -73,7 +74,7 @@ for p in "${profiles[@]}"; do
   # Each point's value is plan --hosts's at that count: at the answer, one more, and the last count.
   last=$(tail -1 "$scratch/$p.p99" | cut -d' ' -f1)
   for n in "$m" $((m + 1)) "$last"; do
-    expect_ok plan "${shape[@]}" --writers "$n" --rate 500MiB/s --latency "$p" --format csv
+    expect_ok plan "${shape[@]}" --writers "$n" --runs $(((200 + n - 1) / n)) --rate 300MiB/s --latency "$p" --format csv
     want99=$(col pauses_p99) want50=$(col pauses_p50)
     got99=$(awk -v n="$n" '$1 == n {print $2}' "$scratch/$p.p99")
     got50=$(awk -v n="$n" '$1 == n {print $2}' "$scratch/$p.p50")
@@ -81,14 +82,15 @@ for p in "${profiles[@]}"; do
     [ -n "$got99" ] && [ "$got99" = "$want99" ] && [ "$got50" = "$want50" ] ||
       fail "$p at $n writers: the plot says p99 '$got99' p50 '$got50', plan --hosts says $want99 and $want50"
   done
-  # The target holds at the answer and not one writer later (capacity's definition, at the default 0.99 quantile).
+  # The target holds at the answer (capacity's definition at the first seed; one writer later a seed misses, not
+  # necessarily the first).
   checks=$((checks + 1))
-  awk -v m="$m" '$1 == m {a = ($2 <= 1)} $1 == m + 1 {b = ($2 > 1)} END {exit !(a && b)}' "$scratch/$p.p99" ||
-    fail "$p: p99 at $m writers is not within the target, or at $((m + 1)) not above it"
+  awk -v m="$m" '$1 == m {a = ($2 <= 2)} END {exit !a}' "$scratch/$p.p99" ||
+    fail "$p: p99 at $m writers is not within the target"
 done
 
 # The heights: a higher value is drawn higher (a smaller y), equal values at one height, and the target line at
-# the height of the points worth 1 pause.
+# the height of the points worth 2 pauses.
 cat "$scratch"/*.p99 "$scratch"/*.p50 >"$scratch/all"
 checks=$((checks + 1))
 awk '{v[NR] = $2 + 0; y[NR] = $3 + 0} END {
@@ -98,9 +100,9 @@ awk '{v[NR] = $2 + 0; y[NR] = $3 + 0} END {
   }
   exit !(NR >= 24) }' "$scratch/all" || fail "the points' heights do not follow their values"
 target_y=$(grep -o '<line [^>]*stroke-dasharray="8 4"><title>target' "$scratch/plot.svg" | grep -o 'y1="[0-9.]*"' | cut -d'"' -f2)
-one_y=$(awk '$2 == 1 {print $3; exit}' "$scratch/all")
+one_y=$(awk '$2 == 2 {print $3; exit}' "$scratch/all")
 checks=$((checks + 1))
-[ -n "$target_y" ] && [ "$target_y" = "$one_y" ] || fail "the target line is at y '$target_y', the points worth 1 pause at '$one_y'"
+[ -n "$target_y" ] && [ "$target_y" = "$one_y" ] || fail "the target line is at y '$target_y', the points worth 2 pauses at '$one_y'"
 
 # The same plot on any number of threads.
 expect_ok capacity "${args[@]}" --format svg --jobs 1
@@ -114,8 +116,8 @@ expect_stdout '>target: at most 2 pauses</text>'
 expect_stdout '>for 90% of VMs</text>'
 expect_stdout '<title>vdsm-polling-2022 max_writers 24</title>'
 expect_stdout '<title>vdsm-polling-2022 p99 at 24 writers: 0 pauses per run</title>'
-# Even one writer misses: no marker, the points still there.
-expect_ok capacity "${grid[@]}" --rate 500MiB/s --write 50GiB --max-pauses-per-run 0 --vm-quantile 1 --format svg
+# Even one writer misses: no marker, the points still there, status 3.
+expect_missed capacity "${grid[@]}" --rate 500MiB/s --write 50GiB --max-pauses-per-run 0 --vm-quantile 1 --format svg
 well_formed "no writer meets the target"
 checks=$((checks + 1))
 ! grep -q 'max_writers 0</title>' "$out" || fail "a max_writers line at 0 writers"
@@ -135,7 +137,7 @@ awk 'BEGIN {
       w + e + r + 0.005, w, e, r
   }
 }' >"$dir/vdsm.log"
-expect_ok capacity "${shape[@]}" --rate 500MiB/s --max-pauses-per-run 1 --latency "vdsm-log:$dir/vdsm.log" --format svg
+run capacity "${shape[@]}" --rate 500MiB/s --max-pauses-per-run 1 --latency "vdsm-log:$dir/vdsm.log" --format svg
 well_formed "a profile named by a file with <, &, \", ' and >"
 expect_stdout 'vdsm-log:[^<]*a&lt;b&amp;c&quot;d&apos;e&gt;f/vdsm\.log p99 at 1 writer: '
 checks=$((checks + 1))

@@ -63,7 +63,7 @@ checks=$((checks + 1))
 cmp -s "$scratch/domain.csv" "$scratch/single.csv" || fail "plan --hosts 1 --drives-per-host 1 --jobs 3 differs from plan"
 
 # capacity: its search (the domain runs of each count on threads, or the profiles side by side) and its plot.
-cap=(capacity --hosts 4 --drives-per-host 6 --write 10GiB --rate 500MiB/s --max-pauses-per-run 1)
+cap=(capacity --hosts 4 --drives-per-host 6 --write 10GiB --rate 500MiB/s --max-pauses-per-run 3)
 same_output "capacity, 2 profiles, 3 runs" "${cap[@]}" --latency vdsm-polling-2022,vdsm-mailbox-events --runs 3 --format csv
 same_output "capacity, 2 profiles side by side" "${cap[@]}" --latency vdsm-polling-2022,vdsm-mailbox-events --format csv
 same_output "capacity --format svg" "${cap[@]}" --latency vdsm-polling-2022,vdsm-immediate --runs 2 --format svg

@@ -55,6 +55,13 @@ expect_stdout_line() {
   got=$(sed -n "${1}p" "$out")
   [ "$got" = "$2" ] || fail "stdout line $1 is '$got', expected '$2'"
 }
+# expect_joined <regex>: the last run's stdout, its wrapped lines joined (a line the text wrapped at 100 columns
+# goes on under "  ", a comment under "#   "), matches.
+expect_joined() {
+  checks=$((checks + 1))
+  awk 'NR > 1 && /^(  |#   )[^ ]/ { sub(/^(  |#   )/, ""); printf " %s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$out" |
+    grep -Eq -- "$1" || fail "stdout, its lines joined, does not match /$1/"
+}
 finish() {
   echo "$checks checks, $failures failed"
   [ "$failures" -eq 0 ]

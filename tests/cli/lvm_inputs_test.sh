@@ -171,8 +171,12 @@ for cmd in plan recommend; do
   cp "$out" "$scratch/flags.txt"
   status_flags=$status
   run "$cmd" --preset lvm-thin-autoextend --lvs "$report" --config "$data/lvm.conf" --rate 1GB/s --write 20GiB --runs 5
+  # The same, but for the pool's name, which only the report gives (the lines joined: the name moves the wrapping).
+  join() { awk 'NR > 1 && /^(  |#   )[^ ]/ { sub(/^(  |#   )/, ""); printf " %s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$1"; }
+  join "$out" | sed -e 's# in vg/pool:#:#' >"$scratch/lvs.txt"
+  join "$scratch/flags.txt" >"$scratch/flags_joined.txt"
   [ "$status" -eq "$expected_status" ] && [ "$status_flags" -eq "$expected_status" ] && [ -s "$out" ] &&
-    cmp -s "$out" "$scratch/flags.txt" || fail "$cmd --lvs --config is $cmd with the report's values as flags"
+    cmp -s "$scratch/lvs.txt" "$scratch/flags_joined.txt" || fail "$cmd --lvs --config is $cmd with the report's values as flags"
 done
 expect_usage '^provpol plan: give --lvs or --pool-size, not both: the report gives it$' \
   plan --preset lvm-thin-autoextend --lvs "$report" --pool-size 1GiB --rate 1GB/s
@@ -290,4 +294,37 @@ expect_stdout '^at 100MB/s: the VG ran out'
 run recommend --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GB/s --write 20GiB
 checks=$((checks + 1)); grep -q 'keep up at 1GB/s into a 1GiB pool' "$err" "$out" || fail "recommend does not say the rate as typed"
 
+# --- recommend for every pool of a report: one setting for all (lvm.conf is global), each pool's outcome ----------
+pools_json() { # two pools of vg (one fuller than the other), one of vg2
+  local row='{"lv_name":"%s", "vg_name":"%s", "segtype":"thin-pool", "lv_size":"%s", "data_percent":"%s", "lv_metadata_size":"0", "metadata_percent":"0.00", "chunk_size":"65536", "vg_free":"%s", "vg_extent_size":"4194304"}'
+  printf '{"report": [{"lv": [%s, %s, %s]}]}\n' "$(printf "$row" a vg 10737418240 50.00 107374182400)" \
+    "$(printf "$row" b vg 4294967296 70.00 107374182400)" "$(printf "$row" c vg2 21474836480 10.00 53687091200)"
+}
+pools_json >"$scratch/pools.json"
+many=(--preset lvm-thin-autoextend --rate 500MiB/s --write 20GiB --runs 5 --seeds 1 --threshold 70)
+expect_ok recommend "${many[@]}" --lvs "$scratch/pools.json" --lvs-pool vg --format csv
+expect_stdout '^vg/a,[0-9]+,[0-9]+,1,'
+expect_stdout '^vg/b,[0-9]+,[0-9]+,1,'
+checks=$((checks + 1))
+[ "$(wc -l <"$out")" = 3 ] || fail "recommend --lvs-pool vg: a row per pool of vg"
+th=$(sed -n 2p "$out" | cut -d, -f2) pct=$(sed -n 2p "$out" | cut -d, -f3)
+# The setting meets for each pool alone in plan, at its threshold and the margin's far corner.
+for p in vg/a vg/b; do
+  for setting in "$th $pct" "$((th - 5)) $((pct + 5))"; do
+    set -- $setting
+    checks=$((checks + 1))
+    run plan --preset lvm-thin-autoextend --lvs "$scratch/pools.json" --lvs-pool $p --rate 500MiB/s --write 20GiB --runs 5 \
+      --threshold "$1" --extend-percent "$2" --format csv
+    awk -F, 'NR == 2 { exit !($8 == 0 && $10 == 0 && $4 <= 20) }' "$out" || fail "$p misses at threshold $1, percent $2"
+  done
+done
+expect_ok recommend "${many[@]}" --lvs "$scratch/pools.json"
+expect_stdout '^# 500MiB/s into each of 3 pools: '
+expect_stdout '^# at it, vg/a: writes queue at most 0 s'
+expect_stdout '^# at it, vg2/c: '
+expect_stdout "^# vg's 2 pools took the burst one at a time; at once they would take "
+expect_stdout '^# vg/b: Data% 70.00% taken as up to 70.00'
+# plan answers for one pool: several are refused with their names.
+expect_usage '2 thin pools in the report \(vg/a, vg/b\): name one with --lvs-pool VG/POOL' \
+  plan --preset lvm-thin-autoextend --lvs "$scratch/pools.json" --lvs-pool vg --rate 1GB/s
 finish

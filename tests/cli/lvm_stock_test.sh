@@ -27,7 +27,7 @@ for v in 2.03.16 2.03.31; do
   # plan: the pool never grows; 10 GiB fill after 10 s of a 20 s burst at 1 GiB/s, writes queue 60 s, then EIO.
   expect_warned 'autoextend is off' plan --preset lvm-thin-autoextend --config "$stock" --lvm-version "$v" \
     --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 3
-  expect_stdout '^at 1GiB/s: autoextend is off \(threshold 100\): the pool never grows; it fills after 10 s of the 20 s burst, and its writes then queue for no_space_timeout \(60 s\) and fail \(EIO\)$'
+  expect_joined '^at 1GiB/s: autoextend is off \(threshold 100\): the pool never grows; it fills after 10 s of the 20 s burst, and its writes then queue for no_space_timeout \(60 s\) and fail \(EIO\)$'
   expect_stdout '^at 1GiB/s: writes failed with EIO in 3 of 3 runs'
   run plan --preset lvm-thin-autoextend --config "$stock" --lvm-version "$v" --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 3 --format csv
   checks=$((checks + 1))
@@ -35,8 +35,8 @@ for v in 2.03.16 2.03.31; do
   # recommend answers that host (not "--threshold 100 disables autoextend"), with the settings to set.
   expect_warned 'autoextend is off' recommend --preset lvm-thin-autoextend --config "$stock" --lvm-version "$v" \
     --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 3 --seeds 1
-  expect_stdout '^# your settings turn autoextend off \(threshold 100\): the pool fills after 10 s of the 20 s burst'
-  expect_stdout '^    thin_pool_autoextend_threshold = 95$'
+  expect_joined '^# your settings turn autoextend off \(threshold 100\): lvm2 never grows the pool; the pool fills after 10 s of the 20 s burst, then its writes queue for no_space_timeout \(60 s\) and fail \(EIO\); the block below turns it on$'
+  expect_stdout '^    thin_pool_autoextend_threshold = (9[0-9])$'
   cp "$out" "$scratch/answer_$v.conf"
   # The answer pasted back: plan with it extends and meets the target.
   run plan --preset lvm-thin-autoextend --config "$scratch/answer_$v.conf" --lvm-version "$v" --pool-size 10GiB \
@@ -73,8 +73,12 @@ expect_warned "monitoring = 1 \\(lvm2 2.03.16's default: no file sets it\\)$" ex
 checks=$((checks + 1))
 grep -q "take lvm2 2.03.16's defaults: the version --lvm-version names$" "$err" ||
   fail "a file without monitoring names the lvm2 whose default monitoring is"
-# --threshold 100 typed on the command line is still refused by recommend: it asks for a percent at that threshold.
-expect_usage 'disables autoextend' recommend --preset lvm-thin-autoextend --threshold 100 --pool-size 10GiB --rate 1GiB/s
+# --threshold 100 typed on the command line is answered too: the setting under it that meets, searched from 99 down.
+run recommend --preset lvm-thin-autoextend --threshold 100 --pool-size 10GiB --rate 1GiB/s --write 20GiB --runs 2 --seeds 1
+checks=$((checks + 1))
+[ "$status" -eq 0 ] && grep -q '^# your settings turn autoextend off (threshold 100)' "$out" &&
+  grep -Eq '^    thin_pool_autoextend_threshold = [5-9][0-9]$' "$out" ||
+  fail "recommend --threshold 100 answers with a threshold under 100 (status $status)"
 # monitoring = 0 (as lvm2 reads booleans: "no" too): autoextend off in plan, monitoring = 1 in recommend's answer.
 printf 'activation {\n\tthin_pool_autoextend_threshold = 70\n\tmonitoring = "no"\n}\n' >"$scratch/nomon.conf"
 expect_warned 'monitoring = "no" from .*nomon.conf line 3: dmeventd does not monitor' \
@@ -132,7 +136,8 @@ if command -v lvmconfig >/dev/null 2>&1; then
   checks=$((checks + 1))
   got=$(LVM_SUPPRESS_FD_WARNINGS=1 lvmconfig --type full --config "$(sed -n '/^activation {$/,/^}$/p' "$scratch/answer_2.03.16.conf")" \
     activation/thin_pool_autoextend_threshold 2>/dev/null)
-  [ "$got" = "thin_pool_autoextend_threshold=95" ] || fail "lvmconfig --config '<the block>' reads threshold 95, got '$got'"
+  want=$(sed -n 's/^    thin_pool_autoextend_threshold = /thin_pool_autoextend_threshold=/p' "$scratch/answer_2.03.16.conf")
+  [ -n "$want" ] && [ "$got" = "$want" ] || fail "lvmconfig --config '<the block>' reads '$want', got '$got'"
 fi
 
 # --- hostile --config and --lvs: exit 2, one line, bounded -----------------------------------------------------------

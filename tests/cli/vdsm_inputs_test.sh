@@ -59,8 +59,8 @@ same "plan --duration 20s = --write 20GB at 1GB/s" plan --rate 1GB/s --duration 
 same "plan --hosts --duration 1min = --write 30GB at 500MB/s" plan --rate 500MB/s --duration 1min --hosts 1 \
   --drives-per-host 2 --format csv -- plan --rate 500MB/s --write 30GB --hosts 1 --drives-per-host 2 --format csv
 same "capacity --duration 10s = --write 10GB at 1GB/s" capacity --rate 1GB/s --duration 10s --max-pauses-per-run 1 \
-  --hosts 1 --drives-per-host 2 --format csv -- capacity --rate 1GB/s --write 10GB --max-pauses-per-run 1 --hosts 1 \
-  --drives-per-host 2 --format csv
+  --hosts 1 --drives-per-host 2 --latency vdsm-mailbox-events --percent 20 --chunk 8GiB --format csv -- capacity --rate 1GB/s --write 10GB \
+  --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --latency vdsm-mailbox-events --percent 20 --chunk 8GiB --format csv
 same "recommend --duration 10s = --write 10GB at 1GB/s" recommend --rate 1GB/s --duration 10s --runs 20 --format csv -- \
   recommend --rate 1GB/s --write 10GB --runs 20 --format csv
 expect_usage "^provpol plan: give --write or --duration, not both" plan --rate 1GB/s --write 1GiB --duration 2s
@@ -110,11 +110,11 @@ expect_usage "^provpol recommend: --hosts needs a --latency with the mailbox's c
 expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 1 --runs 1
 check "recommend --hosts 1: the header says 1GB/s, 1 writer, 1 host, 1 drive" \
   grep -q '^# provpol recommend: 1GB/s per VM, 1 writer at once on 1 host x 1 drive sharing' "$out"
-check "recommend --hosts 1 --runs 1: 1 domain run, 1 writing VM" grep -q '(1 domain run: 1 writing VM)$' "$out"
+check "recommend --hosts 1 --runs 1: 1 domain run a count" grep -q '(1 domain run a count)$' "$out"
 expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --hosts 1 --drives-per-host 2 --runs 2
 check "recommend: 2 writers, 2 drives, 2 domain runs, 4 writing VMs" \
   grep -q '1GB/s per VM, 2 writers at once on 1 host x 2 drives .*' "$out"
-check "recommend: 2 domain runs: 4 writing VMs" grep -q '(2 domain runs: 4 writing VMs)$' "$out"
+check "recommend: 2 domain runs a count" grep -q '(2 domain runs a count)$' "$out"
 expect_ok recommend --rate 1GB/s
 check "recommend per extend: the header says 1GB/s" grep -q '^# provpol recommend: 1GB/s, at most 0.01 of extends' "$out"
 expect_ok recommend --rate 1GB/s --max-pauses-per-run 1 --runs 20

@@ -3,6 +3,13 @@
 // meets the target; N + 1 does not", search_max_writers() is that search over any check, recommend_vdsm_domain() the
 // smallest chunk for a number of writers. The searches are simulate/search.hpp's scans: no monotonicity is assumed.
 //
+// A count's check rests on its writing VMs: with one domain run, "99% of 7 VMs" is all 7 of them, and the answer
+// moves by several writers from one seed to the next. writers_runs gives each count enough domain runs for a number
+// of writing VMs (ceil(vms / writers)), and the _seeds searches hold each count at several seeds: the answer is the
+// conservative end of the seeds' answers, and capacity's and recommend's answers agree by construction
+// (recommend_vdsm_writers: the smallest chunk under which every count from 1 to N meets at every seed, the same
+// check as max_writers_seeds').
+//
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_DOMAIN_CAPACITY_HPP
 #define PROVPOL_DOMAIN_CAPACITY_HPP
@@ -124,6 +131,107 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers(const domain_config& cf
     return search_max_writers(cfg.drives(), [&](std::uint32_t writers) {
         return check_writers(cfg, latency, make_agent, w, target, writers, runs, seed, true);
     });
+}
+
+/// How many domain runs a writer count is checked on: `fixed` runs at every count, or (fixed 0) enough for `vms`
+/// writing VMs, ceil(vms / writers), so that "a share of the writing VMs" rests on as many VMs at every count.
+struct writers_runs {
+    std::uint32_t fixed = 0;  ///< runs at every count; 0: by `vms`
+    std::uint32_t vms = 200;  ///< writing VMs per count when `fixed` is 0
+    /// The runs at `writers` (at least 1).
+    PROVPOL_NODISCARD constexpr std::uint32_t at(std::uint32_t writers) const noexcept {
+        if (fixed != 0) return fixed;
+        const std::uint32_t w = writers < 1 ? 1 : writers;
+        const std::uint32_t n = vms / w + (vms % w != 0 ? 1u : 0u);
+        return n < 1 ? 1 : n;
+    }
+};
+
+/// seed + k, wrapping past 2^64 - 1 to 0: the seeds a check is held at.
+PROVPOL_NODISCARD PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t writers_nth_seed(std::uint64_t seed,
+                                                                                      std::uint64_t k) noexcept {
+    return seed + k;
+}
+
+/// check_writers at each of `seeds` seeds from `seed` (writers_nth_seed), each on runs.at(writers) domain runs:
+/// met only when every seed meets; the figures are the first seed's, or, when a seed misses, that seed's. Stops at
+/// the first seed that misses. Errors: check_writers'; `seeds` 0.
+template <class MakeAgent>
+PROVPOL_NODISCARD result<writers_check> check_writers_seeds(const domain_config& cfg, const latency_model& latency,
+                                                            MakeAgent&& make_agent, const workload& w,
+                                                            per_vm_target target, std::uint32_t writers,
+                                                            writers_runs runs, std::uint64_t seed, std::uint32_t seeds,
+                                                            bool stop_at_miss = false) {
+    if (seeds == 0)
+        return unexpected(error::out_of_range("seeds", error_value::of(seeds), error_value::of(1),
+                                              error_value::of(~std::uint32_t{0})));
+    writers_check first;
+    for (std::uint32_t j = 0; j < seeds; ++j) {
+        result<writers_check> c = check_writers(cfg, latency, make_agent, w, target, writers, runs.at(writers),
+                                                writers_nth_seed(seed, j), stop_at_miss);
+        if (!c || !c->met) return c;
+        if (j == 0) first = *c;
+    }
+    return first;
+}
+
+/// max_writers held at `seeds` seeds, each count on runs.at(count) domain runs (check_writers_seeds): every count
+/// from 1 to N meets the target at every seed; N + 1 misses at one of them (or N is every drive). It is the smallest
+/// of the seeds' own answers: the conservative end of their spread. Errors: check_writers_seeds'.
+template <class MakeAgent>
+PROVPOL_NODISCARD result<max_writers_result> max_writers_seeds(const domain_config& cfg, const latency_model& latency,
+                                                               MakeAgent&& make_agent, const workload& w,
+                                                               per_vm_target target, writers_runs runs,
+                                                               std::uint64_t seed, std::uint32_t seeds) {
+    return search_max_writers(cfg.drives(), [&](std::uint32_t writers) {
+        return check_writers_seeds(cfg, latency, make_agent, w, target, writers, runs, seed, seeds, true);
+    });
+}
+
+/// The smallest VDSM configuration under which every writer count from 1 to `writers` of `cfg` meets the per-VM
+/// target at each of `seeds` seeds (check_writers_seeds, each count on runs.at(count) domain runs), `percent` kept:
+/// the chunk capacity answers for. The smallest chunk in whole extents from 1 up to vdsm_chunk_bound(w.write_size,
+/// extent), scanned from one extent up (smallest_meeting): every chunk below the answer has a count and a seed at
+/// which it was simulated and missed. A candidate is checked at `writers` first (where it most often misses), then
+/// from 1 up, stopping at its first miss. So max_writers_seeds with the answer's configuration and the same runs and
+/// seeds is at least `writers`, and a configuration for which it is at least `writers` is no smaller than the
+/// answer. `before(extents)` is called before each candidate, as in recommend_vdsm_per_vm. Errors: those of
+/// recommend_vdsm_domain.
+template <class Before>
+PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_writers(const domain_config& cfg, const latency_model& latency,
+                                                             const workload& w, per_vm_target target,
+                                                             std::uint32_t writers, std::uint64_t percent,
+                                                             writers_runs runs, std::uint64_t seed, std::uint32_t seeds,
+                                                             bytes extent, Before&& before) {
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    if (writers < 1 || writers > cfg.drives())
+        return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
+                                              error_value::of(cfg.drives())));
+    const auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    const auto meets = [&](std::uint64_t extents) -> result<bool> {
+        if (auto go = before(extents); !go) return unexpected(go.error());
+        const auto c = config(extents);
+        if (!c) return unexpected(c.error());
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
+        const auto make = [&agent](std::uint32_t) noexcept { return agent; };
+        for (std::uint32_t i = 0; i < writers; ++i) {
+            const std::uint32_t n = i == 0 ? writers : i;  // `writers` first, then 1 to writers - 1
+            const auto r = check_writers_seeds(cfg, latency, make, w, target, n, runs, seed, seeds, true);
+            if (!r) return unexpected(r.error());
+            if (!r->met) return false;
+        }
+        return true;
+    };
+    const auto found = smallest_meeting(std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), meets);
+    if (!found) return unexpected(found.error());
+    if (!found->found)
+        return unexpected(error::unsupported("max_pauses_per_run",
+                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
+                                             "target for these writers on this domain (pauses per run)",
+                                             error_value::of(target.max_pauses_per_run)));
+    return config(found->value);
 }
 
 /// The smallest VDSM configuration under which `writers` drives of `cfg` writing `w` at once meet the per-VM target

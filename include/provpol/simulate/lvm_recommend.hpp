@@ -1,14 +1,23 @@
-// provpol/simulate/lvm_recommend.hpp - which autoextend percent keeps a thin pool up with a write burst: the target
+// provpol/simulate/lvm_recommend.hpp - which autoextend settings keep a thin pool up with a write burst: the target
 // a plan is held to (lvm_target_met), a plan checked against it run by run (check_lvm_plan), the space a burst
 // needs against what the pool and the VG can hold (lvm_pool_space), the smallest percent that meets the target
-// (recommend_lvm_percent) and how that answer holds at other seeds (check_lvm_percent_seeds); for the rate-aware
-// extender (lvm_pool.hpp's lvm_extender), the smallest horizon that meets the same target (recommend_lvm_horizon).
+// (recommend_lvm_percent) and how that answer holds at other seeds (check_lvm_percent_seeds); the (threshold,
+// percent) setting that meets it with a margin (search_lvm_setting over an lvm_setting_grid, each setting's outcome
+// from check_lvm_setting: several pools, rates and seeds at once); for the rate-aware extender (lvm_pool.hpp's
+// lvm_extender), the smallest horizon that meets the same target (recommend_lvm_horizon).
 //
 // The percent is searched by scanning (simulate/search.hpp's smallest_meeting), not bisected: the target is not
 // monotone in the percent. A larger percent can queue longer (its extend lands when the pool is fuller, or no
 // longer fits in the VG), so "the smallest percent that meets" is found only by trying every one below it. The
 // scan stays cheap because a plan that misses is stopped at the first run after which it cannot meet, and the
 // scan at the first percent that meets.
+//
+// An answer with no margin can sit on a cliff: with 1.2 TiB left in a VG a percent can meet while the next one up
+// fails (its last extend asks for more than the VG has left, and lvm2 grows nothing), and an operator who rounds
+// the percent up "for safety" loses writes. search_lvm_setting answers a box instead of a point: every percent from
+// P to P + margin.percent at every threshold from T - margin.threshold to T meets, the directions an operator moves
+// a setting to be safer (a larger percent, a lower threshold). Every setting it reads is kept in the grid with why it
+// missed (lvm_plan_outcome: space, time, extends, metadata), which is the landscape the answer is printed with.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_LVM_RECOMMEND_HPP
@@ -25,7 +34,9 @@
 #include "run.hpp"
 #include "search.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace provpol {
 
@@ -176,6 +187,240 @@ PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_auto
     a.met = s->found;
     a.percent = s->value;
     return a;
+}
+
+// --- a setting with a margin -------------------------------------------------------------------------------------
+
+/// What a setting did to a burst: the target met, or the cause an operator acts on when it was missed.
+enum class lvm_plan_outcome : unsigned char {
+    met,       ///< lvm_target_met held over every run
+    space,     ///< an extend did not fit in what was left of the VG (lvm2 grows nothing), and writes queued too long,
+               ///< failed with EIO or hung
+    metadata,  ///< the pool's metadata ran out (its writes failed with EIO)
+    time,      ///< writes queued longer than the target, failed with EIO or hung, with the VG's space to spare: the
+               ///< extends came too late or too small
+    extends,   ///< nothing queued too long, but the runs took more extends on average than allowed
+};
+
+/// "met", "space", "metadata", "time", "extends".
+PROVPOL_NODISCARD constexpr const char* to_text(lvm_plan_outcome o) noexcept {
+    switch (o) {
+        case lvm_plan_outcome::met:
+            return "met";
+        case lvm_plan_outcome::space:
+            return "space";
+        case lvm_plan_outcome::metadata:
+            return "metadata";
+        case lvm_plan_outcome::time:
+            return "time";
+        case lvm_plan_outcome::extends:
+            return "extends";
+    }
+    return "?";
+}
+
+/// The outcome of a checked plan: met, or why not. The metadata first (its EIO is the metadata's, whatever else
+/// happened), then the VG's space when writes suffered in a run where it ran out, then time, then extends. A VG
+/// that ran out while nothing queued too long is not a miss on its own (the last extend of a burst often asks for
+/// more than it needs).
+PROVPOL_NODISCARD constexpr lvm_plan_outcome lvm_plan_outcome_of(const lvm_plan_check& k) noexcept {
+    if (k.met) return lvm_plan_outcome::met;
+    if (k.seen.metadata_full_runs != 0) return lvm_plan_outcome::metadata;
+    const bool writes_suffered = k.queued_over || k.seen.eio_runs != 0 || k.seen.hung_runs != 0;
+    if (writes_suffered) return k.seen.vg_exhausted_runs != 0 ? lvm_plan_outcome::space : lvm_plan_outcome::time;
+    return lvm_plan_outcome::extends;
+}
+
+/// How far an answer stands from a setting that misses, in the directions an operator moves a setting to be safer:
+/// every percent from the answer's P to P + percent, at every threshold from the answer's T - threshold to T (below
+/// 50 a threshold acts as 50), meets. 0 and 0: the answer alone meets (the smallest setting, on whatever edge).
+struct lvm_margin {
+    std::uint32_t percent = 5;    ///< percents above the answer's that must meet too
+    std::uint32_t threshold = 5;  ///< thresholds below the answer's that must meet too
+};
+
+/// The outcomes of (threshold, percent) settings, thresholds 50 to 99 (lvm2 acts on a threshold below 50 as on 50)
+/// and percents 1 to max_percent, each evaluated at most once: the memory search_lvm_setting reads and writes, and
+/// the landscape an answer is printed with.
+class lvm_setting_grid {
+public:
+    static constexpr std::uint32_t lowest_threshold = 50;
+    static constexpr std::uint32_t highest_threshold = 99;
+
+    /// A grid of percents 1 to max_percent (at least 1).
+    explicit lvm_setting_grid(std::uint32_t max_percent)
+        : max_percent_(max_percent < 1 ? 1 : max_percent),
+          cells_(static_cast<std::size_t>(highest_threshold - lowest_threshold + 1) * max_percent_, 0) {}
+
+    PROVPOL_NODISCARD std::uint32_t max_percent() const noexcept { return max_percent_; }
+    /// Whether (threshold, percent) lies in the grid.
+    PROVPOL_NODISCARD bool holds(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+        return threshold >= lowest_threshold && threshold <= highest_threshold && percent >= 1 &&
+               percent <= max_percent_;
+    }
+    /// Whether the setting was evaluated.
+    PROVPOL_NODISCARD bool known(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+        return holds(threshold, percent) && cells_[index(threshold, percent)] != 0;
+    }
+    /// The setting's outcome; requires known(threshold, percent).
+    PROVPOL_NODISCARD lvm_plan_outcome at(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+        return static_cast<lvm_plan_outcome>(cells_[index(threshold, percent)] - 1);
+    }
+    /// Records an outcome; requires holds(threshold, percent).
+    void set(std::uint32_t threshold, std::uint32_t percent, lvm_plan_outcome o) noexcept {
+        unsigned char& c = cells_[index(threshold, percent)];
+        if (c == 0) ++evaluated_;
+        c = static_cast<unsigned char>(static_cast<unsigned char>(o) + 1);
+    }
+    /// The settings evaluated.
+    PROVPOL_NODISCARD std::uint64_t evaluated() const noexcept { return evaluated_; }
+
+    /// The outcome of (threshold, percent): the grid's when known, else outcome(threshold, percent), recorded.
+    template <class Outcome>
+    lvm_plan_outcome get(std::uint32_t threshold, std::uint32_t percent, Outcome&& outcome) {
+        if (known(threshold, percent)) return at(threshold, percent);
+        const lvm_plan_outcome o = outcome(threshold, percent);
+        set(threshold, percent, o);
+        return o;
+    }
+
+private:
+    PROVPOL_NODISCARD std::size_t index(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+        return static_cast<std::size_t>(threshold - lowest_threshold) * max_percent_ + (percent - 1);
+    }
+    std::uint32_t max_percent_;
+    std::vector<unsigned char> cells_;  // 0: not evaluated; else 1 + the outcome
+    std::uint64_t evaluated_ = 0;
+};
+
+/// A setting's box: thresholds max(50, threshold - m.threshold) to threshold, percents percent to percent +
+/// m.percent.
+struct lvm_setting_box {
+    std::uint32_t threshold_low = 0, threshold_high = 0, percent_low = 0, percent_high = 0;
+};
+
+/// The box of margin m around (threshold, percent).
+PROVPOL_NODISCARD constexpr lvm_setting_box lvm_box_of(std::uint32_t threshold, std::uint32_t percent,
+                                                       lvm_margin m) noexcept {
+    const std::uint32_t lowest = lvm_setting_grid::lowest_threshold;
+    const std::uint32_t low = threshold >= lowest + m.threshold ? threshold - m.threshold : lowest;
+    return {low < threshold ? low : threshold, threshold, percent, percent + m.percent};
+}
+
+/// The first setting of the box of margin m around (threshold, percent) that misses, threshold by threshold from
+/// the answer's down and percent by percent up, each evaluated through the grid; met when none does.
+struct lvm_box_check {
+    lvm_plan_outcome outcome = lvm_plan_outcome::met;
+    std::uint32_t threshold = 0, percent = 0;  ///< the setting that missed (when outcome is not met)
+    bool outside = false;  ///< the box leaves the grid (a percent above its max_percent): not checked
+};
+
+template <class Outcome>
+PROVPOL_NODISCARD lvm_box_check check_lvm_box(lvm_setting_grid& g, std::uint32_t threshold, std::uint32_t percent,
+                                              lvm_margin m, Outcome&& outcome) {
+    lvm_box_check k;
+    const lvm_setting_box b = lvm_box_of(threshold, percent, m);
+    if (!g.holds(b.threshold_low, b.percent_low) || !g.holds(b.threshold_high, b.percent_high)) {
+        k.outside = true;
+        return k;
+    }
+    for (std::uint32_t t = b.threshold_high; t + 1 > b.threshold_low; --t)
+        for (std::uint32_t p = b.percent_low; p <= b.percent_high; ++p)
+            if (const lvm_plan_outcome o = g.get(t, p, outcome); o != lvm_plan_outcome::met) return {o, t, p, false};
+    return k;
+}
+
+/// What search_lvm_setting found.
+struct lvm_setting_answer {
+    std::uint32_t threshold = 0;    ///< the answer's threshold (when found)
+    std::uint32_t percent = 0;      ///< the answer's percent (when found)
+    bool found = false;             ///< a box in the range meets throughout
+    std::uint32_t top = 0;          ///< the highest threshold searched
+    std::uint64_t evaluations = 0;  ///< settings evaluated by this search (not those the grid already knew)
+};
+
+/// The setting with a margin: T, the highest threshold in [50, top] for which a percent P in [1, g.max_percent() -
+/// m.percent] has every setting of its box meeting (every threshold from max(50, T - m.threshold) to T at every
+/// percent from P to P + m.percent), and P the smallest such percent at T. The threshold first: a lower threshold
+/// keeps more of every pool free all the time (lvm.conf is global), while the percent is taken only when a burst
+/// comes. Thresholds are tried from top down; at each, the percents from 1 up (smallest_meeting_window over the
+/// column "every threshold of the box meets at this percent"), so every threshold above T has no meeting box and
+/// every percent below P at T has a setting in its box that was evaluated and missed: the answer is the contract's
+/// definition whatever the shape of the outcomes (they are not monotone in either). Each setting is evaluated once
+/// (through the grid, which keeps the outcomes for the landscape). Not found when no threshold in [50, top] has a
+/// box. top is clamped to [50, 99]; `bottom` (at least 50) ends the thresholds tried earlier, for an operator who
+/// fixes the threshold (bottom = top): the rows of a box still reach down to max(50, T - m.threshold).
+template <class Outcome>
+PROVPOL_NODISCARD lvm_setting_answer search_lvm_setting(std::uint32_t top, lvm_margin m, lvm_setting_grid& g,
+                                                        Outcome&& outcome,
+                                                        std::uint32_t bottom = lvm_setting_grid::lowest_threshold) {
+    lvm_setting_answer a;
+    const std::uint32_t lowest = lvm_setting_grid::lowest_threshold;
+    a.top = top < lowest                                ? lowest
+            : top > lvm_setting_grid::highest_threshold ? lvm_setting_grid::highest_threshold
+                                                        : top;
+    const std::uint64_t before = g.evaluated();
+    if (m.percent >= g.max_percent()) return a;
+    for (std::uint32_t t = a.top; t >= lowest && t >= bottom; --t) {
+        const lvm_setting_box rows = lvm_box_of(t, 1, m);
+        const auto column_meets = [&](std::uint32_t p) {
+            for (std::uint32_t r = rows.threshold_high; r + 1 > rows.threshold_low; --r)
+                if (g.get(r, p, outcome) != lvm_plan_outcome::met) return false;
+            return true;
+        };
+        // A bool predicate cannot fail: the answer is held.
+        const auto w = smallest_meeting_window(std::uint32_t{1}, g.max_percent(), m.percent, column_meets);
+        if (w->found) {
+            a.threshold = t;
+            a.percent = w->value;
+            a.found = true;
+            break;
+        }
+    }
+    a.evaluations = g.evaluated() - before;
+    return a;
+}
+
+/// One pool's burst for a setting search: its configuration (the extent, the chunk; threshold and percent are
+/// replaced by each setting tried) and the burst into it.
+struct lvm_pool_case {
+    lvm_autoextend_config base;
+    lvm_pool_workload work;
+};
+
+/// What one setting did to every case at every seed: met, or the first miss (cases in order, each at seeds seed,
+/// seed + 1, ... in turn).
+struct lvm_setting_check {
+    lvm_plan_outcome outcome = lvm_plan_outcome::met;
+    std::size_t failed_case = 0;    ///< the case that missed (when outcome is not met)
+    std::uint64_t failed_seed = 0;  ///< at this seed
+    lvm_plan_check check;           ///< the plan that missed, as check_lvm_plan stopped it
+};
+
+/// seed + k, wrapping past 2^64 - 1 to 0 (the seeds an answer is checked at).
+PROVPOL_NODISCARD PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t lvm_nth_seed(std::uint64_t seed,
+                                                                                  std::uint64_t k) noexcept {
+    return seed + k;
+}
+
+/// The setting (threshold, percent) held to lvm_target_met(max_queued, max_extends) over `runs` runs at each of
+/// `seeds` seeds from `seed`, for every case: the pools of one VG (lvm.conf's setting is global), the rates a burst
+/// may have, the worst data the pools' Data% allows. Met only when every plan meets; a miss stops the check there
+/// (check_lvm_plan). threshold and percent within lvm_autoextend_config::make's ranges.
+PROVPOL_NODISCARD inline lvm_setting_check check_lvm_setting(const std::vector<lvm_pool_case>& cases,
+                                                             const lvm_dmeventd_model& m, std::uint32_t threshold,
+                                                             std::uint32_t percent, seconds max_queued,
+                                                             std::uint32_t runs, std::uint64_t seed,
+                                                             std::uint32_t seeds, double max_extends = 1e300) noexcept {
+    lvm_setting_check out;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        for (std::uint32_t j = 0; j < seeds; ++j) {
+            const std::uint64_t s = lvm_nth_seed(seed, j);
+            const lvm_plan_check k = check_lvm_plan(lvm_config_with(cases[i].base, threshold, percent), m,
+                                                    cases[i].work, runs, s, max_queued, max_extends);
+            if (!k.met) return {lvm_plan_outcome_of(k), i, s, k};
+        }
+    return out;
 }
 
 /// What recommend_lvm_horizon finds.

@@ -1,5 +1,6 @@
 // provpol/simulate/per_vm.hpp - a per-VM pause target (a share of VMs pause at most N times), whether simulated VMs
-// meet it, and the smallest VDSM chunk that does.
+// meet it, and the smallest VDSM chunk that does; the VDSM setting (chunk and percent) with a margin, and what a new
+// disk costs under it (search_vdsm_setting, vdsm_disk_cost).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_SIMULATE_PER_VM_HPP
@@ -17,6 +18,9 @@
 #include "search.hpp"
 
 #include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace provpol {
 
@@ -124,6 +128,118 @@ PROVPOL_NODISCARD inline std::uint64_t vdsm_chunk_bound(bytes write_size, bytes 
     const std::uint64_t most = (vdsm_config::max_chunk_mb << 20) / e;
     const std::uint64_t whole = write_size.count() / e + (write_size.count() % e != 0 ? 1 : 0);
     return whole < 1 ? 1 : (whole > most ? most : whole);
+}
+
+// --- the VDSM setting with a margin -------------------------------------------------------------------------------
+
+/// What a VDSM setting costs an operator before any pause: the LV a new thin disk gets (VDSM's initial size for a
+/// sparse qcow2 volume: the chunk, rounded up to the extent; extend/vdsm_sizes.hpp's alloc_size), and how much a
+/// guest writes into it before its first extend (the initial size less the free-space limit). At percent 0 that is
+/// nothing: the first write extends it, so every disk written at all holds two chunks.
+struct vdsm_disk_cost {
+    bytes new_disk;             ///< the LV of a new thin disk
+    bytes before_first_extend;  ///< written before its first extend: new_disk - limit (0: the first write extends)
+    /// What a disk holds once written at all: new_disk, plus a chunk when its first write extends it.
+    PROVPOL_NODISCARD constexpr bytes written_disk(const vdsm_config& c) const noexcept {
+        return before_first_extend.count() == 0 ? saturating_add(new_disk, c.chunk()) : new_disk;
+    }
+};
+
+/// vdsm_disk_cost of a configuration (the disk's capacity taken as at least its chunk).
+PROVPOL_NODISCARD constexpr vdsm_disk_cost vdsm_disk_cost_of(const vdsm_config& c) noexcept {
+    const bytes lv = align_up(c.chunk(), c.extent());
+    return {lv, saturating_sub(lv, c.limit(false))};
+}
+
+/// How far a VDSM answer stands from a setting that misses, in the directions an operator moves it to be safer: every
+/// chunk from the answer's to `extents` extents above it, at every percent of the grid from the answer's down to
+/// `percent` below it (a lower percent extends earlier), meets.
+struct vdsm_margin {
+    std::uint64_t extents = 2;   ///< chunks above the answer's, in extents (2 x 128 MiB: 256 MiB)
+    std::uint32_t percent = 10;  ///< percents below the answer's, on the grid searched
+};
+
+/// What search_vdsm_setting found.
+struct vdsm_setting_answer {
+    std::uint64_t extents = 0;  ///< the chunk, in extents (when found)
+    std::uint32_t percent = 0;  ///< volume_utilization_percent (when found)
+    bool found = false;
+    /// Per percent of the grid, in the grid's order: the smallest chunk (extents) whose box meets, 0 when none does up
+    /// to where the search stopped looking (a chunk that could not beat the answer).
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> per_percent;
+    std::uint64_t evaluations = 0;  ///< settings evaluated, each once
+};
+
+/// The VDSM setting with a margin over a grid of percents (`percents`, each in [0, 99]) and chunks of 1 to
+/// `max_extents` extents: for a percent p, C(p) is the smallest chunk C such that every chunk from C to C +
+/// m.extents meets at every percent q of the grid with p - m.percent <= q <= p (smallest_meeting_window over the
+/// chunks, each column "every such percent meets at this chunk"); the answer is the (C(p), p) whose disk is cheapest,
+/// `cost(extents, percent)` (smaller is better), ties to the larger percent (it extends later). Every chunk below C(p)
+/// at p has a setting in its box that was evaluated and missed, whatever the shape of meets (it is not monotone in
+/// the chunk: a larger chunk's extends fall on other clocks' phases). A percent whose chunks cannot beat the answer
+/// found so far is scanned only as far as that, so per_percent holds 0 there. meets(extents, percent) returns bool or
+/// result<bool>; its first error ends the search. Each setting is evaluated at most once. cost(extents, percent) must
+/// not decrease as the chunk grows at one percent (vdsm_disk_cost's written_disk does not).
+/// With `prune` false every percent is scanned to its own C(p) (per_percent then holds each), for a caller that
+/// prints the trade-off at every percent.
+template <class Meets, class Cost>
+PROVPOL_NODISCARD result<vdsm_setting_answer> search_vdsm_setting(const std::vector<std::uint32_t>& percents,
+                                                                  std::uint64_t max_extents, vdsm_margin m,
+                                                                  Meets&& meets, Cost&& cost, bool prune = true) {
+    vdsm_setting_answer a;
+    std::map<std::pair<std::uint64_t, std::uint32_t>, bool> seen;
+    const auto get = [&](std::uint64_t extents, std::uint32_t percent) -> result<bool> {
+        const auto key = std::make_pair(extents, percent);
+        if (const auto it = seen.find(key); it != seen.end()) return it->second;
+        const result<bool> r = detail::search_outcome(meets(extents, percent));
+        if (!r) return r;
+        seen.emplace(key, *r);
+        ++a.evaluations;
+        return r;
+    };
+    for (const std::uint32_t p : percents) {
+        // The answer so far bounds the scan: the cost grows with the chunk at one percent, so a C(p) above the
+        // largest chunk that costs no more than the answer cannot beat it (found by bisection on that order).
+        std::uint64_t hi = max_extents;
+        if (a.found && prune) {
+            const auto best = cost(a.extents, a.percent);
+            std::uint64_t lo = 0, up = max_extents;  // cost(lo, p) <= best (lo 0: none), cost(up + 1, p) > best
+            while (lo < up) {
+                const std::uint64_t mid = lo + (up - lo + 1) / 2;
+                if (best < cost(mid, p))
+                    up = mid - 1;
+                else
+                    lo = mid;
+            }
+            if (lo == 0) {
+                a.per_percent.emplace_back(p, 0);
+                continue;
+            }
+            hi = max_extents - lo < m.extents ? max_extents : lo + m.extents;
+        }
+        const auto column = [&](std::uint64_t extents) -> result<bool> {
+            for (const std::uint32_t q : percents) {
+                if (q > p || q + m.percent < p) continue;
+                const result<bool> r = get(extents, q);
+                if (!r || !*r) return r;
+            }
+            return true;
+        };
+        const auto w = smallest_meeting_window(std::uint64_t{1}, hi, m.extents, column);
+        if (!w) return unexpected(w.error());
+        a.per_percent.emplace_back(p, w->found ? w->value : 0);
+        if (!w->found) continue;
+        const auto better = [&](std::uint64_t e, std::uint32_t q) {
+            const auto c = cost(e, q), best = cost(a.extents, a.percent);
+            return c < best || (!(best < c) && q > a.percent);
+        };
+        if (!a.found || better(w->value, p)) {
+            a.extents = w->value;
+            a.percent = p;
+            a.found = true;
+        }
+    }
+    return a;
 }
 
 /// The smallest VDSM configuration for a per-VM target, the per-VM counterpart of recommend_vdsm's per-extend one:

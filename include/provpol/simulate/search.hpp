@@ -1,6 +1,7 @@
-// provpol/simulate/search.hpp - the two searches behind every recommend and capacity answer, with contracts that
-// hold whatever the shape of the quantity searched: smallest_meeting (the smallest setting that meets a target)
-// and longest_meeting_run (the largest count such that every count up to it meets).
+// provpol/simulate/search.hpp - the searches behind every recommend and capacity answer, with contracts that hold
+// whatever the shape of the quantity searched: smallest_meeting (the smallest setting that meets a target),
+// smallest_meeting_window (the smallest setting from which the next `span` settings meet too: an answer with a
+// margin) and longest_meeting_run (the largest count such that every count up to it meets).
 //
 // Neither assumes monotonicity. A simulated target is not monotone in the setting: a larger LVM autoextend
 // percent can queue longer (its extend lands when the pool is fuller, or no longer fits in the VG), a larger VDSM
@@ -67,6 +68,44 @@ PROVPOL_NODISCARD result<search_answer<Int>> smallest_meeting(Int lo, Int hi, Me
             a.value = x;
             a.found = true;
             return a;
+        }
+        if (x == hi) break;  // x + 1 would wrap at the type's maximum
+    }
+    return a;
+}
+
+/// The smallest x in [lo, hi - span] such that meets(y) holds for every y in [x, x + span]: an answer with a margin,
+/// since an operator who moves it up by as much as `span` (rounding it "for safety") still meets. meets is called on
+/// lo, lo + 1, ... in increasing order, each once, and the scan stops at the end of the first run of span + 1
+/// meeting values, so every x below the answer has a value in its window that was evaluated and missed. span 0 is
+/// smallest_meeting. Not found (`found` false, `value` hi) when no window in the range meets throughout (a range
+/// shorter than span + 1 has none). meets returns bool or result<bool>; its first error ends the search and is
+/// returned. At most hi - lo + 1 evaluations.
+template <class Int, class Meets>
+PROVPOL_NODISCARD result<search_answer<Int>> smallest_meeting_window(Int lo, Int hi, Int span, Meets&& meets) {
+    static_assert(std::is_integral_v<Int>, "smallest_meeting_window: the candidates are integers");
+    search_answer<Int> a;
+    a.value = hi;
+    using U = std::make_unsigned_t<Int>;
+    if constexpr (std::is_signed_v<Int>)
+        if (span < 0) return a;
+    if (lo > hi || static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)) < static_cast<U>(span)) return a;
+    Int run_start = lo;
+    bool in_run = false;
+    for (Int x = lo; x <= hi; ++x) {
+        ++a.evaluations;
+        const result<bool> m = detail::search_outcome(meets(x));
+        if (!m) return unexpected(m.error());
+        if (!*m) {
+            in_run = false;
+        } else {
+            if (!in_run) run_start = x;
+            in_run = true;
+            if (static_cast<U>(static_cast<U>(x) - static_cast<U>(run_start)) == static_cast<U>(span)) {
+                a.value = run_start;
+                a.found = true;
+                return a;
+            }
         }
         if (x == hi) break;  // x + 1 would wrap at the type's maximum
     }
