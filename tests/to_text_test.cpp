@@ -93,6 +93,9 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("lvm_rate_aware_outcome", lvm_rate_aware_outcome::none, lvm_rate_aware_outcome::blocked);
     check_names("lvm_rate_aware_limit", lvm_rate_aware_limit::none, lvm_rate_aware_limit::extent_count);
     check_names("domain_request::state", domain_request::state::free, domain_request::state::at_spm);
+    check_names("lvm_plan_outcome", lvm_plan_outcome::met, lvm_plan_outcome::extends);
+    check_names("stratis_part", stratis_part::data, stratis_part::filesystem);
+    check_names("stratis_release", stratis_release::v3_0, stratis_release::v3_1);
 }
 
 TEST_CASE("to_text of a value that is no enumerator is a printable name, never null") {

@@ -452,6 +452,7 @@ std::string capacity_svg(const capacity_request& q, capacity_searches& s) {
 
 }  // namespace
 
+// long: the command's usage and option table, one entry per option (its help is the man page's)
 int run_capacity(int argc, char** argv) {
     // A list of rates: one search per rate, joined (per_value.hpp); the rows carry rate_mib_s.
     if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)

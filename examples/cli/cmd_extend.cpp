@@ -319,8 +319,8 @@ args extend_args(int argc, char** argv) {
           "files win)",
           true},
          {"--lvm-version", "VERSION",
-          "LVM, with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm "
-          "version prints here, else 2.03.31)"},
+          "LVM, with --config: the lvm2 whose built-in defaults fill the keys no file sets (the one lvm "
+          "version names here by default, else 2.03.31)"},
          {"--extent", "SIZE", "LVM extent size (default 128MiB; with --preset lvm-thin-autoextend, default 4MiB)"},
          {"--threshold", "N",
           "LVM: the preset's *_autoextend_threshold as lvm.conf has it: under 50 acts as 50, 100 or more disables "

@@ -53,8 +53,8 @@ std::vector<option> pool_options() {
          "recommend's answer reads back",
          true},
         {"--lvm-version", "VERSION",
-         "with --config: the lvm2 whose built-in defaults fill the keys no file sets (default: what lvm version "
-         "prints here, else 2.03.31)"},
+         "with --config: the lvm2 whose built-in defaults fill the keys no file sets (the one lvm version "
+         "names here by default, else 2.03.31)"},
         {"--extent", "SIZE", "the VG's extent size (default 4MiB)"},
         {"--pool-chunk", "SIZE", "the thin pool's chunk (default 64KiB)"},
         {"--pool-size", "SIZE",

@@ -1046,6 +1046,7 @@ int recommend_one_vm(const request& q) {
 
 }  // namespace
 
+// long: the command's usage and option table, one entry per option (its help is the man page's)
 int run_recommend(int argc, char** argv) {
     // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
     if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)

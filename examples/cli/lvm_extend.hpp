@@ -167,7 +167,7 @@ inline lvm_conf read_lvm_conf(const std::vector<std::string>& paths) {
         return read_lvm_conf_files(paths, "--config");
     } catch (const usage_error& e) {
         const std::string m = e.what();
-        if (m.find("got '['") == std::string::npos) throw;
+        if (m.find("unexpected '['") == std::string::npos && m.find("got '['") == std::string::npos) throw;
         throw usage_error(m + " (a VDSM configuration? With an LVM preset --config reads lvm.conf)");
     }
 }

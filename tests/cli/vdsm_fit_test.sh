@@ -102,6 +102,6 @@ expect_ok latency --profile "flow:$scratch/stalled.json" --format csv
 checks=$((checks + 1))
 cmp -s <(sed 's/^[^,]*,//' "$out") "$scratch/stalled_from_log.csv" || fail "--save-flow of a log with stalls does not read back to its model"
 expect_ok recommend --rate 400MiB/s --latency "vdsm-log:$scratch/stalled.log"
-expect_stdout '^# provpol recommend: .*latency vdsm-log:.*, max [0-9.]+ s, 2.21% of extends stalled\)$'
+expect_joined '^# provpol recommend: .*latency vdsm-log:.*, max [0-9.]+ s, 2.21% of extends stalled\)$'
 
 finish
