@@ -215,6 +215,11 @@ public:
         const std::string done = "No such command '" + end + "'";
         const double start_t = monotonic_now();
         double kill_at = 0.0;
+        // What a shell ended by the SIGTERM below leaves: the time-out said, then what it printed.
+        const auto killed_output = [&] {
+            return (r.timed_out ? "after " + fmt("%g", timeout) + " s (the lvm shell ended); " : std::string()) + out +
+                   err;
+        };
         for (;;) {
             const double now = monotonic_now();
             if ((interruptible && stop_signal != 0) || now >= start_t + timeout) {
@@ -224,8 +229,7 @@ public:
                 if (now >= kill_at || reap()) {
                     if (r.timed_out && pid_ > 0) kill(-pid_, SIGKILL);  // a stop never escalates (stop_grace)
                     close_all();
-                    r.output =
-                        (r.timed_out ? "after " + fmt("%g", timeout) + " s (the lvm shell ended); " : "") + out + err;
+                    r.output = killed_output();
                     return r;
                 }
             }
@@ -249,6 +253,10 @@ public:
             }
             if (out.size() == o && err.size() == e && reap()) {
                 close_all();
+                if (kill_at != 0.0) {  // it ended of the SIGTERM sent above: the time-out or the stop is the cause
+                    r.output = killed_output();
+                    return r;
+                }
                 if (fresh && out.empty()) {  // it never ran a command: no lvm shell here (no lvm, or no editline)
                     broken_ = true;
                     return std::nullopt;
