@@ -133,7 +133,7 @@ inline std::u32string_view rstrip(std::u32string_view s) {
     return s.substr(0, e);
 }
 
-namespace detail {
+namespace py_detail {
 template <class Range, std::size_t N>
 constexpr bool in(const Range (&table)[N], char32_t c) {
     std::size_t lo = 0, hi = N;  // the first range whose last >= c
@@ -153,7 +153,7 @@ inline char32_t lower_one(char32_t c) {
             return static_cast<char32_t>(static_cast<long>(c) + r.delta);
     return c;
 }
-}  // namespace detail
+}  // namespace py_detail
 
 /// str.lower(): the one-to-one mappings, U+0130 to "i\u0307", and a capital sigma at a word's end to a final
 /// sigma (CPython's handle_capital_sigma).
@@ -166,16 +166,16 @@ inline std::u32string lower(std::u32string_view s) {
             out += U"i\u0307";
         } else if (c == 0x3A3) {
             std::size_t j = i;
-            while (j > 0 && detail::in(py_unicode::case_ignorable, s[j - 1])) --j;
-            bool final_sigma = j > 0 && detail::in(py_unicode::cased, s[j - 1]);
+            while (j > 0 && py_detail::in(py_unicode::case_ignorable, s[j - 1])) --j;
+            bool final_sigma = j > 0 && py_detail::in(py_unicode::cased, s[j - 1]);
             if (final_sigma) {
                 std::size_t k = i + 1;
-                while (k < s.size() && detail::in(py_unicode::case_ignorable, s[k])) ++k;
-                final_sigma = k == s.size() || !detail::in(py_unicode::cased, s[k]);
+                while (k < s.size() && py_detail::in(py_unicode::case_ignorable, s[k])) ++k;
+                final_sigma = k == s.size() || !py_detail::in(py_unicode::cased, s[k]);
             }
             out += final_sigma ? char32_t{0x3C2} : char32_t{0x3C3};
         } else {
-            out += detail::lower_one(c);
+            out += py_detail::lower_one(c);
         }
     }
     return out;
@@ -214,7 +214,7 @@ inline std::string numeric_ascii(std::u32string_view s) {
     return out;
 }
 
-namespace detail {
+namespace py_detail {
 // Py_ISSPACE: the whitespace int() and float() skip after the transform (which keeps ASCII as it is: "\x1c5" is no
 // number, though str.strip() would remove the \x1c).
 inline bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
@@ -228,7 +228,7 @@ inline bool digit_run(const std::string& s, std::size_t& i, std::string& out) {
     }
     return i > start;
 }
-}  // namespace detail
+}  // namespace py_detail
 
 /// What int() of a str gives: a whole number, saturated at +-2^62 (`huge` says so; Python reads it, but no setting
 /// provpol reads holds it), or nothing (ValueError).
@@ -239,14 +239,14 @@ struct py_int {
 inline std::optional<py_int> to_int(std::u32string_view text) {
     const std::string s = numeric_ascii(text);
     std::size_t i = 0, e = s.size();
-    while (i < e && detail::ascii_space(s[i])) ++i;
-    while (e > i && detail::ascii_space(s[e - 1])) --e;
+    while (i < e && py_detail::ascii_space(s[i])) ++i;
+    while (e > i && py_detail::ascii_space(s[e - 1])) --e;
     const std::string t = s.substr(i, e - i);
     std::size_t k = 0;
     const bool negative = k < t.size() && t[k] == '-';
     if (k < t.size() && (t[k] == '+' || t[k] == '-')) ++k;
     std::string digits;
-    if (!detail::digit_run(t, k, digits) || k != t.size()) return std::nullopt;
+    if (!py_detail::digit_run(t, k, digits) || k != t.size()) return std::nullopt;
     py_int r;
     for (char d : digits) {
         if (r.value > (std::int64_t{1} << 62) / 10) {
@@ -265,8 +265,8 @@ inline std::optional<py_int> to_int(std::u32string_view text) {
 inline std::optional<double> to_float(std::u32string_view text) {
     const std::string s = numeric_ascii(text);
     std::size_t i = 0, e = s.size();
-    while (i < e && detail::ascii_space(s[i])) ++i;
-    while (e > i && detail::ascii_space(s[e - 1])) --e;
+    while (i < e && py_detail::ascii_space(s[i])) ++i;
+    while (e > i && py_detail::ascii_space(s[e - 1])) --e;
     const std::string t = s.substr(i, e - i);
     std::size_t k = 0;
     std::string clean;
@@ -275,17 +275,17 @@ inline std::optional<double> to_float(std::u32string_view text) {
     for (std::size_t w = k; w < t.size(); ++w) word += static_cast<char>(t[w] >= 'A' && t[w] <= 'Z' ? t[w] + 32 : t[w]);
     if (word == "inf" || word == "infinity") return clean == "-" ? -HUGE_VAL : HUGE_VAL;
     if (word == "nan") return std::nan("");
-    const bool whole = detail::digit_run(t, k, clean);
+    const bool whole = py_detail::digit_run(t, k, clean);
     bool frac = false;
     if (k < t.size() && t[k] == '.') {
         clean += t[k++];
-        frac = detail::digit_run(t, k, clean);
+        frac = py_detail::digit_run(t, k, clean);
     }
     if (!whole && !frac) return std::nullopt;
     if (k < t.size() && (t[k] == 'e' || t[k] == 'E')) {
         clean += t[k++];
         if (k < t.size() && (t[k] == '+' || t[k] == '-')) clean += t[k++];
-        if (!detail::digit_run(t, k, clean)) return std::nullopt;
+        if (!py_detail::digit_run(t, k, clean)) return std::nullopt;
     }
     if (k != t.size()) return std::nullopt;
     errno = 0;
