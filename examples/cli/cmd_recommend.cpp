@@ -1129,11 +1129,12 @@ std::string one_vdsm_file(const std::string& text) {
             for (std::size_t j = 0; j < 3; ++j) lines[blocks[k].at + j] = "# " + lines[blocks[k].at + j];
     const std::string note[] = {
         std::string(one_section_note) + " (a second is refused): of the " + std::to_string(blocks.size()) +
-            " answers below, the one with the largest",
-        "#   free-space limit, volume_utilization_chunk_mb = " + std::to_string(blocks[keep].chunk) +
-            (blocks[keep].answers_for.empty() ? std::string() : " for " + blocks[keep].answers_for) +
-            ", is left active: it leaves every other answer's rate",
-        "#   more room than that answer's own; the others are commented out (--output-dir DIR writes one file each)"};
+            " answers below,",
+        "#   the one with the largest free-space limit, volume_utilization_chunk_mb = " +
+            std::to_string(blocks[keep].chunk) +
+            (blocks[keep].answers_for.empty() ? std::string() : " for " + blocks[keep].answers_for) + ", is left",
+        "#   active: it leaves every other answer's rate more room than that answer's own; the others are",
+        "#   commented out (--output-dir DIR writes one file each)"};
     std::string out;
     for (const std::string& n : note) out += n + "\n";
     bool in_note = false;  // a list of lists: the inner answers' note gives way to this one
