@@ -494,6 +494,7 @@ std::string plan_svg(const plan_request& q, const plan_answer& x) {
 void print(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
 
 // The command's options: its usage and its table (args, common/cli.hpp).
+// long: the command's option table, one entry per option (its help is the man page's)
 args plan_args(int argc, char** argv) {
     return args(
         "plan",

@@ -1257,6 +1257,7 @@ int recommend_values(int argc, char** argv, const text_joiner& join) {
 }
 
 // The options and help of provpol recommend.
+// long: the command's option table, one entry per option (its help is the man page's)
 args recommend_args(int argc, char** argv) {
     return args(
         "recommend",
