@@ -158,6 +158,7 @@ struct capacity_request {
     format f = format::text;
     std::vector<plan_config> configs;
     std::vector<std::string> specs;
+    seconds monitor{2.0};  ///< the host's periodic monitor (--config's vm_watermark_interval)
     std::vector<latency_model> latencies;
     std::vector<trace_point> trace;
     rate r{};
@@ -173,11 +174,21 @@ struct capacity_request {
     unsigned jobs = 1;
 };
 
-// --latency LIST: the profiles, each a flow with the mailbox's clocks.
-void read_latencies(const args& a, capacity_request& q) {
+// --latency LIST: the profiles, each a flow with the mailbox's clocks; without it, the flow --config's VDSM files
+// give, or VDSM 4.50's (vdsm_latency_option).
+void read_latencies(const args& a, capacity_request& q, const std::optional<config_reading>& conf) {
     q.specs = spec_list(a, "--latency");
     if (a.has("--latency") && q.specs.empty()) throw usage_error("--latency: needs at least one profile");
-    if (q.specs.empty()) q.specs = {"vdsm-polling-2022"};
+    if (q.specs.empty()) {
+        named_latency l = vdsm_latency_option(a, conf ? conf->flow : std::nullopt);
+        q.specs = {l.name};
+        q.latencies.push_back(std::move(l.model));
+        return;
+    }
+    if (conf && conf->flow && conf->flow->set_by_file)
+        warn(
+            "provpol capacity: --latency: the extend flow --config's [mailbox] and [thinp] settings give is not "
+            "used");
     if (q.specs.size() > 100) throw usage_error("--latency: at most 100 profiles");
     for (const std::string& s : q.specs) {
         q.latencies.push_back(latency_spec(s, "--latency", "capacity"));
@@ -205,7 +216,7 @@ void read_writing(const args& a, capacity_request& q, std::optional<rate> r) {
         r = t->base.write_rate;  // the trace's mean rate, for the rate column and the work estimate
         q.shape = "trace " + args::printable(*a.value("--trace"));
     } else {
-        const auto w = workload::make(q.write, *r, capacity);
+        const auto w = workload::make(q.write, *r, capacity, q.monitor);
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
                  amount.option());
@@ -227,7 +238,9 @@ capacity_request read_capacity_request(const args& a) {
     q.f = a.output_format({format::text, format::csv, format::json, format::svg});
     if (a.has("--preset") && (a.has("--chunk") || a.has("--percent")))
         throw usage_error("give --preset or --chunk/--percent, not both");
-    q.configs = configs_option(a, "capacity");
+    const std::optional<config_reading> conf = config_files_option(a, "capacity");
+    q.configs = configs_option(a, conf);
+    q.monitor = monitor_interval_of(conf);
     if (q.configs.size() > 100) throw usage_error("--policy x --preset: at most 100 configurations");
     q.trace = trace_option(a);
     if (const auto v = a.value("--rate");
@@ -251,7 +264,7 @@ capacity_request read_capacity_request(const args& a) {
                             static_cast<std::uint32_t>(*a.count("--drives-per-host", 1, 10000)), seconds(1e8));
     if (!d) fail(d.error(), "--drives-per-host");
     q.dcfg = *d;
-    read_latencies(a, q);
+    read_latencies(a, q, conf);
     read_writing(a, q, r);
     q.runs.fixed = static_cast<std::uint32_t>(a.count("--runs", 1, 100000).value_or(0));
     q.seed = a.count("--seed", 0, ~std::uint64_t{0}).value_or(1);
@@ -450,20 +463,15 @@ std::string capacity_svg(const capacity_request& q, capacity_searches& s) {
                              "pauses per VM against concurrent writers", subtitle);
 }
 
-}  // namespace
-
-// long: the command's usage and option table, one entry per option (its help is the man page's)
-int run_capacity(int argc, char** argv) {
-    // A list of rates: one search per rate, joined (per_value.hpp); the rows carry rate_mib_s.
-    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
-        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_capacity);
-    const args a(
+// The options and help of provpol capacity.
+args capacity_args(int argc, char** argv) {
+    return args(
         "capacity",
         "provpol capacity --rate LIST --max-pauses-per-run N --hosts H --drives-per-host D [--vm-quantile Q]\n"
         "                        [--policy static|rate-aware|rate-aware-adaptive ...] [--preset NAME ... | --chunk "
         "SIZE "
         "--percent N]\n"
-        "                        [--config FILE ...] [--latency LIST] [--write SIZE | --duration TIME] [--capacity "
+        "                        [--config FILE|DIR ...] [--latency LIST] [--write SIZE | --duration TIME] [--capacity "
         "SIZE]\n"
         "                        [--stagger SECONDS] [--burst ON,OFF | --trace FILE] [--runs N] [--seed N]\n"
         "                        [--max-events N] [--jobs N] [--columns LIST] [--format text|csv|json|svg]\n\n"
@@ -498,14 +506,19 @@ int run_capacity(int argc, char** argv) {
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
-         {"--config", "FILE",
-          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or, given "
-          "once or more, vdsm.conf and its vdsm.conf.d drop-ins, read in order as VDSM reads them (later files win, "
-          "VDSM 4.50's defaults for a key no file sets; stderr says which file set each value)",
+         {"--config", "FILE|DIR",
+          "the VDSM configuration: vdsm.conf, a vdsm.conf.d drop-in, or a directory read as vdsmd reads /etc/vdsm "
+          "(vdsm.conf, then the vdsm.conf.d drop-ins in VDSM's order); given once or more, in layers as configparser "
+          "reads them (a later file wins, VDSM 4.50's default for a key no file sets, what configparser refuses "
+          "refused); stderr says where each value came from and names a key VDSM does not have. Its [mailbox] and "
+          "[thinp] settings give the latency when --latency is not given. Or provpol recommend's answer in any "
+          "--format (- for stdin)",
           true},
          {"--latency", "LIST",
           "comma-separated latency profiles, one row each: " + latency_spec_names +
-              " (default vdsm-polling-2022); a domain takes those with the mailbox's clocks: " + mailbox_latency_names,
+              " (default vdsm-immediate, or the flow --config's [mailbox] and [thinp] settings give: what VDSM 4.50 "
+              "runs); a domain takes those with the mailbox's clocks: " +
+              mailbox_latency_names,
           true},
          {"--write", "SIZE", "how much each writer writes (default 50GiB)"},
          {"--duration", "TIME", duration_help},
@@ -527,6 +540,15 @@ int run_capacity(int argc, char** argv) {
          {"--format", "FORMAT",
           "text (default), csv, json, or svg: pauses per VM (p50, p99) against the writers, per latency profile"}},
         argc, argv);
+}
+
+}  // namespace
+
+int run_capacity(int argc, char** argv) {
+    // A list of rates: one search per rate, joined (per_value.hpp); the rows carry rate_mib_s.
+    if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_capacity);
+    const args a = capacity_args(argc, argv);
     const capacity_request q = read_capacity_request(a);
     work_budget work("capacity", q.max_events,
                      "writer counts from 1 up to each answer and one more, each " + runs_words(q) + " at " +

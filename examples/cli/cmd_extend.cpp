@@ -312,9 +312,10 @@ args extend_args(int argc, char** argv) {
           "50)"},
          {"--config", "FILE",
           "the VDSM configuration in FILE (- for stdin), instead of --chunk and --percent: provpol recommend's "
-          "answer in any --format, or VDSM's own files, repeated as VDSM reads them (vdsm.conf, then its "
-          "vdsm.conf.d drop-ins in order: later files win, a key no file sets is the preset's VDSM default); "
-          "stderr says which file set each value; with an LVM preset, lvm.conf files or lvmconfig's output, "
+          "answer in any --format, or VDSM's own files, repeated as configparser reads them for vdsmd (vdsm.conf, "
+          "then its vdsm.conf.d drop-ins in order: later files win, a key no file sets is the preset's VDSM "
+          "default), or a directory read as vdsmd reads /etc/vdsm; stderr says which file set each value and "
+          "names a key VDSM does not have; with an LVM preset, lvm.conf files or lvmconfig's output, "
           "instead of --threshold and --extend-percent (activation/*_autoextend_threshold and _percent, later "
           "files win)",
           true},
@@ -465,7 +466,8 @@ vdsm_config extend_vdsm_config(const args& a, const extend_mode& m) {
                               " configurations in the file; extend decides with one (recommend "
                               "--max-pauses-per-run prints two rows: keep the one you deploy)");
         base = read.entries.front().config;
-        if (!read.sources.empty()) std::fprintf(stderr, "provpol extend: --config: %s\n", read.sources.c_str());
+        for (const std::string& n : read.notes) warn("provpol extend: --config: " + n);
+        if (!read.sources.empty()) warn("provpol extend: --config: " + read.sources);
     }
     const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());

@@ -21,7 +21,7 @@ namespace {
 
 const char* const usage_text =
     "provpol latency --profile NAME [--profile NAME...] [--format text|csv|json]\n"
-    "       provpol latency --vdsm-log FILE|- [--save-flow FILE] [--format text|csv|json]\n\n"
+    "       provpol latency --vdsm-log FILE|- ... [--save-flow FILE] [--format text|csv|json]\n\n"
     "--profile: the marginal extend latency of a model (any --latency spec: a built-in profile, fixed:SECONDS,\n"
     "samples:FILE, vdsm-log:FILE, flow:FILE), one row each: min, mean, median, p90, p99 and max, in seconds.\n"
     "--vdsm-log: VDSM's extend completion lines (thinp.py's 'Extend volume ... completed <Clock(...)>'), the same\n"
@@ -172,18 +172,22 @@ void print_fit_notes(const vdsm_log_fit& f, const fit_words& w, const std::strin
     std::printf("fit: %s\n", vdsm_stall_text(f).c_str());
     std::printf("fit: %zu extends of %zu VM%s: %s\n", f.samples, f.vms, f.vms == 1 ? "" : "s",
                 vdsm_verdict_text(f).c_str());
+    // vdsm-log:- reads stdin ("stdin" is a file name); several logs are one flow file.
+    const std::string use = path.empty() ? std::string("--save-flow FILE, then --latency flow:FILE")
+                                         : "--latency vdsm-log:" + (path == "-" ? std::string("-") : shown);
     std::printf(
         "fit: the model's total: min %.3f s, mean %.3f s, median %.3f s, p99 %.3f s, max %.3f s "
-        "(use it with --latency vdsm-log:%s)\n",
+        "(use it with %s)\n",
         f.model.min().count(), f.model.mean().count(), f.model.quantile(0.5).count(), f.model.quantile(0.99).count(),
-        f.model.max().count(), path == "-" ? "-" : shown.c_str());  // vdsm-log:- reads stdin; "stdin" is a file name
+        f.model.max().count(), use.c_str());
 }
 
 int run_vdsm_log(const args& a, format out) {
-    const std::string path = *a.value("--vdsm-log");
+    const std::vector<std::string> paths = a.values("--vdsm-log", false);
+    const std::string path = paths.size() == 1 ? paths.front() : std::string();
     const std::optional<std::string> save = a.value("--save-flow");
     if (save && save->empty()) throw usage_error("--save-flow: needs a file name");
-    vdsm_log_model m = load_vdsm_log(path, "--vdsm-log", a.command());
+    vdsm_log_model m = load_vdsm_logs(paths, "--vdsm-log", a.command());
     const vdsm_log_fit* fit = usable_fit(a, m, save);
     const fit_words w = fit != nullptr ? words_of(*fit) : fit_words{};
     const table t = vdsm_stage_table(m, fit, w, out);
@@ -192,7 +196,9 @@ int run_vdsm_log(const args& a, format out) {
         return 0;
     }
     // The name as the table and the pasted --latency vdsm-log:FILE need it: control bytes escaped, UTF-8 kept.
-    const std::string shown = path == "-" ? std::string("stdin") : args::visible(path);
+    std::string shown;
+    for (const std::string& p : paths)
+        shown += (shown.empty() ? "" : " ") + (p == "-" ? std::string("stdin") : args::visible(p));
     std::printf("# provpol latency --vdsm-log %s: %zu extend lines of %zu lines (%zu malformed)\n", shown.c_str(),
                 m.log.extend_lines, m.log.lines, m.log.malformed);
     t.print(stdout, out);
@@ -205,7 +211,10 @@ int run_vdsm_log(const args& a, format out) {
 int run_latency(int argc, char** argv) {
     const args a("latency", usage_text,
                  {{"--profile", "NAME", latency_spec_names + " (repeatable)", true},
-                  {"--vdsm-log", "FILE", "VDSM's log (vdsm.log), or - for stdin"},
+                  {"--vdsm-log", "FILE",
+                   "VDSM's log (vdsm.log), or - for stdin; repeat it for logrotate's files, oldest first "
+                   "(vdsm.log.2.xz vdsm.log.1.xz vdsm.log: .gz and .xz are read through gzip and xz)",
+                   true},
                   {"--save-flow", "FILE", "with --vdsm-log: write the fitted flow to FILE, for --latency flow:FILE"},
                   {"--format", "FORMAT", "text (default), csv or json"}},
                  argc, argv);

@@ -66,10 +66,10 @@ std::vector<rate> rates_option(const args& a) {
 // The workload at each rate (the same for every configuration): write(r) on a disk of capacity(r).
 template <class Write, class Capacity>
 std::vector<workload> workloads(const Write& write, const std::vector<rate>& rates, const Capacity& capacity,
-                                const char* option) {
+                                const char* option, seconds monitor) {
     std::vector<workload> out;
     for (rate r : rates) {
-        const auto w = workload::make(write(r), r, capacity(r));
+        const auto w = workload::make(write(r), r, capacity(r), monitor);
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : option, "write_size", option);
         out.push_back(*w);
@@ -88,7 +88,8 @@ struct plan_request {
     std::vector<trace_point> trace;  // --trace: every writer follows it (with --hosts)
     std::vector<rate> rates;         // a trace: its mean rate alone
     std::optional<latency_model> latency_given;
-    std::string latency_text;  // --latency as given, for the plot's title
+    std::string latency_text;  // the latency's name (--latency as given), for the text's first line and the plot
+    seconds monitor{2.0};      // the host's periodic monitor (--config's vm_watermark_interval)
     milliseconds budget{0};    // the rate-aware policies' latency budget
     write_amount amount;       // --write or --duration
     std::optional<bytes> capacity_given;
@@ -114,7 +115,7 @@ struct plan_request {
     // What the writers do at rate r (the trace: its own rates).
     [[nodiscard]] domain_writing writing_at(rate r) const {
         if (!trace.empty()) return writing;
-        const auto w = workload::make(write(r), r, capacity(r));
+        const auto w = workload::make(write(r), r, capacity(r), monitor);
         if (!w)
             fail(w.error(), w.error().setting() == text_view("capacity") ? "--capacity" : amount.option(), "write_size",
                  amount.option());
@@ -222,13 +223,16 @@ plan_request read_plan_request(const args& a) {
     q.f = a.output_format({format::text, format::csv, format::json, format::svg});
     check_applies(a, q);
     q.metric = metric_option(a);
-    q.configs = configs_option(a, "plan");
+    const std::optional<config_reading> conf = config_files_option(a, "plan");
+    q.configs = configs_option(a, conf);
+    q.monitor = monitor_interval_of(conf);
     q.domain = a.has("--hosts") || a.has("--drives-per-host") || a.has("--writers");
     check_rate_aware_and_domain(a, q);
     q.trace = trace_option(a);
     q.rates = rates_option(a);
-    q.latency_given = latency_option(a);
-    q.latency_text = a.value("--latency").value_or("vdsm-polling-2022");
+    named_latency l = vdsm_latency_option(a, conf ? conf->flow : std::nullopt);
+    q.latency_given = std::move(l.model);
+    q.latency_text = std::move(l.name);
     q.budget = budget_option(a, q.latency());
     q.amount = write_option(a);
     q.capacity_given = a.size("--capacity");
@@ -246,6 +250,13 @@ plan_request read_plan_request(const args& a) {
     q.per_run = a.has("--per-run");
     if (q.per_run && q.f == format::svg) throw usage_error("--per-run prints rows, not a plot: use text, csv or json");
     return q;
+}
+
+// The text's first line: the latency the plan ran with ("# latency vdsm-immediate: mean ..."); nothing in CSV,
+// JSON and SVG (the plot's title names it).
+std::string latency_line(const plan_request& q) {
+    if (q.f != format::text) return "";
+    return "# latency " + q.latency_text + ": " + describe(q.latency()) + "\n";
 }
 
 // --- a storage domain (--hosts) ------------------------------------------------------------------------------
@@ -367,7 +378,7 @@ struct plan_answer {
 plan_answer run_plans(const plan_request& q, progress& bar) {
     const auto capacity = [&](rate r) { return q.capacity(r); };
     const std::vector<workload> loads =
-        workloads([&](rate r) { return q.write(r); }, q.rates, capacity, q.amount.option());
+        workloads([&](rate r) { return q.write(r); }, q.rates, capacity, q.amount.option(), q.monitor);
     const std::size_t rates = q.rates.size();
     const std::uint64_t runs = q.runs;
     plan_answer out;
@@ -483,12 +494,12 @@ std::string plan_svg(const plan_request& q, const plan_answer& x) {
 void print(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
 
 // The command's options: its usage and its table (args, common/cli.hpp).
-// long: the command's usage and option table, one entry per option (its help is the man page's)
+// long: the command's option table, one entry per option (its help is the man page's)
 args plan_args(int argc, char** argv) {
     return args(
         "plan",
         "provpol plan [--policy static|rate-aware|rate-aware-adaptive ...]\n"
-        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE ...]\n"
+        "                    [--preset vdsm-2022|vdsm-legacy ... | --chunk SIZE --percent N | --config FILE|DIR ...]\n"
         "                    [--latency LIST] [--budget SECONDS | --budget-quantile Q] [--rate LIST]\n"
         "                    [--write SIZE | --duration TIME] [--capacity SIZE] [--runs N] [--seed N] [--per-run]\n"
         "                    [--format text|csv|json|svg] [--svg-metric M]\n"
@@ -520,14 +531,19 @@ args plan_args(int argc, char** argv) {
          {"--preset", "NAME", preset_help, true},
          {"--chunk", "SIZE", "a custom volume_utilization_chunk_mb, as a size (whole MiB)"},
          {"--percent", "N", "a custom volume_utilization_percent, 0-99"},
-         {"--config", "FILE",
-          "the VDSM configurations in FILE (- for stdin): provpol recommend's answer in any --format, or, given "
-          "once or more, vdsm.conf and its vdsm.conf.d drop-ins, read in order as VDSM reads them (later files win, "
-          "VDSM 4.50's defaults for a key no file sets; stderr says which file set each value)",
+         {"--config", "FILE|DIR",
+          "the VDSM configuration: vdsm.conf, a vdsm.conf.d drop-in, or a directory read as vdsmd reads /etc/vdsm "
+          "(vdsm.conf, then the vdsm.conf.d drop-ins in VDSM's order); given once or more, in layers as configparser "
+          "reads them (a later file wins, VDSM 4.50's default for a key no file sets, what configparser refuses "
+          "refused); stderr says where each value came from and names a key VDSM does not have. Its [mailbox] and "
+          "[thinp] settings give the latency when --latency is not given. Or provpol recommend's answer in any "
+          "--format (- for stdin)",
           true},
          {"--latency", "LIST",
-          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list plans each, with a latency "
-                               "column",
+          latency_spec_names +
+              " (default vdsm-immediate, or the flow --config's [mailbox] and [thinp] settings give: what VDSM 4.50 "
+              "runs, mailbox events and the extend on the block-threshold event; the text's first line names it); a "
+              "comma-separated list plans each, with a latency column",
           true},
          {"--budget", "SECONDS", "rate-aware: the latency to plan for"},
          {"--budget-quantile", "Q",
@@ -589,7 +605,7 @@ int run_plan(int argc, char** argv) {
         cli::table t = domain_table(q, run_domain_plans(q, bar));
         text_columns_of(
             a, t, {"rate_mib_s", "policy", "writers", "pauses_p50", "pauses_p99", "latency_p99_s", "spm_utilization"});
-        print(t.str(q.f));
+        print(latency_line(q) + t.str(q.f));
         return 0;
     }
     const plan_answer x = run_plans(q, bar);
@@ -598,13 +614,13 @@ int run_plan(int argc, char** argv) {
     } else if (q.per_run) {
         cli::table t = runs_table(q, x);
         text_columns_of(a, t, t.columns());
-        print(t.str(q.f));
+        print(latency_line(q) + t.str(q.f));
     } else {
         cli::table t = summary_table(q, x);
         t.one_size_unit_per_column();
         text_columns_of(
             a, t, {"rate_mib_s", "policy", "chunk_mb", "percent", "extends", "pauses", "pauses_p99", "unwritten_end"});
-        print(t.str(q.f));
+        print(latency_line(q) + t.str(q.f));
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "common/latency_option.hpp"
 #include "common/spec_list.hpp"
 #include "common/table.hpp"
+#include "domain_options.hpp"
 #include "parallel.hpp"
 #include "per_value.hpp"
 #include "plan.hpp"
@@ -24,9 +25,16 @@
 #include <provpol/simulate/rate_aware.hpp>
 #include <provpol/simulate/search.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,11 +80,13 @@ struct request {
     unsigned jobs = 1;
     std::optional<domain_config> domain;  ///< --hosts
     std::uint32_t writers = 0;
+    std::optional<vdsm_config> host;  ///< --config: the host's configuration
+    seconds monitor_interval{2};      ///< the host's periodic watermark check (--config's vm_watermark_interval)
 
     /// The simulated VM's workload at rate x: --write (or x for --duration) on a disk twice as large.
     [[nodiscard]] workload at(rate x) const {
         const bytes write = amount.at(x);
-        return workload::make(write, x, saturating_mul(write, 2)).value();
+        return workload::make(write, x, saturating_mul(write, 2), monitor_interval).value();
     }
 };
 
@@ -161,9 +171,24 @@ void read_domain(const args& a, request& q) {
     q.writers = static_cast<std::uint32_t>(a.count("--writers", 1, d->drives()).value_or(d->drives()));
 }
 
+// --config FILE|DIR: the host's VDSM configuration, read as vdsmd reads it: its [mailbox] and [thinp] settings give
+// the latency (unless --latency does), its volume_utilization_percent the percent to keep (unless --percent does),
+// its [vars] vm_watermark_interval the monitor's period. A recommend answer is no host's configuration.
+std::optional<config_reading> host_config(const args& a) {
+    const std::optional<config_reading> conf = config_files_option(a, "recommend");
+    if (conf && !conf->flow)
+        throw usage_error(
+            "--config: recommend reads the host's VDSM configuration (vdsm.conf, its drop-ins, or "
+            "/etc/vdsm), not a recommend answer");
+    return conf;
+}
+
 request read_request(const args& a) {
-    request q(latency_option(a));
-    q.latency_name = a.value("--latency").value_or("vdsm-polling-2022");
+    const std::optional<config_reading> conf = host_config(a);
+    named_latency l = vdsm_latency_option(a, conf ? conf->flow : std::nullopt);
+    request q(std::move(l.model));
+    q.latency_name = std::move(l.name);
+    if (conf) q.host = conf->entries.front().config;
     q.f = a.output_format();
     q.max_events = a.count("--max-events", 1, ~std::uint64_t{0}).value_or(default_max_events);
     q.jobs = jobs_option(a);
@@ -175,8 +200,8 @@ request read_request(const args& a) {
     q.rate_text = range.is_range() ? range.text : rate_text(q.r, given);
     q.p_given = a.has("--max-pause-probability");
     q.p = a.decimal("--max-pause-probability", 0.0, 1.0).value_or(0.01);
-    q.percent = a.count("--percent", 0, 99).value_or(20);
-    q.percent_given = a.has("--percent");
+    q.percent = a.count("--percent", 0, 99).value_or(q.host ? q.host->percent() : 20);
+    q.percent_given = a.has("--percent") || q.host;  // the host's percent is kept, as --percent keeps it
     q.margin.percent = static_cast<std::uint32_t>(a.count("--percent-margin", 0, 99).value_or(10));
     q.margin.extents =
         a.size_at_least("--chunk-margin", bytes(0), "MiB").value_or(bytes(std::uint64_t{256} << 20)).count() >> 27;
@@ -187,6 +212,7 @@ request read_request(const args& a) {
     q.policy = a.value("--policy").value_or("static");
     q.vm = per_vm_option(a, q.runs);
     q.amount = write_option(a);  // --write, or the rate x --duration
+    q.monitor_interval = monitor_interval_of(conf);
     q.w = q.at(q.r);
     if (domain) read_domain(a, q);
     if (range.is_range() && (domain || q.policy != "static"))
@@ -945,10 +971,24 @@ void print_per_extend_text(text_out& o, const request& q, const per_extend_answe
             std::to_string(q.seed) + "):\n" + grid_text(q, e.rows, false));
 }
 
+// With --config: the host's own configuration at this rate, by the per-extend model.
+void print_host_text(text_out& o, const request& q) {
+    if (!q.host) return;
+    const bytes limit = q.host->limit(false);
+    const double p = pause_probability(limit, q.r, q.latency);
+    o.printf(
+        "# the host's configuration (--config): volume_utilization_chunk_mb = %llu, "
+        "volume_utilization_percent = %u, free-space limit %s; model: %.4g of extends pause at this rate, "
+        "%s the target of %g\n",
+        static_cast<unsigned long long>(q.host->chunk_mb()), q.host->percent(), human_size(limit).c_str(), p,
+        p <= q.p ? "within" : "above", q.p);
+}
+
 void print_one_vm_text(text_out& o, const request& q, const per_extend_answer& e, const std::optional<per_vm_answer>& v,
                        bool met) {
     o.printf("# provpol recommend: %s, at most %g of extends pausing, latency %s (%s)\n", q.rate_text.c_str(), q.p,
              q.latency_name.c_str(), describe(q.latency).c_str());
+    print_host_text(o, q);
     if (v) print_per_vm_text(o, q, *v);
     print_per_extend_text(o, q, e);
     if (!met)
@@ -1044,27 +1084,189 @@ int recommend_one_vm(const request& q) {
     return met ? 0 : exit_target_not_met;
 }
 
+// ---- several answers as one file VDSM loads ----
+
+// The line that starts the text of one answer, and what it answers for ("# provpol recommend: 800MiB/s, ...").
+constexpr const char* answer_start = "# provpol recommend: ";
+// The line one_vdsm_file puts first.
+constexpr const char* one_section_note = "# VDSM reads one [irs] section from a file";
+
+// The text answers for a list (one per rate, latency or policy) as one file VDSM loads: configparser refuses a
+// section twice in one file (DuplicateSectionError: vdsmd does not start), so the [irs] block with the largest
+// free-space limit stays active, the one that leaves each answer's rate the most room, and the others are
+// commented out; a first line says which. The text of a single block is left as it is.
+std::string one_vdsm_file(const std::string& text) {
+    std::vector<std::string> lines;
+    for (std::size_t b = 0; b < text.size();) {
+        const std::size_t e = text.find('\n', b);
+        lines.push_back(text.substr(b, e == std::string::npos ? std::string::npos : e - b));
+        b = e == std::string::npos ? text.size() : e + 1;
+    }
+    struct block {
+        std::size_t at;  // the [irs] line
+        std::uint64_t chunk, percent;
+        std::string answers_for;
+    };
+    std::vector<block> blocks;
+    std::string current;
+    const std::string chunk_key = "volume_utilization_chunk_mb = ", percent_key = "volume_utilization_percent = ";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].rfind(answer_start, 0) == 0)
+            current = lines[i].substr(std::strlen(answer_start), lines[i].find(',') - std::strlen(answer_start));
+        if (lines[i] != "[irs]" || i + 2 >= lines.size() || lines[i + 1].rfind(chunk_key, 0) != 0 ||
+            lines[i + 2].rfind(percent_key, 0) != 0)
+            continue;
+        blocks.push_back({i, std::stoull(lines[i + 1].substr(chunk_key.size())),
+                          std::stoull(lines[i + 2].substr(percent_key.size())), current});
+    }
+    if (blocks.size() < 2) return text;
+    std::size_t keep = 0;
+    const auto limit = [](const block& b) { return b.chunk * (100 - std::min<std::uint64_t>(b.percent, 100)); };
+    for (std::size_t k = 1; k < blocks.size(); ++k)
+        if (limit(blocks[k]) >= limit(blocks[keep])) keep = k;
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+        if (k != keep)
+            for (std::size_t j = 0; j < 3; ++j) lines[blocks[k].at + j] = "# " + lines[blocks[k].at + j];
+    const std::string note[] = {
+        std::string(one_section_note) + " (a second is refused): of the " + std::to_string(blocks.size()) +
+            " answers below,",
+        "#   the one with the largest free-space limit, volume_utilization_chunk_mb = " +
+            std::to_string(blocks[keep].chunk) +
+            (blocks[keep].answers_for.empty() ? std::string() : " for " + blocks[keep].answers_for) + ", is left",
+        "#   active: it leaves every other answer's rate more room than that answer's own; the others are",
+        "#   commented out (--output-dir DIR writes one file each)"};
+    std::string out;
+    for (const std::string& n : note) out += n + "\n";
+    bool in_note = false;  // a list of lists: the inner answers' note gives way to this one
+    for (const std::string& l : lines) {
+        in_note = l.rfind(one_section_note, 0) == 0 || (in_note && l.rfind("#   ", 0) == 0);
+        if (!in_note) out += l + "\n";
+    }
+    if (!text.empty() && text.back() != '\n') out.pop_back();
+    return out;
+}
+
+// --output-dir DIR: each answer's text as a file of its own, DIR/recommend-VALUE.conf (VALUE with every character
+// but letters, digits, '.', '_' and '-' as '-'), a drop-in VDSM loads; the files written go to stderr.
+void write_answers(const std::string& dir, const std::vector<std::string>& answers,
+                   const std::vector<std::string>& values) {
+    std::vector<std::string> names;
+    for (const std::string& v : values) {
+        std::string n = "recommend-";
+        for (char c : v) n += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '-';
+        n += ".conf";
+        if (std::find(names.begin(), names.end(), n) != names.end())
+            throw usage_error("--output-dir: two answers would both be written to " + args::printable(n));
+        names.push_back(n);
+    }
+    std::string written;
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+        const std::string path = dir + "/" + names[k];
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+            throw runtime_failure("--output-dir: cannot write " + args::printable(path) + ": " + std::strerror(errno));
+        const std::string& t = answers[k];
+        std::size_t done = 0;
+        while (done < t.size()) {
+            const ssize_t n = ::write(fd, t.data() + done, t.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                const int e = errno;
+                ::close(fd);
+                throw runtime_failure("--output-dir: writing " + args::printable(path) +
+                                      " failed: " + std::strerror(e));
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        if (::close(fd) != 0)
+            throw runtime_failure("--output-dir: writing " + args::printable(path) +
+                                  " failed: " + std::strerror(errno));
+        written += (written.empty() ? "" : ", ") + args::printable(path);
+    }
+    warn("provpol recommend: --output-dir: wrote " + written +
+         (answers.size() > 1 ? " (one answer each: a vdsm.conf.d takes one of them)" : ""));
+}
+
+// argv without --output-dir DIR (or --output-dir=DIR), and DIR.
+std::vector<std::string> without_output_dir(int argc, char** argv, std::optional<std::string>& dir) {
+    std::vector<std::string> kept;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--output-dir" && i + 1 < argc) {
+            if (dir) throw usage_error("--output-dir is given more than once");
+            dir = argv[++i];
+        } else if (a.rfind("--output-dir=", 0) == 0) {
+            if (dir) throw usage_error("--output-dir is given more than once");
+            dir = a.substr(13);
+        } else {
+            kept.push_back(a);
+        }
+    }
+    return kept;
+}
+
+int recommend_values(int argc, char** argv, const text_joiner& join);
+
 }  // namespace
 
-// long: the command's usage and option table, one entry per option (its help is the man page's)
-int run_recommend(int argc, char** argv) {
-    // A list of rates or latency profiles: one answer per value, joined (per_value.hpp).
+int run_recommend(int argc, char** argv);
+
+namespace {
+
+// recommend with --output-dir DIR: the answers of the one list given (or of the one value) written one per file.
+int recommend_to_dir(int argc, char** argv, const std::string& dir) {
+    struct stat st {};
+    if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw usage_error("--output-dir: " + args::printable(dir) + " is not a directory");
+    if (format_in(argc, argv) != "text")
+        throw usage_error("--output-dir writes VDSM's files, the text answer: give no --format");
+    if (is_stratis_invocation(argc, argv) || is_lvm_invocation(argc, argv))
+        throw usage_error("--output-dir writes VDSM configuration files: an LVM or Stratis answer is not one");
+    const text_joiner join = [&dir](const std::vector<std::string>& answers, const std::vector<std::string>& values,
+                                    const std::string& joined) {
+        write_answers(dir, answers, values);
+        return one_vdsm_file(joined);
+    };
+    const std::size_t lists = (values_in(argc, argv, {"--rate", "--rates"}, split_commas).size() > 1 ? 1u : 0u) +
+                              (values_in(argc, argv, {"--latency"}, split_specs).size() > 1 ? 1u : 0u) +
+                              (values_in(argc, argv, {"--policy"}, split_commas).size() > 1 ? 1u : 0u);
+    if (lists > 1)
+        throw usage_error(
+            "--output-dir writes a file per value of one list: give one of --rate, "
+            "--latency and --policy a list");
+    if (lists == 1) return recommend_values(argc, argv, join);
+    auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas);
+    if (v.empty()) throw usage_error("--rate is required (e.g. --rate 400MiB/s)");
+    return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend, join);
+}
+
+// A list of rates, latency profiles or policies: one answer per value, joined (per_value.hpp) as one file VDSM
+// loads; -1 when no option holds a list.
+int recommend_values(int argc, char** argv, const text_joiner& join) {
+    const auto text = [&join](const std::vector<std::string>& answers, const std::vector<std::string>& values,
+                              const std::string& joined) {
+        return join ? join(answers, values, joined) : one_vdsm_file(joined);
+    };
     if (const auto v = values_in(argc, argv, {"--rate", "--rates"}, split_commas); v.size() > 1)
-        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend);
+        return run_per_value(argc, argv, {"--rate", "--rates"}, v, nullptr, run_recommend, text);
     if (const auto v = values_in(argc, argv, {"--latency"}, split_specs); v.size() > 1)
-        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend);
+        return run_per_value(argc, argv, {"--latency"}, v, "latency", run_recommend, text);
     if (const auto v = values_in(argc, argv, {"--policy"}, split_commas); v.size() > 1)
-        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend);
-    if (is_stratis_invocation(argc, argv)) return run_recommend_stratis(argc, argv);
-    if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
-    const args a(
+        return run_per_value(argc, argv, {"--policy"}, v, "policy", run_recommend, text);
+    return -1;
+}
+
+// The options and help of provpol recommend.
+// long: the command's option table, one entry per option (its help is the man page's)
+args recommend_args(int argc, char** argv) {
+    return args(
         "recommend",
         "provpol recommend --rate LIST [--max-pause-probability P] [--max-pauses-per-run N [--vm-quantile Q]]\n"
-        "                         [--latency LIST] [--percent N] [--chunk-margin SIZE] [--percent-margin N]\n"
-        "                         [--write SIZE | --duration TIME]\n"
+        "                         [--config FILE|DIR ...] [--latency LIST] [--percent N] [--chunk-margin SIZE]\n"
+        "                         [--percent-margin N] [--write SIZE | --duration TIME]\n"
         "                         [--policy LIST [--preset P | --chunk SIZE --percent N]]\n"
         "                         [--hosts H --drives-per-host D [--writers N]] [--runs N] [--seed N] [--jobs N]\n"
-        "                         [--format text|csv|json]\n"
+        "                         [--format text|csv|json | --output-dir DIR]\n"
         "       provpol recommend --preset lvm-thin-autoextend --rate LIST --pool-size SIZE ...   (LVM autoextend: "
         "provpol recommend --preset lvm-thin-autoextend --help)\n"
         "       provpol recommend --preset stratis-data --pool-size SIZE --rate RATE ...   (a Stratis pool's backstore "
@@ -1106,11 +1308,19 @@ int run_recommend(int argc, char** argv) {
           "default 0.99)"},
          {"--write", "SIZE", "how much each simulated VM writes, at --rate, on a disk twice as large (default 50GiB)"},
          {"--duration", "TIME", duration_help},
+         {"--config", "FILE|DIR",
+          "the host's VDSM configuration, read as vdsmd reads it: vdsm.conf, a vdsm.conf.d drop-in or /etc/vdsm "
+          "(given once or more, in layers); its [mailbox] and [thinp] settings give the latency, its "
+          "volume_utilization_percent the percent to keep, and the answer says what its own configuration gives",
+          true},
          {"--latency", "LIST",
-          latency_spec_names + " (default vdsm-polling-2022); a comma-separated list answers for each", true},
+          latency_spec_names + " (default vdsm-immediate, or the flow --config's [mailbox] and [thinp] settings " +
+              "give: what VDSM 4.50 runs, mailbox events and the extend on the block-threshold event); a " +
+              "comma-separated list answers for each",
+          true},
          {"--percent", "N",
-          "volume_utilization_percent, 0-99: fixes it (with --hosts, default 20, VDSM's); without it one VM's answer "
-          "is searched over percents 0, 10, ..., 90"},
+          "volume_utilization_percent, 0-99: fixes it (with --hosts, default 20, VDSM's; with --config, the host's); "
+          "without it one VM's answer is searched over percents 0, 10, ..., 90"},
          {"--chunk-margin", "SIZE",
           "chunks above the answer's that must meet too, whole 128MiB extents (default 256MiB: rounded up to the "
           "next 256MiB, it still meets)"},
@@ -1129,8 +1339,28 @@ int run_recommend(int argc, char** argv) {
          {"--seed", "N", "the simulation's seed (default 1)"},
          {"--max-events", "N", "refuse a search that would replay more simulated events (default 1000000000)"},
          {"--jobs", "N", jobs_help},
-         {"--format", "FORMAT", "text (default: lines to paste into a VDSM configuration), csv or json"}},
+         {"--format", "FORMAT",
+          "text (default: a file VDSM loads, to paste into a vdsm.conf.d drop-in: with a list, the [irs] of the "
+          "answer with the largest free-space limit, the others commented out), csv or json"},
+         {"--output-dir", "DIR",
+          "also write each answer of the list (or the one answer) to DIR/recommend-VALUE.conf, a drop-in VDSM "
+          "loads; the files go to stderr"}},
         argc, argv);
+}
+
+}  // namespace
+
+int run_recommend(int argc, char** argv) {
+    std::optional<std::string> dir;
+    std::vector<std::string> kept = without_output_dir(argc, argv, dir);
+    std::vector<char*> av;
+    for (std::string& k : kept) av.push_back(k.data());
+    av.push_back(nullptr);
+    if (dir) return recommend_to_dir(static_cast<int>(kept.size()), av.data(), *dir);
+    if (const int s = recommend_values(argc, argv, {}); s >= 0) return s;
+    if (is_stratis_invocation(argc, argv)) return run_recommend_stratis(argc, argv);
+    if (is_lvm_invocation(argc, argv)) return run_recommend_lvm(argc, argv);
+    const args a = recommend_args(argc, argv);
     const request q = read_request(a);
     if (q.policy == "rate-aware") return recommend_rate_aware(a, q);
     if (q.policy != "static")

@@ -14,28 +14,32 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace provpol::cli {
 
-// --config FILE, given once or more (as extend reads it): recommend's answer alone, or vdsm.conf and its drop-ins
-// read in layers as VDSM reads them, over VDSM 4.50's defaults; which file set each value goes to stderr, as
-// "provpol COMMAND: --config: ...".
-inline std::vector<config_entry> config_files_option(const args& a, const char* command) {
+// --config FILE|DIR, given once or more (as extend reads it): recommend's answer alone, or vdsm.conf and its
+// drop-ins (or VDSM's directory) read in layers as vdsmd reads them, over VDSM 4.50's defaults; which file set
+// each value, and the settings VDSM does not have, go to stderr as "provpol COMMAND: --config: ...". Nothing when
+// --config is not given.
+inline std::optional<config_reading> config_files_option(const args& a, const char* command) {
     const std::vector<std::string> paths = a.values("--config", false);
-    if (paths.empty()) return {};
+    if (paths.empty()) return std::nullopt;
     if (std::count(paths.begin(), paths.end(), std::string("-")) > 0 && a.value("--trace") == std::string("-"))
         throw usage_error("--config - and --trace - both read stdin: give one of them a file");
-    const config_reading read = read_config_files(paths, "--config");
-    if (!read.sources.empty()) std::fprintf(stderr, "provpol %s: --config: %s\n", command, read.sources.c_str());
-    return read.entries;
+    config_reading read = read_config_files(paths, "--config");
+    const std::string prefix = std::string("provpol ") + command + ": --config: ";
+    for (const std::string& n : read.notes) warn(prefix + n);
+    if (!read.sources.empty()) warn(prefix + read.sources);
+    return read;
 }
 
 // --policy static|rate-aware|rate-aware-adaptive (repeatable) x --preset ... (repeatable), --chunk/--percent or
-// --config.
-inline std::vector<plan_config> configs_option(const args& a, const char* command) {
+// --config's configurations (`read`).
+inline std::vector<plan_config> configs_option(const args& a, const std::optional<config_reading>& read) {
     std::vector<std::pair<std::string, vdsm_config>> presets;
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
@@ -45,8 +49,15 @@ inline std::vector<plan_config> configs_option(const args& a, const char* comman
         if (!cfg) fail(cfg.error(), "--chunk");
         presets.push_back({config_label(*cfg), *cfg});
     }
-    for (const config_entry& e : config_files_option(a, command)) presets.push_back({config_label(e.config), e.config});
+    if (read)
+        for (const config_entry& e : read->entries) presets.push_back({config_label(e.config), e.config});
     return policy_configs(a.values("--policy"), presets);
+}
+
+// The monitor interval of the host's periodic watermark check: --config's [vars] vm_watermark_interval, or VDSM's
+// 2 s (the simulator's workload::monitor_interval, used when the latency extends on the threshold event).
+inline seconds monitor_interval_of(const std::optional<config_reading>& read) {
+    return read && read->flow ? read->flow->watermark_interval : seconds(2);
 }
 
 // The longest a domain workload may take to start or to follow its trace: the domain runs 1e8 simulated seconds

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -217,10 +218,15 @@ inline std::string join_text(const std::vector<std::string>& answers, const std:
 
 }  // namespace per_value_detail
 
+/// What a command makes of its text answers for a list, before they are printed: the joined text by default
+/// (join_text); recommend's keeps one [irs] section active and may write a file per answer.
+using text_joiner = std::function<std::string(const std::vector<std::string>& answers,
+                                              const std::vector<std::string>& values, const std::string& joined)>;
+
 /// Runs `run` once per value (argv without `names`' occurrences, plus `names[0] value`) and joins the answers.
 template <class Run>
 int run_per_value(int argc, char** argv, const std::vector<std::string>& names, const std::vector<std::string>& values,
-                  const char* column, Run run) {
+                  const char* column, Run run, const text_joiner& text_join = {}) {
     using namespace per_value_detail;
     const std::string f = format_in(argc, argv);
     if (f == "svg") throw usage_error(names[0] + ": --format svg plots one value; give one");
@@ -239,9 +245,10 @@ int run_per_value(int argc, char** argv, const std::vector<std::string>& names, 
         if (s == exit_target_not_met) status = s;
         answers.push_back(cap.text());
     }
-    const std::string out = f == "csv"    ? join_csv(answers, values, column)
-                            : f == "json" ? join_json(answers, values, column)
-                                          : join_text(answers, values, column, names[0]);
+    std::string out = f == "csv"    ? join_csv(answers, values, column)
+                      : f == "json" ? join_json(answers, values, column)
+                                    : join_text(answers, values, column, names[0]);
+    if (f != "csv" && f != "json" && text_join) out = text_join(answers, values, out);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;
 }

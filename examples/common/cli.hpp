@@ -37,8 +37,13 @@ inline std::vector<std::string>& pending_warnings() {
     static std::vector<std::string> w;
     return w;
 }
-/// Holds one line (without its newline) for flush_warnings().
-inline void warn(std::string line) { pending_warnings().push_back(std::move(line)); }
+/// Holds one line (without its newline) for flush_warnings(); a line already held is not held twice (a command
+/// that answers once per value of a list reads its inputs once per value).
+inline void warn(std::string line) {
+    for (const std::string& w : pending_warnings())
+        if (w == line) return;
+    pending_warnings().push_back(std::move(line));
+}
 /// Prints the held warnings on stderr, one line each, and forgets them.
 inline void flush_warnings() {
     for (const std::string& w : pending_warnings()) std::fprintf(stderr, "%s\n", w.c_str());

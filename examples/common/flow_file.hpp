@@ -93,7 +93,7 @@ inline const char* type_name(value::type t) {
 // The JSON is read by nlohmann-json's SAX parser into the reader's value, members in file order (so that an error
 // names the first bad member as the file has it); the builder refuses what the flow format refuses as it goes: a
 // member twice in one object (a set of names per open object: O(n log n)), nesting deeper than 16, an array of more
-// than 1000 values.
+// than 1000 values, more than 10000 values in all (memory stays within a small multiple of the file's 1 MiB).
 using json = nlohmann::json;
 
 /// "L:C: " for the byte offset `at` of `text`.
@@ -185,8 +185,10 @@ private:
         v.number = d;
         return add(std::move(v));
     }
-    // Adds v to the open array or object (or makes it the document); returns where it now lives.
+    // Adds v to the open array or object (or makes it the document); returns where it now lives. A flow has a few
+    // dozen values: more than max_values is no flow file (and would cost far more memory than the file's size).
     value* place(value&& v) {
+        if (++values_ > max_values) fail("more than " + std::to_string(max_values) + " JSON values: not a flow file");
         if (open_.empty()) return &(root = std::move(v));
         value& top = *open_.back();
         if (top.kind == value::type::array) {
@@ -215,8 +217,10 @@ private:
         return true;
     }
 
+    static constexpr std::size_t max_values = 10000;
     const std::string& text_;
     std::string where_;
+    std::size_t values_ = 0;
     std::vector<value*> open_;
     std::vector<std::set<std::string>> names_;
     std::map<std::string, std::size_t> key_count_;
@@ -237,22 +241,17 @@ inline const value* member(const value& object, const char* key) {
     return nullptr;
 }
 
-// The file's text, at most 1 MiB of lines of at most 64 KiB; `shown` gets the file's name as errors show it.
+// The file's text, at most 1 MiB; `shown` gets the file's name as errors show it.
 inline std::string read_text(const std::string& path, const std::string& option, std::string& shown) {
     text_input::rules rules;
-    rules.max_line = std::size_t{1} << 16;
-    rules.too_long = "a line longer than 64 KiB: not a flow file";
     rules.nul = "a NUL byte: not a flow file";
     rules.not_a = "a flow file";
     rules.dash_is_stdin = false;
+    rules.max_bytes = std::size_t{1} << 20;
     if (path.empty()) throw usage_error(option + ": flow: needs a file name (flow:FILE)");
     text_input in(path, option, rules);
-    std::string text, line;
-    while (in.next(line)) {
-        text += line;
-        text += '\n';
-        if (text.size() > (std::size_t{1} << 20)) throw usage_error(option + ": " + in.shown() + ": larger than 1 MiB");
-    }
+    std::string text;
+    in.read_all(text);
     shown = in.shown();
     return text;
 }

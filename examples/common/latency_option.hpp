@@ -6,17 +6,21 @@
 #define PROVPOL_CLI_LATENCY_OPTION_HPP
 
 #include "cli.hpp"
+#include "config_input.hpp"
 #include "flow_file.hpp"
 #include "input.hpp"
 
 #include <provpol/fit/vdsm_log.hpp>
 #include <provpol/flow/latency.hpp>
+#include <provpol/flow/vdsm_settings.hpp>
 #include <provpol/parse.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@ inline const std::string latency_spec_names =
 struct vdsm_log_read {
     std::vector<seconds> stage[vdsm_stage_count];
     std::vector<vdsm_fit_sample> extends;  ///< each extend line as the fit reads it, its vmId numbered
+    std::size_t files = 0;                 ///< files read
     std::size_t lines = 0;                 ///< lines read
     std::size_t extend_lines = 0;          ///< valid extend completion lines
     std::size_t malformed = 0;             ///< extend completion lines that could not be read
@@ -50,24 +55,51 @@ struct vdsm_log_read {
     }
 };
 
-/// Reads VDSM's extend completion lines from `path` ("-": stdin) through text_input (a line is cut at 1 MiB).
-/// Malformed extend lines are counted and reported on stderr in one line; no valid extend line is a usage error
-/// (exit 2), as are a missing file and a directory.
-inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+namespace vdsm_log_detail {
+
+// The timestamp a VDSM log line starts with ("2022-03-23 03:57:59,502"), or "" (logging's asctime: it sorts as
+// text within one host's logs).
+inline std::string stamp_of(const std::string& line) {
+    if (line.size() < 23 || line[4] != '-' || line[7] != '-' || line[10] != ' ' || line[13] != ':' || line[19] != ',')
+        return "";
+    return line.substr(0, 23);
+}
+
+// One log file's lines into `r` (see read_vdsm_logs); `first` and `last` get its first and last timestamps.
+inline void read_one_log(const std::string& path, const std::string& option, vdsm_log_read& r,
+                         std::map<std::string, std::uint64_t, std::less<>>& vm_numbers, std::string& first,
+                         std::string& last) {
     text_input::rules rules;
     rules.max_line = std::size_t{1} << 20;
     rules.not_a = "a VDSM log";
+    rules.decompress = true;
+    rules.max_bytes = std::uint64_t{4} << 30;
     text_input in(path, option, rules);
-    vdsm_log_read r;
+    // A binary file is refused at once, from its first block: a NUL byte in its first line, or NUL among more than
+    // 5% of control bytes (a crash may leave a run of NUL bytes inside a log; those lines are no extend lines, and
+    // are skipped).
+    const std::string head = in.peek(text_input::block_size);
+    if (const std::size_t nul = head.find('\0'); nul != std::string::npos) {
+        std::size_t control = 0;
+        for (char c : head)
+            control += (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+        if (head.find('\n') > nul || control * 20 > head.size())
+            throw usage_error(option + ": " + in.shown() + " is binary (a NUL byte at offset " + std::to_string(nul) +
+                              (in.decompressor().empty() ? "" : " once decompressed") + "): not a VDSM log");
+    }
     std::string line;
-    std::map<std::string, std::uint64_t, std::less<>> vm_numbers;
     while (in.next(line)) {
         ++r.lines;
+        if (const std::string st = stamp_of(line); !st.empty()) {
+            if (first.empty()) first = st;
+            last = st;
+        }
         const auto rec = parse_vdsm_extend_line(line);
         if (!rec) {
             if (r.malformed++ == 0) {
                 r.first_malformed = r.lines;
-                r.first_reason = std::string(rec.error().message().view());
+                r.first_reason = std::string(rec.error().message().view()) +
+                                 (r.files > 1 ? " (" + in.shown() + " line " + std::to_string(in.line()) + ")" : "");
             }
             continue;
         }
@@ -79,22 +111,61 @@ inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& o
         const auto vm_number = vm_numbers.emplace(vm, vm_numbers.size()).first->second;
         r.extends.push_back(vdsm_sample_of(*rec, vm_number));
     }
-    const std::string shown = in.shown();
+}
+
+}  // namespace vdsm_log_detail
+
+/// Reads VDSM's extend completion lines from `paths` in order ("-": stdin), each through text_input (a line is cut
+/// at 1 MiB): logrotate's rotated logs as they are (vdsm.log.1.xz, .gz: decompressed by their own tool), oldest first
+/// (vdsm.log.2.xz vdsm.log.1.xz vdsm.log; a file whose lines start before the previous one's end is said on stderr).
+/// A binary file is refused. Malformed extend lines are counted and reported on stderr in one line; no valid extend
+/// line is a usage error (exit 2), as are a missing file and a directory.
+inline vdsm_log_read read_vdsm_logs(const std::vector<std::string>& paths, const std::string& option,
+                                    const std::string& command) {
+    if (std::count(paths.begin(), paths.end(), std::string("-")) > 1)
+        throw usage_error(option + " - is given more than once: stdin can be read once");
+    vdsm_log_read r;
+    std::map<std::string, std::uint64_t, std::less<>> vm_numbers;
+    std::string previous_last, previous;
+    for (const std::string& path : paths) {
+        ++r.files;
+        std::string first, last;
+        vdsm_log_detail::read_one_log(path, option, r, vm_numbers, first, last);
+        const std::string shown = path == "-" ? std::string("stdin") : "'" + args::printable(path) + "'";
+        if (!first.empty() && !previous_last.empty() && first < previous_last)
+            warn("provpol " + command + ": " + option + ": " + shown + " starts (" + first + ") before " + previous +
+                 " ends (" + previous_last +
+                 "): give the logs oldest first, as logrotate numbers them "
+                 "(vdsm.log.2.xz vdsm.log.1.xz vdsm.log)");
+        if (!last.empty()) {
+            previous_last = last;
+            previous = shown;
+        }
+    }
+    const std::string shown = paths.size() == 1
+                                  ? (paths[0] == "-" ? std::string("stdin") : "'" + args::printable(paths[0]) + "'")
+                                  : "the " + std::to_string(paths.size()) + " logs";
     const std::string first = r.malformed == 0
                                   ? std::string()
                                   : "the first, line " + std::to_string(r.first_malformed) + ": " + r.first_reason;
     if (r.extend_lines == 0) {
         if (r.malformed != 0)
-            throw usage_error(option + ": " + shown + " has no valid extend completion line (" +
-                              std::to_string(r.malformed) + " malformed; " + first + ")");
-        throw usage_error(option + ": " + shown +
-                          " has no extend completion lines (\"Extend volume ... completed <Clock(...)>\", as VDSM's "
+            throw usage_error(option + ": " + shown + " ha" + (paths.size() == 1 ? "s" : "ve") +
+                              " no valid extend completion line (" + std::to_string(r.malformed) + " malformed; " +
+                              first + ")");
+        throw usage_error(option + ": " + shown + " ha" + (paths.size() == 1 ? "s" : "ve") +
+                          " no extend completion lines (\"Extend volume ... completed <Clock(...)>\", as VDSM's "
                           "thinp.py logs them)");
     }
     if (r.malformed != 0)
         warn("provpol " + command + ": " + option + ": " + std::to_string(r.malformed) +
              " malformed extend completion lines ignored (" + first + ")");
     return r;
+}
+
+/// read_vdsm_logs of one file.
+inline vdsm_log_read read_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+    return read_vdsm_logs({path}, option, command);
 }
 
 /// A VDSM log, its statistics per stage and the flow model fitted to it.
@@ -104,15 +175,20 @@ struct vdsm_log_model {
     result<vdsm_log_fit> fit = unexpected(error::unsupported("vdsm log", "not fitted"));
 };
 
-/// Reads a VDSM log (see read_vdsm_log), its statistics and the fit; the fit may fail or not explain the log
+/// Reads VDSM's logs (see read_vdsm_logs), their statistics and the fit; the fit may fail or not explain the log
 /// (the caller says so).
-inline vdsm_log_model load_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+inline vdsm_log_model load_vdsm_logs(const std::vector<std::string>& paths, const std::string& option,
+                                     const std::string& command) {
     vdsm_log_model m;
-    m.log = read_vdsm_log(path, option, command);
+    m.log = read_vdsm_logs(paths, option, command);
     for (std::size_t i = 0; i < vdsm_stage_count; ++i)
         m.stats[i] = vdsm_stage_stats(m.log.stage[i].data(), m.log.stage[i].size());
     m.fit = fit_vdsm_log(m.log.extends.data(), m.log.extends.size());
     return m;
+}
+/// load_vdsm_logs of one file.
+inline vdsm_log_model load_vdsm_log(const std::string& path, const std::string& option, const std::string& command) {
+    return load_vdsm_logs({path}, option, command);
 }
 
 /// Why a fit that exists does not explain its log, in one line: the verdict and its evidence (fit/vdsm_log_judge.hpp).
@@ -182,9 +258,54 @@ inline latency_model latency_spec(const std::string& spec, const std::string& op
     return *p;
 }
 
-/// Reads --latency (default vdsm-polling-2022).
-inline latency_model latency_option(const args& a) {
-    return latency_spec(a.value("--latency").value_or("vdsm-polling-2022"), "--latency", a.command());
+/// Reads --latency (default `fallback`: the agent's vdsm-polling-2022; plan, capacity and recommend take
+/// vdsm_latency_option).
+inline latency_model latency_option(const args& a, const char* fallback = "vdsm-polling-2022") {
+    return latency_spec(a.value("--latency").value_or(fallback), "--latency", a.command());
+}
+
+/// The latency plan, capacity and recommend run with when neither --latency nor --config says otherwise: what VDSM
+/// 4.50's last release runs with its defaults (mailbox events on since v4.50.0.11, the extend on the block-threshold
+/// event since 4.50.1.1: flow/vdsm_settings.hpp, which is this profile with VDSM's defaults).
+inline constexpr const char* default_vdsm_latency = "vdsm-immediate";
+
+/// A latency and the name the output gives it.
+struct named_latency {
+    latency_model model;
+    std::string name;
+};
+
+/// The latency of VDSM's flow as `settings` make it, named after vdsm-immediate and the settings that differ from
+/// VDSM 4.50's defaults ("vdsm-immediate(events_enable=false)"); errors name `option`.
+inline named_latency vdsm_settings_latency(const vdsm_flow_settings& settings, const std::string& option) {
+    const auto f = vdsm_flow_latency(settings);
+    if (!f) fail(f.error(), option.c_str());
+    const vdsm_flow_settings d{};
+    std::string changed;
+    const auto add = [&changed](const std::string& s) { changed += (changed.empty() ? "" : ",") + s; };
+    if (settings.events_enable != d.events_enable) add("events_enable=false");
+    if (settings.events_enable && settings.events_interval != d.events_interval)
+        add("events_interval=" + decimal_text(settings.events_interval.count()));
+    if (settings.extend_timeout != d.extend_timeout)
+        add("extend_timeout=" + decimal_text(settings.extend_timeout.count()));
+    return {*f, std::string(default_vdsm_latency) + (changed.empty() ? "" : "(" + changed + ")")};
+}
+
+/// --latency, or the flow --config's VDSM files set (`flow`), or default_vdsm_latency; what it chose is said in
+/// the output (the name) and, when a file sets one of the flow's settings, on stderr with where each value came from.
+inline named_latency vdsm_latency_option(const args& a, const std::optional<vdsm_flow_reading>& flow) {
+    if (const auto spec = a.value("--latency")) {
+        if (flow && flow->set_by_file)
+            warn("provpol " + a.command() + ": --latency " + args::printable(*spec) +
+                 ": the extend flow --config's [mailbox] and [thinp] settings give is not used");
+        return {latency_spec(*spec, "--latency", a.command()), *spec};
+    }
+    if (!flow) return {latency_spec(default_vdsm_latency, "--latency", a.command()), default_vdsm_latency};
+    named_latency l = vdsm_settings_latency(flow->settings, "--config");
+    if (flow->set_by_file)  // else it is the default flow, which the output names
+        warn("provpol " + a.command() + ": --config: latency " + l.name + ": VDSM 4.50's extend flow with " +
+             flow->sources);
+    return l;
 }
 
 /// A one-line description of a latency model for reports: "mean 3.7 s, 99th percentile 5.93 s, max 6.9 s", and the

@@ -6,6 +6,9 @@
 # writer at the defaults; recommend --hosts for N writers agreeing with it; a domain that holds none (exit 3); bad
 # input.
 . "$(dirname "$0")/lib.sh"
+# The expectations below were worked under the 2022 flow (vdsm-polling-2022), before the default became VDSM 4.50's
+# current one: every plan, recommend and capacity run here names it.
+pin_latency vdsm-polling-2022
 
 col() {  # col <name> [row]: the value of column <name> in row (default 1) of the last run's CSV
   awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i} NR == row + 1 {print $c}' "$out"

@@ -2,6 +2,9 @@
 # A review's CLI findings, each a case that failed before its fix: a crash, errors naming the wrong option or
 # unit, and answers that were wrong or silently vacuous. Every bad input: exit 2, one line on stderr.
 . "$(dirname "$0")/lib.sh"
+# The expectations below were worked under the 2022 flow (vdsm-polling-2022), before the default became VDSM 4.50's
+# current one: every plan, recommend and capacity run here names it.
+pin_latency vdsm-polling-2022
 
 # Item 1: a latency longer than the rate-aware budget's hour aborted (bad_result_access, exit 134) with a
 # per-VM target; without it, the error named --budget (recommend has none) in milliseconds.

@@ -7,10 +7,30 @@ checks=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
+# pin_latency PROFILE: from here on, run() gives plan, recommend and capacity --latency PROFILE when the command
+# names none (and is not an LVM or Stratis one): for a script whose expectations were worked under that profile
+# rather than under the default (VDSM 4.50's current flow, vdsm-immediate).
+pinned_latency=
+pin_latency() { pinned_latency=$1; }
+with_pinned_latency() {  # the arguments, --latency PROFILE added after the command when pin_latency applies
+  local a
+  [ $# -gt 0 ] || return 0
+  if [ -n "$pinned_latency" ] && [[ " plan recommend capacity " == *" $1 "* ]]; then
+    for a in "$@"; do
+      case "$a" in --latency|--latency=*|--help|-h|--preset=lvm-*|--preset=stratis-*|lvm-*|stratis-*) printf '%s\0' "$@"; return ;; esac
+    done
+    printf '%s\0' "$1" --latency "$pinned_latency" "${@:2}"
+    return
+  fi
+  printf '%s\0' "$@"
+}
+
 # run <args...>: runs provpol, capturing status, stdout and stderr (with a timeout: no hang passes).
 run() {
   out="$scratch/out" err="$scratch/err"
-  timeout 60 "$PROVPOL" "$@" >"$out" 2>"$err" </dev/null
+  local argv=()
+  mapfile -d '' -t argv < <(with_pinned_latency "$@")
+  timeout 60 "$PROVPOL" "${argv[@]}" >"$out" 2>"$err" </dev/null
   status=$?
 }
 fail() {

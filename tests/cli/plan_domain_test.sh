@@ -2,6 +2,9 @@
 # provpol plan --hosts H --drives-per-host D [--writers N]: a storage domain's per-VM columns and its shared
 # figures; a domain of one drive is plan without --hosts; more writers, longer extends; bad input.
 . "$(dirname "$0")/lib.sh"
+# The expectations below were worked under the 2022 flow (vdsm-polling-2022), before the default became VDSM 4.50's
+# current one: every plan, recommend and capacity run here names it.
+pin_latency vdsm-polling-2022
 
 # The columns: plan's per-VM ones plus the domain's.
 expect_ok plan --hosts 4 --drives-per-host 10 --writers 8 --rate 300MiB/s --write 10GiB --format csv

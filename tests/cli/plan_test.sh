@@ -47,7 +47,7 @@ expect_stdout '^#        10      2432            243.2             2432 '
 expect_stdout '^#        20      2688            537.6             2688 '
 
 # The rate-aware policy: the preset is its floor (default vdsm-legacy); its rows carry the budget.
-expect_ok plan --policy rate-aware --rate 1000MiB/s --runs 100 --format csv
+expect_ok plan --policy rate-aware --rate 1000MiB/s --runs 100 --format csv --latency vdsm-polling-2022
 # vdsm-polling-2022's longest extend is 6.49 s (2 s monitor wait + two 2 s reply polls + 0.15 s inbox read + 0.34 s
 # refresh): the budget; 1000 MiB/s x 6.49 s = 6490 MiB = 6805258240 bytes of limit.
 expect_stdout '^1000,[0-9.]+,1,[0-9.]+,rate-aware/vdsm-legacy,1024,50,6805258240,1073741824,'
@@ -59,7 +59,7 @@ expect_ok plan --policy rate-aware --rate 400MiB/s --runs 20 --format svg --svg-
 expect_stdout 'pauses per run'
 # Its default target (no pause) is missed, said on stderr and in the exit status (3). Stock VDSM has no
 # rate-aware agent: the floor is printed commented out, with what runs it, not as a block to paste.
-run recommend --policy rate-aware --rate 400MiB/s --runs 50
+run recommend --policy rate-aware --rate 400MiB/s --runs 50 --latency vdsm-polling-2022
 checks=$((checks + 1)); [ "$status" -eq 3 ] || fail "recommend --policy rate-aware: exit $status, expected 3"
 expect_stdout '^# volume_utilization_chunk_mb = 1024$'
 expect_stdout '^# stock VDSM cannot run this'

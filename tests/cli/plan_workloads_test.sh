@@ -4,6 +4,9 @@
 # 2560 MiB whenever less than 2048 MiB is free) or from another invocation that must agree; bad input exits 2 with
 # one line.
 . "$(dirname "$0")/lib.sh"
+# The expectations below were worked under the 2022 flow (vdsm-polling-2022), before the default became VDSM 4.50's
+# current one: every plan, recommend and capacity run here names it.
+pin_latency vdsm-polling-2022
 
 col() {  # col <name> [row]: the value of column <name> in row (default 1) of the last run's CSV
   awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i} NR == row + 1 {print $c}' "$out"
@@ -42,7 +45,7 @@ checks=$((checks + 1))
 cmp -s "$out" "$scratch/traced.csv" || fail "a one-segment trace differs from its constant rate: $(diff "$out" "$scratch/traced.csv")"
 # The same from stdin.
 checks=$((checks + 1))
-timeout 60 "$PROVPOL" plan --hosts 2 --drives-per-host 5 --trace - --format csv <"$scratch/constant.csv" >"$scratch/stdin.csv" 2>&1
+timeout 60 "$PROVPOL" plan --hosts 2 --drives-per-host 5 --trace - --latency vdsm-polling-2022 --format csv <"$scratch/constant.csv" >"$scratch/stdin.csv" 2>&1
 cmp -s "$scratch/stdin.csv" "$scratch/traced.csv" || fail "--trace - (stdin) differs from the file: $(head -c 300 "$scratch/stdin.csv")"
 
 # A trace that stops before the free space runs out: 256 MiB in 10 s, then to 1 GiB in 10 s more. Every writer

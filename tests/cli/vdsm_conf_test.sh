@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # provpol extend --config with VDSM's own files (vdsm.conf and vdsm.conf.d drop-ins, layered), checked against
 # Python's configparser reading the same files the way VDSM's lib/vdsm/common/config.py.in does: one
-# ConfigParser, VDSM's [irs] defaults set first (set_defaults), then cfg.read() of the files in order, and
-# config.getint("irs", ...). The expected values come from configparser, never from provpol.
+# ConfigParser, VDSM's schema defaults set first (set_defaults, tools/vdsm_conf_corpus.py), then cfg.read() of the
+# files in order, and config.getint("irs", ...). The expected values come from configparser, never from provpol.
 set -euo pipefail
 PROVPOL=$1
 command -v python3 >/dev/null || { echo "python3 is needed (scripts/dev deps installs it)"; exit 1; }
-exec python3 - "$PROVPOL" <<'PY'
-import configparser, os, random, subprocess, sys, tempfile
+exec python3 - "$PROVPOL" "$(cd "$(dirname "$0")/../../tools" && pwd)" <<'PY'
+import configparser, os, random, re, subprocess, sys, tempfile
+sys.path.insert(0, sys.argv[2])
+import vdsm_conf_corpus
 
 provpol = sys.argv[1]
 MiB = 1 << 20
 checks = failures = 0
 
 def vdsm_reading(files, defaults):
-    # lib/vdsm/common/config.py.in: load() = ConfigParser(); set_defaults(cfg); read_configs(cfg, ...)
-    cfg = configparser.ConfigParser()
-    cfg.add_section("irs")
+    # lib/vdsm/common/config.py.in: load() = ConfigParser(); set_defaults(cfg) (VDSM 4.50's schema, the [irs] chunk
+    # and percent of the preset's release); read_configs(cfg, ...)
+    cfg = vdsm_conf_corpus.vdsm_parser()
     cfg.set("irs", "volume_utilization_chunk_mb", str(defaults[0]))
     cfg.set("irs", "volume_utilization_percent", str(defaults[1]))
     cfg.read(files)
@@ -54,9 +56,13 @@ def compare(name, files, preset="vdsm-2022"):
         check(name, got is None and r.returncode == 2 and len(r.stderr.splitlines()) == 1, detail)
     else:
         check(name, got == want, detail)
-        # stderr names the file of each value (or the default) when there are several files or a default
-        if len(files) > 1 or r.stderr:
-            check(name + " (sources)", r.stderr.count("volume_utilization") == 2 and len(r.stderr.splitlines()) == 1, detail)
+        # stderr names the file of each value (or the default) when there are several files or a default, on one
+        # line; the other lines name settings VDSM does not have, with their file and line
+        sources = [l for l in r.stderr.splitlines() if re.search(r"--config: volume_utilization_chunk_mb = \d+ from .*, volume_utilization_percent = \d+ from ", l)]
+        others = [l for l in r.stderr.splitlines() if l not in sources]
+        if len(files) > 1 or sources:
+            check(name + " (sources)", len(sources) == 1, detail)
+        check(name + " (notes)", all(re.match(r"provpol extend: --config: (.*:\d+: |and \d+ more settings)", l) for l in others), detail)
 
 tmp = tempfile.mkdtemp()
 def write(name, text):
