@@ -101,7 +101,7 @@ for b in $(tr ',' ' ' <<<"$bursts"); do
   for target in 0 1; do
     rec=$("$PROVPOL" recommend --preset lvm-thin-autoextend --pool-size "${pool_mib}MiB" --rates "$peak/s" \
       --write "${written}B" --vg-free 1000MiB --max-queued $target --format csv 2>&1)
-    pick() { awk -F, -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } c["chosen"] && $c["chosen"] == 1 { print $c[col]; exit }' <<<"$rec"; }
+    pick() { awk -F, -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["met"] == 1 { print $c[col]; exit }' <<<"$rec"; }
     thr=$(pick threshold) pct=$(pick percent)
     [ -n "$thr" ] && [ -n "$pct" ] && break
   done
