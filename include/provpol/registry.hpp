@@ -71,8 +71,12 @@ template <class Id, std::size_t N>
 PROVPOL_NODISCARD constexpr result<Id> parse_preset(const preset_info<Id> (&table)[N], const preset_list& choices,
                                                     text_view name, const char* setting = "preset") noexcept {
     if (const preset_info<Id>* e = find_preset(table, name)) return e->id;
-    return unexpected(error::unknown_name(setting, name, choices.c_str()));
+    return unexpected(error::unknown_name(setting, name, static_text::of_static(choices.c_str())));
 }
+
+/// The choices must outlive the error (a family's list, of static storage duration), never a temporary.
+template <class Id, std::size_t N>
+result<Id> parse_preset(const preset_info<Id> (&)[N], const preset_list&&, text_view, const char* = "") = delete;
 
 /// The entry of `id` (the first entry when the id is not in the table, which a valid Id never is).
 template <class Id, std::size_t N>
