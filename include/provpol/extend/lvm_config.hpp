@@ -136,7 +136,7 @@ private:
           threshold_(threshold),
           percent_(percent),
           kind_(kind),
-          extent_shift_(log2_of(extent.count())) {
+          extent_shift_(static_cast<unsigned char>(detail::floor_log2(extent.count()))) {
         threshold_acted_ = threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
         extends_ = threshold_ < 100 && percent_ != 0;
         usage_limit_ = static_cast<std::int32_t>(threshold_acted_) * lvm_percent_1;
@@ -148,15 +148,6 @@ private:
         const std::uint64_t most =
             extent_shift_ <= 18 ? std::uint64_t{0xffffffffu} << extent_shift_ : std::uint64_t{1} << 50;
         fast_span_ = extends_ ? most - chunk.count() : 0;
-    }
-
-    static constexpr unsigned char log2_of(std::uint64_t power_of_two) noexcept {
-        unsigned char n = 0;
-        while (power_of_two > 1) {
-            power_of_two >>= 1;
-            ++n;
-        }
-        return n;
     }
 
     bytes extent_;

@@ -131,12 +131,6 @@ PROVPOL_NODISCARD constexpr bytes block_threshold(bytes physical, bytes limit) n
 
 namespace detail {
 
-// Power-of-two alignment used on the decision path: one add and one mask, saturating at the top.
-constexpr std::uint64_t align_up_pow2(std::uint64_t v, std::uint64_t a) noexcept {
-    const std::uint64_t mask = a - 1;
-    return v > ~std::uint64_t{0} - mask ? (~std::uint64_t{0} & ~mask) : (v + mask) & ~mask;
-}
-
 // VDSM's order (lib/vdsm/virt/thinp.py at oVirt/vdsm fd4b0df): after a threshold event (_handle_exceeded) the
 // drive is extended whatever the allocation says (libvirt may still report the old value), unless it is at
 // the maximum; without one (_handle_unset) _drive_needs_extend's improbable-allocation check comes first and

@@ -34,7 +34,7 @@ constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept {
 
 // roundup(floor(capacity * 1.1), a): VDSM's maximum volume size, rounded to a power of two a.
 constexpr std::uint64_t qcow2_max(std::uint64_t capacity, std::uint64_t a) noexcept {
-    return align_up_pow2(qcow2_overhead(capacity), a);
+    return align_up(qcow2_overhead(capacity), a);
 }
 }  // namespace detail
 
@@ -135,11 +135,11 @@ public:
     }
     /// roundup(physical + chunk, 1 MiB).
     PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
-        return bytes(detail::align_up_pow2(saturating_add(physical.count(), chunk.count()), std::uint64_t{1} << 20));
+        return bytes(align_up(saturating_add(physical.count(), chunk.count()), std::uint64_t{1} << 20));
     }
     /// roundup(requested, extent): what lvextend makes of a request.
     PROVPOL_NODISCARD constexpr bytes lv_size(bytes requested) const noexcept {
-        return bytes(detail::align_up_pow2(requested.count(), extent_.count()));
+        return bytes(align_up(requested.count(), extent_.count()));
     }
 
 private:
