@@ -385,3 +385,70 @@ TEST_CASE("one agent, two policies: switching is a type or a preset, not code") 
     CHECK(run(vdsm_2022(), 10_GiB, 2560_MiB) == 4);
     CHECK(run(lvm_thin_autoextend(), 10_GiB, 1_GiB) > 4);
 }
+
+// --- a policy of three step types -----------------------------------------------------------------------------------
+
+namespace {
+// VDSM's rule split into its three roles, each a type of its own (the Trigger and the Growth here; qcow2_lvm_limits is
+// VDSM's Limits): composed, they must decide as vdsm_steps, which plays all three, does.
+struct vdsm_watermark_trigger {
+    vdsm_config config;
+    constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept { return config.limit(d.replicating); }
+    constexpr bool improbable(const drive_state& d, bytes requested) const noexcept {
+        return d.allocation > requested;
+    }
+};
+struct vdsm_chunk_growth {
+    vdsm_config config;
+    constexpr bytes chunk(const drive_state& d) const noexcept { return config.chunk(d.replicating); }
+    constexpr bytes initial_size(bytes capacity) const noexcept { return min(config.chunk(), capacity); }
+};
+// A growth VDSM does not have: double the LV (at least 1 GiB); a new disk gets 1 GiB.
+struct doubling_growth {
+    constexpr bytes chunk(const drive_state& d) const noexcept { return max(d.physical, 1_GiB); }
+    constexpr bytes initial_size(bytes capacity) const noexcept { return min(1_GiB, capacity); }
+};
+using split_vdsm_policy = extend_policy<vdsm_watermark_trigger, vdsm_chunk_growth, qcow2_lvm_limits>;
+using doubling_policy = extend_policy<vdsm_watermark_trigger, doubling_growth, qcow2_lvm_limits>;
+
+constexpr vdsm_config config_2022 = vdsm_config::make(2560, 20).value();
+constexpr split_vdsm_policy split_2022{vdsm_watermark_trigger{config_2022}, vdsm_chunk_growth{config_2022},
+                                       qcow2_lvm_limits(config_2022)};
+constexpr doubling_policy doubling{vdsm_watermark_trigger{config_2022}, doubling_growth{},
+                                   qcow2_lvm_limits(config_2022)};
+}  // namespace
+
+static_assert(!std::is_same_v<split_vdsm_policy::trigger_type, split_vdsm_policy::growth_type>);
+static_assert(split_2022.decide(drive_state{10_GiB, 5_GiB, 3584_MiB}) ==
+              vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 3584_MiB}));
+
+TEST_CASE("extend_policy of three step types: VDSM's roles as three types decide as vdsm_steps on a sweep") {
+    const vdsm_policy whole = vdsm_2022();
+    detail::xoshiro256 rng(51);
+    for (int i = 0; i < 100000; ++i) {
+        drive_state d{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
+                      bytes(rng.next() >> rng.below(64)), rng.below(4) == 0, rng.below(4) == 0};
+        if (i % 5 == 0) d.allocation = d.physical;
+        const extend_decision a = split_2022.decide(d), b = whole.decide(d);
+        if (!(a == b)) CHECK(a == b);
+    }
+}
+
+TEST_CASE("extend_policy of three step types: a doubling growth over VDSM's trigger and limits, by hand") {
+    // 10 GiB disk, a 4 GiB LV with 3 GiB written: 1 GiB free is under VDSM 4.50's 2048 MiB limit, so the LV doubles
+    // to 8 GiB (already whole MiB and whole 128 MiB extents), below the maximum of 11 GiB.
+    const extend_decision d = doubling.decide(drive_state{10_GiB, 4_GiB, 3_GiB});
+    CHECK(d.action == extend_action::extend);
+    CHECK(d.chunk == 4_GiB);
+    CHECK(d.limit == 2048_MiB);
+    CHECK(d.block_threshold == 2_GiB);
+    CHECK(d.next_size == 8_GiB);
+    CHECK(d.lv_size_after_extend == 8_GiB);
+    CHECK(d.next_block_threshold == 6_GiB);
+    CHECK(d.max_size == 11_GiB);
+    CHECK(d.initial_size == 1_GiB);
+    // At 8 GiB the doubling asks 16 GiB and gets the maximum, 11 GiB (11264 MiB, 88 extents).
+    const extend_decision e = doubling.decide(drive_state{10_GiB, 8_GiB, 7_GiB});
+    CHECK(e.next_size == 11_GiB);
+    CHECK(e.lv_size_after_extend == 11_GiB);
+}
