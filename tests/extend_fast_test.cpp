@@ -420,7 +420,7 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                 for (std::uint64_t chunk :
                      {std::uint64_t{64} << 10, std::uint64_t{192} << 10, std::uint64_t{1} << 30}) {
                     const lvm_thin_policy p = make_lvm_thin_policy(
-                        lvm_thin_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
+                        lvm_autoextend_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
                     const auto ref = reference_of(p);
                     for (int i = 0; i < 1500; ++i) {
                         auto pick = [&] {
@@ -474,7 +474,7 @@ TEST_CASE("LVM fast trigger equals lvm_trigger_blocks") {
     long compared = 0;
     detail::xoshiro256 rng(83);
     for (std::uint64_t threshold = 50; threshold <= 99; ++threshold) {
-        const lvm_thin_config c = lvm_thin_config::make(threshold, 20).value();
+        const lvm_autoextend_config c = lvm_autoextend_config::make(threshold, 20).value();
         for (std::uint64_t total = 1; total <= 20000; ++total) {
             const std::uint64_t got = detail::lvm_trigger_blocks_near(total, c);
             if (got != lvm_trigger_blocks(total, c.threshold_percent())) {

@@ -164,8 +164,23 @@ private:
     bool extends_ = false;        // precomputed for the decision (extends())
 };
 
-/// The thin pool's configuration (the name the extend_policy steps use).
-using lvm_thin_config = lvm_autoextend_config;
+/// lvm_autoextend_config's other name, kept for one release (CHANGELOG.md): one name for one concept.
+using lvm_thin_config [[deprecated("use lvm_autoextend_config")]] = lvm_autoextend_config;
+
+/// lvm.conf's example values for VDO-pool autoextend (activation/vdo_pool_autoextend_threshold = 70,
+/// vdo_pool_autoextend_percent = 20), LVM's default 4 MiB extent: each extend at least one slab.
+PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_vdo_autoextend() noexcept {
+    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                       lvm_volume_kind::vdo_pool)
+        .value();
+}
+/// lvm.conf's example values for snapshot autoextend (activation/snapshot_autoextend_threshold = 70,
+/// snapshot_autoextend_percent = 20), LVM's default 4 MiB extent: the COW grows to its useful maximum at most.
+PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_snapshot_autoextend() noexcept {
+    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                       lvm_volume_kind::snapshot)
+        .value();
+}
 
 }  // namespace provpol
 
