@@ -38,6 +38,9 @@ void check_names(const char* enum_name, E first, E last) {
         CHECK(std::strchr(name, ' ') == nullptr);
         CHECK(seen.insert(name).second);  // two enumerators never share a name
     }
+    // One fallback for every enum: the value after the last enumerator is "unknown".
+    const auto past = static_cast<E>(static_cast<unsigned>(last) + 1);
+    CHECK(std::string(to_text(past)) == "unknown");
 }
 
 template <class E>

@@ -64,7 +64,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(io_mode m) noexcept {
         case io_mode::direct_dsync:
             return "direct-dsync";
     }
-    return "buffered";
+    return "unknown";
 }
 
 /// Reads a mode name (see to_text).
@@ -125,7 +125,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(chunk_step s) noexcept {
         case chunk_step::max_transfer:
             return "max_transfer";
     }
-    return "default";
+    return "unknown";
 }
 
 /// A chunk size and the step that decided it.
