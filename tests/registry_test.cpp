@@ -113,8 +113,12 @@ TEST_CASE("extend: the *_config_of accessors answer from the registry, for every
                lvm_autoextend_config::make(70, 20, 4_MiB, 64_KiB, lvm_volume_kind::snapshot).value()));
     CHECK(same(lvm_config_of(extend_preset::docker_devicemapper).value(), docker_devicemapper()));
     for (extend_preset p :
-         {extend_preset::stratis_data, extend_preset::stratis_metadata, extend_preset::stratis_filesystem})
+         {extend_preset::stratis_data, extend_preset::stratis_metadata, extend_preset::stratis_filesystem,
+          extend_preset::stratis_3_3_data, extend_preset::stratis_3_7_metadata, extend_preset::stratis_3_1_filesystem})
         CHECK(stratis_config_of(p).value() == stratis_data());
+    for (extend_preset p :
+         {extend_preset::stratis_3_0_data, extend_preset::stratis_3_0_metadata, extend_preset::stratis_3_0_filesystem})
+        CHECK(stratis_config_of(p).value() == stratis_3_0());
     // Each preset is of exactly one kind (XenServer's of none of the three).
     for (const auto& e : extend_presets) {
         CAPTURE(std::string(e.name));
@@ -130,7 +134,11 @@ TEST_CASE("extend: the *_config_of accessors answer from the registry, for every
     CHECK(vdsm_config_of(extend_preset::stratis_data).error().message() ==
           "preset: a Stratis or XenServer preset is not a VDSM configuration (expected one of vdsm-2022, vdsm-legacy)");
     CHECK(stratis_config_of(extend_preset::vdsm_2022).error().message() ==
-          "preset: not a Stratis preset (expected one of stratis-data, stratis-metadata, stratis-filesystem)");
+          "preset: not a Stratis preset (expected one of stratis-data, stratis-metadata, stratis-filesystem, "
+          "stratis-3.0-data, stratis-3.0-metadata, stratis-3.0-filesystem, stratis-3.3-data, stratis-3.7-metadata, "
+          "stratis-3.1-filesystem)");
+    CHECK(stratis_part_of(extend_preset::xenserver_thin_lvhd).error().message() ==
+          stratis_config_of(extend_preset::xenserver_thin_lvhd).error().message());
 }
 
 TEST_CASE("a registry knows when it holds every enumerator once") {
