@@ -95,6 +95,7 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("vdsm_detection", vdsm_detection::none, vdsm_detection::event);
     check_names("vdsm_verdict", vdsm_verdict::explained, vdsm_verdict::stage_gap);
     check_names("xfs_trans_type", xfs_trans_type::write, xfs_trans_type::atomic_ioend);
+    check_names("lvm_plan_outcome", lvm_plan_outcome::met, lvm_plan_outcome::extends);
     check_names("lvm_rate_aware_outcome", lvm_rate_aware_outcome::none, lvm_rate_aware_outcome::blocked);
     check_names("lvm_rate_aware_limit", lvm_rate_aware_limit::none, lvm_rate_aware_limit::extent_count);
     check_names("domain_request::state", domain_request::state::free, domain_request::state::at_spm);
