@@ -71,8 +71,6 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("lvm_volume_kind", lvm_volume_kind::thin_pool, lvm_volume_kind::snapshot);
     check_names("lvm_outcome", lvm_outcome::none, lvm_outcome::fails_extent_limit);
     check_names("stratis_outcome", stratis_outcome::none, stratis_outcome::skipped);
-    check_names("stratis_release", stratis_release::v3_0, stratis_release::v3_1);
-    check_names("stratis_part", stratis_part::data, stratis_part::filesystem);
     check_names("docker_free_space", docker_free_space::ok, docker_free_space::low_metadata);
     check_names("extend_action", extend_action::none, extend_action::pause_improbable);
     check_names("vdsm_drive_type", vdsm_drive_type::block_cow, vdsm_drive_type::network);
@@ -95,7 +93,6 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("vdsm_detection", vdsm_detection::none, vdsm_detection::event);
     check_names("vdsm_verdict", vdsm_verdict::explained, vdsm_verdict::stage_gap);
     check_names("xfs_trans_type", xfs_trans_type::write, xfs_trans_type::atomic_ioend);
-    check_names("lvm_plan_outcome", lvm_plan_outcome::met, lvm_plan_outcome::extends);
     check_names("lvm_rate_aware_outcome", lvm_rate_aware_outcome::none, lvm_rate_aware_outcome::blocked);
     check_names("lvm_rate_aware_limit", lvm_rate_aware_limit::none, lvm_rate_aware_limit::extent_count);
     check_names("domain_request::state", domain_request::state::free, domain_request::state::at_spm);
