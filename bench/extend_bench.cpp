@@ -20,12 +20,12 @@ struct drives {
     explicit drives(std::size_t n) : capacity(n), physical(n), allocation(n) {
         provpol::detail::xoshiro256 rng(1);
         for (std::size_t i = 0; i < n; ++i) {
-            capacity[i] = (1 + rng.below(2048)) << 30;
-            physical[i] = (1 + rng.below(capacity[i] >> 27)) << 27;
-            allocation[i] = rng.below(physical[i] + (1 << 30));
+            capacity[i] = bytes((1 + rng.below(2048)) << 30);
+            physical[i] = bytes((1 + rng.below(capacity[i].count() >> 27)) << 27);
+            allocation[i] = bytes(rng.below(physical[i].count() + (1 << 30)));
         }
     }
-    std::vector<std::uint64_t> capacity, physical, allocation;
+    std::vector<bytes> capacity, physical, allocation;
 };
 
 // Order statistics besides Google Benchmark's mean/median/stddev: on a shared machine the minimum is the run
@@ -43,8 +43,7 @@ void bm_decide(benchmark::State& state, Policy policy) {
     const drives in(4096);
     std::vector<provpol::drive_state> table(4096);
     for (std::size_t i = 0; i < table.size(); ++i)
-        table[i] = provpol::drive_state{bytes(in.capacity[i]), bytes(in.physical[i]), bytes(in.allocation[i]),
-                                        i % 8 == 7, i % 16 == 5};
+        table[i] = provpol::drive_state{in.capacity[i], in.physical[i], in.allocation[i], i % 8 == 7, i % 16 == 5};
     benchmark::DoNotOptimize(policy);
     std::size_t i = 0;
     for (auto _ : state) {
@@ -62,17 +61,23 @@ BENCHMARK_CAPTURE(bm_decide, lvm_thin_autoextend, provpol::lvm_thin_autoextend()
 
 constexpr std::size_t batch_drives = std::size_t{1} << 20;
 // Per drive the batch reads capacity, physical and allocation (3 x 8 bytes) and writes the threshold, the next
-// size (2 x 8 bytes) and the flags (1 byte): 41 MiB per run, more than this machine's 32 MiB L3 per CCD.
-constexpr std::int64_t bytes_per_drive = 3 * 8 + 2 * 8 + 1;
+// size (2 x 8 bytes), the action and the flags (2 x 1 byte): 42 MiB per run, more than this machine's 32 MiB L3 per
+// CCD.
+constexpr std::int64_t bytes_per_drive = 3 * 8 + 2 * 8 + 2;
 
 struct batch_buffers {
-    batch_buffers() : in(batch_drives), threshold(batch_drives), next(batch_drives), flags(batch_drives) {}
+    batch_buffers()
+        : in(batch_drives), threshold(batch_drives), next(batch_drives), action(batch_drives), flags(batch_drives) {}
     drives in;
-    std::vector<std::uint64_t> threshold, next;  // zero-filled: every page is mapped before the first run
+    std::vector<bytes> threshold, next;  // zero-filled: every page is mapped before the first run
+    std::vector<provpol::extend_action> action;
     std::vector<std::uint8_t> flags;
+    provpol::extend_batch_input input() const { return {in.capacity, in.physical, in.allocation}; }
+    provpol::extend_batch_output output() { return {action, next, threshold, flags}; }
     void clobber() {
         benchmark::DoNotOptimize(threshold.data());
         benchmark::DoNotOptimize(next.data());
+        benchmark::DoNotOptimize(action.data());
         benchmark::DoNotOptimize(flags.data());
         benchmark::ClobberMemory();
     }
@@ -86,12 +91,11 @@ void set_batch_counters(benchmark::State& state) {
 template <class Policy>
 void bm_decide_batch(benchmark::State& state, Policy policy) {
     batch_buffers b;
-    const provpol::extend_batch_input in{b.in.capacity.data(), b.in.physical.data(), b.in.allocation.data(),
-                                         batch_drives};
-    const provpol::extend_batch_output out{b.threshold.data(), b.next.data(), b.flags.data()};
+    const provpol::extend_batch_input in = b.input();
+    const provpol::extend_batch_output out = b.output();
     benchmark::DoNotOptimize(policy);
     for (auto _ : state) {
-        provpol::decide_batch(policy, in, out);
+        benchmark::DoNotOptimize(provpol::decide_batch(policy, in, out));
         b.clobber();
     }
     set_batch_counters(state);
@@ -108,9 +112,8 @@ using vdsm_kernel = std::size_t (*)(const provpol::vdsm_policy&, const provpol::
                                     const provpol::extend_batch_output&);
 void bm_vdsm_batch_kernel(benchmark::State& state, vdsm_kernel kernel) {
     batch_buffers b;
-    const provpol::extend_batch_input in{b.in.capacity.data(), b.in.physical.data(), b.in.allocation.data(),
-                                         batch_drives};
-    const provpol::extend_batch_output out{b.threshold.data(), b.next.data(), b.flags.data()};
+    const provpol::extend_batch_input in = b.input();
+    const provpol::extend_batch_output out = b.output();
     auto policy = provpol::vdsm_2022();
     benchmark::DoNotOptimize(policy);
     for (auto _ : state) {
@@ -139,18 +142,18 @@ BENCHMARK_CAPTURE(bm_vdsm_batch_kernel, avx2,
 
 // Reads n words (n a multiple of 16) as fast as the memory delivers them: 16-word blocks, which GCC's -O2
 // vectoriser takes, ORed into one word so that nothing is optimised away.
-__attribute__((noinline)) std::uint64_t read_words(const std::uint64_t* words, std::size_t n) {
+__attribute__((noinline)) std::uint64_t read_words(const bytes* words, std::size_t n) {
     std::uint64_t acc[16] = {};
     for (std::size_t i = 0; i < n; i += 16)
-        for (std::size_t j = 0; j < 16; ++j) acc[j] |= words[i + j];
+        for (std::size_t j = 0; j < 16; ++j) acc[j] |= words[i + j].count();
     std::uint64_t all = 0;
     for (std::uint64_t w : acc) all |= w;
     return all;
 }
 
 // The floor for the batch: the same bytes read and written, by memcpy. Threshold <- capacity and next <-
-// physical are 8 MiB memcpys; flags <- the first MiB of allocation is a 1 MiB memcpy, and the other 7 MiB of
-// allocation are read by read_words. Every input byte is read once and every output byte written once, from
+// physical are 8 MiB memcpys; flags and action <- the first two MiB of allocation are 1 MiB memcpys, and the other
+// 6 MiB of allocation are read by read_words. Every input byte is read once and every output byte written once, from
 // and to the same buffers as the batch's, as in the batch.
 void bm_memcpy_same_bytes(benchmark::State& state) {
     batch_buffers b;
@@ -158,25 +161,27 @@ void bm_memcpy_same_bytes(benchmark::State& state) {
         std::memcpy(b.threshold.data(), b.in.capacity.data(), batch_drives * 8);
         std::memcpy(b.next.data(), b.in.physical.data(), batch_drives * 8);
         std::memcpy(b.flags.data(), b.in.allocation.data(), batch_drives);
+        std::memcpy(b.action.data(), b.in.allocation.data() + batch_drives / 8, batch_drives);
         benchmark::DoNotOptimize(
-            read_words(b.in.allocation.data() + batch_drives / 8, batch_drives - batch_drives / 8));
+            read_words(b.in.allocation.data() + batch_drives / 4, batch_drives - batch_drives / 4));
         b.clobber();
     }
     set_batch_counters(state);
 }
 BENCHMARK(bm_memcpy_same_bytes)->Unit(benchmark::kMillisecond)->Apply(add_statistics);
 
-// The same six streams as the batch, in one pass, with no arithmetic: threshold = capacity, next = physical,
-// flags = the low byte of allocation, in 16-drive blocks like the batch's. It shows what the access pattern
-// itself costs next to memcpy.
-void copy_streams(const std::uint64_t* __restrict c, const std::uint64_t* __restrict p,
-                  const std::uint64_t* __restrict a, std::uint64_t* __restrict t, std::uint64_t* __restrict x,
-                  std::uint8_t* __restrict f, std::size_t n) {
+// The same seven streams as the batch, in one pass, with no arithmetic: threshold = capacity, next = physical,
+// flags and action = the low bytes of allocation, in 16-drive blocks like the batch's. It shows what the access
+// pattern itself costs next to memcpy.
+void copy_streams(const bytes* __restrict c, const bytes* __restrict p, const bytes* __restrict a, bytes* __restrict t,
+                  bytes* __restrict x, std::uint8_t* __restrict f, provpol::extend_action* __restrict act,
+                  std::size_t n) {
     for (std::size_t i = 0; i < n; i += 16) {
         for (std::size_t j = 0; j < 16; ++j) {
             t[i + j] = c[i + j];
             x[i + j] = p[i + j];
-            f[i + j] = static_cast<std::uint8_t>(a[i + j]);
+            f[i + j] = static_cast<std::uint8_t>(a[i + j].count());
+            act[i + j] = static_cast<provpol::extend_action>((a[i + j].count() >> 8) & 3U);
         }
     }
 }
@@ -185,7 +190,7 @@ void bm_copy_same_streams(benchmark::State& state) {
     batch_buffers b;
     for (auto _ : state) {
         copy_streams(b.in.capacity.data(), b.in.physical.data(), b.in.allocation.data(), b.threshold.data(),
-                     b.next.data(), b.flags.data(), batch_drives);
+                     b.next.data(), b.flags.data(), b.action.data(), batch_drives);
         b.clobber();
     }
     set_batch_counters(state);

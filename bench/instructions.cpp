@@ -220,7 +220,7 @@ using batch_kernel = std::size_t (*)(const vdsm_policy&, const extend_batch_inpu
 
 __attribute__((noinline)) std::size_t no_kernel(const vdsm_policy&, const extend_batch_input& in,
                                                 const extend_batch_output&) {
-    asm volatile("" : : "r"(in.capacity) : "memory");
+    asm volatile("" : : "r"(in.capacity.data()) : "memory");
     return 0;
 }
 
@@ -232,17 +232,18 @@ __attribute__((noinline)) void batch_loop(batch_kernel kernel, const vdsm_policy
 void run_batch(const entry& e, batch_kernel kernel) {
     // The benchmark's drives (bench/extend_bench.cpp): every block takes the vectorised path.
     detail::xoshiro256 rng(1);
-    std::vector<std::uint64_t> cap(table_size), phys(table_size), alloc(table_size), thr(table_size), next(table_size);
+    std::vector<bytes> cap(table_size), phys(table_size), alloc(table_size), thr(table_size), next(table_size);
+    std::vector<extend_action> action(table_size);
     std::vector<std::uint8_t> flags(table_size);
     for (std::size_t i = 0; i < table_size; ++i) {
-        cap[i] = (1 + rng.below(2048)) << 30;
-        phys[i] = (1 + rng.below(cap[i] >> 27)) << 27;
-        alloc[i] = rng.below(phys[i] + (std::uint64_t{1} << 30));
+        cap[i] = bytes((1 + rng.below(2048)) << 30);
+        phys[i] = bytes((1 + rng.below(cap[i].count() >> 27)) << 27);
+        alloc[i] = bytes(rng.below(phys[i].count() + (std::uint64_t{1} << 30)));
     }
     vdsm_policy policy = vdsm_2022();
     opaque(policy);
-    const extend_batch_input in{cap.data(), phys.data(), alloc.data(), table_size};
-    const extend_batch_output out{thr.data(), next.data(), flags.data()};
+    const extend_batch_input in{cap, phys, alloc};
+    const extend_batch_output out{action, next, thr, flags};
     const std::size_t calls = e.iterations / table_size;
     measure(
         e, [&] { batch_loop(no_kernel, policy, in, out, calls); }, [&] { batch_loop(kernel, policy, in, out, calls); });

@@ -188,6 +188,55 @@ TEST_CASE("division rounds in the direction asked, and zero divisors stay total"
     CHECK(ratio_of(std::uint64_t{5}, 1, 0, rounding::down) == max64);
 }
 
+namespace {
+// The references the helpers replaced, as they were written: libxfs's howmany() and log2_roundup(), and the
+// remainder form of align_up for every alignment.
+std::uint64_t howmany(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+unsigned log2_roundup(std::uint64_t v) {
+    unsigned n = 0;
+    while (n < 64 && (std::uint64_t{1} << n) < v) ++n;
+    return n;
+}
+unsigned log2_by_shifts(std::uint64_t v) {
+    unsigned n = 0;
+    while (v > 1) {
+        v >>= 1;
+        ++n;
+    }
+    return n;
+}
+std::uint64_t align_up_by_remainder(std::uint64_t v, std::uint64_t a) {
+    if (a == 0 || v % a == 0) return v;
+    const std::uint64_t step = a - v % a;
+    return v > max64 - step ? max64 - max64 % a : v + step;
+}
+}  // namespace
+
+TEST_CASE("one helper per job: divide, floor_log2, ceil_log2 and align_up against the forms they replaced") {
+    detail::xoshiro256 rng(7);
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t b = (rng.next() >> rng.below(64)) | 1;
+        const std::uint64_t a = rng.next() >> rng.below(64);
+        if (a <= max64 - b) REQUIRE(divide(a, b, rounding::up) == howmany(a, b));
+        const std::uint64_t v = rng.next() >> rng.below(64);
+        REQUIRE(detail::floor_log2(v | 1) == log2_by_shifts(v | 1));
+        REQUIRE(detail::ceil_log2(v) == log2_roundup(v));
+        const std::uint64_t p = std::uint64_t{1} << rng.below(64);  // a power of two: align_up's mask path
+        REQUIRE(align_up(v, p) == align_up_by_remainder(v, p));
+        const std::uint64_t top = max64 - rng.below(std::uint64_t{1} << 40);  // near 2^64: the saturation
+        REQUIRE(align_up(top, p) == align_up_by_remainder(top, p));
+    }
+    for (unsigned k = 0; k < 64; ++k) {  // every power of two and its neighbours
+        const std::uint64_t p = std::uint64_t{1} << k;
+        for (std::uint64_t v : {p - 1, p, p + 1, max64 - p, max64 - p + 1, max64}) {
+            CHECK(detail::floor_log2(v == 0 ? 1 : v) == log2_by_shifts(v == 0 ? 1 : v));
+            CHECK(detail::ceil_log2(v) == log2_roundup(v));
+            CHECK(align_up(v, p) == align_up_by_remainder(v, p));
+        }
+    }
+    static_assert(detail::floor_log2(4096) == 12 && detail::ceil_log2(4097) == 13 && detail::ceil_log2(1) == 0);
+}
+
 TEST_CASE("rate") {
     constexpr rate r(400ULL << 20);
     static_assert(r.bytes_per_second() == 419430400);

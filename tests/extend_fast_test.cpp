@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 using namespace provpol;
@@ -154,8 +155,7 @@ std::vector<batch_kernel> batch_kernels() {
     std::vector<batch_kernel> k = {
         {"decide_batch",
          [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
-             decide_batch(p, in, out);
-             return in.size;
+             return decide_batch(p, in, out).has_value() ? in.size() : std::size_t{0};
          }},
         {"blocks (baseline instruction set)",
          [](const vdsm_policy& p, const extend_batch_input& in, const extend_batch_output& out) {
@@ -176,7 +176,7 @@ std::vector<batch_kernel> batch_kernels() {
 
 void run_kernel(const batch_kernel& k, const vdsm_policy& p, const extend_batch_input& in,
                 const extend_batch_output& out) {
-    for (std::size_t i = k.run(p, in, out); i < in.size; ++i) detail::decide_batch_one(p, in, out, i);
+    for (std::size_t i = k.run(p, in, out); i < in.size(); ++i) detail::decide_batch_one(p, in, out, i);
 }
 
 }  // namespace
@@ -191,8 +191,12 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
             const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
             for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
                                   std::size_t{4099}}) {
-                std::vector<std::uint64_t> cap(n), phys(n), alloc(n), thr(n), next(n);
+                std::vector<bytes> cap(n), phys(n), alloc(n), thr(n), next(n);
+                std::vector<extend_action> action(n);
                 std::vector<std::uint8_t> flags(n);
+                // A replicating drive or a threshold event here and there: their blocks are decided drive by drive,
+                // the others by the kernel, with the views given.
+                const std::unique_ptr<bool[]> rep(new bool[n + 1]()), event(new bool[n + 1]());
                 for (std::size_t i = 0; i < n; ++i) {
                     // Mostly below 2^47 (the vectorised blocks); every 197th drive anywhere, so that some blocks
                     // take the drive-by-drive path.
@@ -204,16 +208,18 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                         }
                         return random_size(rng, bits);
                     };
-                    cap[i] = pick();
-                    phys[i] = pick();
-                    alloc[i] = i % 3 == 0 ? phys[i] - rng.below(phys[i] / 4 + 1) : pick();
+                    cap[i] = bytes(pick());
+                    phys[i] = bytes(pick());
+                    alloc[i] = i % 3 == 0 ? bytes(phys[i].count() - rng.below(phys[i].count() / 4 + 1)) : bytes(pick());
+                    rep[i] = i % 211 == 100;
+                    event[i] = i % 223 == 50;
                 }
-                run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
-                           extend_batch_output{thr.data(), next.data(), flags.data()});
+                run_kernel(kernel, p, extend_batch_input{cap, phys, alloc, {rep.get(), n}, {event.get(), n}},
+                           extend_batch_output{action, next, thr, flags});
                 for (std::size_t i = 0; i < n; ++i) {
-                    const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
-                    if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() ||
-                        flags[i] != flags_of(d)) {
+                    const extend_decision d = p.decide(drive_state{cap[i], phys[i], alloc[i], rep[i], event[i]});
+                    if (thr[i] != d.block_threshold || next[i] != d.next_size || flags[i] != flags_of(d) ||
+                        action[i] != d.action) {
                         CAPTURE(kernel.name);
                         CAPTURE(chunk_mb);
                         CAPTURE(percent);
@@ -221,9 +227,10 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                         CAPTURE(cap[i]);
                         CAPTURE(phys[i]);
                         CAPTURE(alloc[i]);
-                        CHECK(thr[i] == d.block_threshold.count());
-                        CHECK(next[i] == d.next_size.count());
+                        CHECK(thr[i] == d.block_threshold);
+                        CHECK(next[i] == d.next_size);
                         CHECK(static_cast<unsigned>(flags[i]) == flags_of(d));
+                        CHECK(static_cast<unsigned>(action[i]) == static_cast<unsigned>(d.action));
                     }
                 }
             }
@@ -235,38 +242,39 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
     // max size = roundup(floor(capacity * 11 / 10), MiB). Capacities where floor(11c / 10) is a multiple of a
     // MiB, and one byte either side, are where a wrong floor or ceil would show.
     const vdsm_policy p = vdsm_2022();
-    std::vector<std::uint64_t> cap;
+    std::vector<bytes> cap;
     detail::xoshiro256 rng(1047);
     for (int i = 0; i < 20000; ++i) {
         const std::uint64_t m = rng.below(std::uint64_t{1} << 27) + 1;  // a max size of m MiB
         // The smallest c with floor(11c / 10) >= m MiB is ceil(10 m MiB / 11).
         const std::uint64_t c = (m * 10 * (std::uint64_t{1} << 20) + 10) / 11;
-        for (std::uint64_t d : {c - 1, c, c + 1}) cap.push_back(d);
+        for (std::uint64_t d : {c - 1, c, c + 1}) cap.push_back(bytes(d));
     }
     const std::size_t n = cap.size();
-    std::vector<std::uint64_t> zero(n, 0), phys(n);
-    for (std::size_t i = 0; i < n; ++i) phys[i] = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B}).max_size.count() - 1;
+    std::vector<bytes> zero(n, 0_B), phys(n);
+    for (std::size_t i = 0; i < n; ++i) phys[i] = p.decide(drive_state{cap[i], 0_B, 0_B}).max_size - 1_B;
     for (const batch_kernel& kernel : batch_kernels()) {
         CAPTURE(kernel.name);
         // Physical 0 and allocation 0: next size = min(chunk, max size); can extend = max size > 0.
-        std::vector<std::uint64_t> thr(n), next(n);
+        std::vector<bytes> thr(n), next(n);
+        std::vector<extend_action> action(n);
         std::vector<std::uint8_t> flags(n);
-        run_kernel(kernel, p, extend_batch_input{cap.data(), zero.data(), zero.data(), n},
-                   extend_batch_output{thr.data(), next.data(), flags.data()});
+        run_kernel(kernel, p, extend_batch_input{cap, zero, zero}, extend_batch_output{action, next, thr, flags});
         // The same question with physical just below the max size, so that next size is the max size itself.
-        std::vector<std::uint64_t> thr2(n), next2(n);
+        std::vector<bytes> thr2(n), next2(n);
+        std::vector<extend_action> action2(n);
         std::vector<std::uint8_t> flags2(n);
-        run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), zero.data(), n},
-                   extend_batch_output{thr2.data(), next2.data(), flags2.data()});
+        run_kernel(kernel, p, extend_batch_input{cap, phys, zero}, extend_batch_output{action2, next2, thr2, flags2});
         int mismatches = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            const extend_decision d = p.decide(drive_state{bytes(cap[i]), 0_B, 0_B});
-            const extend_decision d2 = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), 0_B});
+            const extend_decision d = p.decide(drive_state{cap[i], 0_B, 0_B});
+            const extend_decision d2 = p.decide(drive_state{cap[i], phys[i], 0_B});
             // An independent statement of the maximum: the smallest multiple of a MiB >= floor(11c / 10).
-            const std::uint64_t exact = cap[i] + cap[i] / 10;
+            const std::uint64_t exact = cap[i].count() + cap[i].count() / 10;
             const std::uint64_t want_max = (exact + (std::uint64_t{1} << 20) - 1) >> 20 << 20;
-            if (d.max_size.count() != want_max || next[i] != d.next_size.count() || flags[i] != flags_of(d) ||
-                next2[i] != want_max || next2[i] != d2.next_size.count() || flags2[i] != flags_of(d2))
+            if (d.max_size.count() != want_max || next[i] != d.next_size || flags[i] != flags_of(d) ||
+                action[i] != d.action || next2[i].count() != want_max || next2[i] != d2.next_size ||
+                flags2[i] != flags_of(d2) || action2[i] != d2.action)
                 ++mismatches;
         }
         CHECK(mismatches == 0);
@@ -277,18 +285,25 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
 namespace {
 constexpr bool batch_in_constant_evaluation() {
     constexpr std::size_t n = 35;
-    std::uint64_t cap[n] = {}, phys[n] = {}, alloc[n] = {}, thr[n] = {}, next[n] = {};
+    bytes cap[n] = {}, phys[n] = {}, alloc[n] = {}, thr[n] = {}, next[n] = {};
+    bool rep[n] = {}, event[n] = {};
+    extend_action action[n] = {};
     std::uint8_t flags[n] = {};
     for (std::size_t i = 0; i < n; ++i) {
-        cap[i] = (i + 1) * (std::uint64_t{3} << 30);
-        phys[i] = (i + 1) * (std::uint64_t{1} << 30);
-        alloc[i] = phys[i] - (i << 28);
+        cap[i] = bytes((i + 1) * (std::uint64_t{3} << 30));
+        phys[i] = bytes((i + 1) * (std::uint64_t{1} << 30));
+        alloc[i] = bytes(phys[i].count() - (i << 28));
+        rep[i] = i % 3 == 0;
+        event[i] = i % 5 == 0;
     }
     const vdsm_policy p = vdsm_2022();
-    decide_batch(p, extend_batch_input{cap, phys, alloc, n}, extend_batch_output{thr, next, flags});
+    if (!decide_batch(p, extend_batch_input{cap, phys, alloc, rep, event},
+                      extend_batch_output{action, next, thr, flags}))
+        return false;
     for (std::size_t i = 0; i < n; ++i) {
-        const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
-        if (thr[i] != d.block_threshold.count() || next[i] != d.next_size.count() || flags[i] != flags_of(d))
+        drive_state s{cap[i], phys[i], alloc[i], rep[i], event[i]};
+        const extend_decision d = p.decide(s);
+        if (thr[i] != d.block_threshold || next[i] != d.next_size || flags[i] != flags_of(d) || action[i] != d.action)
             return false;
     }
     return true;
@@ -325,7 +340,7 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
     const std::uint64_t capacities[] = {128 * mib,   1024 * mib,     1025 * mib,  10240 * mib,
                                         21504 * mib, 3072 * mib + 5, 102400 * mib};
     const std::uint64_t extent = 128 * mib;
-    std::vector<std::uint64_t> cap, phys, alloc;
+    std::vector<bytes> cap, phys, alloc;
     std::vector<bool> improbable;
     int above_maximum = 0, paused = 0;
     for (const vdsm_policy& p : {vdsm_2022(), vdsm_legacy()}) {
@@ -367,9 +382,9 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
                         if (lv > max_size) ++above_maximum;
                         if (want && lv > max_size) ++paused;
                         if (!rep) {
-                            cap.push_back(c);
-                            phys.push_back(lv);
-                            alloc.push_back(al);
+                            cap.push_back(bytes(c));
+                            phys.push_back(bytes(lv));
+                            alloc.push_back(bytes(al));
                             improbable.push_back(want);
                         }
                     }
@@ -388,16 +403,17 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
         const std::size_t n = cap.size();
         for (const batch_kernel& kernel : batch_kernels()) {
             CAPTURE(kernel.name);
-            std::vector<std::uint64_t> thr(n), next(n);
+            std::vector<bytes> thr(n), next(n);
+            std::vector<extend_action> action(n);
             std::vector<std::uint8_t> flags(n);
-            run_kernel(kernel, p, extend_batch_input{cap.data(), phys.data(), alloc.data(), n},
-                       extend_batch_output{thr.data(), next.data(), flags.data()});
+            run_kernel(kernel, p, extend_batch_input{cap, phys, alloc}, extend_batch_output{action, next, thr, flags});
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
                 CAPTURE(cap[i]);
                 CAPTURE(phys[i]);
                 CAPTURE(alloc[i]);
                 CHECK(((flags[i] & extend_flag_improbable) != 0) == improbable[i]);
+                CHECK((action[i] == extend_action::pause_improbable) == improbable[i]);
                 CHECK(next[i] >= phys[i]);
             }
         }
@@ -420,7 +436,7 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                 for (std::uint64_t chunk :
                      {std::uint64_t{64} << 10, std::uint64_t{192} << 10, std::uint64_t{1} << 30}) {
                     const lvm_thin_policy p = make_lvm_thin_policy(
-                        lvm_thin_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
+                        lvm_autoextend_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
                     const auto ref = reference_of(p);
                     for (int i = 0; i < 1500; ++i) {
                         auto pick = [&] {
@@ -474,7 +490,7 @@ TEST_CASE("LVM fast trigger equals lvm_trigger_blocks") {
     long compared = 0;
     detail::xoshiro256 rng(83);
     for (std::uint64_t threshold = 50; threshold <= 99; ++threshold) {
-        const lvm_thin_config c = lvm_thin_config::make(threshold, 20).value();
+        const lvm_autoextend_config c = lvm_autoextend_config::make(threshold, 20).value();
         for (std::uint64_t total = 1; total <= 20000; ++total) {
             const std::uint64_t got = detail::lvm_trigger_blocks_near(total, c);
             if (got != lvm_trigger_blocks(total, c.threshold_percent())) {

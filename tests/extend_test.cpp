@@ -3,6 +3,7 @@
 #include <provpol/extend.hpp>
 #include <provpol/random.hpp>
 
+#include "batch_support.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -224,6 +226,7 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
         const std::uint64_t chunk_mb = config.first;  // not a structured binding: clang 14 cannot capture those
         const std::uint64_t percent = config.second;
         const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+        std::vector<drive_state> swept;  // every case, for the batch below
         for (int i = 0; i < 40000; ++i) {
             auto pick = [&]() {
                 const std::uint64_t r = rng.next();
@@ -234,6 +237,7 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
             const bool rep = (i & 1) != 0;
             const reference_decision ref = vdsm_reference(chunk_mb, percent, cap, phys, alloc, rep);
             const extend_decision got = p.decide(drive_state{bytes(cap), bytes(phys), bytes(alloc), rep});
+            swept.push_back(drive_state{bytes(cap), bytes(phys), bytes(alloc), rep, (i % 6) == 5});
             if (ref.max_size > static_cast<i128>(max64) || phys > max64 - (std::uint64_t{1} << 53))
                 continue;  // where Python's result is not a uint64_t, provpol saturates (the invariants test covers it)
             ++checked;
@@ -251,6 +255,7 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
                 CHECK(ok);
             }
         }
+        CHECK(provpol_test::batch_mismatches(p, swept) == 0);  // decide_batch is decide(), every case
     }
     CHECK(checked > 100000);
 }
@@ -320,11 +325,13 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
     detail::xoshiro256 rng(99);
     const std::uint64_t edges[] = {0,          1,           extent - 1,     extent,    extent + 1,
                                    1ULL << 20, 10ULL << 30, max64 - extent, max64 - 1, max64};
+    std::vector<drive_state> swept;  // every case, for the batch below
     for (int i = 0; i < 100000; ++i) {
         auto pick = [&]() { return (i % 5 == 0) ? edges[rng.below(std::size(edges))] : rng.next() >> rng.below(64); };
         drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
         s.replicating = (i & 2) != 0;
         s.threshold_exceeded = (i & 4) != 0;
+        swept.push_back(s);
         const extend_decision d = policy.decide(s);
         CAPTURE(s.capacity.count());
         CAPTURE(s.physical.count());
@@ -344,31 +351,41 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
             ok && dl.max_size >= d.max_size && dl.next_size >= d.next_size && dl.max_size_storage >= d.max_size_storage;
         if (!ok) CHECK(ok);
     }
+    CHECK(provpol_test::batch_mismatches(policy, swept) == 0);  // decide_batch is decide(), every case
 }
 
-TEST_CASE("batch decisions equal single decisions") {
-    const vdsm_policy p = vdsm_2022();
-    detail::xoshiro256 rng(5);
-    constexpr std::size_t n = 1000;
-    std::uint64_t cap[n], phys[n], alloc[n], thr[n], next[n];
-    std::uint8_t flags[n];
-    for (std::size_t i = 0; i < n; ++i) {
-        cap[i] = rng.next() >> rng.below(64);
-        phys[i] = rng.next() >> rng.below(64);
-        alloc[i] = i % 3 == 0 ? phys[i] : rng.next() >> rng.below(64);
-    }
-    decide_batch(p, extend_batch_input{cap, phys, alloc, n}, extend_batch_output{thr, next, flags});
-    for (std::size_t i = 0; i < n; ++i) {
-        const extend_decision d = p.decide(drive_state{bytes(cap[i]), bytes(phys[i]), bytes(alloc[i])});
-        CHECK(thr[i] == d.block_threshold.count());
-        CHECK(next[i] == d.next_size.count());
-        CHECK(((flags[i] & extend_flag_needs_extend) != 0) == d.needs_extend);
-        CHECK(((flags[i] & extend_flag_improbable) != 0) == d.improbable_allocation);
-        CHECK(((flags[i] & extend_flag_can_extend) != 0) == d.can_extend);
-    }
+TEST_CASE("the batch is decide() vectorised: the action, replication and threshold events, by hand") {
+    // 10 GiB disks under VDSM 4.50 (2560 MiB chunk, 2048 MiB limit; doubled while replicating).
+    const bytes cap[] = {10_GiB, 10_GiB, 10_GiB, 10_GiB, 10_GiB};
+    const bytes phys[] = {5_GiB, 5_GiB, 11_GiB, 5_GiB, 11_GiB};
+    const bytes alloc[] = {4_GiB, 1536_MiB, 11_GiB, 9_GiB, 1_GiB};
+    const bool rep[] = {false, true, false, false, false};
+    const bool event[] = {false, false, false, false, true};
+    bytes next[5], thr[5];
+    extend_action action[5];
+    REQUIRE(decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc, rep, event},
+                         extend_batch_output{action, next, thr})
+                .has_value());
+    CHECK(action[0] == extend_action::extend);  // 1 GiB free < 2048 MiB
+    CHECK(next[0] == 7680_MiB);
+    CHECK(action[1] == extend_action::extend);  // 3.5 GiB free < 4096 MiB, replicating: two chunks
+    CHECK(next[1] == 10_GiB);
+    CHECK(thr[1] == 1_GiB);
+    CHECK(action[2] == extend_action::at_maximum);  // 11 GiB is the maximum (10 GiB x 1.1)
+    CHECK(next[2] == 11_GiB);
+    CHECK(action[3] == extend_action::pause_improbable);  // 9 GiB written in a 5 GiB LV
+    CHECK(action[4] == extend_action::at_maximum);        // an event at the maximum: nothing to request
+    // Views that do not hold one element per drive are refused, naming the view, and nothing is written.
+    bytes short_next[4];
+    const auto refused =
+        decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc}, extend_batch_output{action, short_next, thr});
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message() == "next_size (4) must hold at least the drives of capacity (5)");
+    const bool two[] = {true, false};
+    CHECK(decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc, two}, extend_batch_output{action, next, thr})
+              .error()
+              .message() == "replicating (2) must hold the drives of capacity (5)");
 }
-
-// LVM2's autoextend has its own tests: lvm_test.cpp.
 
 TEST_CASE("one agent, two policies: switching is a type or a preset, not code") {
     auto run = [](const auto& policy, bytes capacity, bytes start) {
@@ -385,3 +402,84 @@ TEST_CASE("one agent, two policies: switching is a type or a preset, not code") 
     CHECK(run(vdsm_2022(), 10_GiB, 2560_MiB) == 4);
     CHECK(run(lvm_thin_autoextend(), 10_GiB, 1_GiB) > 4);
 }
+
+// --- a policy of three step types -----------------------------------------------------------------------------------
+
+namespace {
+// VDSM's rule split into its three roles, each a type of its own (the Trigger and the Growth here; qcow2_lvm_limits is
+// VDSM's Limits): composed, they must decide as vdsm_steps, which plays all three, does.
+struct vdsm_watermark_trigger {
+    vdsm_config config;
+    constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept { return config.limit(d.replicating); }
+    constexpr bool improbable(const drive_state& d, bytes requested) const noexcept { return d.allocation > requested; }
+};
+struct vdsm_chunk_growth {
+    vdsm_config config;
+    constexpr bytes chunk(const drive_state& d) const noexcept { return config.chunk(d.replicating); }
+    constexpr bytes initial_size(bytes capacity) const noexcept { return min(config.chunk(), capacity); }
+};
+// A growth VDSM does not have: double the LV (at least 1 GiB); a new disk gets 1 GiB.
+struct doubling_growth {
+    constexpr bytes chunk(const drive_state& d) const noexcept { return max(d.physical, 1_GiB); }
+    constexpr bytes initial_size(bytes capacity) const noexcept { return min(1_GiB, capacity); }
+};
+using split_vdsm_policy = extend_policy<vdsm_watermark_trigger, vdsm_chunk_growth, qcow2_lvm_limits>;
+using doubling_policy = extend_policy<vdsm_watermark_trigger, doubling_growth, qcow2_lvm_limits>;
+
+constexpr vdsm_config config_2022 = vdsm_config::make(2560, 20).value();
+constexpr split_vdsm_policy split_2022{vdsm_watermark_trigger{config_2022}, vdsm_chunk_growth{config_2022},
+                                       qcow2_lvm_limits(config_2022)};
+constexpr doubling_policy doubling{vdsm_watermark_trigger{config_2022}, doubling_growth{},
+                                   qcow2_lvm_limits(config_2022)};
+}  // namespace
+
+static_assert(!std::is_same_v<split_vdsm_policy::trigger_type, split_vdsm_policy::growth_type>);
+static_assert(split_2022.decide(drive_state{10_GiB, 5_GiB, 3584_MiB}) ==
+              vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 3584_MiB}));
+
+TEST_CASE("extend_policy of three step types: VDSM's roles as three types decide as vdsm_steps on a sweep") {
+    const vdsm_policy whole = vdsm_2022();
+    detail::xoshiro256 rng(51);
+    for (int i = 0; i < 100000; ++i) {
+        drive_state d{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
+                      bytes(rng.next() >> rng.below(64)), rng.below(4) == 0, rng.below(4) == 0};
+        if (i % 5 == 0) d.allocation = d.physical;
+        const extend_decision a = split_2022.decide(d), b = whole.decide(d);
+        if (!(a == b)) CHECK(a == b);
+    }
+}
+
+TEST_CASE("extend_policy of three step types: a doubling growth over VDSM's trigger and limits, by hand") {
+    // 10 GiB disk, a 4 GiB LV with 3 GiB written: 1 GiB free is under VDSM 4.50's 2048 MiB limit, so the LV doubles
+    // to 8 GiB (already whole MiB and whole 128 MiB extents), below the maximum of 11 GiB.
+    const extend_decision d = doubling.decide(drive_state{10_GiB, 4_GiB, 3_GiB});
+    CHECK(d.action == extend_action::extend);
+    CHECK(d.chunk == 4_GiB);
+    CHECK(d.limit == 2048_MiB);
+    CHECK(d.block_threshold == 2_GiB);
+    CHECK(d.next_size == 8_GiB);
+    CHECK(d.lv_size_after_extend == 8_GiB);
+    CHECK(d.next_block_threshold == 6_GiB);
+    CHECK(d.max_size == 11_GiB);
+    CHECK(d.initial_size == 1_GiB);
+    // At 8 GiB the doubling asks 16 GiB and gets the maximum, 11 GiB (11264 MiB, 88 extents).
+    const extend_decision e = doubling.decide(drive_state{10_GiB, 8_GiB, 7_GiB});
+    CHECK(e.next_size == 11_GiB);
+    CHECK(e.lv_size_after_extend == 11_GiB);
+}
+
+TEST_CASE("the batch of a policy without a kernel (three step types, LVM's) is decide() too") {
+    detail::xoshiro256 rng(5);
+    std::vector<drive_state> drives;
+    for (int i = 0; i < 3000; ++i) {
+        drive_state d{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
+                      bytes(rng.next() >> rng.below(64)), rng.below(3) == 0, rng.below(3) == 0};
+        if (i % 3 == 0) d.allocation = d.physical;
+        drives.push_back(d);
+    }
+    CHECK(provpol_test::batch_mismatches(split_2022, drives) == 0);
+    CHECK(provpol_test::batch_mismatches(doubling, drives) == 0);
+    CHECK(provpol_test::batch_mismatches(lvm_thin_autoextend(), drives) == 0);
+}
+
+// LVM2's autoextend has its own tests: lvm_test.cpp.

@@ -153,7 +153,7 @@ static_assert(xfs_ratio_256().decide(const_geo(220_GiB)).log_blocks == 57671680 
 static_assert(xfs_floor_32m().decide(const_geo(10_GiB)).log_blocks == 8192);
 static_assert(xfs_floor_32m().decide(const_geo(10_GiB)).supported);
 static_assert(e2fsprogs_1_47().decide(const_geo(1_GiB)).log_blocks == 8192);
-static_assert(is_log_step_v<ratio_step> && is_log_step_v<floor_step> && is_log_step_v<xfsprogs_caps>);
+static_assert(is_log_step_v<ratio_step> && is_log_step_v<floor_step> && is_log_step_v<xfsprogs_limits_step>);
 static_assert(is_log_layout_v<xfsprogs_layout> && is_log_layout_v<e2fsprogs_layout>);
 static_assert(!is_log_step_v<int> && !is_log_layout_v<ratio_step>);
 static_assert(std::is_trivially_copyable_v<xfs_modern_policy> && std::is_trivially_copyable_v<log_size_decision>);
@@ -210,7 +210,7 @@ TEST_CASE("the minimum log computed from the reservations is the table mkfs.xfs 
     for (const auto& r : t.rows) {
         xfs_sb_params sb;
         const std::uint64_t bs = num(r[t.col("block_size")]);
-        sb.block_log = detail::log2_exact(bs);
+        sb.block_log = detail::floor_log2(bs);
         sb.sector_size = static_cast<std::uint32_t>(num(r[t.col("sector_size")]));
         sb.log_sunit_bytes = sb.sector_size > 512 ? static_cast<std::uint32_t>(bs) : 0;  // -l su: one block
         sb.crc = r[t.col("crc")] == "1";
@@ -350,8 +350,8 @@ TEST_CASE("xfsprogs_5_14 follows the 5.14 rule from the issue, on hand-derived v
 // --- composition ------------------------------------------------------------------------------------------------
 
 TEST_CASE("a caller's policy from the same steps: 1:512 with a 48 MiB floor and the xfsprogs caps") {
-    using my_policy = log_size_policy<xfsprogs_layout, ratio_step, floor_step, xfsprogs_caps>;
-    constexpr my_policy p(xfsprogs_layout{}, *ratio_step::make(1, 512), *floor_step::make(48_MiB), xfsprogs_caps{});
+    using my_policy = log_size_policy<xfsprogs_layout, ratio_step, floor_step, xfsprogs_limits_step>;
+    constexpr my_policy p(xfsprogs_layout{}, *ratio_step::make(1, 512), *floor_step::make(48_MiB), xfsprogs_limits_step{});
     static_assert(p.decide(const_geo(100_GiB)).log_blocks == 51200);  // 26214400 / 512 = 200 MiB
     // 10 GiB: 1:512 is 20 MiB, raised to 48 MiB (12288 blocks) by the floor.
     const auto small = p.decide(geo(opts(10_GiB)));

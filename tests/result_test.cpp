@@ -1,4 +1,5 @@
 // Tests of provpol/result.hpp: result<T>, result<void>, error messages, bad_result_access.
+#include <provpol/parse.hpp>
 #include <provpol/result.hpp>
 
 #include "test_support.hpp"
@@ -82,6 +83,48 @@ TEST_CASE("error keeps at most max_text characters of user text and marks trunca
     CHECK(f.size() == 15);
 }
 
+namespace {
+// A configuration reader's helper: the key's name lives in a std::string (on the heap: longer than any small-string
+// buffer) that is overwritten and then destroyed before the caller reads the error, as a reader's line buffer is.
+result<bytes> read_size(text_view value, std::string key) {
+    result<bytes> r = parse_size(value, key.c_str());
+    key.assign(key.size(), '#');
+    return r;
+}
+}  // namespace
+
+TEST_CASE("an error owns its setting's name: made from a std::string's c_str(), read after the string is gone") {
+    // Under AddressSanitizer (the asan-ubsan preset) an error that kept the pointer is a heap-use-after-free here; in
+    // any build it would read the overwritten name.
+    const result<bytes> r = read_size("4k", std::string("activation/thin_pool_autoextend_size"));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().setting() == "activation/thin_pool_autoextend_size");
+    CHECK_FALSE(r.error().setting_truncated());
+    CHECK(std::string(r.error().message().view()).rfind("activation/thin_pool_autoextend_size: invalid value '4k'", 0) ==
+          0);
+    // with_setting copies too.
+    std::string flag = "--pool-metadata-size";
+    const error renamed = r.error().with_setting(flag);
+    flag.assign(flag.size(), '#');
+    flag.clear();
+    flag.shrink_to_fit();
+    CHECK(renamed.setting() == "--pool-metadata-size");
+}
+
+TEST_CASE("an error keeps at most max_setting characters of the name and marks a cut one") {
+    const std::string name(error::max_setting, 'n');
+    const error exact = error::not_a_power_of_two(name, error_value::of(3));
+    CHECK(exact.setting() == name);
+    CHECK_FALSE(exact.setting_truncated());
+    CHECK(exact.message() == name + " must be a power of two, got 3");
+    const error cut = error::not_a_power_of_two(name + "tail", error_value::of(3));
+    CHECK(cut.setting() == name);
+    CHECK(cut.setting_truncated());
+    CHECK(cut.message() == name + "... must be a power of two, got 3");
+    CHECK(cut != exact);  // a cut name is not the name
+    CHECK(error::unsupported(name + "tail", "no").message() == name + "...: no");
+}
+
 TEST_CASE("with_setting and with_text rename without changing the rest") {
     const error e = error::out_of_range("percent", error_value::of(120), error_value::of(0), error_value::of(99));
     const error f = e.with_setting("--percent");
@@ -145,8 +188,8 @@ TEST_CASE("result<void>") {
     CHECK_THROWS_AS(bad.value(), bad_result_access<error>);
 }
 
-TEST_CASE("error: 64 bytes at most, trivially copyable, and == compares what it says") {
-    static_assert(sizeof(error) <= 64);
+TEST_CASE("error: 112 bytes at most, trivially copyable, and == compares what it says") {
+    static_assert(sizeof(error) <= 112);
     static_assert(std::is_trivially_copyable_v<error>);
     const auto range = [](std::uint64_t v) {
         return error::out_of_range("percent", error_value::of(v), error_value::of(0), error_value::of(99));

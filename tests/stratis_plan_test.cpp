@@ -2,6 +2,7 @@
 // stratisd's rules (a rate at which nothing fills, a burst that must exhaust a small backstore, the metadata
 // doublings of a small metadata device), and recommend_stratis_headroom against an exhaustive scan.
 #include <provpol/simulate/stratis_pool.hpp>
+#include <provpol/simulate/stratis_recommend.hpp>
 
 #include <doctest/doctest.h>
 

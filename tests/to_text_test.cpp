@@ -38,6 +38,9 @@ void check_names(const char* enum_name, E first, E last) {
         CHECK(std::strchr(name, ' ') == nullptr);
         CHECK(seen.insert(name).second);  // two enumerators never share a name
     }
+    // One fallback for every enum: the value after the last enumerator is "unknown".
+    const auto past = static_cast<E>(static_cast<unsigned>(last) + 1);
+    CHECK(std::string(to_text(past)) == "unknown");
 }
 
 template <class E>
@@ -64,7 +67,7 @@ TEST_CASE("every public enum names each value with to_text, usable with printf(\
     check_names("domain_role", domain_role::monitor, domain_role::after);
     check_names("errc", errc::out_of_range, errc::arithmetic);
     check_names("error_value::kind", error_value::kind::none, error_value::kind::seconds);
-    check_names("extend_preset", extend_preset::vdsm_2022, extend_preset::xenserver_thin_lvhd);
+    check_names("extend_preset", extend_preset::vdsm_2022, extend_preset::stratis_3_1_filesystem);
     check_names("lvm_volume_kind", lvm_volume_kind::thin_pool, lvm_volume_kind::snapshot);
     check_names("lvm_outcome", lvm_outcome::none, lvm_outcome::fails_extent_limit);
     check_names("stratis_outcome", stratis_outcome::none, stratis_outcome::skipped);

@@ -9,7 +9,8 @@
 #   tools/header_map.sh --update FILE.md     replace the map between those lines with the current one
 #   tools/header_map.sh --check-layers       exit 1, naming each include that goes against the layers: the
 #                                            vocabulary includes only the vocabulary, a decision header only the
-#                                            vocabulary and decision headers, and only provpol.hpp includes it
+#                                            vocabulary and decision headers, and only provpol.hpp includes it;
+#                                            and the headers of any include cycle
 #
 # The layers, by path: the vocabulary is the top level's own headers and detail/; the decisions are extend/,
 # log_size/, chunk/ and their umbrellas (extend.hpp, log_size.hpp, chunk.hpp); the models are flow/, fit/,
@@ -109,7 +110,7 @@ headers() {
 
 # --check-layers: each include that goes against the layers, one a line; exit 1 when there is one.
 check_layers() {
-    local rel from to target flag status=0
+    local rel from to target flag status=0 edges="" loop
     while IFS= read -r rel; do
         from=$(layer "$rel")
         if [[ $from == unknown ]]; then
@@ -125,6 +126,7 @@ check_layers() {
                 *) continue ;;
             esac
             to=$(layer "$target")
+            edges+="$rel $target"$'\n'
             case $from:$to in
                 vocabulary:vocabulary | decision:vocabulary | decision:decision | model:vocabulary | model:decision | \
                     model:model | umbrella:*) ;;
@@ -133,7 +135,12 @@ check_layers() {
             esac
         done < <(includes "$inc/$rel")
     done < <(headers)
-    [[ $status == 0 ]] && echo "header_map: $(headers | wc -l) headers, every include within the layers"
+    # No include cycle: a header that (through others) includes itself compiles only in one order.
+    if ! loop=$(printf '%s' "$edges" | tsort 2>&1 >/dev/null); then
+        echo "header_map: an include cycle: $(sed -n 's/^tsort: \([^ :]*\)$/\1/p' <<<"$loop" | tr '\n' ' ')" >&2
+        status=1
+    fi
+    [[ $status == 0 ]] && echo "header_map: $(headers | wc -l) headers, every include within the layers, no cycle"
     return $status
 }
 

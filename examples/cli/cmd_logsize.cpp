@@ -212,7 +212,7 @@ std::string release_range(const xfsprogs_release_rules& r) {
 // The help's list of which releases each rule set covers.
 std::string release_help() {
     std::string h =
-        " (repeatable; default: every preset but xfsprogs-5.15); xfsprogs-X.Y for a release from 5.10 "
+        " (repeatable; default: every preset); xfsprogs-X.Y for a release from 5.10 "
         "to 7.2 takes the rules in force in it:";
     for (const xfsprogs_release_rules& r : xfsprogs_releases) {
         h += std::string(" ") + release_range(r) + " " + to_text(r.rules);

@@ -13,6 +13,7 @@
 #include <provpol/extend.hpp>
 #include <provpol/parse.hpp>
 #include <provpol/simulate/stratis_pool.hpp>
+#include <provpol/simulate/stratis_recommend.hpp>
 
 #include <cmath>
 #include <cstdio>

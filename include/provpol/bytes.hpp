@@ -57,6 +57,24 @@ PROVPOL_NODISCARD constexpr bytes max(bytes a, bytes b) noexcept { return a < b 
 /// True when v is a power of two (0 is not).
 PROVPOL_NODISCARD constexpr bool is_power_of_two(std::uint64_t v) noexcept { return v != 0 && (v & (v - 1)) == 0; }
 
+namespace detail {
+/// floor(log2(v)) for v >= 1 (0 for v = 0): the exponent of a power of two, the position of the highest set bit.
+constexpr unsigned floor_log2(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return v == 0 ? 0 : 63U - static_cast<unsigned>(__builtin_clzll(v));
+#else
+    unsigned n = 0;
+    while (v > 1) {
+        v >>= 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+/// ceil(log2(v)): the smallest r with 2^r >= v (0 for v <= 1), libxfs's log2_roundup.
+constexpr unsigned ceil_log2(std::uint64_t v) noexcept { return v <= 1 ? 0 : floor_log2(v - 1) + 1; }
+}  // namespace detail
+
 // --- saturating arithmetic: clamps to [0, 2^64 - 1] instead of wrapping ---------------------------------------
 
 // Written without unsigned wrap-around, so that clang's -fsanitize=integer stays quiet on every input.
@@ -130,8 +148,8 @@ PROVPOL_NODISCARD constexpr result<bytes> checked_mul(bytes a, std::uint64_t fac
 /// v == 0) so that the function stays total.
 PROVPOL_NODISCARD constexpr std::uint64_t divide(std::uint64_t v, std::uint64_t d, rounding r) noexcept {
     if (PROVPOL_UNLIKELY(d == 0)) return v == 0 ? 0 : detail::max_u64;
-    const std::uint64_t q = v / d;
-    return (r == rounding::up && q * d != v) ? q + 1 : q;
+    const std::uint64_t q = v / d;  // v / d and v % d: one division (x86's div gives both)
+    return (r == rounding::up && v % d != 0) ? q + 1 : q;
 }
 /// How many whole `unit`s fit in v (rounding down), or how many are needed to hold v (rounding up).
 PROVPOL_NODISCARD constexpr std::uint64_t divide(bytes v, bytes unit, rounding r) noexcept {
@@ -147,6 +165,10 @@ PROVPOL_NODISCARD constexpr std::uint64_t align_down(std::uint64_t v, std::uint6
 /// alignment is kept, because a misaligned size is never valid for the caller.
 PROVPOL_NODISCARD constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_t a) noexcept {
     if (a == 0) return v;
+    if ((a & (a - 1)) == 0) {  // a power of two (an extent, a MiB): one add and one mask, the same saturation
+        const std::uint64_t mask = a - 1;
+        return v > detail::max_u64 - mask ? (detail::max_u64 & ~mask) : (v + mask) & ~mask;
+    }
     const std::uint64_t r = v % a;
     if (r == 0) return v;
     const std::uint64_t step = a - r;

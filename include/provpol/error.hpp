@@ -1,6 +1,7 @@
 // provpol/error.hpp - the error value every provpol validation returns: it names the setting, the value given
 // and the allowed range; its message is formatted on demand, into a buffer held by value (no allocation). A
-// trivially copyable value of 64 bytes, compared by everything it says.
+// trivially copyable value of 112 bytes that owns every name it quotes from its caller, compared by everything it
+// says.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_ERROR_HPP
@@ -141,18 +142,45 @@ PROVPOL_NODISCARD constexpr const char* to_text(error_value::kind e) noexcept {
 /// preset of its family (extend/presets.hpp checks its list fits).
 using error_message = fixed_string<512>;
 
-/// Why a configuration, an input or a parse was rejected. A trivially copyable value of 64 bytes: the setting and
-/// detail strings must have static storage duration (string literals); text given by the user is copied (up to
-/// max_text characters; a longer text is cut and its message says so with "...").
+/// Wording an error keeps a pointer to (its detail, a conflict's relation and other setting): a string literal,
+/// the only implicit way in, so that a `std::string`'s c_str() is a compile error here rather than a dangling
+/// pointer later; or text of static storage duration named as such at the call site (static_text::of_static, e.g. a
+/// registry's list of names). What a caller's input or configuration supplies, an error copies instead (the setting's
+/// name, the text given).
+class static_text {
+public:
+    constexpr static_text() noexcept = default;
+    /// A string literal (or another array of static storage duration).
+    template <std::size_t N>
+    // NOLINTNEXTLINE(google-explicit-constructor): a literal is what every call site writes
+    constexpr static_text(const char (&literal)[N]) noexcept : p_(literal) {}
+    /// Text the caller guarantees outlives every error that quotes it (static storage duration).
+    PROVPOL_NODISCARD static constexpr static_text of_static(const char* text) noexcept { return static_text(text, 0); }
+    /// The text; nullptr when none was given.
+    PROVPOL_NODISCARD constexpr const char* c_str() const noexcept { return p_; }
+
+private:
+    constexpr static_text(const char* p, int) noexcept : p_(p) {}
+    const char* p_ = nullptr;
+};
+
+/// Why a configuration, an input or a parse was rejected. A trivially copyable value of 112 bytes that owns what its
+/// caller names: the setting's name is copied (up to max_setting characters; a longer name is cut and the message
+/// says so with "...", as is the text given by the user, up to max_text characters), so an error made with the name
+/// of a configuration key held in a std::string outlives it. The wording (detail, a conflict's relation and other
+/// setting) is the library's own: static_text, string literals by type.
 class error {
 public:
+    /// The most characters of a setting's name kept ("activation/thin_pool_autoextend_threshold" is 41).
+    static constexpr std::size_t max_setting = 48;
+    /// The most characters of the text the user gave kept.
     static constexpr std::size_t max_text = 20;
 
     constexpr error() noexcept = default;
 
     // --- factories -------------------------------------------------------------------------------------
     /// "{setting} must be in [{lo}, {hi}], got {value}". An empty lo or hi reads "at most" / "at least".
-    PROVPOL_NODISCARD static constexpr error out_of_range(const char* setting, error_value value, error_value lo,
+    PROVPOL_NODISCARD static constexpr error out_of_range(text_view setting, error_value value, error_value lo,
                                                           error_value hi) noexcept {
         error e(errc::out_of_range, setting);
         e.set(slot_value, value);
@@ -161,7 +189,7 @@ public:
         return e;
     }
     /// "{setting} must be a multiple of {unit}, got {value}".
-    PROVPOL_NODISCARD static constexpr error not_a_multiple(const char* setting, error_value value,
+    PROVPOL_NODISCARD static constexpr error not_a_multiple(text_view setting, error_value value,
                                                             error_value unit) noexcept {
         error e(errc::not_a_multiple, setting);
         e.set(slot_value, value);
@@ -169,66 +197,66 @@ public:
         return e;
     }
     /// "{setting} must be a power of two, got {value}".
-    PROVPOL_NODISCARD static constexpr error not_a_power_of_two(const char* setting, error_value value) noexcept {
+    PROVPOL_NODISCARD static constexpr error not_a_power_of_two(text_view setting, error_value value) noexcept {
         error e(errc::not_a_power_of_two, setting);
         e.set(slot_value, value);
         return e;
     }
     /// "{setting}: invalid value '{text}': {detail}".
-    PROVPOL_NODISCARD static constexpr error invalid_syntax(const char* setting, text_view text,
-                                                            const char* detail) noexcept {
+    PROVPOL_NODISCARD static constexpr error invalid_syntax(text_view setting, text_view text,
+                                                            static_text detail) noexcept {
         error e(errc::invalid_syntax, setting);
         e.set_text(text);
-        e.detail_ = detail;
+        e.detail_ = detail.c_str();
         return e;
     }
     /// "{setting}: '{text}' is too large: the largest accepted value is {max}".
-    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, text_view text, error_value max) noexcept {
+    PROVPOL_NODISCARD static constexpr error overflow(text_view setting, text_view text, error_value max) noexcept {
         error e(errc::overflow, setting);
         e.set_text(text);
         e.set(slot_hi, max);
         return e;
     }
     /// "{setting}: {value} is too large: the largest accepted value is {max}".
-    PROVPOL_NODISCARD static constexpr error overflow(const char* setting, error_value value,
-                                                      error_value max) noexcept {
+    PROVPOL_NODISCARD static constexpr error overflow(text_view setting, error_value value, error_value max) noexcept {
         error e(errc::overflow, setting);
         e.set(slot_value, value);
         e.set(slot_hi, max);
         return e;
     }
     /// "{setting}: unknown value '{text}': expected {expected}".
-    PROVPOL_NODISCARD static constexpr error unknown_name(const char* setting, text_view text,
-                                                          const char* expected) noexcept {
+    PROVPOL_NODISCARD static constexpr error unknown_name(text_view setting, text_view text,
+                                                          static_text expected) noexcept {
         error e(errc::unknown_name, setting);
         e.set_text(text);
-        e.detail_ = expected;
+        e.detail_ = expected.c_str();
         return e;
     }
     /// "{setting} ({value}) {relation} {other} ({other_value})", e.g.
     /// "optimal_io_size (512) must be a multiple of logical_block_size (4096)".
-    PROVPOL_NODISCARD static constexpr error conflict(const char* setting, error_value value, const char* relation,
-                                                      const char* other, error_value other_value) noexcept {
+    PROVPOL_NODISCARD static constexpr error conflict(text_view setting, error_value value, static_text relation,
+                                                      static_text other, error_value other_value) noexcept {
         error e(errc::conflict, setting);
         e.set(slot_value, value);
-        e.detail_ = relation;
-        e.slots_[slot_hi] = slot(other);  // a conflict has no upper bound: the slot holds the other setting's name
+        e.detail_ = relation.c_str();
+        e.slots_[slot_hi] =
+            slot(other.c_str());  // a conflict has no upper bound: the slot holds the other setting's name
         e.set(slot_lo, other_value);
         return e;
     }
     /// "{setting}: {detail}" (with ", got {value}" when a value is given).
-    PROVPOL_NODISCARD static constexpr error unsupported(const char* setting, const char* detail,
+    PROVPOL_NODISCARD static constexpr error unsupported(text_view setting, static_text detail,
                                                          error_value value = {}) noexcept {
         error e(errc::unsupported, setting);
-        e.detail_ = detail;
+        e.detail_ = detail.c_str();
         e.set(slot_value, value);
         return e;
     }
 
     /// "{setting}: {a} {op} {b} is outside [0, 2^64 - 1]": what checked_add/sub/mul report.
-    PROVPOL_NODISCARD static constexpr error arithmetic(const char* op, error_value a, error_value b) noexcept {
-        error e(errc::arithmetic, nullptr);
-        e.detail_ = op;
+    PROVPOL_NODISCARD static constexpr error arithmetic(static_text op, error_value a, error_value b) noexcept {
+        error e(errc::arithmetic, text_view());
+        e.detail_ = op.c_str();
         e.set(slot_value, a);
         e.set(slot_lo, b);
         return e;
@@ -241,17 +269,19 @@ public:
         return e;
     }
 
-    /// The same error reported under another setting name (e.g. a CLI flag instead of a config key).
-    PROVPOL_NODISCARD constexpr error with_setting(const char* setting) const noexcept {
+    /// The same error reported under another setting name (e.g. a CLI flag instead of a config key), copied.
+    PROVPOL_NODISCARD constexpr error with_setting(text_view setting) const noexcept {
         error e = *this;
-        e.setting_ = setting;
+        e.set_setting(setting);
         return e;
     }
 
     // --- observers -------------------------------------------------------------------------------------
     PROVPOL_NODISCARD constexpr errc code() const noexcept { return code_; }
-    /// The setting's name ("" when none was given).
-    PROVPOL_NODISCARD constexpr text_view setting() const noexcept { return setting_ ? setting_ : ""; }
+    /// The setting's name as far as it was kept ("" when none was given).
+    PROVPOL_NODISCARD constexpr text_view setting() const noexcept { return {setting_, setting_size_}; }
+    /// Whether the setting's name was longer than max_setting and cut.
+    PROVPOL_NODISCARD constexpr bool setting_truncated() const noexcept { return (meta_ & setting_truncated_bit) != 0; }
     PROVPOL_NODISCARD constexpr error_value value() const noexcept { return get(slot_value); }
     PROVPOL_NODISCARD constexpr error_value lower_bound() const noexcept { return get(slot_lo); }
     PROVPOL_NODISCARD constexpr error_value upper_bound() const noexcept { return get(slot_hi); }
@@ -268,11 +298,10 @@ public:
     /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range.
     PROVPOL_NODISCARD error_message message() const noexcept {  // long: one case per error kind
         error_message m;
-        const text_view name = setting();
         const error_value value_ = value(), lo_ = lower_bound(), hi_ = upper_bound();
         switch (code_) {
             case errc::out_of_range:
-                m.append(name).append(" must be ");
+                append_name(m).append(" must be ");
                 if (!lo_.empty() && !hi_.empty()) {
                     m.append("in [");
                     lo_.append_to(m);
@@ -289,21 +318,21 @@ public:
                 append_got(m);
                 break;
             case errc::not_a_multiple:
-                m.append(name).append(" must be a multiple of ");
+                append_name(m).append(" must be a multiple of ");
                 lo_.append_to(m);
                 append_got(m);
                 break;
             case errc::not_a_power_of_two:
-                m.append(name).append(" must be a power of two");
+                append_name(m).append(" must be a power of two");
                 append_got(m);
                 break;
             case errc::invalid_syntax:
-                append_prefix(m, name);
+                append_prefix(m);
                 m.append("invalid value '").append(text()).append(ellipsis()).append('\'');
                 if (detail_) m.append(": ").append(detail_);
                 break;
             case errc::overflow:
-                append_prefix(m, name);
+                append_prefix(m);
                 if (text_size_ == 0 && !value_.empty()) {
                     value_.append_to(m);
                     m.append(" is too large");
@@ -316,12 +345,12 @@ public:
                 }
                 break;
             case errc::unknown_name:
-                append_prefix(m, name);
+                append_prefix(m);
                 m.append("unknown value '").append(text()).append(ellipsis()).append('\'');
                 if (detail_) m.append(": expected ").append(detail_);
                 break;
             case errc::conflict:
-                m.append(name);
+                append_name(m);
                 if (!value_.empty()) {
                     m.append(" (");
                     value_.append_to(m);
@@ -335,12 +364,12 @@ public:
                 }
                 break;
             case errc::unsupported:
-                append_prefix(m, name);
+                append_prefix(m);
                 m.append(detail());
                 append_got(m);
                 break;
             case errc::arithmetic:
-                append_prefix(m, name);
+                append_prefix(m);
                 value_.append_to(m);
                 m.append(' ').append(detail()).append(' ');
                 lo_.append_to(m);
@@ -361,12 +390,13 @@ public:
     friend constexpr bool operator!=(const error& a, const error& b) noexcept { return !(a == b); }
 
 private:
-    constexpr error(errc code, const char* setting) noexcept : setting_(setting), code_(code) {}
+    constexpr error(errc code, text_view setting) noexcept : code_(code) { set_setting(setting); }
 
     // Three values (the setting's, the lower and the upper bound) as 64 bits each, their kinds in meta_; a
     // conflict's upper-bound slot holds the other setting's name instead (its kind stays none).
     static constexpr int slot_value = 0, slot_lo = 1, slot_hi = 2;
     static constexpr std::uint16_t truncated_bit = 1u << 9;
+    static constexpr std::uint16_t setting_truncated_bit = 1u << 10;
     union slot {
         std::uint64_t bits;
         const char* ptr;
@@ -384,6 +414,13 @@ private:
         const auto k = static_cast<error_value::kind>((meta_ >> (3 * i)) & 7u);
         return k == error_value::kind::none ? error_value() : error_value::from_bits(k, slots_[i].bits);
     }
+    constexpr void set_setting(text_view t) noexcept {
+        const std::size_t n = t.size() < max_setting ? t.size() : max_setting;
+        for (std::size_t i = 0; i < max_setting; ++i) setting_[i] = i < n ? t[i] : '\0';
+        setting_size_ = static_cast<unsigned char>(n);
+        meta_ = static_cast<std::uint16_t>(t.size() > max_setting ? (meta_ | setting_truncated_bit)
+                                                                  : (meta_ & ~setting_truncated_bit));
+    }
     constexpr void set_text(text_view t) noexcept {
         const std::size_t n = t.size() < max_text ? t.size() : max_text;
         for (std::size_t i = 0; i < max_text; ++i) text_[i] = i < n ? t[i] : '\0';
@@ -400,19 +437,23 @@ private:
             m.append(", got '").append(text()).append(ellipsis()).append('\'');
         }
     }
-    static void append_prefix(error_message& m, text_view name) noexcept {
-        if (!name.empty()) m.append(name).append(": ");
+    error_message& append_name(error_message& m) const noexcept {
+        return m.append(setting()).append(setting_truncated() ? "..." : "");
+    }
+    void append_prefix(error_message& m) const noexcept {
+        if (setting_size_ != 0) append_name(m).append(": ");
     }
 
-    const char* setting_ = nullptr;
     const char* detail_ = nullptr;
     slot slots_[3] = {};
+    char setting_[max_setting] = {};
     char text_[max_text] = {};
     errc code_ = errc::unsupported;
+    unsigned char setting_size_ = 0;
     unsigned char text_size_ = 0;
-    std::uint16_t meta_ = 0;  // bits 0-8: the three values' kinds; bit 9: the text was cut
+    std::uint16_t meta_ = 0;  // bits 0-8: the three values' kinds; bit 9: the text was cut; bit 10: the setting
 };
-static_assert(sizeof(error) <= 64, "provpol::error: at most 64 bytes, a cache line");
+static_assert(sizeof(error) <= 112, "provpol::error: at most 112 bytes");
 
 }  // namespace provpol
 

@@ -35,7 +35,8 @@ using size_text = fixed_string<40>;
 
 namespace detail {
 
-inline constexpr const char* size_grammar =
+inline constexpr char decimal_grammar[] = "expected a decimal number such as 0.5, 3.7 or 1e-3";
+inline constexpr char size_grammar[] =
     "expected a size such as 1048576, 512MiB or 2.5GiB (units: B, KiB, MiB, GiB, TiB, PiB, EiB; kB, MB, GB, TB, PB, "
     "EB)";
 
@@ -134,8 +135,9 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, co
     std::uint64_t frac_bytes = 0;
     if (!frac.empty()) {
         if (frac.size() > 60)  // not whole for any unit up to 2^60; for a rate, more digits than it reads
-            return unexpected(error::invalid_syntax(
-                setting, text, round ? "more than 60 digits after the point" : "not a whole number of bytes"));
+            return unexpected(error::invalid_syntax(setting, text,
+                                                    round ? static_text("more than 60 digits after the point")
+                                                          : static_text("not a whole number of bytes")));
         char digits[60] = {};
         const std::size_t k = frac.size();
         for (std::size_t j = 0; j < k; ++j) digits[j] = static_cast<char>(frac[j] - '0');
@@ -206,7 +208,7 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, co
 PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char* setting, double lo,
                                                       double hi) noexcept {
     using detail::is_digit;
-    constexpr const char* grammar = "expected a decimal number such as 0.5, 3.7 or 1e-3";
+    constexpr const auto& grammar = detail::decimal_grammar;
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a decimal number"));
     std::size_t i = 0;
     bool negative = false;

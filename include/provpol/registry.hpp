@@ -1,9 +1,10 @@
-// provpol/registry.hpp - what every family's table of named presets shares: an entry (the id, the name as a
-// command line spells it, a one-line description, the public source of its rule), the lookup by name with the
-// error that lists every name, and the list itself, built at compile time. The tables are the family headers':
-// extend_presets (extend.hpp), latency_profiles (flow/latency.hpp), log_presets (log_size.hpp), chunk_preset_table
-// (chunk.hpp). A front end (the provpol CLI, the agent) generates its help, its choices and its errors from them
-// and compares no preset name by hand.
+// provpol/registry.hpp - a family's presets in one place: for each preset its id, the name as a command line spells
+// it, a one-line description, the public source of its rule and the function that makes it. The table of entries,
+// the list of names, the parse and the choice at run time (visit) all come from that one registry, so a preset is in
+// every list or in none. The registries are the families': extend_preset_registry (extend/presets.hpp),
+// log_preset_registry (log_size/presets.hpp), chunk_preset_registry (chunk/presets.hpp); latency_profiles
+// (flow/latency.hpp) is a table of entries of one type. A front end (the provpol CLI, the agent) generates its help,
+// its choices and its errors from them and compares no preset name by hand.
 //
 // Names are kebab-case ("vdsm-2022", "xfsprogs-6.13", "xapi-redo-log"): one spelling in every family.
 //
@@ -17,6 +18,7 @@
 #include "text.hpp"
 
 #include <cstddef>
+#include <utility>
 
 namespace provpol {
 
@@ -29,6 +31,129 @@ struct preset_info {
     const char* source;       ///< the public source of its rule (a release, a commit, a function)
 };
 
+/// A family's entries, in its registry's order (what the CLI lists): a range of preset_info<Id>.
+template <class Id, std::size_t N>
+struct preset_table {
+    preset_info<Id> entries[N];
+
+    PROVPOL_NODISCARD static constexpr std::size_t size() noexcept { return N; }
+    PROVPOL_NODISCARD constexpr const preset_info<Id>* begin() const noexcept { return entries; }
+    PROVPOL_NODISCARD constexpr const preset_info<Id>* end() const noexcept { return entries + N; }
+    constexpr const preset_info<Id>& operator[](std::size_t i) const noexcept { return entries[i]; }
+};
+
+/// A family's ids, in its registry's order: a range of Id.
+template <class Id, std::size_t N>
+struct preset_ids {
+    Id ids[N];
+
+    PROVPOL_NODISCARD static constexpr std::size_t size() noexcept { return N; }
+    PROVPOL_NODISCARD constexpr const Id* begin() const noexcept { return ids; }
+    PROVPOL_NODISCARD constexpr const Id* end() const noexcept { return ids + N; }
+    constexpr Id operator[](std::size_t i) const noexcept { return ids[i]; }
+};
+/// The ids of a table's entries, in its order.
+template <class Id, std::size_t N>
+PROVPOL_NODISCARD constexpr preset_ids<Id, N> ids_of(const preset_table<Id, N>& table) noexcept {
+    preset_ids<Id, N> out{};
+    for (std::size_t i = 0; i < N; ++i) out.ids[i] = table[i].id;
+    return out;
+}
+
+/// One preset as its registry holds it: its entry and the function that makes it (a policy, a configuration, a
+/// chunk_preset: `Make` is that function's pointer type, one per preset).
+template <class Id, class Make>
+struct preset_def {
+    constexpr preset_def(Id id, const char* name, const char* description, const char* source, Make m) noexcept
+        : info{id, name, description, source}, make(m) {}
+    preset_info<Id> info;
+    Make make;
+};
+template <class Id, class Make>
+preset_def(Id, const char*, const char*, const char*, Make) -> preset_def<Id, Make>;
+
+namespace detail {
+// The registry's presets, each of its own type, as the bases of one struct (a tuple without <tuple>).
+template <std::size_t I, class Def>
+struct registry_slot {
+    Def def;
+};
+template <class Seq, class... Def>
+struct registry_slots;
+template <std::size_t... I, class... Def>
+struct registry_slots<std::index_sequence<I...>, Def...> : registry_slot<I, Def>... {
+    constexpr explicit registry_slots(const Def&... d) noexcept : registry_slot<I, Def>{d}... {}
+};
+template <std::size_t I, class Def>
+constexpr const Def& slot_def(const registry_slot<I, Def>& s) noexcept {
+    return s.def;
+}
+}  // namespace detail
+
+/// A family's presets: the one list its table, its names, its parse and its choice at run time come from.
+template <class Id, class... Make>
+class preset_registry {
+public:
+    /// How many presets the family has.
+    static constexpr std::size_t size = sizeof...(Make);
+
+    constexpr explicit preset_registry(const preset_def<Id, Make>&... defs) noexcept
+        : slots_(defs...), table_{{defs.info...}} {}
+
+    /// Every preset's entry, in the registry's order.
+    PROVPOL_NODISCARD constexpr const preset_table<Id, size>& table() const noexcept { return table_; }
+
+    /// f(preset), the preset `id` names as its function makes it, and what f returns (the same type for every
+    /// preset: f is usually a generic lambda that tells the presets' types apart with if constexpr). The one way to
+    /// choose a preset at run time in every family. A value that is none of Id's enumerators (a cast) visits the
+    /// first preset.
+    template <class F>
+    constexpr decltype(auto) visit(Id id, F&& f) const {
+        return visit_from<0>(id, f);
+    }
+
+    /// True when the ids are 0, 1, ..., last, each once: with `last` the family's last enumerator, every enumerator
+    /// has a preset here and nothing else does (the families static_assert it).
+    PROVPOL_NODISCARD constexpr bool holds_every_id_through(Id last) const noexcept {
+        if (static_cast<std::size_t>(last) + 1 != size) return false;
+        bool seen[size] = {};
+        for (const preset_info<Id>& e : table_) {
+            const auto i = static_cast<std::size_t>(e.id);
+            if (i >= size || seen[i]) return false;
+            seen[i] = true;
+        }
+        return true;
+    }
+
+    /// f(entry, make) for each preset, in the registry's order, where make() makes it: what a list of the presets
+    /// of one kind is built from (make's return type tells the kind at compile time).
+    template <class F>
+    constexpr void for_each(F&& f) const {
+        for_each_of(f, std::index_sequence_for<Make...>{});
+    }
+
+private:
+    template <class F, std::size_t... I>
+    constexpr void for_each_of(F& f, std::index_sequence<I...>) const {
+        (f(detail::slot_def<I>(slots_).info, detail::slot_def<I>(slots_).make), ...);
+    }
+    template <std::size_t I, class F>
+    constexpr decltype(auto) visit_from(Id id, F& f) const {
+        if constexpr (I == size) {
+            return f(detail::slot_def<0>(slots_).make());
+        } else {
+            const auto& d = detail::slot_def<I>(slots_);
+            if (d.info.id == id) return f(d.make());
+            return visit_from<I + 1>(id, f);
+        }
+    }
+
+    detail::registry_slots<std::index_sequence_for<Make...>, preset_def<Id, Make>...> slots_;
+    preset_table<Id, size> table_;
+};
+template <class Id, class... Make>
+preset_registry(const preset_def<Id, Make>&...) -> preset_registry<Id, Make...>;
+
 /// The most characters a family's list of names ("a, b or c") may take (the extend family's 17 take about 340).
 inline constexpr std::size_t preset_list_capacity = 512;
 /// A family's names as a list: "vdsm-2022, vdsm-legacy, lvm-thin-autoextend".
@@ -36,13 +161,15 @@ using preset_list = fixed_string<preset_list_capacity>;
 
 /// The names of a table's entries (anything with a `name`), joined as "a, b, c", at compile time; with
 /// `prefix` ("one of ") in front.
-template <class Entry, std::size_t N>
-PROVPOL_NODISCARD constexpr preset_list preset_names(const Entry (&table)[N], const char* prefix = "") noexcept {
+template <class Table>
+PROVPOL_NODISCARD constexpr preset_list preset_names(const Table& table, const char* prefix = "") noexcept {
     preset_list out;
     out.append(prefix);
-    for (std::size_t i = 0; i < N; ++i) {
-        if (i > 0) out.append(", ");
-        out.append(table[i].name);
+    bool first = true;
+    for (const auto& e : table) {
+        if (!first) out.append(", ");
+        out.append(e.name);
+        first = false;
     }
     return out;
 }
@@ -58,6 +185,13 @@ PROVPOL_NODISCARD constexpr preset_list preset_choices(const preset_list& names)
 }  // namespace detail
 
 /// The entry named `name`, or nullptr.
+template <class Table>
+PROVPOL_NODISCARD constexpr auto find_preset(const Table& table, text_view name) noexcept -> decltype(&*table.begin()) {
+    for (const auto& e : table)
+        if (name == e.name) return &e;
+    return nullptr;
+}
+/// The same for a C array of entries (latency_profiles).
 template <class Entry, std::size_t N>
 PROVPOL_NODISCARD constexpr const Entry* find_preset(const Entry (&table)[N], text_view name) noexcept {
     for (const Entry& e : table)
@@ -68,18 +202,27 @@ PROVPOL_NODISCARD constexpr const Entry* find_preset(const Entry (&table)[N], te
 /// The id of the preset named `name`; the error lists `choices` (a preset_list with static storage, e.g. the
 /// family's extend_preset_choices): "preset: unknown value 'vdsm-2023': expected one of vdsm-2022, ...".
 template <class Id, std::size_t N>
-PROVPOL_NODISCARD constexpr result<Id> parse_preset(const preset_info<Id> (&table)[N], const preset_list& choices,
+PROVPOL_NODISCARD constexpr result<Id> parse_preset(const preset_table<Id, N>& table, const preset_list& choices,
                                                     text_view name, const char* setting = "preset") noexcept {
     if (const preset_info<Id>* e = find_preset(table, name)) return e->id;
-    return unexpected(error::unknown_name(setting, name, choices.c_str()));
+    return unexpected(error::unknown_name(setting, name, static_text::of_static(choices.c_str())));
 }
-
-/// The entry of `id` (the first entry when the id is not in the table, which a valid Id never is).
+/// The choices must outlive the error (a family's list, of static storage duration), never a temporary.
 template <class Id, std::size_t N>
-PROVPOL_NODISCARD constexpr const preset_info<Id>& preset_of(const preset_info<Id> (&table)[N], Id id) noexcept {
+result<Id> parse_preset(const preset_table<Id, N>&, const preset_list&&, text_view, const char* = "") = delete;
+
+/// The entry of `id`, or nullptr for a value that is none of the family's (a cast).
+template <class Id, std::size_t N>
+PROVPOL_NODISCARD constexpr const preset_info<Id>* find_preset(const preset_table<Id, N>& table, Id id) noexcept {
     for (const preset_info<Id>& e : table)
-        if (e.id == id) return e;
-    return table[0];
+        if (e.id == id) return &e;
+    return nullptr;
+}
+/// The name of `id` ("unknown" for a value that is none of the family's, as every to_text says).
+template <class Id, std::size_t N>
+PROVPOL_NODISCARD constexpr const char* preset_name(const preset_table<Id, N>& table, Id id) noexcept {
+    const preset_info<Id>* e = find_preset(table, id);
+    return e ? e->name : "unknown";
 }
 
 }  // namespace provpol

@@ -136,6 +136,8 @@ using result_gate = copy_move_gate<std::is_copy_constructible_v<T> && std::is_co
 
 struct in_place_value_t {};
 struct in_place_error_t {};
+// result<void, E>'s value: nothing.
+struct void_value {};
 
 // Storage for trivially copyable and destructible T and E: trivially destructible itself, so result is a literal type
 // and usable in constant expressions.
@@ -263,10 +265,15 @@ public:
     using value_type = T;
     using error_type = E;
 
-    /// A value. Implicit, as std::expected's converting constructor: `return bytes(42);`.
-    template <class U = T, class = std::enable_if_t<detail::is_value_arg_v<T, E, U>>>
+    /// A value, explicit exactly when T's own conversion from U is (std::expected's explicit(!is_convertible_v<U, T>)):
+    /// `return bytes(42);` and `result<bytes> r = bytes(42);` compile, `result<bytes> r = 42;` does not, as
+    /// `bytes b = 42;` does not.
+    template <class U = T, std::enable_if_t<detail::is_value_arg_v<T, E, U> && std::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
     constexpr result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
+    template <class U = T, std::enable_if_t<detail::is_value_arg_v<T, E, U> && !std::is_convertible_v<U&&, T>, int> = 0>
+    // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
+    constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
 
     /// An error: `return unexpected(error::out_of_range(...));`. The non-template constructor takes the common
     /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
@@ -325,9 +332,12 @@ public:
         return &s_.val_;
     }
 
-    /// The value, or `fallback` on an error.
+    /// The value, or `fallback` on an error; `fallback` must convert to T implicitly (as std::expected mandates), so
+    /// `value_or(0)` on a result<bytes> is a compile error, not an explicit constructor called silently.
     template <class U>
     PROVPOL_NODISCARD constexpr T value_or(U&& fallback) const& {
+        static_assert(std::is_convertible_v<U&&, T>,
+                      "result::value_or: the fallback must convert to T implicitly (write value_or(T(...)))");
         return s_.has_ ? s_.val_ : static_cast<T>(std::forward<U>(fallback));
     }
 
@@ -353,33 +363,33 @@ private:
     detail::result_storage<T, E> s_;
 };
 
-/// result<void, E>: success or an error (validation that produces nothing).
+/// result<void, E>: success or an error (validation that produces nothing). Success constructs no error: the error's
+/// bytes are written only when there is one.
 template <class E>
-class PROVPOL_NODISCARD result<void, E> {
+class PROVPOL_NODISCARD result<void, E> : private detail::result_gate<detail::void_value, E> {
 public:
     using value_type = void;
     using error_type = E;
 
-    constexpr result() noexcept = default;
+    constexpr result() noexcept : s_(detail::in_place_value_t{}) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : has_(false), err_(std::move(u).error()) {}
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
     template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(const unexpected<G>& u) : has_(false), err_(u.error()) {}
+    constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
 
-    PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return has_; }
-    constexpr explicit operator bool() const noexcept { return has_; }
+    PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
+    constexpr explicit operator bool() const noexcept { return s_.has_; }
     constexpr void value() const {
-        if (PROVPOL_UNLIKELY(!has_)) PROVPOL_THROW(bad_result_access<E>(err_));
+        if (PROVPOL_UNLIKELY(!s_.has_)) PROVPOL_THROW(bad_result_access<E>(s_.err_));
     }
     PROVPOL_NODISCARD constexpr const E& error() const& noexcept {
-        PROVPOL_ASSERT(!has_, "result::error() called on a value");
-        return err_;
+        PROVPOL_ASSERT(!s_.has_, "result::error() called on a value");
+        return s_.err_;
     }
 
 private:
-    bool has_ = true;
-    E err_{};
+    detail::result_storage<detail::void_value, E> s_;
 };
 
 /// The value of r, or throws bad_result_access with the error's message: the throwing convenience over

@@ -77,10 +77,15 @@ expect_output "stripe" "$header
 xfsprogs-6.1,4096,26212352,16,1638272,16384,8,1,1,,,67108864,floor,1986,given,2079744,0,512,128,256" \
     --size 100GiB --su 512KiB --sw 2 --preset xfsprogs-6.1 --min-log-blocks 1986 --format csv
 
-# Default: every preset, one row each.
+# Default: every preset, one row each, in the registry's order (xfsprogs-5.15 was missing from it), and every name
+# --help lists has its row.
 "$provpol" logsize --size 1TiB --format csv > "$tmp/out" 2> "$tmp/err"
-if [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "preset xfsprogs-7.2 xfsprogs-6.13 xfsprogs-6.1 xfsprogs-5.14 xfs-ratio-256 xfs-floor-32m e2fsprogs-1.47 " ]; then ok
+if [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "preset xfsprogs-7.2 xfsprogs-6.13 xfsprogs-6.1 xfsprogs-5.15 xfsprogs-5.14 xfs-ratio-256 xfs-floor-32m e2fsprogs-1.47 " ]; then ok
 else bad "default presets: $(cat "$tmp/out")"; fi
+listed=$("$provpol" logsize --help | sed -n 's/^ *--preset NAME *\([^(]*\) (repeatable.*/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
+rows=$(cut -d, -f1 "$tmp/out" | tail -n +2 | sort)
+if [ "$(echo "$listed" | wc -l)" -ge 8 ] && [ "$listed" = "$rows" ]; then ok
+else bad "--help lists '$(echo $listed)', the default listing has '$(echo $rows)'"; fi
 
 # Text and JSON.
 "$provpol" logsize --size 220GiB --preset xfsprogs-6.1 > "$tmp/out" 2>&1

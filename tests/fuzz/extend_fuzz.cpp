@@ -65,14 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const extend_decision df = make_vdsm_policy(*vc).decide(still);
             PROVPOL_FUZZ_CHECK(dr.limit >= df.limit && dr.chunk >= df.chunk);  // never below the floor
         }
-        // The batch path decides exactly like the single one (not replicating, no event).
-        const std::uint64_t cap = s.capacity.count(), phys = s.physical.count(), alloc = s.allocation.count();
-        std::uint64_t thr = 0, next = 0;
+        // The batch path decides exactly like the single one, replication and threshold events included.
+        const bool rep = s.replicating, event = s.threshold_exceeded;
+        bytes thr, next;
+        extend_action action = extend_action::none;
         std::uint8_t flags = 0;
-        decide_batch(make_vdsm_policy(*vc), extend_batch_input{&cap, &phys, &alloc, 1},
-                     extend_batch_output{&thr, &next, &flags});
-        const extend_decision one = make_vdsm_policy(*vc).decide(drive_state{s.capacity, s.physical, s.allocation});
-        PROVPOL_FUZZ_CHECK(thr == one.block_threshold.count() && next == one.next_size.count());
+        const extend_batch_input batch{{&s.capacity, 1}, {&s.physical, 1}, {&s.allocation, 1}, {&rep, 1}, {&event, 1}};
+        PROVPOL_FUZZ_CHECK(
+            decide_batch(make_vdsm_policy(*vc), batch, {{&action, 1}, {&next, 1}, {&thr, 1}, {&flags, 1}}).has_value());
+        drive_state plain = s;
+        plain.write_rate = rate(0);
+        const extend_decision one = make_vdsm_policy(*vc).decide(plain);
+        PROVPOL_FUZZ_CHECK(thr == one.block_threshold && next == one.next_size && action == one.action);
         PROVPOL_FUZZ_CHECK(((flags & extend_flag_needs_extend) != 0) == one.needs_extend);
         PROVPOL_FUZZ_CHECK(((flags & extend_flag_improbable) != 0) == one.improbable_allocation);
         PROVPOL_FUZZ_CHECK(((flags & extend_flag_can_extend) != 0) == one.can_extend);
@@ -83,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t threshold = in.u8() % 2 == 0 ? in.u8() % 110 : in.u32();
     const std::uint64_t grow = in.u32() % 1100000;
     const std::uint64_t lvm_extent = std::uint64_t{1} << (in.u8() % 40);
-    const auto lc = lvm_thin_config::make(threshold, grow, bytes(lvm_extent));
+    const auto lc = lvm_autoextend_config::make(threshold, grow, bytes(lvm_extent));
     PROVPOL_FUZZ_CHECK(lc.has_value() == (threshold <= 0x7fffffffu && grow <= 1000000 && lvm_extent >= 1024 &&
                                           lvm_extent <= (std::uint64_t{1} << 34)));
     if (lc) {

@@ -3,8 +3,9 @@
 #   MODE=pkg_config        cmake --install into a prefix, then `pkg-config --cflags provpol` and a plain compile
 #   MODE=add_subdirectory  add_subdirectory(<provpol source tree>) + provpol::provpol
 #   MODE=header_only       docs/install.md's commands on a clean clone of the source tree's HEAD: cmake -S . -B b,
-#                          then cmake --install b --prefix P with nothing built; the headers, the CMake package and
-#                          the .pc file are installed, the CLI's files are not; then find_package(provpol) as above
+#                          then cmake --install b --prefix P with nothing built, on what a machine with only CMake and
+#                          a compiler has (below); the headers, the CMake package and the .pc file are installed, the
+#                          CLI's files are not; then find_package(provpol) as above
 cmake_minimum_required(VERSION 3.21)
 foreach(var MODE PROVPOL_SOURCE_DIR PROVPOL_BINARY_DIR PROVPOL_CONSUMER_DIR SCRATCH CXX GENERATOR VERSION)
   if(NOT DEFINED ${var})
@@ -31,9 +32,36 @@ if(MODE STREQUAL "header_only")
   endif()
   find_program(GIT git REQUIRED)
   run(${GIT} clone --quiet "${PROVPOL_SOURCE_DIR}" "${work}/src")
-  run(${CMAKE_COMMAND} -S "${work}/src" -B "${work}/b" -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX})
+  # A machine with only CMake and a compiler: PATH holds cmake, the compiler, the assembler and linker it runs
+  # (binutils: g++ depends on them) and make, the build tool of CMake's default generator (Debian's cmake recommends
+  # it; CMake needs one to configure at all); the packages provpol's tests, examples and benchmarks use are hidden
+  # even where they are installed. Nothing else: no git, ninja, pkg-config, doctest, nlohmann-json or benchmark.
+  set(bin "${work}/bin")
+  file(MAKE_DIRECTORY "${bin}")
+  file(CREATE_LINK "${CMAKE_COMMAND}" "${bin}/cmake" SYMBOLIC)
+  get_filename_component(cxx_name "${CXX}" NAME)
+  find_program(cxx_path "${CXX}" REQUIRED)
+  file(CREATE_LINK "${cxx_path}" "${bin}/${cxx_name}" SYMBOLIC)
+  foreach(tool make as ld)
+    find_program(tool_path_${tool} ${tool})
+    if(NOT tool_path_${tool})
+      message("SKIP: no ${tool} on this machine: the header-only install cannot be tried as documented")
+      return()
+    endif()
+    file(CREATE_LINK "${tool_path_${tool}}" "${bin}/${tool}" SYMBOLIC)
+  endforeach()
+  set(bare ${CMAKE_COMMAND} -E env "PATH=${bin}")
+  run(${bare} cmake -S "${work}/src" -B "${work}/b" -DCMAKE_CXX_COMPILER=${cxx_name}
+      -DCMAKE_DISABLE_FIND_PACKAGE_doctest=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+      -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON)
+  foreach(what "the provpol CLI and the examples are not built" "the tests are not built")
+    string(FIND "${run_output}" "${what}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "the configure without doctest and nlohmann-json did not say '${what}':\n${run_output}")
+    endif()
+  endforeach()
   set(prefix "${work}/prefix")
-  run(${CMAKE_COMMAND} --install "${work}/b" --prefix "${prefix}")
+  run(${bare} cmake --install "${work}/b" --prefix "${prefix}")
   foreach(f include/provpol/provpol.hpp share/cmake/provpol/provpolConfig.cmake share/pkgconfig/provpol.pc)
     if(NOT EXISTS "${prefix}/${f}")
       message(FATAL_ERROR "cmake --install of an unbuilt tree did not install ${f}")

@@ -64,7 +64,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(io_mode m) noexcept {
         case io_mode::direct_dsync:
             return "direct-dsync";
     }
-    return "buffered";
+    return "unknown";
 }
 
 /// Reads a mode name (see to_text).
@@ -125,7 +125,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(chunk_step s) noexcept {
         case chunk_step::max_transfer:
             return "max_transfer";
     }
-    return "default";
+    return "unknown";
 }
 
 /// A chunk size and the step that decided it.
@@ -271,7 +271,7 @@ constexpr std::uint64_t lcm_or_zero(std::uint64_t a, std::uint64_t b) noexcept {
     return q > detail::max_u64 / b ? 0 : q * b;
 }
 
-constexpr error conflict(const char* setting, bytes value, const char* relation, const char* other,
+constexpr error conflict(text_view setting, bytes value, static_text relation, static_text other,
                          bytes other_value) noexcept {
     return error::conflict(setting, error_value::of_size(value.count()), relation, other,
                            error_value::of_size(other_value.count()));
@@ -343,7 +343,7 @@ PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits
     if (max.count() != 0) {
         // Every granularity must fit in one transfer, or no aligned chunk exists.
         const struct {
-            const char* name;
+            static_text name;
             bytes v;
         } parts[] = {{"logical_block_size", lbs},
                      {"physical_block_size", pbs},

@@ -1,6 +1,7 @@
 // provpol/chunk/presets.hpp - the real tools' chunk rules as presets (Xen-API's redo log, GNU cp in each of its
 // io_blksize() eras, qemu-img convert, ovirt-imageio's server and client, rsync's block length), each with the public
-// source of its size, and the presets by name (chunk_tool, chunk_preset_table).
+// source of its size, and the presets by name (chunk_tool, chunk_preset_registry: its table, its names and the choice at
+// run time).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_CHUNK_PRESETS_HPP
@@ -11,6 +12,8 @@
 #include "../result.hpp"
 #include "../text.hpp"
 #include "policy.hpp"
+
+#include <utility>
 
 namespace provpol {
 
@@ -168,7 +171,8 @@ PROVPOL_NODISCARD constexpr chunk_preset<rsync_block_length> rsync(bytes file_le
 
 }  // namespace chunk_presets
 
-/// The chunk presets by name.
+/// The chunk presets by name. Each has one entry in chunk_preset_registry, which checks that it holds every one
+/// (ovirt_imageio is the last: a new preset goes after it, and the check names the new last one).
 enum class chunk_tool : unsigned char {
     xapi_redo_log_2010,
     xapi_redo_log,
@@ -184,79 +188,75 @@ enum class chunk_tool : unsigned char {
     ovirt_imageio  ///< last: tests/to_text_test.cpp checks the names from the first value to this one
 };
 
-/// The chunk family's registry.
-inline constexpr preset_info<chunk_tool> chunk_preset_table[] = {
-    {chunk_tool::xapi_redo_log_2010, "xapi-redo-log-2010", "Xen-API redo log, 2010: 16 KiB, O_DSYNC",
-     "xen-api CA-42914: read_in_chunks ~block_size:16384"},
-    {chunk_tool::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
-     "xen-api PR #3580 (CP-27880, CA-288635): block_device_io.ml ~block_size:65536"},
-    {chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 9.8: 256 KiB in st_blksize multiples, buffered",
-     "coreutils src/ioblksize.h (v9.8): IO_BUFSIZE = 256 KiB, at most SYS_BUFSIZE_MAX"},
-    {chunk_tool::coreutils_cp_2024, "coreutils-cp-2024", "GNU cp 9.5 to 9.7: 256 KiB in st_blksize multiples, buffered",
-     "coreutils src/ioblksize.h (v9.5, Feb 2024): IO_BUFSIZE = 256 KiB"},
-    {chunk_tool::coreutils_cp_2023, "coreutils-cp-2023", "GNU cp 9.2 to 9.4: 128 KiB in st_blksize multiples, buffered",
-     "coreutils src/ioblksize.h (v9.2): IO_BUFSIZE = 128 KiB, rounded"},
-    {chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
-     "coreutils src/ioblksize.h (v8.23, May 2014): IO_BUFSIZE = 128 KiB"},
-    {chunk_tool::coreutils_cp_2012, "coreutils-cp-2012", "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
-     "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB"},
-    {chunk_tool::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
-     "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB"},
-    {chunk_tool::qemu_img_convert, "qemu-img-convert",
-     "qemu-img convert: 2 MiB, up to the output's optimal transfer or discard alignment (at most 16 MiB), "
-     "buffered (cache=unsafe)",
-     "qemu-img.c img_convert: buf_sectors = MIN(MAX_BUF_SECTORS, MAX(IO_BUF_SIZE, opt_transfer, pdiscard_alignment))"},
-    {chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
-     "ovirt_imageio/_internal/config.py [backend_file] buffer_size"},
-    {chunk_tool::ovirt_imageio_client, "ovirt-imageio-client", "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
-     "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB"},
-    {chunk_tool::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
-     "rsync generator.c sum_sizes_sqroot(), protocol 30+"},
+namespace detail {
+// The presets whose function takes what the device or the file adds, with nothing added (the registry's makers take
+// no argument): qemu-img convert with no discard alignment, rsync's block length for a file of length 0.
+constexpr chunk_preset<qemu_img_convert_buffer> qemu_img_convert_preset() noexcept {
+    return chunk_presets::qemu_img_convert();
+}
+constexpr chunk_preset<rsync_block_length> rsync_preset() noexcept { return chunk_presets::rsync(); }
+}  // namespace detail
+
+/// The chunk family's registry: each preset's name, what it does, where its size comes from, and the preset itself.
+/// The table, the lists, the parse and with_chunk_preset all come from it.
+inline constexpr preset_registry chunk_preset_registry{
+    preset_def{chunk_tool::xapi_redo_log_2010, "xapi-redo-log-2010", "Xen-API redo log, 2010: 16 KiB, O_DSYNC",
+               "xen-api CA-42914: read_in_chunks ~block_size:16384", chunk_presets::xapi_redo_log_2010},
+    preset_def{chunk_tool::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
+               "xen-api PR #3580 (CP-27880, CA-288635): block_device_io.ml ~block_size:65536",
+               chunk_presets::xapi_redo_log},
+    preset_def{chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 9.8: 256 KiB in st_blksize multiples, buffered",
+               "coreutils src/ioblksize.h (v9.8): IO_BUFSIZE = 256 KiB, at most SYS_BUFSIZE_MAX",
+               chunk_presets::coreutils_cp},
+    preset_def{chunk_tool::coreutils_cp_2024, "coreutils-cp-2024",
+               "GNU cp 9.5 to 9.7: 256 KiB in st_blksize multiples, buffered",
+               "coreutils src/ioblksize.h (v9.5, Feb 2024): IO_BUFSIZE = 256 KiB", chunk_presets::coreutils_cp_2024},
+    preset_def{chunk_tool::coreutils_cp_2023, "coreutils-cp-2023",
+               "GNU cp 9.2 to 9.4: 128 KiB in st_blksize multiples, buffered",
+               "coreutils src/ioblksize.h (v9.2): IO_BUFSIZE = 128 KiB, rounded", chunk_presets::coreutils_cp_2023},
+    preset_def{chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
+               "coreutils src/ioblksize.h (v8.23, May 2014): IO_BUFSIZE = 128 KiB", chunk_presets::coreutils_cp_2014},
+    preset_def{chunk_tool::coreutils_cp_2012, "coreutils-cp-2012", "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
+               "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB", chunk_presets::coreutils_cp_2012},
+    preset_def{chunk_tool::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
+               "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB", chunk_presets::coreutils_cp_2009},
+    preset_def{chunk_tool::qemu_img_convert, "qemu-img-convert",
+               "qemu-img convert: 2 MiB, up to the output's optimal transfer or discard alignment (at most 16 MiB), "
+               "buffered (cache=unsafe)",
+               "qemu-img.c img_convert: buf_sectors = MIN(MAX_BUF_SECTORS, MAX(IO_BUF_SIZE, opt_transfer, "
+               "pdiscard_alignment))",
+               detail::qemu_img_convert_preset},
+    preset_def{chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
+               "ovirt_imageio/_internal/config.py [backend_file] buffer_size", chunk_presets::ovirt_imageio},
+    preset_def{chunk_tool::ovirt_imageio_client, "ovirt-imageio-client",
+               "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)", "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB",
+               chunk_presets::ovirt_imageio_client},
+    preset_def{chunk_tool::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
+               "rsync generator.c sum_sizes_sqroot(), protocol 30+", detail::rsync_preset},
 };
+static_assert(chunk_preset_registry.holds_every_id_through(chunk_tool::ovirt_imageio),
+              "chunk_preset_registry: one preset per chunk_tool, each once");
+
+/// The family's entries (chunk_preset_registry's table).
+inline constexpr const preset_table<chunk_tool, chunk_preset_registry.size>& chunk_preset_table =
+    chunk_preset_registry.table();
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);
 inline constexpr preset_list chunk_preset_choices = detail::preset_choices(chunk_preset_names);
-
 /// Reads a chunk preset's name ("xapi-redo-log", ...).
 PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name,
                                                                   const char* setting = "preset") noexcept {
     return parse_preset(chunk_preset_table, chunk_preset_choices, name, setting);
 }
 /// The preset's name.
-PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_of(chunk_preset_table, t).name; }
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_name(chunk_preset_table, t); }
 
 /// Calls f(preset) with the preset of `t` (presets differ in their default step's type) and returns what f
-/// returns (the same type for every preset). rsync's preset comes with a file length of 0: set its
-/// default_step.file_length for the file in question.
+/// returns (the same type for every preset): chunk_preset_registry.visit. rsync's preset comes with a file length of
+/// 0: set its default_step.file_length for the file in question.
 template <class F>
 constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
-    switch (t) {
-        case chunk_tool::xapi_redo_log_2010:
-            return f(chunk_presets::xapi_redo_log_2010());
-        case chunk_tool::coreutils_cp:
-            return f(chunk_presets::coreutils_cp());
-        case chunk_tool::coreutils_cp_2024:
-            return f(chunk_presets::coreutils_cp_2024());
-        case chunk_tool::coreutils_cp_2023:
-            return f(chunk_presets::coreutils_cp_2023());
-        case chunk_tool::coreutils_cp_2014:
-            return f(chunk_presets::coreutils_cp_2014());
-        case chunk_tool::coreutils_cp_2012:
-            return f(chunk_presets::coreutils_cp_2012());
-        case chunk_tool::coreutils_cp_2009:
-            return f(chunk_presets::coreutils_cp_2009());
-        case chunk_tool::qemu_img_convert:
-            return f(chunk_presets::qemu_img_convert());
-        case chunk_tool::ovirt_imageio:
-            return f(chunk_presets::ovirt_imageio());
-        case chunk_tool::ovirt_imageio_client:
-            return f(chunk_presets::ovirt_imageio_client());
-        case chunk_tool::rsync:
-            return f(chunk_presets::rsync());
-        case chunk_tool::xapi_redo_log:
-            break;
-    }
-    return f(chunk_presets::xapi_redo_log());
+    return chunk_preset_registry.visit(t, std::forward<F>(f));
 }
 
 }  // namespace provpol

@@ -17,6 +17,7 @@
 #include "../config.hpp"
 #include "../flow/latency.hpp"
 #include "../result.hpp"
+#include "../simulate/per_vm.hpp"
 #include "../simulate/run.hpp"
 #include "../simulate/search.hpp"
 #include "simulator.hpp"

@@ -136,7 +136,7 @@ private:
           threshold_(threshold),
           percent_(percent),
           kind_(kind),
-          extent_shift_(log2_of(extent.count())) {
+          extent_shift_(static_cast<unsigned char>(detail::floor_log2(extent.count()))) {
         threshold_acted_ = threshold_ < 50 ? 50 : (threshold_ >= 100 ? 100 : threshold_);
         extends_ = threshold_ < 100 && percent_ != 0;
         usage_limit_ = static_cast<std::int32_t>(threshold_acted_) * lvm_percent_1;
@@ -148,15 +148,6 @@ private:
         const std::uint64_t most =
             extent_shift_ <= 18 ? std::uint64_t{0xffffffffu} << extent_shift_ : std::uint64_t{1} << 50;
         fast_span_ = extends_ ? most - chunk.count() : 0;
-    }
-
-    static constexpr unsigned char log2_of(std::uint64_t power_of_two) noexcept {
-        unsigned char n = 0;
-        while (power_of_two > 1) {
-            power_of_two >>= 1;
-            ++n;
-        }
-        return n;
     }
 
     bytes extent_;
@@ -173,8 +164,23 @@ private:
     bool extends_ = false;        // precomputed for the decision (extends())
 };
 
-/// The thin pool's configuration (the name the extend_policy steps use).
-using lvm_thin_config = lvm_autoextend_config;
+/// lvm_autoextend_config's other name, kept for one release (CHANGELOG.md): one name for one concept.
+using lvm_thin_config [[deprecated("use lvm_autoextend_config")]] = lvm_autoextend_config;
+
+/// lvm.conf's example values for VDO-pool autoextend (activation/vdo_pool_autoextend_threshold = 70,
+/// vdo_pool_autoextend_percent = 20), LVM's default 4 MiB extent: each extend at least one slab.
+PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_vdo_autoextend() noexcept {
+    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                       lvm_volume_kind::vdo_pool)
+        .value();
+}
+/// lvm.conf's example values for snapshot autoextend (activation/snapshot_autoextend_threshold = 70,
+/// snapshot_autoextend_percent = 20), LVM's default 4 MiB extent: the COW grows to its useful maximum at most.
+PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_snapshot_autoextend() noexcept {
+    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
+                                       lvm_volume_kind::snapshot)
+        .value();
+}
 
 }  // namespace provpol
 

@@ -61,9 +61,9 @@ constexpr std::uint64_t lvm_trigger_blocks_near(std::uint64_t total, const lvm_a
 /// Percent 0 (accepted as lvm.conf accepts it) adds nothing: decide_lvm_autoextend reports it as failing.
 class lvm_thin_steps {
 public:
-    constexpr explicit lvm_thin_steps(const lvm_thin_config& c) noexcept : config(c) {}
+    constexpr explicit lvm_thin_steps(const lvm_autoextend_config& c) noexcept : config(c) {}
 
-    lvm_thin_config config;  ///< the configuration: any lvm_thin_config is valid (it is made only by make())
+    lvm_autoextend_config config;  ///< the configuration: any lvm_autoextend_config is valid (it is made only by make())
 
     // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
@@ -168,18 +168,18 @@ public:
 using lvm_thin_policy = extend_policy<lvm_thin_steps, lvm_thin_steps, lvm_thin_steps>;
 
 /// An LVM thin-pool autoextend policy from a validated configuration.
-PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_thin_config& c) noexcept {
+PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_autoextend_config& c) noexcept {
     return lvm_thin_policy(lvm_thin_steps(c));
 }
 
 /// lvm.conf's example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
 /// thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent and 64 KiB pool chunk.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_autoextend() noexcept {
-    return make_lvm_thin_policy(lvm_thin_config::make(70, 20).value());
+    return make_lvm_thin_policy(lvm_autoextend_config::make(70, 20).value());
 }
 /// What LVM ships (lib/config/defaults.h): threshold 100, autoextend disabled, percent 20.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_default() noexcept {
-    return make_lvm_thin_policy(lvm_thin_config::make(100, 20).value());
+    return make_lvm_thin_policy(lvm_autoextend_config::make(100, 20).value());
 }
 
 }  // namespace provpol

@@ -131,12 +131,6 @@ PROVPOL_NODISCARD constexpr bytes block_threshold(bytes physical, bytes limit) n
 
 namespace detail {
 
-// Power-of-two alignment used on the decision path: one add and one mask, saturating at the top.
-constexpr std::uint64_t align_up_pow2(std::uint64_t v, std::uint64_t a) noexcept {
-    const std::uint64_t mask = a - 1;
-    return v > ~std::uint64_t{0} - mask ? (~std::uint64_t{0} & ~mask) : (v + mask) & ~mask;
-}
-
 // VDSM's order (lib/vdsm/virt/thinp.py at oVirt/vdsm fd4b0df): after a threshold event (_handle_exceeded) the
 // drive is extended whatever the allocation says (libvirt may still report the old value), unless it is at
 // the maximum; without one (_handle_unset) _drive_needs_extend's improbable-allocation check comes first and
@@ -219,26 +213,94 @@ inline constexpr bool has_fast_decide_v = detail::has_fast_decide<T>::value;
 // ============================================================================================================
 // Batch decisions
 
-/// Flags of one batch decision (extend_batch_output::flags).
+/// Flags of one batch decision (extend_batch_output::flags): decide()'s needs_extend, improbable_allocation and
+/// can_extend.
 enum extend_flags : std::uint8_t {
     extend_flag_needs_extend = 1,
     extend_flag_improbable = 2,
     extend_flag_can_extend = 4,
 };
 
-/// Structure-of-arrays input: n drives, not replicating, no pending threshold event.
-struct extend_batch_input {
-    const std::uint64_t* capacity;
-    const std::uint64_t* physical;
-    const std::uint64_t* allocation;
-    std::size_t size;
+/// `size()` values of T read in place, contiguous (std::span<const T>'s role, in C++17): from a pointer and a count, an
+/// array, or a container with data() and size() (std::vector<T>, std::array<T, N>).
+template <class T>
+class batch_view {
+public:
+    constexpr batch_view() noexcept = default;
+    constexpr batch_view(const T* data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <std::size_t N>
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr batch_view(const T (&a)[N]) noexcept : data_(a), size_(N) {}
+    template <class C,
+              class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const T*>>>
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr batch_view(const C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
+
+    PROVPOL_NODISCARD constexpr const T* data() const noexcept { return data_; }
+    PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return size_; }
+    PROVPOL_NODISCARD constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+private:
+    const T* data_ = nullptr;
+    std::size_t size_ = 0;
 };
 
-/// Structure-of-arrays output, one element per input drive.
+/// `size()` values of T written in place, contiguous (std::span<T>'s role): from a pointer and a count, an array, or a
+/// container with data() and size().
+template <class T>
+class batch_span {
+public:
+    constexpr batch_span() noexcept = default;
+    constexpr batch_span(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <std::size_t N>
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr batch_span(T (&a)[N]) noexcept : data_(a), size_(N) {}
+    template <class C, class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>>>
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr batch_span(C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
+
+    PROVPOL_NODISCARD constexpr T* data() const noexcept { return data_; }
+    PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return size_; }
+    PROVPOL_NODISCARD constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// The drives of a batch as structure of arrays: element i of each view is drive i's field of drive_state. capacity,
+/// physical and allocation hold one element per drive; replicating, threshold_exceeded and write_rate hold one per
+/// drive too, or none (then every drive has drive_state's default: not replicating, no event, rate unknown).
+struct extend_batch_input {
+    batch_view<bytes> capacity;
+    batch_view<bytes> physical;
+    batch_view<bytes> allocation;
+    batch_view<bool> replicating{};
+    batch_view<bool> threshold_exceeded{};
+    batch_view<rate> write_rate{};
+
+    /// The number of drives: capacity's size.
+    PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return capacity.size(); }
+    /// Drive i as decide() takes it.
+    PROVPOL_NODISCARD constexpr drive_state drive(std::size_t i) const noexcept {
+        drive_state d{capacity[i], physical[i], allocation[i]};
+        d.replicating = !replicating.empty() && replicating[i];
+        d.threshold_exceeded = !threshold_exceeded.empty() && threshold_exceeded[i];
+        if (!write_rate.empty()) d.write_rate = write_rate[i];
+        return d;
+    }
+};
+
+/// What decide() tells the agent to act on, one element per drive of the input: the action, the size to request, the
+/// block threshold to register now, and (when given) the three flags. Every view but flags holds at least as many
+/// elements as the input has drives; flags may be empty (not written).
 struct extend_batch_output {
-    std::uint64_t* block_threshold;
-    std::uint64_t* next_size;
-    std::uint8_t* flags;
+    batch_span<extend_action> action;
+    batch_span<bytes> next_size;
+    batch_span<bytes> block_threshold;
+    batch_span<std::uint8_t> flags{};
 };
 
 namespace detail {
@@ -400,24 +462,56 @@ constexpr bool constant_evaluated() noexcept {
 template <class Policy>
 constexpr void decide_batch_one(const Policy& policy, const extend_batch_input& in, const extend_batch_output& out,
                                 std::size_t i) noexcept {
-    const extend_decision r =
-        policy.decide(drive_state{bytes(in.capacity[i]), bytes(in.physical[i]), bytes(in.allocation[i])});
-    out.block_threshold[i] = r.block_threshold.count();
-    out.next_size[i] = r.next_size.count();
-    out.flags[i] = static_cast<std::uint8_t>((r.needs_extend ? extend_flag_needs_extend : 0) |
-                                             (r.improbable_allocation ? extend_flag_improbable : 0) |
-                                             (r.can_extend ? extend_flag_can_extend : 0));
+    const extend_decision r = policy.decide(in.drive(i));
+    out.action[i] = r.action;
+    out.next_size[i] = r.next_size;
+    out.block_threshold[i] = r.block_threshold;
+    if (!out.flags.empty())
+        out.flags[i] = static_cast<std::uint8_t>((r.needs_extend ? extend_flag_needs_extend : 0) |
+                                                 (r.improbable_allocation ? extend_flag_improbable : 0) |
+                                                 (r.can_extend ? extend_flag_can_extend : 0));
+}
+
+// The batch's views against its drive count: an error naming the first that does not fit.
+constexpr result<void> check_batch(const extend_batch_input& in, const extend_batch_output& out) noexcept {
+    const std::size_t n = in.size();
+    const struct {
+        static_text name;
+        std::size_t size;
+        bool optional;
+        bool output;
+    } views[] = {{"physical", in.physical.size(), false, false},
+                 {"allocation", in.allocation.size(), false, false},
+                 {"replicating", in.replicating.size(), true, false},
+                 {"threshold_exceeded", in.threshold_exceeded.size(), true, false},
+                 {"write_rate", in.write_rate.size(), true, false},
+                 {"action", out.action.size(), false, true},
+                 {"next_size", out.next_size.size(), false, true},
+                 {"block_threshold", out.block_threshold.size(), false, true},
+                 {"flags", out.flags.size(), true, true}};
+    for (const auto& v : views) {
+        if (v.optional && v.size == 0) continue;
+        if (v.output ? v.size < n : v.size != n)
+            return unexpected(error::conflict(
+                v.name.c_str(), error_value::of(v.size),
+                v.output ? static_text("must hold at least the drives of") : static_text("must hold the drives of"),
+                "capacity", error_value::of(n)));
+    }
+    return {};
 }
 
 }  // namespace detail
 
-/// Decides n drives at once: element i of the output is decide() of drive i (threshold, next size and the
-/// three flags). The arrays must not overlap. A policy whose steps offer a batch kernel (decide_batch_prefix:
-/// VDSM's, in vectorised blocks) decides a prefix with it; the rest, and every drive in a constant expression,
-/// are decided one by one. One definition for every translation unit: no body depends on compiler flags.
+/// Decides every drive of a batch: element i of each output is what decide() gives drive i (the action, the next size,
+/// the block threshold and the flags), replication and threshold events included. Refused, with nothing written, when
+/// a view does not hold one element per drive (an output at least one; an optional input none or one): the error names
+/// the view. The views must not overlap. A policy whose steps offer a batch kernel (decide_batch_prefix: VDSM's, in
+/// vectorised blocks) decides a prefix with it; the rest, and every drive in a constant expression, are decided one
+/// by one. One definition for every translation unit: no body depends on compiler flags.
 template <class Policy>
-constexpr void decide_batch(const Policy& policy, const extend_batch_input& in,
-                            const extend_batch_output& out) noexcept {
+PROVPOL_NODISCARD constexpr result<void> decide_batch(const Policy& policy, const extend_batch_input& in,
+                                                      const extend_batch_output& out) noexcept {
+    if (auto ok = detail::check_batch(in, out); !ok) return ok;
     std::size_t i = 0;
     using steps = typename Policy::trigger_type;
     if constexpr (std::is_same_v<steps, typename Policy::growth_type> &&
@@ -426,7 +520,8 @@ constexpr void decide_batch(const Policy& policy, const extend_batch_input& in,
             i = policy.trigger().decide_batch_prefix(
                 in, out, [&](std::size_t j) noexcept { detail::decide_batch_one(policy, in, out, j); });
     }
-    for (; i < in.size; ++i) detail::decide_batch_one(policy, in, out, i);
+    for (; i < in.size(); ++i) detail::decide_batch_one(policy, in, out, i);
+    return {};
 }
 
 }  // namespace provpol

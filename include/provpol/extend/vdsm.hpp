@@ -18,6 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#if !defined(__GNUC__) && !defined(__clang__)
+#include <cstring>
+#endif
 
 namespace provpol {
 
@@ -34,7 +37,7 @@ constexpr std::uint64_t qcow2_overhead(std::uint64_t capacity) noexcept {
 
 // roundup(floor(capacity * 1.1), a): VDSM's maximum volume size, rounded to a power of two a.
 constexpr std::uint64_t qcow2_max(std::uint64_t capacity, std::uint64_t a) noexcept {
-    return align_up_pow2(qcow2_overhead(capacity), a);
+    return align_up(qcow2_overhead(capacity), a);
 }
 }  // namespace detail
 
@@ -135,11 +138,11 @@ public:
     }
     /// roundup(physical + chunk, 1 MiB).
     PROVPOL_NODISCARD constexpr bytes request(bytes physical, bytes chunk) const noexcept {
-        return bytes(detail::align_up_pow2(saturating_add(physical.count(), chunk.count()), std::uint64_t{1} << 20));
+        return bytes(align_up(saturating_add(physical.count(), chunk.count()), std::uint64_t{1} << 20));
     }
     /// roundup(requested, extent): what lvextend makes of a request.
     PROVPOL_NODISCARD constexpr bytes lv_size(bytes requested) const noexcept {
-        return bytes(detail::align_up_pow2(requested.count(), extent_.count()));
+        return bytes(align_up(requested.count(), extent_.count()));
     }
 
 private:
@@ -147,6 +150,15 @@ private:
 };
 
 namespace detail {
+
+// memcpy: the builtin where the compiler has it (no <cstring> in a decision header), std::memcpy elsewhere.
+inline void copy_object_bytes(void* to, const void* from, std::size_t n) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_memcpy(to, from, n);
+#else
+    std::memcpy(to, from, n);
+#endif
+}
 
 // Inputs below 2^63 keep every sum of the VDSM fast path below 2^64: the largest is
 // capacity + capacity / 10 + (extent - 1) < 0.55 * 2^64 + 2^34 (vdsm_config: extent <= 16 GiB).
@@ -178,29 +190,35 @@ constexpr unsigned vdsm_batch_bits = 47;
 //                    larger chosen by the sign of their 64-bit difference;
 //   can extend       physical < max size, i.e. floor(physical / 2^20) < max MiB;
 //   improbable       allocation > min(request, max) MiB (VDSM's getNextVolumeSize, before the floor at
-//                    physical), the sign of that size - allocation.
+//                    physical), the sign of that size - allocation;
+//   action           extend_action_of without a threshold event, as masks: needs extend (0 or 1), 2 where the
+//                    drive cannot extend, 3 where the allocation is improbable.
 // Below 2^47 every MiB count fits in 31 bits, so the 32-bit differences' signs are the comparisons. The flags
-// are built in 32-bit lanes and narrowed to bytes once, after the loop.
-PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint64_t chunk, std::uint64_t limit,
-                                                                       const std::uint64_t* PROVPOL_RESTRICT capacity,
-                                                                       const std::uint64_t* PROVPOL_RESTRICT physical,
-                                                                       const std::uint64_t* PROVPOL_RESTRICT allocation,
-                                                                       std::uint64_t* PROVPOL_RESTRICT threshold,
-                                                                       std::uint64_t* PROVPOL_RESTRICT next_size,
-                                                                       std::uint8_t* PROVPOL_RESTRICT flags) noexcept {
+// and the action are built in 32-bit lanes and narrowed to bytes once, after the loop (the flags only when asked).
+PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(
+    std::uint64_t chunk, std::uint64_t limit, const bytes* PROVPOL_RESTRICT capacity,
+    const bytes* PROVPOL_RESTRICT physical, const bytes* PROVPOL_RESTRICT allocation, bytes* PROVPOL_RESTRICT threshold,
+    bytes* PROVPOL_RESTRICT next_size, extend_action* PROVPOL_RESTRICT action,
+    std::uint8_t* PROVPOL_RESTRICT flags) noexcept {
     constexpr std::uint64_t mib_mask = (std::uint64_t{1} << 20) - 1;
     constexpr std::uint64_t max_size_bias = (std::uint64_t{10} << 20) - 10;
     const std::uint64_t request_bias = chunk + mib_mask;
     std::uint64_t any = 0;
     std::uint32_t bits[vdsm_batch_block];  // every element is written below; not zeroed (no rep stos per block)
+    // The sizes as plain words: GCC's vectoriser does not take the loop over bytes' member (it asks for an alias check
+    // it will not emit), and memcpy is how a trivially copyable value's representation is read and written.
+    std::uint64_t cap[vdsm_batch_block], phys[vdsm_batch_block], alloc[vdsm_batch_block];
+    copy_object_bytes(cap, capacity, sizeof cap);
+    copy_object_bytes(phys, physical, sizeof phys);
+    copy_object_bytes(alloc, allocation, sizeof alloc);
     for (std::size_t i = 0; i < vdsm_batch_block; ++i) {
-        const std::uint64_t c = capacity[i];
-        const std::uint64_t p = physical[i];
-        const std::uint64_t a = allocation[i];
+        const std::uint64_t c = cap[i];
+        const std::uint64_t p = phys[i];
+        const std::uint64_t a = alloc[i];
         any |= c | p | a;
         const std::uint64_t free_limit = p - limit;  // physical - limit; the sign bit says physical < limit
         const std::uint64_t below = free_limit - 1;
-        threshold[i] = (below & ((below >> 63) - 1)) + 1;
+        threshold[i] = bytes((below & ((below >> 63) - 1)) + 1);
         const std::uint32_t needs = static_cast<std::uint32_t>((free_limit - a) >> 63);
         const std::int32_t z = static_cast<std::int32_t>(static_cast<std::uint32_t>((11 * c + max_size_bias) >> 20));
         const std::int32_t max_mib = static_cast<std::int32_t>(static_cast<double>(z) * 0.1);
@@ -210,37 +228,55 @@ PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(std::uint
         const std::uint64_t capped = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next_mib)) << 20;
         const std::uint64_t keep = 0 - ((capped - p) >> 63);  // all ones when capped < physical
         const std::uint64_t next = (p & keep) | (capped & ~keep);
-        next_size[i] = next;
+        next_size[i] = bytes(next);
         const std::uint32_t physical_mib = static_cast<std::uint32_t>(p >> 20);
-        bits[i] = needs | (static_cast<std::uint32_t>((capped - a) >> 63) << 1) |
-                  (((physical_mib - static_cast<std::uint32_t>(max_mib)) >> 31) << 2);
+        const std::uint32_t improbable = static_cast<std::uint32_t>((capped - a) >> 63);
+        const std::uint32_t can = (physical_mib - static_cast<std::uint32_t>(max_mib)) >> 31;
+        const std::uint32_t can_mask = 0U - can, improbable_mask = 0U - improbable;
+        const std::uint32_t act = (3U & improbable_mask) | (((needs & can_mask) | (2U & ~can_mask)) & ~improbable_mask);
+        bits[i] = needs | (improbable << 1) | (can << 2) | (act << 3);
     }
-    for (std::size_t i = 0; i < vdsm_batch_block; ++i) flags[i] = static_cast<std::uint8_t>(bits[i]);
+    if (flags != nullptr)
+        for (std::size_t i = 0; i < vdsm_batch_block; ++i) flags[i] = static_cast<std::uint8_t>(bits[i] & 7U);
+    for (std::size_t i = 0; i < vdsm_batch_block; ++i) action[i] = static_cast<extend_action>(bits[i] >> 3);
     return (any >> vdsm_batch_bits) == 0;
 }
 
 // On x86 with GCC or Clang the blocks are compiled twice, for the baseline and for AVX2 (four 64-bit lanes per
 // vector instead of SSE2's two, three-operand instructions), and the AVX2 build is chosen at run time when the CPU
-// has it: at g++ -O2 the SSE2 blocks cost 28.5 instructions per drive, about 1.9x a memcpy of the same bytes, and
-// the AVX2 ones 15.0, about 1.4x (bench/README.md). The choice depends on the CPU only, never on the flags a
-// translation unit is compiled with, so every translation unit has the same definition (tests/packaging links
-// one built with -mavx2 and one without and compares them).
+// has it: at g++ -O2 the SSE2 blocks cost 40.2 instructions per drive and the AVX2 ones 21.9 (bench/README.md). The
+// choice depends on the CPU only, never on the flags a translation unit is compiled with, so every translation unit has
+// the same definition (tests/packaging links one built with -mavx2 and one without and compares them).
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 /// Defined when decide_batch has an AVX2 build of VDSM's blocks, chosen at run time (x86, GCC or Clang).
 #define PROVPOL_EXTEND_BATCH_AVX2 1
 inline bool cpu_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
 #endif
 
+// True when drives [i, i + vdsm_batch_block) have no replication and no threshold event (the blocks' case).
+PROVPOL_ALWAYS_INLINE constexpr bool vdsm_batch_plain(const extend_batch_input& in, std::size_t i) noexcept {
+    bool any = false;
+    if (!in.replicating.empty())
+        for (std::size_t j = i; j < i + vdsm_batch_block; ++j) any = any || in.replicating[j];
+    if (!in.threshold_exceeded.empty())
+        for (std::size_t j = i; j < i + vdsm_batch_block; ++j) any = any || in.threshold_exceeded[j];
+    return !any;
+}
+
 // Decides the whole blocks of a VDSM batch and returns how many drives that is; a block with a size of 2^47 or
-// more goes through one(i) drive by drive.
+// more, a replicating drive or a threshold event goes through one(i) drive by drive.
 template <class DecideOne>
 PROVPOL_ALWAYS_INLINE std::size_t vdsm_batch_blocks(std::uint64_t chunk, std::uint64_t limit,
                                                     const extend_batch_input& in, const extend_batch_output& out,
                                                     DecideOne& one) noexcept {
     std::size_t i = 0;
-    for (; in.size - i >= vdsm_batch_block; i += vdsm_batch_block) {
-        if (PROVPOL_UNLIKELY(!vdsm_batch_lanes(chunk, limit, in.capacity + i, in.physical + i, in.allocation + i,
-                                               out.block_threshold + i, out.next_size + i, out.flags + i))) {
+    std::uint8_t* const flags = out.flags.empty() ? nullptr : out.flags.data();
+    for (; in.size() - i >= vdsm_batch_block; i += vdsm_batch_block) {
+        if (PROVPOL_UNLIKELY(!vdsm_batch_plain(in, i) ||
+                             !vdsm_batch_lanes(chunk, limit, in.capacity.data() + i, in.physical.data() + i,
+                                               in.allocation.data() + i, out.block_threshold.data() + i,
+                                               out.next_size.data() + i, out.action.data() + i,
+                                               flags == nullptr ? nullptr : flags + i))) {
             for (std::size_t j = i; j < i + vdsm_batch_block; ++j) one(j);
         }
     }
@@ -338,7 +374,8 @@ public:
         return out;
     }
 
-    /// The batch kernel: VDSM's decisions for whole blocks of 32 drives, vectorised (AVX2 where the CPU has it).
+    /// The batch kernel: VDSM's decisions for whole blocks of 32 drives, vectorised (AVX2 where the CPU has it); a
+    /// block with a replicating drive or a threshold event is left to decide().
     template <class DecideOne>
     std::size_t decide_batch_prefix(const extend_batch_input& in, const extend_batch_output& out,
                                     DecideOne&& one) const noexcept {

@@ -106,17 +106,17 @@ PROVPOL_NODISCARD constexpr const char* to_text(vdsm_preallocation e) noexcept {
 /// the extent.
 PROVPOL_NODISCARD constexpr bytes vdsm_lv_size(bytes requested, bytes extent) noexcept {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
-    return bytes(detail::align_up_pow2(detail::align_up_pow2(requested.count(), mib), extent.count()));
+    return bytes(align_up(align_up(requested.count(), mib), extent.count()));
 }
 
 /// hsm.py extendVolume's request: the size in whole MiB, rounded up (utils.round(size, MiB) // MiB).
 PROVPOL_NODISCARD constexpr std::uint64_t vdsm_size_mb(bytes requested) noexcept {
-    return detail::align_up_pow2(requested.count(), std::uint64_t{1} << 20) >> 20;
+    return align_up(requested.count(), std::uint64_t{1} << 20) >> 20;
 }
 
 /// volume.py create: a new volume's capacity (and initial size), rounded up to 4 KiB (sc.BLOCK_SIZE_4K).
 PROVPOL_NODISCARD constexpr bytes vdsm_volume_capacity(bytes requested) noexcept {
-    return bytes(detail::align_up_pow2(requested.count(), std::uint64_t{4096}));
+    return bytes(align_up(requested.count(), std::uint64_t{4096}));
 }
 
 /// The size rules of VDSM's block volumes (blockVolume.py, volume.py), for one configuration: the chunk
@@ -182,7 +182,7 @@ public:
             return unexpected(
                 error::out_of_range("actual_size", error_value::of_size(0), error_value::of_size(1), error_value{}));
         const std::uint64_t want = leaf ? saturating_add(required.count(), chunk_.count()) : required.count();
-        const bytes aligned(detail::align_up_pow2(want, extent_.count()));
+        const bytes aligned(align_up(want, extent_.count()));
         return min(aligned, max_size(vdsm_volume_format::cow, capacity));
     }
 

@@ -73,7 +73,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(vdsm_stage s) noexcept {
         case vdsm_stage::refresh_destination_volume:
             return "refresh-destination-volume";
     }
-    return "?";
+    return "unknown";
 }
 
 namespace detail {

@@ -314,7 +314,7 @@ PROVPOL_NODISCARD inline result<latency_model> latency_profile(text_view name) n
         if (!f) return unexpected(f.error());
         return latency_model(*f);
     }
-    return unexpected(error::unknown_name("latency", name, detail::latency_choices.c_str()));
+    return unexpected(error::unknown_name("latency", name, static_text::of_static(detail::latency_choices.c_str())));
 }
 
 }  // namespace provpol

@@ -33,7 +33,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(flow_stage_kind k) noexcept {
         case flow_stage_kind::reply_poll:
             return "reply-poll";
     }
-    return "?";
+    return "unknown";
 }
 
 /// One stage of the extend flow, one of five kinds, each with the times it takes and no other (flow/clocks.hpp's header

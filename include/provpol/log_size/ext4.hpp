@@ -29,7 +29,7 @@ struct e2fsprogs_layout {
         const std::uint32_t bs =
             o.block_size != 0 ? o.block_size : (o.device_size.count() < (std::uint64_t{512} << 20) ? 1024U : 4096U);
         c.block_size = bs;
-        c.block_log = detail::log2_exact(bs);
+        c.block_log = detail::floor_log2(bs);
         c.data_blocks = o.device_size.count() >> c.block_log;
         c.allow_unsupported = o.allow_unsupported;
         c.fast_commit = o.fast_commit;

@@ -127,23 +127,6 @@ inline constexpr std::uint64_t xfs_max_lsunit_bytes = std::uint64_t{256}
                                                       << 10;  // log v2 stripe unit limit; forced to 32 KiB above
 inline constexpr unsigned xfs_version_count = 3;
 
-// log2 of a power of two (the block size).
-constexpr unsigned log2_exact(std::uint64_t v) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return static_cast<unsigned>(__builtin_ctzll(v));
-#else
-    unsigned n = 0;
-    while (v > 1) {
-        v >>= 1;
-        ++n;
-    }
-    return n;
-#endif
-}
-
-// ceil(a / b) for b > 0 and a + b < 2^64 (block counts here are under 2^55, divisors under 2^41).
-constexpr std::uint64_t div_up(std::uint64_t a, std::uint64_t b) noexcept { return (a + b - 1) / b; }
-
 /// The features a version formats with: the given ones, its defaults for the rest; without crc none of the v5
 /// features (mkfs.xfs turns them off for a v4 filesystem).
 struct xfs_resolved_features {
@@ -188,7 +171,7 @@ PROVPOL_LOG_SIZE_INLINE constexpr void xfs_default_ag_geometry(unsigned bl, std:
         if ((dblocks & ((std::uint64_t{1} << shift) - 1)) != 0 && blocks < ag_max) ++blocks;
     }
     agsize = blocks;
-    agcount = div_up(dblocks, blocks);
+    agcount = divide(dblocks, blocks, rounding::up);
 }
 
 /// What one mkfs.xfs version derives from the options alone (not from the device size): computed once, by
@@ -222,7 +205,7 @@ struct xfs_common {
 constexpr xfs_common xfs_derive_common(const fs_geometry_options& o) noexcept {
     xfs_common x;
     const std::uint64_t bs = o.block_size == 0 ? 4096 : o.block_size;
-    const unsigned bl = log2_exact(bs);
+    const unsigned bl = floor_log2(bs);
     const std::uint64_t sect = o.sector_size == 0 ? 512 : o.sector_size;
     x.block_log = bl;
     x.dsunit = o.stripe_unit.count() >> bl;
@@ -253,7 +236,7 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o, const xfs_common&
     // AG headers (4 sectors), AGFL reserve (4), bno/cnt/ino roots (3), one root per optional btree; and the
     // one block calculate_log_size keeps free.
     const std::uint64_t roots = (f.finobt ? 1U : 0U) + (f.rmapbt ? 1U : 0U) + (f.reflink ? 1U : 0U);
-    x.ag_reserved = div_up(4 * sect, bs) + 4 + 3 + roots + 1;
+    x.ag_reserved = divide(4 * sect, bs, rounding::up) + 4 + 3 + roots + 1;
     // The log starts after the AGFL block, the bno/cnt/ino roots and the optional roots.
     x.log_start = (3 * sect) / bs + 4 + roots;
     // In AG 0, room for the root inode chunk (64 inodes) four times over, or two data stripe units.
@@ -266,7 +249,7 @@ constexpr xfs_derived xfs_derive(const fs_geometry_options& o, const xfs_common&
     if (v == xfsprogs_version::v7_2 && o.log_stripe_unit.count() == 0 && c.dsunit != 0)
         x.lsunit = c.dsunit * bs > xfs_max_lsunit_bytes ? (32 * 1024) >> bl : c.dsunit;
     x.align = x.lsunit != 0 ? x.lsunit : c.dsunit;
-    x.aligned_log_start = x.align != 0 ? div_up(x.log_start, x.align) * x.align : x.log_start;
+    x.aligned_log_start = align_up(x.log_start, x.align);
     // The minimum log as a step function of the AG size.
     xfs_sb_params sb;
     sb.block_log = bl;

@@ -1,6 +1,6 @@
 // provpol/log_size/presets.hpp - the real tools' log-size policies and the 2022 proposals as presets (xfsprogs_6_1(),
-// xfsprogs_5_14(), e2fsprogs_1_47(), ...), the presets by name (log_preset, log_presets) and which xfsprogs release
-// follows which rules (xfsprogs_releases).
+// xfsprogs_5_14(), e2fsprogs_1_47(), ...), the presets by name (log_preset, log_preset_registry: its table, its names
+// and the choice at run time) and which xfsprogs release follows which rules (xfsprogs_releases).
 //
 // The rules reproduced by the presets (facts from xfsprogs' mkfs/xfs_mkfs.c, libxfs/topology.c, libxfs/xfs_alloc.c and
 // libxfs/xfs_trans_resv.c, and e2fsprogs' lib/ext2fs/mkjournal.c and misc/mke2fs.c; each checked against the
@@ -42,21 +42,21 @@
 
 namespace provpol {
 
-/// xfsprogs' limits and alignment, the tail every XFS preset shares.
-using xfsprogs_caps = xfsprogs_limits_step;
+/// xfsprogs_limits_step's earlier name, kept for one release (CHANGELOG.md): one name for one concept.
+using xfsprogs_caps [[deprecated("use xfsprogs_limits_step")]] = xfsprogs_limits_step;
 
 /// The policy type of the XFS presets: ratio, the concurrency-sized log (a no-op before 6.8: the 6.1 layout
 /// leaves no concurrency), floor, tiny filesystems, the xfsprogs caps, stripe alignment, and the support rules.
 using xfs_modern_policy =
     log_size_policy<xfsprogs_layout, ratio_step, xfsprogs_concurrency_step, floor_step, tiny_filesystem_step,
-                    xfsprogs_caps, xfsprogs_stripe_align_step, xfsprogs_support_step>;
+                    xfsprogs_limits_step, xfsprogs_stripe_align_step, xfsprogs_support_step>;
 
 namespace detail {
 using namespace provpol::literals;
 constexpr xfs_modern_policy xfs_modern(std::uint32_t den, bytes floor, bytes min_log,
                                        xfsprogs_version v = xfsprogs_version::v6_1) noexcept {
     return xfs_modern_policy(xfsprogs_layout{v}, *ratio_step::make(1, den), xfsprogs_concurrency_step{},
-                             *floor_step::make(floor), *tiny_filesystem_step::make(300_MiB), xfsprogs_caps{},
+                             *floor_step::make(floor), *tiny_filesystem_step::make(300_MiB), xfsprogs_limits_step{},
                              xfsprogs_stripe_align_step{}, *xfsprogs_support_step::make(300_MiB, min_log));
 }
 }  // namespace detail
@@ -100,7 +100,7 @@ PROVPOL_NODISCARD constexpr xfs_modern_policy xfs_floor_32m() noexcept {
 
 /// The policy type of xfsprogs 5.15 to 5.18: 6.1's size rule without its support rules.
 using xfs_floor_policy = log_size_policy<xfsprogs_layout, ratio_step, xfsprogs_concurrency_step, floor_step,
-                                         tiny_filesystem_step, xfsprogs_caps, xfsprogs_stripe_align_step>;
+                                         tiny_filesystem_step, xfsprogs_limits_step, xfsprogs_stripe_align_step>;
 
 /// mkfs.xfs 5.15 to 5.18: 1:2048 with the 64 MiB floor and the minimum log below 300 MiB of data (xfsprogs
 /// commit cdfa467e, "mkfs: increase the minimum log size to 64MB when possible", v5.15.0), but no refusals: those
@@ -109,19 +109,19 @@ using xfs_floor_policy = log_size_policy<xfsprogs_layout, ratio_step, xfsprogs_c
 PROVPOL_NODISCARD constexpr xfs_floor_policy xfsprogs_5_15() noexcept {
     using namespace provpol::literals;
     return xfs_floor_policy(xfsprogs_layout{}, *ratio_step::make(1, 2048), xfsprogs_concurrency_step{},
-                            *floor_step::make(64_MiB), *tiny_filesystem_step::make(300_MiB), xfsprogs_caps{},
+                            *floor_step::make(64_MiB), *tiny_filesystem_step::make(300_MiB), xfsprogs_limits_step{},
                             xfsprogs_stripe_align_step{});
 }
 
 /// The policy type of xfsprogs 5.14: the legacy size brackets, the xfsprogs caps, stripe alignment, no refusals.
 using xfs_legacy_policy =
-    log_size_policy<xfsprogs_layout, xfsprogs_5_14_size_step, xfsprogs_caps, xfsprogs_stripe_align_step>;
+    log_size_policy<xfsprogs_layout, xfsprogs_5_14_size_step, xfsprogs_limits_step, xfsprogs_stripe_align_step>;
 
 /// mkfs.xfs 5.14 and earlier (RHEL 9's 5.14; from xfsprogs' own 5.14 source): under 1 GiB the minimum log,
 /// 1 to 16 GiB min(10 MiB, 5 x minimum) raised to the minimum and 10 MiB, from 16 GiB 1:2048; no 64 MiB floor and
 /// no refusals. Its AG geometry, limits and alignment are taken to be 6.1's (unchanged in those functions).
 PROVPOL_NODISCARD constexpr xfs_legacy_policy xfsprogs_5_14() noexcept {
-    return xfs_legacy_policy(xfsprogs_layout{}, xfsprogs_5_14_size_step{}, xfsprogs_caps{},
+    return xfs_legacy_policy(xfsprogs_layout{}, xfsprogs_5_14_size_step{}, xfsprogs_limits_step{},
                              xfsprogs_stripe_align_step{});
 }
 
@@ -138,7 +138,8 @@ PROVPOL_NODISCARD constexpr ext4_journal_policy e2fsprogs_1_47() noexcept {
 // ------------------------------------------------------------------------------------------------------------
 // Presets by name (for command lines and configuration files)
 
-/// The named presets.
+/// The named presets. Each has one entry in log_preset_registry, which checks that it holds every one (xfsprogs_5_15
+/// is the last: a new preset goes after it, and the check names the new last one).
 enum class log_preset : unsigned char {
     xfsprogs_6_1,
     xfsprogs_5_14,
@@ -150,37 +151,43 @@ enum class log_preset : unsigned char {
     xfsprogs_5_15
 };
 
-/// The log-size family's registry, in the order the CLI lists them (newest first).
-inline constexpr preset_info<log_preset> log_presets[] = {
-    {log_preset::xfsprogs_7_2, "xfsprogs-7.2", "mkfs.xfs 7.2: 6.13 with parent pointers on by default",
-     "xfsprogs 7.2.0 (Debian unstable), mkfs -N parity"},
-    {log_preset::xfsprogs_6_13, "xfsprogs-6.13",
-     "mkfs.xfs 6.13: the 6.8 concurrency-sized log; rmapbt, reflink, nrext64 on by default",
-     "xfsprogs 6.13.0 (Debian 13): mkfs/xfs_mkfs.c calculate_log_size, libxfs/xfs_trans_resv.c"},
-    {log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
-     "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size"},
-    {log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
-     "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)"},
-    {log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
-     "xfsprogs 5.14, before the 5.15 floor"},
-    {log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
-     "linux-xfs, [PATCH 19/17] mkfs: increase default log size for new (aka bigtime) filesystems"},
-    {log_preset::xfs_floor_32m, "xfs-floor-32m", "the 32 MB floor proposed in the same thread",
-     "linux-xfs, Re: [PATCH 19/17] (Dave Chinner)"},
-    {log_preset::e2fsprogs_1_47, "e2fsprogs-1.47", "mke2fs 1.47: ext4's journal size step table",
-     "e2fsprogs 1.47 lib/ext2fs/mkjournal.c ext2fs_default_journal_size"},
+/// The log-size family's registry, in the order the CLI lists them (newest first): each preset's name, what it does,
+/// where its rule comes from, and its policy. The table, the lists, the parse and decide_log_size all come from it.
+inline constexpr preset_registry log_preset_registry{
+    preset_def{log_preset::xfsprogs_7_2, "xfsprogs-7.2", "mkfs.xfs 7.2: 6.13 with parent pointers on by default",
+               "xfsprogs 7.2.0 (Debian unstable), mkfs -N parity", xfsprogs_7_2},
+    preset_def{log_preset::xfsprogs_6_13, "xfsprogs-6.13",
+               "mkfs.xfs 6.13: the 6.8 concurrency-sized log; rmapbt, reflink, nrext64 on by default",
+               "xfsprogs 6.13.0 (Debian 13): mkfs/xfs_mkfs.c calculate_log_size, libxfs/xfs_trans_resv.c",
+               xfsprogs_6_13},
+    preset_def{log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
+               "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size", xfsprogs_6_1},
+    preset_def{log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
+               "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)",
+               xfsprogs_5_15},
+    preset_def{log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
+               "xfsprogs 5.14, before the 5.15 floor", xfsprogs_5_14},
+    preset_def{log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
+               "linux-xfs, [PATCH 19/17] mkfs: increase default log size for new (aka bigtime) filesystems",
+               xfs_ratio_256},
+    preset_def{log_preset::xfs_floor_32m, "xfs-floor-32m", "the 32 MB floor proposed in the same thread",
+               "linux-xfs, Re: [PATCH 19/17] (Dave Chinner)", xfs_floor_32m},
+    preset_def{log_preset::e2fsprogs_1_47, "e2fsprogs-1.47", "mke2fs 1.47: ext4's journal size step table",
+               "e2fsprogs 1.47 lib/ext2fs/mkjournal.c ext2fs_default_journal_size", e2fsprogs_1_47},
 };
+static_assert(log_preset_registry.holds_every_id_through(log_preset::xfsprogs_5_15),
+              "log_preset_registry: one preset per log_preset, each once");
 
-/// Every preset, in the order the CLI lists them.
-inline constexpr log_preset all_log_presets[] = {
-    log_preset::xfsprogs_7_2,  log_preset::xfsprogs_6_13, log_preset::xfsprogs_6_1,  log_preset::xfsprogs_5_14,
-    log_preset::xfs_ratio_256, log_preset::xfs_floor_32m, log_preset::e2fsprogs_1_47};
+/// The family's entries, in the order the CLI lists them (log_preset_registry's table).
+inline constexpr const preset_table<log_preset, log_preset_registry.size>& log_presets = log_preset_registry.table();
+/// Every preset, in the order the CLI lists them (log_preset_registry's ids).
+inline constexpr preset_ids<log_preset, log_preset_registry.size> all_log_presets = ids_of(log_presets);
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list log_preset_names = preset_names(log_presets);
 inline constexpr preset_list log_preset_choices = detail::preset_choices(log_preset_names);
 
 /// The preset's name as the CLI spells it ("xfsprogs-6.1").
-PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_of(log_presets, p).name; }
+PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_name(log_presets, p); }
 
 /// Reads a preset name ("xfsprogs-6.1", ...).
 PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text,
@@ -225,27 +232,9 @@ PROVPOL_NODISCARD constexpr const xfsprogs_release_rules* find_xfsprogs_release(
     return nullptr;
 }
 
-/// The decision of a preset chosen at run time.
+/// The decision of a preset chosen at run time (log_preset_registry.visit).
 PROVPOL_NODISCARD constexpr log_size_decision decide_log_size(log_preset p, const fs_geometry& g) noexcept {
-    switch (p) {
-        case log_preset::xfsprogs_7_2:
-            return xfsprogs_7_2().decide(g);
-        case log_preset::xfsprogs_6_13:
-            return xfsprogs_6_13().decide(g);
-        case log_preset::xfsprogs_6_1:
-            return xfsprogs_6_1().decide(g);
-        case log_preset::xfsprogs_5_15:
-            return xfsprogs_5_15().decide(g);
-        case log_preset::xfsprogs_5_14:
-            return xfsprogs_5_14().decide(g);
-        case log_preset::xfs_ratio_256:
-            return xfs_ratio_256().decide(g);
-        case log_preset::xfs_floor_32m:
-            return xfs_floor_32m().decide(g);
-        case log_preset::e2fsprogs_1_47:
-            return e2fsprogs_1_47().decide(g);
-    }
-    return log_size_decision{};
+    return log_preset_registry.visit(p, [&g](const auto& policy) noexcept { return policy.decide(g); });
 }
 
 }  // namespace provpol

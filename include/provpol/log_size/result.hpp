@@ -88,7 +88,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(log_reason r) noexcept {
         case log_reason::journal_too_big:
             return "journal_too_big";
     }
-    return "";
+    return "unknown";
 }
 
 /// The step's name, as the CLI prints it ("floor").
@@ -121,7 +121,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(log_step s) noexcept {
         case log_step::old_journal:
             return "old_journal";
     }
-    return "none";
+    return "unknown";
 }
 
 /// True for the reasons --unsupported cannot override (mkfs exits with an error).

@@ -40,7 +40,7 @@ constexpr void xfs_concurrency_ag_geometry(unsigned bl, std::uint64_t d, std::ui
             agsize = d / (k * nr);
         }
     }
-    agcount = div_up(d, agsize);
+    agcount = divide(d, agsize, rounding::up);
 }
 
 }  // namespace detail
@@ -89,9 +89,9 @@ struct xfsprogs_layout {
         // The default geometry always passes validate_ag_geometry; given AGs and stripe rounding may not.
         bool check = true;
         if (agsize != 0)
-            agcount = detail::div_up(d, agsize);
+            agcount = divide(d, agsize, rounding::up);
         else if (agcount != 0)
-            agsize = detail::div_up(d, agcount);
+            agsize = divide(d, agcount, rounding::up);
         else {
             detail::xfs_default_ag_geometry(bl, d, xc.dsunit != 0, agsize, agcount);
             check = xc.dsunit != 0;
@@ -109,17 +109,17 @@ struct xfsprogs_layout {
         if (PROVPOL_UNLIKELY(xc.dsunit != 0)) {
             const std::uint64_t su = xc.dsunit;
             if (agsize % su != 0) {
-                std::uint64_t t = detail::div_up(agsize, su) * su;
+                std::uint64_t t = align_up(agsize, su);
                 if (t > ag_max) t = agsize / su * su;
                 agsize = t;
-                if (o.agcount == 0) agcount = detail::div_up(d, agsize);
+                if (o.agcount == 0) agcount = divide(d, agsize, rounding::up);
             }
             if (o.agcount == 0 && o.agsize.count() == 0 && agcount > 1 && xc.dswidth != su &&
                 agsize % xc.dswidth == 0) {
                 std::uint64_t t = agsize - su;
                 if (t < ag_min) t = d < agsize ? agsize : agsize + su;
                 agsize = t;
-                agcount = detail::div_up(d, agsize);
+                agcount = divide(d, agsize, rounding::up);
             }
         }
         // A last AG under 16 MiB is dropped, with its blocks.
@@ -231,7 +231,7 @@ struct xfsprogs_stripe_align_step {
         }
         std::uint64_t l = s.blocks;
         if (l % u != 0) {
-            const std::uint64_t up = detail::div_up(l, u) * u;
+            const std::uint64_t up = align_up(l, u);
             const std::uint64_t max = saturating_sub(c.max_log_blocks, c.ag0_backoff);
             l = (up > detail::xfs_max_log_blocks || up > (detail::xfs_max_log_bytes >> c.block_log) || up > max)
                     ? l / u * u

@@ -30,6 +30,7 @@
 #ifndef PROVPOL_LOG_SIZE_XFS_RESERVATIONS_HPP
 #define PROVPOL_LOG_SIZE_XFS_RESERVATIONS_HPP
 
+#include "../bytes.hpp"
 #include "../config.hpp"
 #include "xfs_trans_resv.hpp"
 
@@ -134,9 +135,9 @@ constexpr xfs_reservation_table xfs_reservations(const xfs_resv_geometry& g, boo
 constexpr std::uint64_t xfs_log_unit_res(std::uint64_t unit, std::uint64_t log_sunit_bytes) noexcept {
     constexpr std::uint64_t iclog_size = std::uint64_t{256} * 1024, header = 4096, space = iclog_size - header;
     unit += 2 * xfs_op_header_bytes + xfs_trans_header_bytes;  // transaction header, start record
-    std::uint64_t headers = xfs_howmany(unit, space);
+    std::uint64_t headers = divide(unit, space, rounding::up);
     unit += xfs_op_header_bytes * headers;  // split records
-    while (headers == 0 || xfs_howmany(unit, space) > headers) {
+    while (headers == 0 || divide(unit, space, rounding::up) > headers) {
         unit += xfs_op_header_bytes;
         ++headers;
     }
@@ -182,7 +183,7 @@ constexpr xfs_ag_breaks xfs_level_breaks(const xfs_sb_params& sb, std::uint64_t 
     }
     // Inode btree: its record count doubles with log2_roundup(a); a height change at 2^(k-1) + 1.
     {
-        const unsigned inode_log = xfs_log2_roundup(g.isize);
+        const unsigned inode_log = ceil_log2(g.isize);
         unsigned prev = 0;
         for (unsigned k = 1; k <= 32 && (std::uint64_t{1} << (k - 1)) < hi; ++k) {
             const unsigned bits = (sb.block_log - inode_log) + k;
@@ -232,7 +233,7 @@ PROVPOL_NODISCARD constexpr xfs_log_minimum_result xfs_log_minimum(const xfs_sb_
     // The xattr reservation for the largest local attribute value (xfs_log_calc_max_attrsetm_res); without
     // parent pointers the value's length in bytes stands where blocks were meant.
     const std::uint64_t value = g.bs / 2 + g.bs / 4 - 256 - 1;
-    const std::uint64_t value_blocks = xfs_howmany(value, g.bs);
+    const std::uint64_t value_blocks = divide(value, g.bs, rounding::up);
     const std::uint64_t daenter = 1 * xfs_da_node_maxdepth + xfs_da_node_maxdepth * (g.bm_attr_levels - 1U);
     const std::uint64_t nblks =
         daenter + value_blocks + xfs_nextentadd_blocks(g, g.parent ? value_blocks : value, g.bm_attr_levels);
@@ -261,10 +262,10 @@ PROVPOL_NODISCARD constexpr xfs_log_minimum_result xfs_log_minimum(const xfs_sb_
     std::uint64_t max_logres = xfs_log_unit_res(m.largest.logres, sb.log_sunit_bytes);
     if (m.largest.logcount > 1) max_logres *= m.largest.logcount;
     const std::uint64_t lsunit_bb = sb.log_sunit_bytes > 1 ? sb.log_sunit_bytes / 512 : 0;
-    std::uint64_t bb = xfs_howmany(max_logres, 512);
-    bb = lsunit_bb != 0 ? xfs_howmany(bb, lsunit_bb) * lsunit_bb + 2 * lsunit_bb : bb + std::uint64_t{2} * 512;
+    std::uint64_t bb = divide(max_logres, 512, rounding::up);
+    bb = lsunit_bb != 0 ? divide(bb, lsunit_bb, rounding::up) * lsunit_bb + 2 * lsunit_bb : bb + std::uint64_t{2} * 512;
     bb *= 3;
-    const std::uint64_t blocks = xfs_howmany(bb, g.bs / 512);
+    const std::uint64_t blocks = divide(bb, g.bs / 512, rounding::up);
     m.min_log_blocks = blocks < 512 ? 512 : blocks;  // XFS_MIN_LOG_BLOCKS
     return m;
 }

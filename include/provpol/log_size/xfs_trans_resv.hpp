@@ -7,6 +7,7 @@
 #ifndef PROVPOL_LOG_SIZE_XFS_TRANS_RESV_HPP
 #define PROVPOL_LOG_SIZE_XFS_TRANS_RESV_HPP
 
+#include "../bytes.hpp"
 #include "../config.hpp"
 
 #include <cstdint>
@@ -106,7 +107,6 @@ inline constexpr std::uint64_t xfs_old_reflink_rmap_levels = 9;  // XFS_OLD_REFL
 inline constexpr std::uint64_t xfs_pptr_link_overhead = 40 + 12 + 256;
 inline constexpr std::uint64_t xfs_pptr_replace_overhead = 40 + 2 * (12 + 256);
 
-constexpr std::uint64_t xfs_howmany(std::uint64_t a, std::uint64_t b) noexcept { return (a + b - 1) / b; }
 constexpr std::uint64_t xfs_max2(std::uint64_t a, std::uint64_t b) noexcept { return a < b ? b : a; }
 constexpr std::uint64_t xfs_max3(std::uint64_t a, std::uint64_t b, std::uint64_t c) noexcept {
     return xfs_max2(xfs_max2(a, b), c);
@@ -119,10 +119,10 @@ constexpr std::uint64_t xfs_buf_res(std::uint64_t n, std::uint64_t size) noexcep
 /// xfs_btree_compute_maxlevels: the height that indexes `records` with at least `leaf` records per leaf and
 /// `node` pointers per node block.
 constexpr unsigned xfs_btree_height(std::uint64_t leaf, std::uint64_t node, std::uint64_t records) noexcept {
-    std::uint64_t blocks = xfs_howmany(records, leaf);
+    std::uint64_t blocks = divide(records, leaf, rounding::up);  // libxfs's howmany()
     unsigned h = 1;
     while (blocks > 1) {
-        blocks = xfs_howmany(blocks, node);
+        blocks = divide(blocks, node, rounding::up);
         ++h;
     }
     return h;
@@ -162,17 +162,10 @@ struct xfs_resv_geometry {
 /// `root_recs` pointers.
 constexpr unsigned xfs_bmap_levels(std::uint64_t maxleafents, std::uint64_t leaf_min, std::uint64_t node_min,
                                    std::uint64_t root_recs) noexcept {
-    std::uint64_t blocks = xfs_howmany(maxleafents, leaf_min);
+    std::uint64_t blocks = divide(maxleafents, leaf_min, rounding::up);
     unsigned level = 1;
-    for (; blocks > 1; ++level) blocks = blocks <= root_recs ? 1 : xfs_howmany(blocks, node_min);
+    for (; blocks > 1; ++level) blocks = blocks <= root_recs ? 1 : divide(blocks, node_min, rounding::up);
     return level;
-}
-
-/// log2 rounded up (libxfs log2_roundup).
-constexpr unsigned xfs_log2_roundup(std::uint64_t v) noexcept {
-    unsigned n = 0;
-    while ((std::uint64_t{1} << n) < v) ++n;
-    return n;
 }
 
 /// struct xfs_mount's derived geometry from the superblock fields (xfs_sb_mount_common, xfs_da_mount,
@@ -199,8 +192,8 @@ constexpr xfs_resv_geometry xfs_resv_geometry_of(const xfs_sb_params& sb) noexce
     g.contig_ext = alloc_leaf - alloc_leaf / 2;
     g.alloc_levels = xfs_btree_height(alloc_leaf / 2, alloc_node / 2, (std::uint64_t{sb.agblocks} + 1) / 2);
     // Inode btree: 16-byte records, 4-byte keys and pointers, over every inode number of an AG (agino bits).
-    const unsigned inode_log = xfs_log2_roundup(g.isize);
-    const unsigned agino_bits = (bl - inode_log) + xfs_log2_roundup(sb.agblocks);
+    const unsigned inode_log = ceil_log2(g.isize);
+    const unsigned agino_bits = (bl - inode_log) + ceil_log2(sb.agblocks);
     g.inobt_levels =
         xfs_btree_height((g.bs - shdr) / 16 / 2, (g.bs - shdr) / 8 / 2, (std::uint64_t{1} << agino_bits) >> 6);
     // Inode chunks of 64 inodes (at least a block); clusters of 8 KiB scaled by the v5 inode size.
@@ -278,7 +271,7 @@ constexpr std::uint64_t xfs_itruncate_res(const xfs_resv_geometry& g, bool for_m
     return xfs_dquot_logres + xfs_max3(xfs_refcountbt_res(g, 2), t1, t2);
 }
 constexpr std::uint64_t xfs_nextentadd_blocks(const xfs_resv_geometry& g, std::uint64_t b, unsigned levels) noexcept {
-    return xfs_howmany(b, g.contig_ext) * (levels - 1U);  // XFS_NEXTENTADD_SPACE_RES
+    return divide(b, g.contig_ext, rounding::up) * (levels - 1U);  // XFS_NEXTENTADD_SPACE_RES
 }
 constexpr std::uint64_t xfs_dirop_log_count(const xfs_resv_geometry& g) noexcept {
     // XFS_DIROP_LOG_COUNT: (XFS_DA_NODE_MAXDEPTH + 2) directory blocks and their bmap updates, plus one

@@ -216,7 +216,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(lvm_plan_outcome o) noexcept {
         case lvm_plan_outcome::extends:
             return "extends";
     }
-    return "?";
+    return "unknown";
 }
 
 /// The outcome of a checked plan: met, or why not. The metadata first (its EIO is the metadata's, whatever else

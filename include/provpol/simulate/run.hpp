@@ -215,8 +215,4 @@ PROVPOL_NODISCARD simulation_summary simulate(const Agent& agent, const Latency&
 
 }  // namespace provpol
 
-// The per-VM target and its searches ask simulate_run: they come after it, and every include of run.hpp still gives
-// them.
-#include "per_vm.hpp"  // IWYU pragma: export
-
 #endif  // PROVPOL_SIMULATE_RUN_HPP

@@ -427,8 +427,4 @@ PROVPOL_NODISCARD inline stratis_plan_summary simulate_stratis_plan(const strati
 
 }  // namespace provpol
 
-// The headroom search over these runs has its own header; included here, after the simulator it calls, so that
-// this header's users keep recommend_stratis_headroom (its include of this header is then a no-op).
-#include "stratis_recommend.hpp"  // IWYU pragma: export
-
 #endif  // PROVPOL_SIMULATE_STRATIS_POOL_HPP

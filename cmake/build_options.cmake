@@ -1,0 +1,20 @@
+# provpol_resolve_build(<var> <what> <package> [<version>]): turns <var> (PROVPOL_BUILD_TESTS, ...: ON, OFF or AUTO)
+# into ON or OFF, as a normal variable of the calling directory (it shadows the cache entry, which keeps what the user
+# said). AUTO is ON when find_package(<package> <version>) finds the package, else OFF with a line saying so; ON is
+# ON, and the part's own find_package(... REQUIRED) then fails the configure where the package is missing.
+function(provpol_resolve_build var what package)
+  string(TOUPPER "${${var}}" mode)
+  if(mode STREQUAL "AUTO")
+    find_package(${package} ${ARGN} QUIET)
+    if(${package}_FOUND)
+      set(${var} ON PARENT_SCOPE)
+    else()
+      message(STATUS "provpol: ${package} ${ARGN} not found: ${what} are not built (-D${var}=ON requires it)")
+      set(${var} OFF PARENT_SCOPE)
+    endif()
+  elseif(${var})
+    set(${var} ON PARENT_SCOPE)
+  else()
+    set(${var} OFF PARENT_SCOPE)
+  endif()
+endfunction()
