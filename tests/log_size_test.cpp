@@ -351,7 +351,8 @@ TEST_CASE("xfsprogs_5_14 follows the 5.14 rule from the issue, on hand-derived v
 
 TEST_CASE("a caller's policy from the same steps: 1:512 with a 48 MiB floor and the xfsprogs caps") {
     using my_policy = log_size_policy<xfsprogs_layout, ratio_step, floor_step, xfsprogs_limits_step>;
-    constexpr my_policy p(xfsprogs_layout{}, *ratio_step::make(1, 512), *floor_step::make(48_MiB), xfsprogs_limits_step{});
+    constexpr my_policy p(xfsprogs_layout{}, *ratio_step::make(1, 512), *floor_step::make(48_MiB),
+                          xfsprogs_limits_step{});
     static_assert(p.decide(const_geo(100_GiB)).log_blocks == 51200);  // 26214400 / 512 = 200 MiB
     // 10 GiB: 1:512 is 20 MiB, raised to 48 MiB (12288 blocks) by the floor.
     const auto small = p.decide(geo(opts(10_GiB)));

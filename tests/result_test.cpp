@@ -100,8 +100,9 @@ TEST_CASE("an error owns its setting's name: made from a std::string's c_str(), 
     REQUIRE_FALSE(r);
     CHECK(r.error().setting() == "activation/thin_pool_autoextend_size");
     CHECK_FALSE(r.error().setting_truncated());
-    CHECK(std::string(r.error().message().view()).rfind("activation/thin_pool_autoextend_size: invalid value '4k'", 0) ==
-          0);
+    CHECK(
+        std::string(r.error().message().view()).rfind("activation/thin_pool_autoextend_size: invalid value '4k'", 0) ==
+        0);
     // with_setting copies too.
     std::string flag = "--pool-metadata-size";
     const error renamed = r.error().with_setting(flag);

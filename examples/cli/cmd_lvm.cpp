@@ -241,10 +241,9 @@ std::pair<bytes, bytes> metadata_of(const args& a, const lvm_autoextend_config& 
                                         : lvs_fill(lvs->metadata_percent, lvs->metadata_size, block, &worst)};
     if (lvs != nullptr) {  // inactive: --metadata-used gives its usage, or the metadata is not simulated
         if (!a.has("--metadata-used") || lvs->metadata_size.count() == 0) return {bytes(0), bytes(0)};
-        const bytes used =
-            lvm_used_option(a, "--metadata-used", lvs->metadata_size, "the --lvs pool's lv_metadata_size", block,
-                            &worst)
-                .value_or(bytes(0));
+        const bytes used = lvm_used_option(a, "--metadata-used", lvs->metadata_size,
+                                           "the --lvs pool's lv_metadata_size", block, &worst)
+                               .value_or(bytes(0));
         if (used > lvs->metadata_size)
             throw usage_error("--metadata-used (" + std::string(format_size(used).view()) +
                               ") is more than the --lvs pool's lv_metadata_size (" +
@@ -317,8 +316,7 @@ pool_setup pool_setup_of(const args& a, const lvs_pool* given = nullptr) {
                           " is not a thin pool: plan and recommend simulate thin pools (lvm-thin-autoextend, "
                           "lvm-thin-default)");
     const std::optional<lvs_pool> lvs =
-        given != nullptr ? std::optional<lvs_pool>(*given)
-                         : lvs_option(a, lvs_replaced, lvs_usage);
+        given != nullptr ? std::optional<lvs_pool>(*given) : lvs_option(a, lvs_replaced, lvs_usage);
     lvm_host host;
     lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr, &host);
     warn_lvm_clamp(c);
@@ -327,11 +325,11 @@ pool_setup pool_setup_of(const args& a, const lvs_pool* given = nullptr) {
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
     lvm_used_worst data{"Data%", {}}, meta{"Meta%", {}};
-    const bytes used = lvs && lvs->active ? lvs_fill(lvs->data_percent, pool, c.pool_chunk(), &data)
-                                          : lvm_used_option(a, "--pool-used", pool,
-                                                            lvs ? "the --lvs pool's lv_size" : "--pool-size",
-                                                            c.pool_chunk(), &data)
-                                                .value_or(bytes(0));
+    const bytes used = lvs && lvs->active
+                           ? lvs_fill(lvs->data_percent, pool, c.pool_chunk(), &data)
+                           : lvm_used_option(a, "--pool-used", pool, lvs ? "the --lvs pool's lv_size" : "--pool-size",
+                                             c.pool_chunk(), &data)
+                                 .value_or(bytes(0));
     if (used > pool)
         throw usage_error("--pool-used (" + std::string(format_size(used).view()) + ") is more than " +
                           (lvs ? "the --lvs pool's lv_size (" : "--pool-size (") +
@@ -1601,8 +1599,9 @@ int run_recommend_lvm(int argc, char** argv) {
         out = t.str(f);
     } else if (short_at) {
         const lvm_pool_case& c = r.cases[*short_at];
-        out = wrap_comments(off_text(r) + space_text(r, r.pools[*short_at / r.grid.size()], c.work, lvm_pool_space(c.base, c.work)),
-                            text_width, true);
+        out = wrap_comments(
+            off_text(r) + space_text(r, r.pools[*short_at / r.grid.size()], c.work, lvm_pool_space(c.base, c.work)),
+            text_width, true);
     } else if (o.threshold != 0) {
         out = wrap_comments(found_text(r, o));
     } else {

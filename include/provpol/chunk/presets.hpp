@@ -1,7 +1,7 @@
 // provpol/chunk/presets.hpp - the real tools' chunk rules as presets (Xen-API's redo log, GNU cp in each of its
 // io_blksize() eras, qemu-img convert, ovirt-imageio's server and client, rsync's block length), each with the public
-// source of its size, and the presets by name (chunk_tool, chunk_preset_registry: its table, its names and the choice at
-// run time).
+// source of its size, and the presets by name (chunk_tool, chunk_preset_registry: its table, its names and the choice
+// at run time).
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_CHUNK_PRESETS_HPP
@@ -214,11 +214,14 @@ inline constexpr preset_registry chunk_preset_registry{
     preset_def{chunk_tool::coreutils_cp_2023, "coreutils-cp-2023",
                "GNU cp 9.2 to 9.4: 128 KiB in st_blksize multiples, buffered",
                "coreutils src/ioblksize.h (v9.2): IO_BUFSIZE = 128 KiB, rounded", chunk_presets::coreutils_cp_2023},
-    preset_def{chunk_tool::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
+    preset_def{chunk_tool::coreutils_cp_2014, "coreutils-cp-2014",
+               "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
                "coreutils src/ioblksize.h (v8.23, May 2014): IO_BUFSIZE = 128 KiB", chunk_presets::coreutils_cp_2014},
-    preset_def{chunk_tool::coreutils_cp_2012, "coreutils-cp-2012", "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
+    preset_def{chunk_tool::coreutils_cp_2012, "coreutils-cp-2012",
+               "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
                "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB", chunk_presets::coreutils_cp_2012},
-    preset_def{chunk_tool::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
+    preset_def{chunk_tool::coreutils_cp_2009, "coreutils-cp-2009",
+               "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
                "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB", chunk_presets::coreutils_cp_2009},
     preset_def{chunk_tool::qemu_img_convert, "qemu-img-convert",
                "qemu-img convert: 2 MiB, up to the output's optimal transfer or discard alignment (at most 16 MiB), "
@@ -229,8 +232,8 @@ inline constexpr preset_registry chunk_preset_registry{
     preset_def{chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
                "ovirt_imageio/_internal/config.py [backend_file] buffer_size", chunk_presets::ovirt_imageio},
     preset_def{chunk_tool::ovirt_imageio_client, "ovirt-imageio-client",
-               "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)", "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB",
-               chunk_presets::ovirt_imageio_client},
+               "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
+               "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB", chunk_presets::ovirt_imageio_client},
     preset_def{chunk_tool::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
                "rsync generator.c sum_sizes_sqroot(), protocol 30+", detail::rsync_preset},
 };

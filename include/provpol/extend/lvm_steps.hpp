@@ -63,7 +63,8 @@ class lvm_thin_steps {
 public:
     constexpr explicit lvm_thin_steps(const lvm_autoextend_config& c) noexcept : config(c) {}
 
-    lvm_autoextend_config config;  ///< the configuration: any lvm_autoextend_config is valid (it is made only by make())
+    lvm_autoextend_config
+        config;  ///< the configuration: any lvm_autoextend_config is valid (it is made only by make())
 
     // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {

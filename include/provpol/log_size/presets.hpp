@@ -162,9 +162,10 @@ inline constexpr preset_registry log_preset_registry{
                xfsprogs_6_13},
     preset_def{log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
                "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size", xfsprogs_6_1},
-    preset_def{log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
-               "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)",
-               xfsprogs_5_15},
+    preset_def{
+        log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
+        "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)",
+        xfsprogs_5_15},
     preset_def{log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
                "xfsprogs 5.14, before the 5.15 floor", xfsprogs_5_14},
     preset_def{log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
