@@ -241,7 +241,7 @@ static_assert(chunk_preset_registry.holds_every_id_through(chunk_tool::ovirt_ima
               "chunk_preset_registry: one preset per chunk_tool, each once");
 
 /// The family's entries (chunk_preset_registry's table).
-inline constexpr const preset_table<chunk_tool, chunk_preset_registry.size>& chunk_preset_table =
+inline constexpr const preset_table<chunk_tool, decltype(chunk_preset_registry)::size>& chunk_preset_table =
     chunk_preset_registry.table();
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);

@@ -137,7 +137,7 @@ static_assert(extend_preset_registry.holds_every_id_through(extend_preset::strat
               "extend_preset_registry: one preset per extend_preset, each once");
 
 /// The family's entries (extend_preset_registry's table).
-inline constexpr const preset_table<extend_preset, extend_preset_registry.size>& extend_presets =
+inline constexpr const preset_table<extend_preset, decltype(extend_preset_registry)::size>& extend_presets =
     extend_preset_registry.table();
 /// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
 inline constexpr preset_list extend_preset_names = preset_names(extend_presets);

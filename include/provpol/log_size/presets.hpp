@@ -180,9 +180,10 @@ static_assert(log_preset_registry.holds_every_id_through(log_preset::xfsprogs_5_
               "log_preset_registry: one preset per log_preset, each once");
 
 /// The family's entries, in the order the CLI lists them (log_preset_registry's table).
-inline constexpr const preset_table<log_preset, log_preset_registry.size>& log_presets = log_preset_registry.table();
+inline constexpr const preset_table<log_preset, decltype(log_preset_registry)::size>& log_presets =
+    log_preset_registry.table();
 /// Every preset, in the order the CLI lists them (log_preset_registry's ids).
-inline constexpr preset_ids<log_preset, log_preset_registry.size> all_log_presets = ids_of(log_presets);
+inline constexpr preset_ids<log_preset, decltype(log_preset_registry)::size> all_log_presets = ids_of(log_presets);
 /// The presets' names, and the same after "one of " for errors.
 inline constexpr preset_list log_preset_names = preset_names(log_presets);
 inline constexpr preset_list log_preset_choices = detail::preset_choices(log_preset_names);
