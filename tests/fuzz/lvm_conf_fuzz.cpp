@@ -126,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         provpol::cli::parse_lvm_conf(written, "fuzz.conf:", again.files.front());
     } catch (const provpol::cli::usage_error& e) {
         std::fprintf(stderr, "written back:\n%s\nrefused: %s\n", written.c_str(), e.what());
-        PROVPOL_FUZZ_CHECK(!"the tree written back reads back");
+        PROVPOL_FUZZ_CHECK(false && "the tree written back reads back");
     }
     PROVPOL_FUZZ_CHECK(again.files.front().dump() == written);
     for (const char* k : keys) {

@@ -91,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         q = read(report_of(p), "");
     } catch (const provpol::cli::usage_error& e) {
         std::fprintf(stderr, "written back: %s\nrefused: %s\n", report_of(p).c_str(), e.what());
-        PROVPOL_FUZZ_CHECK(!"the pool written back reads back");
+        PROVPOL_FUZZ_CHECK(false && "the pool written back reads back");
     }
     PROVPOL_FUZZ_CHECK(q.vg == p.vg && q.name == p.name && q.active == p.active);
     PROVPOL_FUZZ_CHECK(q.size == p.size && q.metadata_size == p.metadata_size && q.chunk == p.chunk);
