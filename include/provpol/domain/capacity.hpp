@@ -189,6 +189,43 @@ PROVPOL_NODISCARD result<max_writers_result> max_writers_seeds(const domain_conf
     });
 }
 
+namespace detail {
+
+/// The scan recommend_vdsm_writers and recommend_vdsm_domain share: the smallest VDSM chunk, in whole extents from 1
+/// up to vdsm_chunk_bound(w.write_size, extent), at `percent`, whose static agent `agent_meets(agent)` holds (a
+/// result<bool>), `before(extents)` called before each candidate. Errors: a percent or an extent vdsm_config
+/// refuses; writers 0 or above the drives; no chunk up to the bound meets; before's and agent_meets'.
+template <class Before, class AgentMeets>
+PROVPOL_NODISCARD result<vdsm_config> smallest_vdsm_domain_chunk(const domain_config& cfg, const workload& w,
+                                                                 per_vm_target target, std::uint32_t writers,
+                                                                 std::uint64_t percent, bytes extent, Before&& before,
+                                                                 AgentMeets&& agent_meets) {
+    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
+    if (writers < 1 || writers > cfg.drives())
+        return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
+                                              error_value::of(cfg.drives())));
+    const auto config = [&](std::uint64_t extents) {
+        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
+    };
+    const auto meets = [&](std::uint64_t extents) -> result<bool> {
+        if (auto go = before(extents); !go) return unexpected(go.error());
+        const auto c = config(extents);
+        if (!c) return unexpected(c.error());
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
+        return agent_meets(agent);
+    };
+    const auto found = smallest_meeting(std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), meets);
+    if (!found) return unexpected(found.error());
+    if (!found->found)
+        return unexpected(error::unsupported("max_pauses_per_run",
+                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
+                                             "target for these writers on this domain (pauses per run)",
+                                             error_value::of(target.max_pauses_per_run)));
+    return config(found->value);
+}
+
+}  // namespace detail
+
 /// The smallest VDSM configuration under which every writer count from 1 to `writers` of `cfg` meets the per-VM
 /// target at each of `seeds` seeds (check_writers_seeds, each count on runs.at(count) domain runs), `percent` kept:
 /// the chunk capacity answers for. The smallest chunk in whole extents from 1 up to vdsm_chunk_bound(w.write_size,
@@ -204,35 +241,17 @@ PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_writers(const domain_config
                                                              std::uint32_t writers, std::uint64_t percent,
                                                              writers_runs runs, std::uint64_t seed, std::uint32_t seeds,
                                                              bytes extent, Before&& before) {
-    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
-    if (writers < 1 || writers > cfg.drives())
-        return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
-                                              error_value::of(cfg.drives())));
-    const auto config = [&](std::uint64_t extents) {
-        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
-    };
-    const auto meets = [&](std::uint64_t extents) -> result<bool> {
-        if (auto go = before(extents); !go) return unexpected(go.error());
-        const auto c = config(extents);
-        if (!c) return unexpected(c.error());
-        const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
-        const auto make = [&agent](std::uint32_t) noexcept { return agent; };
-        for (std::uint32_t i = 0; i < writers; ++i) {
-            const std::uint32_t n = i == 0 ? writers : i;  // `writers` first, then 1 to writers - 1
-            const auto r = check_writers_seeds(cfg, latency, make, w, target, n, runs, seed, seeds, true);
-            if (!r) return unexpected(r.error());
-            if (!r->met) return false;
-        }
-        return true;
-    };
-    const auto found = smallest_meeting(std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), meets);
-    if (!found) return unexpected(found.error());
-    if (!found->found)
-        return unexpected(error::unsupported("max_pauses_per_run",
-                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
-                                             "target for these writers on this domain (pauses per run)",
-                                             error_value::of(target.max_pauses_per_run)));
-    return config(found->value);
+    return detail::smallest_vdsm_domain_chunk(
+        cfg, w, target, writers, percent, extent, before, [&](const static_agent<vdsm_policy>& agent) -> result<bool> {
+            const auto make = [&agent](std::uint32_t) noexcept { return agent; };
+            for (std::uint32_t i = 0; i < writers; ++i) {
+                const std::uint32_t n = i == 0 ? writers : i;  // `writers` first, then 1 to writers - 1
+                const auto r = check_writers_seeds(cfg, latency, make, w, target, n, runs, seed, seeds, true);
+                if (!r) return unexpected(r.error());
+                if (!r->met) return false;
+            }
+            return true;
+        });
 }
 
 /// The smallest VDSM configuration under which `writers` drives of `cfg` writing `w` at once meet the per-VM target
@@ -251,31 +270,13 @@ PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_domain(const domain_config&
                                                             std::uint32_t writers, std::uint64_t percent,
                                                             std::uint32_t runs, std::uint64_t seed, bytes extent,
                                                             Before&& before) {
-    if (const auto valid = vdsm_config::make(1, percent, extent); !valid) return unexpected(valid.error());
-    if (writers < 1 || writers > cfg.drives())
-        return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
-                                              error_value::of(cfg.drives())));
-    const auto config = [&](std::uint64_t extents) {
-        return vdsm_config::make_bytes(bytes(extents * extent.count()), percent, extent);
-    };
-    const auto meets = [&](std::uint64_t extents) -> result<bool> {
-        if (auto go = before(extents); !go) return unexpected(go.error());
-        const auto c = config(extents);
-        if (!c) return unexpected(c.error());
-        const static_agent<vdsm_policy> agent(make_vdsm_policy(*c));
-        const auto r = check_writers(
-            cfg, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, target, writers, runs, seed, true);
-        if (!r) return unexpected(r.error());
-        return r->met;
-    };
-    const auto found = smallest_meeting(std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), meets);
-    if (!found) return unexpected(found.error());
-    if (!found->found)
-        return unexpected(error::unsupported("max_pauses_per_run",
-                                             "no VDSM chunk up to the write's size (at most 1PiB) meets the per-VM "
-                                             "target for these writers on this domain (pauses per run)",
-                                             error_value::of(target.max_pauses_per_run)));
-    return config(found->value);
+    return detail::smallest_vdsm_domain_chunk(
+        cfg, w, target, writers, percent, extent, before, [&](const static_agent<vdsm_policy>& agent) -> result<bool> {
+            const auto r = check_writers(
+                cfg, latency, [&agent](std::uint32_t) noexcept { return agent; }, w, target, writers, runs, seed, true);
+            if (!r) return unexpected(r.error());
+            return r->met;
+        });
 }
 
 /// recommend_vdsm_domain without a hook.
