@@ -475,3 +475,41 @@ TEST_CASE("max_writers_seeds and recommend_vdsm_writers agree by construction, a
     CHECK(answered >= 1);
     CHECK(interior >= 1);  // an answer below every drive: N + 1 was checked to miss
 }
+
+TEST_CASE("recommend_vdsm_writers holds every count up to the writers, not only theirs") {
+    // Under a quantile target a larger count can meet where a smaller one misses: with half the VMs allowed to pause
+    // more than once, three writers meet when two of them pause little, while two writers miss when one of them
+    // pauses often. recommend's chunk for N writers is the smallest whose every count from 1 to N meets; computed
+    // here one count and one chunk at a time with check_writers, and held to a question where the smallest chunk
+    // that meets at N alone is smaller.
+    const domain_config cfg = domain_config::make(1, 4, seconds(1e8)).value();
+    const latency_model l = latency_profile("vdsm-immediate").value();
+    const workload w = workload::make(8_GiB, rate(std::uint64_t{500} << 20), 16_GiB).value();
+    const per_vm_target t = per_vm_target::make(1, 0.5).value();
+    const writers_runs runs{1, 0};
+    const auto meets = [&](std::uint64_t extents, std::uint32_t n) {
+        const static_agent<vdsm_policy> agent(make_vdsm_policy(vdsm_config::make(extents * 128, 20).value()));
+        const auto r = check_writers(
+            cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, n, runs.at(n), 5);
+        REQUIRE(r.has_value());
+        return r->met;
+    };
+    int narrower = 0;
+    for (std::uint32_t writers = 1; writers <= cfg.drives(); ++writers) {
+        std::uint64_t every = 0, only = 0;
+        for (std::uint64_t k = 1; k <= 64 && every == 0; ++k) {
+            bool all = true;
+            for (std::uint32_t n = 1; n <= writers && all; ++n) all = meets(k, n);
+            if (all) every = k;
+            if (only == 0 && meets(k, writers)) only = k;
+        }
+        CAPTURE(writers);
+        REQUIRE(every != 0);
+        const auto rec = recommend_vdsm_writers(cfg, l, w, t, writers, 20, runs, 5, 1, 128_MiB,
+                                                [](std::uint64_t) noexcept { return result<void>(); });
+        REQUIRE(rec.has_value());
+        CHECK(rec->chunk() == bytes(every * (128_MiB).count()));
+        narrower += only < every ? 1 : 0;
+    }
+    CHECK(narrower >= 1);
+}
