@@ -8,8 +8,9 @@
 // is grown by 20% of itself. This policy is what an extender that watches the pool (`dmsetup status`) decides
 // from what it observes: the fill rate and lvextend's own service time.
 //
-// The contract (lvm_rate_aware_config::decide; r the observed rate, S the service time, k the lead factor, F_min
-// the floor: the larger of min_free and min_free_percent of the pool's data size):
+// The contract (lvm_rate_aware_config::decide; r the rate: the observed one, or min_rate when that is higher; S the
+// service time, k the lead factor, F_min the floor: the larger of min_free and min_free_percent of the pool's data
+// size):
 // 1. The lead is L = k x S + margin. The pool is extended when its free data space F (free blocks x chunk) is
 //    zero, or when F < F_min + r x L (it would eat into the floor within L at rate r). Otherwise nothing is done.
 // 2. The amount is the fewest whole extents, and at least min_extend (one extent at least), that bring the free
@@ -28,9 +29,11 @@
 // What it guarantees: if decisions are taken at least every `margin` seconds, the pool fills no faster than r and
 // lvextend lands within S, then an extend is triggered with F >= r x k x S >= r x S, so the pool does not fill
 // before the extend lands (k >= 1); and if horizon >= S the extend leaves at least r x L free when it lands, so
-// the next extend is not due at once. The floor is room for what the rate cannot foresee: a burst that starts
-// faster than F_min / (margin + S) fills the pool before an extend lands. A pool already within r x S of full when
-// first seen, a rate that rises faster than the estimate, or a limit reached, are where writes can still queue.
+// the next extend is not due at once. The floor and min_rate are room for what the observed rate cannot foresee: a
+// burst that starts faster than min_rate + F_min / (margin + S) fills the pool before an extend lands. min_rate
+// costs room in proportion to the service time (min_rate x (L + horizon) is kept free while the pool is idle: less
+// when lvextend is quick), F_min a fixed amount. A pool already within r x S of full when first seen, a rate that
+// rises faster than the estimate, or a limit reached, are where writes can still queue.
 // The metadata (decide_metadata): lvm2's own rule, lvextend --use-policies' for the metadata alone (extend/lvm.hpp's
 // decide_lvm_autoextend with metadata_threshold and metadata_percent, lvm.conf's thin_pool_autoextend_threshold
 // and _percent, whose defaults, 100 and 20, leave it off as lvm2 does), cut by the same VG limits: what an extender
@@ -158,6 +161,9 @@ struct lvm_rate_aware_settings {
     /// The floor as a percent of the pool's data size (the larger of the two counts); [0, 50]. 10, as Docker's
     /// devicemapper driver keeps 10% of its pool free (moby's daemon/graphdriver/devmapper, dm.min_free_space).
     std::uint32_t min_free_percent = 10;
+    /// The rate the pool is kept ready for when the observed one is lower (a writer that may start at once: a
+    /// restore, a VM's first boot); 0, the default, adds nothing. Any rate.
+    rate min_rate{0};
     /// lvm2's rule for the metadata (decide_metadata): lvm.conf's thin_pool_autoextend_threshold and _percent, as
     /// lvm_autoextend_config::make reads them; lvm2's defaults, 100 (off) and 20.
     std::uint64_t metadata_threshold = 100, metadata_percent = 20;
@@ -217,7 +223,7 @@ public:
         d.metadata_free = v.metadata_used < v.metadata_total ? v.metadata_total - v.metadata_used : 0;
         const double svc = service.count() > 0.0 ? service.count() : 0.0;
         d.lead = seconds(s_.lead_factor * svc + s_.margin.count());
-        const auto rb = static_cast<double>(r.bytes_per_second());
+        const auto rb = static_cast<double>((r < s_.min_rate ? s_.min_rate : r).bytes_per_second());
         const auto free = static_cast<double>(d.free.count());
         const auto size = static_cast<double>(v.size.count());
         const double pct = s_.min_free_percent / 100.0;
