@@ -25,7 +25,8 @@ Watches one LVM thin pool and runs `lvextend -L+SIZE -- VG/POOL` before it fills
 pool's status (used and total data blocks), estimates the fill rate (the rate over the last --rate-window, or the
 previous estimate decayed with --half-life, whichever is higher), and extends when the free space falls under
   the floor + rate x lead,   lead = --lead-factor x max(--lvextend-time, the longest lvextend seen) + --margin
-(or the pool is full), by the fewest whole extents that leave the floor and the rate's lead + --horizon free,
+(or the pool is full; the rate is the estimate, or --burst-rate when that is higher), by the fewest whole extents
+that leave the floor and the rate's lead + --horizon free,
 never past --max-pool-size, never taking more of the VG than --max-vg-take (data and the metadata lvm2 grows with
 it) nor more than the VG has. Every lvextend is read back with lvs, whatever its exit status: what the pool grew
 by counts against the caps, an extend that grew less than asked is a failure, failures back off (the interval
@@ -43,6 +44,8 @@ options:
   --max-vg-take SIZE       the most VG space the daemon allocates in all, across restarts (default: the pool's size
                            when first seen)
   --min-free SIZE|N%       the floor: free data space kept, a size or a percent of the pool (0 to 50; default 10%)
+  --burst-rate RATE        the rate the pool is kept ready for before it is seen (a restore, a VM's first boot):
+                           the lead and horizon at this rate are kept free, less when lvextend is quick (default 0)
   --lead-factor K          [1, 100] (default 2)
   --margin TIME            added to the lead; [0, 3600] s (default: the interval)
   --horizon TIME           the free space an extend leaves, in seconds at the rate; [0.1, 86400] s (default 30s)

@@ -32,8 +32,9 @@ struct options {
     seconds half_life = seconds(30.0);
     seconds rate_window = seconds(1.0);  ///< the rate is measured over at least this
     bytes min_extend{};
-    bytes min_free{};                                                   ///< --min-free SIZE
-    std::uint32_t min_free_percent = 10;                                ///< --min-free N% (default 10%)
+    bytes min_free{};                     ///< --min-free SIZE
+    std::uint32_t min_free_percent = 10;  ///< --min-free N% (default 10%)
+    rate burst_rate{0};  ///< --burst-rate: the rate the pool is kept ready for (lvm_rate_aware's min_rate)
     std::optional<std::uint64_t> metadata_threshold, metadata_percent;  ///< default: lvm.conf's (lvmconfig)
     seconds command_timeout = seconds(30.0);  ///< each command's bound (then SIGTERM, then SIGKILL)
     std::string status_source = "dmsetup";    ///< dmsetup or ioctl
@@ -131,6 +132,8 @@ inline bool set_option(options& o, const std::string& name, const std::string& v
         o.min_extend = need(parse_size(v, n), where);
     else if (opt == "--min-free")
         detail_options::min_free(o, v, opt, where);
+    else if (opt == "--burst-rate")
+        o.burst_rate = need(parse_rate(v, n), where);
     else if (opt == "--metadata-threshold")
         o.metadata_threshold = need(parse_count(v, n, 0, 100), where);
     else if (opt == "--metadata-percent")

@@ -303,14 +303,20 @@ inline bool daemon::give_back(const std::string& why) {
         log(priority::info, "dry-run: " + join(on));
         return true;
     }
-    const command_result r = io_.run(on, false);
-    pool_lv now;
-    if (read_lv(now, false) && now.monitored()) {
-        ps_.monitoring_off = false;
-        unmonitored_ = false;
-        save();
-        log(priority::notice, "dmeventd monitors " + lv_path() + " again (" + why + ")");
-        return true;
+    // Twice: a stop signalled to the unit's whole control group can end the lvm shell as the first attempt is
+    // written to it (the command lost, not failed); the second runs in a new shell. lvchange --monitor y is
+    // idempotent, and each attempt is bounded by --command-timeout.
+    command_result r;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        r = io_.run(on, false);
+        pool_lv now;
+        if (read_lv(now, false) && now.monitored()) {
+            ps_.monitoring_off = false;
+            unmonitored_ = false;
+            save();
+            log(priority::notice, "dmeventd monitors " + lv_path() + " again (" + why + ")");
+            return true;
+        }
     }
     log(priority::err, join(on) + " failed (" + r.why() + "): dmeventd does not monitor " + lv_path() +
                            "; run `lvchange --monitor y " + lv_path() + "`");
@@ -413,6 +419,7 @@ inline bool daemon::configure() {
     s.min_extend = o_.min_extend;
     s.min_free = o_.min_free;
     s.min_free_percent = o_.min_free_percent;
+    s.min_rate = o_.burst_rate;
     const bytes first(ps_.first_size);
     s.max_pool_size = o_.max_pool_size.value_or(first + first);
     s.max_vg_take = o_.max_vg_take.value_or(first);
@@ -429,7 +436,8 @@ inline bool daemon::configure() {
             std::to_string(lv_.vg_free.count()) + "; max pool size " + std::to_string(s.max_pool_size.count()) +
             ", max VG take " + std::to_string(s.max_vg_take.count()) + " (taken " + std::to_string(ps_.taken) +
             "); floor max(" + std::to_string(s.min_free.count()) + ", " + std::to_string(s.min_free_percent) +
-            "%); lead " + fmt("%g", s.lead_factor) + " x max(" + fmt("%g", o_.lvextend_time.count()) +
+            "%); burst rate " + std::to_string(s.min_rate.bytes_per_second()) + " B/s; lead " +
+            fmt("%g", s.lead_factor) + " x max(" + fmt("%g", o_.lvextend_time.count()) +
             " s, the longest lvextend) + " + fmt("%g", s.margin.count()) + " s, horizon " +
             fmt("%g", s.horizon.count()) + " s; dmeventd " +
             (unmonitored_ ? "does not monitor it" : "monitors it (the backstop)") + (o_.dry_run ? "; dry run" : ""));
@@ -477,10 +485,11 @@ inline void daemon::step() {
     const std::string line =
         "decide used=" + std::to_string(st->data_used) + "/" + std::to_string(st->data_total) + " mode=" + st->mode +
         " free=" + std::to_string(d.free.count()) + " floor=" + std::to_string(d.floor.count()) +
-        " rate=" + std::to_string(r.bytes_per_second()) + " service=" + fmt("%.3f", service.count()) +
-        " lead=" + fmt("%.3f", d.lead.count()) + " outcome=" + to_text(d.outcome) + " limit=" + to_text(d.limit) +
-        " add=" + std::to_string(d.add.count()) + " new_size=" + std::to_string(d.new_size.count()) +
-        " vg_needed=" + std::to_string(d.vg_needed.count()) + (waiting ? " (backing off)" : "");
+        " rate=" + std::to_string((r < o_.burst_rate ? o_.burst_rate : r).bytes_per_second()) +
+        " service=" + fmt("%.3f", service.count()) + " lead=" + fmt("%.3f", d.lead.count()) +
+        " outcome=" + to_text(d.outcome) + " limit=" + to_text(d.limit) + " add=" + std::to_string(d.add.count()) +
+        " new_size=" + std::to_string(d.new_size.count()) + " vg_needed=" + std::to_string(d.vg_needed.count()) +
+        (waiting ? " (backing off)" : "");
     const std::string key = std::string(to_text(d.outcome)) + to_text(d.limit) + (waiting ? "w" : "");
     const bool changed = key != last_printed_;
     if (d.extends() || changed)

@@ -187,6 +187,21 @@ pool 64 973 973
 expect_ok --vg vg --pool pool --interval 0.3 --state-dir "$state" --lock-dir "$lock" --once
 check_commands "lvextend -L+4096k -- vg/pool;" "a quiet pool under its 10% floor: (6.4 - 3.3) MiB / 0.9, one extent"
 expect_stdout 'floor=6710886 '
+# --burst-rate: a quiet pool is kept ready for a writer that starts at 64 MiB/s. Lead 1 x 0.5 s + 0.1 s: under
+# 38.4 MiB free it is grown to 64 MiB/s x (0.6 + 1) s = 102.4 MiB free. 400 of 1024 blocks used leave 39 MiB: none;
+# 500 leave 32.75 MiB: 69.65 MiB short, 18 extents (the log's rate is the one decided on). Without --burst-rate the
+# same pool is quiet.
+burst=(--burst-rate 64MiB/s --lvextend-time 0.5 --lead-factor 1 --horizon 1s --max-vg-take 1GiB --max-pool-size 1GiB)
+pool 64 400 400
+expect_ok "${base[@]}" --once "${burst[@]}"
+check_commands "" "--burst-rate, 39 MiB free"
+pool 64 500 500
+expect_ok "${base[@]}" --once "${burst[@]}"
+check_commands "lvextend -L+73728k -- vg/pool;" "--burst-rate 64MiB/s, 32.75 MiB free"
+expect_stdout 'decide used=500/1024 mode=rw free=34340864 floor=0 rate=67108864 '
+pool 64 500 500
+expect_ok "${base[@]}" --once --lvextend-time 0.5 --lead-factor 1 --horizon 1s
+check_commands "" "no --burst-rate, 32.75 MiB free at rate 0"
 
 # 5. Verify, do not trust: every lvextend is read back.
 #    A failing lvextend: one line with its exit status and first line, nothing taken, the daemon goes on.
@@ -424,6 +439,7 @@ printf 'format=1\ntaken=oops\n' >"$state/vg-pool.state"
 run "${base[@]}" --once
 check "an unreadable state: exit 1 ($status)" [ "$status" = 1 ] && grep -q 'not readable' "$err"
 expect_usage "^provpol-thinpoold: --vg '-fy' starts with '-'$" --vg -fy --pool p
+expect_usage "^provpol-thinpoold: --burst-rate" --vg v --pool p --burst-rate fast
 expect_usage "^provpol-thinpoold: --pool 'snapshot0' starts with \"snapshot\"" --vg v --pool snapshot0
 expect_usage "^provpol-thinpoold: --pool 'p_tmeta' contains \"_tmeta\"" --vg v --pool p_tmeta
 expect_usage "^provpol-thinpoold: --vg 'a/b' has a character lvm2 refuses" --vg a/b --pool p
