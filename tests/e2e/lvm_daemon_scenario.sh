@@ -79,7 +79,7 @@ for burst in $(echo "$pp_bursts" | tr ',' ' '); do
       $TP --config "$c" >"$d/daemon.log" 2>&1 &
       dp=$!
       wait_for "$d/daemon.log" watching 600
-      sleep 2  # its floor in place, as on a pool it has watched for a while
+      sleep 2  # its floor and burst room in place, as on a pool it has watched for a while
     fi
     log "run $id: $total bytes at $rate bytes/s on a $pool_mib MiB pool"
     echo "$($T now) run-start $id" >>$R/runs.log
