@@ -98,6 +98,9 @@ std::vector<option> pool_options() {
          "rate-aware: the free space an extend leaves, in seconds at the rate; [0.1, 86400] s (default 30s)"},
         {"--lead-factor", "K", "rate-aware: the lead is K x lvextend's longest time + --margin; [1, 100] (default 2)"},
         {"--margin", "TIME", "rate-aware: added to the lead; [0, 3600] s (default: the interval)"},
+        {"--burst-rate", "RATE",
+         "rate-aware: the rate the pool is kept ready for before it is seen (provpol-thinpoold's --burst-rate; "
+         "default 0: the estimate alone)"},
         {"--max-pool-size", "SIZE", "rate-aware: the pool's data is never grown past it (default: twice --pool-size)"},
         {"--max-vg-take", "SIZE",
          "rate-aware: the most VG space it allocates, data and metadata (default: --pool-size)"},
@@ -110,8 +113,8 @@ std::vector<option> pool_options() {
 bool rate_aware_options_shared = false;
 
 // The options only the rate-aware extender reads.
-constexpr const char* rate_aware_only[] = {"--interval", "--horizon",       "--lead-factor",
-                                           "--margin",   "--max-pool-size", "--max-vg-take"};
+constexpr const char* rate_aware_only[] = {"--interval",      "--horizon",     "--lead-factor", "--margin",
+                                           "--max-pool-size", "--max-vg-take", "--burst-rate"};
 
 // --policy: dmeventd (lvm2's autoextend: today's plan) or rate-aware, with provpol-thinpoold's options and defaults.
 // Its service time is the model's longest lvextend (the daemon's --lvextend-time); the extent and the chunk are the
@@ -138,6 +141,7 @@ lvm_extender extender_of(const args& a, const lvm_autoextend_config& c, bytes po
     st.lead_factor = a.decimal("--lead-factor", 1.0, 100.0).value_or(2.0);
     st.margin = a.time("--margin", seconds(0.0), seconds(3600.0)).value_or(interval);
     st.horizon = a.time("--horizon", seconds(0.1), seconds(86400.0)).value_or(seconds(30.0));
+    st.min_rate = a.rate("--burst-rate").value_or(rate(0));
     st.extent = c.extent();
     st.pool_chunk = c.pool_chunk();
     st.max_pool_size = lvm_size_option(a, "--max-pool-size").value_or(saturating_add(pool, pool));
@@ -1403,7 +1407,10 @@ std::string horizon_found_text(const recommend_setup& r, const lvm_horizon_answe
            decimal_text(st.lead_factor, 3) + " --margin " + decimal_text(st.margin.count(), 3) + "s --lvextend-time " +
            decimal_text(r.pool.model.lvextend_max().count(), 3) + "s --max-pool-size " +
            std::string(format_size(st.max_pool_size).view()) + " --max-vg-take " +
-           std::string(format_size(st.max_vg_take).view()) + "\n";
+           std::string(format_size(st.max_vg_take).view()) +
+           (st.min_rate.bytes_per_second() != 0 ? " --burst-rate " + std::string(format_rate(st.min_rate).view())
+                                                : std::string()) +
+           "\n";
 }
 
 // Nothing meets, though the data fits: what the horizons missed on.

@@ -181,6 +181,19 @@ expect_stdout '^rate-aware,4096,1,20,[0-9.]+,[0-9.]+,0,0,0,0,0,'
 # The default caps (twice the pool, the pool's size taken) cannot hold 10 GiB more in a 1 GiB pool: EIO.
 expect_ok plan --preset lvm-thin-autoextend --pool-size 1GiB --rate 1GiB/s --write 10GiB --runs 5 --policy rate-aware
 expect_stdout '^at 1GiB/s: writes failed with EIO in 5 of 5 runs'
+# --burst-rate (provpol-thinpoold's): room for a writer before its rate is seen. 256 MiB at 400 MiB/s sampled every
+# 0.5 s: the first extends are sized for 400 MiB/s rather than the rate seen so far, and fewer runs queue.
+queued_runs() {  # queued_runs [options]: the runs that queued writes, of 20
+  run plan --preset lvm-thin-autoextend --pool-size 256MiB --rate 400MiB/s --write 2GiB --runs 20 --policy rate-aware --interval 0.5 --horizon 1 --lead-factor 1 --max-pool-size 8GiB --max-vg-take 8GiB --format csv "$@"
+  awk -F, 'NR == 2 { print $9 }' "$out"
+}
+without=$(queued_runs) with=$(queued_runs --burst-rate 400MiB/s)
+checks=$((checks + 1))
+[ -n "$with" ] && [ -n "$without" ] && [ "$with" -lt "$without" ] || fail "--burst-rate 400MiB/s: $with runs queue, $without without"
+expect_usage '^provpol plan: --burst-rate applies to --policy rate-aware, not to dmeventd$' plan --preset lvm-thin-autoextend --pool-size 4MiB --rate 64MiB/s --write 128MiB --burst-rate 64MiB/s
+expect_usage "^provpol plan: --burst-rate: invalid value 'fast'" plan --preset lvm-thin-autoextend --pool-size 4MiB --rate 64MiB/s --write 128MiB --policy rate-aware --burst-rate fast
+expect_ok recommend --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --max-extends 3 --burst-rate 4GiB/s
+expect_stdout ' --max-vg-take 200GiB --burst-rate 4GiB/s$'
 # recommend: the smallest --horizon; plan agrees that it meets and that every smaller one misses.
 expect_ok recommend --preset lvm-thin-autoextend --pool-size 4GiB --rate 4GiB/s --write 50GiB --runs 20 --policy rate-aware --interval 0.1 --max-pool-size 200GiB --max-vg-take 200GiB --max-extends 3
 expect_stdout '^# [0-9]+ s is the smallest --horizon in \[1, 3600\] s that meets it'
