@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 table=$(sed -n '/<!-- embedder-surface begin -->/,/<!-- embedder-surface end -->/p' "$src/docs/design.md" |
         grep '^| `' || true)
+# shellcheck disable=SC2016 # the backquotes are Markdown's, matched literally
 names=$(cut -d'|' -f2 <<<"$table" | grep -oE '`[A-Za-z_][A-Za-z0-9_]*`' | tr -d '`' | sort -u)
 count=$(wc -w <<<"$names")
 if [ "$count" -lt 10 ]; then
