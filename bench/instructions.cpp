@@ -115,7 +115,7 @@ inline void sink(const xfs_sb_params& sb) noexcept { use_in_register(&sb); }  //
 inline void sink(const fs_geometry_options& o) noexcept { use_in_register(&o); }
 inline void sink(const result<fs_geometry>& g) noexcept {
     use_anywhere(g.has_value());
-    use_anywhere(g->xfs(xfsprogs_version::v6_13).min_log[0].min_log_blocks);
+    use_anywhere(detail::fs_geometry_access::xfs(*g, xfsprogs_version::v6_13).min_log[0].min_log_blocks);
 }
 inline void sink(const xfs_log_minimum_result& m) noexcept {
     use_anywhere(m.largest.logres);

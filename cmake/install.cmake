@@ -7,7 +7,7 @@ set(PROVPOL_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/cmake/provpol" CACHE STRING
 set(PROVPOL_PKGCONFIG_DIR "${CMAKE_INSTALL_DATADIR}/pkgconfig" CACHE STRING
     "Where provpol.pc is installed, relative to the prefix")
 
-install(TARGETS provpol EXPORT provpolTargets)
+install(TARGETS provpol provpol_models EXPORT provpolTargets)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/provpol" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT provpolTargets NAMESPACE provpol:: DESTINATION "${PROVPOL_CMAKE_DIR}")
 

@@ -3,7 +3,7 @@
 // answer with the single-threaded one, and runs under ThreadSanitizer in CI (the tsan workflow preset).
 #include "test_support.hpp"
 
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 #include "cli/parallel.hpp"  // the CLI's --jobs threads (examples/cli): header-only, no CLI dependency
 

@@ -359,11 +359,10 @@ flow_latency hand_flow() {
     return flow_latency::make(stages, 6).value();
 }
 struct hand_domain {
-    domain_flow flow = domain_flow::make(hand_flow()).value();
     domain_shared shared;
     random_stream rng{1};
-    hand_domain(std::uint32_t hosts, std::uint32_t per_host, std::uint32_t slots = 63) {
-        shared.init(flow, hosts, per_host, 5, slots).value();
+    hand_domain(std::uint32_t hosts, std::uint32_t per_host, std::uint32_t slots = 63)
+        : shared(domain_shared::make(domain_flow::make(hand_flow()).value(), hosts, per_host, 5, slots).value()) {
         flow_run run;
         run.phase[2] = 0.5_s;
         for (std::uint32_t d = 0; d < hosts * per_host; ++d) shared.start(d, run);
@@ -461,13 +460,10 @@ TEST_CASE("a host with all its mailbox slots in flight holds a new request until
 }
 
 // domain_shared (public for drivers such as provpol-agent --drives) took 0 SPM workers, and serve()
-// then read the first worker of an empty pool. init refuses what domain_config::make refuses, and leaves a state it
-// refused as it was.
-TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host or drive") {
-    const domain_flow flow = domain_flow::make(hand_flow()).value();
-    domain_shared shared;
+// then read the first worker of an empty pool. make refuses what domain_config::make refuses.
+TEST_CASE("domain_shared::make refuses no SPM worker, no mailbox slot, no host or drive") {
     const auto message = [&](std::uint32_t hosts, std::uint32_t per_host, std::uint32_t workers, std::uint32_t slots) {
-        const auto r = shared.init(flow, hosts, per_host, workers, slots);
+        const auto r = domain_shared::make(domain_flow::make(hand_flow()).value(), hosts, per_host, workers, slots);
         return r ? std::string() : std::string(r.error().message().view());
     };
     CHECK(message(1, 1, 0, 63) == "spm_workers must be in [1, 1000], got 0");
@@ -476,8 +472,16 @@ TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host o
     CHECK(message(0, 1, 5, 63) == "hosts must be in [1, 10000], got 0");
     CHECK(message(1, 0, 5, 63) == "drives_per_host must be in [1, 10000], got 0");
     CHECK(message(1000, 1001, 5, 63) == "drives_per_host must be in [1, 1000], got 1001");
-    // One worker is enough: a request goes through it.
     REQUIRE(message(1, 1, 1, 63).empty());
+}
+
+// domain_shared owns its flow: the queue made from a flow that is gone (a temporary, as a driver that builds the
+// flow in place writes) still runs it; one worker is enough, a request goes through it.
+TEST_CASE("domain_shared keeps its own copy of the flow: made from a temporary, it runs after the flow is gone") {
+    auto made = domain_shared::make(domain_flow::make(hand_flow()).value(), 1, 1, 1, 63);
+    REQUIRE(made);
+    domain_shared shared = std::move(*made);
+    CHECK(shared.flow().scan_stage() == 2);
     flow_run run;
     run.phase[2] = 0.5_s;
     shared.start(0, run);
@@ -487,6 +491,17 @@ TEST_CASE("domain_shared::init refuses no SPM worker, no mailbox slot, no host o
     shared.send(0);
     CHECK(shared.serve().done_at.count() == doctest::Approx(3.1));  // the hand flow: scan 2.5, lock to 2.8, poll 3.0
     CHECK(shared.idle());
+}
+
+// The drive's latency reads the flow through its queue (no second pointer that could name another flow).
+TEST_CASE("domain_drive_latency::of reads the queue's flow") {
+    auto shared = domain_shared::make(domain_flow::make(hand_flow()).value(), 1, 2, 5, 63).value();
+    const domain_drive_latency l = domain_drive_latency::of(shared, 1);
+    CHECK(l.detection_period() == 2.0_s);
+    random_stream rng(3);
+    flow_run run = l.start_run(rng);
+    CHECK(l.complete(run, 1.0_s, rng) == never);
+    CHECK(shared.next_send(1) == 1.0_s);  // the monitor's request reached drive 1's host at once (no host stage)
 }
 
 // A review found: domain_config and the workloads are aggregates anyone can fill; simulate_domain checks them

@@ -23,7 +23,7 @@ add_test(NAME packaging.headers_self_contained COMMAND header_self_contained)
 set_tests_properties(packaging.headers_self_contained PROPERTIES LABELS packaging
   PASS_REGULAR_EXPRESSION "^[1-9][0-9]* public headers compile on their own")
 
-# --- ODR: two translation units include the umbrella and are linked together -------------------------------------
+# --- ODR: two translation units include every public header (models.hpp) and are linked together ------------------
 add_executable(odr_test packaging/odr_a.cpp packaging/odr_b.cpp packaging/odr_main.cpp)
 provpol_dev_target(odr_test)
 add_test(NAME packaging.odr COMMAND odr_test)

@@ -3,7 +3,7 @@
 // model of one's own whose times are bare doubles.
 #include "test_support.hpp"
 
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // tests/cli/enum_names_test.sh checks that no public enum of include/provpol is missing from this list.
 #include <provpol/extend/lvm_rate_aware.hpp>  // not in the extend umbrella: it takes times (<chrono>)
 #include <provpol/extend/vdsm_sizes.hpp>
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 #include <doctest/doctest.h>
 

@@ -420,7 +420,7 @@ TEST_CASE("the reservation steps of every geometry agree with the direct computa
                 o.features.crc = crc;
                 const auto g = fs_geometry::make(o).value();
                 for (unsigned v = 0; v < 3; ++v) {
-                    const auto& x = g.xfs(static_cast<xfsprogs_version>(v));
+                    const auto& x = detail::fs_geometry_access::xfs(g, static_cast<xfsprogs_version>(v));
                     most = x.step_count > most ? x.step_count : most;
                     xfs_sb_params sb;
                     sb.block_log = detail::floor_log2(bs);

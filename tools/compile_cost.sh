@@ -12,12 +12,15 @@
 #   tools/compile_cost.sh --budget
 #       deterministic, as --instructions, for the decision families' umbrellas (provpol/extend.hpp,
 #       provpol/log_size.hpp, provpol/chunk.hpp): exits 1 when one costs more than 1.0 x <string> (the ctest
-#       perf.compile_budget). The model layer (flow, fit, simulate, domain) is measured, not budgeted.
+#       perf.compile_budget); the embedder's umbrella provpol/provpol.hpp (the three and the vocabulary) is measured
+#       and printed beside them, not budgeted (docs/design.md, "Compile cost", says what it costs and why). The model
+#       layer (provpol/models.hpp: flow, fit, simulate, domain) is measured, not budgeted.
 #   tools/compile_cost.sh --includes [--check] [header ...]
 #       deterministic: the standard headers it pulls in (transitively) and its preprocessed size; --check exits
 #       1 when one of the headers the library must not include is among them (the ctest perf.header_includes)
 #
-# Default header: provpol/provpol.hpp; with --budget or --includes --check, the decision umbrellas. Environment:
+# Default header: provpol/provpol.hpp; with --budget or --includes --check, the decision umbrellas (and, reported
+# only, provpol/provpol.hpp with --budget). Environment:
 # CXX (default g++), CXXFLAGS (default -std=c++17 -O2), RUNS (default 15). Timing is noisy on a shared machine,
 # which is why the tests count instructions and includes instead.
 set -euo pipefail
@@ -46,8 +49,10 @@ while [ $# -gt 0 ]; do
 done
 headers=("$@")
 decisions=(provpol/extend.hpp provpol/log_size.hpp provpol/chunk.hpp)
+reported=()  # measured and printed with --budget, not held to it
 if [ ${#headers[@]} -eq 0 ]; then
   if [ "$check" = 1 ]; then headers=("${decisions[@]}"); else headers=(provpol/provpol.hpp); fi
+  if [ "$check" = 1 ] && [ "$mode" = instructions ]; then reported=(provpol/provpol.hpp); fi
 fi
 
 tmp=$(mktemp -d)
@@ -95,18 +100,20 @@ if [ "$mode" = instructions ]; then
   printf '%-32s %16s %14s\n' header "instructions" "x <string>"
   printf '%-32s %16s %14s\n' "<string>" "$((s - e))" "1.00"
   status=0
-  for h in "${headers[@]}"; do
+  for h in "${headers[@]}" ${reported[@]+"${reported[@]}"}; do
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$tmp/with.cpp"
     c=$(count "$tmp/with.cpp")
     ratio=$(awk -v a=$((c - e)) -v b=$((s - e)) 'BEGIN { printf "%.3f", a / b }')
-    printf '%-32s %16s %14s\n' "$h" "$((c - e))" "$ratio"
-    if [ "$check" = 1 ] && awk -v r="$ratio" 'BEGIN { exit !(r > 1.0) }'; then
+    note=""
+    [[ " ${reported[*]-} " == *" $h "* ]] && note="  (reported, not budgeted)"
+    printf '%-32s %16s %14s%s\n' "$h" "$((c - e))" "$ratio" "$note"
+    if [ "$check" = 1 ] && [ -z "$note" ] && awk -v r="$ratio" 'BEGIN { exit !(r > 1.0) }'; then
       echo "compile_cost.sh: $h costs $ratio x <string>, over its budget of 1.0" >&2
       status=1
     fi
   done
   echo "budget: each decision umbrella (provpol/extend.hpp, log_size.hpp, chunk.hpp) at most 1.0 x <string>;" \
-       "the model layer is measured, not budgeted ($cxx $flags; instructions above the empty unit)"
+       "provpol.hpp and the model layer are measured, not budgeted ($cxx $flags; instructions above the empty unit)"
   [ "$check" = 1 ] && [ "$status" = 0 ] && echo "compile_cost.sh: every decision umbrella within its budget"
   exit $status
 fi

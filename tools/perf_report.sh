@@ -70,9 +70,11 @@ echo
 echo "## Compile cost"
 echo
 echo '```'
-"$root/tools/compile_cost.sh" --budget || true  # the decision umbrellas, budgeted
+"$root/tools/compile_cost.sh" --budget || true  # the decision umbrellas, budgeted; provpol.hpp reported
 "$root/tools/compile_cost.sh" --instructions provpol/flow.hpp provpol/fit.hpp provpol/simulate.hpp provpol/domain.hpp \
-  provpol/provpol.hpp  # the model layer, reported
-"$root/tools/compile_cost.sh" provpol/extend.hpp provpol/log_size.hpp provpol/chunk.hpp provpol/provpol.hpp
-"$root/tools/compile_cost.sh" --includes provpol/extend.hpp provpol/log_size.hpp provpol/chunk.hpp provpol/provpol.hpp
+  provpol/models.hpp  # the model layer, reported
+"$root/tools/compile_cost.sh" provpol/extend.hpp provpol/log_size.hpp provpol/chunk.hpp provpol/provpol.hpp \
+  provpol/models.hpp
+"$root/tools/compile_cost.sh" --includes provpol/extend.hpp provpol/log_size.hpp provpol/chunk.hpp provpol/provpol.hpp \
+  provpol/models.hpp
 echo '```'

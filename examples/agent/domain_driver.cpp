@@ -34,10 +34,10 @@ using drive_latency = domain_drive_latency;
 /// the log and runs the SPM worker: the lvextends, one at a time, each at the end of its turn under the lock.
 class spm_worker {
 public:
-    spm_worker(const domain_flow& flow, const domain_config& cfg) : flow_(flow) {
-        // cfg comes from domain_config::make, which refuses what init refuses: value() throws only on a broken cfg.
-        shared_.init(flow_, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots).value();
-    }
+    // cfg comes from domain_config::make, which refuses what domain_shared::make refuses: value() throws only on a
+    // broken cfg.
+    spm_worker(const domain_flow& flow, const domain_config& cfg)
+        : shared_(domain_shared::make(flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots).value()) {}
     domain_shared& shared() { return shared_; }
 
     /// A drive's request handed to the host's mail monitor: record its send and the SPM scan that will take it.
@@ -93,7 +93,6 @@ private:
         unsigned drive;
         std::uint64_t size;
     };
-    const domain_flow& flow_;
     domain_shared shared_;
     std::deque<pending> lvextends_;  // in lock order: their starts increase
     double busy_ = 0;
@@ -130,7 +129,7 @@ public:
         // Constructed in drive order, as simulate_domain does; every drive writes, so drive 0 leads the host's
         // monitor and the SPM scan (domain_leaders).
         for (unsigned d = 0; d < n_; ++d) {
-            latencies_[d] = drive_latency{&flow_->flow(), &spm_.shared(), d};
+            latencies_[d] = drive_latency::of(spm_.shared(), d);
             const seconds period =
                 flow_->flow().detection_period() > seconds(0) ? flow_->flow().detection_period() : o.monitor_interval;
             random_stream lead(run_seed(o.seed, 0));

@@ -542,8 +542,11 @@ std::vector<cell> logsize_row(const args& a, const logsize_request& r, const res
     // The stripe: XFS's data stripe in blocks; ext4's stride and stripe width from the topology read.
     const e2fsprogs_stride ext =
         read && read->block ? e2fsprogs_stride_from_topology(topo, d.block_size) : e2fsprogs_stride{};
-    const std::uint64_t sunit = xfs ? rg->xfs_common().dsunit : ext.stride;
-    const std::uint64_t swidth = xfs ? rg->xfs_common().dswidth : ext.stripe_width;
+    // (mkfs.xfs's dsunit and dswidth: the stripe unit, a multiple of the block size, and the width in blocks)
+    const std::uint64_t block = d.block_size == 0 ? 1 : d.block_size;
+    const std::uint64_t sunit = xfs ? rg->options().stripe_unit.count() / block : ext.stride;
+    const std::uint64_t swidth =
+        xfs ? rg->options().stripe_unit.count() * rg->options().stripe_width / block : ext.stripe_width;
     std::vector<cell> row = {cell::of_text(p.name),
                              cell::of(d.block_size),
                              cell::of(d.data_blocks),

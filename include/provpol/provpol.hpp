@@ -1,7 +1,10 @@
-// provpol/provpol.hpp - the umbrella header: includes every public header, and nothing else.
+// provpol/provpol.hpp - the embedder's umbrella: the decisions and the vocabulary they speak, nothing of the models.
 //
-// The vocabulary (bytes, time, result, error, parse, text, registry, random, config), the decision families (extend,
-// log_size, chunk) and the model layer (flow, fit, simulate, domain); docs/design.md draws the layers.
+// The vocabulary (bytes, result, error, parse, text, registry, config) and the decision families (extend, log_size,
+// chunk): what an agent that owns its I/O, its clock and its state includes in every translation unit. It pulls in
+// no model header and none of <string>, <vector>, <chrono>, <cmath> (perf.header_includes checks it); its compile
+// cost is measured by tools/compile_cost.sh and reported in docs/design.md. The models (latency flows, the fitter,
+// the simulators, the domain, the planners) are <provpol/models.hpp>, CMake target provpol::models.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_PROVPOL_HPP
@@ -11,19 +14,12 @@
 #include "config.hpp"    // IWYU pragma: export
 #include "error.hpp"     // IWYU pragma: export
 #include "parse.hpp"     // IWYU pragma: export
-#include "random.hpp"    // IWYU pragma: export
 #include "registry.hpp"  // IWYU pragma: export
 #include "result.hpp"    // IWYU pragma: export
 #include "text.hpp"      // IWYU pragma: export
-#include "time.hpp"      // IWYU pragma: export
 
 #include "chunk.hpp"     // IWYU pragma: export
 #include "extend.hpp"    // IWYU pragma: export
 #include "log_size.hpp"  // IWYU pragma: export
-
-#include "domain.hpp"    // IWYU pragma: export
-#include "fit.hpp"       // IWYU pragma: export
-#include "flow.hpp"      // IWYU pragma: export
-#include "simulate.hpp"  // IWYU pragma: export
 
 #endif  // PROVPOL_PROVPOL_HPP

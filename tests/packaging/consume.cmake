@@ -1,7 +1,8 @@
 # cmake -P script run by ctest: builds a consumer of provpol the way a user would, in a scratch directory.
-#   MODE=find_package      cmake --install into a prefix, then find_package(provpol) + provpol::provpol
+#   MODE=find_package      cmake --install into a prefix, then find_package(provpol) + provpol::provpol and
+#                          provpol::models
 #   MODE=pkg_config        cmake --install into a prefix, then `pkg-config --cflags provpol` and a plain compile
-#   MODE=add_subdirectory  add_subdirectory(<provpol source tree>) + provpol::provpol
+#   MODE=add_subdirectory  add_subdirectory(<provpol source tree>) + provpol::provpol and provpol::models
 #   MODE=header_only       docs/install.md's commands on a clean clone of the source tree's HEAD: cmake -S . -B b,
 #                          then cmake --install b --prefix P with nothing built, on what a machine with only CMake and
 #                          a compiler has (below); the headers, the CMake package and the .pc file are installed, the
@@ -88,7 +89,10 @@ if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} -S "${PROVPOL_CONSUMER_DIR}/consumer" -B "${work}/build" -G "${GENERATOR}"
       -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DEXPECTED_VERSION=${VERSION})
   run(${CMAKE_COMMAND} --build "${work}/build")
+  run("${work}/build/models_consumer")
+  set(models_output "${run_output}")
   run("${work}/build/consumer")
+  string(APPEND run_output "${models_output}")
 elseif(MODE STREQUAL "pkg_config")
   find_program(PKG_CONFIG pkg-config)
   if(NOT PKG_CONFIG)
@@ -117,7 +121,10 @@ elseif(MODE STREQUAL "add_subdirectory")
   run(${CMAKE_COMMAND} -S "${PROVPOL_CONSUMER_DIR}/subdir_consumer" -B "${work}/build" -G "${GENERATOR}"
       -DCMAKE_CXX_COMPILER=${CXX} -DPROVPOL_SOURCE_DIR=${PROVPOL_SOURCE_DIR})
   run(${CMAKE_COMMAND} --build "${work}/build")
+  run("${work}/build/models_consumer")
+  set(models_output "${run_output}")
   run("${work}/build/consumer")
+  string(APPEND run_output "${models_output}")
 else()
   message(FATAL_ERROR "consume.cmake: unknown MODE '${MODE}'")
 endif()

@@ -1,5 +1,5 @@
 // Built with -fno-exceptions: the library's non-throwing API must compile and work without exceptions.
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
 // The second translation unit of the ODR test (see odr_a.cpp).
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 provpol::bytes provpol_odr_b() { return provpol::align_up(provpol::bytes(1), provpol::bytes(128)); }

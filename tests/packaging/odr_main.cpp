@@ -1,5 +1,5 @@
 // Links odr_a.cpp and odr_b.cpp, which both include every provpol header, and checks that both work.
-#include <provpol/provpol.hpp>
+#include <provpol/models.hpp>
 
 #include <cstdio>
 
@@ -11,6 +11,6 @@ int main() {
         std::fprintf(stderr, "odr_test: unexpected results\n");
         return 1;
     }
-    std::puts("two translation units with the umbrella header link and agree");
+    std::puts("two translation units with every public header link and agree");
     return 0;
 }

@@ -23,26 +23,39 @@
 namespace provpol {
 
 /// A drive's latency in a domain: the flow's clocks and draws, with the completion decided by a domain_shared
-/// queue (an extend_controller's Latency, as in simulate_domain). flow and shared must be set and outlive it;
-/// start_run() registers the drive's run with the queue, complete() adds its request there and answers never: the
-/// caller sets the completion (extend_controller::set_done_at) when the queue serves it.
-struct domain_drive_latency {
-    const flow_latency* flow = nullptr;
-    domain_shared* shared = nullptr;
-    std::uint32_t drive = 0;
+/// queue (an extend_controller's Latency, as in simulate_domain). Made by of(shared, drive), it reads the flow the
+/// queue owns; the queue must outlive it and stay where it is. start_run() registers the drive's run with the
+/// queue, complete() adds its request there and answers never: the caller sets the completion
+/// (extend_controller::set_done_at) when the queue serves it.
+class domain_drive_latency {
+public:
+    /// Unbound, for a slot bound later with of(); only of()'s latencies may be used.
+    domain_drive_latency() = default;
+    /// Drive `drive` of the queue's domain.
+    PROVPOL_NODISCARD static domain_drive_latency of(domain_shared& shared, std::uint32_t drive) noexcept {
+        domain_drive_latency l;
+        l.shared_ = &shared;
+        l.drive_ = drive;
+        return l;
+    }
 
-    PROVPOL_NODISCARD seconds detection_period() const noexcept { return flow->detection_period(); }
-    PROVPOL_NODISCARD flow_resend resend() const noexcept { return flow->resend(); }
-    PROVPOL_NODISCARD seconds resend_timeout() const noexcept { return flow->resend_timeout(); }
+    PROVPOL_NODISCARD seconds detection_period() const noexcept { return flow().detection_period(); }
+    PROVPOL_NODISCARD flow_resend resend() const noexcept { return flow().resend(); }
+    PROVPOL_NODISCARD seconds resend_timeout() const noexcept { return flow().resend_timeout(); }
     PROVPOL_NODISCARD flow_run start_run(random_stream& rng) const noexcept {
-        const flow_run r = flow->start_run(rng);
-        shared->start(drive, r);
+        const flow_run r = flow().start_run(rng);
+        shared_->start(drive_, r);
         return r;
     }
     PROVPOL_NODISCARD seconds complete(flow_run&, seconds t, random_stream& rng) const noexcept {
-        (void)shared->add(drive, t, rng);
+        (void)shared_->add(drive_, t, rng);
         return never;  // the SPM's queue decides it; the domain calls extend_controller::set_done_at
     }
+
+private:
+    PROVPOL_NODISCARD const flow_latency& flow() const noexcept { return shared_->flow().flow(); }
+    domain_shared* shared_ = nullptr;
+    std::uint32_t drive_ = 0;
 };
 
 namespace detail {

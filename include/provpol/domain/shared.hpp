@@ -184,16 +184,16 @@ struct domain_completion {
 
 /// The hosts' mail monitors, the SPM's scan, its workers and the VG lock, with their statistics: the domain's
 /// shared state as simulate_domain runs it. Public for drivers that run the same queue against real time, as
-/// provpol-agent --drives does; their times are provpol::seconds since the run's start. Usable only after init()
-/// succeeded; its flow must outlive it.
+/// provpol-agent --drives does; their times are provpol::seconds since the run's start. Made whole by make(),
+/// which copies the flow: it holds no pointer to anything of its caller's.
 class domain_shared {
 public:
-    /// Sizes the state for the domain (allocates: std::bad_alloc propagates). Refuses what domain_config::make
-    /// refuses (hosts and drives per host in [1, 10000], at most 1,000,000 drives, workers in [1, 1000], slots in
-    /// [1, 63]): serve() takes a worker, and with none it would read past the pool. Refused, the state is left as
-    /// it was.
-    PROVPOL_NODISCARD result<void> init(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host,
-                                        std::uint32_t workers, std::uint32_t slots) {
+    /// The state for the domain, sized for it (allocates: std::bad_alloc propagates). Refuses what
+    /// domain_config::make refuses (hosts and drives per host in [1, 10000], at most 1,000,000 drives, workers in
+    /// [1, 1000], slots in [1, 63]): serve() takes a worker, and with none it would read past the pool.
+    PROVPOL_NODISCARD static result<domain_shared> make(const domain_flow& f, std::uint32_t hosts,
+                                                        std::uint32_t drives_per_host, std::uint32_t workers,
+                                                        std::uint32_t slots) {
         if (hosts < 1 || hosts > 10000)
             return unexpected(
                 error::out_of_range("hosts", error_value::of(hosts), error_value::of(1), error_value::of(10000)));
@@ -207,32 +207,18 @@ public:
         if (slots < 1 || slots > vdsm_mailbox_slots)
             return unexpected(error::out_of_range("host_slots", error_value::of(slots), error_value::of(1),
                                                   error_value::of(vdsm_mailbox_slots)));
-        flow_ = &f;
-        per_host_ = drives_per_host;
-        slots_ = slots;
-        const std::size_t drives = std::size_t{hosts} * drives_per_host;
-        reply_cap_ = 2 * std::size_t{drives_per_host};
-        workers_free_.assign(workers, seconds(-1e300));
-        hosts_.assign(hosts, detail::domain_host{});
-        requests_.assign(2 * drives, domain_request{});
-        phases_.assign(drives, flow_run{});
-        replies_.assign(hosts * reply_cap_, seconds(0));
-        reply_count_.assign(hosts, 0);
-        spm_.clear();
-        spm_.reserve(2 * drives + 1);
-        queue_.assign(2 * drives + 1, seconds(0));
-        queue_hist_.assign(2 * drives + 2, 0);
-        latencies_.clear();
-        latencies_.reserve(1024);
-        return {};
+        return domain_shared(f, hosts, drives_per_host, workers, slots);
     }
+
+    /// The flow it runs (its own copy of make()'s).
+    PROVPOL_NODISCARD const domain_flow& flow() const noexcept { return flow_; }
 
     /// The drive's clock phases (its start_run draws).
     void start(std::uint32_t drive, const flow_run& run) noexcept { phases_[drive] = run; }
     /// The SPM scan's phase is `drive`'s draw (simulate_domain: the first drive that writes, so that a lone writer
     /// at any index runs its own run's clocks).
     void set_spm_phase_of(std::uint32_t drive) noexcept {
-        if (flow_->scan_stage() >= 0) spm_phase_ = phases_[drive].phase[flow_->scan_stage()];
+        if (flow_.scan_stage() >= 0) spm_phase_ = phases_[drive].phase[flow_.scan_stage()];
     }
 
     /// A request made at `t` by `drive`: draws its delays in stage order from the drive's stream (as
@@ -248,7 +234,7 @@ public:
         r.host = drive / per_host_;
         r.st = domain_request::state::before_send;
         ++requests_before_send_;
-        const flow_latency& fl = flow_->flow();
+        const flow_latency& fl = flow_.flow();
         const std::size_t stall = fl.draw_stall(rng);  // first, as flow_latency::complete draws it
         for (std::size_t i = 0; i < fl.size(); ++i) {
             const flow_stage& s = fl.stage(i);
@@ -257,7 +243,7 @@ public:
                     seconds(detail::draw_uniform(s.min().count(), s.max().count(), rng)) + fl.stall_extra(stall, i);
         }
         for (std::size_t i = 0; i < fl.size(); ++i) {
-            const domain_role role = flow_->role(i);
+            const domain_role role = flow_.role(i);
             if (role == domain_role::host) t = step(i, drive, t, r.draws[i]);
             if (role == domain_role::send) {
                 t += r.draws[i];
@@ -292,7 +278,7 @@ public:
         domain_request& r = requests_[slot];
         detail::domain_host& h = hosts_[r.host];
         const seconds t = r.at;
-        const seconds T = flow_->poll_period();
+        const seconds T = flow_.poll_period();
         if (in_flight(r.host, t) >= slots_) {  // the outbox is full: try again at the monitor's next loop
             r.at = h.grid + (detail::floor((t - h.grid) / T) + 1.0) * T;
             if (!(r.at > t)) r.at = t + T;
@@ -308,13 +294,13 @@ public:
         ++h.undecided;
         r.seq = seq_++;
         // The transport to the SPM, then its scan.
-        const flow_latency& fl = flow_->flow();
+        const flow_latency& fl = flow_.flow();
         for (std::size_t i = 0; i < fl.size(); ++i)
-            if (flow_->role(i) == domain_role::transport) sent += r.draws[i];
-        r.at = flow_->scan_stage() >= 0 ? provpol::next_clock_tick(spm_phase_, flow_->scan_cycle(), sent) : sent;
+            if (flow_.role(i) == domain_role::transport) sent += r.draws[i];
+        r.at = flow_.scan_stage() >= 0 ? provpol::next_clock_tick(spm_phase_, flow_.scan_cycle(), sent) : sent;
         r.st = domain_request::state::at_spm;
         --requests_before_send_;
-        spm_.push_back(slot);  // reserved for every request slot in init(): never allocates
+        spm_.push_back(slot);  // reserved for every request slot in make(): never allocates
         std::push_heap(spm_.begin(), spm_.end(), later{this});
         return slot;
     }
@@ -343,10 +329,10 @@ public:
             --queue_len_;
         }
         // The SPM's stages in order on that worker: the locked ones one request at a time, in arrival order.
-        const flow_latency& fl = flow_->flow();
+        const flow_latency& fl = flow_.flow();
         seconds start = seconds(-1), lock_end = seconds(-1);
         for (std::size_t i = 0; i < fl.size(); ++i) {
-            const domain_role role = flow_->role(i);
+            const domain_role role = flow_.role(i);
             if (role == domain_role::spm_service) {
                 if (lock_free_ > t) t = lock_free_;
                 if (start < seconds(0)) start = t;
@@ -368,7 +354,7 @@ public:
         ++queue_len_;
         replace_worker(t);  // the worker is free once the reply is written
         // The host sees the reply at its first poll after the reply is written (flow/clocks.hpp's formula).
-        const seconds T = flow_->poll_period();
+        const seconds T = flow_.poll_period();
         const double k = detail::ceil((t - r.grid) / T);
         t = r.grid + (k < 1.0 ? 1.0 : k) * T;
         const seconds reply_seen = t;
@@ -379,7 +365,7 @@ public:
         add_reply(r.host, t);
         seconds reply_read = never;
         for (std::size_t i = 0; i < fl.size(); ++i) {
-            if (flow_->role(i) != domain_role::after) continue;
+            if (flow_.role(i) != domain_role::after) continue;
             if (static_cast<int>(i) == fl.refresh_stage()) reply_read = t;
             t = step(i, r.drive, t, r.draws[i]);
         }
@@ -402,9 +388,26 @@ public:
     PROVPOL_NODISCARD const std::vector<std::uint64_t>& queue_histogram() const noexcept { return queue_hist_; }
 
 private:
+    domain_shared(const domain_flow& f, std::uint32_t hosts, std::uint32_t drives_per_host, std::uint32_t workers,
+                  std::uint32_t slots)
+        : flow_(f), per_host_(drives_per_host), slots_(slots) {
+        const std::size_t drives = std::size_t{hosts} * drives_per_host;
+        reply_cap_ = 2 * std::size_t{drives_per_host};
+        workers_free_.assign(workers, seconds(-1e300));
+        hosts_.assign(hosts, detail::domain_host{});
+        requests_.assign(2 * drives, domain_request{});
+        phases_.assign(drives, flow_run{});
+        replies_.assign(hosts * reply_cap_, seconds(0));
+        reply_count_.assign(hosts, 0);
+        spm_.reserve(2 * drives + 1);
+        queue_.assign(2 * drives + 1, seconds(0));
+        queue_hist_.assign(2 * drives + 2, 0);
+        latencies_.reserve(1024);
+    }
+
     // A host-side stage: a clock of the drive's own phase, or a delay already drawn.
     PROVPOL_NODISCARD seconds step(std::size_t i, std::uint32_t drive, seconds t, seconds draw) const noexcept {
-        const flow_stage& s = flow_->flow().stage(i);
+        const flow_stage& s = flow_.flow().stage(i);
         if (s.kind() == flow_stage_kind::clock) return provpol::next_clock_tick(phases_[drive].phase[i], s.cycle(), t);
         return s.kind() == flow_stage_kind::delay ? t + draw : t;
     }
@@ -449,7 +452,7 @@ private:
         bool operator()(std::size_t x, std::size_t y) const noexcept { return shared->before(y, x); }
     };
 
-    const domain_flow* flow_ = nullptr;
+    domain_flow flow_;
     std::uint32_t per_host_ = 1, slots_ = vdsm_mailbox_slots;
     std::size_t reply_cap_ = 2;
     std::vector<detail::domain_host> hosts_;

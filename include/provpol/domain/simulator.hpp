@@ -76,9 +76,9 @@ seconds leader_first_tick(const std::vector<domain_drive<Agent>>& drives, std::u
 // Drive i at the start (its workload read): its latency over the shared flow, its controller, and its guest's
 // first state (writing from 0 s, from its start, or idle).
 template <class Agent>
-void start_drive(domain_drive<Agent>& d, std::uint32_t i, Agent agent, const flow_latency& flow, domain_shared& shared,
-                 std::uint64_t seed, seconds first_tick) {
-    d.latency = domain_drive_latency{&flow, &shared, i};
+void start_drive(domain_drive<Agent>& d, std::uint32_t i, Agent agent, domain_shared& shared, std::uint64_t seed,
+                 seconds first_tick) {
+    d.latency = domain_drive_latency::of(shared, i);
     d.c.emplace(std::move(agent), d.latency, d.w.base.capacity, d.w.base.monitor_interval, seed, first_tick);
     d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
     d.W = static_cast<double>(d.w.base.write_size.count());
@@ -245,9 +245,9 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     const auto flow = domain_flow::make(latency);
     if (!flow) return unexpected(flow.error());
     const std::uint32_t n = cfg.drives();
-    domain_shared shared;
-    if (const auto ready = shared.init(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots); !ready)
-        return unexpected(ready.error());
+    auto made = domain_shared::make(*flow, cfg.hosts, cfg.drives_per_host, cfg.spm_workers, cfg.host_slots);
+    if (!made) return unexpected(made.error());
+    domain_shared& shared = *made;
     std::vector<detail::domain_drive<agent_type>> drives(n);
     detail::drive_heap heap;
     heap.init(n);
@@ -267,8 +267,7 @@ PROVPOL_NODISCARD result<domain_result> simulate_domain(const domain_config& cfg
     for (std::uint32_t i = 0; i < n; ++i) {
         const seconds first_tick =
             detail::leader_first_tick(drives, i, host_leader[i / cfg.drives_per_host], detect, seed, first_run);
-        detail::start_drive(drives[i], i, make_agent(i), flow->flow(), shared, run_seed(seed, first_run + i),
-                            first_tick);
+        detail::start_drive(drives[i], i, make_agent(i), shared, run_seed(seed, first_run + i), first_tick);
         heap.update(i, detail::drive_key(drives[i], shared, i));
     }
     shared.set_spm_phase_of(spm_leader);

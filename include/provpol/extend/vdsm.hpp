@@ -84,9 +84,6 @@ public:
     PROVPOL_NODISCARD constexpr std::uint64_t chunk_mb() const noexcept { return chunk_.count() >> 20; }
     PROVPOL_NODISCARD constexpr std::uint32_t percent() const noexcept { return percent_; }
     PROVPOL_NODISCARD constexpr bytes extent() const noexcept { return extent_; }
-    /// extent - 1 and its complement, precomputed for the fast path's rounding.
-    PROVPOL_NODISCARD constexpr std::uint64_t extent_mask() const noexcept { return extent_mask_; }
-    PROVPOL_NODISCARD constexpr std::uint64_t extent_align() const noexcept { return extent_align_; }
     /// The configured chunk (a new disk's size, and the extend step when not replicating).
     PROVPOL_NODISCARD constexpr bytes chunk() const noexcept { return chunk_; }
     /// The chunk used now: doubled while the drive is being copied (VDSM's VOLWM_CHUNK_REPLICATE_MULT = 2).
@@ -100,6 +97,11 @@ public:
     friend constexpr bool operator!=(const vdsm_config& a, const vdsm_config& b) noexcept { return !(a == b); }
 
 private:
+    // The fast path's rounding reads extent - 1 and its complement, precomputed here; they are not API.
+    friend class vdsm_steps;
+    PROVPOL_NODISCARD constexpr std::uint64_t extent_mask() const noexcept { return extent_mask_; }
+    PROVPOL_NODISCARD constexpr std::uint64_t extent_align() const noexcept { return extent_align_; }
+
     constexpr vdsm_config(std::uint64_t chunk_mb, std::uint32_t percent, bytes extent) noexcept
         : chunk_(chunk_mb << 20),
           chunks_{bytes(chunk_mb << 20), bytes(chunk_mb << 21)},

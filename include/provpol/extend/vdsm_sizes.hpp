@@ -8,8 +8,8 @@
 // lib/vdsm/storage/volume.py (max_size, extendSize), lib/vdsm/virt/livemerge.py (_base_needs_extend,
 // _validate_base_size) and lib/vdsm/storage/hsm.py (extendVolume, extendVolumeSize).
 //
-// Not part of the umbrella provpol.hpp nor of extend.hpp (their compile cost is budgeted at 1.5 times <string>):
-// include it by name.
+// Not part of extend.hpp nor of the embedder's umbrella provpol.hpp (their compile cost, docs/design.md), only of
+// models.hpp: include it by name.
 //
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_EXTEND_VDSM_SIZES_HPP

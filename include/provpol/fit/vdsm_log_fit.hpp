@@ -251,7 +251,7 @@ PROVPOL_NODISCARD inline result<vdsm_log_fit> fit_vdsm_log(const vdsm_fit_sample
     const auto built = detail::build_model(c, apart, f);
     if (!built) return unexpected(built.error());
     fc.short_totals = c.short_totals;  // a Clock's totals are checked on every extend, the stalls too
-    judge_vdsm_log(fc, f);
+    detail::judge_vdsm_log(fc, f);
     return f;
 }
 

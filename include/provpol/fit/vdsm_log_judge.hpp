@@ -291,9 +291,8 @@ inline void judge_stage_gaps(const log_columns& c, const vdsm_log_fit& f, vdsm_l
     }
 }
 
-}  // namespace detail
-
-/// The verdict on a fit of the columns `c` (see the header comment): sets f.verdict, f.explained and f.evidence.
+// The verdict on a fit of the columns `c` (see the header comment): sets f.verdict, f.explained and f.evidence;
+// fit_vdsm_log's last step.
 inline void judge_vdsm_log(const detail::log_columns& c, vdsm_log_fit& f) {
     vdsm_log_evidence& e = f.evidence;
     const std::size_t n = c.trips.size();
@@ -321,7 +320,6 @@ inline void judge_vdsm_log(const detail::log_columns& c, vdsm_log_fit& f) {
     f.explained = f.verdict == vdsm_verdict::explained;
 }
 
-namespace detail {
 // A chance bound given as log10, for prose: "1e-37", or "0.04" above 1e-3.
 inline std::string chance_text(double log10_chance) {
     char buf[32];

@@ -116,6 +116,14 @@ struct fs_geometry_options {
 // ------------------------------------------------------------------------------------------------------------
 // XFS internals (facts from xfsprogs' mkfs/xfs_mkfs.c, libxfs/topology.c and libxfs/xfs_alloc.c)
 
+/// The features an mkfs.xfs version formats with (fs_geometry::features): the given ones, its defaults for the rest;
+/// without crc none of the v5 features (mkfs.xfs turns them off for a v4 filesystem).
+struct xfs_resolved_features {
+    bool crc = true, finobt = true, reflink = true, rmapbt = false, nrext64 = false, parent = false;
+};
+
+class fs_geometry;
+
 namespace detail {
 
 inline constexpr std::uint64_t xfs_min_log_blocks_floor = 512;  // XFS_MIN_LOG_BLOCKS
@@ -127,11 +135,6 @@ inline constexpr std::uint64_t xfs_max_lsunit_bytes = std::uint64_t{256}
                                                       << 10;  // log v2 stripe unit limit; forced to 32 KiB above
 inline constexpr unsigned xfs_version_count = 3;
 
-/// The features a version formats with: the given ones, its defaults for the rest; without crc none of the v5
-/// features (mkfs.xfs turns them off for a v4 filesystem).
-struct xfs_resolved_features {
-    bool crc = true, finobt = true, reflink = true, rmapbt = false, nrext64 = false, parent = false;
-};
 constexpr xfs_resolved_features xfs_resolve(const xfs_features& f, xfsprogs_version v) noexcept {
     const bool modern = v != xfsprogs_version::v6_1;  // 6.13 (Debian 13) and 7.2 defaults, from their output
     xfs_resolved_features r;
@@ -285,6 +288,12 @@ PROVPOL_LOG_SIZE_INLINE constexpr const xfs_min_log_step& xfs_min_log_at(const x
     return *s;
 }
 
+// The XFS layout's (and the tests') access to what fs_geometry derives once; not API.
+struct fs_geometry_access {
+    static constexpr const xfs_common& common(const fs_geometry& g) noexcept;
+    static constexpr const xfs_derived& xfs(const fs_geometry& g, xfsprogs_version v) noexcept;
+};
+
 }  // namespace detail
 
 /// A validated filesystem geometry: the input every log-size decision takes. Made only by make(), so a
@@ -395,22 +404,19 @@ public:
     PROVPOL_NODISCARD constexpr const fs_geometry_options& options() const noexcept { return o_; }
     /// The device size.
     PROVPOL_NODISCARD constexpr bytes device_size() const noexcept { return o_.device_size; }
-    /// What every mkfs.xfs derives from the options (stripe units, the log stripe unit).
-    PROVPOL_NODISCARD constexpr const detail::xfs_common& xfs_common() const noexcept { return c_; }
-    /// What one mkfs.xfs version derives from the options (features, AG reservations, the minimum-log steps):
-    /// computed once here, so that each decision only does what depends on the device size.
-    PROVPOL_NODISCARD constexpr const detail::xfs_derived& xfs(xfsprogs_version v) const noexcept {
-        return x_[static_cast<unsigned>(v)];
-    }
     /// The features version v formats with.
-    PROVPOL_NODISCARD constexpr detail::xfs_resolved_features features(xfsprogs_version v) const noexcept {
-        return xfs(v).features;
+    PROVPOL_NODISCARD constexpr xfs_resolved_features features(xfsprogs_version v) const noexcept {
+        return x_[static_cast<unsigned>(v)].features;
     }
 
     /// mkfs.xfs's largest AG count (NULLAGNUMBER - 1).
     static constexpr std::uint64_t max_agcount = 0xfffffffeULL;
 
 private:
+    // What every mkfs.xfs derives from the options (stripe units, the log stripe unit), and what one version
+    // derives (features, AG reservations, the minimum-log steps): computed once here, so that each decision only
+    // does what depends on the device size. Internals of the XFS layout, read through detail::fs_geometry_access.
+    friend struct detail::fs_geometry_access;
     constexpr fs_geometry(const fs_geometry_options& o, std::uint32_t sect) noexcept : o_(o) {
         o_.sector_size = sect;
         c_ = detail::xfs_derive_common(o_);
@@ -421,6 +427,13 @@ private:
     detail::xfs_common c_{};
     detail::xfs_derived x_[detail::xfs_version_count]{};
 };
+
+namespace detail {
+constexpr const xfs_common& fs_geometry_access::common(const fs_geometry& g) noexcept { return g.c_; }
+constexpr const xfs_derived& fs_geometry_access::xfs(const fs_geometry& g, xfsprogs_version v) noexcept {
+    return g.x_[static_cast<unsigned>(v)];
+}
+}  // namespace detail
 
 }  // namespace provpol
 

@@ -59,8 +59,8 @@ struct xfsprogs_layout {
     PROVPOL_LOG_SIZE_INLINE constexpr void lay_out(const fs_geometry& geo, log_context& c,
                                                    log_state& s) const noexcept {
         const fs_geometry_options& o = geo.options();
-        const detail::xfs_common& xc = geo.xfs_common();
-        const detail::xfs_derived& x = geo.xfs(version);
+        const detail::xfs_common& xc = detail::fs_geometry_access::common(geo);
+        const detail::xfs_derived& x = detail::fs_geometry_access::xfs(geo, version);
         const unsigned bl = xc.block_log;
         const bool modern = version != xfsprogs_version::v6_1;
         c.block_size = std::uint32_t{1} << bl;
