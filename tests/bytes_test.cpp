@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -178,6 +179,40 @@ TEST_CASE("+ and - on bytes are the exact sum and difference clamped to [0, 2^64
     }
 }
 #endif
+
+#if defined(__SIZEOF_INT128__)
+TEST_CASE("blocks: size_of and blocks_in against 128-bit arithmetic, + and - clamped to [0, 2^64 - 1]") {
+    detail::xoshiro256 rng(20261207);
+    using wide = u128;
+    const auto clamp = [](wide v) { return v > wide{max64} ? max64 : static_cast<std::uint64_t>(v); };
+    for (int i = 0; i < 100000; ++i) {
+        const std::uint64_t n = rng.next() >> rng.below(64);
+        const std::uint64_t block = 1 + (rng.next() >> rng.below(64) >> 1);  // never 0
+        const std::uint64_t size = rng.next() >> rng.below(64);
+        CHECK(size_of(blocks(n), bytes(block)).count() == clamp(wide{n} * wide{block}));
+        CHECK(blocks_in(bytes(size), bytes(block), rounding::down).count() == size / block);
+        CHECK(blocks_in(bytes(size), bytes(block), rounding::up).count() == (wide{size} + block - 1) / block);
+        CHECK((blocks(n) + blocks(size)).count() == clamp(wide{n} + wide{size}));
+        CHECK((blocks(n) - blocks(size)).count() == (n > size ? n - size : 0));
+        CHECK(min(blocks(n), blocks(size)).count() == (n < size ? n : size));
+        CHECK(max(blocks(n), blocks(size)).count() == (n < size ? size : n));
+    }
+}
+#endif
+
+TEST_CASE("blocks: a count and a size meet only through a named block size") {
+    static_assert(!std::is_convertible_v<std::uint64_t, blocks>, "no integer becomes blocks silently");
+    static_assert(!std::is_convertible_v<blocks, std::uint64_t>, "nor blocks an integer");
+    static_assert(!std::is_convertible_v<bytes, blocks> && !std::is_convertible_v<blocks, bytes>, "nor bytes");
+    static_assert(!std::is_constructible_v<bytes, blocks> && !std::is_constructible_v<blocks, bytes>,
+                  "even explicitly");
+    CHECK(size_of(blocks(769), 64_KiB) == bytes(769ULL << 16));
+    CHECK(blocks_in(64_MiB + 1_B, 64_KiB, rounding::up) == blocks(1025));
+    CHECK(blocks_in(64_MiB + 1_B, 64_KiB, rounding::down) == blocks(1024));
+    CHECK(size_of(blocks(max64), 4_KiB) == bytes::max());           // saturates
+    CHECK(blocks_in(1_GiB, 0_B, rounding::down) == blocks(max64));  // divide's total answer for a zero divisor
+    CHECK(blocks_in(0_B, 0_B, rounding::up) == blocks(0));
+}
 
 TEST_CASE("division rounds in the direction asked, and zero divisors stay total") {
     CHECK(divide(std::uint64_t{7}, 2, rounding::down) == 3);

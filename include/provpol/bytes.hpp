@@ -217,6 +217,50 @@ PROVPOL_NODISCARD constexpr bytes percent_of(bytes v, std::uint32_t percent, rou
     return bytes(percent_of(v.count(), percent, r));
 }
 
+// --- block counts ---------------------------------------------------------------------------------------------
+
+/// A number of blocks (a thin pool's data blocks, its 4 KiB metadata blocks, 512-byte sectors), whose size the
+/// count does not carry: a uint64_t that mixes neither with plain integers nor with bytes by accident. Construction
+/// from an integer is explicit, and a conversion to or from bytes names the block size (size_of, blocks_in).
+/// `a + b` and `a - b` saturate as bytes' do.
+class blocks {
+public:
+    using rep = std::uint64_t;
+
+    constexpr blocks() noexcept = default;
+    constexpr explicit blocks(rep count) noexcept : n_(count) {}
+
+    /// The number of blocks.
+    PROVPOL_NODISCARD constexpr rep count() const noexcept { return n_; }
+
+    friend constexpr bool operator==(blocks a, blocks b) noexcept { return a.n_ == b.n_; }
+    friend constexpr bool operator!=(blocks a, blocks b) noexcept { return a.n_ != b.n_; }
+    friend constexpr bool operator<(blocks a, blocks b) noexcept { return a.n_ < b.n_; }
+    friend constexpr bool operator<=(blocks a, blocks b) noexcept { return a.n_ <= b.n_; }
+    friend constexpr bool operator>(blocks a, blocks b) noexcept { return a.n_ > b.n_; }
+    friend constexpr bool operator>=(blocks a, blocks b) noexcept { return a.n_ >= b.n_; }
+    /// a + b, saturating at 2^64 - 1 blocks.
+    friend constexpr blocks operator+(blocks a, blocks b) noexcept { return blocks(saturating_add(a.n_, b.n_)); }
+    /// a - b, saturating at 0.
+    friend constexpr blocks operator-(blocks a, blocks b) noexcept { return blocks(saturating_sub(a.n_, b.n_)); }
+
+private:
+    rep n_ = 0;
+};
+
+PROVPOL_NODISCARD constexpr blocks min(blocks a, blocks b) noexcept { return a < b ? a : b; }
+PROVPOL_NODISCARD constexpr blocks max(blocks a, blocks b) noexcept { return a < b ? b : a; }
+
+/// The size of n blocks of `block` bytes each, saturating at bytes::max().
+PROVPOL_NODISCARD constexpr bytes size_of(blocks n, bytes block) noexcept {
+    return bytes(saturating_mul(n.count(), block.count()));
+}
+/// The blocks of `block` bytes in `size`: the whole ones (rounding::down) or the ones needed to hold it
+/// (rounding::up). block == 0 is a precondition violation (see divide).
+PROVPOL_NODISCARD constexpr blocks blocks_in(bytes size, bytes block, rounding r) noexcept {
+    return blocks(divide(size, block, r));
+}
+
 // --- rates ------------------------------------------------------------------------------------------------------
 
 /// A write rate in whole bytes per second. parse_rate reads "400MiB/s"; format_rate prints it back.
