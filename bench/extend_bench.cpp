@@ -42,8 +42,13 @@ template <class Policy>
 void bm_decide(benchmark::State& state, Policy policy) {
     const drives in(4096);
     std::vector<provpol::drive_state> table(4096);
-    for (std::size_t i = 0; i < table.size(); ++i)
-        table[i] = provpol::drive_state{in.capacity[i], in.physical[i], in.allocation[i], i % 8 == 7, i % 16 == 5};
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        table[i] =
+            provpol::drive_state{provpol::drive_capacity(in.capacity[i]), provpol::drive_physical(in.physical[i]),
+                                 provpol::drive_allocation(in.allocation[i])};
+        table[i].replicating = i % 8 == 7;
+        table[i].threshold_exceeded = i % 16 == 5;
+    }
     benchmark::DoNotOptimize(policy);
     std::size_t i = 0;
     for (auto _ : state) {

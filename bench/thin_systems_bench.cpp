@@ -25,10 +25,10 @@ std::vector<provpol::stratis_pool_state> stratis_pools() {
     std::vector<provpol::stratis_pool_state> t(table_size);
     for (auto& s : t) {
         s.data_size = bytes((1 + rng.below(1024)) << 30);
-        s.data_used = rng.below((s.data_size.count() >> 20) + 1);
+        s.data_used = provpol::blocks(rng.below((s.data_size.count() >> 20) + 1));
         s.metadata_size = bytes((16 + rng.below(1024)) << 20);
-        s.metadata_used = (s.metadata_size.count() >> 12) - rng.below(2048);
-        s.metadata_low_water = 1024;
+        s.metadata_used = provpol::blocks((s.metadata_size.count() >> 12) - rng.below(2048));
+        s.metadata_low_water = provpol::blocks(1024);
         s.available = bytes(rng.below(std::uint64_t{2} << 40));
     }
     return t;

@@ -114,7 +114,7 @@ TEST_CASE("max_writers: 0 when one writer misses the target, every drive when al
 TEST_CASE("max_writers: the rate-aware agent, deterministic, and its errors") {
     const domain_config cfg = domain_config::make(3, 4, 1e8_s).value();
     const latency_model l = latency_profile("vdsm-polling-2022").value();
-    const auto policy = make_rate_aware_policy(vdsm_config::make(1024, 50).value(), latency_budget(l, 1.0)).value();
+    const auto policy = make_rate_aware_policy(vdsm_config::make(1024_MiB, 50).value(), latency_budget(l, 1.0)).value();
     const rate_aware_agent agent(policy);
     const workload w = workload::make(10_GiB, rate(std::uint64_t{400} << 20), 20_GiB).value();
     const per_vm_target t = per_vm_target::make(1, 0.99).value();
@@ -283,7 +283,7 @@ struct domain_question {
     }
     static_agent<vdsm_policy> agent(std::uint64_t extents) const {
         return static_agent<vdsm_policy>(
-            make_vdsm_policy(vdsm_config::make_bytes(bytes(extents * (128_MiB).count()), percent).value()));
+            make_vdsm_policy(vdsm_config::make(bytes(extents * (128_MiB).count()), percent).value()));
     }
     // check_writers in full (without stopping at a miss), as the contracts are defined; stopping at the miss, as
     // the searches check, it says the same.
@@ -442,7 +442,7 @@ TEST_CASE("max_writers_seeds and recommend_vdsm_writers agree by construction, a
     };
     int answered = 0, interior = 0;
     for (const std::uint64_t mb : {1024u, 1536u, 2048u, 2560u}) {
-        const vdsm_config c = vdsm_config::make(mb, 20).value();
+        const vdsm_config c = vdsm_config::make(bytes(mb << 20), 20).value();
         const static_agent<vdsm_policy> agent(make_vdsm_policy(c));
         const auto m = max_writers_seeds(
             cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, runs, 5, seeds);
@@ -461,7 +461,7 @@ TEST_CASE("max_writers_seeds and recommend_vdsm_writers agree by construction, a
         // Every count up to N meets at recommend's chunk, and every smaller chunk has a count that misses.
         for (std::uint32_t n = 1; n <= m->writers; ++n) CHECK(meets_at_every_seed(*rec, n));
         for (std::uint64_t k = 1; k < rec->chunk_mb() / 128; ++k) {
-            const vdsm_config smaller = vdsm_config::make(k * 128, 20).value();
+            const vdsm_config smaller = vdsm_config::make(bytes(k * (128_MiB).count()), 20).value();
             bool all = true;
             for (std::uint32_t n = 1; n <= m->writers && all; ++n) all = meets_at_every_seed(smaller, n);
             CHECK_FALSE(all);
@@ -488,7 +488,8 @@ TEST_CASE("recommend_vdsm_writers holds every count up to the writers, not only 
     const per_vm_target t = per_vm_target::make(1, 0.5).value();
     const writers_runs runs{1, 0};
     const auto meets = [&](std::uint64_t extents, std::uint32_t n) {
-        const static_agent<vdsm_policy> agent(make_vdsm_policy(vdsm_config::make(extents * 128, 20).value()));
+        const static_agent<vdsm_policy> agent(
+            make_vdsm_policy(vdsm_config::make(bytes(extents * (128_MiB).count()), 20).value()));
         const auto r = check_writers(
             cfg, l, [&agent](std::uint32_t) noexcept { return agent; }, w, t, n, runs.at(n), 5);
         REQUIRE(r.has_value());

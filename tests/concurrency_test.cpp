@@ -26,8 +26,8 @@ struct drives {
     explicit drives(std::size_t n) {
         detail::xoshiro256 rng(12);
         for (std::size_t i = 0; i < n; ++i) {
-            drive_state s{bytes((1 + rng.below(4096)) << 28), bytes(rng.below(1ULL << 40)),
-                          bytes(rng.below(1ULL << 40))};
+            drive_state s{drive_capacity(bytes((1 + rng.below(4096)) << 28)),
+                          drive_physical(bytes(rng.below(1ULL << 40))), drive_allocation(bytes(rng.below(1ULL << 40)))};
             s.replicating = (i % 7) == 0;
             s.write_rate = rate(rng.below(2000ULL << 20));
             all.push_back(s);

@@ -274,7 +274,7 @@ TEST_CASE("either_agent forwards max_in_flight, and says which agent it holds") 
     CHECK(mixed(one).index() == 0);
     CHECK(mixed(two).index() == 1);
     CHECK(mixed(one).first().policy().trigger().config.chunk_mb() == 2560);
-    const drive_state s{100_GiB, 2560_MiB, 600_MiB};
+    const drive_state s{drive_capacity(100_GiB), drive_physical(2560_MiB), drive_allocation(600_MiB)};
     CHECK(mixed(one).decide(s).action == one.decide(s).action);
     CHECK(mixed(one).decide(s).lv_size_after_extend == bytes(5120 * mib));
 }

@@ -83,8 +83,9 @@ const std::pair<std::uint64_t, std::uint64_t> vdsm_settings[] = {{2560, 20}, {10
 }  // namespace
 
 // The fast path is constexpr like the steps.
-static_assert(vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 4_GiB}) ==
-              vdsm_2022().decide_steps(drive_state{10_GiB, 5_GiB, 4_GiB}));
+static_assert(vdsm_2022().decide(drive_state{drive_capacity(10_GiB), drive_physical(5_GiB), drive_allocation(4_GiB)}) ==
+              vdsm_2022().decide_steps(drive_state{drive_capacity(10_GiB), drive_physical(5_GiB),
+                                                   drive_allocation(4_GiB)}));
 
 // Steps are made only from validated configuration: limits with an extent lvextend cannot have (100 MiB, not a
 // power of two) do not compile, and VDSM's policy holds its configuration once.
@@ -105,11 +106,12 @@ TEST_CASE("VDSM fast decision equals the saturating steps for edge and random in
         const std::uint64_t percent = setting.second;
         for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
             const vdsm_policy p =
-                make_vdsm_policy(vdsm_config::make(chunk_mb, percent, bytes(extent_mib << 20)).value());
+                make_vdsm_policy(vdsm_config::make(bytes(chunk_mb << 20), percent, bytes(extent_mib << 20)).value());
             const auto ref = reference_of(p);
             for (int i = 0; i < 20000; ++i) {
                 auto pick = [&] { return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64); };
-                drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                drive_state s{drive_capacity(bytes(pick())), drive_physical(bytes(pick())),
+                              drive_allocation(bytes(pick()))};
                 if (i % 3 == 0) s.allocation = bytes(s.physical.count() - rng.below(s.physical.count() / 2 + 1));
                 s.replicating = rng.below(4) == 0;
                 s.threshold_exceeded = rng.below(8) == 0;
@@ -136,7 +138,7 @@ TEST_CASE("the issue's snippet: 100 MiB limits are rejected, as make() rejects t
     // `vdsm_policy(vdsm_trigger{c}, vdsm_growth{c}, qcow2_lvm_limits{bytes(100u << 20)})` compiled and gave LV
     // sizes that were not multiples of the extent. Limits are made from a vdsm_config now (static_asserts above),
     // and a vdsm_config with a 100 MiB extent is the error make() gives.
-    const auto c = vdsm_config::make(2560, 20, bytes(100u << 20));
+    const auto c = vdsm_config::make(2560_MiB, 20, bytes(100u << 20));
     REQUIRE_FALSE(c.has_value());
     CHECK(std::string(c.error().message().view()) == "extent_size must be a power of two, got 100MiB");
 }
@@ -188,7 +190,7 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
         for (const auto& setting : vdsm_settings) {
             const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
             const std::uint64_t percent = setting.second;
-            const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+            const vdsm_policy p = make_vdsm_policy(vdsm_config::make(bytes(chunk_mb << 20), percent).value());
             for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
                                   std::size_t{4099}}) {
                 std::vector<bytes> cap(n), phys(n), alloc(n), thr(n), next(n);
@@ -217,7 +219,10 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                 run_kernel(kernel, p, extend_batch_input{cap, phys, alloc, {rep.get(), n}, {event.get(), n}},
                            extend_batch_output{action, next, thr, flags});
                 for (std::size_t i = 0; i < n; ++i) {
-                    const extend_decision d = p.decide(drive_state{cap[i], phys[i], alloc[i], rep[i], event[i]});
+                    drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
+                    s.replicating = rep[i];
+                    s.threshold_exceeded = event[i];
+                    const extend_decision d = p.decide(s);
                     if (thr[i] != d.block_threshold || next[i] != d.next_size || flags[i] != flags_of(d) ||
                         action[i] != d.action) {
                         CAPTURE(kernel.name);
@@ -252,7 +257,9 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
     }
     const std::size_t n = cap.size();
     std::vector<bytes> zero(n, 0_B), phys(n);
-    for (std::size_t i = 0; i < n; ++i) phys[i] = p.decide(drive_state{cap[i], 0_B, 0_B}).max_size - 1_B;
+    for (std::size_t i = 0; i < n; ++i)
+        phys[i] =
+            p.decide(drive_state{drive_capacity(cap[i]), drive_physical(0_B), drive_allocation(0_B)}).max_size - 1_B;
     for (const batch_kernel& kernel : batch_kernels()) {
         CAPTURE(kernel.name);
         // Physical 0 and allocation 0: next size = min(chunk, max size); can extend = max size > 0.
@@ -267,8 +274,10 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
         run_kernel(kernel, p, extend_batch_input{cap, phys, zero}, extend_batch_output{action2, next2, thr2, flags2});
         int mismatches = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            const extend_decision d = p.decide(drive_state{cap[i], 0_B, 0_B});
-            const extend_decision d2 = p.decide(drive_state{cap[i], phys[i], 0_B});
+            const extend_decision d =
+                p.decide(drive_state{drive_capacity(cap[i]), drive_physical(0_B), drive_allocation(0_B)});
+            const extend_decision d2 =
+                p.decide(drive_state{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(0_B)});
             // An independent statement of the maximum: the smallest multiple of a MiB >= floor(11c / 10).
             const std::uint64_t exact = cap[i].count() + cap[i].count() / 10;
             const std::uint64_t want_max = (exact + (std::uint64_t{1} << 20) - 1) >> 20 << 20;
@@ -301,7 +310,9 @@ constexpr bool batch_in_constant_evaluation() {
                       extend_batch_output{action, next, thr, flags}))
         return false;
     for (std::size_t i = 0; i < n; ++i) {
-        drive_state s{cap[i], phys[i], alloc[i], rep[i], event[i]};
+        drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
+        s.replicating = rep[i];
+        s.threshold_exceeded = event[i];
         const extend_decision d = p.decide(s);
         if (thr[i] != d.block_threshold || next[i] != d.next_size || flags[i] != flags_of(d) || action[i] != d.action)
             return false;
@@ -368,7 +379,8 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
                         CAPTURE(al);
                         CAPTURE(rep);
                         const bool want = static_cast<double>(al) > vdsm_next_phys_size(c, lv, chunk);
-                        drive_state s{bytes(c), bytes(lv), bytes(al), rep};
+                        drive_state s{drive_capacity(bytes(c)), drive_physical(bytes(lv)), drive_allocation(bytes(al))};
+                        s.replicating = rep;
                         const extend_decision d = p.decide(s), steps = p.decide_steps(s);
                         CHECK(p.trigger().fast_path_applies(s));
                         CHECK(d.improbable_allocation == want);
@@ -442,7 +454,8 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                         auto pick = [&] {
                             return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 51);
                         };
-                        drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+                        drive_state s{drive_capacity(bytes(pick())), drive_physical(bytes(pick())),
+                                      drive_allocation(bytes(pick()))};
                         if (i % 3 != 0) {  // the allocation at the trigger's block, or a block beside it
                             const std::uint64_t total = s.physical.count() / chunk;
                             const std::uint64_t u = lvm_trigger_blocks(total, p.trigger().config.threshold_percent());

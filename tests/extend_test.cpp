@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace provpol;
@@ -22,7 +23,9 @@ constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
 
 constexpr extend_decision vdsm(const vdsm_policy& p, bytes capacity, bytes physical, bytes allocation = 0_B,
                                bool replicating = false) {
-    return p.decide(drive_state{capacity, physical, allocation, replicating});
+    drive_state s{drive_capacity(capacity), drive_physical(physical), drive_allocation(allocation)};
+    s.replicating = replicating;
+    return p.decide(s);
 }
 
 }  // namespace
@@ -35,26 +38,45 @@ static_assert(vdsm(vdsm_2022(), 10_GiB, 5_GiB).next_size == bytes(8053063680));
 static_assert(vdsm(vdsm_2022(), 10_GiB, 5_GiB).block_threshold == 3_GiB);
 static_assert(vdsm_2022().initial_size(10_GiB) == 2560_MiB);
 static_assert(vdsm_legacy().initial_size(10_GiB) == 1_GiB);
-static_assert(!vdsm_config::make(1024, 100).has_value());
+static_assert(!vdsm_config::make(1024_MiB, 100).has_value());
+// A drive's sizes go in by role (tests/compile_fail/drive_state_*.cpp spell the swaps out); its fields stay plain
+// bytes, and a state stays a trivially copyable value.
+static_assert(!std::is_constructible_v<drive_state, bytes, bytes, bytes>);
+static_assert(!std::is_constructible_v<drive_state, drive_physical, drive_capacity, drive_allocation>);
+static_assert(!std::is_convertible_v<bytes, drive_capacity> && !std::is_convertible_v<bytes, drive_physical> &&
+              !std::is_convertible_v<bytes, drive_allocation>);
+static_assert(!std::is_convertible_v<drive_physical, drive_capacity>);
+static_assert(std::is_trivially_copyable_v<drive_state> && std::is_same_v<decltype(drive_state::capacity), bytes>);
+static_assert(drive_state{}.capacity == 0_B && drive_state{}.allocation == 0_B && !drive_state{}.replicating);
+// The chunk is a size, the percent a number: neither reads the other.
+static_assert(!std::is_invocable_v<decltype(&vdsm_config::make), int, int, bytes>);
 
 TEST_CASE("configuration: VDSM's settings are validated with the setting, the value and the range") {
-    CHECK(vdsm_config::make(2560, 120).error().message() == "volume_utilization_percent must be in [0, 99], got 120");
-    CHECK(vdsm_config::make(0, 20).error().message() ==
-          "volume_utilization_chunk_mb must be in [1, 1073741824], got 0");
-    CHECK(vdsm_config::make(2560, 20, bytes(3_MiB)).error().message() ==
+    CHECK(vdsm_config::make(2560_MiB, 120).error().message() ==
+          "volume_utilization_percent must be in [0, 99], got 120");
+    CHECK(vdsm_config::make(0_MiB, 20).error().message() ==
+          "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 0");
+    CHECK(vdsm_config::make(2560_MiB, 20, bytes(3_MiB)).error().message() ==
           "extent_size must be a power of two, got 3MiB");
-    CHECK(vdsm_config::make(2560, 20, 512_KiB).error().message() == "extent_size must be in [1MiB, 16GiB], got 512KiB");
-    CHECK(vdsm_config::make_bytes(bytes(1048577), 20).error().message() ==
-          "volume_utilization_chunk must be a multiple of 1MiB, got 1048577");
-    CHECK(vdsm_config::make_bytes(bytes(1000), 20).error().message() ==
-          "volume_utilization_chunk must be in [1MiB, 1PiB], got 1000");
-    CHECK(vdsm_config::make_bytes(2560_MiB, 20).value() == vdsm_config::make(2560, 20).value());
-    const vdsm_config c = vdsm_config::make(1024, 0).value();
+    CHECK(vdsm_config::make(2560_MiB, 20, 512_KiB).error().message() ==
+          "extent_size must be in [1MiB, 16GiB], got 512KiB");
+    CHECK(vdsm_config::make(bytes(1048577), 20).error().message() ==
+          "volume_utilization_chunk_mb must be a multiple of 1MiB, got 1048577");
+    CHECK(vdsm_config::make(bytes(1000), 20).error().message() ==
+          "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 1000");
+    CHECK(vdsm_config::make(1024_TiB + 1_MiB, 20).error().message() ==
+          "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 1073741825MiB");
+    CHECK(vdsm_config::make(bytes::max(), 20).error().message() ==
+          "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 18446744073709551615");
+    CHECK(vdsm_config::make(1024_TiB, 99).value().chunk_mb() == vdsm_config::max_chunk_mb);
+    CHECK(vdsm_config::make(2560_MiB, 20).value().chunk() == 2560_MiB);
+    CHECK(vdsm_config::make(2560_MiB, 20).value().chunk_mb() == 2560);
+    const vdsm_config c = vdsm_config::make(1024_MiB, 0).value();
     CHECK(c.limit(false) == 1_GiB);  // percent 0: extend whenever less than a whole chunk is free
-    CHECK(vdsm_config::make(1024, 99).value().limit(false) == bytes(1073741824ULL / 100));  // floor division
+    CHECK(vdsm_config::make(1024_MiB, 99).value().limit(false) == bytes(1073741824ULL / 100));  // floor division
     // (100 - percent) * chunk // 100 in bytes, floor: 1 MiB * 67 // 100 = 702545.92 -> 702545
-    CHECK(vdsm_config::make(1, 33).value().limit(false) == bytes(702545));
-    CHECK(vdsm_config::make(1, 33).value().limit(true) == bytes(1405091));  // 2 MiB * 67 // 100
+    CHECK(vdsm_config::make(1_MiB, 33).value().limit(false) == bytes(702545));
+    CHECK(vdsm_config::make(1_MiB, 33).value().limit(true) == bytes(1405091));  // 2 MiB * 67 // 100
 }
 
 TEST_CASE("VDSM's test vectors: block threshold") {
@@ -113,7 +135,7 @@ TEST_CASE("VDSM: improbable allocation pauses instead of extending") {
     CHECK(d.action == extend_action::pause_improbable);
     CHECK_FALSE(vdsm(vdsm_2022(), 10_GiB, 5_GiB, bytes(8053063680)).improbable_allocation);  // strict
     // After a threshold event VDSM extends regardless of the allocation libvirt reports.
-    drive_state s{10_GiB, 5_GiB, bytes(8053063680 + 1)};
+    drive_state s{drive_capacity(10_GiB), drive_physical(5_GiB), drive_allocation(bytes(8053063680 + 1))};
     s.threshold_exceeded = true;
     CHECK(vdsm_2022().decide(s).action == extend_action::extend);
     s.allocation = 0_B;
@@ -154,7 +176,7 @@ TEST_CASE("VDSM: a new disk, with and without an explicit initial size") {
     CHECK(vdsm_2022().initial_size(1_GiB) == 1_GiB);                             // min(chunk, capacity)
     CHECK(vdsm_2022().initial_size(100_MiB) == 128_MiB);                         // rounded up to the extent
     CHECK(vdsm(vdsm_2022(), 100_GiB, 0_B, 0_B, true).initial_size == 2560_MiB);  // never doubled
-    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());          // the 128 MiB extent
+    const qcow2_lvm_limits limits(vdsm_config::make(2560_MiB, 20).value());      // the 128 MiB extent
     CHECK(initial_size_for(limits, 10_GiB, 1_GiB).value() ==
           1152_MiB);  // floor(1 GiB * 1.1) -> 1126.4 MiB -> 9 extents
     CHECK(initial_size_for(limits, 10_GiB, 10_GiB).value() == 11264_MiB);
@@ -225,7 +247,7 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
     for (const auto& config : configs) {
         const std::uint64_t chunk_mb = config.first;  // not a structured binding: clang 14 cannot capture those
         const std::uint64_t percent = config.second;
-        const vdsm_policy p = make_vdsm_policy(vdsm_config::make(chunk_mb, percent).value());
+        const vdsm_policy p = make_vdsm_policy(vdsm_config::make(bytes(chunk_mb << 20), percent).value());
         std::vector<drive_state> swept;  // every case, for the batch below
         for (int i = 0; i < 40000; ++i) {
             auto pick = [&]() {
@@ -236,8 +258,11 @@ TEST_CASE("VDSM: agrees with an unbounded-integer reference wherever the result 
             const std::uint64_t cap = pick(), phys = pick(), alloc = pick();
             const bool rep = (i & 1) != 0;
             const reference_decision ref = vdsm_reference(chunk_mb, percent, cap, phys, alloc, rep);
-            const extend_decision got = p.decide(drive_state{bytes(cap), bytes(phys), bytes(alloc), rep});
-            swept.push_back(drive_state{bytes(cap), bytes(phys), bytes(alloc), rep, (i % 6) == 5});
+            drive_state s{drive_capacity(bytes(cap)), drive_physical(bytes(phys)), drive_allocation(bytes(alloc))};
+            s.replicating = rep;
+            const extend_decision got = p.decide(s);
+            s.threshold_exceeded = (i % 6) == 5;
+            swept.push_back(s);
             if (ref.max_size > static_cast<i128>(max64) || phys > max64 - (std::uint64_t{1} << 53))
                 continue;  // where Python's result is not a uint64_t, provpol saturates (the invariants test covers it)
             ++checked;
@@ -268,8 +293,8 @@ TEST_CASE("VDSM: max_size equals VDSM's float arithmetic, int(capacity * 1.1), b
         const auto count = static_cast<std::uint64_t>(n + 1048576.0 - 1.0) / 1048576;
         return count * 1048576;
     };
-    const qcow2_lvm_limits limits(vdsm_config::make(2560, 20).value());  // the 128 MiB extent
-    constexpr std::uint64_t first_difference = 511772687788219ULL;       // 465 TiB
+    const qcow2_lvm_limits limits(vdsm_config::make(2560_MiB, 20).value());  // the 128 MiB extent
+    constexpr std::uint64_t first_difference = 511772687788219ULL;           // 465 TiB
     detail::xoshiro256 rng(11);
     for (int i = 0; i < 300000; ++i) {
         std::uint64_t cap = rng.next() >> (15 + rng.below(49));  // below 2^49
@@ -328,7 +353,7 @@ TEST_CASE_TEMPLATE("invariants hold for random and edge inputs", Preset, preset_
     std::vector<drive_state> swept;  // every case, for the batch below
     for (int i = 0; i < 100000; ++i) {
         auto pick = [&]() { return (i % 5 == 0) ? edges[rng.below(std::size(edges))] : rng.next() >> rng.below(64); };
-        drive_state s{bytes(pick()), bytes(pick()), bytes(pick())};
+        drive_state s{drive_capacity(bytes(pick())), drive_physical(bytes(pick())), drive_allocation(bytes(pick()))};
         s.replicating = (i & 2) != 0;
         s.threshold_exceeded = (i & 4) != 0;
         swept.push_back(s);
@@ -392,7 +417,8 @@ TEST_CASE("one agent, two policies: switching is a type or a preset, not code") 
         bytes lv = start;
         int extends = 0;
         for (int i = 0; i < 1000; ++i) {
-            const extend_decision d = policy.decide(drive_state{capacity, lv, lv});
+            const extend_decision d =
+                policy.decide(drive_state{drive_capacity(capacity), drive_physical(lv), drive_allocation(lv)});
             if (d.action != extend_action::extend) break;
             lv = d.lv_size_after_extend;
             ++extends;
@@ -426,7 +452,7 @@ struct doubling_growth {
 using split_vdsm_policy = extend_policy<vdsm_watermark_trigger, vdsm_chunk_growth, qcow2_lvm_limits>;
 using doubling_policy = extend_policy<vdsm_watermark_trigger, doubling_growth, qcow2_lvm_limits>;
 
-constexpr vdsm_config config_2022 = vdsm_config::make(2560, 20).value();
+constexpr vdsm_config config_2022 = vdsm_config::make(2560_MiB, 20).value();
 constexpr split_vdsm_policy split_2022{vdsm_watermark_trigger{config_2022}, vdsm_chunk_growth{config_2022},
                                        qcow2_lvm_limits(config_2022)};
 constexpr doubling_policy doubling{vdsm_watermark_trigger{config_2022}, doubling_growth{},
@@ -434,15 +460,19 @@ constexpr doubling_policy doubling{vdsm_watermark_trigger{config_2022}, doubling
 }  // namespace
 
 static_assert(!std::is_same_v<split_vdsm_policy::trigger_type, split_vdsm_policy::growth_type>);
-static_assert(split_2022.decide(drive_state{10_GiB, 5_GiB, 3584_MiB}) ==
-              vdsm_2022().decide(drive_state{10_GiB, 5_GiB, 3584_MiB}));
+static_assert(
+    split_2022.decide(drive_state{drive_capacity(10_GiB), drive_physical(5_GiB), drive_allocation(3584_MiB)}) ==
+    vdsm_2022().decide(drive_state{drive_capacity(10_GiB), drive_physical(5_GiB), drive_allocation(3584_MiB)}));
 
 TEST_CASE("extend_policy of three step types: VDSM's roles as three types decide as vdsm_steps on a sweep") {
     const vdsm_policy whole = vdsm_2022();
     detail::xoshiro256 rng(51);
     for (int i = 0; i < 100000; ++i) {
-        drive_state d{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
-                      bytes(rng.next() >> rng.below(64)), rng.below(4) == 0, rng.below(4) == 0};
+        drive_state d{drive_capacity(bytes(rng.next() >> rng.below(64))),
+                      drive_physical(bytes(rng.next() >> rng.below(64))),
+                      drive_allocation(bytes(rng.next() >> rng.below(64)))};
+        d.replicating = rng.below(4) == 0;
+        d.threshold_exceeded = rng.below(4) == 0;
         if (i % 5 == 0) d.allocation = d.physical;
         const extend_decision a = split_2022.decide(d), b = whole.decide(d);
         if (!(a == b)) CHECK(a == b);
@@ -452,7 +482,8 @@ TEST_CASE("extend_policy of three step types: VDSM's roles as three types decide
 TEST_CASE("extend_policy of three step types: a doubling growth over VDSM's trigger and limits, by hand") {
     // 10 GiB disk, a 4 GiB LV with 3 GiB written: 1 GiB free is under VDSM 4.50's 2048 MiB limit, so the LV doubles
     // to 8 GiB (already whole MiB and whole 128 MiB extents), below the maximum of 11 GiB.
-    const extend_decision d = doubling.decide(drive_state{10_GiB, 4_GiB, 3_GiB});
+    const extend_decision d =
+        doubling.decide(drive_state{drive_capacity(10_GiB), drive_physical(4_GiB), drive_allocation(3_GiB)});
     CHECK(d.action == extend_action::extend);
     CHECK(d.chunk == 4_GiB);
     CHECK(d.limit == 2048_MiB);
@@ -463,7 +494,8 @@ TEST_CASE("extend_policy of three step types: a doubling growth over VDSM's trig
     CHECK(d.max_size == 11_GiB);
     CHECK(d.initial_size == 1_GiB);
     // At 8 GiB the doubling asks 16 GiB and gets the maximum, 11 GiB (11264 MiB, 88 extents).
-    const extend_decision e = doubling.decide(drive_state{10_GiB, 8_GiB, 7_GiB});
+    const extend_decision e =
+        doubling.decide(drive_state{drive_capacity(10_GiB), drive_physical(8_GiB), drive_allocation(7_GiB)});
     CHECK(e.next_size == 11_GiB);
     CHECK(e.lv_size_after_extend == 11_GiB);
 }
@@ -472,8 +504,11 @@ TEST_CASE("the batch of a policy without a kernel (three step types, LVM's) is d
     detail::xoshiro256 rng(5);
     std::vector<drive_state> drives;
     for (int i = 0; i < 3000; ++i) {
-        drive_state d{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
-                      bytes(rng.next() >> rng.below(64)), rng.below(3) == 0, rng.below(3) == 0};
+        drive_state d{drive_capacity(bytes(rng.next() >> rng.below(64))),
+                      drive_physical(bytes(rng.next() >> rng.below(64))),
+                      drive_allocation(bytes(rng.next() >> rng.below(64)))};
+        d.replicating = rng.below(3) == 0;
+        d.threshold_exceeded = rng.below(3) == 0;
         if (i % 3 == 0) d.allocation = d.physical;
         drives.push_back(d);
     }

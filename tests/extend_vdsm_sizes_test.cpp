@@ -22,7 +22,7 @@ using dt = vdsm_drive_type;
 
 // blockvolume_test.py configures volume_utilization_chunk_mb = 1024 (CHUNK_SIZE_MB); the extent is VDSM's
 // VG_EXTENT_SIZE, 128 MiB.
-constexpr vdsm_block_sizes test_sizes() { return vdsm_block_sizes(vdsm_config::make(1024, 50).value()); }
+constexpr vdsm_block_sizes test_sizes() { return vdsm_block_sizes(vdsm_config::make(1024_MiB, 50).value()); }
 
 }  // namespace
 
@@ -103,7 +103,7 @@ TEST_CASE("new volume: the LV is whole MiB, then whole extents") {
     CHECK(s.new_volume_size(pa::sparse, vt::cow, 10_GiB, 0_B).value() == 1024_MiB);
     CHECK(!s.new_volume_size(pa::preallocated, vt::raw, 1_GiB, 1_MiB));
     // A 1 MiB extent shows the MiB rounding alone.
-    const vdsm_block_sizes mib(vdsm_config::make(1024, 50, 1_MiB).value());
+    const vdsm_block_sizes mib(vdsm_config::make(1024_MiB, 50, 1_MiB).value());
     CHECK(mib.new_volume_size(pa::preallocated, vt::raw, bytes(1048577), 0_B).value() == 2_MiB);
     // Near 2^64: saturates to the largest extent multiple, never wraps.
     CHECK(s.new_volume_size(pa::preallocated, vt::raw, bytes(max64), 0_B).value() ==
@@ -149,7 +149,7 @@ static_assert(vdsm_can_reduce(vt::cow, pa::sparse));
 // --- the base volume before a live merge --------------------------------------------------------------------------
 
 TEST_CASE("merge: active commit extends when required + bitmaps + chunk exceeds the current size") {
-    const vdsm_config c = vdsm_config::make(1024, 50).value();
+    const vdsm_config c = vdsm_config::make(1024_MiB, 50).value();
     vdsm_merge_input in{10_GiB, 4_GiB, 3_GiB, 0_B, true};
     // 3 GiB + 1 GiB == 4 GiB: not more than the current size, so commit.
     CHECK(vdsm_merge_extend(c, in).action == vdsm_merge_action::commit);
@@ -166,7 +166,7 @@ TEST_CASE("merge: active commit extends when required + bitmaps + chunk exceeds 
 }
 
 TEST_CASE("merge: internal merge extends when required + bitmaps exceeds the current size, without a chunk") {
-    const vdsm_config c = vdsm_config::make(1024, 50).value();
+    const vdsm_config c = vdsm_config::make(1024_MiB, 50).value();
     vdsm_merge_input in{10_GiB, 4_GiB, 4_GiB, 0_B, false};
     CHECK(vdsm_merge_extend(c, in).action == vdsm_merge_action::commit);
     in.bitmaps = 1_B;
@@ -177,7 +177,7 @@ TEST_CASE("merge: internal merge extends when required + bitmaps exceeds the cur
 }
 
 TEST_CASE("merge: skipped at the maximum and for drives VDSM does not extend") {
-    const vdsm_config c = vdsm_config::make(1024, 50).value();
+    const vdsm_config c = vdsm_config::make(1024_MiB, 50).value();
     // The maximum is Drive.getMaxVolumeSize: roundup(1.1 * 10 GiB, 1 MiB) = 11264 MiB.
     vdsm_merge_input in{10_GiB, 11264_MiB, 20_GiB, 1_MiB, true};
     CHECK(vdsm_merge_extend(c, in).action == vdsm_merge_action::at_maximum);

@@ -45,12 +45,12 @@ TEST_CASE("LVM parity: every row of lvm2 2.03.16's own decisions") {
         REQUIRE_MESSAGE(c.has_value(), "row " << i + 1 << ": " << std::string(c.error().message().view()));
         lvm_volume_state s{};
         s.size = bytes(u64(r[c_le]) * extent.count());
-        s.used = u64(r[c_used]);
-        s.total = u64(r[c_total]);
+        s.used = blocks(u64(r[c_used]));
+        s.total = blocks(u64(r[c_total]));
         if (k == lvm_volume_kind::thin_pool && u64(r[c_msize]) != 0) {
             s.metadata_size = bytes(u64(r[c_msize]));
-            s.metadata_used = u64(r[c_mused]);
-            s.metadata_total = u64(r[c_mtotal]);
+            s.metadata_used = blocks(u64(r[c_mused]));
+            s.metadata_total = blocks(u64(r[c_mtotal]));
         }
         if (k == lvm_volume_kind::snapshot) s.cow_max = bytes(u64(r[c_cow]) * extent.count());
         const lvm_autoextend_decision d = decide_lvm_autoextend(*c, s);

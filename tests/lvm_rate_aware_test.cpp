@@ -30,7 +30,7 @@ lvm_rate_aware_config make(const lvm_rate_aware_settings& s) { return lvm_rate_a
 lvm_pool_view pool(bytes size, std::uint64_t used) {
     lvm_pool_view v{};
     v.size = size;
-    v.used = used;
+    v.used = blocks(used);
     return v;
 }
 
@@ -134,10 +134,10 @@ TEST_CASE("lvm_metadata_extents_after: equal to decide_lvm_autoextend's metadata
                 for (std::uint64_t mle : {1u, 2u, 5u, 40u}) {
                     lvm_volume_state s{};
                     s.size = bytes(le * e.count());
-                    s.total = le * e.count() / ch.count();
+                    s.total = blocks(le * e.count() / ch.count());
                     s.used = s.total;
                     s.metadata_size = bytes(mle * e.count());
-                    s.metadata_total = 1000;
+                    s.metadata_total = blocks(1000);
                     const auto d = decide_lvm_autoextend(cfg, s);
                     if (d.outcome != lvm_outcome::extend || d.add_extents == 0) continue;
                     const std::uint64_t after = lvm_metadata_extents_after(le + d.add_extents, s.metadata_size, e, ch);
@@ -212,8 +212,8 @@ TEST_CASE("lvm_rate_aware: the extent count stays at most 2^32 - 1") {
     s.pool_chunk = 64_KiB;
     const auto c = make(s);
     auto v = pool(bytes((std::uint64_t{0xffffffff} - 3) << 10), 0);
-    v.total = 1;
-    v.used = 1;  // full
+    v.total = blocks(1);
+    v.used = blocks(1);  // full
     const auto d = c.decide(v, rate(std::uint64_t{1} << 40), seconds(10.0));
     CHECK(d.outcome == lvm_rate_aware_outcome::extend_limited);
     CHECK(d.limit == lvm_rate_aware_limit::extent_count);
@@ -380,18 +380,18 @@ TEST_CASE("lvm_rate_aware: decide_metadata is lvm2's rule for the metadata alone
     const auto c = make(s);
     lvm_pool_view v = pool(64_MiB, 0);
     v.metadata_size = 4_MiB;
-    v.metadata_total = 1024;
-    v.metadata_used = 800;
+    v.metadata_total = blocks(1024);
+    v.metadata_used = blocks(800);
     auto m = c.decide_metadata(v);
     CHECK(m.outcome == lvm_rate_aware_outcome::extend);
     CHECK(m.threshold == 70);
     CHECK(m.add_extents == 1);
     CHECK(m.new_size == 8_MiB);
-    v.metadata_used = 716;  // 69.9%: not past 70
+    v.metadata_used = blocks(716);  // 69.9%: not past 70
     CHECK_FALSE(c.decide_metadata(v).extends());
     // lvm2's default threshold, 100, leaves it; the VG's free space or the take left cut it, to nothing here.
     CHECK_FALSE(make(base()).decide_metadata(v).extends());
-    v.metadata_used = 800;
+    v.metadata_used = blocks(800);
     v.vg_free = 2_MiB;
     m = c.decide_metadata(v);
     CHECK(m.outcome == lvm_rate_aware_outcome::blocked);
@@ -413,11 +413,11 @@ TEST_CASE("lvm_rate_aware: decide_metadata is lvm2's rule for the metadata alone
                     t.metadata_percent = percent;
                     lvm_pool_view w = pool(64_MiB, 0);
                     w.metadata_size = size;
-                    w.metadata_total = size.count() / 4096;
-                    w.metadata_used = used * w.metadata_total / 1000;
+                    w.metadata_total = blocks_in(size, 4_KiB, rounding::down);
+                    w.metadata_used = blocks(used * w.metadata_total.count() / 1000);
                     lvm_volume_state st{};
                     st.size = 64_MiB;
-                    st.total = 1;
+                    st.total = blocks(1);
                     st.metadata_size = size;
                     st.metadata_used = w.metadata_used;
                     st.metadata_total = w.metadata_total;

@@ -23,11 +23,11 @@ lvm_autoextend_config cfg(std::uint64_t threshold, std::uint64_t percent,
 }
 
 // A state with explicit block counts (used / total), as dmsetup status reports them.
-lvm_volume_state blocks(bytes size, std::uint64_t used, std::uint64_t total) {
+lvm_volume_state with_blocks(bytes size, std::uint64_t used, std::uint64_t total) {
     lvm_volume_state s{};
     s.size = size;
-    s.used = used;
-    s.total = total;
+    s.used = blocks(used);
+    s.total = blocks(total);
     return s;
 }
 
@@ -96,7 +96,8 @@ TEST_CASE("LVM: the issue's pool at 95% grows to 136 GiB, not 120 GiB") {
     CHECK(d.new_size == 136_GiB);
     CHECK(d.outcome == lvm_outcome::extend);
     // The same through the extend_policy steps, with the VG's limit as capacity.
-    const extend_decision p = lvm_thin_autoextend().decide(drive_state{1_TiB, 100_GiB, 95_GiB});
+    const extend_decision p = lvm_thin_autoextend().decide(
+        drive_state{drive_capacity(1_TiB), drive_physical(100_GiB), drive_allocation(95_GiB)});
     CHECK(p.action == extend_action::extend);
     CHECK(p.next_size == 136_GiB);
     CHECK(p.chunk == 36_GiB);
@@ -105,19 +106,23 @@ TEST_CASE("LVM: the issue's pool at 95% grows to 136 GiB, not 120 GiB") {
 TEST_CASE("LVM: the threshold itself, block for block") {
     const auto c = cfg(70, 20);
     // 100 GiB of 64 KiB blocks: 1638400; 70% is exactly 1146880 blocks, which is not above 70%.
-    CHECK(decide_lvm_autoextend(c, blocks(100_GiB, 1146880, 1638400)).outcome == lvm_outcome::none);
-    const auto one_more = decide_lvm_autoextend(c, blocks(100_GiB, 1146881, 1638400));
+    CHECK(decide_lvm_autoextend(c, with_blocks(100_GiB, 1146880, 1638400)).outcome == lvm_outcome::none);
+    const auto one_more = decide_lvm_autoextend(c, with_blocks(100_GiB, 1146881, 1638400));
     CHECK(one_more.outcome == lvm_outcome::extend);
     CHECK(one_more.amount == 20);
     CHECK(one_more.new_size == 120_GiB);  // 25600 + 5120 extents
     // In free-space terms: the block threshold is the 1146880th block's end (70 GiB).
-    const extend_decision at = lvm_thin_autoextend().decide(drive_state{1_TiB, 100_GiB, 70_GiB});
+    const extend_decision at = lvm_thin_autoextend().decide(
+        drive_state{drive_capacity(1_TiB), drive_physical(100_GiB), drive_allocation(70_GiB)});
     CHECK_FALSE(at.needs_extend);
     CHECK(at.block_threshold == 70_GiB);
-    CHECK(lvm_thin_autoextend().decide(drive_state{1_TiB, 100_GiB, bytes((70_GiB).count() + 1)}).needs_extend);
+    CHECK(lvm_thin_autoextend()
+              .decide(drive_state{drive_capacity(1_TiB), drive_physical(100_GiB),
+                                  drive_allocation(bytes((70_GiB).count() + 1))})
+              .needs_extend);
     // On 2e8 blocks one block above 70% is 70.0000005%, truncated to 70.000000%: no extend; two blocks extend.
-    CHECK(decide_lvm_autoextend(c, blocks(12800_GiB, 140000001, 200000000)).outcome == lvm_outcome::none);
-    CHECK(decide_lvm_autoextend(c, blocks(12800_GiB, 140000002, 200000000)).outcome == lvm_outcome::extend);
+    CHECK(decide_lvm_autoextend(c, with_blocks(12800_GiB, 140000001, 200000000)).outcome == lvm_outcome::none);
+    CHECK(decide_lvm_autoextend(c, with_blocks(12800_GiB, 140000002, 200000000)).outcome == lvm_outcome::extend);
     CHECK(lvm_trigger_blocks(200000000, 70) == 140000002);
     CHECK(lvm_trigger_blocks(1638400, 70) == 1146881);
 }
@@ -135,7 +140,9 @@ TEST_CASE("LVM: the clamp, percent 0, disabled") {
           lvm_outcome::disabled);
     CHECK(decide_lvm_autoextend(cfg(100, 0), lvm_volume_state::thin(10_GiB, 10_GiB, 64_KiB)).outcome ==
           lvm_outcome::disabled);  // disabled is checked first
-    CHECK_FALSE(lvm_thin_default().decide(drive_state{1_TiB, 10_GiB, 10_GiB}).needs_extend);
+    CHECK_FALSE(lvm_thin_default()
+                    .decide(drive_state{drive_capacity(1_TiB), drive_physical(10_GiB), drive_allocation(10_GiB)})
+                    .needs_extend);
 }
 
 TEST_CASE("LVM: partial extents, the VG's free space") {
@@ -156,19 +163,19 @@ TEST_CASE("LVM: partial extents, the VG's free space") {
 TEST_CASE("LVM: VDO pools grow by at least a slab") {
     const auto vdo = cfg(70, 20, lvm_volume_kind::vdo_pool);
     // 4 GiB (1024 extents) at 80%: 20% is 205 extents; one 2 GiB slab is 512, which wins.
-    auto d = decide_lvm_autoextend(vdo, blocks(4_GiB, 80, 100));
+    auto d = decide_lvm_autoextend(vdo, with_blocks(4_GiB, 80, 100));
     CHECK(d.amount == 20);
     CHECK(d.add_extents == 512);
     CHECK(d.new_size == 6_GiB);
     // A 128 MiB slab: at least 128 MiB + 128 KiB (journal and summary), so 33 extents of 4 MiB.
-    d = decide_lvm_autoextend(cfg(70, 20, lvm_volume_kind::vdo_pool, 128_MiB), blocks(40_MiB, 80, 100));
+    d = decide_lvm_autoextend(cfg(70, 20, lvm_volume_kind::vdo_pool, 128_MiB), with_blocks(40_MiB, 80, 100));
     CHECK(d.add_extents == 33);
 }
 
 TEST_CASE("LVM: a snapshot's COW grows no further than it is useful") {
     const auto snap = cfg(70, 20, lvm_volume_kind::snapshot);
-    lvm_volume_state s = blocks(1_GiB, 80, 100);  // 256 extents
-    s.cow_max = 1100_MiB;                         // 275 extents
+    lvm_volume_state s = with_blocks(1_GiB, 80, 100);  // 256 extents
+    s.cow_max = 1100_MiB;                              // 275 extents
     auto d = decide_lvm_autoextend(snap, s);
     CHECK(d.add_extents == 19);  // 20% would be 52 (to 308): capped at 275
     CHECK(d.new_size == 1100_MiB);
@@ -182,8 +189,8 @@ TEST_CASE("LVM: a thin pool's metadata") {
     // 8 MiB of metadata: 4 MiB is 50% of it, min(25%, 50%) must stay free: threshold min(80, 75) = 75.
     lvm_volume_state s = lvm_volume_state::thin(10_GiB, 1_GiB, 64_KiB);  // data at 10%: only metadata
     s.metadata_size = 8_MiB;
-    s.metadata_total = 2048;
-    s.metadata_used = 1639;  // 80.029296875%
+    s.metadata_total = blocks(2048);
+    s.metadata_used = blocks(1639);  // 80.029296875%
     auto d = decide_lvm_autoextend(cfg(80, 20), s);
     CHECK(d.metadata_threshold == 75);
     CHECK(d.metadata_usage == 80029296);
@@ -195,15 +202,15 @@ TEST_CASE("LVM: a thin pool's metadata") {
     CHECK(d.outcome == lvm_outcome::extend);
     // 1 GiB of metadata: 4 MiB is 0.39%, so 99.609375% may be used, truncated to 99: min(70, 99) = 70.
     s.metadata_size = 1_GiB;
-    s.metadata_used = 0;
-    s.metadata_total = 262144;
+    s.metadata_used = blocks(0);
+    s.metadata_total = blocks(262144);
     CHECK(decide_lvm_autoextend(cfg(70, 20), s).metadata_threshold == 70);
     CHECK(decide_lvm_autoextend(cfg(90, 20), s).metadata_threshold == 90);
     // Data growth grows the metadata to 64 bytes per data chunk: 136 GiB of 64 KiB chunks wants 136 MiB.
     s = lvm_volume_state::thin(100_GiB, 95_GiB, 64_KiB);
     s.metadata_size = 128_MiB;
-    s.metadata_total = 32768;
-    s.metadata_used = 100;
+    s.metadata_total = blocks(32768);
+    s.metadata_used = blocks(100);
     d = decide_lvm_autoextend(cfg(70, 20), s);
     CHECK(d.new_size == 136_GiB);
     CHECK(d.metadata_amount == 0);
@@ -224,7 +231,8 @@ TEST_CASE("LVM: the extend_policy steps decide as decide_lvm_autoextend does") {
                 const bytes size = bytes(extents << 22);
                 const bytes alloc = bytes(rng.below(size.count() + 1));
                 const auto want = decide_lvm_autoextend(c, lvm_volume_state::thin(size, alloc, 64_KiB));
-                const extend_decision got = p.decide(drive_state{bytes::max(), size, alloc});
+                const extend_decision got =
+                    p.decide(drive_state{drive_capacity(bytes::max()), drive_physical(size), drive_allocation(alloc)});
                 CAPTURE(threshold);
                 CAPTURE(percent);
                 CAPTURE(size.count());

@@ -24,14 +24,14 @@ rate mib_per_s(std::uint64_t n) { return rate(n << 20); }
 bytes mib_bytes(double n) { return bytes(static_cast<std::uint64_t>(n * mib)); }
 
 constexpr rate_aware_policy legacy_floor_policy() {
-    return make_rate_aware_policy(vdsm_config::make(1024, 50).value(), 6900_ms).value();
+    return make_rate_aware_policy(vdsm_config::make(1024_MiB, 50).value(), 6900_ms).value();
 }
 
 }  // namespace
 
 // The decision path stays constexpr: a 400 MiB/s writer gets 400 x 6.9 s = 2760 MiB of limit and chunk.
 static_assert([] {
-    drive_state s{10_GiB, 1_GiB, 0_B};
+    drive_state s{drive_capacity(10_GiB), drive_physical(1_GiB), drive_allocation(0_B)};
     s.write_rate = rate(400ULL << 20);
     const extend_decision d = legacy_floor_policy().decide(s);
     return d.limit == 2760_MiB && d.chunk == 2760_MiB && d.next_size == 3784_MiB && d.lv_size_after_extend == 3840_MiB;
@@ -119,8 +119,9 @@ TEST_CASE("policy: at rate 0 it is its floor, whatever the drive") {
     const vdsm_policy floor = vdsm_legacy();
     detail::xoshiro256 rng(8);
     for (int i = 0; i < 50000; ++i) {
-        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
-                      bytes(rng.next() >> rng.below(64))};
+        drive_state s{drive_capacity(bytes(rng.next() >> rng.below(64))),
+                      drive_physical(bytes(rng.next() >> rng.below(64))),
+                      drive_allocation(bytes(rng.next() >> rng.below(64)))};
         s.replicating = (i & 1) != 0;
         const extend_decision a = ra.decide(s);
         const extend_decision b = floor.decide(s);
@@ -132,8 +133,9 @@ TEST_CASE("policy: limit and chunk cover rate x budget, in whole MiB, within eve
     const rate_aware_policy ra = legacy_floor_policy();
     detail::xoshiro256 rng(9);
     for (int i = 0; i < 50000; ++i) {
-        drive_state s{bytes(rng.next() >> rng.below(64)), bytes(rng.next() >> rng.below(64)),
-                      bytes(rng.next() >> rng.below(64))};
+        drive_state s{drive_capacity(bytes(rng.next() >> rng.below(64))),
+                      drive_physical(bytes(rng.next() >> rng.below(64))),
+                      drive_allocation(bytes(rng.next() >> rng.below(64)))};
         s.write_rate = rate(rng.next() >> rng.below(64));
         const extend_decision d = ra.decide(s);
         const double need = static_cast<double>(s.write_rate.bytes_per_second()) * 6.9;
@@ -175,12 +177,13 @@ TEST_CASE("agent: a provisional estimate sizes an extend but does not start one"
     rate_aware_agent agent(legacy_floor_policy());
     agent.observe(observation{observation_kind::sample, -1.0_s, 0_B, 1_GiB});
     agent.observe(observation{observation_kind::sample, 1.0_s, mib_bytes(300), 1_GiB});  // lower bound 150, planned 300
-    const drive_state s{100_GiB, 1_GiB, mib_bytes(300)};
+    const drive_state s{drive_capacity(100_GiB), drive_physical(1_GiB), drive_allocation(mib_bytes(300))};
     const extend_decision d = agent.decide(s);
     CHECK(d.needs_extend);  // 724 MiB free < 300 x 6.9
     CHECK(d.action == extend_action::none);
     agent.observe(observation{observation_kind::sample, 3.0_s, mib_bytes(900), 1_GiB});  // measured: 300 MiB/s
-    CHECK(agent.decide(drive_state{100_GiB, 1_GiB, mib_bytes(900)}).action == extend_action::extend);
+    CHECK(agent.decide(drive_state{drive_capacity(100_GiB), drive_physical(1_GiB), drive_allocation(mib_bytes(900))})
+              .action == extend_action::extend);
     CHECK(agent.max_in_flight() == 2);
 }
 
@@ -276,7 +279,8 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
     rate_aware_agent reference = as_if;
     for (const observation& o : seen) reference.observe(o);
     for (std::uint64_t alloc_mib : {950u, 1100u, 1500u, 1900u}) {
-        const drive_state s{100_GiB, 2_GiB, mib_bytes(static_cast<double>(alloc_mib))};
+        const drive_state s{drive_capacity(100_GiB), drive_physical(2_GiB),
+                            drive_allocation(mib_bytes(static_cast<double>(alloc_mib)))};
         CAPTURE(alloc_mib);
         const extend_decision a = adapting.decide(s);
         CHECK(a == reference.decide(s));
@@ -284,11 +288,13 @@ TEST_CASE("adaptive agent: it decides as the rate-aware agent whose budget is ma
         CHECK(adapting.estimator().estimate() == off.estimator().estimate());
     }
     // 100 MiB/s x 11 s = 1100 MiB of limit and chunk (the floor's 512 and 1024 are smaller).
-    const extend_decision d = adapting.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
+    const extend_decision d =
+        adapting.decide(drive_state{drive_capacity(100_GiB), drive_physical(2_GiB), drive_allocation(mib_bytes(1000))});
     CHECK(d.limit == 1100_MiB);
     CHECK(d.chunk == 1100_MiB);
     // Without adaptation: the policy's 2 s budget, 200 MiB, under the floor's 512 MiB limit and 1 GiB chunk.
-    const extend_decision o = off.decide(drive_state{100_GiB, 2_GiB, mib_bytes(1000)});
+    const extend_decision o =
+        off.decide(drive_state{drive_capacity(100_GiB), drive_physical(2_GiB), drive_allocation(mib_bytes(1000))});
     CHECK(o.limit == 512_MiB);
     CHECK(o.chunk == 1_GiB);
     // The budget is capped at an hour.

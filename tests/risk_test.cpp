@@ -81,7 +81,7 @@ TEST_CASE("recommend: the smallest configuration that meets the target") {
                 CHECK(rec->max_rate >= mib_per_s(r));
                 // One extent less no longer meets the target.
                 if (rec->config.chunk() > 128_MiB) {
-                    const auto smaller = vdsm_config::make(rec->config.chunk_mb() - 128, percent).value();
+                    const auto smaller = vdsm_config::make(rec->config.chunk() - 128_MiB, percent).value();
                     CHECK(smaller.limit(false) < rec->required_limit);
                 }
             }

@@ -295,7 +295,9 @@ TEST_CASE("every run accounts for its space and time") {
                 CHECK(x.extends >=
                       extends_needed(p.initial_size(w.capacity), c.chunk(false), c.limit(false), w.write_size) - 1);
                 CHECK(x.pauses <= x.extends);
-                CHECK(x.final_physical <= p.decide(drive_state{w.capacity, 0_B, 0_B}).max_size_storage);
+                CHECK(x.final_physical <=
+                      p.decide(drive_state{drive_capacity(w.capacity), drive_physical(0_B), drive_allocation(0_B)})
+                          .max_size_storage);
             }
         }
     }
@@ -458,7 +460,7 @@ TEST_CASE("recommend_vdsm_per_vm: every chunk below the answer misses and the an
         std::vector<bool> meets(bound + 1, false);
         std::uint64_t first = 0;
         for (std::uint64_t k = 1; k <= bound; ++k) {
-            const vdsm_config c = vdsm_config::make_bytes(bytes(k * (128_MiB).count()), percent).value();
+            const vdsm_config c = vdsm_config::make(bytes(k * (128_MiB).count()), percent).value();
             meets[k] = check_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(c)), l, w, t, runs, seed).met;
             // The search's check, which stops a run at its miss and the runs at the target's miss, says the same.
             CHECK(meets_per_vm(static_agent<vdsm_policy>(make_vdsm_policy(c)), l, w, t, runs, seed) == meets[k]);
@@ -829,9 +831,7 @@ TEST_CASE("search_vdsm_setting on simulated VMs: the per-VM target over chunks a
     const per_vm_target t = per_vm_target::make(1, 0.9).value();
     const std::vector<std::uint32_t> grid = {0, 20, 40, 60};
     const std::uint64_t bound = vdsm_chunk_bound(w.write_size, 128_MiB);
-    const auto config = [](std::uint64_t e, std::uint32_t p) {
-        return vdsm_config::make_bytes(bytes(e << 27), p).value();
-    };
+    const auto config = [](std::uint64_t e, std::uint32_t p) { return vdsm_config::make(bytes(e << 27), p).value(); };
     const auto cost = [&](std::uint64_t e, std::uint32_t p) {
         const vdsm_config c = config(e, p);
         return vdsm_disk_cost_of(c).written_disk(c).count();
@@ -863,7 +863,7 @@ TEST_CASE("search_vdsm_setting on simulated VMs: the per-VM target over chunks a
     }
     // vdsm_disk_cost: the issue's pair, 2816 MiB at percent 0 against 3456 MiB at 20 for a 2765 MiB limit; percent 0
     // is extended at its first write.
-    const vdsm_config zero = vdsm_config::make(2816, 0).value(), twenty = vdsm_config::make(3456, 20).value();
+    const vdsm_config zero = vdsm_config::make(2816_MiB, 0).value(), twenty = vdsm_config::make(3456_MiB, 20).value();
     CHECK(vdsm_disk_cost_of(zero).new_disk == 2816_MiB);
     CHECK(vdsm_disk_cost_of(zero).before_first_extend == 0_B);
     CHECK(vdsm_disk_cost_of(zero).written_disk(zero) == 5632_MiB);

@@ -20,7 +20,7 @@ namespace {
 stratis_pool_state pool(bytes data, std::uint64_t used, bytes available) {
     stratis_pool_state s{};
     s.data_size = data;
-    s.data_used = used;
+    s.data_used = blocks(used);
     s.available = available;
     return s;
 }
@@ -162,12 +162,12 @@ TEST_CASE("Stratis: the metadata device in check() (thinpool.rs:1242-1262, 1582-
     const stratis_config c = stratis_data();
     auto s = pool(100_GiB, 0, 1_TiB);
     s.metadata_size = 64_MiB;  // 16384 blocks of 4 KiB
-    s.metadata_low_water = 1024;
-    s.metadata_used = 16384 - 1024;  // exactly at the mark: not under it
+    s.metadata_low_water = blocks(1024);
+    s.metadata_used = blocks(16384 - 1024);  // exactly at the mark: not under it
     auto d = decide_stratis_check(c, s);
     CHECK_FALSE(d.metadata_low_water);
     CHECK(d.metadata == stratis_outcome::none);  // and no estimate given: no growth
-    s.metadata_used = 16384 - 1023;
+    s.metadata_used = blocks(16384 - 1023);
     d = decide_stratis_check(c, s);
     CHECK(d.metadata_low_water);
     CHECK(d.metadata == stratis_outcome::extend);
@@ -181,7 +181,7 @@ TEST_CASE("Stratis: the metadata device in check() (thinpool.rs:1242-1262, 1582-
     s.datatier_usable = bytes::max();
     // 2 x growth over the available space: out of metadata space, error_if_no_space; the data step is skipped.
     s.available = 128_MiB - 1_B;
-    s.data_used = 100 * 1024;
+    s.data_used = blocks(100 * 1024);
     d = decide_stratis_check(c, s);
     CHECK(d.metadata == stratis_outcome::error_if_no_space);
     CHECK(d.out_of_metadata_space);
@@ -197,12 +197,12 @@ TEST_CASE("Stratis: the metadata device in check() (thinpool.rs:1242-1262, 1582-
     s.out_of_metadata_space = false;
     // Not at the mark: the size is thin_metadata_size's estimate x 8 when that is larger (devices added).
     s.available = 1_TiB;
-    s.metadata_used = 0;
-    s.metadata_estimate = 20000;  // x 8 = 160000 sectors -> 161792 (79 MiB)
+    s.metadata_used = blocks(0);
+    s.metadata_estimate = blocks(20000);  // x 8 = 160000 sectors -> 161792 (79 MiB)
     d = decide_stratis_check(c, s);
     CHECK(d.metadata_target == 79_MiB);
     CHECK(d.metadata_extend_by == 15_MiB);
-    s.metadata_estimate = 1000;  // 4 MiB: smaller than the device, which is never shrunk
+    s.metadata_estimate = blocks(1000);  // 4 MiB: smaller than the device, which is never shrunk
     CHECK(decide_stratis_check(c, s).metadata == stratis_outcome::none);
 }
 
@@ -210,8 +210,8 @@ TEST_CASE("Stratis: the overprovisioning guard on metadata (thinpool.rs:1600-162
     const stratis_config c = stratis_data();
     auto s = pool(100_GiB, 0, 1_TiB);
     s.metadata_size = 64_MiB;
-    s.metadata_used = 16000;
-    s.metadata_low_water = 1024;
+    s.metadata_used = blocks(16000);
+    s.metadata_low_water = blocks(1024);
     s.overprovisioning = false;
     s.datatier_usable = 200_GiB;
     // filesystems + MDV + 2 x metadata = 200 GiB - 640 MiB + 512 MiB + 128 MiB = the usable size: refused.
@@ -456,8 +456,8 @@ TEST_CASE("Stratis 3.0: the metadata's target and its cap (thinpool.rs:585-593 a
     CHECK(d.metadata_target == bytes(std::uint64_t{4161600} * 4096));
     CHECK(d.metadata_extend_by == 16240_MiB);  // 16256.25 - 16 = 16240.25, down to 16 MiB: 16240
     // The 3.1 rules' inputs mean nothing here: a low metadata mark, overprovisioning off.
-    s.metadata_used = 4000;
-    s.metadata_low_water = 1024;
+    s.metadata_used = blocks(4000);
+    s.metadata_low_water = blocks(1024);
     s.overprovisioning = false;
     CHECK(decide_stratis_check(c, s).metadata_extend_by == 16240_MiB);
 }

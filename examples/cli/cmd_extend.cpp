@@ -215,7 +215,8 @@ std::string decide_file(const Policy& policy, const std::string& path, bool repl
     row_writer w(f, out);
     w.begin();
     while (in.next()) {
-        drive_state s{in.size(c_cap), in.size(c_phys), in.size(c_alloc)};
+        drive_state s{drive_capacity(in.size(c_cap)), drive_physical(in.size(c_phys)),
+                      drive_allocation(in.size(c_alloc))};
         s.replicating = replicating;
         s.threshold_exceeded = exceeded;
         w.row(s, policy.decide(s));
@@ -235,7 +236,7 @@ std::string sequence(const Policy& policy, bytes capacity, bytes start, bool rep
     // disk can (an allocation above the maximum is improbable, and VDSM pauses the VM).
     const bytes fillable = policy.limits().max_size(capacity);
     for (std::uint64_t step = 0; step < max_steps; ++step) {
-        drive_state s{capacity, lv, min(lv, fillable)};
+        drive_state s{drive_capacity(capacity), drive_physical(lv), drive_allocation(min(lv, fillable))};
         s.replicating = replicating;
         const extend_decision d = policy.decide(s);
         t.add_row({cell::of(step), cell::of_size(lv), cell::of_size(d.block_threshold),
@@ -472,7 +473,7 @@ vdsm_config extend_vdsm_config(const args& a, const extend_mode& m) {
     const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
     const bytes extent = a.size("--extent").value_or(base.extent());
-    const auto cfg = vdsm_config::make_bytes(chunk, percent, extent);
+    const auto cfg = vdsm_config::make(chunk, percent, extent);
     if (!cfg) {
         const auto& e = cfg.error();
         const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";
@@ -518,7 +519,7 @@ int extend_vdsm(const args& a, const extend_mode& m, const drive_sizes& d) {
         if (seq)
             return sequence(policy, *capacity, physical ? *physical : policy.initial_size(*capacity), replicating,
                             max_steps, f, cut);
-        drive_state s{*capacity, *physical, *allocation};
+        drive_state s{drive_capacity(*capacity), drive_physical(*physical), drive_allocation(*allocation)};
         s.replicating = replicating;
         s.threshold_exceeded = exceeded;
         return decide_one(policy, s, f);

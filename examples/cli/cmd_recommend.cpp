@@ -285,8 +285,8 @@ plan_config rate_aware_floor(const args& a) {
     for (const std::string& name : a.values("--preset")) floors.push_back({name, vdsm_preset_option(name), true});
     if (a.has("--chunk")) {
         if (!a.has("--percent")) throw usage_error("--chunk and --percent go together");
-        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
-                                                 *a.count("--percent", 0, 99));
+        const auto cfg = vdsm_config::make(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                           *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
         floors.push_back({"custom", *cfg, true});
     }
@@ -655,7 +655,7 @@ std::vector<std::uint32_t> percent_grid(const request& q) {
 }
 
 vdsm_config config_at(std::uint64_t extents, std::uint32_t percent) {
-    return vdsm_config::make_bytes(bytes(extents * vdsm_extent.count()), percent, vdsm_extent).value();
+    return vdsm_config::make(bytes(extents * vdsm_extent.count()), percent, vdsm_extent).value();
 }
 
 /// What a setting costs: the disk written at all (vdsm_disk_cost's written_disk), in bytes.

@@ -44,8 +44,8 @@ inline std::vector<plan_config> configs_option(const args& a, const std::optiona
     for (const std::string& p : a.values("--preset")) presets.push_back({p, vdsm_preset_option(p)});
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
-        const auto cfg = vdsm_config::make_bytes(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
-                                                 *a.count("--percent", 0, 99));
+        const auto cfg = vdsm_config::make(*a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB"),
+                                           *a.count("--percent", 0, 99));
         if (!cfg) fail(cfg.error(), "--chunk");
         presets.push_back({config_label(*cfg), *cfg});
     }

@@ -429,11 +429,11 @@ inline cell percent_cell(std::int32_t units) { return cell::of_real(static_cast<
 inline std::vector<cell> lvm_row(const lvm_autoextend_config& c, const lvm_volume_state& s,
                                  std::optional<bytes> allocation, const lvm_autoextend_decision& d) {
     const bool meta = s.metadata_size.count() != 0 && !failed(d.outcome) && d.outcome != lvm_outcome::disabled;
-    const std::uint64_t total = s.total != 0 ? s.total : divide(s.size, c.pool_chunk(), rounding::down);
+    const blocks total = s.total.count() != 0 ? s.total : blocks_in(s.size, c.pool_chunk(), rounding::down);
     return {cell::of_size(s.size),
             allocation ? cell::of_size(*allocation) : cell(),  // --used-blocks gave the blocks instead
-            cell::of(s.used),
-            cell::of(total),
+            cell::of(s.used.count()),
+            cell::of(total.count()),
             percent_cell(d.usage),
             cell::of(c.threshold_percent()),
             cell::of(c.extend_percent()),
@@ -494,12 +494,12 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
     auto state_of = [&](bytes physical, std::optional<bytes> allocation) {
         lvm_volume_state s =
             lvm_volume_state::thin(physical, allocation.value_or(bytes(0)), c.pool_chunk(), vg_of(physical));
-        if (in.used_blocks) s.used = *in.used_blocks;
-        if (in.total_blocks) s.total = *in.total_blocks;
+        if (in.used_blocks) s.used = blocks(*in.used_blocks);
+        if (in.total_blocks) s.total = blocks(*in.total_blocks);
         if (in.metadata_size) {
             s.metadata_size = *in.metadata_size;
-            s.metadata_total = in.metadata_size->count() / 4096;  // dm-thin's metadata blocks are 4 KiB
-            s.metadata_used = divide(in.metadata_used.value_or(bytes(0)), bytes(4096), rounding::up);
+            s.metadata_total = blocks_in(*in.metadata_size, bytes(4096), rounding::down);  // dm-thin's are 4 KiB
+            s.metadata_used = blocks_in(in.metadata_used.value_or(bytes(0)), bytes(4096), rounding::up);
         }
         if (in.cow_max) s.cow_max = *in.cow_max;
         return s;
@@ -526,10 +526,10 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
         for (std::uint64_t step = 0; step < in.max_steps; ++step) {
             const std::uint64_t total = divide(size, c.pool_chunk(), rounding::down);
             lvm_volume_state s = lvm_volume_state::thin(size, bytes(0), c.pool_chunk(), saturating_sub(vg_limit, size));
-            s.used = lvm_trigger_blocks(total, c.threshold_percent());
+            s.used = blocks(lvm_trigger_blocks(total, c.threshold_percent()));
             const lvm_autoextend_decision d = decide_lvm_autoextend(c, s);
-            t.add_row({cell::of(step), cell::of_size(size), cell::of(s.used), percent_cell(d.usage), cell::of(d.amount),
-                       d.outcome == lvm_outcome::extend ? cell::of_size(d.new_size) : cell(),
+            t.add_row({cell::of(step), cell::of_size(size), cell::of(s.used.count()), percent_cell(d.usage),
+                       cell::of(d.amount), d.outcome == lvm_outcome::extend ? cell::of_size(d.new_size) : cell(),
                        cell::of_text(to_text(d.outcome))});
             if (d.outcome != lvm_outcome::extend || d.new_size <= size) return t.str(f);
             size = d.new_size;

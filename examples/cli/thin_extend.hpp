@@ -59,7 +59,7 @@ inline void stratis_data_inputs(const args& a, const stratis_config& c, const ch
     if (allocation.has_value() == used.has_value())
         throw usage_error("give --allocation (the data in use) or --used-blocks (1 MiB data blocks), one of them");
     s.data_size = *physical;
-    s.data_used = used ? *used : divide(*allocation, c.data_block(), rounding::up);
+    s.data_used = used ? blocks(*used) : blocks_in(*allocation, c.data_block(), rounding::up);
 }
 
 // stratisd 3.0's check (stratis-3.0-data, stratis-3.0-metadata): greedy data, metadata at 1/1000 of the tier.
@@ -80,8 +80,8 @@ inline std::string stratis_3_0_pool(const args& a, stratis_part part, const char
         s.datatier_usable = bytes(0);  // the data part alone: no metadata target (stratis-3.0-metadata asks that)
         const stratis_check_decision d = decide_stratis_check(c, s);
         return one_row({{"physical", cell::of_size(s.data_size)},
-                        {"used_blocks", cell::of(s.data_used)},
-                        {"free", cell::of_size(s.data_size - saturating_mul(c.data_block(), s.data_used))},
+                        {"used_blocks", cell::of(s.data_used.count())},
+                        {"free", cell::of_size(s.data_size - size_of(s.data_used, c.data_block()))},
                         {"backstore_free", cell::of_size(s.available)},
                         {"extend_by", cell::of_size(d.data_extend_by)},
                         {"new_size", cell::of_size(d.data_new_size)},
@@ -126,8 +126,8 @@ inline std::string stratis_pool(const args& a, extend_preset p, format f) {
         stratis_data_inputs(a, c, name, s);
         const stratis_check_decision d = decide_stratis_check(c, s);
         return one_row({{"physical", cell::of_size(s.data_size)},
-                        {"used_blocks", cell::of(s.data_used)},
-                        {"free", cell::of_size(s.data_size - saturating_mul(c.data_block(), s.data_used))},
+                        {"used_blocks", cell::of(s.data_used.count())},
+                        {"free", cell::of_size(s.data_size - size_of(s.data_used, c.data_block()))},
                         {"data_lowater", cell::of_size(c.data_lowater())},
                         {"trigger_blocks", cell::of(stratis_trigger_blocks(c, s.data_size))},
                         {"below_low_water", cell::of_flag(d.data_low_water)},
@@ -149,13 +149,13 @@ inline std::string stratis_pool(const args& a, extend_preset p, format f) {
                           " needs --metadata-used (4 KiB blocks in use, as a size) and "
                           "--metadata-low-water (the pool status's mark, in 4 KiB blocks)");
     s.metadata_size = *msize;
-    s.metadata_used = divide(*mused, bytes(4096), rounding::up);
-    s.metadata_low_water = *mark;
+    s.metadata_used = blocks_in(*mused, bytes(4096), rounding::up);
+    s.metadata_low_water = blocks(*mark);
     s.data_size = bytes::max();  // the data step is not asked: nothing is under its low water
     const stratis_check_decision d = decide_stratis_check(c, s);
     return one_row({{"metadata_size", cell::of_size(s.metadata_size)},
-                    {"metadata_used_blocks", cell::of(s.metadata_used)},
-                    {"metadata_low_water", cell::of(s.metadata_low_water)},
+                    {"metadata_used_blocks", cell::of(s.metadata_used.count())},
+                    {"metadata_low_water", cell::of(s.metadata_low_water.count())},
                     {"below_low_water", cell::of_flag(d.metadata_low_water)},
                     {"target", cell::of_size(d.metadata_target)},
                     {"extend_by", cell::of_size(d.metadata_extend_by)},

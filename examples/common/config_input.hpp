@@ -162,7 +162,7 @@ inline long long value_after(const std::string& line, std::size_t pos) {
 
 inline config_entry make_entry(long long mb, long long pct, const std::string& where, std::size_t line) {
     if (mb < 0 || pct < 0) throw usage_error(where + "expected a whole number after the setting's name");
-    const auto c = vdsm_config::make(static_cast<std::uint64_t>(mb), static_cast<std::uint64_t>(pct));
+    const auto c = vdsm_config::make(bytes(static_cast<std::uint64_t>(mb) << 20), static_cast<std::uint64_t>(pct));
     if (!c) throw usage_error(where + std::string(c.error().message().view()));
     return {*c, line};
 }

@@ -470,11 +470,11 @@ inline void daemon::step() {
     fill_.sample(t, st->data_used * lv_.chunk.count(), st->full());
     lvm_pool_view v{};
     v.size = lv_.size;
-    v.used = st->data_used;
-    v.total = st->data_total;
+    v.used = blocks(st->data_used);
+    v.total = blocks(st->data_total);
     v.metadata_size = lv_.metadata_size;
-    v.metadata_used = st->metadata_used;
-    v.metadata_total = st->metadata_total;
+    v.metadata_used = blocks(st->metadata_used);
+    v.metadata_total = blocks(st->metadata_total);
     v.vg_free = lv_.vg_free;
     v.taken = bytes(ps_.taken);
     // A pool that took nothing for a whole rate window is not filling: its floor only (fill_rate::still).

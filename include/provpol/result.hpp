@@ -393,7 +393,7 @@ private:
 };
 
 /// The value of r, or throws bad_result_access with the error's message: the throwing convenience over
-/// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560, 20));`).
+/// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560_MiB, 20));`).
 template <class T, class E>
 constexpr T value_or_throw(result<T, E> r) {
     return std::move(r).value();

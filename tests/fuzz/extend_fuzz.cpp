@@ -42,13 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t chunk_mb = in.u64() % (vdsm_config::max_chunk_mb + 2);  // includes invalid 0 and max + 1
     const std::uint64_t percent = in.u8() % 102;
     const std::uint64_t extent = std::uint64_t{1} << (in.u8() % 40);
-    drive_state s{bytes(in.size_like()), bytes(in.size_like()), bytes(in.size_like())};
+    drive_state s{drive_capacity(bytes(in.size_like())), drive_physical(bytes(in.size_like())),
+                  drive_allocation(bytes(in.size_like()))};
     s.replicating = in.flag();
     s.threshold_exceeded = in.flag();
     s.write_rate = rate(in.size_like());
     const milliseconds budget(static_cast<milliseconds::rep>(in.u32() % (max_latency_budget.count() + 2)));
 
-    const auto vc = vdsm_config::make(chunk_mb, percent, bytes(extent));
+    const auto vc = vdsm_config::make(bytes(chunk_mb << 20), percent, bytes(extent));
     const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 &&
                        extent >= (1u << 20) && extent <= (std::uint64_t{1} << 34);
     PROVPOL_FUZZ_CHECK(vc.has_value() == valid);

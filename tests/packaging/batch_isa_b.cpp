@@ -37,7 +37,8 @@ int main() {
     }
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const provpol::extend_decision d = provpol::vdsm_2022().decide(provpol::drive_state{c[i], p[i], a[i]});
+        const provpol::extend_decision d = provpol::vdsm_2022().decide(provpol::drive_state{
+            provpol::drive_capacity(c[i]), provpol::drive_physical(p[i]), provpol::drive_allocation(a[i])});
         const unsigned f = (d.needs_extend ? 1u : 0u) | (d.improbable_allocation ? 2u : 0u) | (d.can_extend ? 4u : 0u);
         if (ta[i] != tb[i] || na[i] != nb[i] || fa[i] != fb[i] || xa[i] != xb[i] || ta[i] != d.block_threshold ||
             na[i] != d.next_size || fa[i] != f || xa[i] != d.action)

@@ -44,14 +44,14 @@ namespace provpol {
 
 /// What lvm2 sees of a volume when dmeventd runs lvextend --use-policies on it.
 struct lvm_volume_state {
-    bytes size;                        ///< the LV's size now (the pool's data LV; whole extents)
-    std::uint64_t used = 0;            ///< blocks in use: the pool's used data blocks (dmsetup status)
-    std::uint64_t total = 0;           ///< blocks in all; 0 means size / pool chunk, rounded down (the kernel's)
-    bytes vg_free = bytes::max();      ///< the VG's free space (an lvextend it cannot satisfy fails whole)
-    bytes metadata_size{};             ///< thin pools: the metadata LV's size (0: not checked)
-    std::uint64_t metadata_used = 0;   ///< thin pools: used metadata blocks
-    std::uint64_t metadata_total = 0;  ///< thin pools: metadata blocks in all
-    bytes cow_max = bytes::max();      ///< snapshots: the largest useful COW (lvm2's cow_max_extents)
+    bytes size;                    ///< the LV's size now (the pool's data LV; whole extents)
+    blocks used{};                 ///< blocks in use: the pool's used data blocks (dmsetup status)
+    blocks total{};                ///< blocks in all; 0 means size / pool chunk, rounded down (the kernel's)
+    bytes vg_free = bytes::max();  ///< the VG's free space (an lvextend it cannot satisfy fails whole)
+    bytes metadata_size{};         ///< thin pools: the metadata LV's size (0: not checked)
+    blocks metadata_used{};        ///< thin pools: used metadata blocks (of 4 KiB)
+    blocks metadata_total{};       ///< thin pools: metadata blocks in all
+    bytes cow_max = bytes::max();  ///< snapshots: the largest useful COW (lvm2's cow_max_extents)
 
     /// A thin pool of `size` whose data holds `allocated` bytes: used blocks are allocated / chunk, rounded up
     /// (a block is taken whole), total blocks size / chunk, rounded down.
@@ -59,8 +59,8 @@ struct lvm_volume_state {
                                                              bytes vg_free = bytes::max()) noexcept {
         lvm_volume_state s{};
         s.size = size;
-        s.used = divide(allocated, pool_chunk, rounding::up);
-        s.total = divide(size, pool_chunk, rounding::down);
+        s.used = blocks_in(allocated, pool_chunk, rounding::up);
+        s.total = blocks_in(size, pool_chunk, rounding::down);
         s.vg_free = vg_free;
         return s;
     }
@@ -206,7 +206,7 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     d.new_size = s.size;
     d.metadata_new_size = s.metadata_size;
     const bool thin = c.kind() == lvm_volume_kind::thin_pool;
-    const std::uint64_t total = s.total != 0 ? s.total : divide(s.size, c.pool_chunk(), rounding::down);
+    const blocks total = s.total.count() != 0 ? s.total : blocks_in(s.size, c.pool_chunk(), rounding::down);
     d.usage = lvm_usage(s.used, total);
     if (!c.enabled()) {
         d.outcome = lvm_outcome::disabled;

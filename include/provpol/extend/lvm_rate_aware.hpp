@@ -75,14 +75,14 @@ PROVPOL_NODISCARD constexpr std::uint64_t lvm_metadata_extents_after(std::uint64
 
 /// What the extender sees of the pool and the VG at one decision.
 struct lvm_pool_view {
-    bytes size;                        ///< the pool's data LV (whole extents)
-    std::uint64_t used = 0;            ///< used data blocks (dmsetup status)
-    std::uint64_t total = 0;           ///< data blocks in all; 0 means size / chunk, rounded down
-    bytes metadata_size{};             ///< the metadata LV's size; 0: not known (its growth is not counted)
-    std::uint64_t metadata_used = 0;   ///< used metadata blocks (reported only)
-    std::uint64_t metadata_total = 0;  ///< metadata blocks in all (reported only)
-    bytes vg_free = bytes::max();      ///< the VG's free space
-    bytes taken{};                     ///< VG space this extender took so far (counts against max_vg_take)
+    bytes size;                    ///< the pool's data LV (whole extents)
+    blocks used{};                 ///< used data blocks (dmsetup status)
+    blocks total{};                ///< data blocks in all; 0 means size / chunk, rounded down
+    bytes metadata_size{};         ///< the metadata LV's size; 0: not known (its growth is not counted)
+    blocks metadata_used{};        ///< used metadata blocks of 4 KiB (dmsetup status)
+    blocks metadata_total{};       ///< metadata blocks in all
+    bytes vg_free = bytes::max();  ///< the VG's free space
+    bytes taken{};                 ///< VG space this extender took so far (counts against max_vg_take)
 };
 
 /// How a decision ends.
@@ -140,7 +140,7 @@ struct lvm_rate_aware_decision {
     bytes new_size;                          ///< the pool's data LV after the extend (its size now when none)
     std::uint64_t metadata_add_extents = 0;  ///< metadata extents lvm2 adds with the data (when its size is known)
     bytes vg_needed;                         ///< VG space the extend allocates: data and metadata
-    std::uint64_t metadata_free = 0;         ///< free metadata blocks (decide_metadata acts on them)
+    blocks metadata_free{};                  ///< free metadata blocks (decide_metadata acts on them)
     bytes floor;                             ///< F_min now: the free data space the pool keeps at least
 
     /// True when lvextend is to be run.
@@ -217,10 +217,9 @@ public:
         lvm_rate_aware_decision d{};
         d.new_size = v.size;
         const bytes chunk = s_.pool_chunk, e = s_.extent;
-        const std::uint64_t total = v.total != 0 ? v.total : divide(v.size, chunk, rounding::down);
-        const std::uint64_t used = v.used < total ? v.used : total;
-        d.free = bytes(saturating_mul(total - used, chunk.count()));
-        d.metadata_free = v.metadata_used < v.metadata_total ? v.metadata_total - v.metadata_used : 0;
+        const blocks total = v.total.count() != 0 ? v.total : blocks_in(v.size, chunk, rounding::down);
+        d.free = size_of(total - min(v.used, total), chunk);
+        d.metadata_free = v.metadata_total - v.metadata_used;
         const double svc = service.count() > 0.0 ? service.count() : 0.0;
         d.lead = seconds(s_.lead_factor * svc + s_.margin.count());
         const auto rb = static_cast<double>((r < s_.min_rate ? s_.min_rate : r).bytes_per_second());
@@ -258,11 +257,11 @@ public:
     PROVPOL_NODISCARD constexpr lvm_metadata_decision decide_metadata(const lvm_pool_view& v) const noexcept {
         lvm_metadata_decision m{};
         m.new_size = v.metadata_size;
-        if (v.metadata_size.count() == 0 || v.metadata_total == 0) return m;
+        if (v.metadata_size.count() == 0 || v.metadata_total.count() == 0) return m;
         lvm_volume_state st{};
         st.size = v.size;
-        st.used = 0;  // the data is the rate-aware rule's: lvm2's rule decides the metadata alone
-        st.total = 1;
+        st.used = blocks(0);  // the data is the rate-aware rule's: lvm2's rule decides the metadata alone
+        st.total = blocks(1);
         st.metadata_size = v.metadata_size;
         st.metadata_used = v.metadata_used;
         st.metadata_total = v.metadata_total;

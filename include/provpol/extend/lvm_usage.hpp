@@ -15,6 +15,7 @@
 #ifndef PROVPOL_EXTEND_LVM_USAGE_HPP
 #define PROVPOL_EXTEND_LVM_USAGE_HPP
 
+#include "../bytes.hpp"
 #include "../config.hpp"
 
 #include <cstdint>
@@ -43,6 +44,10 @@ PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(std::uint64_t used, std::uint
     if (p >= lvm_percent_100) return lvm_percent_100 - 1;
     if (p <= 0) return 1;
     return p;
+}
+/// The same for block counts (a pool's data or metadata blocks, both of one block size).
+PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(blocks used, blocks total) noexcept {
+    return lvm_usage(used.count(), total.count());
 }
 
 namespace detail {

@@ -57,7 +57,29 @@
 
 namespace provpol {
 
-/// What an agent knows about one drive when it decides.
+/// drive_state's three sizes, each a type named for its role (libvirt's virDomainBlockInfo: capacity, physical,
+/// allocation). drive_state's constructor takes only these, so passing a size in the wrong role does not compile:
+/// VDSM itself treats no combination of the three as impossible (oVirt/vdsm lib/vdsm/virt/thinp.py at fd4b0df
+/// reads them from libvirt's block stats unchecked; an allocation past the next size pauses the VM, a physical
+/// size at the maximum stops the extends), so no check made when the state is built could catch a swap.
+struct drive_capacity {
+    constexpr explicit drive_capacity(bytes v) noexcept : value(v) {}
+    bytes value;  ///< the virtual size the guest sees
+};
+/// The logical volume's size now (libvirt's physical).
+struct drive_physical {
+    constexpr explicit drive_physical(bytes v) noexcept : value(v) {}
+    bytes value;  ///< the LV's size
+};
+/// The highest offset written (libvirt's allocation).
+struct drive_allocation {
+    constexpr explicit drive_allocation(bytes v) noexcept : value(v) {}
+    bytes value;  ///< the highest offset written
+};
+
+/// What an agent knows about one drive when it decides. Made from its three sizes by role,
+/// `drive_state{drive_capacity(10_GiB), drive_physical(5_GiB), drive_allocation(4_GiB)}`; the flags and the write
+/// rate are set by name (`s.replicating = true`). A default-made state is all zeros.
 struct drive_state {
     bytes capacity;  ///< the virtual size the guest sees (qcow2 virtual size; for a thin pool, the most it may grow to)
     bytes physical;  ///< the size of the logical volume now
@@ -65,6 +87,10 @@ struct drive_state {
     bool replicating = false;         ///< the drive is being copied (live storage migration): VDSM doubles the chunk
     bool threshold_exceeded = false;  ///< a block-threshold event arrived since the last extend
     rate write_rate{};                ///< the observed write rate (0: unknown); static steps ignore it
+
+    constexpr drive_state() noexcept = default;
+    constexpr drive_state(drive_capacity c, drive_physical p, drive_allocation a) noexcept
+        : capacity(c.value), physical(p.value), allocation(a.value) {}
 };
 
 /// What the agent should do now.
@@ -285,7 +311,7 @@ struct extend_batch_input {
     PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return capacity.size(); }
     /// Drive i as decide() takes it.
     PROVPOL_NODISCARD constexpr drive_state drive(std::size_t i) const noexcept {
-        drive_state d{capacity[i], physical[i], allocation[i]};
+        drive_state d{drive_capacity(capacity[i]), drive_physical(physical[i]), drive_allocation(allocation[i])};
         d.replicating = !replicating.empty() && replicating[i];
         d.threshold_exceeded = !threshold_exceeded.empty() && threshold_exceeded[i];
         if (!write_rate.empty()) d.write_rate = write_rate[i];

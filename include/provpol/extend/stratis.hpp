@@ -273,11 +273,11 @@ PROVPOL_NODISCARD constexpr stratis_initial_sizes stratis_initial(const stratis_
 /// What stratisd reads of a pool when it runs check() (the pool's status, its table and its backstore).
 struct stratis_pool_state {
     bytes data_size;                       ///< the data device's size
-    std::uint64_t data_used = 0;           ///< used data blocks (the pool's status)
+    blocks data_used{};                    ///< used data blocks, of the configuration's data_block (the pool's status)
     bytes metadata_size{};                 ///< the metadata device's size
-    std::uint64_t metadata_used = 0;       ///< used metadata blocks of 4 KiB (the status)
-    std::uint64_t metadata_low_water = 0;  ///< the status's metadata low-water mark, in 4 KiB blocks (0: none given)
-    std::uint64_t metadata_estimate = 0;   ///< thin_metadata_size's sectors for the data tier (0: no growth from it)
+    blocks metadata_used{};                ///< used metadata blocks of 4 KiB (the status)
+    blocks metadata_low_water{};           ///< the status's metadata low-water mark, in 4 KiB blocks (0: none given)
+    blocks metadata_estimate{};            ///< thin_metadata_size's 512-byte sectors for the data tier (0: no growth)
     bytes available;                       ///< the backstore's unallocated space (available_in_backstore)
     bytes datatier_usable = bytes::max();  ///< the data tier's usable size (caps the doubled metadata)
     bool error_if_no_space = false;        ///< the pool's table has error_if_no_space (out_of_alloc_space)
@@ -336,14 +336,14 @@ namespace detail {
 constexpr void stratis_metadata_step(const stratis_config& c, const stratis_pool_state& s,
                                      stratis_check_decision& d) noexcept {
     d.metadata_new_size = s.metadata_size;
-    const std::uint64_t total = s.metadata_size.count() / 4096;
-    d.metadata_low_water = total - (s.metadata_used < total ? s.metadata_used : total) < s.metadata_low_water;
+    const blocks total = blocks_in(s.metadata_size, bytes(4096), rounding::down);
+    d.metadata_low_water = total - min(s.metadata_used, total) < s.metadata_low_water;
     if (s.out_of_metadata_space) {
         d.metadata = stratis_outcome::skipped;
         return;
     }
     d.metadata_target = d.metadata_low_water ? min(saturating_mul(s.metadata_size, 2), s.datatier_usable)
-                                             : stratis_metadata_size(c, s.metadata_estimate);
+                                             : stratis_metadata_size(c, s.metadata_estimate.count());
     const bytes growth = d.metadata_target - s.metadata_size;
     if (!s.overprovisioning && growth.count() != 0 &&
         s.filesystems_size + c.mdv_size() + saturating_mul(s.metadata_size, 2) >= s.datatier_usable) {
@@ -369,7 +369,7 @@ constexpr void stratis_metadata_step(const stratis_config& c, const stratis_pool
 constexpr void stratis_data_step(const stratis_config& c, const stratis_pool_state& s,
                                  stratis_check_decision& d) noexcept {
     d.data_new_size = s.data_size;
-    const bytes used = saturating_mul(c.data_block(), s.data_used);
+    const bytes used = size_of(s.data_used, c.data_block());
     d.data_low_water = s.data_size - used < c.data_lowater();
     if (!d.data_low_water) return;
     if (d.error_if_no_space) {
@@ -424,8 +424,8 @@ constexpr void stratis_3_0_check(const stratis_config& c, const stratis_pool_sta
         d.available_after = d.available_after - d.data_extend_by;
     }
     const std::uint64_t block = c.data_block().count();
-    d.low_water_blocks =
-        stratis_3_0_low_water(c, s.data_used, d.data_new_size.count() / block, d.available_after.count() / block);
+    d.low_water_blocks = stratis_3_0_low_water(c, s.data_used.count(), d.data_new_size.count() / block,
+                                               d.available_after.count() / block);
     d.error_if_no_space = true;  // ThinPool::new and setup put it in the table (thinpool.rs:416, :497)
 }
 }  // namespace detail

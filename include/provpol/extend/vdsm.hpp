@@ -48,14 +48,21 @@ public:
     /// The largest chunk accepted, in MiB (1 PiB): keeps the doubled chunk and every sum far from 2^64.
     static constexpr std::uint64_t max_chunk_mb = std::uint64_t{1} << 30;
 
-    /// Validates VDSM's two settings. The LVM extent (128 MiB in oVirt block storage domains) is the unit
-    /// lvextend rounds to.
-    PROVPOL_NODISCARD static constexpr result<vdsm_config> make(std::uint64_t chunk_mb, std::uint64_t percent,
+    /// Validates VDSM's two settings: the chunk ([irs] volume_utilization_chunk_mb, given as a size: a whole number
+    /// of MiB in [1 MiB, 1 PiB]) and the percent ([irs] volume_utilization_percent, in [0, 99]). The LVM extent (128
+    /// MiB in oVirt block storage domains) is the unit lvextend rounds to: a power of two in [1 MiB, 16 GiB]. The
+    /// chunk is a size and the percent an integer, so `make(2560_MiB, 20)` cannot be written the other way round,
+    /// and a bare number is never read as MiB.
+    PROVPOL_NODISCARD static constexpr result<vdsm_config> make(bytes chunk, std::uint64_t percent,
                                                                 bytes extent = bytes(std::uint64_t{128}
                                                                                      << 20)) noexcept {
-        if (chunk_mb < 1 || chunk_mb > max_chunk_mb)
-            return unexpected(error::out_of_range("volume_utilization_chunk_mb", error_value::of(chunk_mb),
-                                                  error_value::of(1), error_value::of(max_chunk_mb)));
+        if (chunk.count() < (std::uint64_t{1} << 20) || chunk.count() > (max_chunk_mb << 20))
+            return unexpected(error::out_of_range("volume_utilization_chunk_mb", error_value::of_size(chunk.count()),
+                                                  error_value::of_size(std::uint64_t{1} << 20),
+                                                  error_value::of_size(max_chunk_mb << 20)));
+        if (chunk.count() % (std::uint64_t{1} << 20) != 0)
+            return unexpected(error::not_a_multiple("volume_utilization_chunk_mb", error_value::of_size(chunk.count()),
+                                                    error_value::of_size(std::uint64_t{1} << 20)));
         if (percent > 99)
             return unexpected(error::out_of_range("volume_utilization_percent", error_value::of(percent),
                                                   error_value::of(0), error_value::of(99)));
@@ -65,20 +72,12 @@ public:
             return unexpected(error::out_of_range("extent_size", error_value::of_size(extent.count()),
                                                   error_value::of_size(std::uint64_t{1} << 20),
                                                   error_value::of_size(std::uint64_t{1} << 34)));
-        return vdsm_config(chunk_mb, static_cast<std::uint32_t>(percent), extent);
+        return vdsm_config(chunk.count() >> 20, static_cast<std::uint32_t>(percent), extent);
     }
-    /// The same, from a chunk in bytes (which must be a whole number of MiB, as VDSM's setting is).
-    PROVPOL_NODISCARD static constexpr result<vdsm_config> make_bytes(bytes chunk, std::uint64_t percent,
-                                                                      bytes extent = bytes(std::uint64_t{128}
-                                                                                           << 20)) noexcept {
-        if (chunk.count() < (std::uint64_t{1} << 20) || chunk.count() > (max_chunk_mb << 20))
-            return unexpected(error::out_of_range("volume_utilization_chunk", error_value::of_size(chunk.count()),
-                                                  error_value::of_size(std::uint64_t{1} << 20),
-                                                  error_value::of_size(max_chunk_mb << 20)));
-        if (chunk.count() % (std::uint64_t{1} << 20) != 0)
-            return unexpected(error::not_a_multiple("volume_utilization_chunk", error_value::of_size(chunk.count()),
-                                                    error_value::of_size(std::uint64_t{1} << 20)));
-        return make(chunk.count() >> 20, percent, extent);
+    /// make's earlier name, kept for one release (CHANGELOG.md): make takes the chunk as a size now.
+    [[deprecated("use make(bytes chunk, percent, extent)")]] PROVPOL_NODISCARD static constexpr result<vdsm_config>
+    make_bytes(bytes chunk, std::uint64_t percent, bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
+        return make(chunk, percent, extent);
     }
 
     PROVPOL_NODISCARD constexpr std::uint64_t chunk_mb() const noexcept { return chunk_.count() >> 20; }
@@ -424,13 +423,13 @@ std::size_t vdsm_batch_blocks_avx2(const Policy& p, const extend_batch_input& in
 /// oVirt VDSM 4.50 (2022, BZ#2051997): volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20:
 /// extend by 2.5 GiB when free space falls under 2048 MiB; a new empty disk takes 2.5 GiB.
 PROVPOL_NODISCARD constexpr vdsm_policy vdsm_2022() noexcept {
-    return make_vdsm_policy(vdsm_config::make(2560, 20).value());
+    return make_vdsm_policy(vdsm_config::make(bytes(std::uint64_t{2560} << 20), 20).value());
 }
 
 /// oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50: extend by
 /// 1 GiB when free space falls under 512 MiB; a new empty disk takes 1 GiB.
 PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept {
-    return make_vdsm_policy(vdsm_config::make(1024, 50).value());
+    return make_vdsm_policy(vdsm_config::make(bytes(std::uint64_t{1024} << 20), 50).value());
 }
 
 // ============================================================================================================

@@ -172,7 +172,7 @@ private:
         }
     }
     PROVPOL_NODISCARD drive_state state(bytes allocation) const noexcept {
-        drive_state s{capacity_, bytes(physical_), allocation};
+        drive_state s{drive_capacity(capacity_), drive_physical(bytes(physical_)), drive_allocation(allocation)};
         s.threshold_exceeded = exceeded_;
         return s;
     }

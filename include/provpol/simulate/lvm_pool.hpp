@@ -281,13 +281,13 @@ private:
         read_done_ = true;
         lvm_volume_state s{};
         s.size = bytes(size_);
-        s.used = used_blocks();
-        s.total = total_;
+        s.used = blocks(used_blocks());
+        s.total = blocks(total_);
         s.vg_free = vg_free_;
         if (metadata_total_ != 0) {
             s.metadata_size = metadata_size_;
-            s.metadata_used = metadata_used_blocks();
-            s.metadata_total = metadata_total_;
+            s.metadata_used = blocks(metadata_used_blocks());
+            s.metadata_total = blocks(metadata_total_);
         }
         decision_ = decide_lvm_autoextend(c_, s);
     }
@@ -360,12 +360,12 @@ private:
         sample_full_ = used >= total_;
         lvm_pool_view v{};
         v.size = bytes(size_);
-        v.used = used;
-        v.total = total_;
+        v.used = blocks(used);
+        v.total = blocks(total_);
         if (metadata_total_ != 0) {
             v.metadata_size = metadata_size_;
-            v.metadata_used = metadata_used_blocks();
-            v.metadata_total = metadata_total_;
+            v.metadata_used = blocks(metadata_used_blocks());
+            v.metadata_total = blocks(metadata_total_);
         }
         v.vg_free = vg_free_;
         v.taken = taken_;

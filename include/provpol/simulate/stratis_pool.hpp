@@ -232,11 +232,11 @@ private:
     void start_check() noexcept {
         stratis_pool_state s{};
         s.data_size = bytes(size_);
-        s.data_used = cached_used_;
+        s.data_used = blocks(cached_used_);
         s.metadata_size = meta_;
-        s.metadata_used = cached_meta_used_;
-        s.metadata_low_water = cached_meta_mark_;
-        s.metadata_estimate = estimate_;
+        s.metadata_used = blocks(cached_meta_used_);
+        s.metadata_low_water = blocks(cached_meta_mark_);
+        s.metadata_estimate = blocks(estimate_);
         s.available = available_;
         s.datatier_usable = usable_;
         s.error_if_no_space = error_mode_;

@@ -47,7 +47,7 @@ std::string ask(const stratis_config& c, std::map<std::string, std::string>& r) 
     if (r["rule"] == "data") {
         stratis_pool_state s{};
         s.data_size = bytes(u64(r["data_size_bytes"]));
-        s.data_used = u64(r["data_used_blocks"]);
+        s.data_used = provpol::blocks(u64(r["data_used_blocks"]));
         s.available = bytes(u64(r["available_bytes"]));
         const stratis_check_decision d = decide_stratis_check(c, s);
         if (d.data == stratis_outcome::extend) return "extend:" + std::to_string(d.data_new_size.count());
