@@ -16,7 +16,8 @@ int main() {
 
     // oVirt VDSM 4.50 ([irs] volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20): a 10 GiB drive
     // on a 5 GiB LV written to 3.5 GiB is past the threshold (2048 MiB before the end) and grows by one chunk.
-    const auto extend = provpol::vdsm_2022().decide({10_GiB, 5_GiB, 3584_MiB});
+    const auto extend = provpol::vdsm_2022().decide(provpol::drive_state{
+        provpol::drive_capacity(10_GiB), provpol::drive_physical(5_GiB), provpol::drive_allocation(3584_MiB)});
     check(extend.needs_extend && extend.block_threshold == 3_GiB && extend.next_size == 7680_MiB,
           "vdsm-2022 extends a 5 GiB LV written to 3.5 GiB to 7.5 GiB, threshold 3 GiB");
 
