@@ -440,6 +440,7 @@ TEST_CASE("lvm_rate_aware: min_rate stands in for a lower observed rate, in the 
         const auto at8 = plain.decide(pool(64_MiB, used), mib_s(8), seconds(0.5));
         CHECK(d.outcome == at8.outcome);
         CHECK(d.add_extents == at8.add_extents);
+        CHECK(d.rate_used == mib_s(8));
     }
     CHECK(c.decide(pool(64_MiB, 769), rate(0), seconds(0.5)).add_extents == 61);
     // A higher observed rate is taken as it is: 16 MiB/s needs 32 MiB free (512 used: exactly, none; 513: extend).

@@ -485,11 +485,10 @@ inline void daemon::step() {
     const std::string line =
         "decide used=" + std::to_string(st->data_used) + "/" + std::to_string(st->data_total) + " mode=" + st->mode +
         " free=" + std::to_string(d.free.count()) + " floor=" + std::to_string(d.floor.count()) +
-        " rate=" + std::to_string((r < o_.burst_rate ? o_.burst_rate : r).bytes_per_second()) +
-        " service=" + fmt("%.3f", service.count()) + " lead=" + fmt("%.3f", d.lead.count()) +
-        " outcome=" + to_text(d.outcome) + " limit=" + to_text(d.limit) + " add=" + std::to_string(d.add.count()) +
-        " new_size=" + std::to_string(d.new_size.count()) + " vg_needed=" + std::to_string(d.vg_needed.count()) +
-        (waiting ? " (backing off)" : "");
+        " rate=" + std::to_string(d.rate_used.bytes_per_second()) + " service=" + fmt("%.3f", service.count()) +
+        " lead=" + fmt("%.3f", d.lead.count()) + " outcome=" + to_text(d.outcome) + " limit=" + to_text(d.limit) +
+        " add=" + std::to_string(d.add.count()) + " new_size=" + std::to_string(d.new_size.count()) +
+        " vg_needed=" + std::to_string(d.vg_needed.count()) + (waiting ? " (backing off)" : "");
     const std::string key = std::string(to_text(d.outcome)) + to_text(d.limit) + (waiting ? "w" : "");
     const bool changed = key != last_printed_;
     if (d.extends() || changed)

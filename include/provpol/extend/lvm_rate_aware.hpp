@@ -142,6 +142,7 @@ struct lvm_rate_aware_decision {
     bytes vg_needed;                         ///< VG space the extend allocates: data and metadata
     blocks metadata_free{};                  ///< free metadata blocks (decide_metadata acts on them)
     bytes floor;                             ///< F_min now: the free data space the pool keeps at least
+    rate rate_used{};                        ///< r: the observed rate, or min_rate when that is higher
 
     /// True when lvextend is to be run.
     PROVPOL_NODISCARD constexpr bool extends() const noexcept { return add_extents != 0; }
@@ -222,7 +223,8 @@ public:
         d.metadata_free = v.metadata_total - v.metadata_used;
         const double svc = service.count() > 0.0 ? service.count() : 0.0;
         d.lead = seconds(s_.lead_factor * svc + s_.margin.count());
-        const auto rb = static_cast<double>((r < s_.min_rate ? s_.min_rate : r).bytes_per_second());
+        d.rate_used = r < s_.min_rate ? s_.min_rate : r;
+        const auto rb = static_cast<double>(d.rate_used.bytes_per_second());
         const auto free = static_cast<double>(d.free.count());
         const auto size = static_cast<double>(v.size.count());
         const double pct = s_.min_free_percent / 100.0;
