@@ -13,12 +13,12 @@
 #define PROVPOL_REGISTRY_HPP
 
 #include "config.hpp"
+#include "detail/traits.hpp"
 #include "error.hpp"
 #include "result.hpp"
 #include "text.hpp"
 
 #include <cstddef>
-#include <utility>
 
 namespace provpol {
 
@@ -81,7 +81,7 @@ struct registry_slot {
 template <class Seq, class... Def>
 struct registry_slots;
 template <std::size_t... I, class... Def>
-struct registry_slots<std::index_sequence<I...>, Def...> : registry_slot<I, Def>... {
+struct registry_slots<detail::index_sequence<I...>, Def...> : registry_slot<I, Def>... {
     constexpr explicit registry_slots(const Def&... d) noexcept : registry_slot<I, Def>{d}... {}
 };
 template <std::size_t I, class Def>
@@ -129,12 +129,12 @@ public:
     /// of one kind is built from (make's return type tells the kind at compile time).
     template <class F>
     constexpr void for_each(F&& f) const {
-        for_each_of(f, std::index_sequence_for<Make...>{});
+        for_each_of(f, detail::index_sequence_for<Make...>{});
     }
 
 private:
     template <class F, std::size_t... I>
-    constexpr void for_each_of(F& f, std::index_sequence<I...>) const {
+    constexpr void for_each_of(F& f, detail::index_sequence<I...>) const {
         (f(detail::slot_def<I>(slots_).info, detail::slot_def<I>(slots_).make), ...);
     }
     template <std::size_t I, class F>
@@ -148,7 +148,7 @@ private:
         }
     }
 
-    detail::registry_slots<std::index_sequence_for<Make...>, preset_def<Id, Make>...> slots_;
+    detail::registry_slots<detail::index_sequence_for<Make...>, preset_def<Id, Make>...> slots_;
     preset_table<Id, size> table_;
 };
 template <class Id, class... Make>
@@ -198,6 +198,54 @@ PROVPOL_NODISCARD constexpr const Entry* find_preset(const Entry (&table)[N], te
         if (name == e.name) return &e;
     return nullptr;
 }
+
+namespace detail {
+// A family's lists as variable templates: a variable template's initializer is evaluated only where it is used, so
+// the lists are built (in a constant expression) in the translation units that read them, not in every one that
+// includes the family's header. The three families' lists took a tenth of provpol.hpp's compile cost
+// (tools/compile_cost.sh --instructions).
+template <const auto& Registry>
+inline constexpr preset_list preset_names_v = preset_names(Registry.table());
+template <const auto& Registry>
+inline constexpr preset_list preset_choices_v = preset_choices(preset_names_v<Registry>);
+}  // namespace detail
+
+namespace detail {
+// `t`, as an expression that depends on D: in a function template whose only template parameter is D (a defaulted
+// `class Deferred = void` that callers never name), the calls it takes part in are compiled when the function is
+// called, not when its header is included. The families' parse and accessor functions are written so.
+template <class D, class T>
+constexpr const T& deferred(const T& t) noexcept {
+    return t;
+}
+}  // namespace detail
+
+/// A family's names as a list ("vdsm-2022, vdsm-legacy, ..."), or with "one of " in front when `Choices` (what an
+/// unknown name's error quotes): a handle to a preset_list of static storage duration, made from the registry the
+/// first time a translation unit reads it. Usable in constant expressions, and as a `const preset_list&`.
+template <const auto& Registry, bool Choices = false>
+class preset_list_of {
+public:
+    /// The list itself, of static storage duration.
+    PROVPOL_NODISCARD constexpr const preset_list& list() const noexcept {
+        if constexpr (Choices) {
+            // An unknown name's error lists every choice: with a long setting name and the name given (up to
+            // error::max_text), the message must still hold all of them.
+            static_assert(detail::preset_choices_v<Registry>.size() + 4 < preset_list::capacity(),
+                          "the choices are not cut short");
+            static_assert(detail::preset_choices_v<Registry>.size() + 160 <= error_message::capacity(),
+                          "the choices fit an error message");
+            return detail::preset_choices_v<Registry>;
+        } else {
+            return detail::preset_names_v<Registry>;
+        }
+    }
+    // NOLINTNEXTLINE(google-explicit-constructor): the handle stands for its list
+    constexpr operator const preset_list&() const noexcept { return list(); }
+    PROVPOL_NODISCARD constexpr const char* c_str() const noexcept { return list().c_str(); }
+    PROVPOL_NODISCARD constexpr text_view view() const noexcept { return list().view(); }
+    PROVPOL_NODISCARD constexpr std::size_t size() const noexcept { return list().size(); }
+};
 
 /// The id of the preset named `name`; the error lists `choices` (a preset_list with static storage, e.g. the
 /// family's extend_preset_choices): "preset: unknown value 'vdsm-2023': expected one of vdsm-2022, ...".

@@ -5,12 +5,11 @@
 #define PROVPOL_RESULT_HPP
 
 #include "config.hpp"
+#include "detail/traits.hpp"
 #include "error.hpp"
 
 #include <cstdint>
 #include <new>
-#include <type_traits>
-#include <utility>
 #include "text.hpp"
 
 // std::exception, bad_result_access's base: libstdc++ declares it in <new> (bits/exception.h); <exception> adds
@@ -29,11 +28,11 @@ namespace provpol {
 template <class E>
 class unexpected {
 public:
-    constexpr explicit unexpected(const E& e) noexcept(std::is_nothrow_copy_constructible_v<E>) : e_(e) {}
-    constexpr explicit unexpected(E&& e) noexcept(std::is_nothrow_move_constructible_v<E>) : e_(std::move(e)) {}
+    constexpr explicit unexpected(const E& e) noexcept(noexcept(E(e))) : e_(e) {}
+    constexpr explicit unexpected(E&& e) noexcept(noexcept(E(static_cast<E&&>(e)))) : e_(static_cast<E&&>(e)) {}
     PROVPOL_NODISCARD constexpr const E& error() const& noexcept { return e_; }
     PROVPOL_NODISCARD constexpr E& error() & noexcept { return e_; }
-    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return std::move(e_); }
+    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return detail::move(e_); }
 
 private:
     E e_;
@@ -46,8 +45,8 @@ unexpected(E) -> unexpected<E>;
 template <class E>
 class bad_result_access : public std::exception {
 public:
-    explicit bad_result_access(E e) : e_(std::move(e)) {
-        if constexpr (std::is_same_v<E, ::provpol::error>) {
+    explicit bad_result_access(E e) : e_(detail::move(e)) {
+        if constexpr (detail::is_same_v<E, ::provpol::error>) {
             what_ = e_.message();
         } else {
             what_.append("provpol: bad result access");
@@ -69,38 +68,14 @@ class PROVPOL_NODISCARD result;
 
 namespace detail {
 
-// Type traits as the compilers' builtins where they have them: the std traits instantiate a class template and a
-// completeness check per type (in g++ 12, a constexpr function for each), which for every result<T> and every
-// policy's contract check adds up to a sixth of the umbrella header's compile time (tools/compile_cost.sh
-// --instructions; clang's -ftime-trace shows the same trees).
-#if defined(__clang__) || defined(__GNUC__)
+// Whether T is trivially copyable and destructible (detail/traits.hpp: the compilers' builtins, not <type_traits>).
 template <class T>
-inline constexpr bool is_trivially_copyable_v = __is_trivially_copyable(T);
-template <class T, class... Args>
-inline constexpr bool is_constructible_v = __is_constructible(T, Args...);
-#else
-template <class T>
-inline constexpr bool is_trivially_copyable_v = std::is_trivially_copyable_v<T>;
-template <class T, class... Args>
-inline constexpr bool is_constructible_v = std::is_constructible_v<T, Args...>;
-#endif
-
-// Whether T is trivially copyable and destructible.
-#if defined(__clang__)
-template <class T>
-inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __is_trivially_destructible(T);
-#elif defined(__GNUC__)
-template <class T>
-inline constexpr bool is_trivial_value_v = __is_trivially_copyable(T) && __has_trivial_destructor(T);
-#else
-template <class T>
-inline constexpr bool is_trivial_value_v = std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>;
-#endif
+inline constexpr bool is_trivial_value_v = is_trivially_copyable_v<T> && is_trivially_destructible_v<T>;
 
 // Whether result<T, E>'s value constructor takes a U: T is constructible from it and it is neither the result
 // itself nor an unexpected<E> (those have their own constructors). The specializations answer for the latter
 // without asking whether T is constructible from them, which every `return unexpected(...)` would otherwise ask.
-template <class T, class E, class U, class D = std::remove_cv_t<std::remove_reference_t<U>>>
+template <class T, class E, class U, class D = detail::remove_cv_t<detail::remove_reference_t<U>>>
 inline constexpr bool is_value_arg_v = is_constructible_v<T, U&&>;
 template <class T, class E, class U>
 inline constexpr bool is_value_arg_v<T, E, U, unexpected<E>> = false;
@@ -131,8 +106,8 @@ struct copy_move_gate<false, false> {
     ~copy_move_gate() = default;
 };
 template <class T, class E>
-using result_gate = copy_move_gate<std::is_copy_constructible_v<T> && std::is_copy_constructible_v<E>,
-                                   std::is_move_constructible_v<T> && std::is_move_constructible_v<E>>;
+using result_gate = copy_move_gate<detail::is_copy_constructible_v<T> && detail::is_copy_constructible_v<E>,
+                                   detail::is_move_constructible_v<T> && detail::is_move_constructible_v<E>>;
 
 struct in_place_value_t {};
 struct in_place_error_t {};
@@ -145,10 +120,10 @@ template <class T, class E, bool = is_trivial_value_v<T>&& is_trivial_value_v<E>
 struct result_storage {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(std::forward<Args>(args)...), has_(true) {}
+        : val_(detail::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(std::forward<Args>(args)...), has_(false) {}
+        : err_(detail::forward<Args>(args)...), has_(false) {}
     union {
         T val_;
         E err_;
@@ -160,10 +135,10 @@ template <class T, class E>
 struct result_storage<T, E, false> {
     template <class... Args>
     constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(std::forward<Args>(args)...), has_(true) {}
+        : val_(detail::forward<Args>(args)...), has_(true) {}
     template <class... Args>
     constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(std::forward<Args>(args)...), has_(false) {}
+        : err_(detail::forward<Args>(args)...), has_(false) {}
     result_storage(const result_storage& o) : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(o.val_);
@@ -171,12 +146,12 @@ struct result_storage<T, E, false> {
             ::new (static_cast<void*>(&err_)) E(o.err_);
     }
     result_storage(result_storage&& o) noexcept(
-        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
+        detail::is_nothrow_move_constructible_v<T>&& detail::is_nothrow_move_constructible_v<E>)
         : has_(o.has_) {
         if (has_)
-            ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+            ::new (static_cast<void*>(&val_)) T(detail::move(o.val_));
         else
-            ::new (static_cast<void*>(&err_)) E(std::move(o.err_));
+            ::new (static_cast<void*>(&err_)) E(detail::move(o.err_));
     }
     // Assignment gives the strong guarantee: when the state changes, the new member is built before the old one
     // is destroyed (through a temporary, or by restoring the old one if building throws), so a throwing copy
@@ -195,17 +170,17 @@ struct result_storage<T, E, false> {
         return *this;
     }
     result_storage& operator=(result_storage&& o) noexcept(
-        std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_assignable_v<T>&&
-            std::is_nothrow_move_constructible_v<E>&& std::is_nothrow_move_assignable_v<E>) {
+        detail::is_nothrow_move_constructible_v<T>&& detail::is_nothrow_move_assignable_v<T>&&
+            detail::is_nothrow_move_constructible_v<E>&& detail::is_nothrow_move_assignable_v<E>) {
         if (this == &o) return *this;
         if (has_ && o.has_)
-            val_ = std::move(o.val_);
+            val_ = detail::move(o.val_);
         else if (!has_ && !o.has_)
-            err_ = std::move(o.err_);
+            err_ = detail::move(o.err_);
         else if (o.has_)
-            reinit(val_, err_, std::move(o.val_));
+            reinit(val_, err_, detail::move(o.val_));
         else
-            reinit(err_, val_, std::move(o.err_));
+            reinit(err_, val_, detail::move(o.err_));
         has_ = o.has_;
         return *this;
     }
@@ -213,27 +188,27 @@ struct result_storage<T, E, false> {
     // throw; through a temporary when moving cannot; else by moving the old one aside and back on failure.
     template <class New, class Old, class Arg>
     static void reinit(New& new_member, Old& old_member, Arg&& arg) {
-        if constexpr (std::is_nothrow_constructible_v<New, Arg&&>) {
+        if constexpr (detail::is_nothrow_constructible_v<New, Arg&&>) {
             old_member.~Old();
-            ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
-        } else if constexpr (std::is_nothrow_move_constructible_v<New>) {
-            New tmp(std::forward<Arg>(arg));
+            ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
+        } else if constexpr (detail::is_nothrow_move_constructible_v<New>) {
+            New tmp(detail::forward<Arg>(arg));
             old_member.~Old();
-            ::new (static_cast<void*>(&new_member)) New(std::move(tmp));
+            ::new (static_cast<void*>(&new_member)) New(detail::move(tmp));
         } else {
-            static_assert(std::is_nothrow_move_constructible_v<Old>,
+            static_assert(detail::is_nothrow_move_constructible_v<Old>,
                           "result: assignment needs T or E to move without throwing (as std::expected)");
-            Old saved(std::move(old_member));
+            Old saved(detail::move(old_member));
             old_member.~Old();
 #if PROVPOL_HAS_EXCEPTIONS
             try {
-                ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
+                ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
             } catch (...) {
-                ::new (static_cast<void*>(&old_member)) Old(std::move(saved));
+                ::new (static_cast<void*>(&old_member)) Old(detail::move(saved));
                 throw;
             }
 #else
-            ::new (static_cast<void*>(&new_member)) New(std::forward<Arg>(arg));
+            ::new (static_cast<void*>(&new_member)) New(detail::forward<Arg>(arg));
 #endif
         }
     }
@@ -258,8 +233,8 @@ struct result_storage<T, E, false> {
 /// C++23 is mechanical. value() on an error throws bad_result_access<E> through PROVPOL_THROW.
 template <class T, class E = error>
 class PROVPOL_NODISCARD result : private detail::result_gate<T, E> {
-    static_assert(!std::is_reference_v<T>, "result<T, E>: T must not be a reference");
-    static_assert(!std::is_same_v<std::remove_cv_t<T>, detail::in_place_value_t>, "result<T, E>: invalid T");
+    static_assert(!detail::is_reference_v<T>, "result<T, E>: T must not be a reference");
+    static_assert(!detail::is_same_v<detail::remove_cv_t<T>, detail::in_place_value_t>, "result<T, E>: invalid T");
 
 public:
     using value_type = T;
@@ -268,24 +243,24 @@ public:
     /// A value, explicit exactly when T's own conversion from U is (std::expected's explicit(!is_convertible_v<U, T>)):
     /// `return bytes(42);` and `result<bytes> r = bytes(42);` compile, `result<bytes> r = 42;` does not, as
     /// `bytes b = 42;` does not.
-    template <class U = T, std::enable_if_t<detail::is_value_arg_v<T, E, U> && std::is_convertible_v<U&&, T>, int> = 0>
+    template <class U = T, detail::enable_if_t<detail::is_value_arg_v<T, E, U> && detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
-    constexpr result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
-    template <class U = T, std::enable_if_t<detail::is_value_arg_v<T, E, U> && !std::is_convertible_v<U&&, T>, int> = 0>
+    constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
+    template <class U = T, detail::enable_if_t<detail::is_value_arg_v<T, E, U> && !detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
-    constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, std::forward<U>(v)) {}
+    constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
 
     /// An error: `return unexpected(error::out_of_range(...));`. The non-template constructor takes the common
     /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
     /// such return); the templates take the others.
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
-    template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
-    template <class G, class = std::enable_if_t<std::is_constructible_v<E, G&&>>>
+    template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, G&&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
+    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
 
     PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
     constexpr explicit operator bool() const noexcept { return s_.has_; }
@@ -301,7 +276,7 @@ public:
     }
     PROVPOL_NODISCARD constexpr T&& value() && {
         check();
-        return std::move(s_.val_);
+        return detail::move(s_.val_);
     }
 
     /// The error. Precondition: !has_value().
@@ -336,23 +311,23 @@ public:
     /// `value_or(0)` on a result<bytes> is a compile error, not an explicit constructor called silently.
     template <class U>
     PROVPOL_NODISCARD constexpr T value_or(U&& fallback) const& {
-        static_assert(std::is_convertible_v<U&&, T>,
+        static_assert(detail::is_convertible_v<U&&, T>,
                       "result::value_or: the fallback must convert to T implicitly (write value_or(T(...)))");
-        return s_.has_ ? s_.val_ : static_cast<T>(std::forward<U>(fallback));
+        return s_.has_ ? s_.val_ : static_cast<T>(detail::forward<U>(fallback));
     }
 
     /// f(value) -> result<U, E> on a value; the same error otherwise.
     template <class F>
     constexpr auto and_then(F&& f) const& {
-        using R = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return std::forward<F>(f)(s_.val_);
+        using R = detail::remove_cv_t<detail::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return detail::forward<F>(f)(s_.val_);
         return R(unexpected<E>(s_.err_));
     }
     /// result<U, E>{f(value)} on a value; the same error otherwise.
     template <class F>
     constexpr auto transform(F&& f) const& {
-        using U = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<F>(f)(s_.val_))>>;
-        if (s_.has_) return result<U, E>(std::forward<F>(f)(s_.val_));
+        using U = detail::remove_cv_t<detail::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        if (s_.has_) return result<U, E>(detail::forward<F>(f)(s_.val_));
         return result<U, E>(unexpected<E>(s_.err_));
     }
 
@@ -373,8 +348,8 @@ public:
 
     constexpr result() noexcept : s_(detail::in_place_value_t{}) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, std::move(u).error()) {}
-    template <class G, class = std::enable_if_t<std::is_constructible_v<E, const G&>>>
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
 
@@ -396,7 +371,7 @@ private:
 /// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560_MiB, 20));`).
 template <class T, class E>
 constexpr T value_or_throw(result<T, E> r) {
-    return std::move(r).value();
+    return detail::move(r).value();
 }
 
 }  // namespace provpol

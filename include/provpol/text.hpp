@@ -12,11 +12,11 @@
 #define PROVPOL_TEXT_HPP
 
 #include "config.hpp"
+#include "detail/traits.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <type_traits>
 
 namespace provpol {
 
@@ -32,13 +32,13 @@ public:
     constexpr text_view(const char* s) noexcept : data_(s), size_(s ? length(s) : 0) {}
     /// From std::string, std::string_view or anything else with data() and size().
     template <class S,
-              class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<const S&>().data()), const char*> &&
-                                       std::is_integral_v<decltype(std::declval<const S&>().size())>>>
+              class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<const S&>().data()), const char*> &&
+                                       detail::is_integral_v<decltype(detail::declval<const S&>().size())>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr text_view(const S& s) noexcept : data_(s.data()), size_(static_cast<std::size_t>(s.size())) {}
 
     /// To std::string, std::string_view, or any type constructible from (pointer, size).
-    template <class S, class = std::enable_if_t<std::is_constructible_v<S, const char*, std::size_t>>>
+    template <class S, class = detail::enable_if_t<detail::is_constructible_v<S, const char*, std::size_t>>>
     constexpr explicit operator S() const {
         return S(data_, size_);
     }

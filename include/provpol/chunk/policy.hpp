@@ -34,11 +34,11 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
+#include "../detail/traits.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace provpol {
 
@@ -244,17 +244,17 @@ struct rsync_block_length {
 namespace detail {
 
 template <class S, class = void>
-struct has_default_size : std::false_type {};
+struct has_default_size : detail::false_type {};
 template <class S>
 struct has_default_size<
-    S, std::void_t<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>()))>>
-    : std::is_same<decltype(std::declval<const S&>().default_size(std::declval<const device_limits&>())), bytes> {};
+    S, detail::void_t<decltype(detail::declval<const S&>().default_size(detail::declval<const device_limits&>()))>>
+    : detail::is_same<decltype(detail::declval<const S&>().default_size(detail::declval<const device_limits&>())), bytes> {};
 
 template <class S, bool = has_default_size<S>::value>
-struct default_size_is_noexcept : std::false_type {};
+struct default_size_is_noexcept : detail::false_type {};
 template <class S>
 struct default_size_is_noexcept<S, true>
-    : std::bool_constant<noexcept(std::declval<const S&>().default_size(std::declval<const device_limits&>()))> {};
+    : detail::bool_constant<noexcept(detail::declval<const S&>().default_size(detail::declval<const device_limits&>()))> {};
 
 constexpr std::uint64_t gcd(std::uint64_t a, std::uint64_t b) noexcept {
     while (b != 0) {

@@ -8,12 +8,12 @@
 #define PROVPOL_CHUNK_PRESETS_HPP
 
 #include "../config.hpp"
+#include "../detail/traits.hpp"
 #include "../registry.hpp"
 #include "../result.hpp"
 #include "../text.hpp"
 #include "policy.hpp"
 
-#include <utility>
 
 namespace provpol {
 
@@ -243,13 +243,15 @@ static_assert(chunk_preset_registry.holds_every_id_through(chunk_tool::ovirt_ima
 /// The family's entries (chunk_preset_registry's table).
 inline constexpr const preset_table<chunk_tool, decltype(chunk_preset_registry)::size>& chunk_preset_table =
     chunk_preset_registry.table();
-/// The presets' names, and the same after "one of " for errors.
-inline constexpr preset_list chunk_preset_names = preset_names(chunk_preset_table);
-inline constexpr preset_list chunk_preset_choices = detail::preset_choices(chunk_preset_names);
-/// Reads a chunk preset's name ("xapi-redo-log", ...).
+/// The presets' names, and the same after "one of " for errors (each a preset_list_of: built where it is read).
+inline constexpr preset_list_of<chunk_preset_registry> chunk_preset_names{};
+inline constexpr preset_list_of<chunk_preset_registry, true> chunk_preset_choices{};
+/// Reads a chunk preset's name ("xapi-redo-log", ...). (A template only so that its body is compiled where it is
+/// called, not in every translation unit that includes the header: call it as a function.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name,
                                                                   const char* setting = "preset") noexcept {
-    return parse_preset(chunk_preset_table, chunk_preset_choices, name, setting);
+    return parse_preset(chunk_preset_table, detail::deferred<Deferred>(chunk_preset_choices).list(), name, setting);
 }
 /// The preset's name.
 PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_name(chunk_preset_table, t); }
@@ -259,7 +261,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return 
 /// 0: set its default_step.file_length for the file in question.
 template <class F>
 constexpr decltype(auto) with_chunk_preset(chunk_tool t, F&& f) {
-    return chunk_preset_registry.visit(t, std::forward<F>(f));
+    return chunk_preset_registry.visit(t, detail::forward<F>(f));
 }
 
 }  // namespace provpol

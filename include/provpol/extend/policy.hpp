@@ -49,11 +49,11 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
+#include "../detail/traits.hpp"
 #include "../result.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 namespace provpol {
 
@@ -178,48 +178,48 @@ constexpr extend_action extend_action_of(bool can_extend, bool threshold_exceede
 
 namespace detail {
 template <class T, class = void>
-struct has_limit : std::false_type {};
+struct has_limit : detail::false_type {};
 template <class T>
-struct has_limit<T, std::enable_if_t<std::is_same_v<
-                        decltype(std::declval<const T&>().limit(std::declval<const drive_state&>(), bytes())), bytes>>>
-    : std::true_type {};
+struct has_limit<T, detail::enable_if_t<detail::is_same_v<
+                        decltype(detail::declval<const T&>().limit(detail::declval<const drive_state&>(), bytes())), bytes>>>
+    : detail::true_type {};
 template <class T, class = void>
-struct has_improbable : std::false_type {};
+struct has_improbable : detail::false_type {};
 template <class T>
 struct has_improbable<
-    T, std::enable_if_t<std::is_same_v<
-           decltype(std::declval<const T&>().improbable(std::declval<const drive_state&>(), bytes())), bool>>>
-    : std::true_type {};
+    T, detail::enable_if_t<detail::is_same_v<
+           decltype(detail::declval<const T&>().improbable(detail::declval<const drive_state&>(), bytes())), bool>>>
+    : detail::true_type {};
 template <class T, class = void>
-struct has_chunk : std::false_type {};
+struct has_chunk : detail::false_type {};
 template <class T>
-struct has_chunk<T, std::enable_if_t<std::is_same_v<
-                        decltype(std::declval<const T&>().chunk(std::declval<const drive_state&>())), bytes>>>
-    : std::true_type {};
+struct has_chunk<T, detail::enable_if_t<detail::is_same_v<
+                        decltype(detail::declval<const T&>().chunk(detail::declval<const drive_state&>())), bytes>>>
+    : detail::true_type {};
 template <class T, class = void>
-struct has_initial_size : std::false_type {};
+struct has_initial_size : detail::false_type {};
 template <class T>
 struct has_initial_size<
-    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().initial_size(bytes())), bytes>>>
-    : std::true_type {};
+    T, detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().initial_size(bytes())), bytes>>>
+    : detail::true_type {};
 template <class T, class = void>
-struct has_limits_api : std::false_type {};
+struct has_limits_api : detail::false_type {};
 template <class T>
 struct has_limits_api<
-    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().max_size(bytes())), bytes> &&
-                        std::is_same_v<decltype(std::declval<const T&>().max_size_storage(bytes())), bytes> &&
-                        std::is_same_v<decltype(std::declval<const T&>().request(bytes(), bytes())), bytes> &&
-                        std::is_same_v<decltype(std::declval<const T&>().lv_size(bytes())), bytes>>> : std::true_type {
+    T, detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().max_size(bytes())), bytes> &&
+                        detail::is_same_v<decltype(detail::declval<const T&>().max_size_storage(bytes())), bytes> &&
+                        detail::is_same_v<decltype(detail::declval<const T&>().request(bytes(), bytes())), bytes> &&
+                        detail::is_same_v<decltype(detail::declval<const T&>().lv_size(bytes())), bytes>>> : detail::true_type {
 };
 template <class T, class = void>
-struct has_fast_decide : std::false_type {};
+struct has_fast_decide : detail::false_type {};
 template <class T>
 struct has_fast_decide<
-    T, std::enable_if_t<
-           std::is_same_v<decltype(std::declval<const T&>().fast_path_applies(std::declval<const drive_state&>())),
+    T, detail::enable_if_t<
+           detail::is_same_v<decltype(detail::declval<const T&>().fast_path_applies(detail::declval<const drive_state&>())),
                           bool> &&
-           std::is_same_v<decltype(std::declval<const T&>().decide_fast(std::declval<const drive_state&>())),
-                          extend_decision>>> : std::true_type {};
+           detail::is_same_v<decltype(detail::declval<const T&>().decide_fast(detail::declval<const drive_state&>())),
+                          extend_decision>>> : detail::true_type {};
 }  // namespace detail
 
 /// T can be an extend_policy's Trigger (see the header comment).
@@ -258,7 +258,7 @@ public:
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_view(const T (&a)[N]) noexcept : data_(a), size_(N) {}
     template <class C,
-              class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<const C&>().data()), const T*>>>
+              class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<const C&>().data()), const T*>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_view(const C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
 
@@ -282,7 +282,7 @@ public:
     template <std::size_t N>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_span(T (&a)[N]) noexcept : data_(a), size_(N) {}
-    template <class C, class = std::enable_if_t<std::is_convertible_v<decltype(std::declval<C&>().data()), T*>>>
+    template <class C, class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<C&>().data()), T*>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_span(C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
 
@@ -334,13 +334,13 @@ struct decide_one_archetype {
     void operator()(std::size_t) const noexcept {}
 };
 template <class T, class = void>
-struct has_batch_prefix : std::false_type {};
+struct has_batch_prefix : detail::false_type {};
 template <class T>
 struct has_batch_prefix<
-    T, std::enable_if_t<std::is_same_v<decltype(std::declval<const T&>().decide_batch_prefix(
-                                           std::declval<const extend_batch_input&>(),
-                                           std::declval<const extend_batch_output&>(), decide_one_archetype{})),
-                                       std::size_t>>> : std::true_type {};
+    T, detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().decide_batch_prefix(
+                                           detail::declval<const extend_batch_input&>(),
+                                           detail::declval<const extend_batch_output&>(), decide_one_archetype{})),
+                                       std::size_t>>> : detail::true_type {};
 }  // namespace detail
 
 /// T, playing all three roles, offers a batch kernel (see the header comment).
@@ -353,7 +353,7 @@ inline constexpr bool has_batch_prefix_v = detail::has_batch_prefix<T>::value;
 namespace detail {
 
 // The steps, each once: a type that plays several roles is one object.
-template <class T, class G, class L, bool Shared = std::is_same_v<T, G>&& std::is_same_v<G, L>>
+template <class T, class G, class L, bool Shared = detail::is_same_v<T, G>&& detail::is_same_v<G, L>>
 struct extend_steps {
     constexpr extend_steps(T t, G g, L l) noexcept : trigger(t), growth(g), limits(l) {}
     PROVPOL_NODISCARD constexpr const T& get_trigger() const noexcept { return trigger; }
@@ -392,7 +392,7 @@ class extend_policy {
         detail::has_limits_api<Limits>::value,
         "extend_policy: Limits must provide max_size, max_size_storage, request and lv_size (see extend/policy.hpp)");
 
-    static constexpr bool shared = std::is_same_v<Trigger, Growth> && std::is_same_v<Growth, Limits>;
+    static constexpr bool shared = detail::is_same_v<Trigger, Growth> && detail::is_same_v<Growth, Limits>;
 
 public:
     using trigger_type = Trigger;
@@ -400,10 +400,10 @@ public:
     using limits_type = Limits;
 
     /// A policy of three step types.
-    template <bool S = shared, std::enable_if_t<!S, int> = 0>
+    template <bool S = shared, detail::enable_if_t<!S, int> = 0>
     constexpr extend_policy(Trigger trigger, Growth growth, Limits limits) noexcept : steps_(trigger, growth, limits) {}
     /// A policy of one step type that plays all three roles (stored once).
-    template <bool S = shared, std::enable_if_t<S, int> = 0>
+    template <bool S = shared, detail::enable_if_t<S, int> = 0>
     constexpr explicit extend_policy(Trigger steps) noexcept : steps_(steps) {}
 
     PROVPOL_NODISCARD constexpr const Trigger& trigger() const noexcept { return steps_.get_trigger(); }
@@ -540,8 +540,8 @@ PROVPOL_NODISCARD constexpr result<void> decide_batch(const Policy& policy, cons
     if (auto ok = detail::check_batch(in, out); !ok) return ok;
     std::size_t i = 0;
     using steps = typename Policy::trigger_type;
-    if constexpr (std::is_same_v<steps, typename Policy::growth_type> &&
-                  std::is_same_v<steps, typename Policy::limits_type> && has_batch_prefix_v<steps>) {
+    if constexpr (detail::is_same_v<steps, typename Policy::growth_type> &&
+                  detail::is_same_v<steps, typename Policy::limits_type> && has_batch_prefix_v<steps>) {
         if (!detail::constant_evaluated())
             i = policy.trigger().decide_batch_prefix(
                 in, out, [&](std::size_t j) noexcept { detail::decide_batch_one(policy, in, out, j); });

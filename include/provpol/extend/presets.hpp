@@ -8,6 +8,7 @@
 #define PROVPOL_EXTEND_PRESETS_HPP
 
 #include "../registry.hpp"
+#include "../detail/traits.hpp"
 #include "../text.hpp"
 #include "docker_devmapper.hpp"  // IWYU pragma: export
 #include "lvm.hpp"               // IWYU pragma: export
@@ -17,7 +18,6 @@
 #include "vdsm.hpp"              // IWYU pragma: export
 #include "xenserver_lvhd.hpp"    // IWYU pragma: export
 
-#include <type_traits>
 
 namespace provpol {
 
@@ -139,18 +139,17 @@ static_assert(extend_preset_registry.holds_every_id_through(extend_preset::strat
 /// The family's entries (extend_preset_registry's table).
 inline constexpr const preset_table<extend_preset, decltype(extend_preset_registry)::size>& extend_presets =
     extend_preset_registry.table();
-/// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend", and the same after "one of " for errors.
-inline constexpr preset_list extend_preset_names = preset_names(extend_presets);
-inline constexpr preset_list extend_preset_choices = detail::preset_choices(extend_preset_names);
-// An unknown name's error lists every choice: with a long setting name and the name given (up to error::max_text),
-// the message must still hold all of them.
-static_assert(extend_preset_choices.size() + 4 < preset_list::capacity(), "the choices are not cut short");
-static_assert(extend_preset_choices.size() + 160 <= error_message::capacity(), "the choices fit an error message");
+/// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend, ...", and the same after "one of " for errors (each a
+/// preset_list_of: built where it is read).
+inline constexpr preset_list_of<extend_preset_registry> extend_preset_names{};
+inline constexpr preset_list_of<extend_preset_registry, true> extend_preset_choices{};
 
-/// Reads an extend preset's name.
+/// Reads an extend preset's name. (A template only so that its body is compiled where it is called, not in every
+/// translation unit that includes the header: call it as a function.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view name,
                                                                       const char* setting = "preset") noexcept {
-    return parse_preset(extend_presets, extend_preset_choices, name, setting);
+    return parse_preset(extend_presets, detail::deferred<Deferred>(extend_preset_choices).list(), name, setting);
 }
 /// The preset's name.
 PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { return preset_name(extend_presets, p); }
@@ -158,11 +157,11 @@ PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { retu
 namespace detail {
 // The kinds of extend preset, by what the registry makes of them.
 template <class V>
-inline constexpr bool is_vdsm_preset_v = std::is_same_v<V, vdsm_policy>;
+inline constexpr bool is_vdsm_preset_v = detail::is_same_v<V, vdsm_policy>;
 template <class V>
-inline constexpr bool is_lvm_preset_v = std::is_same_v<V, lvm_thin_policy> || std::is_same_v<V, lvm_autoextend_config>;
+inline constexpr bool is_lvm_preset_v = detail::is_same_v<V, lvm_thin_policy> || detail::is_same_v<V, lvm_autoextend_config>;
 template <class V>
-inline constexpr bool is_stratis_preset_v = std::is_same_v<V, stratis_config>;
+inline constexpr bool is_stratis_preset_v = detail::is_same_v<V, stratis_config>;
 struct vdsm_kind {
     template <class V>
     static constexpr bool of = is_vdsm_preset_v<V>;
@@ -176,7 +175,7 @@ struct stratis_kind {
     static constexpr bool of = is_stratis_preset_v<V>;
 };
 // "prefix" and the names of the registry's presets of a kind, "a, b, c", and ")": the accessors' errors.
-template <class Kind>
+template <class Kind, class Deferred>
 constexpr preset_list extend_kind_message(const char* prefix) noexcept {
     preset_list out;
     out.append(prefix);
@@ -190,45 +189,53 @@ constexpr preset_list extend_kind_message(const char* prefix) noexcept {
     out.append(')');
     return out;
 }
+// The accessors' errors, as variable templates: built where an accessor is compiled, not where the header is included.
+template <class Deferred = void>
 inline constexpr preset_list vdsm_from_lvm =
-    extend_kind_message<vdsm_kind>("an LVM preset is not a VDSM configuration (expected one of ");
+    extend_kind_message<vdsm_kind, Deferred>("an LVM preset is not a VDSM configuration (expected one of ");
+template <class Deferred = void>
 inline constexpr preset_list vdsm_from_other =
-    extend_kind_message<vdsm_kind>("a Stratis or XenServer preset is not a VDSM configuration (expected one of ");
+    extend_kind_message<vdsm_kind, Deferred>("a Stratis or XenServer preset is not a VDSM configuration (expected one of ");
+template <class Deferred = void>
 inline constexpr preset_list lvm_from_vdsm =
-    extend_kind_message<lvm_kind>("a VDSM preset is not an LVM configuration (expected one of ");
+    extend_kind_message<lvm_kind, Deferred>("a VDSM preset is not an LVM configuration (expected one of ");
+template <class Deferred = void>
 inline constexpr preset_list lvm_from_other =
-    extend_kind_message<lvm_kind>("a Stratis or XenServer preset is not an LVM configuration (expected one of ");
+    extend_kind_message<lvm_kind, Deferred>("a Stratis or XenServer preset is not an LVM configuration (expected one of ");
+template <class Deferred = void>
 inline constexpr preset_list stratis_from_other =
-    extend_kind_message<stratis_kind>("not a Stratis preset (expected one of ");
+    extend_kind_message<stratis_kind, Deferred>("not a Stratis preset (expected one of ");
 }  // namespace detail
 
 /// The VDSM configuration of a VDSM preset; an error naming the setting for one that is not VDSM's.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
                                                                const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<vdsm_config> {
-        using V = std::remove_cv_t<std::remove_reference_t<decltype(v)>>;
+        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
         if constexpr (detail::is_vdsm_preset_v<V>)
             return v.trigger().config;
         else
             return unexpected(error::unsupported(
-                setting, static_text::of_static(detail::is_lvm_preset_v<V> ? detail::vdsm_from_lvm.c_str()
-                                                                           : detail::vdsm_from_other.c_str())));
+                setting, static_text::of_static(detail::is_lvm_preset_v<V> ? detail::vdsm_from_lvm<Deferred>.c_str()
+                                                                           : detail::vdsm_from_other<Deferred>.c_str())));
     });
 }
 
 /// The LVM autoextend configuration of an LVM preset; an error naming the setting for one that is not LVM's.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_preset p,
                                                                         const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<lvm_autoextend_config> {
-        using V = std::remove_cv_t<std::remove_reference_t<decltype(v)>>;
-        if constexpr (std::is_same_v<V, lvm_thin_policy>)
+        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
+        if constexpr (detail::is_same_v<V, lvm_thin_policy>)
             return v.trigger().config;
-        else if constexpr (std::is_same_v<V, lvm_autoextend_config>)
+        else if constexpr (detail::is_same_v<V, lvm_autoextend_config>)
             return v;
         else
             return unexpected(error::unsupported(
-                setting, static_text::of_static(detail::is_vdsm_preset_v<V> ? detail::lvm_from_vdsm.c_str()
-                                                                            : detail::lvm_from_other.c_str())));
+                setting, static_text::of_static(detail::is_vdsm_preset_v<V> ? detail::lvm_from_vdsm<Deferred>.c_str()
+                                                                            : detail::lvm_from_other<Deferred>.c_str())));
     });
 }
 
@@ -253,6 +260,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(stratis_part p) noexcept {
 }
 
 /// The part of the check a Stratis preset names; an error naming the setting for one that is not Stratis's.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<stratis_part> stratis_part_of(extend_preset p,
                                                                  const char* setting = "preset") noexcept {
     switch (p) {
@@ -271,19 +279,20 @@ PROVPOL_NODISCARD constexpr result<stratis_part> stratis_part_of(extend_preset p
         default:
             break;
     }
-    return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other.c_str())));
+    return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
 }
 
 /// The Stratis constants of a Stratis preset: stratisd 3.0's for the stratis-3.0-* presets, the 3.1 line's (as
 /// stratisd 3.9.2 has them) for the others; an error naming the setting for one that is not Stratis's.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<stratis_config> stratis_config_of(extend_preset p,
                                                                      const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<stratis_config> {
-        using V = std::remove_cv_t<std::remove_reference_t<decltype(v)>>;
+        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
         if constexpr (detail::is_stratis_preset_v<V>)
             return v;
         else
-            return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other.c_str())));
+            return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
     });
 }
 

@@ -438,7 +438,7 @@ PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept {
 /// A new volume's size when the caller asks for an explicit initial size (VDSM's
 /// calculate_volume_alloc_size for sparse volumes): floor(initial * 1.1) for qcow2 metadata, the initial size
 /// rejected when above the storage-side maximum for the capacity. Returns the LV size (rounded up to the extent).
-template <class Limits, class = std::enable_if_t<is_extend_limits_v<Limits>>>
+template <class Limits, class = detail::enable_if_t<is_extend_limits_v<Limits>>>
 PROVPOL_NODISCARD constexpr result<bytes> initial_size_for(const Limits& limits, bytes capacity,
                                                            bytes requested) noexcept {
     // blockVolume.py: the request itself is checked against the maximum, and the overhead added after (so an

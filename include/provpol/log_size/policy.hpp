@@ -29,12 +29,12 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
+#include "../detail/traits.hpp"
 #include "../result.hpp"
 #include "geometry.hpp"
 #include "result.hpp"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace provpol {
 

@@ -184,17 +184,19 @@ inline constexpr const preset_table<log_preset, decltype(log_preset_registry)::s
     log_preset_registry.table();
 /// Every preset, in the order the CLI lists them (log_preset_registry's ids).
 inline constexpr preset_ids<log_preset, decltype(log_preset_registry)::size> all_log_presets = ids_of(log_presets);
-/// The presets' names, and the same after "one of " for errors.
-inline constexpr preset_list log_preset_names = preset_names(log_presets);
-inline constexpr preset_list log_preset_choices = detail::preset_choices(log_preset_names);
+/// The presets' names, and the same after "one of " for errors (each a preset_list_of: built where it is read).
+inline constexpr preset_list_of<log_preset_registry> log_preset_names{};
+inline constexpr preset_list_of<log_preset_registry, true> log_preset_choices{};
 
 /// The preset's name as the CLI spells it ("xfsprogs-6.1").
 PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_name(log_presets, p); }
 
-/// Reads a preset name ("xfsprogs-6.1", ...).
+/// Reads a preset name ("xfsprogs-6.1", ...). (A template only so that its body is compiled where it is called, not
+/// in every translation unit that includes the header: call it as a function.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<log_preset> parse_log_preset(text_view text,
                                                                 const char* setting = "preset") noexcept {
-    return parse_preset(log_presets, log_preset_choices, text, setting);
+    return parse_preset(log_presets, detail::deferred<Deferred>(log_preset_choices).list(), text, setting);
 }
 
 /// One range of xfsprogs releases and the rule set in force in it: `xfsprogs-X.Y` for any X.Y in
@@ -234,7 +236,9 @@ PROVPOL_NODISCARD constexpr const xfsprogs_release_rules* find_xfsprogs_release(
     return nullptr;
 }
 
-/// The decision of a preset chosen at run time (log_preset_registry.visit).
+/// The decision of a preset chosen at run time (log_preset_registry.visit). (A template only so that the presets'
+/// decide(), which it instantiates, is compiled where it is called: call it as a function.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr log_size_decision decide_log_size(log_preset p, const fs_geometry& g) noexcept {
     return log_preset_registry.visit(p, [&g](const auto& policy) noexcept { return policy.decide(g); });
 }

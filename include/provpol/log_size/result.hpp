@@ -8,11 +8,11 @@
 
 #include "../bytes.hpp"
 #include "../config.hpp"
+#include "../detail/traits.hpp"
 #include "../result.hpp"
 #include "geometry.hpp"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace provpol {
 
@@ -216,32 +216,32 @@ struct log_size_decision {
 namespace detail {
 
 template <class, class = void>
-struct has_lay_out : std::false_type {};
+struct has_lay_out : detail::false_type {};
 template <class L>
 struct has_lay_out<L,
-                   std::void_t<decltype(std::declval<const L&>().lay_out(
-                       std::declval<const fs_geometry&>(), std::declval<log_context&>(), std::declval<log_state&>()))>>
-    : std::true_type {};
+                   detail::void_t<decltype(detail::declval<const L&>().lay_out(
+                       detail::declval<const fs_geometry&>(), detail::declval<log_context&>(), detail::declval<log_state&>()))>>
+    : detail::true_type {};
 
 template <class, class = void>
-struct lay_out_is_noexcept : std::false_type {};
+struct lay_out_is_noexcept : detail::false_type {};
 template <class L>
-struct lay_out_is_noexcept<L, std::enable_if_t<has_lay_out<L>::value>>
-    : std::bool_constant<noexcept(std::declval<const L&>().lay_out(
-          std::declval<const fs_geometry&>(), std::declval<log_context&>(), std::declval<log_state&>()))> {};
+struct lay_out_is_noexcept<L, detail::enable_if_t<has_lay_out<L>::value>>
+    : detail::bool_constant<noexcept(detail::declval<const L&>().lay_out(
+          detail::declval<const fs_geometry&>(), detail::declval<log_context&>(), detail::declval<log_state&>()))> {};
 
 template <class, class = void>
-struct has_apply : std::false_type {};
+struct has_apply : detail::false_type {};
 template <class S>
-struct has_apply<S, std::void_t<decltype(std::declval<const S&>().apply(
-                        std::declval<const log_context&>(), std::declval<log_state&>()))>> : std::true_type {};
+struct has_apply<S, detail::void_t<decltype(detail::declval<const S&>().apply(
+                        detail::declval<const log_context&>(), detail::declval<log_state&>()))>> : detail::true_type {};
 
 template <class, class = void>
-struct apply_is_noexcept : std::false_type {};
+struct apply_is_noexcept : detail::false_type {};
 template <class S>
-struct apply_is_noexcept<S, std::enable_if_t<has_apply<S>::value>>
-    : std::bool_constant<noexcept(
-          std::declval<const S&>().apply(std::declval<const log_context&>(), std::declval<log_state&>()))> {};
+struct apply_is_noexcept<S, detail::enable_if_t<has_apply<S>::value>>
+    : detail::bool_constant<noexcept(
+          detail::declval<const S&>().apply(detail::declval<const log_context&>(), detail::declval<log_state&>()))> {};
 
 }  // namespace detail
 
