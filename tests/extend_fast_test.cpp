@@ -105,8 +105,8 @@ TEST_CASE("VDSM fast decision equals the saturating steps for edge and random in
         const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
         const std::uint64_t percent = setting.second;
         for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
-            const vdsm_policy p =
-                make_vdsm_policy(vdsm_config::make(bytes(chunk_mb << 20), percent, bytes(extent_mib << 20)).value());
+            const vdsm_policy p = make_vdsm_policy(
+                vdsm_config::make(bytes(chunk_mb << 20), percent, lvm_extent_size(bytes(extent_mib << 20))).value());
             const auto ref = reference_of(p);
             for (int i = 0; i < 20000; ++i) {
                 auto pick = [&] { return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64); };
@@ -138,7 +138,7 @@ TEST_CASE("the issue's snippet: 100 MiB limits are rejected, as make() rejects t
     // `vdsm_policy(vdsm_trigger{c}, vdsm_growth{c}, qcow2_lvm_limits{bytes(100u << 20)})` compiled and gave LV
     // sizes that were not multiples of the extent. Limits are made from a vdsm_config now (static_asserts above),
     // and a vdsm_config with a 100 MiB extent is the error make() gives.
-    const auto c = vdsm_config::make(2560_MiB, 20, bytes(100u << 20));
+    const auto c = vdsm_config::make(2560_MiB, 20, lvm_extent_size(bytes(100u << 20)));
     REQUIRE_FALSE(c.has_value());
     CHECK(std::string(c.error().message().view()) == "extent_size must be a power of two, got 100MiB");
 }

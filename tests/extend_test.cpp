@@ -48,17 +48,31 @@ static_assert(!std::is_convertible_v<bytes, drive_capacity> && !std::is_converti
 static_assert(!std::is_convertible_v<drive_physical, drive_capacity>);
 static_assert(std::is_trivially_copyable_v<drive_state> && std::is_same_v<decltype(drive_state::capacity), bytes>);
 static_assert(drive_state{}.capacity == 0_B && drive_state{}.allocation == 0_B && !drive_state{}.replicating);
-// The chunk is a size, the percent a number: neither reads the other.
-static_assert(!std::is_invocable_v<decltype(&vdsm_config::make), int, int, bytes>);
+// The chunk is a size, the percent a number and the extent an lvm_extent_size: none reads another
+// (tests/compile_fail/vdsm_config_*.cpp spell the misuses out).
+namespace {
+template <class... A>
+constexpr auto vdsm_make_takes(int) -> decltype((void)vdsm_config::make(std::declval<A>()...), true) {
+    return true;
+}
+template <class... A>
+constexpr bool vdsm_make_takes(...) {
+    return false;
+}
+}  // namespace
+static_assert(vdsm_make_takes<bytes, int>(0) && vdsm_make_takes<bytes, int, lvm_extent_size>(0));
+static_assert(!vdsm_make_takes<int, int>(0) && !vdsm_make_takes<int, bytes>(0));
+static_assert(!vdsm_make_takes<bytes, int, bytes>(0) && !vdsm_make_takes<bytes, int, int>(0));
+static_assert(!std::is_convertible_v<bytes, lvm_extent_size>);
 
 TEST_CASE("configuration: VDSM's settings are validated with the setting, the value and the range") {
     CHECK(vdsm_config::make(2560_MiB, 120).error().message() ==
           "volume_utilization_percent must be in [0, 99], got 120");
     CHECK(vdsm_config::make(0_MiB, 20).error().message() ==
           "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 0");
-    CHECK(vdsm_config::make(2560_MiB, 20, bytes(3_MiB)).error().message() ==
+    CHECK(vdsm_config::make(2560_MiB, 20, lvm_extent_size(3_MiB)).error().message() ==
           "extent_size must be a power of two, got 3MiB");
-    CHECK(vdsm_config::make(2560_MiB, 20, 512_KiB).error().message() ==
+    CHECK(vdsm_config::make(2560_MiB, 20, lvm_extent_size(512_KiB)).error().message() ==
           "extent_size must be in [1MiB, 16GiB], got 512KiB");
     CHECK(vdsm_config::make(bytes(1048577), 20).error().message() ==
           "volume_utilization_chunk_mb must be a multiple of 1MiB, got 1048577");
