@@ -216,7 +216,12 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                     rep[i] = i % 211 == 100;
                     event[i] = i % 223 == 50;
                 }
-                run_kernel(kernel, p, extend_batch_input{cap, phys, alloc, {rep.get(), n}, {event.get(), n}},
+                run_kernel(kernel, p,
+                           extend_batch_input{batch_capacity(cap),
+                                              batch_physical(phys),
+                                              batch_allocation(alloc),
+                                              {rep.get(), n},
+                                              {event.get(), n}},
                            extend_batch_output{action, next, thr, flags});
                 for (std::size_t i = 0; i < n; ++i) {
                     drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
@@ -266,12 +271,14 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
         std::vector<bytes> thr(n), next(n);
         std::vector<extend_action> action(n);
         std::vector<std::uint8_t> flags(n);
-        run_kernel(kernel, p, extend_batch_input{cap, zero, zero}, extend_batch_output{action, next, thr, flags});
+        run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(zero), batch_allocation(zero)},
+                   extend_batch_output{action, next, thr, flags});
         // The same question with physical just below the max size, so that next size is the max size itself.
         std::vector<bytes> thr2(n), next2(n);
         std::vector<extend_action> action2(n);
         std::vector<std::uint8_t> flags2(n);
-        run_kernel(kernel, p, extend_batch_input{cap, phys, zero}, extend_batch_output{action2, next2, thr2, flags2});
+        run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(zero)},
+                   extend_batch_output{action2, next2, thr2, flags2});
         int mismatches = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const extend_decision d =
@@ -306,8 +313,9 @@ constexpr bool batch_in_constant_evaluation() {
         event[i] = i % 5 == 0;
     }
     const vdsm_policy p = vdsm_2022();
-    if (!decide_batch(p, extend_batch_input{cap, phys, alloc, rep, event},
-                      extend_batch_output{action, next, thr, flags}))
+    if (!decide_batch(
+            p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), rep, event},
+            extend_batch_output{action, next, thr, flags}))
         return false;
     for (std::size_t i = 0; i < n; ++i) {
         drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
@@ -418,7 +426,9 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
             std::vector<bytes> thr(n), next(n);
             std::vector<extend_action> action(n);
             std::vector<std::uint8_t> flags(n);
-            run_kernel(kernel, p, extend_batch_input{cap, phys, alloc}, extend_batch_output{action, next, thr, flags});
+            run_kernel(kernel, p,
+                       extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)},
+                       extend_batch_output{action, next, thr, flags});
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
                 CAPTURE(cap[i]);

@@ -71,7 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         bytes thr, next;
         extend_action action = extend_action::none;
         std::uint8_t flags = 0;
-        const extend_batch_input batch{{&s.capacity, 1}, {&s.physical, 1}, {&s.allocation, 1}, {&rep, 1}, {&event, 1}};
+        const extend_batch_input batch{batch_capacity({&s.capacity, 1}),
+                                       batch_physical({&s.physical, 1}),
+                                       batch_allocation({&s.allocation, 1}),
+                                       {&rep, 1},
+                                       {&event, 1}};
         PROVPOL_FUZZ_CHECK(
             decide_batch(make_vdsm_policy(*vc), batch, {{&action, 1}, {&next, 1}, {&thr, 1}, {&flags, 1}}).has_value());
         drive_state plain = s;
