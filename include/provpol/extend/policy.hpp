@@ -296,10 +296,8 @@ private:
     std::size_t size_ = 0;
 };
 
-/// A batch's capacities, physical sizes and allocations: views of bytes, each named for its role as drive_state's
-/// sizes are (drive_capacity, drive_physical, drive_allocation), so that extend_batch_input's three views of sizes
-/// cannot trade places: `extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)}`. The
-/// sizes stay plain bytes in the caller's arrays, read in place.
+/// extend_batch_input's views of sizes, each named for its role as drive_state's are, so that no two trade places:
+/// `extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)}`.
 struct batch_capacity : batch_view<bytes> {
     constexpr batch_capacity() noexcept = default;
     constexpr explicit batch_capacity(batch_view<bytes> v) noexcept : batch_view<bytes>(v) {}

@@ -84,8 +84,7 @@ public:
                                                   error_value::of_size(std::uint64_t{1} << 34)));
         return vdsm_config(chunk.count() >> 20, static_cast<std::uint32_t>(percent), extent);
     }
-    /// The extent as a bare size is refused: it could be the chunk (make(128_MiB, 20, 1024_MiB) validates a 128 MiB
-    /// chunk over 1 GiB extents). Name it: lvm_extent_size(128_MiB).
+    /// Refused: a bare size could be the chunk (make(128_MiB, 20, 1024_MiB) would validate). lvm_extent_size names it.
     static result<vdsm_config> make(bytes chunk, std::uint64_t percent, bytes extent) = delete;
     /// make's earlier name, kept for one release (CHANGELOG.md): make takes the chunk as a size now.
     [[deprecated("use make(bytes chunk, percent, lvm_extent_size extent)")]] PROVPOL_NODISCARD static constexpr result<
