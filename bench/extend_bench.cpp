@@ -77,7 +77,10 @@ struct batch_buffers {
     std::vector<bytes> threshold, next;  // zero-filled: every page is mapped before the first run
     std::vector<provpol::extend_action> action;
     std::vector<std::uint8_t> flags;
-    provpol::extend_batch_input input() const { return {in.capacity, in.physical, in.allocation}; }
+    provpol::extend_batch_input input() const {
+        return {provpol::batch_capacity(in.capacity), provpol::batch_physical(in.physical),
+                provpol::batch_allocation(in.allocation)};
+    }
     provpol::extend_batch_output output() { return {action, next, threshold, flags}; }
     void clobber() {
         benchmark::DoNotOptimize(threshold.data());

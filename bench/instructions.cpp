@@ -242,7 +242,7 @@ void run_batch(const entry& e, batch_kernel kernel) {
     }
     vdsm_policy policy = vdsm_2022();
     opaque(policy);
-    const extend_batch_input in{cap, phys, alloc};
+    const extend_batch_input in{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)};
     const extend_batch_output out{action, next, thr, flags};
     const std::size_t calls = e.iterations / table_size;
     measure(

@@ -64,16 +64,18 @@ BENCHMARK(bm_stratis_filesystem)->Apply(add_statistics);
 
 void bm_docker_free_space(benchmark::State& state) {
     provpol::detail::xoshiro256 rng(3);
-    std::vector<std::uint64_t> used(table_size), total(table_size);
-    for (std::size_t k = 0; k < table_size; ++k) {
-        total[k] = 1 + rng.below(std::uint64_t{1} << 24);
-        used[k] = rng.below(total[k] + 1);
+    std::vector<provpol::docker_pool_status> status(table_size);
+    for (auto& s : status) {
+        const std::uint64_t total = 1 + rng.below(std::uint64_t{1} << 24), used = rng.below(total + 1);
+        s.data_used = provpol::blocks(used);
+        s.data_total = provpol::blocks(total);
+        s.metadata_used = provpol::blocks(used >> 8);
+        s.metadata_total = provpol::blocks(total >> 8);
     }
     const provpol::docker_devmapper_config c = provpol::docker_devmapper_defaults();
     std::size_t i = 0;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(
-            provpol::docker_pool_has_free_space(c, used[i], total[i], used[i] >> 8, total[i] >> 8));
+        benchmark::DoNotOptimize(provpol::docker_pool_has_free_space(c, status[i]));
         i = (i + 1) % table_size;
     }
 }

@@ -38,7 +38,8 @@ std::size_t batch_mismatches(const Policy& policy, const std::vector<provpol::dr
         event[i] = drives[i].threshold_exceeded;
         rates[i] = drives[i].write_rate;
     }
-    const extend_batch_input in{cap, phys, alloc, {rep.get(), n}, {event.get(), n}, rates};
+    const extend_batch_input in{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc),
+                                {rep.get(), n},      {event.get(), n},     rates};
     const auto ok = decide_batch(policy, in, extend_batch_output{action, next, thr, flags});
     REQUIRE(ok.has_value());
     std::size_t wrong = 0;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 using namespace provpol;
 using namespace provpol::literals;
@@ -63,34 +64,55 @@ TEST_CASE("Docker devicemapper: the driver's settings (deviceset.go:2713-2728)")
           "dm.loopdatasize must be in [1, 1EiB], got 0");
 }
 
+// The status's four counts are set by name (tests/compile_fail/docker_pool_*.cpp spell the misuses out).
+static_assert(!std::is_aggregate_v<docker_pool_status>);
+static_assert(!std::is_constructible_v<docker_pool_status, blocks, blocks, blocks, blocks>);
+
+namespace {
+// The status as the tests below write it: used and total data blocks, then used and total metadata blocks.
+docker_pool_status status(std::uint64_t data_used, std::uint64_t data_total, std::uint64_t metadata_used,
+                          std::uint64_t metadata_total) {
+    docker_pool_status s;
+    s.data_used = blocks(data_used);
+    s.data_total = blocks(data_total);
+    s.metadata_used = blocks(metadata_used);
+    s.metadata_total = blocks(metadata_total);
+    return s;
+}
+}  // namespace
+
 TEST_CASE("Docker devicemapper: dm.min_free_space (poolHasFreeSpace, deviceset.go:759-790)") {
     const docker_devmapper_config c = docker_devmapper_defaults();
     // 1000 data blocks: at least 100 free. 900 used leaves exactly 100: allowed; 901 leaves 99: refused.
-    auto d = docker_pool_has_free_space(c, 900, 1000, 0, 500);
+    auto d = docker_pool_has_free_space(c, status(900, 1000, 0, 500));
     CHECK(d.verdict == docker_free_space::ok);
-    CHECK(d.min_free_data == 100);
-    CHECK(d.min_free_metadata == 50);
+    CHECK(d.min_free_data == blocks(100));
+    CHECK(d.min_free_metadata == blocks(50));
     CHECK(d.min_free_space == 6400_KiB);  // 100 blocks of 64 KiB: Status's MinFreeSpace, in bytes
-    d = docker_pool_has_free_space(c, 901, 1000, 0, 500);
+    d = docker_pool_has_free_space(c, status(901, 1000, 0, 500));
     CHECK(d.verdict == docker_free_space::low_data);
-    CHECK(d.min_free_metadata == 0);  // not reached: data is checked first
+    CHECK(d.min_free_metadata == blocks(0));  // not reached: data is checked first
     // Metadata: 500 blocks, at least 50 free.
-    CHECK(docker_pool_has_free_space(c, 0, 1000, 450, 500).verdict == docker_free_space::ok);
-    CHECK(docker_pool_has_free_space(c, 0, 1000, 451, 500).verdict == docker_free_space::low_metadata);
+    CHECK(docker_pool_has_free_space(c, status(0, 1000, 450, 500)).verdict == docker_free_space::ok);
+    CHECK(docker_pool_has_free_space(c, status(0, 1000, 451, 500)).verdict == docker_free_space::low_metadata);
     // floor(total x percent / 100), at least 1: 19 blocks at 10% is 1 (1.9 truncated), 5 blocks is 0 -> 1.
-    CHECK(docker_pool_has_free_space(c, 18, 19, 0, 500).min_free_data == 1);
-    CHECK(docker_pool_has_free_space(c, 19, 19, 0, 500).verdict == docker_free_space::low_data);
-    CHECK(docker_pool_has_free_space(c, 4, 5, 0, 500).verdict == docker_free_space::ok);
-    CHECK(docker_pool_has_free_space(c, 5, 5, 0, 500).verdict == docker_free_space::low_data);  // 0 < max(1, 0)
-    CHECK(docker_pool_has_free_space(c, 0, 1000, 5, 5).verdict == docker_free_space::low_metadata);
+    CHECK(docker_pool_has_free_space(c, status(18, 19, 0, 500)).min_free_data == blocks(1));
+    CHECK(docker_pool_has_free_space(c, status(19, 19, 0, 500)).verdict == docker_free_space::low_data);
+    CHECK(docker_pool_has_free_space(c, status(4, 5, 0, 500)).verdict == docker_free_space::ok);
+    CHECK(docker_pool_has_free_space(c, status(5, 5, 0, 500)).verdict == docker_free_space::low_data);  // 0 < max(1, 0)
+    CHECK(docker_pool_has_free_space(c, status(0, 1000, 5, 5)).verdict == docker_free_space::low_metadata);
+    // Used above total (no kernel reports it) counts as full, as Go's unsigned total - used would not: no wrap to a
+    // huge free count.
+    CHECK(docker_pool_has_free_space(c, status(1001, 1000, 0, 500)).verdict == docker_free_space::low_data);
+    CHECK(docker_pool_has_free_space(c, status(0, 1000, 501, 500)).verdict == docker_free_space::low_metadata);
     // 0% checks nothing, even a full pool.
     const docker_devmapper_config off = docker_devmapper_config::make(0).value();
-    CHECK(docker_pool_has_free_space(off, 1000, 1000, 500, 500).verdict == docker_free_space::ok);
-    CHECK(docker_pool_has_free_space(off, 1000, 1000, 500, 500).min_free_data == 0);
+    CHECK(docker_pool_has_free_space(off, status(1000, 1000, 500, 500)).verdict == docker_free_space::ok);
+    CHECK(docker_pool_has_free_space(off, status(1000, 1000, 500, 500)).min_free_data == blocks(0));
     // 25%: the percent is read, not fixed at 10.
     const docker_devmapper_config q = docker_devmapper_config::make(25).value();
-    CHECK(docker_pool_has_free_space(q, 750, 1000, 0, 500).verdict == docker_free_space::ok);
-    CHECK(docker_pool_has_free_space(q, 751, 1000, 0, 500).verdict == docker_free_space::low_data);
+    CHECK(docker_pool_has_free_space(q, status(750, 1000, 0, 500)).verdict == docker_free_space::ok);
+    CHECK(docker_pool_has_free_space(q, status(751, 1000, 0, 500)).verdict == docker_free_space::low_data);
 }
 
 TEST_CASE("Docker devicemapper: docker info's Min Free Space has no max(1) (DeviceSet.Status, deviceset.go:2583)") {
@@ -98,26 +120,28 @@ TEST_CASE("Docker devicemapper: docker info's Min Free Space has no max(1) (Devi
     // status.MinFreeSpace = minFreeData * blockSizeInSectors * 512: the floor without poolHasFreeSpace's
     // `if minFreeData < 1 { minFreeData = 1 }` (deviceset.go:769-772).
     const docker_devmapper_config c = docker_devmapper_defaults();
-    static_assert(docker_info_min_free_space(docker_devmapper_defaults(), 1000) == 6400_KiB);
-    CHECK(docker_info_min_free_space(c, 9) == 0_B);  // 0.9 blocks truncated: docker info shows 0 B
-    CHECK(docker_info_min_free_space(c, 10) == 64_KiB);
-    CHECK(docker_info_min_free_space(c, 19) == 64_KiB);
-    CHECK(docker_info_min_free_space(c, 0) == 0_B);
+    static_assert(docker_info_min_free_space(docker_devmapper_defaults(), blocks(1000)) == 6400_KiB);
+    CHECK(docker_info_min_free_space(c, blocks(9)) == 0_B);  // 0.9 blocks truncated: docker info shows 0 B
+    CHECK(docker_info_min_free_space(c, blocks(10)) == 64_KiB);
+    CHECK(docker_info_min_free_space(c, blocks(19)) == 64_KiB);
+    CHECK(docker_info_min_free_space(c, blocks(0)) == 0_B);
     // A 5-block pool: docker info says 0, yet a new device needs one free block.
-    const auto d = docker_pool_has_free_space(c, 4, 5, 0, 500);
+    const auto d = docker_pool_has_free_space(c, status(4, 5, 0, 500));
     CHECK(d.min_free_space == 0_B);
-    CHECK(d.min_free_data == 1);
-    CHECK(docker_pool_has_free_space(c, 5, 5, 0, 500).min_free_space == 0_B);
+    CHECK(d.min_free_data == blocks(1));
+    CHECK(docker_pool_has_free_space(c, status(5, 5, 0, 500)).min_free_space == 0_B);
     // The block is dm.blocksize's: 1000 blocks of 1 MiB at 10% show 100 MiB.
-    CHECK(docker_info_min_free_space(docker_devmapper_config::make(10, 1_MiB).value(), 1000) == 100_MiB);
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(10, 1_MiB).value(), blocks(1000)) == 100_MiB);
     // 0% checks nothing and shows 0; 99% of 1000 blocks is 990.
-    CHECK(docker_info_min_free_space(docker_devmapper_config::make(0).value(), 1000) == 0_B);
-    CHECK(docker_pool_has_free_space(docker_devmapper_config::make(0).value(), 0, 1000, 0, 500).min_free_space == 0_B);
-    CHECK(docker_info_min_free_space(docker_devmapper_config::make(99).value(), 1000) ==
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(0).value(), blocks(1000)) == 0_B);
+    CHECK(
+        docker_pool_has_free_space(docker_devmapper_config::make(0).value(), status(0, 1000, 0, 500)).min_free_space ==
+        0_B);
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(99).value(), blocks(1000)) ==
           bytes(std::uint64_t{990} * 65536));
     // 2^40 blocks x 10 / 100 = 109951162777.6, truncated; past 2^64 bytes it saturates.
-    CHECK(docker_info_min_free_space(c, std::uint64_t{1} << 40) == bytes(std::uint64_t{109951162777} * 65536));
-    CHECK(docker_info_min_free_space(c, ~std::uint64_t{0}) == bytes::max());
+    CHECK(docker_info_min_free_space(c, blocks(std::uint64_t{1} << 40)) == bytes(std::uint64_t{109951162777} * 65536));
+    CHECK(docker_info_min_free_space(c, blocks(~std::uint64_t{0})) == bytes::max());
 }
 
 TEST_CASE("Docker devicemapper: the loopback files (ensureImage, deviceset.go:261-298)") {

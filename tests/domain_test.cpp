@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace provpol;
@@ -493,7 +494,9 @@ TEST_CASE("domain_shared keeps its own copy of the flow: made from a temporary, 
     CHECK(shared.idle());
 }
 
-// The drive's latency reads the flow through its queue (no second pointer that could name another flow).
+// The drive's latency reads the flow through its queue (no second pointer that could name another flow), and is
+// never unbound: of() is the only way to make one.
+static_assert(!std::is_default_constructible_v<domain_drive_latency>);
 TEST_CASE("domain_drive_latency::of reads the queue's flow") {
     auto shared = domain_shared::make(domain_flow::make(hand_flow()).value(), 1, 2, 5, 63).value();
     const domain_drive_latency l = domain_drive_latency::of(shared, 1);

@@ -105,8 +105,8 @@ TEST_CASE("VDSM fast decision equals the saturating steps for edge and random in
         const std::uint64_t chunk_mb = setting.first;  // not a structured binding: clang 14 cannot capture those
         const std::uint64_t percent = setting.second;
         for (std::uint64_t extent_mib : {1u, 4u, 128u, 16384u}) {
-            const vdsm_policy p =
-                make_vdsm_policy(vdsm_config::make(bytes(chunk_mb << 20), percent, bytes(extent_mib << 20)).value());
+            const vdsm_policy p = make_vdsm_policy(
+                vdsm_config::make(bytes(chunk_mb << 20), percent, lvm_extent_size(bytes(extent_mib << 20))).value());
             const auto ref = reference_of(p);
             for (int i = 0; i < 20000; ++i) {
                 auto pick = [&] { return rng.below(3) == 0 ? edges[rng.below(edges.size())] : random_size(rng, 64); };
@@ -138,7 +138,7 @@ TEST_CASE("the issue's snippet: 100 MiB limits are rejected, as make() rejects t
     // `vdsm_policy(vdsm_trigger{c}, vdsm_growth{c}, qcow2_lvm_limits{bytes(100u << 20)})` compiled and gave LV
     // sizes that were not multiples of the extent. Limits are made from a vdsm_config now (static_asserts above),
     // and a vdsm_config with a 100 MiB extent is the error make() gives.
-    const auto c = vdsm_config::make(2560_MiB, 20, bytes(100u << 20));
+    const auto c = vdsm_config::make(2560_MiB, 20, lvm_extent_size(bytes(100u << 20)));
     REQUIRE_FALSE(c.has_value());
     CHECK(std::string(c.error().message().view()) == "extent_size must be a power of two, got 100MiB");
 }
@@ -216,7 +216,12 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                     rep[i] = i % 211 == 100;
                     event[i] = i % 223 == 50;
                 }
-                run_kernel(kernel, p, extend_batch_input{cap, phys, alloc, {rep.get(), n}, {event.get(), n}},
+                run_kernel(kernel, p,
+                           extend_batch_input{batch_capacity(cap),
+                                              batch_physical(phys),
+                                              batch_allocation(alloc),
+                                              {rep.get(), n},
+                                              {event.get(), n}},
                            extend_batch_output{action, next, thr, flags});
                 for (std::size_t i = 0; i < n; ++i) {
                     drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
@@ -266,12 +271,14 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
         std::vector<bytes> thr(n), next(n);
         std::vector<extend_action> action(n);
         std::vector<std::uint8_t> flags(n);
-        run_kernel(kernel, p, extend_batch_input{cap, zero, zero}, extend_batch_output{action, next, thr, flags});
+        run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(zero), batch_allocation(zero)},
+                   extend_batch_output{action, next, thr, flags});
         // The same question with physical just below the max size, so that next size is the max size itself.
         std::vector<bytes> thr2(n), next2(n);
         std::vector<extend_action> action2(n);
         std::vector<std::uint8_t> flags2(n);
-        run_kernel(kernel, p, extend_batch_input{cap, phys, zero}, extend_batch_output{action2, next2, thr2, flags2});
+        run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(zero)},
+                   extend_batch_output{action2, next2, thr2, flags2});
         int mismatches = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const extend_decision d =
@@ -306,8 +313,9 @@ constexpr bool batch_in_constant_evaluation() {
         event[i] = i % 5 == 0;
     }
     const vdsm_policy p = vdsm_2022();
-    if (!decide_batch(p, extend_batch_input{cap, phys, alloc, rep, event},
-                      extend_batch_output{action, next, thr, flags}))
+    if (!decide_batch(
+            p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), rep, event},
+            extend_batch_output{action, next, thr, flags}))
         return false;
     for (std::size_t i = 0; i < n; ++i) {
         drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
@@ -418,7 +426,9 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
             std::vector<bytes> thr(n), next(n);
             std::vector<extend_action> action(n);
             std::vector<std::uint8_t> flags(n);
-            run_kernel(kernel, p, extend_batch_input{cap, phys, alloc}, extend_batch_output{action, next, thr, flags});
+            run_kernel(kernel, p,
+                       extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)},
+                       extend_batch_output{action, next, thr, flags});
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
                 CAPTURE(cap[i]);

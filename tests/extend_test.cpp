@@ -48,17 +48,38 @@ static_assert(!std::is_convertible_v<bytes, drive_capacity> && !std::is_converti
 static_assert(!std::is_convertible_v<drive_physical, drive_capacity>);
 static_assert(std::is_trivially_copyable_v<drive_state> && std::is_same_v<decltype(drive_state::capacity), bytes>);
 static_assert(drive_state{}.capacity == 0_B && drive_state{}.allocation == 0_B && !drive_state{}.replicating);
-// The chunk is a size, the percent a number: neither reads the other.
-static_assert(!std::is_invocable_v<decltype(&vdsm_config::make), int, int, bytes>);
+// A batch's three views of sizes go in by role too (tests/compile_fail/extend_batch_input_*.cpp), views of plain bytes.
+static_assert(!std::is_convertible_v<batch_view<bytes>, batch_capacity> &&
+              !std::is_convertible_v<batch_view<bytes>, batch_physical> &&
+              !std::is_convertible_v<batch_view<bytes>, batch_allocation>);
+static_assert(!std::is_convertible_v<batch_physical, batch_capacity> &&
+              !std::is_convertible_v<batch_capacity, batch_allocation>);
+static_assert(std::is_same_v<decltype(extend_batch_input{}.capacity.data()), const bytes*>);
+// The chunk is a size, the percent a number and the extent an lvm_extent_size: none reads another
+// (tests/compile_fail/vdsm_config_*.cpp spell the misuses out).
+namespace {
+template <class... A>
+constexpr auto vdsm_make_takes(int) -> decltype((void)vdsm_config::make(std::declval<A>()...), true) {
+    return true;
+}
+template <class... A>
+constexpr bool vdsm_make_takes(...) {
+    return false;
+}
+}  // namespace
+static_assert(vdsm_make_takes<bytes, int>(0) && vdsm_make_takes<bytes, int, lvm_extent_size>(0));
+static_assert(!vdsm_make_takes<int, int>(0) && !vdsm_make_takes<int, bytes>(0));
+static_assert(!vdsm_make_takes<bytes, int, bytes>(0) && !vdsm_make_takes<bytes, int, int>(0));
+static_assert(!std::is_convertible_v<bytes, lvm_extent_size>);
 
 TEST_CASE("configuration: VDSM's settings are validated with the setting, the value and the range") {
     CHECK(vdsm_config::make(2560_MiB, 120).error().message() ==
           "volume_utilization_percent must be in [0, 99], got 120");
     CHECK(vdsm_config::make(0_MiB, 20).error().message() ==
           "volume_utilization_chunk_mb must be in [1MiB, 1PiB], got 0");
-    CHECK(vdsm_config::make(2560_MiB, 20, bytes(3_MiB)).error().message() ==
+    CHECK(vdsm_config::make(2560_MiB, 20, lvm_extent_size(3_MiB)).error().message() ==
           "extent_size must be a power of two, got 3MiB");
-    CHECK(vdsm_config::make(2560_MiB, 20, 512_KiB).error().message() ==
+    CHECK(vdsm_config::make(2560_MiB, 20, lvm_extent_size(512_KiB)).error().message() ==
           "extent_size must be in [1MiB, 16GiB], got 512KiB");
     CHECK(vdsm_config::make(bytes(1048577), 20).error().message() ==
           "volume_utilization_chunk_mb must be a multiple of 1MiB, got 1048577");
@@ -388,9 +409,11 @@ TEST_CASE("the batch is decide() vectorised: the action, replication and thresho
     const bool event[] = {false, false, false, false, true};
     bytes next[5], thr[5];
     extend_action action[5];
-    REQUIRE(decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc, rep, event},
-                         extend_batch_output{action, next, thr})
-                .has_value());
+    REQUIRE(
+        decide_batch(vdsm_2022(),
+                     extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), rep, event},
+                     extend_batch_output{action, next, thr})
+            .has_value());
     CHECK(action[0] == extend_action::extend);  // 1 GiB free < 2048 MiB
     CHECK(next[0] == 7680_MiB);
     CHECK(action[1] == extend_action::extend);  // 3.5 GiB free < 4096 MiB, replicating: two chunks
@@ -402,12 +425,15 @@ TEST_CASE("the batch is decide() vectorised: the action, replication and thresho
     CHECK(action[4] == extend_action::at_maximum);        // an event at the maximum: nothing to request
     // Views that do not hold one element per drive are refused, naming the view, and nothing is written.
     bytes short_next[4];
-    const auto refused =
-        decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc}, extend_batch_output{action, short_next, thr});
+    const auto refused = decide_batch(
+        vdsm_2022(), extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)},
+        extend_batch_output{action, short_next, thr});
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().message() == "next_size (4) must hold at least the drives of capacity (5)");
     const bool two[] = {true, false};
-    CHECK(decide_batch(vdsm_2022(), extend_batch_input{cap, phys, alloc, two}, extend_batch_output{action, next, thr})
+    CHECK(decide_batch(vdsm_2022(),
+                       extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), two},
+                       extend_batch_output{action, next, thr})
               .error()
               .message() == "replicating (2) must hold the drives of capacity (5)");
 }

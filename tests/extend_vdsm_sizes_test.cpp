@@ -103,7 +103,7 @@ TEST_CASE("new volume: the LV is whole MiB, then whole extents") {
     CHECK(s.new_volume_size(pa::sparse, vt::cow, 10_GiB, 0_B).value() == 1024_MiB);
     CHECK(!s.new_volume_size(pa::preallocated, vt::raw, 1_GiB, 1_MiB));
     // A 1 MiB extent shows the MiB rounding alone.
-    const vdsm_block_sizes mib(vdsm_config::make(1024_MiB, 50, 1_MiB).value());
+    const vdsm_block_sizes mib(vdsm_config::make(1024_MiB, 50, lvm_extent_size(1_MiB)).value());
     CHECK(mib.new_volume_size(pa::preallocated, vt::raw, bytes(1048577), 0_B).value() == 2_MiB);
     // Near 2^64: saturates to the largest extent multiple, never wraps.
     CHECK(s.new_volume_size(pa::preallocated, vt::raw, bytes(max64), 0_B).value() ==

@@ -122,14 +122,14 @@ public:
           cfg_(domain_config::make(1, n_)),
           flow_(domain_flow::make(latency.flow())),
           spm_(checked_flow(), *cfg_),
-          latencies_(n_),
           drives_(n_),
           extent_(o.config.extent().count()) {
         out_.drives.resize(n_);
+        latencies_.reserve(n_);  // each controller keeps a reference to its latency: no reallocation below
         // Constructed in drive order, as simulate_domain does; every drive writes, so drive 0 leads the host's
         // monitor and the SPM scan (domain_leaders).
         for (unsigned d = 0; d < n_; ++d) {
-            latencies_[d] = drive_latency::of(spm_.shared(), d);
+            latencies_.push_back(drive_latency::of(spm_.shared(), d));
             const seconds period =
                 flow_->flow().detection_period() > seconds(0) ? flow_->flow().detection_period() : o.monitor_interval;
             random_stream lead(run_seed(o.seed, 0));

@@ -72,14 +72,14 @@ void read_policy(const args& a, options& o) {
     if (a.has("--chunk") || a.has("--percent")) {
         if (!a.has("--chunk") || !a.has("--percent")) throw usage_error("--chunk and --percent go together");
         if (a.has("--preset")) throw usage_error("give --preset or --chunk with --percent, not both");
-        const auto c = vdsm_config::make(*a.size("--chunk"), *a.count("--percent", 0, 99), extent);
+        const auto c = vdsm_config::make(*a.size("--chunk"), *a.count("--percent", 0, 99), lvm_extent_size(extent));
         if (!c) cli::fail(c.error(), "--chunk");
         o.config = *c;
         name = "chunk-" + std::to_string(c->chunk_mb()) + "MiB-" + std::to_string(c->percent()) + "pct";
     } else {
         name = a.value("--preset").value_or("vdsm-legacy");
         const vdsm_config base = cli::vdsm_preset_option(name);
-        const auto c = vdsm_config::make(base.chunk(), base.percent(), extent);
+        const auto c = vdsm_config::make(base.chunk(), base.percent(), lvm_extent_size(extent));
         if (!c) cli::fail(c.error(), "--extent");
         o.config = *c;
     }

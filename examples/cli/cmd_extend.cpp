@@ -473,7 +473,7 @@ vdsm_config extend_vdsm_config(const args& a, const extend_mode& m) {
     const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base.chunk());
     const std::uint64_t percent = a.count("--percent", 0, 99).value_or(base.percent());
     const bytes extent = a.size("--extent").value_or(base.extent());
-    const auto cfg = vdsm_config::make(chunk, percent, extent);
+    const auto cfg = vdsm_config::make(chunk, percent, lvm_extent_size(extent));
     if (!cfg) {
         const auto& e = cfg.error();
         const char* opt = e.setting() == text_view("extent_size") ? "--extent" : "--chunk";

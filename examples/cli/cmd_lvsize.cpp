@@ -164,7 +164,7 @@ vdsm_config config_option(const args& a) {
     if (!base) fail(base.error(), "--preset");
     const bytes chunk = a.size_at_least("--chunk", bytes(std::uint64_t{1} << 20), "MiB").value_or(base->chunk());
     const bytes extent = a.size("--extent").value_or(base->extent());
-    const auto cfg = vdsm_config::make(chunk, base->percent(), extent);
+    const auto cfg = vdsm_config::make(chunk, base->percent(), lvm_extent_size(extent));
     if (!cfg) fail(cfg.error(), cfg.error().setting() == text_view("extent_size") ? "--extent" : "--chunk");
     return *cfg;
 }

@@ -655,7 +655,7 @@ std::vector<std::uint32_t> percent_grid(const request& q) {
 }
 
 vdsm_config config_at(std::uint64_t extents, std::uint32_t percent) {
-    return vdsm_config::make(bytes(extents * vdsm_extent.count()), percent, vdsm_extent).value();
+    return vdsm_config::make(bytes(extents * vdsm_extent.count()), percent, lvm_extent_size(vdsm_extent)).value();
 }
 
 /// What a setting costs: the disk written at all (vdsm_disk_cost's written_disk), in bytes.

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     s.write_rate = rate(in.size_like());
     const milliseconds budget(static_cast<milliseconds::rep>(in.u32() % (max_latency_budget.count() + 2)));
 
-    const auto vc = vdsm_config::make(bytes(chunk_mb << 20), percent, bytes(extent));
+    const auto vc = vdsm_config::make(bytes(chunk_mb << 20), percent, lvm_extent_size(bytes(extent)));
     const bool valid = chunk_mb >= 1 && chunk_mb <= vdsm_config::max_chunk_mb && percent <= 99 &&
                        extent >= (1u << 20) && extent <= (std::uint64_t{1} << 34);
     PROVPOL_FUZZ_CHECK(vc.has_value() == valid);
@@ -71,7 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         bytes thr, next;
         extend_action action = extend_action::none;
         std::uint8_t flags = 0;
-        const extend_batch_input batch{{&s.capacity, 1}, {&s.physical, 1}, {&s.allocation, 1}, {&rep, 1}, {&event, 1}};
+        const extend_batch_input batch{batch_capacity({&s.capacity, 1}),
+                                       batch_physical({&s.physical, 1}),
+                                       batch_allocation({&s.allocation, 1}),
+                                       {&rep, 1},
+                                       {&event, 1}};
         PROVPOL_FUZZ_CHECK(
             decide_batch(make_vdsm_policy(*vc), batch, {{&action, 1}, {&next, 1}, {&thr, 1}, {&flags, 1}}).has_value());
         drive_state plain = s;

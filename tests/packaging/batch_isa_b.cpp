@@ -30,7 +30,8 @@ int main() {
     std::vector<bytes> ta(n), tb(n), na(n), nb(n);
     std::vector<provpol::extend_action> xa(n), xb(n);
     std::vector<std::uint8_t> fa(n), fb(n);
-    const provpol::extend_batch_input in{c, p, a};
+    const provpol::extend_batch_input in{provpol::batch_capacity(c), provpol::batch_physical(p),
+                                         provpol::batch_allocation(a)};
     if (!provpol_batch_isa_a(in, {xa, na, ta, fa}) || !batch_b(in, {xb, nb, tb, fb})) {
         std::printf("decide_batch refused the batch\n");
         return 1;

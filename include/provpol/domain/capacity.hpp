@@ -200,13 +200,13 @@ PROVPOL_NODISCARD result<vdsm_config> smallest_vdsm_domain_chunk(const domain_co
                                                                  per_vm_target target, std::uint32_t writers,
                                                                  std::uint64_t percent, bytes extent, Before&& before,
                                                                  AgentMeets&& agent_meets) {
-    if (const auto valid = vdsm_config::make(bytes(std::uint64_t{1} << 20), percent, extent); !valid)
+    if (const auto valid = vdsm_config::make(bytes(std::uint64_t{1} << 20), percent, lvm_extent_size(extent)); !valid)
         return unexpected(valid.error());
     if (writers < 1 || writers > cfg.drives())
         return unexpected(error::out_of_range("writers", error_value::of(writers), error_value::of(1),
                                               error_value::of(cfg.drives())));
     const auto config = [&](std::uint64_t extents) {
-        return vdsm_config::make(bytes(extents * extent.count()), percent, extent);
+        return vdsm_config::make(bytes(extents * extent.count()), percent, lvm_extent_size(extent));
     };
     const auto meets = [&](std::uint64_t extents) -> result<bool> {
         if (auto go = before(extents); !go) return unexpected(go.error());

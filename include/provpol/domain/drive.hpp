@@ -26,17 +26,13 @@ namespace provpol {
 /// queue (an extend_controller's Latency, as in simulate_domain). Made by of(shared, drive), it reads the flow the
 /// queue owns; the queue must outlive it and stay where it is. start_run() registers the drive's run with the
 /// queue, complete() adds its request there and answers never: the caller sets the completion
-/// (extend_controller::set_done_at) when the queue serves it.
+/// (extend_controller::set_done_at) when the queue serves it. Always bound: of() is the only way to make one (a slot
+/// filled later is a std::optional<domain_drive_latency>).
 class domain_drive_latency {
 public:
-    /// Unbound, for a slot bound later with of(); only of()'s latencies may be used.
-    domain_drive_latency() = default;
     /// Drive `drive` of the queue's domain.
     PROVPOL_NODISCARD static domain_drive_latency of(domain_shared& shared, std::uint32_t drive) noexcept {
-        domain_drive_latency l;
-        l.shared_ = &shared;
-        l.drive_ = drive;
-        return l;
+        return domain_drive_latency(shared, drive);
     }
 
     PROVPOL_NODISCARD seconds detection_period() const noexcept { return flow().detection_period(); }
@@ -53,9 +49,10 @@ public:
     }
 
 private:
+    domain_drive_latency(domain_shared& shared, std::uint32_t drive) noexcept : shared_(&shared), drive_(drive) {}
     PROVPOL_NODISCARD const flow_latency& flow() const noexcept { return shared_->flow().flow(); }
-    domain_shared* shared_ = nullptr;
-    std::uint32_t drive_ = 0;
+    domain_shared* shared_;
+    std::uint32_t drive_;
 };
 
 namespace detail {
@@ -65,7 +62,7 @@ namespace detail {
 template <class Agent>
 struct domain_drive {
     std::optional<extend_controller<Agent, domain_drive_latency>> c;  // made once the drive's workload is known
-    domain_drive_latency latency{};
+    std::optional<domain_drive_latency> latency;                      // bound with c (c reads it by reference)
     drive_workload w{};
     run_result out{};
     double R = 0.0, W = 0.0, R_now = 0.0, next_change = never_time;

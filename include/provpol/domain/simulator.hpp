@@ -79,7 +79,7 @@ template <class Agent>
 void start_drive(domain_drive<Agent>& d, std::uint32_t i, Agent agent, domain_shared& shared, std::uint64_t seed,
                  seconds first_tick) {
     d.latency = domain_drive_latency::of(shared, i);
-    d.c.emplace(std::move(agent), d.latency, d.w.base.capacity, d.w.base.monitor_interval, seed, first_tick);
+    d.c.emplace(std::move(agent), *d.latency, d.w.base.capacity, d.w.base.monitor_interval, seed, first_tick);
     d.R = static_cast<double>(d.w.base.write_rate.bytes_per_second());
     d.W = static_cast<double>(d.w.base.write_size.count());
     d.out.initial_size = d.c->initial_size();

@@ -107,8 +107,8 @@ public:
     PROVPOL_NODISCARD constexpr bytes base_size() const noexcept { return base_; }
     /// The loop-lvm pool's low-water mark: 32768 blocks (pkg/devicemapper/devmapper.go:449), 2 GiB of 64 KiB blocks.
     /// The kernel raises a dm event there; Docker registers nothing for it, so nothing extends a loop-lvm pool.
-    static constexpr std::uint64_t low_water_blocks = 32768;
-    PROVPOL_NODISCARD constexpr bytes low_water() const noexcept { return saturating_mul(block_, low_water_blocks); }
+    static constexpr blocks low_water_blocks = blocks(32768);
+    PROVPOL_NODISCARD constexpr bytes low_water() const noexcept { return size_of(low_water_blocks, block_); }
 
     friend constexpr bool operator==(const docker_devmapper_config& a, const docker_devmapper_config& b) noexcept {
         return a.percent_ == b.percent_ && a.block_ == b.block_ && a.data_ == b.data_ && a.metadata_ == b.metadata_ &&
@@ -160,47 +160,64 @@ PROVPOL_NODISCARD constexpr const char* to_text(docker_free_space v) noexcept {
 
 /// poolHasFreeSpace's answer and the floors it compared with.
 struct docker_free_space_decision {
-    std::uint64_t min_free_data;      ///< data blocks that must stay free: max(1, total x percent / 100); 0 when off
-    std::uint64_t min_free_metadata;  ///< the same for metadata blocks; 0 when off or not reached
-    bytes min_free_space;             ///< what `docker info` shows (docker_info_min_free_space): no max(1) there
-    docker_free_space verdict;        ///< ok, or which floor refused the device
+    blocks min_free_data;       ///< data blocks that must stay free: max(1, total x percent / 100); 0 when off
+    blocks min_free_metadata;   ///< the same for metadata blocks; 0 when off or not reached
+    bytes min_free_space;       ///< what `docker info` shows (docker_info_min_free_space): no max(1) there
+    docker_free_space verdict;  ///< ok, or which floor refused the device
+};
+
+/// What poolHasFreeSpace reads of the pool's status (devicemapper's GetStatus, `dmsetup status`: used/total metadata
+/// blocks of 4 KiB, then used/total data blocks of the pool's block). Not an aggregate: each count is set by name
+/// (`s.data_used = blocks(900);`), so that the four counts, all blocks, cannot be given in the wrong order (the
+/// status lists metadata before data); a count not set is 0.
+struct docker_pool_status {
+    blocks data_used;       ///< used data blocks
+    blocks data_total;      ///< data blocks in all
+    blocks metadata_used;   ///< used metadata blocks
+    blocks metadata_total;  ///< metadata blocks in all
+
+    constexpr docker_pool_status() noexcept {}  // user-provided: no positional {a, b, c, d}
 };
 
 /// `docker info`'s "Min Free Space" (Status's MinFreeSpace, deviceset.go:2583): floor(total data blocks x
 /// dm.min_free_space / 100) blocks in bytes. Unlike the floor poolHasFreeSpace enforces, it has no max(1): a pool of
 /// fewer than 100 / percent blocks shows 0 while a new device still needs one free block; percent 0 shows 0.
 PROVPOL_NODISCARD constexpr bytes docker_info_min_free_space(const docker_devmapper_config& c,
-                                                             std::uint64_t data_total) noexcept {
-    return saturating_mul(c.block(), ratio_of(data_total, c.min_free_space_percent(), 100, rounding::down));
+                                                             blocks data_total) noexcept {
+    return size_of(blocks(ratio_of(data_total.count(), c.min_free_space_percent(), 100, rounding::down)), c.block());
+}
+
+/// docker_info_min_free_space's earlier spelling, kept for one release (CHANGELOG.md): the total is blocks now.
+[[deprecated("use docker_info_min_free_space(config, blocks data_total)")]] PROVPOL_NODISCARD constexpr bytes
+docker_info_min_free_space(const docker_devmapper_config& c, std::uint64_t data_total) noexcept {
+    return docker_info_min_free_space(c, blocks(data_total));
 }
 
 /// Docker's check before it creates a thin device, from the pool's status (used and total blocks; data blocks of
 /// the pool's block, metadata blocks of 4 KiB): free data under max(1, floor(total x percent / 100)) refuses, then
 /// free metadata under the same floor of its own; percent 0 checks nothing. Used above total counts as full.
 PROVPOL_NODISCARD constexpr docker_free_space_decision docker_pool_has_free_space(
-    const docker_devmapper_config& c, std::uint64_t data_used, std::uint64_t data_total, std::uint64_t metadata_used,
-    std::uint64_t metadata_total) noexcept {
+    const docker_devmapper_config& c, const docker_pool_status& s) noexcept {
     docker_free_space_decision d{};
     d.verdict = docker_free_space::ok;
-    d.min_free_space = docker_info_min_free_space(c, data_total);
+    d.min_free_space = docker_info_min_free_space(c, s.data_total);
     if (c.min_free_space_percent() == 0) return d;
     // total x percent in 64 bits as Go computes it: exact below 2^57 blocks, which no pool has (2^73 bytes).
-    const auto floor_of = [&](std::uint64_t total) {
-        const std::uint64_t m = ratio_of(total, c.min_free_space_percent(), 100, rounding::down);
-        return m < 1 ? std::uint64_t{1} : m;
+    const auto floor_of = [&](blocks total) {
+        return max(blocks(ratio_of(total.count(), c.min_free_space_percent(), 100, rounding::down)), blocks(1));
     };
-    d.min_free_data = floor_of(data_total);
-    const std::uint64_t data_free = data_total - (data_used < data_total ? data_used : data_total);
-    if (data_free < d.min_free_data) {
+    d.min_free_data = floor_of(s.data_total);
+    if (s.data_total - s.data_used < d.min_free_data) {  // blocks' minus saturates: used above total is no room
         d.verdict = docker_free_space::low_data;
         return d;
     }
-    d.min_free_metadata = floor_of(metadata_total);
-    const std::uint64_t metadata_free =
-        metadata_total - (metadata_used < metadata_total ? metadata_used : metadata_total);
-    if (metadata_free < d.min_free_metadata) d.verdict = docker_free_space::low_metadata;
+    d.min_free_metadata = floor_of(s.metadata_total);
+    if (s.metadata_total - s.metadata_used < d.min_free_metadata) d.verdict = docker_free_space::low_metadata;
     return d;
 }
+/// The four counts in a row are refused: they trade places unseen (docker_pool_status names them).
+docker_free_space_decision docker_pool_has_free_space(const docker_devmapper_config&, std::uint64_t, std::uint64_t,
+                                                      std::uint64_t, std::uint64_t) = delete;
 
 // ============================================================================================================
 // Loopback files (loop-lvm)

@@ -296,13 +296,31 @@ private:
     std::size_t size_ = 0;
 };
 
+/// extend_batch_input's views of sizes, each named for its role as drive_state's are, so that no two trade places:
+/// `extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)}`.
+struct batch_capacity : batch_view<bytes> {
+    constexpr batch_capacity() noexcept = default;
+    constexpr explicit batch_capacity(batch_view<bytes> v) noexcept : batch_view<bytes>(v) {}
+};
+/// The LVs' sizes now (see batch_capacity).
+struct batch_physical : batch_view<bytes> {
+    constexpr batch_physical() noexcept = default;
+    constexpr explicit batch_physical(batch_view<bytes> v) noexcept : batch_view<bytes>(v) {}
+};
+/// The highest offsets written (see batch_capacity).
+struct batch_allocation : batch_view<bytes> {
+    constexpr batch_allocation() noexcept = default;
+    constexpr explicit batch_allocation(batch_view<bytes> v) noexcept : batch_view<bytes>(v) {}
+};
+
 /// The drives of a batch as structure of arrays: element i of each view is drive i's field of drive_state. capacity,
-/// physical and allocation hold one element per drive; replicating, threshold_exceeded and write_rate hold one per
-/// drive too, or none (then every drive has drive_state's default: not replicating, no event, rate unknown).
+/// physical and allocation hold one element per drive, each given by role (batch_capacity); replicating,
+/// threshold_exceeded and write_rate hold one per drive too, or none (then every drive has drive_state's default: not
+/// replicating, no event, rate unknown).
 struct extend_batch_input {
-    batch_view<bytes> capacity;
-    batch_view<bytes> physical;
-    batch_view<bytes> allocation;
+    batch_capacity capacity;
+    batch_physical physical;
+    batch_allocation allocation;
     batch_view<bool> replicating{};
     batch_view<bool> threshold_exceeded{};
     batch_view<rate> write_rate{};

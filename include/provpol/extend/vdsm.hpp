@@ -41,6 +41,14 @@ constexpr std::uint64_t qcow2_max(std::uint64_t capacity, std::uint64_t a) noexc
 }
 }  // namespace detail
 
+/// The volume group's extent size (vgcreate -s; 128 MiB in oVirt block storage domains): the unit lvextend rounds an
+/// LV to. Its own type, so that vdsm_config::make's chunk and extent, both sizes, cannot trade places:
+/// `make(1024_MiB, 20, lvm_extent_size(128_MiB))`.
+struct lvm_extent_size {
+    constexpr explicit lvm_extent_size(bytes v) noexcept : value(v) {}
+    bytes value;  ///< the extent in bytes
+};
+
 /// VDSM's [irs] volume_utilization_chunk_mb and volume_utilization_percent, validated, with the derived
 /// free-space limits precomputed so that deciding costs no division.
 class vdsm_config {
@@ -51,11 +59,13 @@ public:
     /// Validates VDSM's two settings: the chunk ([irs] volume_utilization_chunk_mb, given as a size: a whole number
     /// of MiB in [1 MiB, 1 PiB]) and the percent ([irs] volume_utilization_percent, in [0, 99]). The LVM extent (128
     /// MiB in oVirt block storage domains) is the unit lvextend rounds to: a power of two in [1 MiB, 16 GiB]. The
-    /// chunk is a size and the percent an integer, so `make(2560_MiB, 20)` cannot be written the other way round,
-    /// and a bare number is never read as MiB.
-    PROVPOL_NODISCARD static constexpr result<vdsm_config> make(bytes chunk, std::uint64_t percent,
-                                                                bytes extent = bytes(std::uint64_t{128}
-                                                                                     << 20)) noexcept {
+    /// chunk is a size, the percent an integer and the extent an lvm_extent_size, so no two of them can trade
+    /// places (`make(2560_MiB, 20)`, `make(1024_MiB, 20, lvm_extent_size(128_MiB))`), and a bare number is never read
+    /// as MiB.
+    PROVPOL_NODISCARD static constexpr result<vdsm_config> make(
+        bytes chunk, std::uint64_t percent,
+        lvm_extent_size extent_size = lvm_extent_size(bytes(std::uint64_t{128} << 20))) noexcept {
+        const bytes extent = extent_size.value;
         if (chunk.count() < (std::uint64_t{1} << 20) || chunk.count() > (max_chunk_mb << 20))
             return unexpected(error::out_of_range("volume_utilization_chunk_mb", error_value::of_size(chunk.count()),
                                                   error_value::of_size(std::uint64_t{1} << 20),
@@ -74,10 +84,13 @@ public:
                                                   error_value::of_size(std::uint64_t{1} << 34)));
         return vdsm_config(chunk.count() >> 20, static_cast<std::uint32_t>(percent), extent);
     }
+    /// Refused: a bare size could be the chunk (make(128_MiB, 20, 1024_MiB) would validate). lvm_extent_size names it.
+    static result<vdsm_config> make(bytes chunk, std::uint64_t percent, bytes extent) = delete;
     /// make's earlier name, kept for one release (CHANGELOG.md): make takes the chunk as a size now.
-    [[deprecated("use make(bytes chunk, percent, extent)")]] PROVPOL_NODISCARD static constexpr result<vdsm_config>
+    [[deprecated("use make(bytes chunk, percent, lvm_extent_size extent)")]] PROVPOL_NODISCARD static constexpr result<
+        vdsm_config>
     make_bytes(bytes chunk, std::uint64_t percent, bytes extent = bytes(std::uint64_t{128} << 20)) noexcept {
-        return make(chunk, percent, extent);
+        return make(chunk, percent, lvm_extent_size(extent));
     }
 
     PROVPOL_NODISCARD constexpr std::uint64_t chunk_mb() const noexcept { return chunk_.count() >> 20; }

@@ -110,7 +110,7 @@ PROVPOL_NODISCARD result<vdsm_recommendation> recommend_vdsm(rate write_rate, co
     // then whole extents (which are whole MiB); at least one extent.
     std::uint64_t chunk = ratio_of(required.count(), 100, static_cast<std::uint32_t>(100 - percent), rounding::up);
     chunk = align_up(chunk < extent.count() ? extent.count() : chunk, extent.count());
-    const auto cfg = vdsm_config::make(bytes(chunk), percent, extent);
+    const auto cfg = vdsm_config::make(bytes(chunk), percent, lvm_extent_size(extent));
     if (!cfg) return unexpected(cfg.error());
     const bytes limit = cfg->limit(false);
     return vdsm_recommendation{*cfg,

@@ -261,10 +261,10 @@ PROVPOL_NODISCARD result<vdsm_config> recommend_vdsm_per_vm(const workload& w, c
                                                             std::uint32_t runs, std::uint64_t seed, bytes extent,
                                                             Before&& before) {
     // Validates percent and the extent (a power of two in [1 MiB, 16 GiB]) before dividing by it.
-    if (const auto valid = vdsm_config::make(bytes(std::uint64_t{1} << 20), percent, extent); !valid)
+    if (const auto valid = vdsm_config::make(bytes(std::uint64_t{1} << 20), percent, lvm_extent_size(extent)); !valid)
         return unexpected(valid.error());
     const auto config = [&](std::uint64_t extents) {
-        return vdsm_config::make(bytes(extents * extent.count()), percent, extent);
+        return vdsm_config::make(bytes(extents * extent.count()), percent, lvm_extent_size(extent));
     };
     const auto found = smallest_meeting(
         std::uint64_t{1}, vdsm_chunk_bound(w.write_size, extent), [&](std::uint64_t extents) -> result<bool> {
