@@ -157,3 +157,27 @@ TEST_CASE("a registry knows when it holds every enumerator once") {
     static_assert(!whole.holds_every_id_through(toy::b));
     CHECK(whole.visit(toy::b, [](int v) { return v + 1; }) == 2);
 }
+
+// The lists and the functions that visit a registry are compiled where they are used (registry.hpp's preset_list_of,
+// the defaulted `Deferred` parameter): they still answer in constant expressions, and every read of a list is the
+// same list of static storage duration (an unknown name's error keeps a pointer to it).
+TEST_CASE("the preset lists and the deferred functions answer in constant expressions, from one list each") {
+    static_assert(extend_preset_names.view().starts_with("vdsm-2022, vdsm-legacy, "));
+    static_assert(log_preset_choices.view().starts_with("one of xfsprogs-7.2, "));
+    static_assert(chunk_preset_names.size() + 7 == chunk_preset_choices.size());
+    static_assert(*parse_extend_preset("lvm-thin-default") == extend_preset::lvm_thin_default);
+    static_assert(*parse_log_preset("xfsprogs-5.15") == log_preset::xfsprogs_5_15);
+    static_assert(*parse_chunk_preset("rsync") == chunk_tool::rsync);
+    static_assert(vdsm_config_of(extend_preset::vdsm_legacy)->chunk_mb() == 1024);
+    static_assert(lvm_config_of(extend_preset::docker_devicemapper)->threshold_as_written() == 80);
+    static_assert(*stratis_part_of(extend_preset::stratis_3_7_metadata) == stratis_part::metadata);
+
+    const preset_list& a = extend_preset_choices;
+    const preset_list& b = extend_preset_choices.list();
+    CHECK(&a == &b);
+    const result<extend_preset> unknown = parse_extend_preset("vdsm-2023");
+    REQUIRE_FALSE(unknown.has_value());
+    CHECK(unknown.error().detail().data() == extend_preset_choices.c_str());
+    CHECK(std::string(unknown.error().message().c_str()) ==
+          "preset: unknown value 'vdsm-2023': expected " + std::string(extend_preset_choices.c_str()));
+}
