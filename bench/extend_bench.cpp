@@ -81,7 +81,9 @@ struct batch_buffers {
         return {provpol::batch_capacity(in.capacity), provpol::batch_physical(in.physical),
                 provpol::batch_allocation(in.allocation)};
     }
-    provpol::extend_batch_output output() { return {action, next, threshold, flags}; }
+    provpol::extend_batch_output output() {
+        return {action, provpol::batch_next_size(next), provpol::batch_block_threshold(threshold), flags};
+    }
     void clobber() {
         benchmark::DoNotOptimize(threshold.data());
         benchmark::DoNotOptimize(next.data());

@@ -243,7 +243,7 @@ void run_batch(const entry& e, batch_kernel kernel) {
     vdsm_policy policy = vdsm_2022();
     opaque(policy);
     const extend_batch_input in{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)};
-    const extend_batch_output out{action, next, thr, flags};
+    const extend_batch_output out{action, batch_next_size(next), batch_block_threshold(thr), flags};
     const std::size_t calls = e.iterations / table_size;
     measure(
         e, [&] { batch_loop(no_kernel, policy, in, out, calls); }, [&] { batch_loop(kernel, policy, in, out, calls); });

@@ -40,7 +40,8 @@ std::size_t batch_mismatches(const Policy& policy, const std::vector<provpol::dr
     }
     const extend_batch_input in{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc),
                                 {rep.get(), n},      {event.get(), n},     rates};
-    const auto ok = decide_batch(policy, in, extend_batch_output{action, next, thr, flags});
+    const auto ok =
+        decide_batch(policy, in, extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr), flags});
     REQUIRE(ok.has_value());
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) {

@@ -222,7 +222,7 @@ TEST_CASE("VDSM batch equals decide() on vectorised blocks, mixed blocks and tai
                                               batch_allocation(alloc),
                                               {rep.get(), n},
                                               {event.get(), n}},
-                           extend_batch_output{action, next, thr, flags});
+                           extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr), flags});
                 for (std::size_t i = 0; i < n; ++i) {
                     drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
                     s.replicating = rep[i];
@@ -272,13 +272,13 @@ TEST_CASE("VDSM batch: the max-size arithmetic is exact on every MiB boundary be
         std::vector<extend_action> action(n);
         std::vector<std::uint8_t> flags(n);
         run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(zero), batch_allocation(zero)},
-                   extend_batch_output{action, next, thr, flags});
+                   extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr), flags});
         // The same question with physical just below the max size, so that next size is the max size itself.
         std::vector<bytes> thr2(n), next2(n);
         std::vector<extend_action> action2(n);
         std::vector<std::uint8_t> flags2(n);
         run_kernel(kernel, p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(zero)},
-                   extend_batch_output{action2, next2, thr2, flags2});
+                   extend_batch_output{action2, batch_next_size(next2), batch_block_threshold(thr2), flags2});
         int mismatches = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const extend_decision d =
@@ -315,7 +315,7 @@ constexpr bool batch_in_constant_evaluation() {
     const vdsm_policy p = vdsm_2022();
     if (!decide_batch(
             p, extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), rep, event},
-            extend_batch_output{action, next, thr, flags}))
+            extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr), flags}))
         return false;
     for (std::size_t i = 0; i < n; ++i) {
         drive_state s{drive_capacity(cap[i]), drive_physical(phys[i]), drive_allocation(alloc[i])};
@@ -428,7 +428,7 @@ TEST_CASE("VDSM's improbable allocation on LVs above the maximum, on every path 
             std::vector<std::uint8_t> flags(n);
             run_kernel(kernel, p,
                        extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)},
-                       extend_batch_output{action, next, thr, flags});
+                       extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr), flags});
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
                 CAPTURE(cap[i]);

@@ -412,7 +412,7 @@ TEST_CASE("the batch is decide() vectorised: the action, replication and thresho
     REQUIRE(
         decide_batch(vdsm_2022(),
                      extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), rep, event},
-                     extend_batch_output{action, next, thr})
+                     extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr)})
             .has_value());
     CHECK(action[0] == extend_action::extend);  // 1 GiB free < 2048 MiB
     CHECK(next[0] == 7680_MiB);
@@ -427,13 +427,13 @@ TEST_CASE("the batch is decide() vectorised: the action, replication and thresho
     bytes short_next[4];
     const auto refused = decide_batch(
         vdsm_2022(), extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc)},
-        extend_batch_output{action, short_next, thr});
+        extend_batch_output{action, batch_next_size(short_next), batch_block_threshold(thr)});
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().message() == "next_size (4) must hold at least the drives of capacity (5)");
     const bool two[] = {true, false};
     CHECK(decide_batch(vdsm_2022(),
                        extend_batch_input{batch_capacity(cap), batch_physical(phys), batch_allocation(alloc), two},
-                       extend_batch_output{action, next, thr})
+                       extend_batch_output{action, batch_next_size(next), batch_block_threshold(thr)})
               .error()
               .message() == "replicating (2) must hold the drives of capacity (5)");
 }

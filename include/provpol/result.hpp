@@ -70,7 +70,7 @@ namespace detail {
 
 // Whether T is trivially copyable and destructible (detail/traits.hpp: the compilers' builtins, not <type_traits>).
 template <class T>
-inline constexpr bool is_trivial_value_v = is_trivially_copyable_v<T> && is_trivially_destructible_v<T>;
+inline constexpr bool is_trivial_value_v = is_trivially_copyable_v<T>&& is_trivially_destructible_v<T>;
 
 // Whether result<T, E>'s value constructor takes a U: T is constructible from it and it is neither the result
 // itself nor an unexpected<E> (those have their own constructors). The specializations answer for the latter
@@ -243,10 +243,12 @@ public:
     /// A value, explicit exactly when T's own conversion from U is (std::expected's explicit(!is_convertible_v<U, T>)):
     /// `return bytes(42);` and `result<bytes> r = bytes(42);` compile, `result<bytes> r = 42;` does not, as
     /// `bytes b = 42;` does not.
-    template <class U = T, detail::enable_if_t<detail::is_value_arg_v<T, E, U> && detail::is_convertible_v<U&&, T>, int> = 0>
+    template <class U = T,
+              detail::enable_if_t<detail::is_value_arg_v<T, E, U> && detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
     constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
-    template <class U = T, detail::enable_if_t<detail::is_value_arg_v<T, E, U> && !detail::is_convertible_v<U&&, T>, int> = 0>
+    template <class U = T,
+              detail::enable_if_t<detail::is_value_arg_v<T, E, U> && !detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
     constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
 

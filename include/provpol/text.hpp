@@ -31,9 +31,9 @@ public:
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr text_view(const char* s) noexcept : data_(s), size_(s ? length(s) : 0) {}
     /// From std::string, std::string_view or anything else with data() and size().
-    template <class S,
-              class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<const S&>().data()), const char*> &&
-                                       detail::is_integral_v<decltype(detail::declval<const S&>().size())>>>
+    template <class S, class = detail::enable_if_t<
+                           detail::is_convertible_v<decltype(detail::declval<const S&>().data()), const char*> &&
+                           detail::is_integral_v<decltype(detail::declval<const S&>().size())>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr text_view(const S& s) noexcept : data_(s.data()), size_(static_cast<std::size_t>(s.size())) {}
 

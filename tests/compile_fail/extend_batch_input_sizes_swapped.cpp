@@ -17,6 +17,8 @@ bool decide(const std::vector<provpol::bytes>& capacity, const std::vector<provp
     const provpol::extend_batch_input in{provpol::batch_capacity(capacity), provpol::batch_physical(physical),
                                          provpol::batch_allocation(allocation)};
 #endif
-    return provpol::decide_batch(provpol::vdsm_2022(), in, provpol::extend_batch_output{action, next, threshold})
+    return provpol::decide_batch(provpol::vdsm_2022(), in,
+                                 provpol::extend_batch_output{action, provpol::batch_next_size(next),
+                                                              provpol::batch_block_threshold(threshold)})
         .has_value();
 }

@@ -77,7 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                        {&rep, 1},
                                        {&event, 1}};
         PROVPOL_FUZZ_CHECK(
-            decide_batch(make_vdsm_policy(*vc), batch, {{&action, 1}, {&next, 1}, {&thr, 1}, {&flags, 1}}).has_value());
+            decide_batch(make_vdsm_policy(*vc), batch,
+                         {{&action, 1}, batch_next_size({&next, 1}), batch_block_threshold({&thr, 1}), {&flags, 1}})
+                .has_value());
         drive_state plain = s;
         plain.write_rate = rate(0);
         const extend_decision one = make_vdsm_policy(*vc).decide(plain);

@@ -32,7 +32,8 @@ int main() {
     std::vector<std::uint8_t> fa(n), fb(n);
     const provpol::extend_batch_input in{provpol::batch_capacity(c), provpol::batch_physical(p),
                                          provpol::batch_allocation(a)};
-    if (!provpol_batch_isa_a(in, {xa, na, ta, fa}) || !batch_b(in, {xb, nb, tb, fb})) {
+    if (!provpol_batch_isa_a(in, {xa, provpol::batch_next_size(na), provpol::batch_block_threshold(ta), fa}) ||
+        !batch_b(in, {xb, provpol::batch_next_size(nb), provpol::batch_block_threshold(tb), fb})) {
         std::printf("decide_batch refused the batch\n");
         return 1;
     }

@@ -248,13 +248,14 @@ struct has_default_size : detail::false_type {};
 template <class S>
 struct has_default_size<
     S, detail::void_t<decltype(detail::declval<const S&>().default_size(detail::declval<const device_limits&>()))>>
-    : detail::is_same<decltype(detail::declval<const S&>().default_size(detail::declval<const device_limits&>())), bytes> {};
+    : detail::is_same<decltype(detail::declval<const S&>().default_size(detail::declval<const device_limits&>())),
+                      bytes> {};
 
 template <class S, bool = has_default_size<S>::value>
 struct default_size_is_noexcept : detail::false_type {};
 template <class S>
-struct default_size_is_noexcept<S, true>
-    : detail::bool_constant<noexcept(detail::declval<const S&>().default_size(detail::declval<const device_limits&>()))> {};
+struct default_size_is_noexcept<S, true> : detail::bool_constant<noexcept(detail::declval<const S&>().default_size(
+                                               detail::declval<const device_limits&>()))> {};
 
 constexpr std::uint64_t gcd(std::uint64_t a, std::uint64_t b) noexcept {
     while (b != 0) {

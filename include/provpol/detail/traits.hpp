@@ -105,7 +105,8 @@ constexpr T&& forward(remove_reference_t<T>& t) noexcept {
     return static_cast<T&&>(t);
 }
 template <class T>
-constexpr T&& forward(remove_reference_t<T>&& t) noexcept {  // NOLINT(cppcoreguidelines-rvalue-reference-param-not-moved)
+// NOLINTNEXTLINE(cppcoreguidelines-rvalue-reference-param-not-moved): forwarded, as std::forward
+constexpr T&& forward(remove_reference_t<T>&& t) noexcept {
     return static_cast<T&&>(t);
 }
 
@@ -182,7 +183,7 @@ using std::remove_reference_t;
 using std::true_type;
 using std::void_t;
 template <class T>
-using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;
+using remove_cvref_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
 template <class A, class B>
 inline constexpr bool is_same_v = std::is_same_v<A, B>;
 template <class T>

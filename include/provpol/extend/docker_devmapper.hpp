@@ -176,7 +176,8 @@ struct docker_pool_status {
     blocks metadata_used;   ///< used metadata blocks
     blocks metadata_total;  ///< metadata blocks in all
 
-    constexpr docker_pool_status() noexcept {}  // user-provided: no positional {a, b, c, d}
+    // NOLINTNEXTLINE(modernize-use-equals-default): user-provided, so that no positional {a, b, c, d} compiles
+    constexpr docker_pool_status() noexcept {}
 };
 
 /// `docker info`'s "Min Free Space" (Status's MinFreeSpace, deviceset.go:2583): floor(total data blocks x

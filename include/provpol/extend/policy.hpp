@@ -180,8 +180,9 @@ namespace detail {
 template <class T, class = void>
 struct has_limit : detail::false_type {};
 template <class T>
-struct has_limit<T, detail::enable_if_t<detail::is_same_v<
-                        decltype(detail::declval<const T&>().limit(detail::declval<const drive_state&>(), bytes())), bytes>>>
+struct has_limit<
+    T, detail::enable_if_t<detail::is_same_v<
+           decltype(detail::declval<const T&>().limit(detail::declval<const drive_state&>(), bytes())), bytes>>>
     : detail::true_type {};
 template <class T, class = void>
 struct has_improbable : detail::false_type {};
@@ -207,19 +208,19 @@ struct has_limits_api : detail::false_type {};
 template <class T>
 struct has_limits_api<
     T, detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().max_size(bytes())), bytes> &&
-                        detail::is_same_v<decltype(detail::declval<const T&>().max_size_storage(bytes())), bytes> &&
-                        detail::is_same_v<decltype(detail::declval<const T&>().request(bytes(), bytes())), bytes> &&
-                        detail::is_same_v<decltype(detail::declval<const T&>().lv_size(bytes())), bytes>>> : detail::true_type {
-};
+                           detail::is_same_v<decltype(detail::declval<const T&>().max_size_storage(bytes())), bytes> &&
+                           detail::is_same_v<decltype(detail::declval<const T&>().request(bytes(), bytes())), bytes> &&
+                           detail::is_same_v<decltype(detail::declval<const T&>().lv_size(bytes())), bytes>>>
+    : detail::true_type {};
 template <class T, class = void>
 struct has_fast_decide : detail::false_type {};
 template <class T>
 struct has_fast_decide<
     T, detail::enable_if_t<
-           detail::is_same_v<decltype(detail::declval<const T&>().fast_path_applies(detail::declval<const drive_state&>())),
-                          bool> &&
+           detail::is_same_v<
+               decltype(detail::declval<const T&>().fast_path_applies(detail::declval<const drive_state&>())), bool> &&
            detail::is_same_v<decltype(detail::declval<const T&>().decide_fast(detail::declval<const drive_state&>())),
-                          extend_decision>>> : detail::true_type {};
+                             extend_decision>>> : detail::true_type {};
 }  // namespace detail
 
 /// T can be an extend_policy's Trigger (see the header comment).
@@ -257,8 +258,8 @@ public:
     template <std::size_t N>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_view(const T (&a)[N]) noexcept : data_(a), size_(N) {}
-    template <class C,
-              class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<const C&>().data()), const T*>>>
+    template <class C, class = detail::enable_if_t<
+                           detail::is_convertible_v<decltype(detail::declval<const C&>().data()), const T*>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_view(const C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
 
@@ -282,7 +283,8 @@ public:
     template <std::size_t N>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_span(T (&a)[N]) noexcept : data_(a), size_(N) {}
-    template <class C, class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<C&>().data()), T*>>>
+    template <class C,
+              class = detail::enable_if_t<detail::is_convertible_v<decltype(detail::declval<C&>().data()), T*>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr batch_span(C& c) noexcept : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
 
@@ -337,13 +339,26 @@ struct extend_batch_input {
     }
 };
 
+/// extend_batch_output's spans of sizes, named for their role as the input's are, so that the size to request and the
+/// threshold to register cannot trade places: `extend_batch_output{action, batch_next_size(next),
+/// batch_block_threshold(threshold), flags}`.
+struct batch_next_size : batch_span<bytes> {
+    constexpr batch_next_size() noexcept = default;
+    constexpr explicit batch_next_size(batch_span<bytes> s) noexcept : batch_span<bytes>(s) {}
+};
+/// The block thresholds to register (see batch_next_size).
+struct batch_block_threshold : batch_span<bytes> {
+    constexpr batch_block_threshold() noexcept = default;
+    constexpr explicit batch_block_threshold(batch_span<bytes> s) noexcept : batch_span<bytes>(s) {}
+};
+
 /// What decide() tells the agent to act on, one element per drive of the input: the action, the size to request, the
 /// block threshold to register now, and (when given) the three flags. Every view but flags holds at least as many
 /// elements as the input has drives; flags may be empty (not written).
 struct extend_batch_output {
     batch_span<extend_action> action;
-    batch_span<bytes> next_size;
-    batch_span<bytes> block_threshold;
+    batch_next_size next_size;
+    batch_block_threshold block_threshold;
     batch_span<std::uint8_t> flags{};
 };
 
@@ -355,10 +370,11 @@ template <class T, class = void>
 struct has_batch_prefix : detail::false_type {};
 template <class T>
 struct has_batch_prefix<
-    T, detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().decide_batch_prefix(
-                                           detail::declval<const extend_batch_input&>(),
-                                           detail::declval<const extend_batch_output&>(), decide_one_archetype{})),
-                                       std::size_t>>> : detail::true_type {};
+    T,
+    detail::enable_if_t<detail::is_same_v<decltype(detail::declval<const T&>().decide_batch_prefix(
+                                              detail::declval<const extend_batch_input&>(),
+                                              detail::declval<const extend_batch_output&>(), decide_one_archetype{})),
+                                          std::size_t>>> : detail::true_type {};
 }  // namespace detail
 
 /// T, playing all three roles, offers a batch kernel (see the header comment).

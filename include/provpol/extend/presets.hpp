@@ -7,8 +7,8 @@
 #ifndef PROVPOL_EXTEND_PRESETS_HPP
 #define PROVPOL_EXTEND_PRESETS_HPP
 
-#include "../registry.hpp"
 #include "../detail/traits.hpp"
+#include "../registry.hpp"
 #include "../text.hpp"
 #include "docker_devmapper.hpp"  // IWYU pragma: export
 #include "lvm.hpp"               // IWYU pragma: export
@@ -17,7 +17,6 @@
 #include "stratis.hpp"           // IWYU pragma: export
 #include "vdsm.hpp"              // IWYU pragma: export
 #include "xenserver_lvhd.hpp"    // IWYU pragma: export
-
 
 namespace provpol {
 
@@ -159,7 +158,8 @@ namespace detail {
 template <class V>
 inline constexpr bool is_vdsm_preset_v = detail::is_same_v<V, vdsm_policy>;
 template <class V>
-inline constexpr bool is_lvm_preset_v = detail::is_same_v<V, lvm_thin_policy> || detail::is_same_v<V, lvm_autoextend_config>;
+inline constexpr bool is_lvm_preset_v =
+    detail::is_same_v<V, lvm_thin_policy> || detail::is_same_v<V, lvm_autoextend_config>;
 template <class V>
 inline constexpr bool is_stratis_preset_v = detail::is_same_v<V, stratis_config>;
 struct vdsm_kind {
@@ -194,14 +194,14 @@ template <class Deferred = void>
 inline constexpr preset_list vdsm_from_lvm =
     extend_kind_message<vdsm_kind, Deferred>("an LVM preset is not a VDSM configuration (expected one of ");
 template <class Deferred = void>
-inline constexpr preset_list vdsm_from_other =
-    extend_kind_message<vdsm_kind, Deferred>("a Stratis or XenServer preset is not a VDSM configuration (expected one of ");
+inline constexpr preset_list vdsm_from_other = extend_kind_message<vdsm_kind, Deferred>(
+    "a Stratis or XenServer preset is not a VDSM configuration (expected one of ");
 template <class Deferred = void>
 inline constexpr preset_list lvm_from_vdsm =
     extend_kind_message<lvm_kind, Deferred>("a VDSM preset is not an LVM configuration (expected one of ");
 template <class Deferred = void>
-inline constexpr preset_list lvm_from_other =
-    extend_kind_message<lvm_kind, Deferred>("a Stratis or XenServer preset is not an LVM configuration (expected one of ");
+inline constexpr preset_list lvm_from_other = extend_kind_message<lvm_kind, Deferred>(
+    "a Stratis or XenServer preset is not an LVM configuration (expected one of ");
 template <class Deferred = void>
 inline constexpr preset_list stratis_from_other =
     extend_kind_message<stratis_kind, Deferred>("not a Stratis preset (expected one of ");
@@ -217,8 +217,9 @@ PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
             return v.trigger().config;
         else
             return unexpected(error::unsupported(
-                setting, static_text::of_static(detail::is_lvm_preset_v<V> ? detail::vdsm_from_lvm<Deferred>.c_str()
-                                                                           : detail::vdsm_from_other<Deferred>.c_str())));
+                setting,
+                static_text::of_static(detail::is_lvm_preset_v<V> ? detail::vdsm_from_lvm<Deferred>.c_str()
+                                                                  : detail::vdsm_from_other<Deferred>.c_str())));
     });
 }
 
@@ -234,8 +235,9 @@ PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_p
             return v;
         else
             return unexpected(error::unsupported(
-                setting, static_text::of_static(detail::is_vdsm_preset_v<V> ? detail::lvm_from_vdsm<Deferred>.c_str()
-                                                                            : detail::lvm_from_other<Deferred>.c_str())));
+                setting,
+                static_text::of_static(detail::is_vdsm_preset_v<V> ? detail::lvm_from_vdsm<Deferred>.c_str()
+                                                                   : detail::lvm_from_other<Deferred>.c_str())));
     });
 }
 
@@ -279,7 +281,8 @@ PROVPOL_NODISCARD constexpr result<stratis_part> stratis_part_of(extend_preset p
         default:
             break;
     }
-    return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
+    return unexpected(
+        error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
 }
 
 /// The Stratis constants of a Stratis preset: stratisd 3.0's for the stratis-3.0-* presets, the 3.1 line's (as
@@ -292,7 +295,8 @@ PROVPOL_NODISCARD constexpr result<stratis_config> stratis_config_of(extend_pres
         if constexpr (detail::is_stratis_preset_v<V>)
             return v;
         else
-            return unexpected(error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
+            return unexpected(
+                error::unsupported(setting, static_text::of_static(detail::stratis_from_other<Deferred>.c_str())));
     });
 }
 

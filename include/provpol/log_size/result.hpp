@@ -218,9 +218,9 @@ namespace detail {
 template <class, class = void>
 struct has_lay_out : detail::false_type {};
 template <class L>
-struct has_lay_out<L,
-                   detail::void_t<decltype(detail::declval<const L&>().lay_out(
-                       detail::declval<const fs_geometry&>(), detail::declval<log_context&>(), detail::declval<log_state&>()))>>
+struct has_lay_out<
+    L, detail::void_t<decltype(detail::declval<const L&>().lay_out(
+           detail::declval<const fs_geometry&>(), detail::declval<log_context&>(), detail::declval<log_state&>()))>>
     : detail::true_type {};
 
 template <class, class = void>
