@@ -75,7 +75,7 @@ inline constexpr bool is_trivial_value_v = is_trivially_copyable_v<T>&& is_trivi
 // Whether result<T, E>'s value constructor takes a U: T is constructible from it and it is neither the result
 // itself nor an unexpected<E> (those have their own constructors). The specializations answer for the latter
 // without asking whether T is constructible from them, which every `return unexpected(...)` would otherwise ask.
-template <class T, class E, class U, class D = detail::remove_cv_t<detail::remove_reference_t<U>>>
+template <class T, class E, class U, class D = detail::remove_cvref_t<U>>
 inline constexpr bool is_value_arg_v = is_constructible_v<T, U&&>;
 template <class T, class E, class U>
 inline constexpr bool is_value_arg_v<T, E, U, unexpected<E>> = false;
@@ -321,14 +321,14 @@ public:
     /// f(value) -> result<U, E> on a value; the same error otherwise.
     template <class F>
     constexpr auto and_then(F&& f) const& {
-        using R = detail::remove_cv_t<detail::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        using R = detail::remove_cvref_t<decltype(detail::forward<F>(f)(s_.val_))>;
         if (s_.has_) return detail::forward<F>(f)(s_.val_);
         return R(unexpected<E>(s_.err_));
     }
     /// result<U, E>{f(value)} on a value; the same error otherwise.
     template <class F>
     constexpr auto transform(F&& f) const& {
-        using U = detail::remove_cv_t<detail::remove_reference_t<decltype(detail::forward<F>(f)(s_.val_))>>;
+        using U = detail::remove_cvref_t<decltype(detail::forward<F>(f)(s_.val_))>;
         if (s_.has_) return result<U, E>(detail::forward<F>(f)(s_.val_));
         return result<U, E>(unexpected<E>(s_.err_));
     }

@@ -212,7 +212,7 @@ template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<vdsm_config> vdsm_config_of(extend_preset p,
                                                                const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<vdsm_config> {
-        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
+        using V = detail::remove_cvref_t<decltype(v)>;
         if constexpr (detail::is_vdsm_preset_v<V>)
             return v.trigger().config;
         else
@@ -228,7 +228,7 @@ template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> lvm_config_of(extend_preset p,
                                                                         const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<lvm_autoextend_config> {
-        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
+        using V = detail::remove_cvref_t<decltype(v)>;
         if constexpr (detail::is_same_v<V, lvm_thin_policy>)
             return v.trigger().config;
         else if constexpr (detail::is_same_v<V, lvm_autoextend_config>)
@@ -291,7 +291,7 @@ template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<stratis_config> stratis_config_of(extend_preset p,
                                                                      const char* setting = "preset") noexcept {
     return extend_preset_registry.visit(p, [setting](const auto& v) -> result<stratis_config> {
-        using V = detail::remove_cv_t<detail::remove_reference_t<decltype(v)>>;
+        using V = detail::remove_cvref_t<decltype(v)>;
         if constexpr (detail::is_stratis_preset_v<V>)
             return v;
         else
