@@ -81,6 +81,9 @@ template <class T, class E, class U>
 inline constexpr bool is_value_arg_v<T, E, U, unexpected<E>> = false;
 template <class T, class E, class U>
 inline constexpr bool is_value_arg_v<T, E, U, result<T, E>> = false;
+// A T itself: the non-template constructors take it, without a question to the compiler.
+template <class T, class E, class U>
+inline constexpr bool is_value_arg_v<T, E, U, T> = false;
 
 // Deletes the copy and move operations that T and E do not have, as an empty base of result: the storage below
 // defines all four (it must, for its union), so without this gate result<T> would say it is copyable for a
@@ -118,12 +121,10 @@ struct void_value {};
 // and usable in constant expressions.
 template <class T, class E, bool = is_trivial_value_v<T>&& is_trivial_value_v<E>>
 struct result_storage {
-    template <class... Args>
-    constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(detail::forward<Args>(args)...), has_(true) {}
-    template <class... Args>
-    constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(detail::forward<Args>(args)...), has_(false) {}
+    // Not templates: each decision's factory instantiates result<T> for its own T, and g++ 12 spends more on
+    // deducing a variadic constructor per T than on the rest of this class.
+    constexpr result_storage(in_place_value_t, const T& v) noexcept : val_(v), has_(true) {}
+    constexpr result_storage(in_place_error_t, const E& e) noexcept : err_(e), has_(false) {}
     union {
         T val_;
         E err_;
@@ -133,12 +134,10 @@ struct result_storage {
 
 template <class T, class E>
 struct result_storage<T, E, false> {
-    template <class... Args>
-    constexpr explicit result_storage(in_place_value_t, Args&&... args)
-        : val_(detail::forward<Args>(args)...), has_(true) {}
-    template <class... Args>
-    constexpr explicit result_storage(in_place_error_t, Args&&... args)
-        : err_(detail::forward<Args>(args)...), has_(false) {}
+    constexpr result_storage(in_place_value_t, const T& v) : val_(v), has_(true) {}
+    constexpr result_storage(in_place_value_t, T&& v) : val_(detail::move(v)), has_(true) {}
+    constexpr result_storage(in_place_error_t, const E& e) : err_(e), has_(false) {}
+    constexpr result_storage(in_place_error_t, E&& e) : err_(detail::move(e)), has_(false) {}
     result_storage(const result_storage& o) : has_(o.has_) {
         if (has_)
             ::new (static_cast<void*>(&val_)) T(o.val_);
@@ -234,23 +233,26 @@ struct result_storage<T, E, false> {
 template <class T, class E = error>
 class PROVPOL_NODISCARD result : private detail::result_gate<T, E> {
     static_assert(!detail::is_reference_v<T>, "result<T, E>: T must not be a reference");
-    static_assert(!detail::is_same_v<detail::remove_cv_t<T>, detail::in_place_value_t>, "result<T, E>: invalid T");
 
 public:
     using value_type = T;
     using error_type = E;
 
-    /// A value, explicit exactly when T's own conversion from U is (std::expected's explicit(!is_convertible_v<U, T>)):
-    /// `return bytes(42);` and `result<bytes> r = bytes(42);` compile, `result<bytes> r = 42;` does not, as
-    /// `bytes b = 42;` does not.
-    template <class U = T,
+    /// A value: `return bytes(42);`, `result<bytes> r = bytes(42);`.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr result(const T& v) : s_(detail::in_place_value_t{}, v) {}
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    constexpr result(T&& v) : s_(detail::in_place_value_t{}, detail::move(v)) {}
+    /// A value made from a U, explicit exactly when T's own conversion from U is (std::expected's
+    /// explicit(!is_convertible_v<U, T>)): `result<bytes> r = 42;` does not compile, as `bytes b = 42;` does not.
+    template <class U,
               detail::enable_if_t<detail::is_value_arg_v<T, E, U> && detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(google-explicit-constructor, bugprone-forwarding-reference-overload)
-    constexpr result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
-    template <class U = T,
+    constexpr result(U&& v) : s_(detail::in_place_value_t{}, T(detail::forward<U>(v))) {}
+    template <class U,
               detail::enable_if_t<detail::is_value_arg_v<T, E, U> && !detail::is_convertible_v<U&&, T>, int> = 0>
     // NOLINTNEXTLINE(bugprone-forwarding-reference-overload)
-    constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, detail::forward<U>(v)) {}
+    constexpr explicit result(U&& v) : s_(detail::in_place_value_t{}, T(detail::forward<U>(v))) {}
 
     /// An error: `return unexpected(error::out_of_range(...));`. The non-template constructor takes the common
     /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
@@ -259,10 +261,10 @@ public:
     constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
     template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
+    constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, E(u.error())) {}
     template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, G&&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    constexpr result(unexpected<G>&& u) : s_(detail::in_place_error_t{}, E(detail::move(u).error())) {}
 
     PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
     constexpr explicit operator bool() const noexcept { return s_.has_; }
@@ -348,12 +350,12 @@ public:
     using value_type = void;
     using error_type = E;
 
-    constexpr result() noexcept : s_(detail::in_place_value_t{}) {}
+    constexpr result() noexcept : s_(detail::in_place_value_t{}, detail::void_value{}) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
     template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, u.error()) {}
+    constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, E(u.error())) {}
 
     PROVPOL_NODISCARD constexpr bool has_value() const noexcept { return s_.has_; }
     constexpr explicit operator bool() const noexcept { return s_.has_; }
