@@ -155,6 +155,62 @@ template <class Id, class... Make>
 preset_registry(const preset_def<Id, Make>&...) -> preset_registry<Id, Make...>;
 
 /// The most characters a family's list of names ("a, b or c") may take (the extend family's 17 take about 340).
+/// A family's registry as the family's header declares it: a handle, built (evaluated in a constant expression) only
+/// in the translation units that read it. The registries and what their headers built from them at namespace scope
+/// took a tenth of what `#include <provpol/provpol.hpp>` costs (tools/compile_cost.sh --instructions). `Family` gives
+/// `id_type`, `size` and `get<D>()`, the family's preset_registry (a variable template). The handle reads as the
+/// registry (size, table(), visit, for_each) and as its table (begin, end, operator[]).
+template <class Family>
+class preset_registry_of {
+public:
+    using id_type = typename Family::id_type;
+    /// How many presets the family has.
+    static constexpr std::size_t size = Family::size;
+
+    /// The preset_registry itself.
+    PROVPOL_NODISCARD constexpr const auto& registry() const noexcept { return Family::template get<void>(); }
+    PROVPOL_NODISCARD constexpr const preset_table<id_type, size>& table() const noexcept { return registry().table(); }
+    /// f(the preset `id` makes), as preset_registry::visit.
+    template <class F>
+    constexpr decltype(auto) visit(id_type id, F&& f) const {
+        return registry().visit(id, detail::forward<F>(f));
+    }
+    /// f(info, maker) for each preset, as preset_registry::for_each.
+    template <class F>
+    constexpr void for_each(F&& f) const {
+        registry().for_each(detail::forward<F>(f));
+    }
+    PROVPOL_NODISCARD constexpr bool holds_every_id_through(id_type last) const noexcept {
+        return registry().holds_every_id_through(last);
+    }
+    PROVPOL_NODISCARD constexpr const preset_info<id_type>* begin() const noexcept { return table().begin(); }
+    PROVPOL_NODISCARD constexpr const preset_info<id_type>* end() const noexcept { return table().end(); }
+    constexpr const preset_info<id_type>& operator[](std::size_t i) const noexcept { return table()[i]; }
+};
+
+namespace detail {
+template <class Family>
+inline constexpr preset_ids<typename Family::id_type, Family::size> preset_ids_v =
+    ids_of(Family::template get<void>().table());
+}  // namespace detail
+
+/// A family's ids in its registry's order, built where they are read (as preset_registry_of): begin, end, size(),
+/// operator[].
+template <class Family>
+class preset_ids_of {
+public:
+    using id_type = typename Family::id_type;
+    PROVPOL_NODISCARD static constexpr std::size_t size() noexcept { return Family::size; }
+    PROVPOL_NODISCARD constexpr const id_type* begin() const noexcept { return detail::preset_ids_v<Family>.begin(); }
+    PROVPOL_NODISCARD constexpr const id_type* end() const noexcept { return detail::preset_ids_v<Family>.end(); }
+    constexpr id_type operator[](std::size_t i) const noexcept { return detail::preset_ids_v<Family>[i]; }
+};
+template <class Family>
+PROVPOL_NODISCARD constexpr const preset_ids<typename Family::id_type, Family::size>& ids_of(
+    const preset_registry_of<Family>&) noexcept {
+    return detail::preset_ids_v<Family>;
+}
+
 inline constexpr std::size_t preset_list_capacity = 512;
 /// A family's names as a list: "vdsm-2022, vdsm-legacy, lvm-thin-autoextend".
 using preset_list = fixed_string<preset_list_capacity>;
@@ -218,6 +274,14 @@ template <class D, class T>
 constexpr const T& deferred(const T& t) noexcept {
     return t;
 }
+// T, as a type that depends on D (as deferred): the families' registries are variable templates over their id type,
+// read as X_registry_v<dependent_t<D, Id>>, so that their initializers are built where they are read.
+template <class D, class T>
+struct dependent_type {
+    using type = T;
+};
+template <class D, class T>
+using dependent_t = typename dependent_type<D, T>::type;
 }  // namespace detail
 
 /// A family's names as a list ("vdsm-2022, vdsm-legacy, ..."), or with "one of " in front when `Choices` (what an
@@ -260,6 +324,16 @@ template <class Id, std::size_t N>
 result<Id> parse_preset(const preset_table<Id, N>&, const preset_list&&, text_view, const char* = "") = delete;
 
 /// The entry of `id`, or nullptr for a value that is none of the family's (a cast).
+template <class Family>
+PROVPOL_NODISCARD constexpr result<typename Family::id_type> parse_preset(const preset_registry_of<Family>& registry,
+                                                                          const preset_list& choices, text_view name,
+                                                                          const char* setting = "preset") noexcept {
+    return parse_preset(registry.table(), choices, name, setting);
+}
+template <class Family>
+result<typename Family::id_type> parse_preset(const preset_registry_of<Family>&, const preset_list&&, text_view,
+                                              const char* = "") = delete;
+
 template <class Id, std::size_t N>
 PROVPOL_NODISCARD constexpr const preset_info<Id>* find_preset(const preset_table<Id, N>& table, Id id) noexcept {
     for (const preset_info<Id>& e : table)
@@ -271,6 +345,16 @@ template <class Id, std::size_t N>
 PROVPOL_NODISCARD constexpr const char* preset_name(const preset_table<Id, N>& table, Id id) noexcept {
     const preset_info<Id>* e = find_preset(table, id);
     return e ? e->name : "unknown";
+}
+template <class Family>
+PROVPOL_NODISCARD constexpr const preset_info<typename Family::id_type>* find_preset(
+    const preset_registry_of<Family>& registry, typename Family::id_type id) noexcept {
+    return find_preset(registry.table(), id);
+}
+template <class Family>
+PROVPOL_NODISCARD constexpr const char* preset_name(const preset_registry_of<Family>& registry,
+                                                    typename Family::id_type id) noexcept {
+    return preset_name(registry.table(), id);
 }
 
 }  // namespace provpol

@@ -198,50 +198,67 @@ constexpr chunk_preset<rsync_block_length> rsync_preset() noexcept { return chun
 
 /// The chunk family's registry: each preset's name, what it does, where its size comes from, and the preset itself.
 /// The table, the lists, the parse and with_chunk_preset all come from it.
-inline constexpr preset_registry chunk_preset_registry{
-    preset_def{chunk_tool::xapi_redo_log_2010, "xapi-redo-log-2010", "Xen-API redo log, 2010: 16 KiB, O_DSYNC",
+namespace detail {
+// The registry itself: a variable template over its id type only so that it is built where it is read
+// (chunk_preset_family::get, preset_registry_of in registry.hpp). Each entry names its id as Id::..., which makes the
+// initializer depend on the template parameter: g++ builds a variable template's non-dependent initializer where
+// it is defined.
+template <class Id>
+inline constexpr preset_registry chunk_registry_v{
+    preset_def{Id::xapi_redo_log_2010, "xapi-redo-log-2010", "Xen-API redo log, 2010: 16 KiB, O_DSYNC",
                "xen-api CA-42914: read_in_chunks ~block_size:16384", chunk_presets::xapi_redo_log_2010},
-    preset_def{chunk_tool::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
+    preset_def{Id::xapi_redo_log, "xapi-redo-log", "Xen-API redo log since 2018: 64 KiB, O_DSYNC",
                "xen-api PR #3580 (CP-27880, CA-288635): block_device_io.ml ~block_size:65536",
                chunk_presets::xapi_redo_log},
-    preset_def{chunk_tool::coreutils_cp, "coreutils-cp", "GNU cp since 9.8: 256 KiB in st_blksize multiples, buffered",
+    preset_def{Id::coreutils_cp, "coreutils-cp", "GNU cp since 9.8: 256 KiB in st_blksize multiples, buffered",
                "coreutils src/ioblksize.h (v9.8): IO_BUFSIZE = 256 KiB, at most SYS_BUFSIZE_MAX",
                chunk_presets::coreutils_cp},
-    preset_def{chunk_tool::coreutils_cp_2024, "coreutils-cp-2024",
+    preset_def{Id::coreutils_cp_2024, "coreutils-cp-2024",
                "GNU cp 9.5 to 9.7: 256 KiB in st_blksize multiples, buffered",
                "coreutils src/ioblksize.h (v9.5, Feb 2024): IO_BUFSIZE = 256 KiB", chunk_presets::coreutils_cp_2024},
-    preset_def{chunk_tool::coreutils_cp_2023, "coreutils-cp-2023",
+    preset_def{Id::coreutils_cp_2023, "coreutils-cp-2023",
                "GNU cp 9.2 to 9.4: 128 KiB in st_blksize multiples, buffered",
                "coreutils src/ioblksize.h (v9.2): IO_BUFSIZE = 128 KiB, rounded", chunk_presets::coreutils_cp_2023},
-    preset_def{chunk_tool::coreutils_cp_2014, "coreutils-cp-2014",
-               "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
+    preset_def{Id::coreutils_cp_2014, "coreutils-cp-2014", "GNU cp 8.23 to 9.1: max(128 KiB, st_blksize), buffered",
                "coreutils src/ioblksize.h (v8.23, May 2014): IO_BUFSIZE = 128 KiB", chunk_presets::coreutils_cp_2014},
-    preset_def{chunk_tool::coreutils_cp_2012, "coreutils-cp-2012",
-               "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
+    preset_def{Id::coreutils_cp_2012, "coreutils-cp-2012", "GNU cp 8.17 to 8.22: max(64 KiB, st_blksize), buffered",
                "coreutils src/ioblksize.h (v8.17, Jul 2011): IO_BUFSIZE = 64 KiB", chunk_presets::coreutils_cp_2012},
-    preset_def{chunk_tool::coreutils_cp_2009, "coreutils-cp-2009",
-               "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
+    preset_def{Id::coreutils_cp_2009, "coreutils-cp-2009", "GNU cp 7.2 to 8.16: max(32 KiB, st_blksize), buffered",
                "coreutils src/system.h (v7.2, Mar 2009): IO_BUFSIZE = 32 KiB", chunk_presets::coreutils_cp_2009},
-    preset_def{chunk_tool::qemu_img_convert, "qemu-img-convert",
+    preset_def{Id::qemu_img_convert, "qemu-img-convert",
                "qemu-img convert: 2 MiB, up to the output's optimal transfer or discard alignment (at most 16 MiB), "
                "buffered (cache=unsafe)",
                "qemu-img.c img_convert: buf_sectors = MIN(MAX_BUF_SECTORS, MAX(IO_BUF_SIZE, opt_transfer, "
                "pdiscard_alignment))",
                detail::qemu_img_convert_preset},
-    preset_def{chunk_tool::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
+    preset_def{Id::ovirt_imageio, "ovirt-imageio", "ovirt-imageio's file backend: 8 MiB, O_DIRECT",
                "ovirt_imageio/_internal/config.py [backend_file] buffer_size", chunk_presets::ovirt_imageio},
-    preset_def{chunk_tool::ovirt_imageio_client, "ovirt-imageio-client",
-               "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
+    preset_def{Id::ovirt_imageio_client, "ovirt-imageio-client", "ovirt-imageio's client: 4 MiB, O_DIRECT (qemu-nbd)",
                "ovirt_imageio/client/_io.py BUFFER_SIZE = 4 * MiB", chunk_presets::ovirt_imageio_client},
-    preset_def{chunk_tool::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
+    preset_def{Id::rsync, "rsync", "rsync's block length: sqrt(file length) in [700 B, 128 KiB], buffered",
                "rsync generator.c sum_sizes_sqroot(), protocol 30+", detail::rsync_preset},
 };
-static_assert(chunk_preset_registry.holds_every_id_through(chunk_tool::ovirt_imageio),
-              "chunk_preset_registry: one preset per chunk_tool, each once");
+}  // namespace detail
 
-/// The family's entries (chunk_preset_registry's table).
-inline constexpr const preset_table<chunk_tool, decltype(chunk_preset_registry)::size>& chunk_preset_table =
-    chunk_preset_registry.table();
+/// The chunk family's registry as preset_registry_of reads it: its id type, its size (every chunk_tool through the
+/// last) and get<D>(), the registry itself, built where it is first read.
+struct chunk_preset_family {
+    using id_type = chunk_tool;
+    static constexpr std::size_t size = static_cast<std::size_t>(chunk_tool::ovirt_imageio) + 1;
+    template <class Deferred>
+    static constexpr const auto& get() noexcept {
+        static_assert(detail::chunk_registry_v<detail::dependent_t<Deferred, chunk_tool>>.holds_every_id_through(
+                          chunk_tool::ovirt_imageio),
+                      "chunk_preset_registry: one preset per chunk_tool, each once");
+        return detail::chunk_registry_v<detail::dependent_t<Deferred, chunk_tool>>;
+    }
+};
+
+inline constexpr preset_registry_of<chunk_preset_family> chunk_preset_registry{};
+
+/// The family's entries: chunk_preset_registry, read as its table (begin, end, operator[]; table() for the
+/// preset_table).
+inline constexpr const preset_registry_of<chunk_preset_family>& chunk_preset_table = chunk_preset_registry;
 /// The presets' names, and the same after "one of " for errors (each a preset_list_of: built where it is read).
 inline constexpr preset_list_of<chunk_preset_registry> chunk_preset_names{};
 inline constexpr preset_list_of<chunk_preset_registry, true> chunk_preset_choices{};
@@ -252,8 +269,11 @@ PROVPOL_NODISCARD constexpr result<chunk_tool> parse_chunk_preset(text_view name
                                                                   const char* setting = "preset") noexcept {
     return parse_preset(chunk_preset_table, detail::deferred<Deferred>(chunk_preset_choices).list(), name, setting);
 }
-/// The preset's name.
-PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept { return preset_name(chunk_preset_table, t); }
+/// The preset's name. (A template only so that the registry is built where a name is read: call it as a function.)
+template <class Deferred = void>
+PROVPOL_NODISCARD constexpr const char* to_text(chunk_tool t) noexcept {
+    return preset_name(detail::deferred<Deferred>(chunk_preset_registry), t);
+}
 
 /// Calls f(preset) with the preset of `t` (presets differ in their default step's type) and returns what f
 /// returns (the same type for every preset): chunk_preset_registry.visit. rsync's preset comes with a file length of

@@ -54,90 +54,109 @@ PROVPOL_NODISCARD constexpr xenserver_thin_lvhd_rules xenserver_thin_lvhd() noex
 /// vdsm_policy, an lvm_thin_policy, an lvm_autoextend_config (VDO pools, snapshots, Docker's pool), a stratis_config
 /// (stratisd 3.0's for the stratis-3.0-* presets, the 3.1 line's for the others) or xenserver_thin_lvhd_rules. The
 /// table, the lists, the parse and the *_config_of accessors all come from it.
-inline constexpr preset_registry extend_preset_registry{
-    preset_def{
-        extend_preset::vdsm_2022, "vdsm-2022", "oVirt VDSM 4.50: extend by 2560 MiB when less than 2048 MiB is free",
-        "oVirt VDSM 4.50, BZ#2051997: volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20", vdsm_2022},
-    preset_def{extend_preset::vdsm_legacy, "vdsm-legacy",
-               "oVirt VDSM before 4.50: extend by 1 GiB when less than 512 MiB is free",
+namespace detail {
+// The registry itself: a variable template over its id type only so that it is built where it is read
+// (extend_preset_family::get, preset_registry_of in registry.hpp). Each entry names its id as Id::..., which makes the
+// initializer depend on the template parameter: g++ builds a variable template's non-dependent initializer where
+// it is defined.
+template <class Id>
+inline constexpr preset_registry extend_registry_v{
+    preset_def{Id::vdsm_2022, "vdsm-2022", "oVirt VDSM 4.50: extend by 2560 MiB when less than 2048 MiB is free",
+               "oVirt VDSM 4.50, BZ#2051997: volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20",
+               vdsm_2022},
+    preset_def{Id::vdsm_legacy, "vdsm-legacy", "oVirt VDSM before 4.50: extend by 1 GiB when less than 512 MiB is free",
                "oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50",
                vdsm_legacy},
-    preset_def{extend_preset::lvm_thin_autoextend, "lvm-thin-autoextend",
+    preset_def{Id::lvm_thin_autoextend, "lvm-thin-autoextend",
                "LVM2 thin-pool autoextend: grow by 20% when data usage passes 70%",
                "lvm2 lvm.conf example: thin_pool_autoextend_threshold = 70, thin_pool_autoextend_percent = 20",
                lvm_thin_autoextend},
-    preset_def{extend_preset::lvm_thin_default, "lvm-thin-default",
-               "LVM2 thin-pool autoextend as LVM ships it: disabled",
+    preset_def{Id::lvm_thin_default, "lvm-thin-default", "LVM2 thin-pool autoextend as LVM ships it: disabled",
                "lvm2 lib/config/defaults.h: DEFAULT_THIN_POOL_AUTOEXTEND_THRESHOLD 100, _PERCENT 20", lvm_thin_default},
-    preset_def{extend_preset::lvm_vdo_autoextend, "lvm-vdo-autoextend",
+    preset_def{Id::lvm_vdo_autoextend, "lvm-vdo-autoextend",
                "LVM2 VDO-pool autoextend: grow by 20%, at least one slab, when usage passes 70%",
                "lvm2 lvm.conf example: vdo_pool_autoextend_threshold = 70, vdo_pool_autoextend_percent = 20",
                lvm_vdo_autoextend},
-    preset_def{extend_preset::lvm_snapshot_autoextend, "lvm-snapshot-autoextend",
+    preset_def{Id::lvm_snapshot_autoextend, "lvm-snapshot-autoextend",
                "LVM2 snapshot autoextend: grow the COW by 20%, to its useful maximum, when usage passes 70%",
                "lvm2 lvm.conf example: snapshot_autoextend_threshold = 70, snapshot_autoextend_percent = 20",
                lvm_snapshot_autoextend},
     preset_def{
-        extend_preset::stratis_data, "stratis-data",
+        Id::stratis_data, "stratis-data",
         "Stratis: extend the pool's data device by up to 50 GiB when less than 15 GiB of it is free",
         "stratisd 28d8d0757f87 thinpool.rs:73,75: DATA_ALLOC_SIZE 50 GiB, DATA_LOWATER 15 GiB; check() every 10 s "
         "(timer.rs:61) and on the pool's dm event",
         stratis_data},
-    preset_def{extend_preset::stratis_metadata, "stratis-metadata",
+    preset_def{Id::stratis_metadata, "stratis-metadata",
                "Stratis: double the pool's metadata device (and its spare) under the kernel's metadata low-water mark",
                "stratisd 28d8d0757f87 thinpool.rs:1582 extend_thin_meta_device; cmd.rs:50 thin_metadata_size x 8",
                stratis_metadata},
-    preset_def{extend_preset::stratis_filesystem, "stratis-filesystem",
+    preset_def{Id::stratis_filesystem, "stratis-filesystem",
                "Stratis: double a filesystem more than half full, up to its size limit",
                "stratisd 28d8d0757f87 filesystem.rs:282,348 visit_values, extend_size", stratis_filesystem},
     preset_def{
-        extend_preset::stratis_3_0_data, "stratis-3.0-data",
+        Id::stratis_3_0_data, "stratis-3.0-data",
         "Stratis 3.0.x: every check gives the pool's data device all the backstore's free space (a new pool: 768 "
         "MiB)",
         "stratisd v3.0.4 thinpool.rs:574-640 check(), :50 INITIAL_DATA_SIZE 768, :168 calc_lowater (DATA_LOWATER 2 "
         "GiB, SPACE_CRIT_PCT 95)",
         stratis_3_0},
     preset_def{
-        extend_preset::stratis_3_0_metadata, "stratis-3.0-metadata",
+        Id::stratis_3_0_metadata, "stratis-3.0-metadata",
         "Stratis 3.0.x: grow the metadata device and its spare to 1/1000 of the data tier when short by over 16 MiB",
         "stratisd v3.0.4 thinpool.rs:585-611 check(), :49 MIN_META_SEGMENT_SIZE; backstore.rs:403 request",
         stratis_3_0},
-    preset_def{extend_preset::stratis_3_0_filesystem, "stratis-3.0-filesystem",
+    preset_def{Id::stratis_3_0_filesystem, "stratis-3.0-filesystem",
                "Stratis 3.0.x: double a filesystem with less than 8 GiB free",
                "stratisd v3.0.4 filesystem.rs:49 FILESYSTEM_LOWATER 4 x DATA_LOWATER, :250 check, :286 extend_size",
                stratis_3_0},
     preset_def{
-        extend_preset::stratis_3_3_data, "stratis-3.3-data",
+        Id::stratis_3_3_data, "stratis-3.3-data",
         "Stratis 3.3 and later (as stratis-data): extend the data device by up to 50 GiB when under 15 GiB is free",
         "stratisd v3.3.0 to v3.9.2: thinpool.rs (3.9.2) :73,:75 DATA_ALLOC_SIZE, DATA_LOWATER, :1270 check, :1471",
         stratis_data},
-    preset_def{extend_preset::stratis_3_7_metadata, "stratis-3.7-metadata",
+    preset_def{Id::stratis_3_7_metadata, "stratis-3.7-metadata",
                "Stratis 3.7 and later (as stratis-metadata): double the metadata device and its spare at its low-water "
                "mark",
                "stratisd v3.7.0 to v3.9.2: thinpool.rs (3.9.2) :1582 extend_thin_meta_device, cmd.rs:50 x 8",
                stratis_metadata},
     preset_def{
-        extend_preset::stratis_3_1_filesystem, "stratis-3.1-filesystem",
+        Id::stratis_3_1_filesystem, "stratis-3.1-filesystem",
         "Stratis 3.1 and later (as stratis-filesystem): double a filesystem more than half full, up to its limit",
         "stratisd v3.1.0 to v3.9.2: filesystem.rs (3.9.2) :282, :348; size limits from v3.6.0", stratis_filesystem},
-    preset_def{extend_preset::docker_devicemapper, "docker-devicemapper",
+    preset_def{Id::docker_devicemapper, "docker-devicemapper",
                "Docker's devicemapper direct-lvm pool: lvm2 grows it by 20% when data usage passes 80%",
                "moby 81359cecdf25 device_setup.go:183-222: thin_pool_autoextend_threshold 80, _percent 20, chunk 512K; "
                "deviceset.go:48 dm.min_free_space 10%",
                docker_devicemapper},
     preset_def{
-        extend_preset::xenserver_thin_lvhd, "xenserver-thin-lvhd",
+        Id::xenserver_thin_lvhd, "xenserver-thin-lvhd",
         "XenServer thin LVHD: VDIs grow by 0.01% of the SR (16 MiB at least); hosts' free pools by max(160 MiB, "
         "0.5%)",
         "xapi-project/sm v1.15.1 util.py:1728 xlvhd_adjust_allocation_quantum, lvutil.py:282 write_xenvmd_config",
         xenserver_thin_lvhd},
 };
-static_assert(extend_preset_registry.holds_every_id_through(extend_preset::stratis_3_1_filesystem),
-              "extend_preset_registry: one preset per extend_preset, each once");
+}  // namespace detail
 
-/// The family's entries (extend_preset_registry's table).
-inline constexpr const preset_table<extend_preset, decltype(extend_preset_registry)::size>& extend_presets =
-    extend_preset_registry.table();
+/// The extend family's registry as preset_registry_of reads it: its id type, its size (every extend_preset through the
+/// last) and get<D>(), the registry itself, built where it is first read.
+struct extend_preset_family {
+    using id_type = extend_preset;
+    static constexpr std::size_t size = static_cast<std::size_t>(extend_preset::stratis_3_1_filesystem) + 1;
+    template <class Deferred>
+    static constexpr const auto& get() noexcept {
+        static_assert(detail::extend_registry_v<detail::dependent_t<Deferred, extend_preset>>.holds_every_id_through(
+                          extend_preset::stratis_3_1_filesystem),
+                      "extend_preset_registry: one preset per extend_preset, each once");
+        return detail::extend_registry_v<detail::dependent_t<Deferred, extend_preset>>;
+    }
+};
+
+inline constexpr preset_registry_of<extend_preset_family> extend_preset_registry{};
+
+/// The family's entries: extend_preset_registry, read as its table (begin, end, operator[]; table() for the
+/// preset_table).
+inline constexpr const preset_registry_of<extend_preset_family>& extend_presets = extend_preset_registry;
 /// "vdsm-2022, vdsm-legacy, lvm-thin-autoextend, ...", and the same after "one of " for errors (each a
 /// preset_list_of: built where it is read).
 inline constexpr preset_list_of<extend_preset_registry> extend_preset_names{};
@@ -150,8 +169,11 @@ PROVPOL_NODISCARD constexpr result<extend_preset> parse_extend_preset(text_view 
                                                                       const char* setting = "preset") noexcept {
     return parse_preset(extend_presets, detail::deferred<Deferred>(extend_preset_choices).list(), name, setting);
 }
-/// The preset's name.
-PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept { return preset_name(extend_presets, p); }
+/// The preset's name. (A template only so that the registry is built where a name is read: call it as a function.)
+template <class Deferred = void>
+PROVPOL_NODISCARD constexpr const char* to_text(extend_preset p) noexcept {
+    return preset_name(detail::deferred<Deferred>(extend_preset_registry), p);
+}
 
 namespace detail {
 // The kinds of extend preset, by what the registry makes of them.

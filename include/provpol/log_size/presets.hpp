@@ -153,43 +153,68 @@ enum class log_preset : unsigned char {
 
 /// The log-size family's registry, in the order the CLI lists them (newest first): each preset's name, what it does,
 /// where its rule comes from, and its policy. The table, the lists, the parse and decide_log_size all come from it.
-inline constexpr preset_registry log_preset_registry{
-    preset_def{log_preset::xfsprogs_7_2, "xfsprogs-7.2", "mkfs.xfs 7.2: 6.13 with parent pointers on by default",
+namespace detail {
+// The registry itself: a variable template over its id type only so that it is built where it is read
+// (log_preset_family::get, preset_registry_of in registry.hpp). Each entry names its id as Id::..., which makes the
+// initializer depend on the template parameter: g++ builds a variable template's non-dependent initializer where
+// it is defined.
+template <class Id>
+inline constexpr preset_registry log_registry_v{
+    preset_def{Id::xfsprogs_7_2, "xfsprogs-7.2", "mkfs.xfs 7.2: 6.13 with parent pointers on by default",
                "xfsprogs 7.2.0 (Debian unstable), mkfs -N parity", xfsprogs_7_2},
-    preset_def{log_preset::xfsprogs_6_13, "xfsprogs-6.13",
+    preset_def{Id::xfsprogs_6_13, "xfsprogs-6.13",
                "mkfs.xfs 6.13: the 6.8 concurrency-sized log; rmapbt, reflink, nrext64 on by default",
                "xfsprogs 6.13.0 (Debian 13): mkfs/xfs_mkfs.c calculate_log_size, libxfs/xfs_trans_resv.c",
                xfsprogs_6_13},
-    preset_def{log_preset::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
+    preset_def{Id::xfsprogs_6_1, "xfsprogs-6.1", "mkfs.xfs 6.1: 1:2048 of the filesystem, a 64 MiB floor",
                "xfsprogs 6.1.0 (Debian 12): mkfs/xfs_mkfs.c calculate_log_size", xfsprogs_6_1},
     preset_def{
-        log_preset::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
+        Id::xfsprogs_5_15, "xfsprogs-5.15", "mkfs.xfs 5.15 to 5.18: 6.1's size rule without its refusals",
         "xfsprogs v5.15.0 (cdfa467e, the 64 MiB floor) to v5.18.0; validate_supported came in v5.19.0 (6e0ed3d1)",
         xfsprogs_5_15},
-    preset_def{log_preset::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
+    preset_def{Id::xfsprogs_5_14, "xfsprogs-5.14", "mkfs.xfs 5.14: 1:2048, the minimum log and no 64 MiB floor",
                "xfsprogs 5.14, before the 5.15 floor", xfsprogs_5_14},
-    preset_def{log_preset::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
+    preset_def{Id::xfs_ratio_256, "xfs-ratio-256", "the 1:256 ratio proposed for bigtime filesystems",
                "linux-xfs, [PATCH 19/17] mkfs: increase default log size for new (aka bigtime) filesystems",
                xfs_ratio_256},
-    preset_def{log_preset::xfs_floor_32m, "xfs-floor-32m", "the 32 MB floor proposed in the same thread",
+    preset_def{Id::xfs_floor_32m, "xfs-floor-32m", "the 32 MB floor proposed in the same thread",
                "linux-xfs, Re: [PATCH 19/17] (Dave Chinner)", xfs_floor_32m},
-    preset_def{log_preset::e2fsprogs_1_47, "e2fsprogs-1.47", "mke2fs 1.47: ext4's journal size step table",
+    preset_def{Id::e2fsprogs_1_47, "e2fsprogs-1.47", "mke2fs 1.47: ext4's journal size step table",
                "e2fsprogs 1.47 lib/ext2fs/mkjournal.c ext2fs_default_journal_size", e2fsprogs_1_47},
 };
-static_assert(log_preset_registry.holds_every_id_through(log_preset::xfsprogs_5_15),
-              "log_preset_registry: one preset per log_preset, each once");
+}  // namespace detail
 
-/// The family's entries, in the order the CLI lists them (log_preset_registry's table).
-inline constexpr const preset_table<log_preset, decltype(log_preset_registry)::size>& log_presets =
-    log_preset_registry.table();
-/// Every preset, in the order the CLI lists them (log_preset_registry's ids).
-inline constexpr preset_ids<log_preset, decltype(log_preset_registry)::size> all_log_presets = ids_of(log_presets);
+/// The log family's registry as preset_registry_of reads it: its id type, its size (every log_preset through the
+/// last) and get<D>(), the registry itself, built where it is first read.
+struct log_preset_family {
+    using id_type = log_preset;
+    static constexpr std::size_t size = static_cast<std::size_t>(log_preset::xfsprogs_5_15) + 1;
+    template <class Deferred>
+    static constexpr const auto& get() noexcept {
+        static_assert(detail::log_registry_v<detail::dependent_t<Deferred, log_preset>>.holds_every_id_through(
+                          log_preset::xfsprogs_5_15),
+                      "log_preset_registry: one preset per log_preset, each once");
+        return detail::log_registry_v<detail::dependent_t<Deferred, log_preset>>;
+    }
+};
+
+inline constexpr preset_registry_of<log_preset_family> log_preset_registry{};
+
+/// The family's entries, in the order the CLI lists them: log_preset_registry, read as its table (begin, end,
+/// operator[]; table() for the preset_table).
+inline constexpr const preset_registry_of<log_preset_family>& log_presets = log_preset_registry;
+/// Every preset, in the order the CLI lists them (log_preset_registry's ids, built where they are read).
+inline constexpr preset_ids_of<log_preset_family> all_log_presets{};
 /// The presets' names, and the same after "one of " for errors (each a preset_list_of: built where it is read).
 inline constexpr preset_list_of<log_preset_registry> log_preset_names{};
 inline constexpr preset_list_of<log_preset_registry, true> log_preset_choices{};
 
-/// The preset's name as the CLI spells it ("xfsprogs-6.1").
-PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept { return preset_name(log_presets, p); }
+/// The preset's name as the CLI spells it ("xfsprogs-6.1"). (A template only so that the registry is built where a
+/// name is read: call it as a function.)
+template <class Deferred = void>
+PROVPOL_NODISCARD constexpr const char* to_text(log_preset p) noexcept {
+    return preset_name(detail::deferred<Deferred>(log_preset_registry), p);
+}
 
 /// Reads a preset name ("xfsprogs-6.1", ...). (A template only so that its body is compiled where it is called, not
 /// in every translation unit that includes the header: call it as a function.)
