@@ -295,7 +295,10 @@ public:
     PROVPOL_NODISCARD constexpr bool text_truncated() const noexcept { return (meta_ & truncated_bit) != 0; }
     PROVPOL_NODISCARD constexpr text_view detail() const noexcept { return detail_ ? detail_ : ""; }
 
-    /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range.
+    /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range. (A template only
+    /// so that the formatting is compiled where a message is read, not in every translation unit that includes the
+    /// header: call it as a function.)
+    template <class Deferred = void>
     PROVPOL_NODISCARD error_message message() const noexcept {  // long: one case per error kind
         error_message m;
         const error_value value_ = value(), lo_ = lower_bound(), hi_ = upper_bound();
@@ -428,7 +431,8 @@ private:
         meta_ = static_cast<std::uint16_t>(t.size() > max_text ? (meta_ | truncated_bit) : (meta_ & ~truncated_bit));
     }
     PROVPOL_NODISCARD constexpr const char* ellipsis() const noexcept { return text_truncated() ? "..." : ""; }
-    void append_got(error_message& m) const noexcept {
+    template <class Message>
+    void append_got(Message& m) const noexcept {
         const error_value v = value();
         if (!v.empty()) {
             m.append(", got ");
@@ -437,10 +441,12 @@ private:
             m.append(", got '").append(text()).append(ellipsis()).append('\'');
         }
     }
-    error_message& append_name(error_message& m) const noexcept {
+    template <class Message>
+    Message& append_name(Message& m) const noexcept {
         return m.append(setting()).append(setting_truncated() ? "..." : "");
     }
-    void append_prefix(error_message& m) const noexcept {
+    template <class Message>
+    void append_prefix(Message& m) const noexcept {
         if (setting_size_ != 0) append_name(m).append(": ");
     }
 

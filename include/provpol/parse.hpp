@@ -17,6 +17,11 @@
 // disagree on whether "k" means 1000 or 1024 (dd, lvm and parted all differ), and a size off by 7% is a bug that
 // is found too late (the CLI reads LVM's own suffixes on LVM's options, as lvm does).
 //
+// parse_size, parse_rate, parse_count and parse_decimal are function templates with one defaulted parameter that is
+// never named (`class Deferred = void`): their code is compiled in the translation units that call them, not in
+// every one that includes provpol.hpp (docs/design.md, "Compile cost"). Call them as functions; taking one's
+// address needs `<>` (&parse_size<>).
+//
 // SPDX-License-Identifier: MIT
 #ifndef PROVPOL_PARSE_HPP
 #define PROVPOL_PARSE_HPP
@@ -66,6 +71,7 @@ constexpr int si_unit_power(text_view u) noexcept {
 // parse_size and parse_rate: `round` takes a value that is not a whole number of bytes to the nearest one (half
 // up) instead of refusing it.
 // long: one scanner (number, fraction, unit), each refusal with its own message
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, const char* setting,
                                                               bool round) noexcept {
     constexpr std::uint64_t max64 = max_u64;
@@ -165,23 +171,26 @@ PROVPOL_NODISCARD constexpr result<bytes> parse_size_rounding(text_view text, co
 }  // namespace detail
 
 /// Reads a size (see the grammar above). `setting` names what is being read in error messages.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<bytes> parse_size(text_view text, const char* setting = "size") noexcept {
-    return detail::parse_size_rounding(text, setting, false);
+    return detail::parse_size_rounding<Deferred>(text, setting, false);
 }
 
 /// Reads a rate: a size followed by "/s" ("400MiB/s", "1048576/s", "500MB/s"). A rate is not a byte count: one
 /// with a fraction of a byte per second ("8.2GiB/s") is taken to the nearest whole byte per second.
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<rate> parse_rate(text_view text, const char* setting = "rate") noexcept {
     constexpr text_view suffix = "/s";
     if (text.size() < suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
         return unexpected(error::invalid_syntax(setting, text, "expected a rate such as 400MiB/s"));
     const text_view size_part = text.substr(0, text.size() - suffix.size());
-    const result<bytes> b = detail::parse_size_rounding(size_part, setting, true);
+    const result<bytes> b = detail::parse_size_rounding<Deferred>(size_part, setting, true);
     if (!b) return unexpected(b.error().with_text(text));  // quote all the user wrote, "/s" included
     return rate(b->count());
 }
 
 /// Reads an unsigned integer in [lo, hi].
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, const char* setting, std::uint64_t lo = 0,
                                                               std::uint64_t hi = detail::max_u64) noexcept {
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a whole number"));
@@ -205,7 +214,8 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, co
 /// Reads a decimal number in [lo, hi] (see the grammar above; no "nan", "inf" or hexadecimal). The value is
 /// the double nearest to the decimal written: at most 15 significant digits and a decimal exponent within
 /// +-22 of them keep the conversion exact (one correctly rounded multiplication or division).
-PROVPOL_NODISCARD inline result<double> parse_decimal(text_view text, const char* setting, double lo,
+template <class Deferred = void>
+PROVPOL_NODISCARD result<double> parse_decimal(text_view text, const char* setting, double lo,
                                                       double hi) noexcept {
     using detail::is_digit;
     constexpr const auto& grammar = detail::decimal_grammar;

@@ -32,7 +32,7 @@ public:
     constexpr explicit unexpected(E&& e) noexcept(noexcept(E(static_cast<E&&>(e)))) : e_(static_cast<E&&>(e)) {}
     PROVPOL_NODISCARD constexpr const E& error() const& noexcept { return e_; }
     PROVPOL_NODISCARD constexpr E& error() & noexcept { return e_; }
-    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return detail::move(e_); }
+    PROVPOL_NODISCARD constexpr E&& error() && noexcept { return static_cast<E&&>(e_); }
 
 private:
     E e_;
@@ -242,7 +242,7 @@ public:
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const T& v) : s_(detail::in_place_value_t{}, v) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(T&& v) : s_(detail::in_place_value_t{}, detail::move(v)) {}
+    constexpr result(T&& v) : s_(detail::in_place_value_t{}, static_cast<T&&>(v)) {}
     /// A value made from a U, explicit exactly when T's own conversion from U is (std::expected's
     /// explicit(!is_convertible_v<U, T>)): `result<bytes> r = 42;` does not compile, as `bytes b = 42;` does not.
     template <class U,
@@ -258,7 +258,7 @@ public:
     /// case, an unexpected<E> prvalue, without template argument deduction (a sixth of what g++ spends on each
     /// such return); the templates take the others.
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, static_cast<unexpected<E>&&>(u).error()) {}
     template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, E(u.error())) {}
@@ -352,7 +352,7 @@ public:
 
     constexpr result() noexcept : s_(detail::in_place_value_t{}, detail::void_value{}) {}
     // NOLINTNEXTLINE(google-explicit-constructor)
-    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, detail::move(u).error()) {}
+    constexpr result(unexpected<E>&& u) : s_(detail::in_place_error_t{}, static_cast<unexpected<E>&&>(u).error()) {}
     template <class G, class = detail::enable_if_t<detail::is_constructible_v<E, const G&>>>
     // NOLINTNEXTLINE(google-explicit-constructor)
     constexpr result(const unexpected<G>& u) : s_(detail::in_place_error_t{}, E(u.error())) {}

@@ -293,7 +293,9 @@ inline constexpr bool is_chunk_default_step_v = detail::has_default_size<S>::val
     detail::default_size_is_noexcept<S>::value&& detail::is_trivially_copyable_v<S>;
 
 /// Checks that a device's limits are consistent with each other (0 = unknown passes every check). The same checks
-/// run in basic_chunk_policy::make(), which adds those that involve the floor and the mode.
+/// run in basic_chunk_policy::make(), which adds those that involve the floor and the mode. (A template only so that
+/// it is compiled where it is called: call it as a function.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<void> check_device_limits(const device_limits& l) noexcept {
     using detail::conflict;
     const bytes lbs = l.logical_block_size, pbs = l.physical_block_size, min_io = l.minimum_io_size,

@@ -309,6 +309,9 @@ public:
     /// neither, multiples of the block size, log stripe unit a multiple of the block size, log and data
     /// concurrency in [-1, 2^31 - 1], data concurrency not with agcount or agsize (mkfs.xfs's -d concurrency
     /// conflicts with both).
+    /// (A template only so that this validation is compiled where it is called, not in every translation unit that
+    /// includes the header: call it as a function, fs_geometry::make(options).)
+    template <class Deferred = void>
     // long: one check per mkfs.xfs option, each naming its setting
     PROVPOL_NODISCARD static constexpr result<fs_geometry> make(const fs_geometry_options& o) noexcept {
         const std::uint32_t bs_check = o.block_size == 0 ? 4096 : o.block_size;
