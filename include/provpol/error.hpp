@@ -295,8 +295,8 @@ public:
     PROVPOL_NODISCARD constexpr bool text_truncated() const noexcept { return (meta_ & truncated_bit) != 0; }
     PROVPOL_NODISCARD constexpr text_view detail() const noexcept { return detail_ ? detail_ : ""; }
 
-    /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range. (A template only
-    /// so that the formatting is compiled where a message is read, not in every translation unit that includes the
+    /// The message: lowercase, no trailing period, naming the setting, the value and the allowed range. (A template
+    /// only so that the formatting is compiled where a message is read, not in every translation unit that includes the
     /// header: call it as a function.)
     template <class Deferred = void>
     PROVPOL_NODISCARD error_message message() const noexcept {  // long: one case per error kind
