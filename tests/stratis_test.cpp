@@ -405,6 +405,13 @@ TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs
     // Half a block in the backstore: not a block, not taken.
     s.available = 512_KiB;
     CHECK(decide_stratis_check(c, s).data == stratis_outcome::none);
+    // Nor counted in the mark: calc_lowater(100000, 102401, 0) is 5% of 102401 rounded up, 5121, where one block
+    // more available would give 5121 - 1 (the 5% of 102402 is 5121 too).
+    s = pool(102401_MiB, 100000, 512_KiB);
+    s.metadata_size = 96_MiB;
+    s.datatier_usable = 100_GiB;
+    CHECK(decide_stratis_check(c, s).low_water_blocks == blocks(calc_lowater_v3_0_4(100000, 102401, 0)));
+    CHECK(decide_stratis_check(c, s).low_water_blocks == blocks(5121));
     // A device added to a full pool (test_full_pool, thinpool.rs:1394-1500): the next check takes all of it.
     s = pool(1_GiB, 1024, 1_GiB + 700_KiB);
     s.metadata_size = 16_MiB;
