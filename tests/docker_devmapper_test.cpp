@@ -37,13 +37,19 @@ static_assert(docker_devicemapper().pool_chunk() == 512_KiB);
 static_assert(docker_devicemapper().extent() == 4_MiB);
 
 TEST_CASE("Docker devicemapper: the direct-lvm profile (device_setup.go:183-222, deviceset.go:2760-2777)") {
-    CHECK(same(docker_direct_lvm(0, 0).value(), docker_devicemapper()));  // unset: 80 and 20
-    CHECK(docker_direct_lvm(90, 0).value().threshold_percent() == 90);
-    CHECK(docker_direct_lvm(0, 50).value().extend_percent() == 50);
-    CHECK(docker_direct_lvm(100, 100).has_value());             // the check is > 100 (its message says "less than 100")
-    CHECK_FALSE(docker_direct_lvm(100, 20).value().enabled());  // lvm2 never extends at threshold 100
-    CHECK(message(docker_direct_lvm(101, 0).error()) == "dm.thinp_autoextend_threshold must be in [0, 100], got 101");
-    CHECK(message(docker_direct_lvm(0, 101).error()) == "dm.thinp_autoextend_percent must be in [0, 100], got 101");
+    CHECK(
+        same(docker_direct_lvm(lvm_threshold(0), lvm_percent(0)).value(), docker_devicemapper()));  // unset: 80 and 20
+    CHECK(docker_direct_lvm(lvm_threshold(90), lvm_percent(0)).value().threshold_percent() == 90);
+    CHECK(docker_direct_lvm(lvm_threshold(0), lvm_percent(50)).value().extend_percent() == 50);
+    CHECK(docker_direct_lvm(lvm_threshold(100), lvm_percent(100))
+              .has_value());  // the check is > 100 (its message says "less than 100")
+    CHECK_FALSE(docker_direct_lvm(lvm_threshold(100), lvm_percent(20))
+                    .value()
+                    .enabled());  // lvm2 never extends at threshold 100
+    CHECK(message(docker_direct_lvm(lvm_threshold(101), lvm_percent(0)).error()) ==
+          "dm.thinp_autoextend_threshold must be in [0, 100], got 101");
+    CHECK(message(docker_direct_lvm(lvm_threshold(0), lvm_percent(101)).error()) ==
+          "dm.thinp_autoextend_percent must be in [0, 100], got 101");
     // What lvm2 then does: a 100 GiB pool of 512 KiB chunks (204800) at one chunk over 80% grows by 20%.
     const lvm_volume_state s = lvm_volume_state::thin(100_GiB, bytes(std::uint64_t{163841} << 19), 512_KiB);
     CHECK(decide_lvm_autoextend(docker_devicemapper(), s).new_size == 120_GiB);
@@ -53,14 +59,24 @@ TEST_CASE("Docker devicemapper: the direct-lvm profile (device_setup.go:183-222,
 }
 
 TEST_CASE("Docker devicemapper: the driver's settings (deviceset.go:2713-2728)") {
+    // Each size lands in its role (the types keep them apart at the call; this holds make to them).
+    const docker_devmapper_config roles =
+        docker_devmapper_config::make(20, docker_block_size(128_KiB), docker_loop_data_size(50_GiB),
+                                      docker_loop_metadata_size(1_GiB), docker_base_size(20_GiB))
+            .value();
+    CHECK(roles.min_free_space_percent() == 20);
+    CHECK(roles.block() == 128_KiB);
+    CHECK(roles.data_loopback() == 50_GiB);
+    CHECK(roles.metadata_loopback() == 1_GiB);
+    CHECK(roles.base_size() == 20_GiB);
     CHECK(message(docker_devmapper_config::make(100).error()) == "dm.min_free_space must be in [0, 99], got 100");
     CHECK(docker_devmapper_config::make(99).has_value());
     CHECK(docker_devmapper_config::make(0).has_value());
-    CHECK(message(docker_devmapper_config::make(10, 32_KiB).error()) ==
+    CHECK(message(docker_devmapper_config::make(10, docker_block_size(32_KiB)).error()) ==
           "dm.blocksize must be in [64KiB, 1GiB], got 32KiB");
-    CHECK(message(docker_devmapper_config::make(10, 96_KiB).error()) ==
+    CHECK(message(docker_devmapper_config::make(10, docker_block_size(96_KiB)).error()) ==
           "dm.blocksize must be a multiple of 64KiB, got 96KiB");
-    CHECK(message(docker_devmapper_config::make(10, 64_KiB, 0_B).error()) ==
+    CHECK(message(docker_devmapper_config::make(10, docker_block_size(64_KiB), docker_loop_data_size(0_B)).error()) ==
           "dm.loopdatasize must be in [1, 1EiB], got 0");
 }
 
@@ -131,7 +147,8 @@ TEST_CASE("Docker devicemapper: docker info's Min Free Space has no max(1) (Devi
     CHECK(d.min_free_data == blocks(1));
     CHECK(docker_pool_has_free_space(c, status(5, 5, 0, 500)).min_free_space == 0_B);
     // The block is dm.blocksize's: 1000 blocks of 1 MiB at 10% show 100 MiB.
-    CHECK(docker_info_min_free_space(docker_devmapper_config::make(10, 1_MiB).value(), blocks(1000)) == 100_MiB);
+    CHECK(docker_info_min_free_space(docker_devmapper_config::make(10, docker_block_size(1_MiB)).value(),
+                                     blocks(1000)) == 100_MiB);
     // 0% checks nothing and shows 0; 99% of 1000 blocks is 990.
     CHECK(docker_info_min_free_space(docker_devmapper_config::make(0).value(), blocks(1000)) == 0_B);
     CHECK(

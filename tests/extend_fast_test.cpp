@@ -458,7 +458,9 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                 for (std::uint64_t chunk :
                      {std::uint64_t{64} << 10, std::uint64_t{192} << 10, std::uint64_t{1} << 30}) {
                     const lvm_thin_policy p = make_lvm_thin_policy(
-                        lvm_autoextend_config::make(threshold, percent, bytes(extent), bytes(chunk)).value());
+                        lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent),
+                                                    lvm_extent_size(bytes(extent)), lvm_chunk_size(bytes(chunk)))
+                            .value());
                     const auto ref = reference_of(p);
                     for (int i = 0; i < 1500; ++i) {
                         auto pick = [&] {
@@ -468,7 +470,8 @@ TEST_CASE("LVM fast decision equals the saturating steps for edge and random inp
                                       drive_allocation(bytes(pick()))};
                         if (i % 3 != 0) {  // the allocation at the trigger's block, or a block beside it
                             const std::uint64_t total = s.physical.count() / chunk;
-                            const std::uint64_t u = lvm_trigger_blocks(total, p.trigger().config.threshold_percent());
+                            const std::uint64_t u =
+                                lvm_trigger_blocks(blocks(total), p.trigger().config.threshold_percent()).count();
                             // The block before the trigger's, the trigger's or the next (none before block 0), its
                             // last byte or the one before; saturating, as a physical size near 2^64 gives a trigger
                             // whose byte offset passes 64 bits (no unsigned wrap).
@@ -513,13 +516,13 @@ TEST_CASE("LVM fast trigger equals lvm_trigger_blocks") {
     long compared = 0;
     detail::xoshiro256 rng(83);
     for (std::uint64_t threshold = 50; threshold <= 99; ++threshold) {
-        const lvm_autoextend_config c = lvm_autoextend_config::make(threshold, 20).value();
+        const lvm_autoextend_config c = lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(20)).value();
         for (std::uint64_t total = 1; total <= 20000; ++total) {
             const std::uint64_t got = detail::lvm_trigger_blocks_near(total, c);
-            if (got != lvm_trigger_blocks(total, c.threshold_percent())) {
+            if (got != lvm_trigger_blocks(blocks(total), c.threshold_percent()).count()) {
                 CAPTURE(threshold);
                 CAPTURE(total);
-                CHECK(got == lvm_trigger_blocks(total, c.threshold_percent()));
+                CHECK(got == lvm_trigger_blocks(blocks(total), c.threshold_percent()).count());
             }
             ++compared;
         }
@@ -527,7 +530,8 @@ TEST_CASE("LVM fast trigger equals lvm_trigger_blocks") {
             const std::uint64_t total = 1 + (rng.next() >> (11 + rng.below(53)));
             CAPTURE(threshold);
             CAPTURE(total);
-            CHECK(detail::lvm_trigger_blocks_near(total, c) == lvm_trigger_blocks(total, c.threshold_percent()));
+            CHECK(detail::lvm_trigger_blocks_near(total, c) ==
+                  lvm_trigger_blocks(blocks(total), c.threshold_percent()).count());
         }
     }
     CHECK(compared == 50 * 20000);

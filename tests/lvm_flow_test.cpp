@@ -19,7 +19,8 @@ using namespace provpol::literals;
 
 namespace {
 
-const lvm_autoextend_config c70 = lvm_autoextend_config::make(70, 20).value();  // 4 MiB extents, 64 KiB chunks
+const lvm_autoextend_config c70 =
+    lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();  // 4 MiB extents, 64 KiB chunks
 
 // lvextend takes exactly 1 s and reads the status half-way; dmeventd polls once an hour.
 lvm_dmeventd_model fixed_model() { return lvm_dmeventd_model::make(1_s, 1_s, 0.5, 3600_s, 60_s).value(); }
@@ -105,7 +106,7 @@ TEST_CASE("LVM flow: on the poll alone a threshold acts at the next 5% step") {
         64_MiB, {}, bytes::max(), bytes(757 * (std::uint64_t{64} << 10)), rate(std::uint64_t{64} << 10)};
     const lvm_dmeventd_model poll_only =
         lvm_dmeventd_model::make(1_s, 1_s, 0.5, 10_s, 60_s).value().with_low_water_event(false);
-    const auto c72 = lvm_autoextend_config::make(72, 20).value();
+    const auto c72 = lvm_autoextend_config::make(lvm_threshold(72), lvm_percent(20)).value();
     for (std::uint64_t s = 1; s <= 20; ++s) {
         CAPTURE(s);
         CHECK(simulate_lvm_run(c72, poll_only, w, s).extends == 0);

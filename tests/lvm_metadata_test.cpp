@@ -98,7 +98,7 @@ TEST_CASE("thin metadata: with autoextend off the metadata runs out and the pool
     // The low-water event (256 free) comes at 768 blocks, 768 x 126 / 16384 = 5.90625 s: lvextend runs and finds
     // autoextend disabled. The reserve is 102 blocks: at 922 blocks, 922 x 126 / 16384 = 7.090576171875 s, the
     // pool runs out of metadata space and fails writes.
-    const auto off = lvm_autoextend_config::make(100, 20).value();
+    const auto off = lvm_autoextend_config::make(lvm_threshold(100), lvm_percent(20)).value();
     const lvm_run_result r = simulate_lvm_run(off, fixed_model(), burst(4_MiB, {}, 100_GiB), seed);
     CHECK(r.metadata_full);
     CHECK(r.eio);
@@ -111,7 +111,7 @@ TEST_CASE("thin metadata: with autoextend off the metadata runs out and the pool
 }
 
 TEST_CASE("thin metadata: lvm2 grows the metadata alone by its own threshold") {
-    const auto c70 = lvm_autoextend_config::make(70, 20).value();
+    const auto c70 = lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();
     // The event at 768 blocks (5.90625 s); the status at 6.40625 s: ceil(6.40625 x 16384 / 126) = 834 blocks,
     // 81.44%; the metadata threshold is min(70, 100 - min(25%, 4 MiB of 4 MiB)) = 70; amount max(20,
     // ceil(8144.53 / 70) - 100 = 17) + 1 = 21% of 1 extent, rounded up: 1 extent, to 8 MiB (2048 blocks) at
@@ -138,7 +138,7 @@ TEST_CASE("thin metadata: at lvm2's largest metadata, the reserve comes before t
     // the pool stops with 4096 free: it runs out without an event. Starting 1000 blocks short of that, it runs out
     // after 126000 chunks, 126000 / 16384 = 7.6904296875 s.
     const std::uint64_t total = 255u * 16320u;
-    const auto c70 = lvm_autoextend_config::make(70, 20).value();
+    const auto c70 = lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();
     const bytes used((total - 4096 - 1000) * thin_metadata_block);
     const lvm_run_result r =
         simulate_lvm_run(c70, fixed_model(), burst(bytes(total * thin_metadata_block), used, 100_GiB), seed);

@@ -40,8 +40,10 @@ TEST_CASE("LVM parity: every row of lvm2 2.03.16's own decisions") {
         REQUIRE((kind == "thin" || kind == "vdo" || kind == "snapshot"));
         const bytes extent(u64(r[c_extent]));
         const std::uint64_t slab_mb = u64(r[c_slab]);
-        const auto c = lvm_autoextend_config::make(u64(r[c_th]), u64(r[c_pct]), extent, bytes(std::uint64_t{64} << 10),
-                                                   k, bytes((slab_mb == 0 ? 2048 : slab_mb) << 20));
+        const auto c =
+            lvm_autoextend_config::make(lvm_threshold(u64(r[c_th])), lvm_percent(u64(r[c_pct])),
+                                        lvm_extent_size(extent), lvm_chunk_size(bytes(std::uint64_t{64} << 10)), k,
+                                        vdo_slab_size(bytes((slab_mb == 0 ? 2048 : slab_mb) << 20)));
         REQUIRE_MESSAGE(c.has_value(), "row " << i + 1 << ": " << std::string(c.error().message().view()));
         lvm_volume_state s{};
         s.size = bytes(u64(r[c_le]) * extent.count());

@@ -17,7 +17,8 @@ using namespace provpol::literals;
 
 namespace {
 
-const lvm_autoextend_config c70 = lvm_autoextend_config::make(70, 20).value();  // 4 MiB extents, 64 KiB chunks
+const lvm_autoextend_config c70 =
+    lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();  // 4 MiB extents, 64 KiB chunks
 
 // lvextend takes exactly 1 s; dmeventd's poll is an hour apart (it does not run with the rate-aware extender).
 lvm_dmeventd_model fixed_model() { return lvm_dmeventd_model::make(1_s, 1_s, 0.5, 3600_s, 60_s).value(); }

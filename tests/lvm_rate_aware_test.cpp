@@ -129,7 +129,9 @@ TEST_CASE("lvm_metadata_extents_after: equal to decide_lvm_autoextend's metadata
     for (std::uint64_t extent_kib : {1024u, 4096u, 65536u}) {
         for (std::uint64_t chunk_kib : {64u, 128u, 1024u}) {
             const bytes e(extent_kib << 10), ch(chunk_kib << 10);
-            const auto cfg = lvm_autoextend_config::make(70, 20, e, ch).value();
+            const auto cfg =
+                lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(e), lvm_chunk_size(ch))
+                    .value();
             for (std::uint64_t le = 1; le <= 20000; le = le * 3 + 1) {
                 for (std::uint64_t mle : {1u, 2u, 5u, 40u}) {
                     lvm_volume_state s{};
@@ -421,7 +423,8 @@ TEST_CASE("lvm_rate_aware: decide_metadata is lvm2's rule for the metadata alone
                     st.metadata_size = size;
                     st.metadata_used = w.metadata_used;
                     st.metadata_total = w.metadata_total;
-                    const auto lvm = decide_lvm_autoextend(lvm_autoextend_config::make(threshold, percent).value(), st);
+                    const auto lvm = decide_lvm_autoextend(
+                        lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent)).value(), st);
                     CHECK(make(t).decide_metadata(w).new_size == lvm.metadata_new_size);
                     ++cases;
                 }

@@ -19,10 +19,10 @@ using namespace provpol::literals;
 
 namespace {
 
-const lvm_autoextend_config c70 = lvm_autoextend_config::make(70, 20).value();
+const lvm_autoextend_config c70 = lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();
 
 lvm_autoextend_config at(std::uint32_t threshold, std::uint32_t percent) {
-    return lvm_autoextend_config::make(threshold, percent).value();
+    return lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent)).value();
 }
 
 // The contract by definition: the first percent in [1, max_percent] whose whole plan meets; 0 when none does.
@@ -108,7 +108,8 @@ TEST_CASE("lvm_pool_space: the data against the pool and the VG's free extents, 
         CHECK(sum.eio_runs == 5);
     }
     // Unlimited VG, 1 KiB extents: lvm2's 2^32 - 1 extents (an extend stays below it) bound the pool at 4 TiB - 2 KiB.
-    const auto small_extents = lvm_autoextend_config::make(70, 20, 1_KiB).value();
+    const auto small_extents =
+        lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(1_KiB)).value();
     const lvm_pool_workload big{1_GiB, {}, bytes::max(), 8_TiB, gib_s(1)};
     s = lvm_pool_space(small_extents, big);
     CHECK(s.extent_limit);

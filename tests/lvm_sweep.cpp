@@ -37,7 +37,7 @@ namespace {
 constexpr std::uint32_t max_percent = 1000;
 
 struct sweep_config {
-    lvm_autoextend_config config = lvm_autoextend_config::make(70, 20).value();
+    lvm_autoextend_config config = lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value();
     lvm_dmeventd_model model = lvm_dmeventd();
     lvm_pool_workload work{};
     std::uint32_t threshold = 70;
@@ -81,7 +81,9 @@ sweep_config config_of(std::uint64_t seed, std::uint64_t index) {
     const std::uint64_t extent = std::uint64_t{1} << (20 + d.below(6));                        // 1 to 32 MiB
     const std::uint64_t chunk = (std::uint64_t{64} << 10) << (d.chance(80) ? 0 : d.below(4));  // 64 to 512 KiB
     s.threshold = static_cast<std::uint32_t>(d.chance(90) ? 50 + d.below(46) : 96 + d.below(4));
-    s.config = lvm_autoextend_config::make(s.threshold, 20, bytes(extent), bytes(chunk)).value();
+    s.config = lvm_autoextend_config::make(lvm_threshold(s.threshold), lvm_percent(20), lvm_extent_size(bytes(extent)),
+                                           lvm_chunk_size(bytes(chunk)))
+                   .value();
     s.model = model_of(d);
     const auto pool = static_cast<std::uint64_t>(d.log_uniform(256.0 * mib, 1024.0 * 1024 * mib));
     s.work.pool_size = bytes((pool / extent + 1) * extent);
@@ -105,7 +107,9 @@ sweep_config config_of(std::uint64_t seed, std::uint64_t index) {
 }
 
 lvm_autoextend_config at_percent(const sweep_config& s, std::uint32_t percent) {
-    return lvm_autoextend_config::make(s.threshold, percent, s.config.extent(), s.config.pool_chunk()).value();
+    return lvm_autoextend_config::make(lvm_threshold(s.threshold), lvm_percent(percent),
+                                       lvm_extent_size(s.config.extent()), lvm_chunk_size(s.config.pool_chunk()))
+        .value();
 }
 
 bool same(const lvm_plan_summary& a, const lvm_plan_summary& b) {

@@ -19,7 +19,9 @@ namespace {
 
 lvm_autoextend_config cfg(std::uint64_t threshold, std::uint64_t percent,
                           lvm_volume_kind kind = lvm_volume_kind::thin_pool, bytes slab = 2_GiB) {
-    return lvm_autoextend_config::make(threshold, percent, 4_MiB, 64_KiB, kind, slab).value();
+    return lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent), lvm_extent_size(4_MiB),
+                                       lvm_chunk_size(64_KiB), kind, vdo_slab_size(slab))
+        .value();
 }
 
 // A state with explicit block counts (used / total), as dmsetup status reports them.
@@ -40,25 +42,49 @@ TEST_CASE("LVM: the configuration as lvm.conf is read") {
     CHECK_FALSE(cfg(100, 20).enabled());
     CHECK_FALSE(cfg(150, 20).enabled());
     CHECK(cfg(99, 20).enabled());
+    // Each setting lands in its role (the types keep them apart at the call; this holds make to them).
+    const lvm_autoextend_config roles =
+        lvm_autoextend_config::make(lvm_threshold(75), lvm_percent(30), lvm_extent_size(8_MiB), lvm_chunk_size(128_KiB),
+                                    lvm_volume_kind::vdo_pool, vdo_slab_size(4_GiB))
+            .value();
+    CHECK(roles.threshold_as_written() == 75);
+    CHECK(roles.extend_percent() == 30);
+    CHECK(roles.extent() == 8_MiB);
+    CHECK(roles.pool_chunk() == 128_KiB);
+    CHECK(roles.kind() == lvm_volume_kind::vdo_pool);
+    CHECK(roles.vdo_slab() == 4_GiB);
     // Percent 0 is accepted (it fails at extend time).
-    CHECK(lvm_autoextend_config::make(70, 0).has_value());
+    CHECK(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(0)).has_value());
     // Errors name the lvm.conf key of the kind, the value and the range.
-    CHECK(std::string(lvm_autoextend_config::make(70, 1000001).error().message().view()) ==
+    CHECK(std::string(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(1000001)).error().message().view()) ==
           "thin_pool_autoextend_percent must be in [0, 1000000], got 1000001");
-    CHECK(std::string(lvm_autoextend_config::make(70, 1000001, 4_MiB, 64_KiB, lvm_volume_kind::vdo_pool)
+    CHECK(std::string(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(1000001), lvm_extent_size(4_MiB),
+                                                  lvm_chunk_size(64_KiB), lvm_volume_kind::vdo_pool)
                           .error()
                           .message()
                           .view()) == "vdo_pool_autoextend_percent must be in [0, 1000000], got 1000001");
-    CHECK(std::string(lvm_autoextend_config::make(std::uint64_t{1} << 31, 20, 4_MiB, 64_KiB, lvm_volume_kind::snapshot)
+    CHECK(std::string(lvm_autoextend_config::make(lvm_threshold(std::uint64_t{1} << 31), lvm_percent(20),
+                                                  lvm_extent_size(4_MiB), lvm_chunk_size(64_KiB),
+                                                  lvm_volume_kind::snapshot)
                           .error()
                           .message()
                           .view()) == "snapshot_autoextend_threshold must be in [0, 2147483647], got 2147483648");
-    CHECK(lvm_autoextend_config::make(70, 20, bytes(3000)).error().code() == errc::not_a_power_of_two);
-    CHECK(std::string(lvm_autoextend_config::make(70, 20, 4_MiB, 96_KiB).error().message().view()) ==
-          "thin_pool_chunk_size must be a multiple of 64KiB, got 96KiB");
-    CHECK(std::string(lvm_autoextend_config::make(70, 20, 4_MiB, 32_KiB).error().message().view()) ==
-          "thin_pool_chunk_size must be in [64KiB, 1GiB], got 32KiB");
-    CHECK(lvm_autoextend_config::make(70, 20, 4_MiB, 192_KiB).has_value());  // a multiple of 64 KiB is enough
+    CHECK(
+        lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(bytes(3000))).error().code() ==
+        errc::not_a_power_of_two);
+    CHECK(std::string(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(4_MiB),
+                                                  lvm_chunk_size(96_KiB))
+                          .error()
+                          .message()
+                          .view()) == "thin_pool_chunk_size must be a multiple of 64KiB, got 96KiB");
+    CHECK(std::string(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(4_MiB),
+                                                  lvm_chunk_size(32_KiB))
+                          .error()
+                          .message()
+                          .view()) == "thin_pool_chunk_size must be in [64KiB, 1GiB], got 32KiB");
+    CHECK(
+        lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(4_MiB), lvm_chunk_size(192_KiB))
+            .has_value());  // a multiple of 64 KiB is enough
 }
 
 TEST_CASE("LVM: usage in libdm's units (dm_make_percent)") {
@@ -123,8 +149,8 @@ TEST_CASE("LVM: the threshold itself, block for block") {
     // On 2e8 blocks one block above 70% is 70.0000005%, truncated to 70.000000%: no extend; two blocks extend.
     CHECK(decide_lvm_autoextend(c, with_blocks(12800_GiB, 140000001, 200000000)).outcome == lvm_outcome::none);
     CHECK(decide_lvm_autoextend(c, with_blocks(12800_GiB, 140000002, 200000000)).outcome == lvm_outcome::extend);
-    CHECK(lvm_trigger_blocks(200000000, 70) == 140000002);
-    CHECK(lvm_trigger_blocks(1638400, 70) == 1146881);
+    CHECK(lvm_trigger_blocks(blocks(200000000), 70) == blocks(140000002));
+    CHECK(lvm_trigger_blocks(blocks(1638400), 70) == blocks(1146881));
 }
 
 TEST_CASE("LVM: the clamp, percent 0, disabled") {
@@ -254,7 +280,7 @@ TEST_CASE("LVM: lvm_trigger_blocks is the first block count lvm_usage puts above
     for (int i = 0; i < 20000; ++i) {
         const std::uint64_t total = 1 + (rng.next() >> rng.below(64));
         const auto threshold = static_cast<std::uint32_t>(50 + rng.below(50));
-        const std::uint64_t u = lvm_trigger_blocks(total, threshold);
+        const std::uint64_t u = lvm_trigger_blocks(blocks(total), threshold).count();
         CAPTURE(total);
         CAPTURE(threshold);
         REQUIRE(u >= 1);
@@ -262,7 +288,8 @@ TEST_CASE("LVM: lvm_trigger_blocks is the first block count lvm_usage puts above
         CHECK(lvm_usage(u, total) > static_cast<std::int32_t>(threshold) * lvm_percent_1);
         CHECK(lvm_usage(u - 1, total) <= static_cast<std::int32_t>(threshold) * lvm_percent_1);
     }
-    CHECK(lvm_trigger_blocks(0, 70) == 1);
-    CHECK(lvm_trigger_blocks(1000, 100) == 1001);
+    CHECK(lvm_trigger_blocks(blocks(0), 70) == blocks(1));
+    CHECK(lvm_trigger_blocks(blocks(1000), 100) == blocks(1001));
+    CHECK(lvm_trigger_blocks(blocks(~std::uint64_t{0}), 100) == blocks(~std::uint64_t{0}));  // saturates
 }
 }  // namespace

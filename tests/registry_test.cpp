@@ -108,9 +108,13 @@ TEST_CASE("extend: the *_config_of accessors answer from the registry, for every
     CHECK(same(lvm_config_of(extend_preset::lvm_thin_autoextend).value(), lvm_thin_autoextend().trigger().config));
     CHECK(same(lvm_config_of(extend_preset::lvm_thin_default).value(), lvm_thin_default().trigger().config));
     CHECK(same(lvm_config_of(extend_preset::lvm_vdo_autoextend).value(),
-               lvm_autoextend_config::make(70, 20, 4_MiB, 64_KiB, lvm_volume_kind::vdo_pool).value()));
+               lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(4_MiB),
+                                           lvm_chunk_size(64_KiB), lvm_volume_kind::vdo_pool)
+                   .value()));
     CHECK(same(lvm_config_of(extend_preset::lvm_snapshot_autoextend).value(),
-               lvm_autoextend_config::make(70, 20, 4_MiB, 64_KiB, lvm_volume_kind::snapshot).value()));
+               lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(4_MiB),
+                                           lvm_chunk_size(64_KiB), lvm_volume_kind::snapshot)
+                   .value()));
     CHECK(same(lvm_config_of(extend_preset::docker_devicemapper).value(), docker_devicemapper()));
     for (extend_preset p :
          {extend_preset::stratis_data, extend_preset::stratis_metadata, extend_preset::stratis_filesystem,

@@ -361,7 +361,8 @@ TEST_CASE("the LVM thin-pool policy runs in the same simulator") {
     const simulation_summary s = simulate(static_agent<lvm_thin_policy>(lvm_thin_autoextend()),
                                           latency_model(vdsm_immediate_latency()), w, 50, 1);
     CHECK(s.extends == 0.0);  // a pool created at its full size (1 TiB) never needs to grow for 50 GiB
-    const lvm_thin_policy small = make_lvm_thin_policy(lvm_autoextend_config::make(70, 20).value());
+    const lvm_thin_policy small =
+        make_lvm_thin_policy(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value());
     struct from_small_pool {
         lvm_thin_policy p;
         bytes initial_size(bytes) const { return 8_GiB; }

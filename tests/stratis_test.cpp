@@ -70,7 +70,7 @@ static_assert(stratis_data().data_alloc() == 50_GiB);
 static_assert(stratis_data().data_lowater() == 15_GiB);
 static_assert(stratis_data().data_block() == 1_MiB);
 static_assert(stratis_data().mdv_size() == 512_MiB);
-static_assert(stratis_data().lowater_blocks() == 15360);
+static_assert(stratis_data().lowater_blocks() == blocks(15360));
 static_assert(stratis_test_constants().data_alloc() == 5_GiB);
 static_assert(stratis_test_constants().data_lowater() == 4_GiB);
 // MAX_META_SIZE (cmd.rs:44): 255 x 16320 blocks of 4 KiB = 16646400 KiB = 16256.25 MiB, rounded down to a block
@@ -78,19 +78,33 @@ static_assert(stratis_test_constants().data_lowater() == 4_GiB);
 static_assert(stratis_data().max_metadata() == 16256_MiB);
 
 TEST_CASE("Stratis: the configuration") {
-    CHECK(stratis_config::make(50_GiB, 15_GiB).value() == stratis_data());
-    CHECK(message(stratis_config::make(50_GiB, 15_GiB, 96_KiB).error()) ==
-          "data_block_size must be a power of two, got 96KiB");
-    CHECK(message(stratis_config::make(50_GiB, 15_GiB, 32_KiB).error()) ==
-          "data_block_size must be in [64KiB, 1GiB], got 32KiB");
-    CHECK(message(stratis_config::make(0_B, 15_GiB).error()) == "data_alloc_size must be in [1MiB, 1PiB], got 0");
-    CHECK(message(stratis_config::make(50_GiB + 1_KiB, 15_GiB).error()) ==
+    // Each constant lands in its role (the types keep them apart at the call; this holds make to them).
+    const stratis_config roles = stratis_config::make(stratis_data_alloc(8_GiB), stratis_data_lowater(6_GiB),
+                                                      stratis_data_block(2_MiB), stratis_mdv_size(256_MiB))
+                                     .value();
+    CHECK(roles.data_alloc() == 8_GiB);
+    CHECK(roles.data_lowater() == 6_GiB);
+    CHECK(roles.data_block() == 2_MiB);
+    CHECK(roles.mdv_size() == 256_MiB);
+    CHECK(roles.lowater_blocks() == blocks(3072));
+    CHECK(stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB)).value() == stratis_data());
+    CHECK(message(
+              stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB), stratis_data_block(96_KiB))
+                  .error()) == "data_block_size must be a power of two, got 96KiB");
+    CHECK(message(
+              stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB), stratis_data_block(32_KiB))
+                  .error()) == "data_block_size must be in [64KiB, 1GiB], got 32KiB");
+    CHECK(message(stratis_config::make(stratis_data_alloc(0_B), stratis_data_lowater(15_GiB)).error()) ==
+          "data_alloc_size must be in [1MiB, 1PiB], got 0");
+    CHECK(message(stratis_config::make(stratis_data_alloc(50_GiB + 1_KiB), stratis_data_lowater(15_GiB)).error()) ==
           "data_alloc_size must be a multiple of 1MiB, got 52428801KiB");
-    CHECK(message(stratis_config::make(50_GiB, 15_GiB + 512_KiB).error()) ==
+    CHECK(message(stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB + 512_KiB)).error()) ==
           "data_lowater must be a multiple of 1MiB, got 15360.5MiB");
-    CHECK(message(stratis_config::make(50_GiB, 15_GiB, 1_MiB, bytes(1000)).error()) ==
-          "mdv_size must be a multiple of 512, got 1000");
-    CHECK(stratis_config::make(50_GiB, 0_B).has_value());  // a zero low water: never extended (size - used < 0)
+    CHECK(message(stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB),
+                                       stratis_data_block(1_MiB), stratis_mdv_size(bytes(1000)))
+                      .error()) == "mdv_size must be a multiple of 512, got 1000");
+    CHECK(stratis_config::make(stratis_data_alloc(50_GiB), stratis_data_lowater(0_B))
+              .has_value());  // a zero low water: never extended (size - used < 0)
 }
 
 TEST_CASE("Stratis: the metadata device from thin_metadata_size (cmd.rs:561-575)") {
@@ -111,12 +125,12 @@ TEST_CASE("Stratis: a new pool (ThinPoolSizeParams::new, thinpool.rs:179; ThinPo
     CHECK(big.metadata == 4_MiB);
     CHECK(big.data == 50_GiB);
     CHECK(big.mdv == 512_MiB);
-    CHECK(big.low_water_blocks == 15360);  // min(15 Ki, 51200 / 2)
+    CHECK(big.low_water_blocks == blocks(15360));  // min(15 Ki, 51200 / 2)
     CHECK(big.allocated == 50_GiB + 520_MiB);
     // 20 GiB usable: room = 20 GiB - 512 MiB - 8 MiB = 19960 MiB; low water min(15360, 9980) = 9980 blocks.
     const stratis_initial_sizes small = stratis_initial(c, 20_GiB, 1000);
     CHECK(small.data == 19960_MiB);
-    CHECK(small.low_water_blocks == 9980);
+    CHECK(small.low_water_blocks == blocks(9980));
     // Room under a block is rounded down (sectors_to_datablocks); room under nothing is 0.
     CHECK(stratis_initial(c, 600_MiB + 512_KiB, 1000).data == 80_MiB);  // 600.5 - 512 - 8 = 80.5 MiB -> 80 blocks
     CHECK(stratis_initial(c, 100_MiB, 1000).data == 0_B);
@@ -125,17 +139,17 @@ TEST_CASE("Stratis: a new pool (ThinPoolSizeParams::new, thinpool.rs:179; ThinPo
 TEST_CASE("Stratis: the data device in check() (thinpool.rs:1269-1287, 1470-1494)") {
     const stratis_config c = stratis_data();
     // 100 GiB data device: extended when size - used < 15 GiB, i.e. used > 85 GiB = 87040 blocks.
-    CHECK(stratis_trigger_blocks(c, 100_GiB) == 87041);
+    CHECK(stratis_trigger_blocks(c, 100_GiB) == blocks(87041));
     auto d = decide_stratis_check(c, pool(100_GiB, 87040, 1_TiB));  // exactly 15 GiB free: not under it
     CHECK_FALSE(d.data_low_water);
     CHECK(d.data == stratis_outcome::none);
-    CHECK(d.low_water_blocks == 0);
+    CHECK(d.low_water_blocks == blocks(0));
     d = decide_stratis_check(c, pool(100_GiB, 87041, 1_TiB));
     CHECK(d.data_low_water);
     CHECK(d.data == stratis_outcome::extend);
     CHECK(d.data_extend_by == 50_GiB);  // min(available, DATA_ALLOC_SIZE)
     CHECK(d.data_new_size == 150_GiB);
-    CHECK(d.low_water_blocks == 15360);  // set_low_water_mark(DATA_LOWATER)
+    CHECK(d.low_water_blocks == blocks(15360));  // set_low_water_mark(DATA_LOWATER)
     CHECK(d.available_after == 1_TiB - 50_GiB);
     // Less than 50 GiB in the backstore: what there is, in whole blocks.
     d = decide_stratis_check(c, pool(100_GiB, 100 * 1024, 20_GiB + 700_KiB));
@@ -146,7 +160,7 @@ TEST_CASE("Stratis: the data device in check() (thinpool.rs:1269-1287, 1470-1494
     CHECK(d.data == stratis_outcome::error_if_no_space);
     CHECK(d.error_if_no_space);
     CHECK(d.data_extend_by == 0_B);
-    CHECK(d.low_water_blocks == 15360);
+    CHECK(d.low_water_blocks == blocks(15360));
     // Already in error_if_no_space: check() does not try (out_of_alloc_space).
     auto s = pool(100_GiB, 100 * 1024, 1_TiB);
     s.error_if_no_space = true;
@@ -154,7 +168,7 @@ TEST_CASE("Stratis: the data device in check() (thinpool.rs:1269-1287, 1470-1494
     CHECK(d.data == stratis_outcome::skipped);
     CHECK(d.data_new_size == 100_GiB);
     // A device smaller than the low water is extended at once, even empty.
-    CHECK(stratis_trigger_blocks(c, 10_GiB) == 0);
+    CHECK(stratis_trigger_blocks(c, 10_GiB) == blocks(0));
     CHECK(decide_stratis_check(c, pool(10_GiB, 0, 1_TiB)).data == stratis_outcome::extend);
 }
 
@@ -268,7 +282,7 @@ TEST_CASE("Stratis: the trigger is where check() first extends (a scan)") {
         for (const bytes size : {1_GiB, 4_GiB, 15_GiB, 15_GiB + 1_MiB, 16_GiB, 100_GiB, 1_TiB}) {
             CAPTURE(size);
             const std::uint64_t blocks = size.count() >> 20;
-            const std::uint64_t t = stratis_trigger_blocks(c, size);
+            const std::uint64_t t = stratis_trigger_blocks(c, size).count();
             std::uint64_t first = blocks + 1;
             for (std::uint64_t u = 0; u <= blocks; ++u)
                 if (decide_stratis_check(c, pool(size, u, 1_TiB)).data_low_water) {
@@ -289,7 +303,7 @@ static_assert(stratis_3_0().release() == stratis_release::v3_0);
 static_assert(stratis_data().release() == stratis_release::v3_1);
 static_assert(stratis_3_0().data_block() == 1_MiB);
 static_assert(stratis_3_0().data_lowater() == 2_GiB);
-static_assert(stratis_3_0().lowater_blocks() == 2048);
+static_assert(stratis_3_0().lowater_blocks() == blocks(2048));
 static_assert(stratis_3_0().mdv_size() == 16_MiB);
 static_assert(stratis_3_0().filesystem_lowater() == 8_GiB);
 static_assert(stratis_data().filesystem_lowater() == 0_B);
@@ -305,21 +319,22 @@ TEST_CASE("Stratis 3.0: calc_lowater (thinpool.rs:168 at v3.0.4) against its tra
                 CAPTURE(size);
                 CAPTURE(available);
                 CAPTURE(used);
-                REQUIRE(stratis_3_0_low_water(c, used, size, available) == calc_lowater_v3_0_4(used, size, available));
+                REQUIRE(stratis_3_0_low_water(c, blocks(used), blocks(size), blocks(available)).count() ==
+                        calc_lowater_v3_0_4(used, size, available));
                 ++cases;
             }
     CHECK(cases == 4 * 858 * 693);
     // The three values by hand. An empty 100 GiB pool with nothing left in the backstore: 5% of 102400 blocks is
     // 5120 (the event at 95% full), but 102400 - 2048 free blocks is more: an event after the next 2 GiB written.
-    CHECK(stratis_3_0_low_water(c, 0, 102400, 0) == 100352);
+    CHECK(stratis_3_0_low_water(c, blocks(0), blocks(102400), blocks(0)) == blocks(100352));
     // 100000 used: 2400 free - 2048 = 352 < 5120: the 95% mark.
-    CHECK(stratis_3_0_low_water(c, 100000, 102400, 0) == 5120);
+    CHECK(stratis_3_0_low_water(c, blocks(100000), blocks(102400), blocks(0)) == blocks(5120));
     // A backstore with room: DATA_LOWATER + available passes the 5% of the total: DATA_LOWATER.
-    CHECK(stratis_3_0_low_water(c, 102000, 102400, 10000) == 2048);
+    CHECK(stratis_3_0_low_water(c, blocks(102000), blocks(102400), blocks(10000)) == blocks(2048));
     // Past u64 in stratisd's total x 95, exact here; used above size counts as full.
-    CHECK(stratis_3_0_low_water(c, 0, std::uint64_t{1} << 62, std::uint64_t{1} << 62) ==
-          (std::uint64_t{1} << 62) - 2048);
-    CHECK(stratis_3_0_low_water(c, 5000, 4000, 0) == 2048);
+    CHECK(stratis_3_0_low_water(c, blocks(0), blocks(std::uint64_t{1} << 62), blocks(std::uint64_t{1} << 62)) ==
+          blocks((std::uint64_t{1} << 62) - 2048));
+    CHECK(stratis_3_0_low_water(c, blocks(5000), blocks(4000), blocks(0)) == blocks(2048));
 }
 
 TEST_CASE("Stratis 3.0: a new pool (ThinPoolSizeParams::default, thinpool.rs:270, ThinPool::new :401-417)") {
@@ -331,7 +346,7 @@ TEST_CASE("Stratis 3.0: a new pool (ThinPoolSizeParams::default, thinpool.rs:270
     CHECK(s.allocated == 816_MiB);  // 2 x 16 + 768 + 16
     // calc_lowater(0, 768, 102400 - 816 = 101584): 2048 + 101584 passes 5% of 102352 (5118): DATA_LOWATER, more than
     // the whole 768 MiB device, so the first write raises the event whose check gives it the backstore.
-    CHECK(s.low_water_blocks == 2048);
+    CHECK(s.low_water_blocks == blocks(2048));
 }
 
 TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs:574-640 at v3.0.4)") {
@@ -355,7 +370,7 @@ TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs
     CHECK(d.available_after == 0_B);
     CHECK(d.error_if_no_space);  // the table has it from ThinPool::new (thinpool.rs:416)
     // calc_lowater(0, 102192, 0): 5% of 102192 is 5110; 102192 - 2048 = 100144 is more.
-    CHECK(d.low_water_blocks == 100144);
+    CHECK(d.low_water_blocks == blocks(100144));
     // stratisd's own test_greedy_allocation (thinpool.rs:1353-1375 at v3.0.4) after new() and one check(): under a
     // block left; meta x 1500 > data; meta x 500 < data, or the metadata still INITIAL_META_SIZE (on tiers whose
     // 1/1000 is under MAX_META_SIZE, as its loop devices are; past 16 TiB the cap breaks meta x 1500 > data).
@@ -383,13 +398,20 @@ TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs
     CHECK(d.metadata_extend_by == 0_B);
     CHECK(d.data == stratis_outcome::none);
     CHECK(d.data_extend_by == 0_B);
-    CHECK(d.low_water_blocks == 102192 - 5000 - 2048);
+    CHECK(d.low_water_blocks == blocks(102192 - 5000 - 2048));
     // No trigger: every check extends while the backstore has a block.
-    CHECK(stratis_trigger_blocks(c, 102192_MiB) == 0);
-    CHECK(stratis_trigger_blocks(stratis_data(), 102192_MiB) == 102192 - 15360 + 1);
+    CHECK(stratis_trigger_blocks(c, 102192_MiB) == blocks(0));
+    CHECK(stratis_trigger_blocks(stratis_data(), 102192_MiB) == blocks(102192 - 15360 + 1));
     // Half a block in the backstore: not a block, not taken.
     s.available = 512_KiB;
     CHECK(decide_stratis_check(c, s).data == stratis_outcome::none);
+    // Nor counted in the mark: calc_lowater(100000, 102401, 0) is 5% of 102401 rounded up, 5121, where one block
+    // more available would give 5121 - 1 (the 5% of 102402 is 5121 too).
+    s = pool(102401_MiB, 100000, 512_KiB);
+    s.metadata_size = 96_MiB;
+    s.datatier_usable = 100_GiB;
+    CHECK(decide_stratis_check(c, s).low_water_blocks == blocks(calc_lowater_v3_0_4(100000, 102401, 0)));
+    CHECK(decide_stratis_check(c, s).low_water_blocks == blocks(5121));
     // A device added to a full pool (test_full_pool, thinpool.rs:1394-1500): the next check takes all of it.
     s = pool(1_GiB, 1024, 1_GiB + 700_KiB);
     s.metadata_size = 16_MiB;

@@ -379,8 +379,9 @@ pool_setup pool_setup_of(const args& a, const lvs_pool* given = nullptr) {
 pool_setup pool_setup_for(const pool_setup& first, const lvs_pool& p) {
     pool_setup s = first;
     const lvm_autoextend_config& f = first.config;
-    const auto c = lvm_autoextend_config::make(f.threshold_as_written(), f.extend_percent(), p.extent, p.chunk,
-                                               f.kind(), f.vdo_slab());
+    const auto c = lvm_autoextend_config::make(lvm_threshold(f.threshold_as_written()), lvm_percent(f.extend_percent()),
+                                               lvm_extent_size(p.extent), lvm_chunk_size(p.chunk), f.kind(),
+                                               vdo_slab_size(f.vdo_slab()));
     if (!c) fail(c.error(), "--lvs");
     s.config = *c;
     s.pool_size = p.size;

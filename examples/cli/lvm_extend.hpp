@@ -383,7 +383,8 @@ inline lvm_autoextend_config lvm_config_from(const args& a, extend_preset preset
     const bytes slab = lvm_size_option(a, "--vdo-slab").value_or(base.vdo_slab());
     if (a.has("--vdo-slab") && base.kind() != lvm_volume_kind::vdo_pool)
         throw usage_error("--vdo-slab applies to --preset lvm-vdo-autoextend");
-    const auto c = lvm_autoextend_config::make(threshold, percent, extent, chunk, base.kind(), slab);
+    const auto c = lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent), lvm_extent_size(extent),
+                                               lvm_chunk_size(chunk), base.kind(), vdo_slab_size(slab));
     if (!c) {
         const text_view s = c.error().setting();
         fail(c.error(), s == text_view("extent_size")            ? "--extent"
@@ -524,9 +525,9 @@ inline std::string run_lvm_extend(const lvm_autoextend_config& c, const lvm_exte
         bytes size = *in.physical;
         const bytes vg_limit = in.capacity ? *in.capacity : saturating_add(size, vg_of(size));
         for (std::uint64_t step = 0; step < in.max_steps; ++step) {
-            const std::uint64_t total = divide(size, c.pool_chunk(), rounding::down);
+            const blocks total = blocks_in(size, c.pool_chunk(), rounding::down);
             lvm_volume_state s = lvm_volume_state::thin(size, bytes(0), c.pool_chunk(), saturating_sub(vg_limit, size));
-            s.used = blocks(lvm_trigger_blocks(total, c.threshold_percent()));
+            s.used = lvm_trigger_blocks(total, c.threshold_percent());
             const lvm_autoextend_decision d = decide_lvm_autoextend(c, s);
             t.add_row({cell::of(step), cell::of_size(size), cell::of(s.used.count()), percent_cell(d.usage),
                        cell::of(d.amount), d.outcome == lvm_outcome::extend ? cell::of_size(d.new_size) : cell(),

@@ -85,7 +85,7 @@ inline std::string stratis_3_0_pool(const args& a, stratis_part part, const char
                         {"backstore_free", cell::of_size(s.available)},
                         {"extend_by", cell::of_size(d.data_extend_by)},
                         {"new_size", cell::of_size(d.data_new_size)},
-                        {"low_water_blocks", cell::of(d.low_water_blocks)},
+                        {"low_water_blocks", cell::of(d.low_water_blocks.count())},
                         {"error_if_no_space", cell::of_flag(d.error_if_no_space)},
                         {"outcome", cell::of_text(to_text(d.data))}},
                        f);
@@ -129,11 +129,11 @@ inline std::string stratis_pool(const args& a, extend_preset p, format f) {
                         {"used_blocks", cell::of(s.data_used.count())},
                         {"free", cell::of_size(s.data_size - size_of(s.data_used, c.data_block()))},
                         {"data_lowater", cell::of_size(c.data_lowater())},
-                        {"trigger_blocks", cell::of(stratis_trigger_blocks(c, s.data_size))},
+                        {"trigger_blocks", cell::of(stratis_trigger_blocks(c, s.data_size).count())},
                         {"below_low_water", cell::of_flag(d.data_low_water)},
                         {"extend_by", cell::of_size(d.data_extend_by)},
                         {"new_size", cell::of_size(d.data_new_size)},
-                        {"low_water_blocks", cell::of(d.low_water_blocks)},
+                        {"low_water_blocks", cell::of(d.low_water_blocks.count())},
                         {"error_if_no_space", cell::of_flag(d.error_if_no_space)},
                         {"outcome", cell::of_text(to_text(d.data))}},
                        f);

@@ -94,7 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t threshold = in.u8() % 2 == 0 ? in.u8() % 110 : in.u32();
     const std::uint64_t grow = in.u32() % 1100000;
     const std::uint64_t lvm_extent = std::uint64_t{1} << (in.u8() % 40);
-    const auto lc = lvm_autoextend_config::make(threshold, grow, bytes(lvm_extent));
+    const auto lc =
+        lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(grow), lvm_extent_size(bytes(lvm_extent)));
     PROVPOL_FUZZ_CHECK(lc.has_value() == (threshold <= 0x7fffffffu && grow <= 1000000 && lvm_extent >= 1024 &&
                                           lvm_extent <= (std::uint64_t{1} << 34)));
     if (lc) {

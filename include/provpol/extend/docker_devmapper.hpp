@@ -48,24 +48,51 @@ inline constexpr bytes docker_direct_lvm_chunk = bytes(std::uint64_t{512} << 10)
 /// The lvm2 autoextend configuration Docker's direct-lvm setup writes to /etc/lvm/profile/docker-thinpool.profile
 /// from dm.thinp_autoextend_threshold and dm.thinp_autoextend_percent: 0 (unset) is Docker's default, 80 and 20;
 /// above 100 is refused as Docker refuses it (100 is accepted: lvm2 then never extends). The pool's chunk is
-/// 512 KiB, the VG's extent lvm2's default 4 MiB. What lvm2 then decides is decide_lvm_autoextend's.
-PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> docker_direct_lvm(std::uint64_t threshold = 0,
-                                                                            std::uint64_t percent = 0) noexcept {
+/// 512 KiB, the VG's extent lvm2's default 4 MiB. What lvm2 then decides is decide_lvm_autoextend's. The two are
+/// named as lvm_autoextend_config::make names them: `docker_direct_lvm(lvm_threshold(90), lvm_percent(10))`.
+PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> docker_direct_lvm(
+    lvm_threshold threshold_option = lvm_threshold(0), lvm_percent percent_option = lvm_percent(0)) noexcept {
+    const std::uint64_t threshold = threshold_option.value, percent = percent_option.value;
     if (threshold > 100)
         return unexpected(error::out_of_range("dm.thinp_autoextend_threshold", error_value::of(threshold),
                                               error_value::of(0), error_value::of(100)));
     if (percent > 100)
         return unexpected(error::out_of_range("dm.thinp_autoextend_percent", error_value::of(percent),
                                               error_value::of(0), error_value::of(100)));
-    return lvm_autoextend_config::make(threshold == 0 ? 80 : threshold, percent == 0 ? 20 : percent,
-                                       bytes(std::uint64_t{4} << 20), docker_direct_lvm_chunk);
+    return lvm_autoextend_config::make(
+        lvm_threshold(threshold == 0 ? 80 : threshold), lvm_percent(percent == 0 ? 20 : percent),
+        lvm_extent_size(bytes(std::uint64_t{4} << 20)), lvm_chunk_size(docker_direct_lvm_chunk));
 }
+/// Refused: the two integers trade places unseen (lvm_threshold and lvm_percent name them).
+result<lvm_autoextend_config> docker_direct_lvm(std::uint64_t, std::uint64_t) = delete;
 
 /// Docker's direct-lvm pool as it sets it up by default: lvm2 grows it by 20% when data usage passes 80%.
 PROVPOL_NODISCARD constexpr lvm_autoextend_config docker_devicemapper() noexcept { return docker_direct_lvm().value(); }
 
 // ============================================================================================================
 // The driver's own settings
+
+/// dm.blocksize: the loop-lvm pool's block. docker_devmapper_config::make takes its four sizes by role, so that
+/// none can take another's place: `make(10, docker_block_size(64_KiB), docker_loop_data_size(100_GiB))`.
+struct docker_block_size {
+    constexpr explicit docker_block_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// dm.loopdatasize: the loop-lvm pool's data file.
+struct docker_loop_data_size {
+    constexpr explicit docker_loop_data_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// dm.loopmetadatasize: the loop-lvm pool's metadata file.
+struct docker_loop_metadata_size {
+    constexpr explicit docker_loop_metadata_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// dm.basesize: a container's thin device.
+struct docker_base_size {
+    constexpr explicit docker_base_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
 
 /// The devicemapper driver's own settings: dm.min_free_space, dm.blocksize (the loop-lvm pool's block),
 /// dm.loopdatasize, dm.loopmetadatasize and dm.basesize, validated.
@@ -75,9 +102,12 @@ public:
     /// block a multiple of 64 KiB from 64 KiB to 1 GiB (dm-thin's range; Docker passes it on unchecked); the
     /// loopback and base sizes from 1 byte to 2^60.
     PROVPOL_NODISCARD static constexpr result<docker_devmapper_config> make(
-        std::uint64_t min_free_space_percent = 10, bytes block = bytes(std::uint64_t{64} << 10),
-        bytes data_loopback = bytes(std::uint64_t{100} << 30), bytes metadata_loopback = bytes(std::uint64_t{2} << 30),
-        bytes base_size = bytes(std::uint64_t{10} << 30)) noexcept {
+        std::uint64_t min_free_space_percent = 10,
+        docker_block_size block_size = docker_block_size(bytes(std::uint64_t{64} << 10)),
+        docker_loop_data_size data_loopback = docker_loop_data_size(bytes(std::uint64_t{100} << 30)),
+        docker_loop_metadata_size metadata_loopback = docker_loop_metadata_size(bytes(std::uint64_t{2} << 30)),
+        docker_base_size base_size = docker_base_size(bytes(std::uint64_t{10} << 30))) noexcept {
+        const bytes block = block_size.value;
         if (min_free_space_percent > 99)
             return unexpected(error::out_of_range("dm.min_free_space", error_value::of(min_free_space_percent),
                                                   error_value::of(0), error_value::of(99)));
@@ -91,14 +121,17 @@ public:
                 error::not_a_multiple("dm.blocksize", error_value::of_size(block.count()), error_value::of_size(k64)));
         constexpr std::uint64_t cap = std::uint64_t{1} << 60;
         const char* names[3] = {"dm.loopdatasize", "dm.loopmetadatasize", "dm.basesize"};
-        const bytes sizes[3] = {data_loopback, metadata_loopback, base_size};
+        const bytes sizes[3] = {data_loopback.value, metadata_loopback.value, base_size.value};
         for (int i = 0; i < 3; ++i)
             if (sizes[i].count() < 1 || sizes[i].count() > cap)
                 return unexpected(error::out_of_range(names[i], error_value::of_size(sizes[i].count()),
                                                       error_value::of_size(1), error_value::of_size(cap)));
-        return docker_devmapper_config(static_cast<std::uint32_t>(min_free_space_percent), block, data_loopback,
-                                       metadata_loopback, base_size);
+        return docker_devmapper_config(static_cast<std::uint32_t>(min_free_space_percent), block, sizes[0], sizes[1],
+                                       sizes[2]);
     }
+    /// Refused: the sizes in a row trade places unseen (the role types above name each).
+    static result<docker_devmapper_config> make(std::uint64_t, bytes, bytes = bytes(), bytes = bytes(),
+                                                bytes = bytes()) = delete;
 
     PROVPOL_NODISCARD constexpr std::uint32_t min_free_space_percent() const noexcept { return percent_; }
     PROVPOL_NODISCARD constexpr bytes block() const noexcept { return block_; }

@@ -274,13 +274,15 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     return d;
 }
 
-/// The fewest used blocks of `total` at which lvm2 extends: the smallest u with lvm_usage(u, total) above
+/// The fewest used blocks of `total_blocks` at which lvm2 extends: the smallest u with lvm_usage(u, total) above
 /// `threshold`% (a whole percent; under 50 counts as 50); total + 1 when none (total 0, or a threshold of 100 or
-/// more). In exact arithmetic that is ceil(total x (threshold x 10^6 + 1) / 10^8), computed exactly
-/// (ratio_of); the double lvm2 goes through can move the boundary by a block or two, so the candidate is then
-/// stepped to where lvm_usage itself crosses, with a binary search as the bound should the steps not settle.
-PROVPOL_NODISCARD constexpr std::uint64_t lvm_trigger_blocks(std::uint64_t total, std::uint32_t threshold) noexcept {
-    if (total == 0 || threshold >= 100) return total + (total == ~std::uint64_t{0} ? 0 : 1);
+/// more). Both counts are blocks of the pool's chunk. In exact arithmetic that is ceil(total x (threshold x 10^6 + 1) /
+/// 10^8), computed exactly (ratio_of); the double lvm2 goes through can move the boundary by a block or two, so the
+/// candidate is then stepped to where lvm_usage itself crosses, with a binary search as the bound should the steps not
+/// settle.
+PROVPOL_NODISCARD constexpr blocks lvm_trigger_blocks(blocks total_blocks, std::uint32_t threshold) noexcept {
+    const std::uint64_t total = total_blocks.count();
+    if (total == 0 || threshold >= 100) return total_blocks + blocks(1);  // saturating
     const std::uint32_t t = threshold < 50 ? 50 : threshold;
     const std::int32_t limit = static_cast<std::int32_t>(t) * lvm_percent_1;
     std::uint64_t u = ratio_of(total, t * 1000000u + 1u, 100000000u, rounding::up);
@@ -291,7 +293,7 @@ PROVPOL_NODISCARD constexpr std::uint64_t lvm_trigger_blocks(std::uint64_t total
         } else if (lvm_usage(u, total) <= limit) {
             ++u;
         } else {
-            return u;
+            return blocks(u);
         }
     }
     std::uint64_t lo = 0, hi = total;  // usage(total) = 100% > limit; the first u in (lo, hi] above it
@@ -302,7 +304,7 @@ PROVPOL_NODISCARD constexpr std::uint64_t lvm_trigger_blocks(std::uint64_t total
         else
             lo = mid;
     }
-    return hi;
+    return blocks(hi);
 }
 
 }  // namespace provpol

@@ -43,6 +43,30 @@ PROVPOL_NODISCARD constexpr const char* to_text(lvm_volume_kind k) noexcept {
 
 class lvm_thin_steps;
 
+/// activation/<kind>_autoextend_threshold as written. lvm_autoextend_config::make takes each setting by its role:
+/// the threshold and the percent are both integers, the extent, the pool's chunk and the VDO slab all sizes, so
+/// none can take another's place (`make(lvm_threshold(70), lvm_percent(20))`; make(20, 70), the two traded, would
+/// validate and act at 50%).
+struct lvm_threshold {
+    constexpr explicit lvm_threshold(std::uint64_t v) noexcept : value(v) {}
+    std::uint64_t value;
+};
+/// activation/<kind>_autoextend_percent: what one extend adds, in percent of the volume.
+struct lvm_percent {
+    constexpr explicit lvm_percent(std::uint64_t v) noexcept : value(v) {}
+    std::uint64_t value;
+};
+/// The thin pool's chunk (lvcreate --chunksize, allocation/thin_pool_chunk_size).
+struct lvm_chunk_size {
+    constexpr explicit lvm_chunk_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// A VDO pool's slab (allocation/vdo_slab_size_mb).
+struct vdo_slab_size {
+    constexpr explicit vdo_slab_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+
 /// An autoextend configuration as lvm2 reads lvm.conf: the threshold and percent as written, the VG's extent
 /// size, the thin pool's chunk and, for a VDO pool, its slab size.
 class lvm_autoextend_config {
@@ -58,9 +82,13 @@ public:
     /// pool chunk a multiple of 64 KiB from 64 KiB to 1 GiB (dm-thin's data block limits); the VDO slab a power
     /// of two from 128 MiB to 32 GiB (VDO's). Errors name the lvm.conf key of `kind`.
     PROVPOL_NODISCARD static constexpr result<lvm_autoextend_config> make(
-        std::uint64_t threshold, std::uint64_t percent, bytes extent = bytes(std::uint64_t{4} << 20),
-        bytes pool_chunk = bytes(std::uint64_t{64} << 10), lvm_volume_kind kind = lvm_volume_kind::thin_pool,
-        bytes vdo_slab = bytes(std::uint64_t{2} << 30)) noexcept {
+        lvm_threshold threshold_as_written, lvm_percent percent_as_written,
+        lvm_extent_size extent_size = lvm_extent_size(bytes(std::uint64_t{4} << 20)),
+        lvm_chunk_size chunk_size = lvm_chunk_size(bytes(std::uint64_t{64} << 10)),
+        lvm_volume_kind kind = lvm_volume_kind::thin_pool,
+        vdo_slab_size slab_size = vdo_slab_size(bytes(std::uint64_t{2} << 30))) noexcept {
+        const std::uint64_t threshold = threshold_as_written.value, percent = percent_as_written.value;
+        const bytes extent = extent_size.value, pool_chunk = chunk_size.value, vdo_slab = slab_size.value;
         if (threshold > max_threshold)
             return unexpected(error::out_of_range(threshold_key(kind), error_value::of(threshold), error_value::of(0),
                                                   error_value::of(max_threshold)));
@@ -89,6 +117,10 @@ public:
         return lvm_autoextend_config(kind, static_cast<std::uint32_t>(threshold), static_cast<std::uint32_t>(percent),
                                      extent, pool_chunk, vdo_slab);
     }
+    /// Refused: two integers and three sizes in a row trade places unseen (make(20, 70) validates); the role
+    /// types above name each.
+    static result<lvm_autoextend_config> make(std::uint64_t, std::uint64_t, bytes = bytes(), bytes = bytes(),
+                                              lvm_volume_kind = lvm_volume_kind::thin_pool, bytes = bytes()) = delete;
 
     PROVPOL_NODISCARD constexpr lvm_volume_kind kind() const noexcept { return kind_; }
     /// The threshold as written in lvm.conf.
@@ -170,15 +202,17 @@ using lvm_thin_config [[deprecated("use lvm_autoextend_config")]] = lvm_autoexte
 /// lvm.conf's example values for VDO-pool autoextend (activation/vdo_pool_autoextend_threshold = 70,
 /// vdo_pool_autoextend_percent = 20), LVM's default 4 MiB extent: each extend at least one slab.
 PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_vdo_autoextend() noexcept {
-    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
-                                       lvm_volume_kind::vdo_pool)
+    return lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20),
+                                       lvm_extent_size(bytes(std::uint64_t{4} << 20)),
+                                       lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::vdo_pool)
         .value();
 }
 /// lvm.conf's example values for snapshot autoextend (activation/snapshot_autoextend_threshold = 70,
 /// snapshot_autoextend_percent = 20), LVM's default 4 MiB extent: the COW grows to its useful maximum at most.
 PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_snapshot_autoextend() noexcept {
-    return lvm_autoextend_config::make(70, 20, bytes(std::uint64_t{4} << 20), bytes(std::uint64_t{64} << 10),
-                                       lvm_volume_kind::snapshot)
+    return lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20),
+                                       lvm_extent_size(bytes(std::uint64_t{4} << 20)),
+                                       lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::snapshot)
         .value();
 }
 

@@ -204,7 +204,9 @@ public:
             return unexpected(error::out_of_range("min_free_percent", error_value::of(s.min_free_percent),
                                                   error_value::of(0), error_value::of(50)));
         // The extent, the chunk and the metadata rule as lvm2 accepts them: lvm.hpp's checks, and its errors.
-        const auto lvm = lvm_autoextend_config::make(s.metadata_threshold, s.metadata_percent, s.extent, s.pool_chunk);
+        const auto lvm =
+            lvm_autoextend_config::make(lvm_threshold(s.metadata_threshold), lvm_percent(s.metadata_percent),
+                                        lvm_extent_size(s.extent), lvm_chunk_size(s.pool_chunk));
         if (!lvm) return unexpected(lvm.error());
         return lvm_rate_aware_config(s, *lvm);
     }

@@ -45,7 +45,7 @@ constexpr std::uint64_t lvm_trigger_blocks_near(std::uint64_t total, const lvm_a
     } else if (lvm_usage_above(u + 1, t, limit)) {        // u + 1 <= total, whose usage is 100%
         return u + 1;
     }
-    return lvm_trigger_blocks(total, c.threshold_percent());
+    return lvm_trigger_blocks(blocks(total), c.threshold_percent()).count();
 }
 }  // namespace detail
 
@@ -69,9 +69,9 @@ public:
     // Trigger
     PROVPOL_NODISCARD constexpr bytes limit(const drive_state& d, bytes /*chunk*/) const noexcept {
         if (!config.enabled()) return bytes(0);
-        const std::uint64_t total = divide(d.physical, config.pool_chunk(), rounding::down);
-        const std::uint64_t u = lvm_trigger_blocks(total, config.threshold_percent());
-        return saturating_sub(d.physical, bytes(saturating_mul(u - 1, config.pool_chunk().count())));
+        const blocks total = blocks_in(d.physical, config.pool_chunk(), rounding::down);
+        const blocks u = lvm_trigger_blocks(total, config.threshold_percent());  // at least 1
+        return saturating_sub(d.physical, size_of(u - blocks(1), config.pool_chunk()));
     }
     PROVPOL_NODISCARD constexpr bool improbable(const drive_state& d, bytes /*next_size*/) const noexcept {
         return d.allocation > d.physical;
@@ -176,11 +176,11 @@ PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_autoe
 /// lvm.conf's example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
 /// thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent and 64 KiB pool chunk.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_autoextend() noexcept {
-    return make_lvm_thin_policy(lvm_autoextend_config::make(70, 20).value());
+    return make_lvm_thin_policy(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value());
 }
 /// What LVM ships (lib/config/defaults.h): threshold 100, autoextend disabled, percent 20.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_default() noexcept {
-    return make_lvm_thin_policy(lvm_autoextend_config::make(100, 20).value());
+    return make_lvm_thin_policy(lvm_autoextend_config::make(lvm_threshold(100), lvm_percent(20)).value());
 }
 
 }  // namespace provpol

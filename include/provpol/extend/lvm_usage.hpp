@@ -1,7 +1,7 @@
 // provpol/extend/lvm_usage.hpp - LVM2's usage and extend amount in its own units, exact to lvm2 2.03: libdm's
-// percent (lvm_usage), the amount an extend adds (lvm_adjust_amount) and a percent of extents
-// (lvm_percent_of_extents). The configuration they are read against is lvm_config.hpp's, the whole decision
-// extend/lvm.hpp's.
+// percent (lvm_usage), the amount an extend adds (lvm_adjust_amount), a percent of extents
+// (lvm_percent_of_extents) and the extent itself (lvm_extent_size, which VDSM's configuration takes too). The
+// configuration they are read against is lvm_config.hpp's, the whole decision extend/lvm.hpp's.
 //
 // Sources (lvm2 2.03.16, Debian 12's; the functions named are the ones each rule reproduces):
 //   libdm/libdm-report.c     dm_make_percent: used / total in units of 1e-6 %, through a double, truncated;
@@ -21,6 +21,14 @@
 #include <cstdint>
 
 namespace provpol {
+
+/// The volume group's extent size (vgcreate -s; lvm2's default 4 MiB, 128 MiB in oVirt block storage domains): the
+/// unit lvextend rounds an LV to. Its own type, so that no other size of vdsm_config::make or
+/// lvm_autoextend_config::make can take its place: `vdsm_config::make(1024_MiB, 20, lvm_extent_size(128_MiB))`.
+struct lvm_extent_size {
+    constexpr explicit lvm_extent_size(bytes v) noexcept : value(v) {}
+    bytes value;  ///< the extent in bytes
+};
 
 // ============================================================================================================
 // Usage and the amount, in lvm2's own units

@@ -94,6 +94,28 @@ PROVPOL_NODISCARD constexpr const char* to_text(stratis_release r) noexcept {
     return "unknown";
 }
 
+/// DATA_ALLOC_SIZE: what one data extend adds at most. stratis_config::make takes its four sizes by role, so that
+/// none can take another's place: `make(stratis_data_alloc(50_GiB), stratis_data_lowater(15_GiB))`.
+struct stratis_data_alloc {
+    constexpr explicit stratis_data_alloc(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// DATA_LOWATER: the free data under which the pool is extended.
+struct stratis_data_lowater {
+    constexpr explicit stratis_data_lowater(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// DATA_BLOCK_SIZE: the dm-thin data block.
+struct stratis_data_block {
+    constexpr explicit stratis_data_block(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+/// INITIAL_MDV_SIZE: the metadata volume.
+struct stratis_mdv_size {
+    constexpr explicit stratis_mdv_size(bytes v) noexcept : value(v) {}
+    bytes value;
+};
+
 /// stratisd's thin-pool constants, validated: the data block, what one data extend adds (DATA_ALLOC_SIZE), the free
 /// data under which the pool is extended (DATA_LOWATER) and the metadata volume (INITIAL_MDV_SIZE). stratisd ships
 /// 50 GiB and 15 GiB (stratis_data()); its own tests build with 5 GiB and 4 GiB (stratis_test_constants()).
@@ -102,10 +124,12 @@ public:
     /// Validates the constants: the data block a power of two from 64 KiB to 1 GiB (dm-thin's range); the
     /// allocation and the low water whole data blocks (stratisd's DataBlocks), the allocation at least one block and
     /// both at most 2^50 bytes; the MDV whole sectors, at most 2^50 bytes.
-    PROVPOL_NODISCARD static constexpr result<stratis_config> make(bytes data_alloc, bytes data_lowater,
-                                                                   bytes data_block = bytes(std::uint64_t{1} << 20),
-                                                                   bytes mdv = bytes(std::uint64_t{512}
-                                                                                     << 20)) noexcept {
+    PROVPOL_NODISCARD static constexpr result<stratis_config> make(
+        stratis_data_alloc alloc, stratis_data_lowater lowater,
+        stratis_data_block block = stratis_data_block(bytes(std::uint64_t{1} << 20)),
+        stratis_mdv_size mdv_size = stratis_mdv_size(bytes(std::uint64_t{512} << 20))) noexcept {
+        const bytes data_alloc = alloc.value, data_lowater = lowater.value, data_block = block.value;
+        const bytes mdv = mdv_size.value;
         constexpr std::uint64_t cap = std::uint64_t{1} << 50;
         if (!is_power_of_two(data_block.count()))
             return unexpected(error::not_a_power_of_two("data_block_size", error_value::of_size(data_block.count())));
@@ -133,6 +157,8 @@ public:
                 error::not_a_multiple("mdv_size", error_value::of_size(mdv.count()), error_value::of_size(512)));
         return stratis_config(data_alloc, data_lowater, data_block, mdv, stratis_release::v3_1);
     }
+    /// Refused: four sizes in a row trade places unseen (make(15_GiB, 50_GiB) validates); the role types name each.
+    static result<stratis_config> make(bytes, bytes, bytes = bytes(), bytes = bytes()) = delete;
 
     /// Which stratisd line the configuration decides as (make() builds the 3.1 line's; stratis_3_0() is 3.0's).
     PROVPOL_NODISCARD constexpr stratis_release release() const noexcept { return release_; }
@@ -142,8 +168,8 @@ public:
     PROVPOL_NODISCARD constexpr bytes data_lowater() const noexcept { return lowater_; }
     PROVPOL_NODISCARD constexpr bytes mdv_size() const noexcept { return mdv_; }
     /// DATA_LOWATER in data blocks: the mark check() gives the kernel after a data extend.
-    PROVPOL_NODISCARD constexpr std::uint64_t lowater_blocks() const noexcept {
-        return lowater_.count() / block_.count();
+    PROVPOL_NODISCARD constexpr blocks lowater_blocks() const noexcept {
+        return blocks_in(lowater_, block_, rounding::down);
     }
     /// MAX_META_SIZE (255 x (2^14 - 64) blocks of 4 KiB) rounded down to a data block: the largest metadata device
     /// (cmd.rs:573). 3.0 caps its metadata target at MAX_META_SIZE itself (thinpool.rs:589), not rounded.
@@ -177,7 +203,9 @@ private:
 /// stratisd as shipped (thinpool.rs:73, :75, #[cfg(not(test))]): extend the data device by 50 GiB when less than
 /// 15 GiB of it is free; 1 MiB data blocks, a 512 MiB MDV. The data part of check().
 PROVPOL_NODISCARD constexpr stratis_config stratis_data() noexcept {
-    return stratis_config::make(bytes(std::uint64_t{50} << 30), bytes(std::uint64_t{15} << 30)).value();
+    return stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{50} << 30)),
+                                stratis_data_lowater(bytes(std::uint64_t{15} << 30)))
+        .value();
 }
 /// The same constants: the metadata part of check() (doubling at the kernel's metadata low-water mark).
 PROVPOL_NODISCARD constexpr stratis_config stratis_metadata() noexcept { return stratis_data(); }
@@ -186,7 +214,9 @@ PROVPOL_NODISCARD constexpr stratis_config stratis_filesystem() noexcept { retur
 /// The constants stratisd's own tests build with (thinpool.rs:82, :84, #[cfg(test)]): 5 GiB and 4 GiB. Not what a
 /// Stratis pool runs with: for checking stratisd's tests only.
 PROVPOL_NODISCARD constexpr stratis_config stratis_test_constants() noexcept {
-    return stratis_config::make(bytes(std::uint64_t{5} << 30), bytes(std::uint64_t{4} << 30)).value();
+    return stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{5} << 30)),
+                                stratis_data_lowater(bytes(std::uint64_t{4} << 30)))
+        .value();
 }
 /// stratisd 3.0.0-3.0.4 (thinpool.rs:44-56 at v3.0.4): 1 MiB data blocks, DATA_LOWATER 2 GiB, a 16 MiB MDV, no
 /// DATA_ALLOC_SIZE (every check gives the data device all the backstore has). The data, metadata and filesystem parts
@@ -209,11 +239,11 @@ PROVPOL_NODISCARD constexpr bytes stratis_metadata_size(const stratis_config& c,
 
 /// What ThinPoolSizeParams::new and ThinPool::new make of a new pool.
 struct stratis_initial_sizes {
-    bytes metadata;                  ///< the metadata device (and its spare, the same size)
-    bytes data;                      ///< the data device: min(room for data, DATA_ALLOC_SIZE), whole blocks
-    bytes mdv;                       ///< the metadata volume (INITIAL_MDV_SIZE)
-    std::uint64_t low_water_blocks;  ///< min(DATA_LOWATER, data blocks / 2)
-    bytes allocated;                 ///< 2 x metadata + data + mdv: what the pool takes from the backstore
+    bytes metadata;           ///< the metadata device (and its spare, the same size)
+    bytes data;               ///< the data device: min(room for data, DATA_ALLOC_SIZE), whole blocks
+    bytes mdv;                ///< the metadata volume (INITIAL_MDV_SIZE)
+    blocks low_water_blocks;  ///< min(DATA_LOWATER, data blocks / 2), in data blocks
+    bytes allocated;          ///< 2 x metadata + data + mdv: what the pool takes from the backstore
 };
 
 namespace detail {
@@ -225,18 +255,19 @@ constexpr bytes stratis_3_0_initial_data = bytes(std::uint64_t{768} << 20);  // 
 /// stratisd 3.0's calc_lowater (thinpool.rs:168-196 at v3.0.4), in data blocks: the larger of DATA_LOWATER (or, when
 /// DATA_LOWATER + available <= the 5% left above SPACE_CRIT_PCT of size + available, that 5% minus available) and
 /// the free blocks minus DATA_LOWATER (so that the next 2 GiB written raise an event for check_fs). Exact (the
-/// 95% product in 128 bits where stratisd's u64 would overflow, past 2^57 blocks); `used` above `size` counts as
-/// full. A size + available of 0, where stratisd's assertion fails, gives DATA_LOWATER.
-PROVPOL_NODISCARD constexpr std::uint64_t stratis_3_0_low_water(const stratis_config& c, std::uint64_t used,
-                                                                std::uint64_t size, std::uint64_t available) noexcept {
-    const std::uint64_t lowater = c.lowater_blocks();
+/// 95% product in 128 bits where stratisd's u64 would overflow, past 2^57 blocks); `used_blocks` above `size_blocks`
+/// counts as full. A size + available of 0, where stratisd's assertion fails, gives DATA_LOWATER.
+PROVPOL_NODISCARD constexpr blocks stratis_3_0_low_water(const stratis_config& c, blocks used_blocks,
+                                                         blocks size_blocks, blocks available_blocks) noexcept {
+    const std::uint64_t used = used_blocks.count(), size = size_blocks.count(), available = available_blocks.count();
+    const std::uint64_t lowater = c.lowater_blocks().count();
     const std::uint64_t total = saturating_add(size, available);
     const std::uint64_t for_crit = total - ratio_of(total, detail::stratis_3_0_crit_pct, 100, rounding::down);
     const std::uint64_t prelim =
         saturating_add(lowater, available) > for_crit || total == 0 ? lowater : for_crit - available;
     const std::uint64_t free = size - (used < size ? used : size);
     const std::uint64_t fs_event = free > lowater ? free - lowater : 0;
-    return prelim > fs_event ? prelim : fs_event;
+    return blocks(prelim > fs_event ? prelim : fs_event);
 }
 
 /// A new pool on `usable` bytes of data tier, `metadata_sectors` being thin_metadata_size's answer for it and
@@ -252,9 +283,8 @@ PROVPOL_NODISCARD constexpr stratis_initial_sizes stratis_initial(const stratis_
         s.data = detail::stratis_3_0_initial_data;
         s.mdv = c.mdv_size();
         s.allocated = saturating_mul(s.metadata, 2) + s.data + s.mdv;
-        const std::uint64_t block = c.data_block().count();
-        s.low_water_blocks =
-            stratis_3_0_low_water(c, 0, s.data.count() / block, (usable - s.allocated).count() / block);
+        s.low_water_blocks = stratis_3_0_low_water(c, blocks(0), blocks_in(s.data, c.data_block(), rounding::down),
+                                                   blocks_in(usable - s.allocated, c.data_block(), rounding::down));
         return s;
     }
     s.metadata = stratis_metadata_size(c, metadata_sectors);
@@ -262,7 +292,7 @@ PROVPOL_NODISCARD constexpr stratis_initial_sizes stratis_initial(const stratis_
     s.data = align_down(min(room, c.data_alloc()), c.data_block());
     s.mdv = c.mdv_size();
     const std::uint64_t half = s.data.count() / c.data_block().count() / 2;
-    s.low_water_blocks = half < c.lowater_blocks() ? half : c.lowater_blocks();
+    s.low_water_blocks = min(blocks(half), c.lowater_blocks());
     s.allocated = saturating_mul(s.metadata, 2) + s.data + s.mdv;
     return s;
 }
@@ -324,7 +354,7 @@ struct stratis_check_decision {
     stratis_outcome data;            ///< what happened to the data device
     bytes data_extend_by;            ///< what the data device grows by
     bytes data_new_size;             ///< the data device after the check
-    std::uint64_t low_water_blocks;  ///< the data low-water mark set (DATA_LOWATER blocks), 0 when it is not reset;
+    blocks low_water_blocks;         ///< the data low-water mark set (DATA_LOWATER blocks), 0 when it is not reset;
                                      ///< 3.0 sets calc_lowater's at every check
     bytes available_after;           ///< the backstore's unallocated space after the check
     bool error_if_no_space;          ///< the pool's mode after the check
@@ -423,9 +453,9 @@ constexpr void stratis_3_0_check(const stratis_config& c, const stratis_pool_sta
         d.data_new_size = s.data_size + d.data_extend_by;
         d.available_after = d.available_after - d.data_extend_by;
     }
-    const std::uint64_t block = c.data_block().count();
-    d.low_water_blocks = stratis_3_0_low_water(c, s.data_used.count(), d.data_new_size.count() / block,
-                                               d.available_after.count() / block);
+    d.low_water_blocks =
+        stratis_3_0_low_water(c, s.data_used, blocks_in(d.data_new_size, c.data_block(), rounding::down),
+                              blocks_in(d.available_after, c.data_block(), rounding::down));
     d.error_if_no_space = true;  // ThinPool::new and setup put it in the table (thinpool.rs:416, :497)
 }
 }  // namespace detail
@@ -462,10 +492,10 @@ PROVPOL_NODISCARD constexpr stratis_check_decision decide_stratis_check(const st
 /// The fewest used data blocks at which check() extends the data: the smallest u with size - u x block <
 /// DATA_LOWATER (0 when the device is already under it: a pool smaller than 15 GiB is extended at once). 0 for
 /// stratisd 3.0, whose every check extends while the backstore has a block.
-PROVPOL_NODISCARD constexpr std::uint64_t stratis_trigger_blocks(const stratis_config& c, bytes data_size) noexcept {
-    if (c.release() == stratis_release::v3_0 || data_size < c.data_lowater()) return 0;
+PROVPOL_NODISCARD constexpr blocks stratis_trigger_blocks(const stratis_config& c, bytes data_size) noexcept {
+    if (c.release() == stratis_release::v3_0 || data_size < c.data_lowater()) return blocks(0);
     // size - u b < L  <=>  u > (size - L) / b  <=>  u >= floor((size - L) / b) + 1
-    return (data_size - c.data_lowater()).count() / c.data_block().count() + 1;
+    return blocks_in(data_size - c.data_lowater(), c.data_block(), rounding::down) + blocks(1);
 }
 
 // ============================================================================================================

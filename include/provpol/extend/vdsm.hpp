@@ -14,6 +14,7 @@
 #include "../bytes.hpp"
 #include "../config.hpp"
 #include "../result.hpp"
+#include "lvm_usage.hpp"
 #include "policy.hpp"
 
 #include <cstddef>
@@ -40,14 +41,6 @@ constexpr std::uint64_t qcow2_max(std::uint64_t capacity, std::uint64_t a) noexc
     return align_up(qcow2_overhead(capacity), a);
 }
 }  // namespace detail
-
-/// The volume group's extent size (vgcreate -s; 128 MiB in oVirt block storage domains): the unit lvextend rounds an
-/// LV to. Its own type, so that vdsm_config::make's chunk and extent, both sizes, cannot trade places:
-/// `make(1024_MiB, 20, lvm_extent_size(128_MiB))`.
-struct lvm_extent_size {
-    constexpr explicit lvm_extent_size(bytes v) noexcept : value(v) {}
-    bytes value;  ///< the extent in bytes
-};
 
 /// VDSM's [irs] volume_utilization_chunk_mb and volume_utilization_percent, validated, with the derived
 /// free-space limits precomputed so that deciding costs no division.

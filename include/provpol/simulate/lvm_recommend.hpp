@@ -134,8 +134,8 @@ struct lvm_percent_answer {
 PROVPOL_NODISCARD inline lvm_autoextend_config lvm_config_with(const lvm_autoextend_config& base,
                                                                std::uint32_t threshold,
                                                                std::uint32_t percent) noexcept {
-    return lvm_autoextend_config::make(threshold, percent, base.extent(), base.pool_chunk(), base.kind(),
-                                       base.vdo_slab())
+    return lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent), lvm_extent_size(base.extent()),
+                                       lvm_chunk_size(base.pool_chunk()), base.kind(), vdo_slab_size(base.vdo_slab()))
         .value();
 }
 

@@ -82,7 +82,7 @@ public:
           target_(written_ + static_cast<double>(w.write.count())),
           give_up_(static_cast<double>(w.write.count()) / rate_bps_ + 86400.0) {
         const std::uint64_t half = size_ / block_ / 2;  // a new pool's mark (thinpool.rs:787)
-        lwm_ = half < c.lowater_blocks() ? half : c.lowater_blocks();
+        lwm_ = min(blocks(half), c.lowater_blocks()).count();
         next_timer_ = rng_.uniform() * in_seconds(m.timer());
         read_status();
     }
@@ -242,7 +242,7 @@ private:
         s.error_if_no_space = error_mode_;
         s.out_of_metadata_space = out_of_meta_;
         decision_ = decide_stratis_check(c_, s);
-        const bool reload = decision_.metadata == stratis_outcome::extend || decision_.low_water_blocks != 0 ||
+        const bool reload = decision_.metadata == stratis_outcome::extend || decision_.low_water_blocks != blocks(0) ||
                             decision_.error_if_no_space != error_mode_;
         const seconds lo = reload ? m_.extend_min() : m_.check_min(), hi = reload ? m_.extend_max() : m_.check_max();
         running_ = true;
@@ -319,8 +319,8 @@ inline void stratis_run_simulation::on_check_done() noexcept {
         ++r_.data_extends;
         size_ = d.data_new_size.count();
     }
-    if (d.low_water_blocks != 0) {
-        lwm_ = d.low_water_blocks;
+    if (d.low_water_blocks != blocks(0)) {
+        lwm_ = d.low_water_blocks.count();
         resumed = true;
     }
     available_ = d.available_after;

@@ -31,9 +31,9 @@ std::uint64_t u64(const std::string& s) { return std::stoull(s); }
 
 // The size provpol gives the row's loopback file, with the test's defaults as the driver's configuration.
 std::string ask(std::map<std::string, std::string>& r) {
-    const auto c =
-        docker_devmapper_config::make(10, bytes(std::uint64_t{64} << 10), bytes(u64(r["config_data_loopback"])),
-                                      bytes(u64(r["config_metadata_loopback"])));
+    const auto c = docker_devmapper_config::make(10, docker_block_size(bytes(std::uint64_t{64} << 10)),
+                                                 docker_loop_data_size(bytes(u64(r["config_data_loopback"]))),
+                                                 docker_loop_metadata_size(bytes(u64(r["config_metadata_loopback"]))));
     if (!c) return std::string(c.error().message().view());
     // A file that does not exist yet is created at the size asked for, which with no option is the default.
     const bytes def = r["which"] == "data" ? c->data_loopback() : c->metadata_loopback();
