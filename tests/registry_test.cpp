@@ -185,3 +185,29 @@ TEST_CASE("the preset lists and the deferred functions answer in constant expres
     CHECK(std::string(unknown.error().message().c_str()) ==
           "preset: unknown value 'vdsm-2023': expected " + std::string(extend_preset_choices.c_str()));
 }
+
+TEST_CASE("a registry handle reads as its registry and as its table, in constant expressions too") {
+    // The handles are what the headers declare; the registry behind each is built where it is first read.
+    static_assert(decltype(extend_preset_registry)::size == 17);
+    static_assert(decltype(log_preset_registry)::size == log_preset_family::size);
+    static_assert(chunk_preset_registry.table()[0].id == chunk_tool::xapi_redo_log_2010);
+    static_assert(extend_presets[1].id == extend_preset::vdsm_legacy);
+    static_assert(all_log_presets[0] == log_preset::xfsprogs_7_2);
+    static_assert(all_log_presets.size() == log_presets.table().size());
+    static_assert(text_view(to_text(extend_preset::stratis_3_7_metadata)) == "stratis-3.7-metadata");
+    static_assert(&extend_preset_registry.registry().table() == &extend_presets.table());
+
+    // Iterating the handle is iterating its table, entry for entry.
+    std::size_t i = 0;
+    for (const preset_info<log_preset>& e : log_presets) {
+        CHECK(&e == &log_preset_registry.table()[i]);
+        CHECK(all_log_presets[i] == e.id);
+        ++i;
+    }
+    CHECK(i == log_preset_family::size);
+    CHECK(std::string(preset_name(chunk_preset_table, chunk_tool::rsync)) == "rsync");
+    CHECK(find_preset(extend_presets, extend_preset::docker_devicemapper) == &extend_presets[15]);
+    CHECK(find_preset(extend_presets, "docker-devicemapper") == &extend_presets[15]);
+    CHECK(ids_of(extend_presets)[15] == extend_preset::docker_devicemapper);
+    CHECK(*parse_preset(log_presets, log_preset_choices, "e2fsprogs-1.47") == log_preset::e2fsprogs_1_47);
+}

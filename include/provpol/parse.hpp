@@ -215,8 +215,7 @@ PROVPOL_NODISCARD constexpr result<std::uint64_t> parse_count(text_view text, co
 /// the double nearest to the decimal written: at most 15 significant digits and a decimal exponent within
 /// +-22 of them keep the conversion exact (one correctly rounded multiplication or division).
 template <class Deferred = void>
-PROVPOL_NODISCARD result<double> parse_decimal(text_view text, const char* setting, double lo,
-                                                      double hi) noexcept {
+PROVPOL_NODISCARD result<double> parse_decimal(text_view text, const char* setting, double lo, double hi) noexcept {
     using detail::is_digit;
     constexpr const auto& grammar = detail::decimal_grammar;
     if (text.empty()) return unexpected(error::invalid_syntax(setting, text, "empty; expected a decimal number"));
@@ -294,14 +293,18 @@ PROVPOL_NODISCARD result<double> parse_decimal(text_view text, const char* setti
     return v;
 }
 
-/// Prints a size exactly and briefly: "2.5GiB", "1127MiB", "1000". parse_size(format_size(b)) == b.
+/// Prints a size exactly and briefly: "2.5GiB", "1127MiB", "1000". parse_size(format_size(b)) == b. (A template only so
+/// that it is compiled where it is called.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr size_text format_size(bytes b) noexcept {
     size_text t;
     detail::append_size(t, b.count());
     return t;
 }
 
-/// Prints a rate exactly: "400MiB/s". parse_rate(format_rate(r)) == r.
+/// Prints a rate exactly: "400MiB/s". parse_rate(format_rate(r)) == r. (A template only so that it is compiled where it
+/// is called.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr size_text format_rate(rate r) noexcept {
     size_text t;
     detail::append_size(t, r.bytes_per_second());

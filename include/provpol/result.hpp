@@ -371,6 +371,17 @@ private:
     detail::result_storage<detail::void_value, E> s_;
 };
 
+namespace detail {
+// The value of a result the library itself made from constants it knows are valid (a preset's settings): on an error,
+// a bug in provpol, it aborts at run time and is not a constant expression at compile time. Not value(): that would
+// compile bad_result_access, and error::message with it, in every translation unit that includes a preset.
+template <class T, class E>
+constexpr T valid(const result<T, E>& r) noexcept {
+    if (!r.has_value()) assert_fail(__FILE__, __LINE__, "a preset's own settings were refused");
+    return *r;
+}
+}  // namespace detail
+
 /// The value of r, or throws bad_result_access with the error's message: the throwing convenience over
 /// provpol's non-throwing API (`auto cfg = provpol::value_or_throw(vdsm_config::make(2560_MiB, 20));`).
 template <class T, class E>

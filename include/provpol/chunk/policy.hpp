@@ -67,7 +67,8 @@ PROVPOL_NODISCARD constexpr const char* to_text(io_mode m) noexcept {
     return "unknown";
 }
 
-/// Reads a mode name (see to_text).
+/// Reads a mode name (see to_text). (A template only so that it is compiled where it is called.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<io_mode> parse_io_mode(text_view text, const char* setting = "mode") noexcept {
     constexpr io_mode modes[] = {io_mode::direct, io_mode::direct_dsync, io_mode::buffered, io_mode::buffered_dsync};
     for (io_mode m : modes)

@@ -67,7 +67,9 @@ PROVPOL_NODISCARD constexpr result<lvm_autoextend_config> docker_direct_lvm(
 result<lvm_autoextend_config> docker_direct_lvm(std::uint64_t, std::uint64_t) = delete;
 
 /// Docker's direct-lvm pool as it sets it up by default: lvm2 grows it by 20% when data usage passes 80%.
-PROVPOL_NODISCARD constexpr lvm_autoextend_config docker_devicemapper() noexcept { return docker_direct_lvm().value(); }
+PROVPOL_NODISCARD constexpr lvm_autoextend_config docker_devicemapper() noexcept {
+    return detail::valid(docker_direct_lvm());
+}
 
 // ============================================================================================================
 // The driver's own settings
@@ -165,7 +167,7 @@ private:
 
 /// Docker's defaults: dm.min_free_space=10%, 64 KiB blocks, 100 GiB and 2 GiB loopback files, 10 GiB base devices.
 PROVPOL_NODISCARD constexpr docker_devmapper_config docker_devmapper_defaults() noexcept {
-    return docker_devmapper_config::make().value();
+    return detail::valid(docker_devmapper_config::make());
 }
 
 // ============================================================================================================

@@ -202,18 +202,16 @@ using lvm_thin_config [[deprecated("use lvm_autoextend_config")]] = lvm_autoexte
 /// lvm.conf's example values for VDO-pool autoextend (activation/vdo_pool_autoextend_threshold = 70,
 /// vdo_pool_autoextend_percent = 20), LVM's default 4 MiB extent: each extend at least one slab.
 PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_vdo_autoextend() noexcept {
-    return lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20),
-                                       lvm_extent_size(bytes(std::uint64_t{4} << 20)),
-                                       lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::vdo_pool)
-        .value();
+    return detail::valid(
+        lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(bytes(std::uint64_t{4} << 20)),
+                                    lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::vdo_pool));
 }
 /// lvm.conf's example values for snapshot autoextend (activation/snapshot_autoextend_threshold = 70,
 /// snapshot_autoextend_percent = 20), LVM's default 4 MiB extent: the COW grows to its useful maximum at most.
 PROVPOL_NODISCARD constexpr lvm_autoextend_config lvm_snapshot_autoextend() noexcept {
-    return lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20),
-                                       lvm_extent_size(bytes(std::uint64_t{4} << 20)),
-                                       lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::snapshot)
-        .value();
+    return detail::valid(
+        lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20), lvm_extent_size(bytes(std::uint64_t{4} << 20)),
+                                    lvm_chunk_size(bytes(std::uint64_t{64} << 10)), lvm_volume_kind::snapshot));
 }
 
 }  // namespace provpol

@@ -176,11 +176,11 @@ PROVPOL_NODISCARD constexpr lvm_thin_policy make_lvm_thin_policy(const lvm_autoe
 /// lvm.conf's example values for thin-pool autoextend (activation/thin_pool_autoextend_threshold = 70,
 /// thin_pool_autoextend_percent = 20) with LVM's default 4 MiB extent and 64 KiB pool chunk.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_autoextend() noexcept {
-    return make_lvm_thin_policy(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20)).value());
+    return make_lvm_thin_policy(detail::valid(lvm_autoextend_config::make(lvm_threshold(70), lvm_percent(20))));
 }
 /// What LVM ships (lib/config/defaults.h): threshold 100, autoextend disabled, percent 20.
 PROVPOL_NODISCARD constexpr lvm_thin_policy lvm_thin_default() noexcept {
-    return make_lvm_thin_policy(lvm_autoextend_config::make(lvm_threshold(100), lvm_percent(20)).value());
+    return make_lvm_thin_policy(detail::valid(lvm_autoextend_config::make(lvm_threshold(100), lvm_percent(20))));
 }
 
 }  // namespace provpol

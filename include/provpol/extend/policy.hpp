@@ -533,6 +533,8 @@ constexpr void decide_batch_one(const Policy& policy, const extend_batch_input& 
 }
 
 // The batch's views against its drive count: an error naming the first that does not fit.
+// (A template so that it is compiled with decide_batch, where a batch is decided.)
+template <class Deferred = void>
 constexpr result<void> check_batch(const extend_batch_input& in, const extend_batch_output& out) noexcept {
     const std::size_t n = in.size();
     const struct {

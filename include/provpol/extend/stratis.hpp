@@ -203,9 +203,8 @@ private:
 /// stratisd as shipped (thinpool.rs:73, :75, #[cfg(not(test))]): extend the data device by 50 GiB when less than
 /// 15 GiB of it is free; 1 MiB data blocks, a 512 MiB MDV. The data part of check().
 PROVPOL_NODISCARD constexpr stratis_config stratis_data() noexcept {
-    return stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{50} << 30)),
-                                stratis_data_lowater(bytes(std::uint64_t{15} << 30)))
-        .value();
+    return detail::valid(stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{50} << 30)),
+                                              stratis_data_lowater(bytes(std::uint64_t{15} << 30))));
 }
 /// The same constants: the metadata part of check() (doubling at the kernel's metadata low-water mark).
 PROVPOL_NODISCARD constexpr stratis_config stratis_metadata() noexcept { return stratis_data(); }
@@ -214,9 +213,8 @@ PROVPOL_NODISCARD constexpr stratis_config stratis_filesystem() noexcept { retur
 /// The constants stratisd's own tests build with (thinpool.rs:82, :84, #[cfg(test)]): 5 GiB and 4 GiB. Not what a
 /// Stratis pool runs with: for checking stratisd's tests only.
 PROVPOL_NODISCARD constexpr stratis_config stratis_test_constants() noexcept {
-    return stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{5} << 30)),
-                                stratis_data_lowater(bytes(std::uint64_t{4} << 30)))
-        .value();
+    return detail::valid(stratis_config::make(stratis_data_alloc(bytes(std::uint64_t{5} << 30)),
+                                              stratis_data_lowater(bytes(std::uint64_t{4} << 30))));
 }
 /// stratisd 3.0.0-3.0.4 (thinpool.rs:44-56 at v3.0.4): 1 MiB data blocks, DATA_LOWATER 2 GiB, a 16 MiB MDV, no
 /// DATA_ALLOC_SIZE (every check gives the data device all the backstore has). The data, metadata and filesystem parts
@@ -551,7 +549,9 @@ PROVPOL_NODISCARD constexpr stratis_filesystem_decision decide_stratis_filesyste
     return d;
 }
 
-/// A filesystem's size limit as set_size_limit takes it: refused under the thin device's size.
+/// A filesystem's size limit as set_size_limit takes it: refused under the thin device's size. (A template only so that
+/// it is compiled where it is called.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<bytes> stratis_size_limit(bytes thin_size, bytes limit) noexcept {
     if (limit < thin_size)
         return unexpected(error::out_of_range("size_limit", error_value::of_size(limit.count()),

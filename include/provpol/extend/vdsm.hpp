@@ -202,6 +202,8 @@ constexpr unsigned vdsm_batch_bits = 47;
 //                    drive cannot extend, 3 where the allocation is improbable.
 // Below 2^47 every MiB count fits in 31 bits, so the 32-bit differences' signs are the comparisons. The flags
 // and the action are built in 32-bit lanes and narrowed to bytes once, after the loop (the flags only when asked).
+// (A template so that it is compiled with the kernel, where a batch is decided.)
+template <class Deferred = void>
 PROVPOL_MODULAR_ARITHMETIC PROVPOL_ALWAYS_INLINE bool vdsm_batch_lanes(
     std::uint64_t chunk, std::uint64_t limit, const bytes* PROVPOL_RESTRICT capacity,
     const bytes* PROVPOL_RESTRICT physical, const bytes* PROVPOL_RESTRICT allocation, bytes* PROVPOL_RESTRICT threshold,
@@ -429,13 +431,13 @@ std::size_t vdsm_batch_blocks_avx2(const Policy& p, const extend_batch_input& in
 /// oVirt VDSM 4.50 (2022, BZ#2051997): volume_utilization_chunk_mb = 2560, volume_utilization_percent = 20:
 /// extend by 2.5 GiB when free space falls under 2048 MiB; a new empty disk takes 2.5 GiB.
 PROVPOL_NODISCARD constexpr vdsm_policy vdsm_2022() noexcept {
-    return make_vdsm_policy(vdsm_config::make(bytes(std::uint64_t{2560} << 20), 20).value());
+    return make_vdsm_policy(detail::valid(vdsm_config::make(bytes(std::uint64_t{2560} << 20), 20)));
 }
 
 /// oVirt VDSM before 4.50: volume_utilization_chunk_mb = 1024, volume_utilization_percent = 50: extend by
 /// 1 GiB when free space falls under 512 MiB; a new empty disk takes 1 GiB.
 PROVPOL_NODISCARD constexpr vdsm_policy vdsm_legacy() noexcept {
-    return make_vdsm_policy(vdsm_config::make(bytes(std::uint64_t{1024} << 20), 50).value());
+    return make_vdsm_policy(detail::valid(vdsm_config::make(bytes(std::uint64_t{1024} << 20), 50)));
 }
 
 // ============================================================================================================

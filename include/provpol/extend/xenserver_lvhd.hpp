@@ -142,7 +142,9 @@ struct xenserver_new_vdi_sizes {
 };
 
 /// LVHDVDI.create for a thin SR: a request above MAX_VDI_SIZE_MB (in whole MiB: `requested` / MiB > 2093051) is
-/// refused, naming virtual_size, the value and the largest accepted size; else the sizes sm gives the VDI.
+/// refused, naming virtual_size, the value and the largest accepted size; else the sizes sm gives the VDI. (A template
+/// only so that it is compiled where it is called.)
+template <class Deferred = void>
 PROVPOL_NODISCARD constexpr result<xenserver_new_vdi_sizes> xenserver_new_vdi(bytes requested,
                                                                               bytes initial = bytes(0)) noexcept {
     if (requested.count() / detail::xen_mib > xenserver_max_vdi_size_mib)
