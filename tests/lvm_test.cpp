@@ -102,15 +102,19 @@ TEST_CASE("LVM: usage in libdm's units (dm_make_percent)") {
 
 TEST_CASE("LVM: the amount (_adjust_amount)") {
     // Nothing unless above 50% and above the threshold.
-    CHECK(lvm_adjust_amount(70000000, 70, 20) == 0);
-    CHECK(lvm_adjust_amount(50000000, 50, 20) == 0);
-    CHECK(lvm_adjust_amount(70000001, 70, 20) == 20);  // ceil(70000001 / 700000) - 100 = 1 < 20
+    CHECK(lvm_adjust_amount(70000000, lvm_threshold(70), lvm_percent(20)) == 0);
+    CHECK(lvm_adjust_amount(50000000, lvm_threshold(50), lvm_percent(20)) == 0);
+    // ceil(70000001 / 700000) - 100 = 1 < 20.
+    CHECK(lvm_adjust_amount(70000001, lvm_threshold(70), lvm_percent(20)) == 20);
     // 95%: ceil(95000000 / 700000) - 100 = ceil(135.71) - 100 = 36 > 20.
-    CHECK(lvm_adjust_amount(95000000, 70, 20) == 36);
-    CHECK(lvm_adjust_amount(95000000, 70, 50) == 50);  // the configured percent when it is larger
+    CHECK(lvm_adjust_amount(95000000, lvm_threshold(70), lvm_percent(20)) == 36);
+    // The configured percent when it is larger.
+    CHECK(lvm_adjust_amount(95000000, lvm_threshold(70), lvm_percent(50)) == 50);
     // Full at threshold 50: ceil(1e8 / 500000) - 100 = 100.
-    CHECK(lvm_adjust_amount(100000000, 50, 20) == 100);
-    CHECK(lvm_adjust_amount(100000000, 100, 20) == 0);  // disabled
+    CHECK(lvm_adjust_amount(100000000, lvm_threshold(50), lvm_percent(20)) == 100);
+    CHECK(lvm_adjust_amount(100000000, lvm_threshold(100), lvm_percent(20)) == 0);  // disabled
+    // A percent past what lvm.conf's ints hold is taken as 2^32 - 1, not wrapped to 0.
+    CHECK(lvm_adjust_amount(95000000, lvm_threshold(70), lvm_percent(std::uint64_t{1} << 32)) == 0xffffffffU);
 }
 
 TEST_CASE("LVM: the issue's pool at 95% grows to 136 GiB, not 120 GiB") {

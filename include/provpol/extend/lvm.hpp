@@ -144,7 +144,8 @@ constexpr void lvm_metadata_amount(const lvm_autoextend_config& c, const lvm_vol
     d.metadata_usage = lvm_usage(s.metadata_used, s.metadata_total);
     const std::uint32_t min_threshold = lvm_metadata_min_threshold(s.metadata_size);
     d.metadata_threshold = min_threshold < threshold ? min_threshold : threshold;
-    d.metadata_amount = lvm_adjust_amount(d.metadata_usage, d.metadata_threshold, c.extend_percent());
+    d.metadata_amount =
+        lvm_adjust_amount(d.metadata_usage, lvm_threshold(d.metadata_threshold), lvm_percent(c.extend_percent()));
     if (d.metadata_amount != 0) ++d.metadata_amount;
 }
 
@@ -219,7 +220,7 @@ PROVPOL_NODISCARD constexpr lvm_autoextend_decision decide_lvm_autoextend(const 
     const std::uint32_t threshold = c.threshold_percent();
     const bool metadata = thin && s.metadata_size.count() != 0;
     if (metadata) detail::lvm_metadata_amount(c, s, threshold, d);
-    d.amount = lvm_adjust_amount(d.usage, threshold, c.extend_percent());
+    d.amount = lvm_adjust_amount(d.usage, lvm_threshold(threshold), lvm_percent(c.extend_percent()));
     if (d.amount == 0 && d.metadata_amount == 0) {
         d.outcome = lvm_outcome::none;
         return d;

@@ -43,19 +43,7 @@ PROVPOL_NODISCARD constexpr const char* to_text(lvm_volume_kind k) noexcept {
 
 class lvm_thin_steps;
 
-/// activation/<kind>_autoextend_threshold as written. lvm_autoextend_config::make takes each setting by its role:
-/// the threshold and the percent are both integers, the extent, the pool's chunk and the VDO slab all sizes, so
-/// none can take another's place (`make(lvm_threshold(70), lvm_percent(20))`; make(20, 70), the two traded, would
-/// validate and act at 50%).
-struct lvm_threshold {
-    constexpr explicit lvm_threshold(std::uint64_t v) noexcept : value(v) {}
-    std::uint64_t value;
-};
-/// activation/<kind>_autoextend_percent: what one extend adds, in percent of the volume.
-struct lvm_percent {
-    constexpr explicit lvm_percent(std::uint64_t v) noexcept : value(v) {}
-    std::uint64_t value;
-};
+// lvm_threshold and lvm_percent, the two integer settings, are lvm_usage.hpp's (lvm_adjust_amount takes them too).
 /// The thin pool's chunk (lvcreate --chunksize, allocation/thin_pool_chunk_size).
 struct lvm_chunk_size {
     constexpr explicit lvm_chunk_size(bytes v) noexcept : value(v) {}

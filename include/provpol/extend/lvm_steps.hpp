@@ -81,7 +81,8 @@ public:
         if (config.extend_percent() == 0) return bytes(0);
         const lvm_volume_state s = lvm_volume_state::thin(d.physical, d.allocation, config.pool_chunk());
         const std::uint32_t amount =
-            lvm_adjust_amount(lvm_usage(s.used, s.total), config.threshold_percent(), config.extend_percent());
+            lvm_adjust_amount(lvm_usage(s.used, s.total), lvm_threshold(config.threshold_percent()),
+                              lvm_percent(config.extend_percent()));
         std::uint64_t le = detail::lvm_extents(d.physical, config.extent());
         if (le > detail::lvm_max_extent_count) le = detail::lvm_max_extent_count;  // beyond any LV: saturate
         const std::uint64_t add =

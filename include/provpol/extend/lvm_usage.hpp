@@ -58,6 +58,21 @@ PROVPOL_NODISCARD constexpr std::int32_t lvm_usage(blocks used, blocks total) no
     return lvm_usage(used.count(), total.count());
 }
 
+/// activation/<kind>_autoextend_threshold as written. lvm_autoextend_config::make and lvm_adjust_amount take each
+/// setting by its role:
+/// the threshold and the percent are both integers, the extent, the pool's chunk and the VDO slab all sizes, so
+/// none can take another's place (`make(lvm_threshold(70), lvm_percent(20))`; make(20, 70), the two traded, would
+/// validate and act at 50%).
+struct lvm_threshold {
+    constexpr explicit lvm_threshold(std::uint64_t v) noexcept : value(v) {}
+    std::uint64_t value;
+};
+/// activation/<kind>_autoextend_percent: what one extend adds, in percent of the volume.
+struct lvm_percent {
+    constexpr explicit lvm_percent(std::uint64_t v) noexcept : value(v) {}
+    std::uint64_t value;
+};
+
 namespace detail {
 // _adjust_amount's amount once usage is past `threshold` (and 50%): the larger of `percent` and
 // ceil(usage / t) - 100, t the threshold in 1e-6 % units / 100 (> 0: threshold >= 1), as lvm2 computes it.
@@ -72,11 +87,14 @@ constexpr std::uint32_t lvm_amount_past(std::int32_t usage, std::uint32_t thresh
 /// only when usage is above 50% and above `threshold` (a whole percent, 50-99 after lvm.conf's clamp); then
 /// the amount is the larger of `percent` and the smallest whole percent that brings usage back to the
 /// threshold, ceil(100 x usage / threshold) - 100, computed in 1e-6 % units as lvm2 does.
-PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, std::uint32_t threshold,
-                                                            std::uint32_t percent) noexcept {
+/// A percent past 2^32 - 1 (lvm.conf's settings are ints) is taken as 2^32 - 1, not wrapped.
+PROVPOL_NODISCARD constexpr std::uint32_t lvm_adjust_amount(std::int32_t usage, lvm_threshold threshold,
+                                                            lvm_percent percent) noexcept {
     if (!(50 * lvm_percent_1 < usage && usage <= lvm_percent_100)) return 0;
-    if (threshold >= 100 || usage <= static_cast<std::int32_t>(threshold) * lvm_percent_1) return 0;
-    return detail::lvm_amount_past(usage, threshold, percent);
+    if (threshold.value >= 100 || usage <= static_cast<std::int32_t>(threshold.value) * lvm_percent_1) return 0;
+    constexpr std::uint64_t max32 = 0xffffffffU;
+    return detail::lvm_amount_past(usage, static_cast<std::uint32_t>(threshold.value),
+                                   static_cast<std::uint32_t>(percent.value < max32 ? percent.value : max32));
 }
 
 /// percent_of_extents(percent, extents, roundup = 1): (percent x extents + 99) / 100, in 64 bits and kept in 32
