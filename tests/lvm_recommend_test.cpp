@@ -42,7 +42,8 @@ TEST_CASE("recommend_lvm_percent: the 1GiB/s example is the smallest percent tha
     // recommend --preset lvm-thin-autoextend --rate 1GiB/s --pool-size 1GiB --write 200GiB --max-queued 0.25: the
     // bisection answered 98 where 49 met (and 97 did not). CLI defaults: 100 runs, seed 1, at most 20 extends.
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 200_GiB, gib_s(1)};
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 250_ms, 100, 1, 1000, 20.0);
+    const lvm_percent_answer a =
+        recommend_lvm_percent(c70, lvm_dmeventd(), w, lvm_threshold(70), 250_ms, 100, 1, 1000, 20.0);
     const std::uint32_t want = first_meeting(w, 70, 250_ms, 100, 1, 20.0, 1000);
     REQUIRE(want != 0);
     CHECK(a.met);
@@ -63,7 +64,8 @@ TEST_CASE("recommend_lvm_percent: the 1GiB/s example is the smallest percent tha
 TEST_CASE("recommend_lvm_percent: the 16GiB/s example, --max-queued 1") {
     // The bisection answered 809 where 306 met.
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 200_GiB, gib_s(16)};
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 1_s, 100, 1, 1000, 20.0);
+    const lvm_percent_answer a =
+        recommend_lvm_percent(c70, lvm_dmeventd(), w, lvm_threshold(70), 1_s, 100, 1, 1000, 20.0);
     const std::uint32_t want = first_meeting(w, 70, 1_s, 100, 1, 20.0, 1000);
     REQUIRE(want != 0);
     CHECK(a.met);
@@ -78,7 +80,8 @@ TEST_CASE("recommend_lvm_percent: the user's settings keep up, so an answer exis
     const lvm_pool_workload w{pool, bytes(pool.count() / 10 * 7), 500_GiB, bytes(std::uint64_t{1000000000000}),
                               rate(std::uint64_t{1000000000})};
     const auto c80 = at(80, 20);
-    const lvm_percent_answer a = recommend_lvm_percent(c80, lvm_dmeventd(), w, 80, 0_s, 20, 1, 1000, 20.0);
+    const lvm_percent_answer a =
+        recommend_lvm_percent(c80, lvm_dmeventd(), w, lvm_threshold(80), 0_s, 20, 1, 1000, 20.0);
     CHECK(a.met);
     CHECK(a.percent == first_meeting(w, 80, 0_s, 20, 1, 20.0, 1000));
     CHECK(a.percent <= 20);
@@ -98,7 +101,8 @@ TEST_CASE("lvm_pool_space: the data against the pool and the VG's free extents, 
     s = lvm_pool_space(c70, w);
     CHECK(s.missing() == 1_B);
     // Then no percent meets, at once: nothing is simulated.
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 86400_s, 5, 1, 1000, 1e300);
+    const lvm_percent_answer a =
+        recommend_lvm_percent(c70, lvm_dmeventd(), w, lvm_threshold(70), 86400_s, 5, 1, 1000, 1e300);
     CHECK_FALSE(a.met);
     CHECK(a.plans == 0);
     CHECK(a.space.missing() == 1_B);
@@ -145,10 +149,11 @@ TEST_CASE("check_lvm_plan: the whole plan's verdict, run by run, and its summary
 TEST_CASE("check_lvm_percent_seeds: the answer at other seeds, against their plans") {
     // An answer that holds at some seeds only (38 meets at 2 of seeds 7-11; 45 at all five).
     const lvm_pool_workload w{1_GiB, {}, bytes::max(), 100_GiB, gib_s(1)};
-    const lvm_percent_answer a = recommend_lvm_percent(c70, lvm_dmeventd(), w, 70, 300_ms, 20, 7, 1000, 20.0);
+    const lvm_percent_answer a =
+        recommend_lvm_percent(c70, lvm_dmeventd(), w, lvm_threshold(70), 300_ms, 20, 7, 1000, 20.0);
     REQUIRE(a.met);
-    const lvm_seed_check k =
-        check_lvm_percent_seeds(c70, lvm_dmeventd(), w, 70, a.percent, 300_ms, 20, 7, 5, 1000, 20.0);
+    const lvm_seed_check k = check_lvm_percent_seeds(c70, lvm_dmeventd(), w, lvm_threshold(70), lvm_percent(a.percent),
+                                                     300_ms, 20, 7, 5, 1000, 20.0);
     const auto meets_all = [&](std::uint32_t p) {
         for (std::uint64_t s = 7; s < 12; ++s)
             if (!lvm_target_met(simulate_lvm_plan(at(70, p), lvm_dmeventd(), w, 20, s), 300_ms, 20.0)) return false;
@@ -205,7 +210,8 @@ TEST_CASE("search_lvm_setting equals the definition of its box on random outcome
         const auto cell = [&](std::uint32_t t, std::uint32_t p) { return table[(t - 50) * max_percent + (p - 1)]; };
         std::vector<int> reads(table.size(), 0);
         lvm_setting_grid g(max_percent);
-        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](std::uint32_t t, std::uint32_t p) {
+        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](lvm_threshold th, lvm_percent pc) {
+            const auto t = static_cast<std::uint32_t>(th.value), p = static_cast<std::uint32_t>(pc.value);
             REQUIRE(t >= 50);
             REQUIRE(t <= 99);
             REQUIRE(p >= 1);
@@ -222,10 +228,11 @@ TEST_CASE("search_lvm_setting equals the definition of its box on random outcome
             CHECK(a.percent == want.percent);
             // Every setting of its box is in the grid, met; check_lvm_box agrees and reads nothing new.
             const std::uint64_t before = g.evaluated();
-            const lvm_box_check k = check_lvm_box(g, a.threshold, a.percent, m, [&](std::uint32_t, std::uint32_t) {
-                FAIL("check_lvm_box evaluated a setting the search had read");
-                return lvm_plan_outcome::met;
-            });
+            const lvm_box_check k = check_lvm_box(g, lvm_threshold(a.threshold), lvm_percent(a.percent), m,
+                                                  [&](lvm_threshold, lvm_percent) {
+                                                      FAIL("check_lvm_box evaluated a setting the search had read");
+                                                      return lvm_plan_outcome::met;
+                                                  });
             CHECK(k.outcome == lvm_plan_outcome::met);
             CHECK(g.evaluated() == before);
             const box_answer bare = box_by_definition(
@@ -238,8 +245,7 @@ TEST_CASE("search_lvm_setting equals the definition of its box on random outcome
             CHECK(reads[i] <= 1);  // the grid remembers
             if (reads[i] != 0) {
                 ++distinct;
-                CHECK(g.known(static_cast<std::uint32_t>(50 + i / max_percent),
-                              static_cast<std::uint32_t>(1 + i % max_percent)));
+                CHECK(g.known(lvm_threshold(50 + i / max_percent), lvm_percent(1 + i % max_percent)));
             }
         }
         CHECK(a.evaluations == distinct);
@@ -250,19 +256,22 @@ TEST_CASE("search_lvm_setting equals the definition of its box on random outcome
 
 TEST_CASE("check_lvm_box: the first miss of a box, and a box that leaves the grid") {
     lvm_setting_grid g(30);
-    const auto outcome = [](std::uint32_t t, std::uint32_t p) {
-        if (t == 66 && p == 12) return lvm_plan_outcome::space;
-        if (p == 20) return lvm_plan_outcome::time;
+    const auto outcome = [](lvm_threshold t, lvm_percent p) {
+        if (t.value == 66 && p.value == 12) return lvm_plan_outcome::space;
+        if (p.value == 20) return lvm_plan_outcome::time;
         return lvm_plan_outcome::met;
     };
-    CHECK(check_lvm_box(g, 70, 10, lvm_margin{5, 3}, outcome).outcome == lvm_plan_outcome::met);  // rows 67-70
-    const lvm_box_check k = check_lvm_box(g, 70, 10, lvm_margin{5, 4}, outcome);                  // rows 66-70
+    const lvm_threshold t70(70);
+    const lvm_percent p10(10);
+    CHECK(check_lvm_box(g, t70, p10, lvm_margin{5, 3}, outcome).outcome == lvm_plan_outcome::met);  // rows 67-70
+    const lvm_box_check k = check_lvm_box(g, t70, p10, lvm_margin{5, 4}, outcome);                  // rows 66-70
     CHECK(k.outcome == lvm_plan_outcome::space);
     CHECK(k.threshold == 66);
     CHECK(k.percent == 12);
-    CHECK(check_lvm_box(g, 52, 15, lvm_margin{5, 5}, outcome).threshold == 52);  // 50-52 only: the first at 20
-    CHECK(check_lvm_box(g, 70, 26, lvm_margin{5, 0}, outcome).outside);          // 26 + 5 > 30
-    const lvm_setting_box b = lvm_box_of(53, 7, lvm_margin{2, 5});
+    // 50-52 only: the first at 20
+    CHECK(check_lvm_box(g, lvm_threshold(52), lvm_percent(15), lvm_margin{5, 5}, outcome).threshold == 52);
+    CHECK(check_lvm_box(g, t70, lvm_percent(26), lvm_margin{5, 0}, outcome).outside);  // 26 + 5 > 30
+    const lvm_setting_box b = lvm_box_of(lvm_threshold(53), lvm_percent(7), lvm_margin{2, 5});
     CHECK(b.threshold_low == 50);
     CHECK(b.threshold_high == 53);
     CHECK(b.percent_low == 7);
@@ -290,7 +299,7 @@ TEST_CASE("search_lvm_setting on a simulated burst: the smallest meeting percent
     for (const lvm_margin m :
          {lvm_margin{5, 5}, lvm_margin{0, 0}, lvm_margin{5, 0}, lvm_margin{3, 3}, lvm_margin{0, 5}}) {
         lvm_setting_grid g(max_percent);
-        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](std::uint32_t t, std::uint32_t p) {
+        const lvm_setting_answer a = search_lvm_setting(top, m, g, [&](lvm_threshold t, lvm_percent p) {
             return check_lvm_setting(cases, lvm_dmeventd(), t, p, 0_s, runs, 1, 1, max_extends).outcome;
         });
         const box_answer want = box_by_definition(top, max_percent, m, cell);
@@ -305,18 +314,19 @@ TEST_CASE("search_lvm_setting on a simulated burst: the smallest meeting percent
         // Every setting the grid holds has the outcome of its whole plan.
         for (std::uint32_t t = 50; t <= top; ++t)
             for (std::uint32_t p = 1; p <= max_percent; ++p)
-                if (g.known(t, p)) CHECK((g.at(t, p) == lvm_plan_outcome::met) == cell(t, p));
+                if (g.known(lvm_threshold(t), lvm_percent(p)))
+                    CHECK((g.at(lvm_threshold(t), lvm_percent(p)) == lvm_plan_outcome::met) == cell(t, p));
     }
     CHECK(found >= 3);
     // A fixed threshold (bottom = top): only that threshold is tried, its box's rows still reach 5 below.
     {
         lvm_setting_grid g(max_percent);
-        const auto outcome = [&](std::uint32_t t, std::uint32_t p) {
+        const auto outcome = [&](lvm_threshold t, lvm_percent p) {
             return check_lvm_setting(cases, lvm_dmeventd(), t, p, 0_s, runs, 1, 1, max_extends).outcome;
         };
         const lvm_setting_answer a = search_lvm_setting(top, lvm_margin{5, 5}, g, outcome, top);
         CHECK_FALSE(a.found);
-        for (std::uint32_t p = 1; p <= max_percent; ++p) CHECK_FALSE(g.known(top - 6, p));
+        for (std::uint32_t p = 1; p <= max_percent; ++p) CHECK_FALSE(g.known(lvm_threshold(top - 6), lvm_percent(p)));
         const lvm_setting_answer b = search_lvm_setting(top, lvm_margin{5, 0}, g, outcome, top);
         const box_answer want = box_by_definition(top, max_percent, lvm_margin{5, 0}, cell);
         CHECK(b.found == (want.found && want.threshold == top));
@@ -333,8 +343,9 @@ TEST_CASE("search_lvm_setting on a simulated burst: the smallest meeting percent
     for (std::uint32_t p = smallest + 1; p <= smallest + 5; ++p)
         if (!cell(th, p)) {
             cliff = true;
-            CHECK(check_lvm_setting(cases, lvm_dmeventd(), th, p, 0_s, runs, 1, 1, max_extends).outcome ==
-                  lvm_plan_outcome::space);
+            CHECK(check_lvm_setting(cases, lvm_dmeventd(), lvm_threshold(th), lvm_percent(p), 0_s, runs, 1, 1,
+                                    max_extends)
+                      .outcome == lvm_plan_outcome::space);
         }
     CHECK(cliff);
 }
@@ -343,12 +354,14 @@ TEST_CASE("check_lvm_setting: every case at every seed, the first miss named") {
     const lvm_pool_workload easy{10_GiB, {}, bytes::max(), 20_GiB, rate(std::uint64_t{100} << 20)};
     const lvm_pool_workload tight{1_GiB, {}, 5_GiB, 10_GiB, gib_s(1)};  // cannot fit: 11 GiB in at most 6 GiB
     const std::vector<lvm_pool_case> both{{c70, easy}, {c70, tight}};
-    const lvm_setting_check k = check_lvm_setting(both, lvm_dmeventd(), 70, 20, 0_s, 5, 3, 4);
+    const lvm_setting_check k =
+        check_lvm_setting(both, lvm_dmeventd(), lvm_threshold(70), lvm_percent(20), 0_s, 5, 3, 4);
     CHECK(k.outcome != lvm_plan_outcome::met);
     CHECK(k.failed_case == 1);
     CHECK(k.failed_seed == 3);
     const std::vector<lvm_pool_case> one{{c70, easy}};
-    const lvm_setting_check ok = check_lvm_setting(one, lvm_dmeventd(), 70, 20, 0_s, 5, 3, 4);
+    const lvm_setting_check ok =
+        check_lvm_setting(one, lvm_dmeventd(), lvm_threshold(70), lvm_percent(20), 0_s, 5, 3, 4);
     CHECK(ok.outcome == lvm_plan_outcome::met);
     for (std::uint64_t s = 3; s < 7; ++s)
         CHECK(lvm_target_met(simulate_lvm_plan(at(70, 20), lvm_dmeventd(), easy, 5, s), 0_s));

@@ -134,8 +134,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 // One configuration: the answer against the exhaustive scan. Returns false on a disagreement (printed).
 bool sweep_one(std::uint64_t index, const sweep_config& s, tally& t, bool verbose) {
     auto t0 = std::chrono::steady_clock::now();
-    const lvm_percent_answer a = recommend_lvm_percent(s.config, s.model, s.work, s.threshold, s.max_queued, s.runs,
-                                                       s.seed, max_percent, s.max_extends);
+    const lvm_percent_answer a = recommend_lvm_percent(s.config, s.model, s.work, lvm_threshold(s.threshold),
+                                                       s.max_queued, s.runs, s.seed, max_percent, s.max_extends);
     t.recommend_seconds += since(t0);
     t0 = std::chrono::steady_clock::now();
     std::vector<bool> meets(max_percent + 1, false);

@@ -79,7 +79,7 @@ TEST_CASE("metadata doubling: a 4 MiB metadata device doubles three times for 40
     // from the estimate), so every extend is a doubling.
     stratis_pool_workload w = burst(1000_GiB, 1_TiB, 400_GiB, rate((1_GiB).count()));
     w.metadata_size = 4_MiB;
-    w.metadata_sectors = 0;
+    w.metadata_sectors = blocks(0);
     for (std::uint64_t i = 0; i < 20; ++i) {
         const stratis_run_result r = simulate_stratis_run(stratis, timing, w, run_seed(3, i));
         CAPTURE(i);
@@ -100,7 +100,7 @@ TEST_CASE("the metadata grows to thin_metadata_size's estimate x 8 at the first 
     w.metadata_size = 4_MiB;
     const bytes usable = 100_GiB + 8_MiB + 512_MiB + 1_TiB;
     w.metadata_sectors = stratis_thin_metadata_sectors(usable, stratis.data_block());
-    CHECK(w.metadata_sectors == 73912);
+    CHECK(w.metadata_sectors == blocks(73912));
     const stratis_run_result r = simulate_stratis_run(stratis, timing, w, 5);
     CHECK(r.metadata_extends == 1);
     CHECK(r.metadata_end == 289_MiB);

@@ -110,30 +110,31 @@ TEST_CASE("Stratis: the configuration") {
 TEST_CASE("Stratis: the metadata device from thin_metadata_size (cmd.rs:561-575)") {
     const stratis_config c = stratis_data();
     // 8 x sectors, rounded up to a 2048-sector block: 1000 sectors -> 8000 -> 8192 sectors = 4 MiB.
-    CHECK(stratis_metadata_size(c, 1000) == 4_MiB);
-    CHECK(stratis_metadata_size(c, 256) == 1_MiB);  // 2048 sectors exactly
-    CHECK(stratis_metadata_size(c, 257) == 2_MiB);  // 2056 -> 4096 sectors
-    CHECK(stratis_metadata_size(c, 0) == 0_B);
+    CHECK(stratis_metadata_size(c, blocks(1000)) == 4_MiB);
+    CHECK(stratis_metadata_size(c, blocks(256)) == 1_MiB);  // 2048 sectors exactly
+    CHECK(stratis_metadata_size(c, blocks(257)) == 2_MiB);  // 2056 -> 4096 sectors
+    CHECK(stratis_metadata_size(c, blocks(0)) == 0_B);
     // Capped at MAX_META_SIZE rounded down to a block: 16646400 KiB = 16256.25 MiB -> 16256 MiB.
-    CHECK(stratis_metadata_size(c, std::uint64_t{1} << 40) == 16256_MiB);
+    CHECK(stratis_metadata_size(c, blocks(std::uint64_t{1} << 40)) == 16256_MiB);
 }
 
 TEST_CASE("Stratis: a new pool (ThinPoolSizeParams::new, thinpool.rs:179; ThinPool::new, :787)") {
     const stratis_config c = stratis_data();
     // 1 TiB usable, thin_metadata_size 1000 sectors -> 4 MiB metadata; room 1 TiB - 512 MiB - 8 MiB > 50 GiB.
-    const stratis_initial_sizes big = stratis_initial(c, 1_TiB, 1000);
+    const stratis_initial_sizes big = stratis_initial(c, 1_TiB, blocks(1000));
     CHECK(big.metadata == 4_MiB);
     CHECK(big.data == 50_GiB);
     CHECK(big.mdv == 512_MiB);
     CHECK(big.low_water_blocks == blocks(15360));  // min(15 Ki, 51200 / 2)
     CHECK(big.allocated == 50_GiB + 520_MiB);
     // 20 GiB usable: room = 20 GiB - 512 MiB - 8 MiB = 19960 MiB; low water min(15360, 9980) = 9980 blocks.
-    const stratis_initial_sizes small = stratis_initial(c, 20_GiB, 1000);
+    const stratis_initial_sizes small = stratis_initial(c, 20_GiB, blocks(1000));
     CHECK(small.data == 19960_MiB);
     CHECK(small.low_water_blocks == blocks(9980));
     // Room under a block is rounded down (sectors_to_datablocks); room under nothing is 0.
-    CHECK(stratis_initial(c, 600_MiB + 512_KiB, 1000).data == 80_MiB);  // 600.5 - 512 - 8 = 80.5 MiB -> 80 blocks
-    CHECK(stratis_initial(c, 100_MiB, 1000).data == 0_B);
+    CHECK(stratis_initial(c, 600_MiB + 512_KiB, blocks(1000)).data ==
+          80_MiB);  // 600.5 - 512 - 8 = 80.5 MiB -> 80 blocks
+    CHECK(stratis_initial(c, 100_MiB, blocks(1000)).data == 0_B);
 }
 
 TEST_CASE("Stratis: the data device in check() (thinpool.rs:1269-1287, 1470-1494)") {
@@ -339,9 +340,9 @@ TEST_CASE("Stratis 3.0: calc_lowater (thinpool.rs:168 at v3.0.4) against its tra
 
 TEST_CASE("Stratis 3.0: a new pool (ThinPoolSizeParams::default, thinpool.rs:270, ThinPool::new :401-417)") {
     const stratis_config c = stratis_3_0();
-    const stratis_initial_sizes s = stratis_initial(c, 100_GiB, 12345);  // no thin_metadata_size in 3.0
-    CHECK(s.metadata == 16_MiB);                                         // INITIAL_META_SIZE 4 Ki blocks of 4 KiB
-    CHECK(s.data == 768_MiB);                                            // INITIAL_DATA_SIZE
+    const stratis_initial_sizes s = stratis_initial(c, 100_GiB, blocks(12345));  // no thin_metadata_size in 3.0
+    CHECK(s.metadata == 16_MiB);  // INITIAL_META_SIZE 4 Ki blocks of 4 KiB
+    CHECK(s.data == 768_MiB);     // INITIAL_DATA_SIZE
     CHECK(s.mdv == 16_MiB);
     CHECK(s.allocated == 816_MiB);  // 2 x 16 + 768 + 16
     // calc_lowater(0, 768, 102400 - 816 = 101584): 2048 + 101584 passes 5% of 102352 (5118): DATA_LOWATER, more than
@@ -376,7 +377,7 @@ TEST_CASE("Stratis 3.0: check() gives the data device the backstore (thinpool.rs
     // 1/1000 is under MAX_META_SIZE, as its loop devices are; past 16 TiB the cap breaks meta x 1500 > data).
     for (const bytes tier : {1_GiB, 2_GiB, 3_GiB, 10_GiB, 100_GiB, 1_TiB, 10_TiB}) {
         CAPTURE(tier);
-        const stratis_initial_sizes i = stratis_initial(c, tier, 0);
+        const stratis_initial_sizes i = stratis_initial(c, tier, blocks(0));
         stratis_pool_state t = pool(i.data, 0, tier - i.allocated);
         t.metadata_size = i.metadata;
         t.datatier_usable = tier;

@@ -325,7 +325,7 @@ pool_setup pool_setup_of(const args& a, const lvs_pool* given = nullptr) {
     lvm_autoextend_config c = lvm_config_from(a, *preset, lvs ? &*lvs : nullptr, &host);
     warn_lvm_clamp(c);
     // monitoring = 0: dmeventd never runs lvextend --use-policies, so the pool is simulated with autoextend off.
-    if (!host.monitored) c = lvm_config_with(c, 100, c.extend_percent());
+    if (!host.monitored) c = lvm_config_with(c, lvm_threshold(100), lvm_percent(c.extend_percent()));
     const lvm_dmeventd_model m = model_of(a);
     const bytes pool = lvs ? lvs->size : pool_size_of(a, c);
     lvm_used_worst data{"Data%", {}}, meta{"Meta%", {}};
@@ -763,12 +763,12 @@ std::string recommend_work_words(const recommend_setup& r) {
 struct landscape_window {
     std::uint32_t t_low = 50, t_high = 50, p_low = 1, p_high = 1;
 };
-landscape_window window_of(const recommend_setup& r, std::uint32_t threshold, std::uint32_t percent) {
+landscape_window window_of(const recommend_setup& r, lvm_threshold threshold, lvm_percent percent) {
     landscape_window w;
     const lvm_setting_box b = lvm_box_of(threshold, percent, r.margin);
-    w.t_high = std::min<std::uint32_t>(lvm_setting_grid::highest_threshold, threshold + 1);
+    w.t_high = std::min<std::uint32_t>(lvm_setting_grid::highest_threshold, b.threshold_high + 1);
     w.t_low = std::max<std::uint32_t>(lvm_setting_grid::lowest_threshold, b.threshold_low - 1);
-    w.p_low = percent > 10 ? percent - 10 : 1;
+    w.p_low = b.percent_low > 10 ? b.percent_low - 10 : 1;
     w.p_high = std::min<std::uint32_t>(recommend_max_percent, w.p_low + 44);
     return w;
 }
@@ -804,7 +804,7 @@ std::vector<lvm_pool_case> moved(const recommend_setup& r, input_kind k, double 
 // (check_lvm_plan), and the first miss in case and seed order, as check_lvm_setting reports it. The runs simulated
 // are charged to `budget`, `per_run` events each.
 lvm_setting_check check_setting(const recommend_setup& r, const std::vector<lvm_pool_case>& cases,
-                                std::uint32_t threshold, std::uint32_t percent, work_budget& budget, double per_run) {
+                                lvm_threshold threshold, lvm_percent percent, work_budget& budget, double per_run) {
     const pool_setup& s = r.pool;
     const std::size_t n = cases.size() * r.seeds;
     std::vector<lvm_plan_check> checks(n);
@@ -827,7 +827,7 @@ lvm_setting_check check_setting(const recommend_setup& r, const std::vector<lvm_
 
 // How the answer holds as each input moves the harmful way by 5, 10, 20 and 50% (each alone): a line per input, and
 // the one it is most sensitive to (the smallest move that makes it miss).
-std::vector<std::string> sensitivity_of(const recommend_setup& r, std::uint32_t threshold, std::uint32_t percent,
+std::vector<std::string> sensitivity_of(const recommend_setup& r, lvm_threshold threshold, lvm_percent percent,
                                         work_budget& budget, double per_run) {
     struct input {
         input_kind kind;
@@ -857,8 +857,9 @@ std::vector<std::string> sensitivity_of(const recommend_setup& r, std::uint32_t 
         lines.push_back(line);
     }
     if (most.empty()) {
-        lines.push_back("each input can move 50% the harmful way alone and threshold " + std::to_string(threshold) +
-                        " with percent " + std::to_string(percent) + " still meets");
+        lines.push_back("each input can move 50% the harmful way alone and threshold " +
+                        std::to_string(threshold.value) + " with percent " + std::to_string(percent.value) +
+                        " still meets");
     } else {
         std::string names;
         for (std::size_t i = 0; i < most.size(); ++i)
@@ -881,7 +882,7 @@ recommend_outcome search(const recommend_setup& r) {
                "an answer's " + decimal_text(box, 0) + " settings, " + recommend_work_words(r));
     work_budget budget("recommend", s.max_events,
                        "thresholds 50 to 99 x percents 1 to 1000 at most, " + recommend_work_words(r));
-    const auto outcome = [&](std::uint32_t t, std::uint32_t p) {
+    const auto outcome = [&](lvm_threshold t, lvm_percent p) {
         return check_setting(r, r.cases, t, p, budget, per_run).outcome;
     };
     o.answer = search_lvm_setting(r.top, r.margin, o.grid, outcome, r.bottom);
@@ -891,26 +892,30 @@ recommend_outcome search(const recommend_setup& r) {
     o.own_enabled = s.config.enabled();
     o.own_threshold = s.config.threshold_percent();
     o.own_percent = s.config.extend_percent();
-    o.own_in_grid = o.own_enabled && o.grid.holds(o.own_threshold, o.own_percent);
+    const lvm_threshold own_threshold(o.own_threshold);
+    const lvm_percent own_percent(o.own_percent);
+    o.own_in_grid = o.own_enabled && o.grid.holds(own_threshold, own_percent);
     o.own_checked = o.own_enabled;
     if (o.own_in_grid) {
-        o.own_point = check_lvm_box(o.grid, o.own_threshold, o.own_percent, lvm_margin{0, 0}, outcome);
+        o.own_point = check_lvm_box(o.grid, own_threshold, own_percent, lvm_margin{0, 0}, outcome);
         if (o.own_point.outcome == lvm_plan_outcome::met)
-            o.own_box = check_lvm_box(o.grid, o.own_threshold, o.own_percent, r.margin, outcome);
+            o.own_box = check_lvm_box(o.grid, own_threshold, own_percent, r.margin, outcome);
     } else if (o.own_enabled) {  // percent 0 (every extend fails) or above 1000: checked alone
-        o.own_point.outcome = check_setting(r, r.cases, o.own_threshold, o.own_percent, budget, per_run).outcome;
+        o.own_point.outcome = check_setting(r, r.cases, own_threshold, own_percent, budget, per_run).outcome;
         o.own_box.outside = true;
     }
     if (!chosen.found) return o;
     o.threshold = chosen.threshold;
     o.percent = chosen.percent;
-    const landscape_window w = window_of(r, o.threshold, o.percent);
+    const lvm_threshold threshold(o.threshold);
+    const lvm_percent percent(o.percent);
+    const landscape_window w = window_of(r, threshold, percent);
     for (std::uint32_t t = w.t_high; t + 1 > w.t_low; --t)
-        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p) (void)o.grid.get(t, p, outcome);
+        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p) (void)o.grid.get(lvm_threshold(t), lvm_percent(p), outcome);
     for (const lvm_pool_case& c : r.cases)
-        o.at.push_back(check_lvm_plan(lvm_config_with(c.base, o.threshold, o.percent), s.model, c.work, s.runs, s.seed,
+        o.at.push_back(check_lvm_plan(lvm_config_with(c.base, threshold, percent), s.model, c.work, s.runs, s.seed,
                                       r.target, r.max_extends));
-    o.sensitivity = sensitivity_of(r, o.threshold, o.percent, budget, per_run);
+    o.sensitivity = sensitivity_of(r, threshold, percent, budget, per_run);
     return o;
 }
 
@@ -962,7 +967,11 @@ std::vector<cell> miss_cells(const recommend_setup& r, const Answer& a) {
 std::uint64_t count_of(const lvm_setting_grid& g, lvm_plan_outcome o) {
     std::uint64_t n = 0;
     for (std::uint32_t t = lvm_setting_grid::lowest_threshold; t <= lvm_setting_grid::highest_threshold; ++t)
-        for (std::uint32_t p = 1; p <= g.max_percent(); ++p) n += g.known(t, p) && g.at(t, p) == o ? 1u : 0u;
+        for (std::uint32_t p = 1; p <= g.max_percent(); ++p) {
+            const lvm_threshold th(t);
+            const lvm_percent pc(p);
+            n += g.known(th, pc) && g.at(th, pc) == o ? 1u : 0u;
+        }
     return n;
 }
 
@@ -1122,11 +1131,12 @@ std::string outcome_words(const recommend_setup& r, lvm_plan_outcome o) {
 
 // The landscape's character for a setting: o meets (* inside the answer's box), v the VG's space, t time, x extends,
 // m metadata, a space not simulated.
-char landscape_char(const recommend_outcome& o, const lvm_setting_box& box, std::uint32_t t, std::uint32_t p) {
-    if (!o.grid.known(t, p)) return ' ';
+char landscape_char(const recommend_outcome& o, const lvm_setting_box& box, lvm_threshold th, lvm_percent pc) {
+    if (!o.grid.known(th, pc)) return ' ';
+    const std::uint64_t t = th.value, p = pc.value;
     const bool in_box =
         t >= box.threshold_low && t <= box.threshold_high && p >= box.percent_low && p <= box.percent_high;
-    switch (o.grid.at(t, p)) {
+    switch (o.grid.at(th, pc)) {
         case lvm_plan_outcome::met:
             return in_box ? '*' : 'o';
         case lvm_plan_outcome::space:
@@ -1143,8 +1153,10 @@ char landscape_char(const recommend_outcome& o, const lvm_setting_box& box, std:
 
 // The settings around the answer, a row per threshold, a character per percent (landscape_char), with its legend.
 std::string landscape_text(const recommend_setup& r, const recommend_outcome& o) {
-    const landscape_window w = window_of(r, o.threshold, o.percent);
-    const lvm_setting_box box = lvm_box_of(o.threshold, o.percent, o.met ? r.margin : lvm_margin{0, 0});
+    const lvm_threshold threshold(o.threshold);
+    const lvm_percent percent(o.percent);
+    const landscape_window w = window_of(r, threshold, percent);
+    const lvm_setting_box box = lvm_box_of(threshold, percent, o.met ? r.margin : lvm_margin{0, 0});
     std::string out = "# around it: * the setting" + std::string(o.met ? " and its margin" : "") +
                       ", o meets, v the VG ran out, t too late, x over " + decimal_text(r.max_extends, 0) +
                       " extends, m metadata ran out\n";
@@ -1161,7 +1173,8 @@ std::string landscape_text(const recommend_setup& r, const recommend_outcome& o)
     for (std::uint32_t t = w.t_high; t + 1 > w.t_low; --t) {
         std::string row = "#   threshold " + std::to_string(t) + "  ";
         row.resize(lead.size(), ' ');
-        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p) row += landscape_char(o, box, t, p);
+        for (std::uint32_t p = w.p_low; p <= w.p_high; ++p)
+            row += landscape_char(o, box, lvm_threshold(t), lvm_percent(p));
         while (!row.empty() && row.back() == ' ') row.pop_back();
         out += row + "\n";
     }
@@ -1322,7 +1335,7 @@ std::string found_text(const recommend_setup& r, const recommend_outcome& o) {
                       evidence_words(r) + ")\n";
     for (const pool_setup& s : r.pools)
         for (const std::string& n : s.notes) out += "# " + (s.name.empty() ? std::string() : s.name + ": ") + n + "\n";
-    const lvm_setting_box b = lvm_box_of(o.threshold, o.percent, r.margin);
+    const lvm_setting_box b = lvm_box_of(lvm_threshold(o.threshold), lvm_percent(o.percent), r.margin);
     if (o.met) {
         out += "# the smallest setting with the margin: threshold " + th + ", percent " + p +
                "\n#   every percent from " + p + " to " + std::to_string(b.percent_high) + " at every threshold from " +

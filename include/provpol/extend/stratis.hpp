@@ -227,11 +227,13 @@ PROVPOL_NODISCARD constexpr stratis_config stratis_3_0() noexcept {
 // ============================================================================================================
 // Sizes
 
-/// The metadata device stratisd makes of thin_metadata_size's answer (`sectors`, what `thin_metadata_size -n`
-/// printed for the data block, the pool size and the filesystem limit): x 8, rounded up to a data block, at most
-/// max_metadata() (cmd.rs:561). Saturates instead of wrapping where 8 x sectors passes 2^64 bytes.
-PROVPOL_NODISCARD constexpr bytes stratis_metadata_size(const stratis_config& c, std::uint64_t sectors) noexcept {
-    const bytes raw(saturating_mul(saturating_mul(sectors, 8), 512));
+/// The metadata device stratisd makes of thin_metadata_size's answer (`sectors`, the 512-byte sectors
+/// `thin_metadata_size -n` printed for the data block, the pool size and the filesystem limit, as blocks, as
+/// stratis_pool_state's metadata_estimate holds them): x 8, rounded up to a data block, at most max_metadata()
+/// (cmd.rs:561). Saturates instead of wrapping where 8 x sectors passes 2^64 bytes. A count in another unit (the
+/// answer in bytes, `-u b`; 4 KiB metadata blocks) is the caller's to convert: blocks_in(size, bytes(512), up).
+PROVPOL_NODISCARD constexpr bytes stratis_metadata_size(const stratis_config& c, blocks sectors) noexcept {
+    const bytes raw(saturating_mul(saturating_mul(sectors.count(), 8), 512));
     return min(align_up(raw, c.data_block()), c.max_metadata());  // align_up saturates to a multiple
 }
 
@@ -269,12 +271,12 @@ PROVPOL_NODISCARD constexpr blocks stratis_3_0_low_water(const stratis_config& c
 }
 
 /// A new pool on `usable` bytes of data tier, `metadata_sectors` being thin_metadata_size's answer for it and
-/// DEFAULT_FS_LIMIT (100) filesystems. stratisd 3.0 runs no thin_metadata_size (`metadata_sectors` unused): its
-/// ThinPoolSizeParams::default() is 16 MiB of metadata (and spare), 768 MiB of data and a 16 MiB MDV, with the
-/// low-water mark calc_lowater(0, 768 blocks, what the backstore has left); stratisd refuses a pool whose tier holds
-/// less than `allocated`, and its first check gives the data device the rest.
+/// DEFAULT_FS_LIMIT (100) filesystems, in 512-byte sectors (stratis_metadata_size). stratisd 3.0 runs no
+/// thin_metadata_size (`metadata_sectors` unused): its ThinPoolSizeParams::default() is 16 MiB of metadata (and spare),
+/// 768 MiB of data and a 16 MiB MDV, with the low-water mark calc_lowater(0, 768 blocks, what the backstore has left);
+/// stratisd refuses a pool whose tier holds less than `allocated`, and its first check gives the data device the rest.
 PROVPOL_NODISCARD constexpr stratis_initial_sizes stratis_initial(const stratis_config& c, bytes usable,
-                                                                  std::uint64_t metadata_sectors) noexcept {
+                                                                  blocks metadata_sectors) noexcept {
     stratis_initial_sizes s{};
     if (c.release() == stratis_release::v3_0) {
         s.metadata = detail::stratis_3_0_meta_segment;
@@ -371,7 +373,7 @@ constexpr void stratis_metadata_step(const stratis_config& c, const stratis_pool
         return;
     }
     d.metadata_target = d.metadata_low_water ? min(saturating_mul(s.metadata_size, 2), s.datatier_usable)
-                                             : stratis_metadata_size(c, s.metadata_estimate.count());
+                                             : stratis_metadata_size(c, s.metadata_estimate);
     const bytes growth = d.metadata_target - s.metadata_size;
     if (!s.overprovisioning && growth.count() != 0 &&
         s.filesystems_size + c.mdv_size() + saturating_mul(s.metadata_size, 2) >= s.datatier_usable) {

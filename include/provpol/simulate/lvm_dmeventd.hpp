@@ -200,9 +200,10 @@ struct lvm_dso_state {
     }
 };
 
-// The low-water mark in blocks (lib/thin/thin.c): len / chunk x (100 - threshold) / 100; 0 when disabled.
-constexpr std::uint64_t lvm_low_water_blocks(std::uint64_t total_blocks, std::uint32_t threshold) noexcept {
-    return threshold >= 100 ? 0 : total_blocks * (100 - threshold) / 100;
+// The low-water mark (lib/thin/thin.c): len / chunk x (100 - threshold) / 100 blocks of the pool's chunk; 0 when
+// disabled. The pool's blocks as blocks, as lvm_trigger_blocks takes them, so the two cannot trade places.
+constexpr blocks lvm_low_water_blocks(blocks total_blocks, std::uint32_t threshold) noexcept {
+    return blocks(threshold >= 100 ? 0 : total_blocks.count() * (100 - threshold) / 100);
 }
 
 }  // namespace detail

@@ -77,7 +77,7 @@ public:
           written_(static_cast<double>(w.pool_used.count())),
           target_(written_ + static_cast<double>(w.write.count())),
           give_up_((rate_bps_ > 0.0 ? static_cast<double>(w.write.count()) / rate_bps_ : 0.0) + 86400.0),
-          lwm_(lvm_low_water_blocks(total_, c.threshold_percent())),
+          lwm_(lvm_low_water_blocks(blocks(total_), c.threshold_percent()).count()),
           armed_(m.low_water_event() && c.enabled() && !x.is_rate_aware()),
           metadata_size_(w.metadata_size),
           metadata_used0_(static_cast<double>(divide(w.metadata_used, bytes(thin_metadata_block), rounding::up))),
@@ -324,7 +324,7 @@ private:
         size_ = decision_.new_size.count();
         total_ = size_ / chunk_;
         if (vg_free_ != bytes::max()) vg_free_ = saturating_sub(vg_free_, decision_.vg_needed);  // max: unlimited
-        lwm_ = lvm_low_water_blocks(total_, c_.threshold_percent());
+        lwm_ = lvm_low_water_blocks(blocks(total_), c_.threshold_percent()).count();
         armed_ = m_.low_water_event() && c_.enabled();
         if (full_ && written_ < capacity()) {
             add_queue(t_ - full_since_);

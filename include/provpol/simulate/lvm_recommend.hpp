@@ -128,13 +128,13 @@ struct lvm_percent_answer {
 };
 
 /// `base` with its threshold and percent replaced (its extent, pool chunk, kind and VDO slab kept): the
-/// configuration recommend tries at each percent. threshold and percent must be within make()'s ranges
+/// configuration recommend tries at each percent. Each is taken by its role, as make() takes it, so the two cannot
+/// trade places (`lvm_config_with(c, lvm_threshold(70), lvm_percent(20))`). They must be within make()'s ranges
 /// (lvm_autoextend_config::max_threshold and ::max_percent; recommend's searches stay inside them); outside them
 /// std::terminate is called (value() throws in a noexcept function).
 PROVPOL_NODISCARD inline lvm_autoextend_config lvm_config_with(const lvm_autoextend_config& base,
-                                                               std::uint32_t threshold,
-                                                               std::uint32_t percent) noexcept {
-    return lvm_autoextend_config::make(lvm_threshold(threshold), lvm_percent(percent), lvm_extent_size(base.extent()),
+                                                               lvm_threshold threshold, lvm_percent percent) noexcept {
+    return lvm_autoextend_config::make(threshold, percent, lvm_extent_size(base.extent()),
                                        lvm_chunk_size(base.pool_chunk()), base.kind(), vdo_slab_size(base.vdo_slab()))
         .value();
 }
@@ -163,19 +163,19 @@ constexpr void lvm_count_miss(Answer& a, const lvm_plan_check& k) noexcept {
 /// (lvm_pool_space; `space` says by how much). `at` holds the answer's runs as the scan simulated them.
 PROVPOL_NODISCARD inline lvm_percent_answer recommend_lvm_percent(const lvm_autoextend_config& base,
                                                                   const lvm_dmeventd_model& m,
-                                                                  const lvm_pool_workload& w, std::uint32_t threshold,
+                                                                  const lvm_pool_workload& w, lvm_threshold threshold,
                                                                   seconds max_queued, std::uint32_t runs,
                                                                   std::uint64_t seed, std::uint32_t max_percent = 1000,
                                                                   double max_extends = 1e300) noexcept {
     lvm_percent_answer a{};
-    a.threshold = threshold;
-    if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold >= 100) return a;
+    a.threshold = static_cast<std::uint32_t>(threshold.value);
+    if (max_percent == 0 || max_percent > lvm_autoextend_config::max_percent || threshold.value >= 100) return a;
     a.percent = max_percent;
     a.space = lvm_pool_space(base, w);
     if (a.space.missing() != bytes(0)) return a;
     const auto s = smallest_meeting(std::uint32_t{1}, max_percent, [&](std::uint32_t percent) {
-        const lvm_plan_check k =
-            check_lvm_plan(lvm_config_with(base, threshold, percent), m, w, runs, seed, max_queued, max_extends);
+        const lvm_plan_check k = check_lvm_plan(lvm_config_with(base, threshold, lvm_percent(percent)), m, w, runs,
+                                                seed, max_queued, max_extends);
         if (k.met)
             a.at = k.seen;
         else
@@ -241,7 +241,8 @@ struct lvm_margin {
 
 /// The outcomes of (threshold, percent) settings, thresholds 50 to 99 (lvm2 acts on a threshold below 50 as on 50)
 /// and percents 1 to max_percent, each evaluated at most once: the memory search_lvm_setting reads and writes, and
-/// the landscape an answer is printed with.
+/// the landscape an answer is printed with. A setting is addressed by its roles, `g.at(lvm_threshold(70),
+/// lvm_percent(20))`, and the outcome function it is evaluated with takes them so too.
 class lvm_setting_grid {
 public:
     static constexpr std::uint32_t lowest_threshold = 50;
@@ -254,20 +255,20 @@ public:
 
     PROVPOL_NODISCARD std::uint32_t max_percent() const noexcept { return max_percent_; }
     /// Whether (threshold, percent) lies in the grid.
-    PROVPOL_NODISCARD bool holds(std::uint32_t threshold, std::uint32_t percent) const noexcept {
-        return threshold >= lowest_threshold && threshold <= highest_threshold && percent >= 1 &&
-               percent <= max_percent_;
+    PROVPOL_NODISCARD bool holds(lvm_threshold threshold, lvm_percent percent) const noexcept {
+        return threshold.value >= lowest_threshold && threshold.value <= highest_threshold && percent.value >= 1 &&
+               percent.value <= max_percent_;
     }
     /// Whether the setting was evaluated.
-    PROVPOL_NODISCARD bool known(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+    PROVPOL_NODISCARD bool known(lvm_threshold threshold, lvm_percent percent) const noexcept {
         return holds(threshold, percent) && cells_[index(threshold, percent)] != 0;
     }
     /// The setting's outcome; requires known(threshold, percent).
-    PROVPOL_NODISCARD lvm_plan_outcome at(std::uint32_t threshold, std::uint32_t percent) const noexcept {
+    PROVPOL_NODISCARD lvm_plan_outcome at(lvm_threshold threshold, lvm_percent percent) const noexcept {
         return static_cast<lvm_plan_outcome>(cells_[index(threshold, percent)] - 1);
     }
     /// Records an outcome; requires holds(threshold, percent).
-    void set(std::uint32_t threshold, std::uint32_t percent, lvm_plan_outcome o) noexcept {
+    void set(lvm_threshold threshold, lvm_percent percent, lvm_plan_outcome o) noexcept {
         unsigned char& c = cells_[index(threshold, percent)];
         if (c == 0) ++evaluated_;
         c = static_cast<unsigned char>(static_cast<unsigned char>(o) + 1);
@@ -277,7 +278,7 @@ public:
 
     /// The outcome of (threshold, percent): the grid's when known, else outcome(threshold, percent), recorded.
     template <class Outcome>
-    lvm_plan_outcome get(std::uint32_t threshold, std::uint32_t percent, Outcome&& outcome) {
+    lvm_plan_outcome get(lvm_threshold threshold, lvm_percent percent, Outcome&& outcome) {
         if (known(threshold, percent)) return at(threshold, percent);
         const lvm_plan_outcome o = outcome(threshold, percent);
         set(threshold, percent, o);
@@ -285,8 +286,9 @@ public:
     }
 
 private:
-    PROVPOL_NODISCARD std::size_t index(std::uint32_t threshold, std::uint32_t percent) const noexcept {
-        return static_cast<std::size_t>(threshold - lowest_threshold) * max_percent_ + (percent - 1);
+    PROVPOL_NODISCARD std::size_t index(lvm_threshold threshold, lvm_percent percent) const noexcept {
+        return static_cast<std::size_t>(threshold.value - lowest_threshold) * max_percent_ +
+               static_cast<std::size_t>(percent.value - 1);
     }
     std::uint32_t max_percent_;
     std::vector<unsigned char> cells_;  // 0: not evaluated; else 1 + the outcome
@@ -299,9 +301,11 @@ struct lvm_setting_box {
     std::uint32_t threshold_low = 0, threshold_high = 0, percent_low = 0, percent_high = 0;
 };
 
-/// The box of margin m around (threshold, percent).
-PROVPOL_NODISCARD constexpr lvm_setting_box lvm_box_of(std::uint32_t threshold, std::uint32_t percent,
+/// The box of margin m around (threshold, percent), both within the grid's ranges.
+PROVPOL_NODISCARD constexpr lvm_setting_box lvm_box_of(lvm_threshold at_threshold, lvm_percent at_percent,
                                                        lvm_margin m) noexcept {
+    const auto threshold = static_cast<std::uint32_t>(at_threshold.value);
+    const auto percent = static_cast<std::uint32_t>(at_percent.value);
     const std::uint32_t lowest = lvm_setting_grid::lowest_threshold;
     const std::uint32_t low = threshold >= lowest + m.threshold ? threshold - m.threshold : lowest;
     return {low < threshold ? low : threshold, threshold, percent, percent + m.percent};
@@ -316,17 +320,19 @@ struct lvm_box_check {
 };
 
 template <class Outcome>
-PROVPOL_NODISCARD lvm_box_check check_lvm_box(lvm_setting_grid& g, std::uint32_t threshold, std::uint32_t percent,
+PROVPOL_NODISCARD lvm_box_check check_lvm_box(lvm_setting_grid& g, lvm_threshold threshold, lvm_percent percent,
                                               lvm_margin m, Outcome&& outcome) {
     lvm_box_check k;
     const lvm_setting_box b = lvm_box_of(threshold, percent, m);
-    if (!g.holds(b.threshold_low, b.percent_low) || !g.holds(b.threshold_high, b.percent_high)) {
+    if (!g.holds(lvm_threshold(b.threshold_low), lvm_percent(b.percent_low)) ||
+        !g.holds(lvm_threshold(b.threshold_high), lvm_percent(b.percent_high))) {
         k.outside = true;
         return k;
     }
     for (std::uint32_t t = b.threshold_high; t + 1 > b.threshold_low; --t)
         for (std::uint32_t p = b.percent_low; p <= b.percent_high; ++p)
-            if (const lvm_plan_outcome o = g.get(t, p, outcome); o != lvm_plan_outcome::met) return {o, t, p, false};
+            if (const lvm_plan_outcome o = g.get(lvm_threshold(t), lvm_percent(p), outcome); o != lvm_plan_outcome::met)
+                return {o, t, p, false};
     return k;
 }
 
@@ -362,10 +368,10 @@ PROVPOL_NODISCARD lvm_setting_answer search_lvm_setting(std::uint32_t top, lvm_m
     const std::uint64_t before = g.evaluated();
     if (m.percent >= g.max_percent()) return a;
     for (std::uint32_t t = a.top; t >= lowest && t >= bottom; --t) {
-        const lvm_setting_box rows = lvm_box_of(t, 1, m);
+        const lvm_setting_box rows = lvm_box_of(lvm_threshold(t), lvm_percent(1), m);
         const auto column_meets = [&](std::uint32_t p) {
             for (std::uint32_t r = rows.threshold_high; r + 1 > rows.threshold_low; --r)
-                if (g.get(r, p, outcome) != lvm_plan_outcome::met) return false;
+                if (g.get(lvm_threshold(r), lvm_percent(p), outcome) != lvm_plan_outcome::met) return false;
             return true;
         };
         // A bool predicate cannot fail: the answer is held.
@@ -408,8 +414,8 @@ PROVPOL_NODISCARD PROVPOL_MODULAR_ARITHMETIC constexpr std::uint64_t lvm_nth_see
 /// may have, the worst data the pools' Data% allows. Met only when every plan meets; a miss stops the check there
 /// (check_lvm_plan). threshold and percent within lvm_autoextend_config::make's ranges.
 PROVPOL_NODISCARD inline lvm_setting_check check_lvm_setting(const std::vector<lvm_pool_case>& cases,
-                                                             const lvm_dmeventd_model& m, std::uint32_t threshold,
-                                                             std::uint32_t percent, seconds max_queued,
+                                                             const lvm_dmeventd_model& m, lvm_threshold threshold,
+                                                             lvm_percent percent, seconds max_queued,
                                                              std::uint32_t runs, std::uint64_t seed,
                                                              std::uint32_t seeds, double max_extends = 1e300) noexcept {
     lvm_setting_check out;
@@ -481,22 +487,25 @@ struct lvm_seed_check {
     std::uint32_t plans = 0;        ///< plans simulated for this check
 };
 
-/// Percent `percent`, the smallest that meets at `seed` (recommend_lvm_percent's answer), held to the same target
+/// Percent `answer`, the smallest that meets at `seed` (recommend_lvm_percent's answer), held to the same target
 /// at seeds seed to seed + seeds - 1 (`runs` runs each), and the smallest percent that meets at every one of them:
-/// a percent below `percent` misses at `seed`, so the scan (smallest_meeting) starts there.
+/// a percent below `answer` misses at `seed`, so the scan (smallest_meeting) starts there. The threshold and the
+/// percent are taken by their roles (lvm_threshold, lvm_percent), as lvm_config_with takes them.
 PROVPOL_NODISCARD inline lvm_seed_check check_lvm_percent_seeds(
-    const lvm_autoextend_config& base, const lvm_dmeventd_model& m, const lvm_pool_workload& w, std::uint32_t threshold,
-    std::uint32_t percent, seconds max_queued, std::uint32_t runs, std::uint64_t seed, std::uint32_t seeds,
+    const lvm_autoextend_config& base, const lvm_dmeventd_model& m, const lvm_pool_workload& w, lvm_threshold threshold,
+    lvm_percent answer, seconds max_queued, std::uint32_t runs, std::uint64_t seed, std::uint32_t seeds,
     std::uint32_t max_percent = 1000, double max_extends = 1e300) noexcept {
     lvm_seed_check k{};
     k.seeds = seeds;
     const auto meets_at = [&](std::uint32_t p, std::uint64_t s) {
         ++k.plans;
-        return check_lvm_plan(lvm_config_with(base, threshold, p), m, w, runs, s, max_queued, max_extends).met;
+        return check_lvm_plan(lvm_config_with(base, threshold, lvm_percent(p)), m, w, runs, s, max_queued, max_extends)
+            .met;
     };
-    if (seeds == 0 || percent == 0 || percent > max_percent || max_percent > lvm_autoextend_config::max_percent ||
-        threshold >= 100)
+    if (seeds == 0 || answer.value == 0 || answer.value > max_percent ||
+        max_percent > lvm_autoextend_config::max_percent || threshold.value >= 100)
         return k;
+    const auto percent = static_cast<std::uint32_t>(answer.value);  // <= max_percent
     for (std::uint32_t j = 0; j < seeds; ++j) k.meets_at += meets_at(percent, seed + j) ? 1u : 0u;
     if (k.meets_at == seeds) {
         k.found_all = true;

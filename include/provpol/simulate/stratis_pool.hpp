@@ -236,7 +236,7 @@ private:
         s.metadata_size = meta_;
         s.metadata_used = blocks(cached_meta_used_);
         s.metadata_low_water = blocks(cached_meta_mark_);
-        s.metadata_estimate = blocks(estimate_);
+        s.metadata_estimate = estimate_;
         s.available = available_;
         s.datatier_usable = usable_;
         s.error_if_no_space = error_mode_;
@@ -273,7 +273,7 @@ private:
     bytes meta_;
     bytes available_;
     const bytes usable_;
-    const std::uint64_t estimate_;
+    const blocks estimate_;
     double written_;
     const double target_;
     const double give_up_;

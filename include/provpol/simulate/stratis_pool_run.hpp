@@ -18,26 +18,27 @@ namespace provpol {
 /// Mapped data blocks per 4 KiB metadata block: btree leaves half full (thin-provisioning-tools' estimate).
 inline constexpr std::uint64_t stratis_mappings_per_metadata_block = 126;
 
-/// thin_metadata_size's answer in sectors in the form of thin-provisioning-tools' metadata_size estimate: a 4 KiB
-/// leaf (8 sectors) per 126 data blocks of `usable`, plus one per thin device of `max_thins` (stratisd passes its
-/// fs_limit, 100 by default). An input of stratis_metadata_size; give a real pool's metadata size where it differs.
-PROVPOL_NODISCARD constexpr std::uint64_t stratis_thin_metadata_sectors(bytes usable, bytes data_block,
-                                                                        std::uint64_t max_thins = 100) noexcept {
-    const std::uint64_t blocks = usable.count() / data_block.count();
+/// thin_metadata_size's answer in 512-byte sectors (as blocks) in the form of thin-provisioning-tools' metadata_size
+/// estimate: a 4 KiB leaf (8 sectors) per 126 data blocks of `usable`, plus one per thin device of `max_thins`
+/// (stratisd passes its fs_limit, 100 by default). An input of stratis_metadata_size; give a real pool's metadata size
+/// where it differs.
+PROVPOL_NODISCARD constexpr blocks stratis_thin_metadata_sectors(bytes usable, bytes data_block,
+                                                                 std::uint64_t max_thins = 100) noexcept {
+    const std::uint64_t data = usable.count() / data_block.count();
     const std::uint64_t leaves =
-        blocks / stratis_mappings_per_metadata_block + (blocks % stratis_mappings_per_metadata_block != 0 ? 1 : 0);
-    return saturating_mul(saturating_add(leaves, max_thins), 8);
+        data / stratis_mappings_per_metadata_block + (data % stratis_mappings_per_metadata_block != 0 ? 1 : 0);
+    return blocks(saturating_mul(saturating_add(leaves, max_thins), 8));
 }
 
 /// A burst of writes into a Stratis pool (every filesystem together: they share the pool's data blocks).
 struct stratis_pool_workload {
-    bytes pool_size;                     ///< the thin pool's data device when the burst starts
-    bytes pool_used{};                   ///< data already in the pool
-    bytes backstore_free;                ///< the backstore's unallocated space (available_in_backstore)
-    bytes metadata_size{};               ///< the metadata device (its spare is as large)
-    std::uint64_t metadata_sectors = 0;  ///< thin_metadata_size's answer for the data tier (0: no growth from it)
-    bytes write;                         ///< new data written in all
-    rate write_rate;                     ///< bytes per second in all, while the pool has room
+    bytes pool_size;            ///< the thin pool's data device when the burst starts
+    bytes pool_used{};          ///< data already in the pool
+    bytes backstore_free;       ///< the backstore's unallocated space (available_in_backstore)
+    bytes metadata_size{};      ///< the metadata device (its spare is as large)
+    blocks metadata_sectors{};  ///< thin_metadata_size's 512-byte sectors for the data tier (0: no growth)
+    bytes write;                ///< new data written in all
+    rate write_rate;            ///< bytes per second in all, while the pool has room
 };
 
 /// Sizes the metadata as stratisd sizes a new pool's for the data tier the workload implies (its data device, the
