@@ -168,7 +168,11 @@ public:
     static constexpr std::size_t size = Family::size;
 
     /// The preset_registry itself.
-    PROVPOL_NODISCARD constexpr const auto& registry() const noexcept { return Family::template get<void>(); }
+    PROVPOL_NODISCARD constexpr const auto& registry() const noexcept {
+        static_assert(Family::template get<void>().holds_every_id_through(static_cast<id_type>(size - 1)),
+                      "a family's registry holds one preset per id, each once");
+        return Family::template get<void>();
+    }
     PROVPOL_NODISCARD constexpr const preset_table<id_type, size>& table() const noexcept { return registry().table(); }
     /// f(the preset `id` makes), as preset_registry::visit.
     template <class F>
@@ -191,7 +195,7 @@ public:
 namespace detail {
 template <class Family>
 inline constexpr preset_ids<typename Family::id_type, Family::size> preset_ids_v =
-    ids_of(Family::template get<void>().table());
+    ids_of(preset_registry_of<Family>{}.table());
 }  // namespace detail
 
 /// A family's ids in its registry's order, built where they are read (as preset_registry_of): begin, end, size(),
